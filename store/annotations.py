@@ -1,0 +1,214 @@
+"""Annotation writes, reads, history and undo.
+
+One row per (dataset, item, annotator, field) holds the current value; every
+change also appends a row to ``history``. Each write is its own transaction and
+is committed before the function returns, so nothing set is ever lost.
+
+Field names are namespaced strings chosen by the feature that writes them,
+e.g. ``label:cite_3``, ``dim:question_type``, ``answer``, ``verdict:0:1``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlite_utils import Database
+
+
+class AnnotatorRequired(ValueError):
+    """Raised when a write has no annotator name."""
+
+
+def now() -> str:
+    """The current UTC time as ISO 8601 with milliseconds."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def set_annotation(
+    db: Database,
+    dataset: str,
+    item_key: str,
+    annotator: str,
+    field: str,
+    value: Any,
+    by: str | None = None,
+) -> int | None:
+    """Set (or, with ``value=None``, clear) one annotation and commit at once.
+
+    ``by`` is who makes the change when it is not ``annotator`` (a reviewer
+    undoing someone's change); it is recorded in the history.
+    Returns the id of the history row written, or ``None`` when the value was
+    already equal (nothing changes, nothing is logged).
+    """
+    annotator = (annotator or "").strip()
+    if not annotator:
+        raise AnnotatorRequired("Enter your annotator name before making changes.")
+    new = _dump(value)
+    with db.atomic():
+        row = db.execute(
+            "select value from annotations where dataset = ? and item_key = ? "
+            "and annotator = ? and field = ?",
+            [dataset, item_key, annotator, field],
+        ).fetchone()
+        old = row[0] if row else None
+        if old == new:
+            return None
+        at = now()
+        if new is None:
+            db.execute(
+                "delete from annotations where dataset = ? and item_key = ? "
+                "and annotator = ? and field = ?",
+                [dataset, item_key, annotator, field],
+            )
+        else:
+            db.execute(
+                "insert into annotations (dataset, item_key, annotator, field, value, updated_at) "
+                "values (?, ?, ?, ?, ?, ?) "
+                "on conflict (dataset, item_key, annotator, field) "
+                "do update set value = excluded.value, updated_at = excluded.updated_at",
+                [dataset, item_key, annotator, field, new, at],
+            )
+        cursor = db.execute(
+            "insert into history (dataset, item_key, annotator, field, old_value, new_value, at, by, action) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, 'set')",
+            [dataset, item_key, annotator, field, old, new, at, (by or annotator).strip()],
+        )
+        return cursor.lastrowid
+
+
+def get_value(
+    db: Database, dataset: str, item_key: str, annotator: str, field: str
+) -> Any:
+    """The current value of one annotation, or ``None`` when unset."""
+    row = db.execute(
+        "select value from annotations where dataset = ? and item_key = ? "
+        "and annotator = ? and field = ?",
+        [dataset, item_key, annotator, field],
+    ).fetchone()
+    return _load(row[0]) if row else None
+
+
+def item_annotations(
+    db: Database,
+    dataset: str,
+    item_key: str,
+    annotator: str | None = None,
+    prefix: str = "",
+) -> dict[str, Any]:
+    """``{field: value}`` of one annotator (or ``{annotator: {field: value}}`` when
+    ``annotator`` is None) for one item, restricted to fields starting with ``prefix``."""
+    sql = (
+        "select annotator, field, value from annotations where dataset = ? and item_key = ? "
+        "and field >= ? and field < ?"
+    )
+    params: list[Any] = [dataset, item_key, prefix, prefix + "\U0010ffff"]
+    if annotator is not None:
+        sql += " and annotator = ?"
+        params.append(annotator)
+    rows = db.execute(sql, params).fetchall()
+    if annotator is not None:
+        return {field: _load(value) for _, field, value in rows}
+    out: dict[str, dict[str, Any]] = {}
+    for who, field, value in rows:
+        out.setdefault(who, {})[field] = _load(value)
+    return out
+
+
+def dataset_annotations(
+    db: Database, dataset: str, prefix: str = "", annotator: str | None = None
+) -> list[dict[str, Any]]:
+    """All current annotations of a dataset as dicts (item_key, annotator, field,
+    value, updated_at), optionally for one annotator / field prefix."""
+    sql = (
+        "select item_key, annotator, field, value, updated_at from annotations "
+        "where dataset = ? and field >= ? and field < ?"
+    )
+    params: list[Any] = [dataset, prefix, prefix + "\U0010ffff"]
+    if annotator is not None:
+        sql += " and annotator = ?"
+        params.append(annotator)
+    sql += " order by item_key, annotator, field"
+    return [
+        {
+            "item_key": k,
+            "annotator": a,
+            "field": f,
+            "value": _load(v),
+            "updated_at": u,
+        }
+        for k, a, f, v, u in db.execute(sql, params).fetchall()
+    ]
+
+
+def annotators(db: Database, dataset: str) -> list[str]:
+    """Names of everyone who has a current annotation in ``dataset``."""
+    rows = db.execute(
+        "select distinct annotator from annotations where dataset = ? order by annotator",
+        [dataset],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def history(
+    db: Database,
+    dataset: str | None = None,
+    item_key: str | None = None,
+    annotator: str | None = None,
+    limit: int = 200,
+) -> list[dict[str, Any]]:
+    """The change log, newest first, filtered by any of dataset / item / annotator."""
+    where, params = [], []
+    for column, value in (("dataset", dataset), ("item_key", item_key), ("annotator", annotator)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    sql = "select * from history"
+    if where:
+        sql += " where " + " and ".join(where)
+    sql += " order by id desc limit ?"
+    params.append(limit)
+    rows = db.execute_returning_dicts(sql, params)
+    for row in rows:
+        row["old_value"] = _load(row["old_value"])
+        row["new_value"] = _load(row["new_value"])
+    return rows
+
+
+def undo(db: Database, history_id: int, annotator: str) -> int | None:
+    """Revert the change logged as ``history_id``: its field gets back the value it
+    had before. The revert is itself logged (action ``undo``), so it can be undone
+    too. ``annotator`` is who performs the undo; the value is restored for the
+    annotator of the original change."""
+    annotator = (annotator or "").strip()
+    if not annotator:
+        raise AnnotatorRequired("Enter your annotator name before making changes.")
+    rows = db.execute_returning_dicts("select * from history where id = ?", [history_id])
+    if not rows:
+        raise KeyError(f"no history entry {history_id}")
+    entry = rows[0]
+    with db.atomic():
+        hid = set_annotation(
+            db,
+            entry["dataset"],
+            entry["item_key"],
+            entry["annotator"],
+            entry["field"],
+            _load(entry["old_value"]),
+            by=annotator,
+        )
+        if hid is not None:
+            db.execute(
+                "update history set action = 'undo', undoes = ? where id = ?",
+                [history_id, hid],
+            )
+    return hid

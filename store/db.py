@@ -1,0 +1,42 @@
+"""Opening the one SQLite file the app and the CLI share."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from store.migrations import migrations
+
+DEFAULT_DB = Path("data") / "needlework.db"
+
+
+def default_path() -> Path:
+    """The database path: ``$NEEDLEWORK_DB`` if set, else ``data/needlework.db``."""
+    return Path(os.environ.get("NEEDLEWORK_DB") or DEFAULT_DB)
+
+
+def connect(path: str | Path | None = None) -> Database:
+    """Open (creating if needed) the database at ``path`` in WAL mode, migrated.
+
+    ``":memory:"`` gives an in-memory database (tests). The connection may be used
+    from any thread (Streamlit reruns move between threads), one at a time.
+    """
+    if path is None:
+        path = default_path()
+    if str(path) == ":memory:":
+        conn = sqlite3.connect(":memory:", check_same_thread=False)
+    else:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+    conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    db = Database(conn)
+    if str(path) != ":memory:":
+        db.enable_wal()
+        conn.execute("PRAGMA synchronous = NORMAL")
+    migrations.apply(db)
+    return db

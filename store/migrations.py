@@ -1,0 +1,83 @@
+"""Schema migrations for the Needlework database.
+
+Every schema change is one function registered on :data:`migrations`, applied in
+order by :func:`store.db.open_db`. Never edit a migration that has shipped: add a
+new one. sqlite-utils records applied migrations in ``_sqlite_migrations``.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("needlework")
+
+
+@migrations()
+def m001_datasets_items(db: Database) -> None:
+    """Datasets and their items; ``record`` keeps the imported JSON object verbatim."""
+    db["datasets"].create(
+        {
+            "name": str,
+            "kind": str,  # grounding | preference | needle
+            "format": str,  # garage | lfrb | rmbench | pairs | needle
+            "source": str,  # file name it was imported from
+            "created_at": str,
+            "created_by": str,
+            "meta": str,  # JSON object (e.g. editable category list)
+        },
+        pk="name",
+    )
+    db["items"].create(
+        {
+            "id": int,
+            "dataset": str,
+            "key": str,  # the record's own id (sample_id, id, ...) as text
+            "position": int,  # order in the imported file
+            "subset": str,  # subset / domain / category, for filters
+            "title": str,  # question or prompt, for lists and search
+            "record": str,  # the imported JSON object, verbatim
+        },
+        pk="id",
+        foreign_keys=[("dataset", "datasets", "name")],
+    )
+    db["items"].create_index(["dataset", "key"], unique=True)
+    db["items"].create_index(["dataset", "position"])
+
+
+@migrations()
+def m002_annotations_history(db: Database) -> None:
+    """Current annotation values plus an append-only history of every change."""
+    db["annotations"].create(
+        {
+            "id": int,
+            "dataset": str,
+            "item_key": str,
+            "annotator": str,
+            "field": str,  # e.g. label:cite_3, dim:question_type, answer, verdict:0:1
+            "value": str,  # JSON
+            "updated_at": str,
+        },
+        pk="id",
+    )
+    db["annotations"].create_index(
+        ["dataset", "item_key", "annotator", "field"], unique=True
+    )
+    db["annotations"].create_index(["dataset", "annotator"])
+    db["history"].create(
+        {
+            "id": int,
+            "dataset": str,
+            "item_key": str,
+            "annotator": str,
+            "field": str,
+            "old_value": str,  # JSON or NULL (was unset)
+            "new_value": str,  # JSON or NULL (cleared)
+            "at": str,
+            "by": str,  # who made the change (the annotator, or a reviewer undoing it)
+            "action": str,  # set | undo
+            "undoes": int,  # history id this entry reverted, for action=undo
+        },
+        pk="id",
+    )
+    db["history"].create_index(["dataset", "item_key"])
