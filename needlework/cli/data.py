@@ -40,6 +40,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_db_argument(p)
     p.set_defaults(func=cmd_export)
 
+    p = subparsers.add_parser(
+        "seed-demo",
+        help="import the built-in demo datasets",
+        description="Import the demo grounding and preference datasets written by the project.",
+    )
+    p.add_argument("--if-empty", action="store_true",
+                   help="do nothing when the database already has datasets")
+    add_db_argument(p)
+    p.set_defaults(func=cmd_seed_demo)
+
     p = subparsers.add_parser("datasets", help="list datasets",
                               description="List the datasets in the database.")
     p.add_argument("--json", action="store_true", help="print a JSON list")
@@ -72,6 +82,17 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"export: {e}", file=sys.stderr)
         return 1
     print(f"wrote {args.out} ({size} bytes, {args.format})")
+    return 0
+
+
+def cmd_seed_demo(args: argparse.Namespace) -> int:
+    from needlework.seed import seed_demo  # noqa: PLC0415
+
+    done = seed_demo(connect(args.db), if_empty=args.if_empty)
+    for summary in done:
+        print(summary)
+    if not done:
+        print("demo data already present: nothing to do")
     return 0
 
 

@@ -52,7 +52,7 @@ ALIGNED = {
 
 
 def looks_like(obj: Any) -> bool:
-    return isinstance(obj, dict) and "grounding" in obj
+    return isinstance(obj, dict) and ("grounding" in obj or ("sample_id" in obj and "question" in obj))
 
 
 def passage_text(passage: dict[str, Any], number: int) -> str:

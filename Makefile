@@ -1,0 +1,42 @@
+# Needlework: `make run` starts the app, `make test` runs every test.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+PORT ?= 8501
+DEMO_MODEL := data/demo-model
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test venv test-deps chromium seed lint bench clean
+
+$(VENV)/.runtime: requirements.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -r requirements.txt 2>&1 | grep -v "is ignored: it is neither" || true
+	@$(PY) -c "import streamlit, torch, transformers, sqlite_utils" && touch $@
+
+$(VENV)/.test: $(VENV)/.runtime requirements-test.txt
+	$(PIP) install -r requirements-test.txt 2>&1 | grep -v "is ignored: it is neither" || true
+	@$(PY) -c "import pytest, playwright" && touch $@
+
+venv: $(VENV)/.runtime
+
+chromium:
+	@command -v chromium >/dev/null || test -x /usr/bin/chromium || \
+	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core >/dev/null )
+	@/usr/bin/chromium --version
+
+seed: venv
+	$(PY) -m needlework seed-demo --if-empty
+
+run: venv seed
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+test: $(VENV)/.test chromium
+	$(PY) -m pytest
+
+lint: $(VENV)/.test
+	$(PY) -m ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,100 @@
+"""The one way to show untrusted text: literally, as text.
+
+Text from data is HTML-escaped and drawn with ``st.html`` in a ``pre-wrap`` block,
+so ``<script>`` is shown, not run, and ``$5 and $10`` or ``**bold**`` are not
+turned into LaTeX or Markdown. Widget labels take Markdown, so data that goes
+into a label passes through :func:`label` first.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+
+import streamlit as st
+
+_STYLE = """
+<style>
+.nw-text{white-space:pre-wrap;word-wrap:break-word;font-family:var(--nw-font,inherit);
+  line-height:1.55;margin:0 0 .25rem 0;}
+.nw-text.nw-mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
+.nw-text.nw-box{border:1px solid rgba(128,128,128,.35);border-radius:.5rem;padding:.6rem .8rem;
+  overflow-y:auto}
+.nw-text mark{padding:0 .1em;border-radius:.2em}
+.nw-text mark.nw-ins{background:#b7f0c0}
+.nw-text mark.nw-del{background:#ffc9c9;text-decoration:line-through}
+.nw-text mark.nw-chg{background:#ffe08a}
+.nw-text mark.nw-needle{background:#ff8c8c;outline:2px solid #d00}
+.nw-text mark.nw-cite{background:#d6e4ff}
+.nw-text mark.nw-bad{background:#ffc9c9}
+.nw-text mark.nw-current{outline:2px solid #1f6feb}
+</style>
+"""
+
+
+def escape(text: str) -> str:
+    """HTML-escape ``text`` (quotes too)."""
+    return html.escape(text, quote=True)
+
+
+def _block(inner: str, *, mono: bool, box: bool, max_height: int | None, key: str | None) -> str:
+    classes = "nw-text" + (" nw-mono" if mono else "") + (" nw-box" if box else "")
+    style = f' style="max-height:{int(max_height)}px"' if max_height else ""
+    ident = f' id="{escape(key)}"' if key else ""
+    return f'{_STYLE}<div class="{classes}"{ident}{style}>{inner}</div>'
+
+
+def render_text(
+    text: str,
+    *,
+    mono: bool = False,
+    box: bool = False,
+    max_height: int | None = None,
+    key: str | None = None,
+) -> None:
+    """Draw ``text`` literally (HTML-escaped, whitespace kept)."""
+    st.html(_block(escape(text), mono=mono, box=box, max_height=max_height, key=key))
+
+
+def marked_html(segments: Iterable[tuple[str, str | None, str | None]]) -> str:
+    """HTML for text made of ``(text, css_class, style)`` segments, each escaped.
+
+    ``css_class`` is one of the ``nw-*`` marks (``nw-ins``, ``nw-del``, ``nw-chg``,
+    ``nw-needle``, ``nw-cite``, ``nw-bad``, ``nw-current``) or None for plain text;
+    ``style`` is an optional inline style the caller builds from numbers (e.g. a
+    background colour for per-token shading), never from data.
+    """
+    parts = []
+    for text, css_class, style in segments:
+        if css_class is None and style is None:
+            parts.append(escape(text))
+            continue
+        cls = f' class="{css_class}"' if css_class else ""
+        sty = f' style="{escape(style)}"' if style else ""
+        parts.append(f"<mark{cls}{sty}>{escape(text)}</mark>")
+    return "".join(parts)
+
+
+def render_marked_text(
+    segments: Iterable[tuple[str, str | None, str | None]],
+    *,
+    box: bool = False,
+    max_height: int | None = None,
+    key: str | None = None,
+) -> None:
+    """Draw text with highlighted segments (see :func:`marked_html`); still literal."""
+    st.html(_block(marked_html(segments), mono=False, box=box, max_height=max_height, key=key))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|$<>~:])")
+
+
+def label(text: str, limit: int = 120) -> str:
+    """``text`` made safe for a widget label (labels render Markdown and LaTeX):
+    every Markdown/LaTeX special character is backslash-escaped, newlines become
+    spaces, and long text is cut with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return _MD_SPECIAL.sub(r"\\\1", text)

@@ -1,0 +1,60 @@
+"""Import and export datasets, and the change history with undo."""
+
+import pandas as pd
+import streamlit as st
+
+import store
+from components.datasets import render_export, render_import
+from components.state import annotator, current_dataset, get_db, require_annotator
+from store.annotations import history, undo
+from store.datasets import list_datasets
+
+db = get_db()
+st.title("Import & export")
+
+st.subheader("Import")
+st.caption(
+    "GaRAGe JSONL, Long-form RewardBench JSONL, RM-Bench JSON, preference pairs JSONL "
+    "(strings or TRL messages) or needle JSONL. The format is detected when not given. "
+    "An import is all-or-nothing: any problem and nothing is written."
+)
+if render_import(db, annotator()):
+    st.rerun()
+
+st.subheader("Export")
+render_export(lambda: store.connect(), list_datasets(db), current_dataset())
+
+st.subheader("History")
+dataset = current_dataset()
+if dataset:
+    entries = history(db, dataset=dataset, limit=100)
+    if not entries:
+        st.caption("No changes in this dataset yet.")
+    else:
+        frame = pd.DataFrame(
+            [
+                {
+                    "id": e["id"],
+                    "at": e["at"][:19].replace("T", " "),
+                    "by": e["by"],
+                    "annotator": e["annotator"],
+                    "item": e["item_key"],
+                    "field": e["field"],
+                    "old": "" if e["old_value"] is None else str(e["old_value"])[:80],
+                    "new": "" if e["new_value"] is None else str(e["new_value"])[:80],
+                    "action": e["action"] + (f" of #{e['undoes']}" if e["undoes"] else ""),
+                }
+                for e in entries
+            ]
+        )
+        st.dataframe(frame, hide_index=True, width="stretch")
+        cols = st.columns([1, 3])
+        target = cols[0].number_input("Change id to undo", min_value=1, step=1, value=entries[0]["id"],
+                                      key="undo_id")
+        if cols[1].button("Undo this change", key="undo_go") and require_annotator():
+            try:
+                undo(db, int(target), annotator())
+                st.toast(f"Change #{int(target)} undone")
+                st.rerun()
+            except KeyError as e:
+                st.error(str(e))

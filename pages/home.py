@@ -1,0 +1,34 @@
+"""Home: the datasets, progress per annotator, and deep links."""
+
+import streamlit as st
+
+from components.datasets import PAGE_FOR_KIND, render_dataset_table
+from components.state import get_db
+from store.datasets import annotated_items_by_annotator, get_dataset, list_datasets
+
+db = get_db()
+params = st.query_params
+if "item" in params and params.get("dataset"):
+    row = get_dataset(db, params["dataset"])
+    if row is not None:
+        st.switch_page(PAGE_FOR_KIND[row["kind"]],
+                       query_params={"dataset": row["name"], "item": params["item"]})
+
+st.title("🪡 Needlework")
+st.caption(
+    "Label the grounding passages of RAG questions and write cited answers; review "
+    "chosen/rejected pairs; score them with a reward model and see where it fails; "
+    "run needle-in-a-haystack tests."
+)
+rows = list_datasets(db)
+progress = {r["name"]: annotated_items_by_annotator(db, r["name"]) for r in rows}
+st.subheader("Datasets")
+render_dataset_table(rows, progress)
+for r in rows:
+    page = PAGE_FOR_KIND.get(r["kind"])
+    if page and any(p for p in [page]):
+        try:
+            st.page_link(page, label=f"Open {r['name']} ({r['items']} {r['kind']} items)",
+                         query_params={"dataset": r["name"]}, icon="➡️")
+        except Exception:  # the page for this kind is not in the navigation
+            pass

@@ -1,0 +1,78 @@
+"""Fixtures for browser tests: a seeded database, the running app, a Chromium page."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+import store
+from needlework.datasets import import_bytes
+from needlework.seed import seed_demo
+from tests.browser.harness import CHROMIUM, launch_browser, streamlit_server
+from tests.conftest import GARAGE_RECORD
+
+XSS_RECORD = dict(
+    GARAGE_RECORD,
+    sample_id="xss-1",
+    question="Is <b>this</b> bold? It costs $5 and $10.",
+    grounding=[
+        {"cite_1": "<script>document.title='x'</script> Safe text one.", "age": "", "date": "2024-10-01",
+         "provider": "web"},
+        {"cite_2": "<img src=x onerror=alert(1)> Safe text two.", "age": "", "date": "2024-10-02",
+         "provider": "web"},
+        {"cite_3": "The ticket costs $5 and $10 at the door.", "age": "", "date": "2024-10-03",
+         "provider": "ent"},
+    ],
+)
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def chromium_available():
+    if not shutil.which(CHROMIUM) and not shutil.os.path.exists(CHROMIUM):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make test` (it installs it)")
+
+
+@pytest.fixture(scope="session")
+def seeded_db(tmp_path_factory):
+    """A database file with the demo data and an XSS probe dataset."""
+    path = tmp_path_factory.mktemp("app") / "needlework.db"
+    db = store.connect(path)
+    seed_demo(db)
+    import_bytes(db, (json.dumps(XSS_RECORD) + "\n").encode(), "xss.jsonl", dataset="xss")
+    db.conn.close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def app_url(seeded_db, chromium_available):
+    with streamlit_server(seeded_db) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_available):
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+
+    with sync_playwright() as p:
+        b = launch_browser(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    dialogs: list[str] = []
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    pg.dialogs = dialogs
+    yield pg
+    context.close()

@@ -1,0 +1,80 @@
+"""Shared fixtures: in-memory and file databases, sample records, data paths."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+import store
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+RMBENCH_DIR = SHARED_DATA / "rm-bench"
+
+
+@pytest.fixture
+def db():
+    """A migrated in-memory database."""
+    return store.connect(":memory:")
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    """A path to a fresh database file (WAL)."""
+    path = tmp_path / "needlework.db"
+    store.connect(path).conn.close()
+    return path
+
+
+GARAGE_RECORD = {
+    "sample_id": "0b7c1f0e-1111-4a5b-9c3d-000000000001",
+    "question_date": "2025-01-14T09:12:00",
+    "question": "What does a ticket cost at the Lakeside Museum?",
+    "grounding": [
+        {"cite_1": "Tickets costs $5 and $10 for adults.", "age": "2 months, 3 days",
+         "date": "2024-11-11", "provider": "web"},
+        {"cite_2": "<script>document.title='x'</script> Opening hours 9-5.", "age": "",
+         "date": "", "provider": "ent"},
+        {"cite_3": "The museum was founded in 1901.", "age": "3 years", "date": "2022-01-01",
+         "provider": "web"},
+    ],
+    "question_valid": "YES",
+    "question_seeking": "YES",
+    "question_false_premise": "NO",
+    "question_sensitive": "YES",
+    "question_type": "SLOW-CHANGING",
+    "question_complexity": "Simple",
+    "question_category": "Travel",
+    "question_popularity": "Tail",
+    "evidence_relevant": ["YES", "NO", "YES"],
+    "evidence_correct": ["ANSWER-THE-QUESTION", "", "RELATED-INFORMATION"],
+    "evidence_cited": ["YES", "NO", "NO"],
+    "answer_generate": "Adults pay $5 or $10 [cite_1].",
+    "answer_related_info": "",
+    "answer_validate": "",
+    "comments": "",
+    "question_tag": "web",
+    "topic_tag": "web",
+    "extra_field_kept": {"nested": [1, 2, 3]},
+}
+
+
+@pytest.fixture
+def garage_record():
+    return copy.deepcopy(GARAGE_RECORD)
+
+
+def garage_records(n: int = 3) -> list[dict]:
+    out = []
+    for i in range(n):
+        r = copy.deepcopy(GARAGE_RECORD)
+        r["sample_id"] = f"sample-{i + 1}"
+        out.append(r)
+    return out
+
+
+def jsonl(records: list) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
