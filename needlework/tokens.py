@@ -68,7 +68,7 @@ def unavailable_reason() -> str | None:
 
 def estimate(text: str) -> int:
     """A tokenizer-free estimate: one token per word or punctuation mark (plus one
-    per paragraph break), within about 10 % of o200k_base on English prose."""
+    per paragraph break): a rough figure, always labelled as an estimate."""
     return len(_WORDISH.findall(text)) + text.count("\n\n")
 
 

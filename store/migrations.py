@@ -81,3 +81,55 @@ def m002_annotations_history(db: Database) -> None:
         pk="id",
     )
     db["history"].create_index(["dataset", "item_key"])
+
+
+@migrations()
+def m003_reward_scores_jobs(db: Database) -> None:
+    """Reward-model score cache, per-item scores of a run, and background jobs."""
+    db["score_cache"].create(
+        {
+            "fingerprint": str,  # model fingerprint (config + weights hashes)
+            "template_id": str,  # chat:<hash> or fallback:...
+            "variant": str,  # dtype and input view, e.g. fp32|full, bf16|keep-end:4096
+            "text_hash": str,  # sha256 of the rendered text
+            "score": float,
+            "n_tokens": int,  # tokens scored
+            "created_at": str,
+        },
+        pk=("fingerprint", "template_id", "variant", "text_hash"),
+    )
+    db["item_scores"].create(
+        {
+            "dataset": str,
+            "item_key": str,
+            "fingerprint": str,
+            "variant": str,
+            "model": str,  # name or path as given
+            "subset": str,
+            "chosen_scores": str,  # JSON list, null where skipped
+            "rejected_scores": str,  # JSON list
+            "updated_at": str,
+        },
+        pk=("dataset", "item_key", "fingerprint", "variant"),
+    )
+    db["item_scores"].create_index(["dataset", "fingerprint"])
+    db["jobs"].create(
+        {
+            "id": int,
+            "kind": str,  # score
+            "dataset": str,
+            "model": str,
+            "status": str,  # queued | running | done | cancelled | failed
+            "done": int,
+            "total": int,
+            "error": str,
+            "options": str,  # JSON
+            "result": str,  # JSON summary when finished
+            "started_at": str,
+            "updated_at": str,
+            "cancel_requested": int,
+        },
+        pk="id",
+        defaults={"done": 0, "total": 0, "cancel_requested": 0, "status": "queued"},
+    )
+    db["jobs"].create_index(["status"])

@@ -69,3 +69,7 @@ def is_oom(exc: BaseException) -> bool:
 def oom_error(where: str, exc: BaseException) -> RewardModelOOMError:
     """A :class:`RewardModelOOMError` for an OOM that happened while ``where``."""
     return RewardModelOOMError(f"out of memory while {where}: {exc}. {OOM_ADVICE[0].upper()}{OOM_ADVICE[1:]}.")
+
+
+class InputTooLongError(RewardModelError):
+    """A single text is longer than the window and the policy is ``skip``."""
