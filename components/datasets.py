@@ -45,11 +45,15 @@ def render_dataset_table(rows: list[dict], progress: dict[str, dict[str, int]]) 
 
 
 def render_import(db: Database, annotator: str) -> str | None:
-    """File upload with format and name; returns the summary line after an import.
+    """File upload with format and name; returns the summary line after an import
+    (the caller reruns so every widget sees the new dataset; the summary is shown then).
 
     Validation problems are listed, each naming file, line and field; nothing is
     written when there is any.
     """
+    flash = st.session_state.pop("import_flash", None)
+    if flash:
+        st.success(flash)
     upload = st.file_uploader("File to import", type=["jsonl", "json"], key="import_file")
     cols = st.columns(3)
     fmt = cols[0].selectbox("Format", ["detect"] + sorted(FORMATS), key="import_format")
@@ -76,7 +80,7 @@ def render_import(db: Database, annotator: str) -> str | None:
     except DatasetExists as e:
         st.error(str(e))
         return None
-    st.success(str(summary))
+    st.session_state["import_flash"] = str(summary)
     return str(summary)
 
 

@@ -1,0 +1,23 @@
+"""Text from data is shown literally in Chromium and runs nothing."""
+
+from __future__ import annotations
+
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+
+
+def test_script_img_and_dollars_are_literal(page, app_url):
+    page.goto(f"{app_url}/?dataset=xss&item=xss-1")
+    page.wait_for_url("**/annotate**", timeout=30_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    main = page.locator('[data-testid="stMain"]')
+    text = main.inner_text()
+    assert "<script>document.title='x'</script> Safe text one." in text
+    assert "<img src=x onerror=alert(1)> Safe text two." in text
+    assert "The ticket costs $5 and $10 at the door." in text
+    assert page.title() != "x"
+    assert page.dialogs == []  # no alert() ran
+    assert main.locator("script").count() == 0
+    assert main.locator("img[src='x']").count() == 0
+    assert main.locator(".katex").count() == 0  # $...$ was not typeset as LaTeX
+    screenshot(page, "untrusted-text")
