@@ -23,7 +23,7 @@ venv: $(VENV)/.runtime
 
 chromium:
 	@command -v chromium >/dev/null || test -x /usr/bin/chromium || \
-	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core >/dev/null )
+	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core fonts-noto-color-emoji >/dev/null )
 	@/usr/bin/chromium --version
 
 seed: venv

@@ -10,11 +10,11 @@ st.set_page_config(page_title="Needlework", page_icon="🪡", layout="wide")
 navigation = st.navigation(
     {
         "Work": [
-            st.Page("pages/home.py", title="Home", icon="🏠", url_path="home", default=True),
+            st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
         ],
         "Inspect": [],
         "Data": [
-            st.Page("pages/data.py", title="Import & export", icon="📦", url_path="data"),
+            st.Page("pages/data.py", title="Import & export", icon=":material/swap_vert:", url_path="data"),
         ],
     }
 )

@@ -83,19 +83,17 @@ def launch_browser(playwright):
 
 
 def wait_idle(page, timeout: float = 30_000) -> None:
-    """Wait until the app has rendered and no script run is in progress."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    page.wait_for_function(
-        """() => {
-            const app = document.querySelector('[data-testid="stApp"]');
-            if (!app) return false;
-            const running = document.querySelector('[data-testid="stStatusWidget"] button')
-              || document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
-            return !running && document.querySelector('[data-testid="stMain"]') !== null;
-        }""",
-        timeout=timeout,
-    )
-    page.wait_for_timeout(300)
+    """Wait until the app has rendered content and no script run is in progress
+    (checked twice, 400 ms apart, so a run that is about to start is not missed)."""
+    script = """() => {
+        const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+        const running = document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
+        return !!main && !running && main.querySelector('[data-testid="stElementContainer"]') !== null;
+    }"""
+    for _ in range(2):
+        page.wait_for_function(script, timeout=timeout)
+        page.wait_for_timeout(400)
+    page.wait_for_function(script, timeout=timeout)
 
 
 def assert_no_exception(page) -> None:
