@@ -28,8 +28,9 @@ def test_bad_upload_lists_problems_and_imports_nothing(page, app_url, seeded_db,
     wait_idle(page)
     page.get_by_role("button", name="Import", exact=True).click()
     page.get_by_text("Nothing imported: 1 problem(s).").wait_for(timeout=20_000)
-    assert "sample.jsonl line 2: evidence_correct has 2 entries but grounding has 3" in (
-        page.locator('[data-testid="stMain"]').inner_text())
+    page.get_by_text(
+        "sample.jsonl line 2: evidence_correct has 2 entries but grounding has 3"
+    ).wait_for(timeout=10_000)
     assert_no_exception(page)
     screenshot(page, "import-error")
     assert _count(seeded_db) == before

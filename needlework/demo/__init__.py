@@ -1,0 +1,25 @@
+"""Built-in demo data, written for this project and generated deterministically.
+
+- :func:`grounding_records`: GaRAGe-format grounding records (docs/benchmarks.md §1).
+- :func:`preference_records`: Long-form RewardBench records (§2).
+- :func:`haystack_paragraphs`: neutral paragraphs for needle-in-a-haystack builds (§3).
+- :func:`corpus_texts`: all of the above as plain strings, e.g. to train a tokenizer.
+
+Every function returns a fresh list with the same content on every call. The
+companies, people and figures in enterprise-style passages are fictional.
+"""
+
+from __future__ import annotations
+
+from needlework.demo.corpus import corpus_texts
+from needlework.demo.grounding import DEFLECTION, grounding_records
+from needlework.demo.haystack import haystack_paragraphs
+from needlework.demo.preference import preference_records
+
+__all__ = [
+    "DEFLECTION",
+    "corpus_texts",
+    "grounding_records",
+    "haystack_paragraphs",
+    "preference_records",
+]
