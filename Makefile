@@ -28,6 +28,7 @@ chromium:
 
 seed: venv
 	$(PY) -m needlework seed-demo --if-empty
+	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
 
 run: venv seed
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -37,11 +38,42 @@ def render_dataset_table(rows: list[dict], progress: dict[str, dict[str, int]]) 
                 )
                 or "not started",
                 "imported": (r["created_at"] or "")[:16].replace("T", " "),
+                "open": "/" + PAGE_FOR_KIND[r["kind"]].removeprefix("pages/").removesuffix(".py")
+                + "?" + urlencode({"dataset": r["name"]}),
             }
             for r in rows
         ]
     )
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "open": st.column_config.LinkColumn("open", display_text="Open ›", width="small"),
+            "items": st.column_config.NumberColumn("items", width="small"),
+        },
+    )
+
+
+def render_activity(entries: list[dict]) -> None:
+    """The latest changes (who, when, what), newest first."""
+    if not entries:
+        st.caption("Nothing yet: labels, answers and verdicts appear here as they are saved.")
+        return
+    frame = pd.DataFrame(
+        [
+            {
+                "at": e["at"][:19].replace("T", " "),
+                "who": e["by"],
+                "dataset": e["dataset"],
+                "item": e["item_key"],
+                "field": e["field"],
+                "value": "" if e["new_value"] is None else str(e["new_value"])[:60],
+            }
+            for e in entries
+        ]
+    )
+    st.dataframe(frame, hide_index=True, width="stretch")
 
 
 def render_import(db: Database, annotator: str) -> str | None:

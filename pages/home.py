@@ -1,9 +1,10 @@
-"""Home: the datasets, progress per annotator, and deep links."""
+"""Home: the datasets, progress per annotator, recent activity, and deep links."""
 
 import streamlit as st
 
-from components.datasets import PAGE_FOR_KIND, render_dataset_table
+from components.datasets import PAGE_FOR_KIND, render_activity, render_dataset_table
 from components.state import get_db
+from store.annotations import history
 from store.datasets import annotated_items_by_annotator, get_dataset, list_datasets
 
 db = get_db()
@@ -24,11 +25,5 @@ rows = list_datasets(db)
 progress = {r["name"]: annotated_items_by_annotator(db, r["name"]) for r in rows}
 st.subheader("Datasets")
 render_dataset_table(rows, progress)
-for r in rows:
-    page = PAGE_FOR_KIND.get(r["kind"])
-    if page and any(p for p in [page]):
-        try:
-            st.page_link(page, label=f"Open {r['name']} ({r['items']} {r['kind']} items)",
-                         query_params={"dataset": r["name"]}, icon="➡️")
-        except Exception:  # the page for this kind is not in the navigation
-            pass
+st.subheader("Recent activity")
+render_activity(history(db, limit=15))
