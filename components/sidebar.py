@@ -34,7 +34,9 @@ def render_sidebar(db) -> dict[str, str | None]:
             index=0 if names else None,
             key=DATASET_KEY,
             bind="query-params",
-            format_func=lambda n: f"{n} · {kinds.get(n, '')}",
             placeholder="no datasets yet: import one",
+            help="Links open a dataset with ?dataset=NAME (and an item with &item=ID).",
         )
+        if dataset:
+            st.caption(f"{kinds.get(dataset, '')} dataset")
     return {"annotator": (name or "").strip(), "dataset": dataset}
