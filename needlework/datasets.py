@@ -76,8 +76,8 @@ def export_formats(kind: str, source_format: str) -> list[str]:
     if kind == "grounding":
         return ["garage"]
     if kind == "needle":
-        return ["needle", "pairs"]
-    options = [source_format, "lfrb", "pairs"]
+        return ["needle", "pairs", "trl"]
+    options = [source_format, "lfrb", "pairs", "trl"]
     return list(dict.fromkeys(options))
 
 
@@ -85,8 +85,21 @@ class ExportError(ValueError):
     """The dataset cannot be written in the requested format."""
 
 
-def export_text(db: Database, name: str, format: str) -> str:
-    """The dataset ``name`` written in ``format``, records in import order."""
+def export_text(
+    db: Database,
+    name: str,
+    format: str,
+    *,
+    conversational: bool = False,
+    keep_ties: bool = False,
+    annotator: str | None = None,
+) -> str:
+    """The dataset ``name`` written in ``format``, records in import order.
+
+    ``trl`` is TRL's preference JSONL with the review verdicts applied (see
+    :mod:`needlework.review.trl`); ``conversational``, ``keep_ties`` and
+    ``annotator`` apply to it only.
+    """
     row = store_datasets.get_dataset(db, name)
     if row is None:
         raise ExportError(f"no dataset named {name!r}")
@@ -105,6 +118,14 @@ def export_text(db: Database, name: str, format: str) -> str:
             records = apply_annotations(db, name, items)
         return FORMATS[format].dump(records)
     views = [formats.preference_view(row["format"], item["record"]) for item in items]
+    if format == "trl":
+        from needlework.review import trl  # noqa: PLC0415
+        from store.review import verdict_rows  # noqa: PLC0415
+
+        verdicts = trl.latest_verdicts(verdict_rows(db, name), annotator)
+        keys = [item["key"] for item in items]
+        return trl.dump(trl.trl_records(zip(keys, views, strict=True), verdicts,
+                                        conversational=conversational, keep_ties=keep_ties))
     if format == "lfrb":
         return formats.lfrb.dump([formats.lfrb.from_preference(v) for v in views])
     if format == "pairs":

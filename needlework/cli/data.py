@@ -7,7 +7,7 @@ import json
 import sys
 
 from needlework.cli import add_db_argument
-from needlework.datasets import ExportError, export_file, import_file
+from needlework.datasets import ExportError, export_file, export_text, import_file
 from needlework.formats import FORMATS, FormatError
 from store import connect
 from store.datasets import DatasetExists, list_datasets
@@ -35,8 +35,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--dataset", required=True, metavar="NAME")
     p.add_argument("--format", required=True, metavar="FORMAT",
-                   help="garage, lfrb, rmbench, pairs, needle (trl: see the review docs)")
+                   help="garage, lfrb, rmbench, pairs, needle, or trl (TRL preference JSONL "
+                   "with review verdicts applied: flips swapped, skips dropped; docs/review.md)")
     p.add_argument("--out", required=True, metavar="FILE")
+    p.add_argument("--conversational", action="store_true",
+                   help="trl: prompt/chosen/rejected as message lists")
+    p.add_argument("--keep-ties", action="store_true",
+                   help="trl: keep comparisons judged tie or both-bad (dropped by default)")
+    p.add_argument("--annotator", metavar="NAME",
+                   help="trl: use NAME's verdicts (default: the latest verdict by anyone)")
     add_db_argument(p)
     p.set_defaults(func=cmd_export)
 
@@ -77,7 +84,14 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     db = connect(args.db)
     try:
-        size = export_file(db, args.dataset, args.format, args.out)
+        if args.format == "trl":
+            text = export_text(db, args.dataset, "trl", conversational=args.conversational,
+                               keep_ties=args.keep_ties, annotator=args.annotator)
+            with open(args.out, "w", encoding="utf-8") as out:
+                out.write(text)
+            size = len(text.encode("utf-8"))
+        else:
+            size = export_file(db, args.dataset, args.format, args.out)
     except ExportError as e:
         print(f"export: {e}", file=sys.stderr)
         return 1

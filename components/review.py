@@ -1,0 +1,228 @@
+"""Review page widgets: the verdict panel, queue navigation, the comparison
+picker, the item header and the response columns."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import streamlit as st
+
+from components.diff_view import render_diff
+from components.long_text import render_long_text
+from components.review_state import ADVANCE, FLASH, Ident, intent, state_key
+from components.text import label, render_text
+from needlework.formats import RMBENCH_STYLES, Preference
+from needlework.review.diff import cached_diff, quick_similarity
+from needlework.review.lengths import count
+from needlework.review.queue import Comparison
+from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
+
+REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews
+NEAR_IDENTICAL = 0.6  # auto view: differences when at least this share of words is shared
+VIEWS = {"auto": "Auto", "side": "Side by side", "diff": "Differences"}
+
+
+def _time(stamp: str) -> str:
+    return stamp[11:19] + " UTC" if len(stamp) >= 19 else stamp
+
+
+def side_names(pref: Preference, fmt: str) -> tuple[list[str], list[str]]:
+    """Display names of the chosen and rejected responses (RM-Bench: their style)."""
+    if fmt == "rmbench" and len(pref.chosen) == len(pref.rejected) == len(RMBENCH_STYLES):
+        return list(RMBENCH_STYLES), list(RMBENCH_STYLES)
+    def names(n: int) -> list[str]:
+        return [str(k + 1) for k in range(n)] if n > 1 else [""]
+    return names(len(pref.chosen)), names(len(pref.rejected))
+
+
+def render_pick_dataset(rows: Sequence[Mapping[str, Any]]) -> None:
+    """Say what this page needs, with a link to each dataset it can review."""
+    usable = [r for r in rows if r["kind"] in REVIEWABLE]
+    if not usable:
+        st.info("No preference datasets yet: import Long-form RewardBench, RM-Bench, pairs or "
+                "needle files on the Import & export page.", icon="⚖️")
+        return
+    st.info("This page reviews preference datasets: pick one.", icon="⚖️")
+    for r in usable:
+        st.page_link("pages/review.py", label=f"{label(r['name'], 60)} · {r['items']} items",
+                     query_params={"dataset": r["name"]}, icon="➡️")
+
+
+def render_verdict_panel(
+    dataset: str, ident: Ident, mine: Mapping[str, Any] | None, others: Sequence[dict[str, Any]],
+    me: str, names: tuple[list[str], list[str]],
+) -> None:
+    """Verdict buttons (A F T B S), reason toggles (1–7), note, saved status."""
+    current = (mine or {}).get("verdict")
+    pair = f"{side_title('chosen', names[0][ident[1]])} vs {side_title('rejected', names[1][ident[2]])}"
+    st.markdown(f"**Verdict** · {pair}")
+    grid = st.container(horizontal=True, gap="small")
+    for verdict, (text, key) in VERDICTS.items():
+        grid.button(text, key=f"rv_v_{verdict}", shortcut=key, icon=VERDICT_ICONS[verdict],
+                    type="primary" if verdict == current else "secondary", width="stretch",
+                    on_click=intent, args=("verdict", verdict, ident))
+    reasons_key = state_key("reasons", dataset, ident)
+    note_key = state_key("note", dataset, ident)
+    if reasons_key not in st.session_state:
+        st.session_state[reasons_key] = list((mine or {}).get("reasons") or [])
+    if note_key not in st.session_state:
+        st.session_state[note_key] = (mine or {}).get("note") or ""
+    st.caption("Reasons")
+    tags = st.container(horizontal=True, gap="small")
+    for tag, key in REASONS.items():
+        on = tag in st.session_state[reasons_key]
+        tags.button(tag, key=f"rv_r_{key}", shortcut=key, type="primary" if on else "secondary",
+                    on_click=intent, args=("reason", tag, ident))
+    st.text_input("Note", key=note_key, placeholder="optional · Enter saves · Esc leaves",
+                  on_change=intent, args=("note", ident))
+    st.toggle("Next unreviewed after a verdict", value=True, key=ADVANCE)
+    _status(mine, me)
+    for row in others:
+        reasons = label(", ".join(map(str, row["reasons"])), 80)
+        st.caption(f"{label(row['annotator'], 40)}: {VERDICT_ICONS.get(row['verdict'], '')} "
+                   f"{label(str(row['verdict']), 20)}" + (f" · {reasons}" if reasons else ""))
+
+
+def _status(mine: Mapping[str, Any] | None, me: str) -> None:
+    if not me:
+        st.caption("✍️ Enter your name in the sidebar to save verdicts.")
+    elif mine:
+        name = VERDICTS.get(mine["verdict"], (label(str(mine["verdict"]), 20),))[0].lower()
+        st.success(f"Saved: {name} · {_time(mine['updated_at'])} by {label(me, 40)}", icon="💾")
+    else:
+        st.caption("Not reviewed by you yet. Reasons and the note are saved with the verdict.")
+    flash = st.session_state.get(FLASH)
+    if flash:
+        st.caption(f"Last saved: {flash}")
+
+
+def render_queue_nav(queue: Sequence[Comparison], position: int | None, unreviewed: int) -> None:
+    """Where I am in the queue; previous / next / next unreviewed (K / J / N)."""
+    where = f"{position + 1} of {len(queue)}" if position is not None else f"outside this view ({len(queue)})"
+    st.markdown(f"**Queue** · comparison {where}")
+    st.caption(f"{unreviewed} not reviewed by you in this view.")
+    row = st.container(horizontal=True, gap="small")
+    row.button("Previous", key="rv_prev", shortcut="K", icon="⬅️", on_click=intent, args=("move", -1))
+    row.button("Next", key="rv_next", shortcut="J", icon="➡️", on_click=intent, args=("move", 1))
+    st.button("Next unreviewed", key="rv_next_unreviewed", shortcut="N", icon="⏩", type="primary",
+              width="stretch", on_click=intent, args=("next",), disabled=unreviewed == 0)
+
+
+def render_item_header(
+    key: str, subset: str, pref: Preference, in_queue: bool, disagree: Sequence[tuple[int, int]]
+) -> None:
+    """Item id, subset, the prompt (literal), and notes that come with the record."""
+    cols = st.columns([4, 2])
+    cols[0].markdown(f"#### Item {label(key, 60)}")
+    badges = cols[1].container(horizontal=True, horizontal_alignment="right")
+    if subset:
+        badges.badge(label(subset, 30), color="blue")
+    if pref.subset and pref.subset != subset:
+        badges.badge(label(pref.subset, 30), color="gray")
+    if disagree:
+        badges.badge("model disagrees", icon="⚠️", color="orange")
+    if not in_queue:
+        st.caption("This comparison is outside the current filters.")
+    st.caption("Prompt")
+    render_text(pref.prompt, box=True, max_height=220, key="rv-prompt")
+    error = pref.meta.get("error")
+    if isinstance(error, str) and error:
+        with st.expander("The dataset's note on the rejected answers (RM-Bench `error`)"):
+            render_text(error)
+
+
+def render_picker(
+    pref: Preference, names: tuple[list[str], list[str]], current: Comparison,
+    mine: Mapping[Ident, str], in_scope: Sequence[tuple[int, int]],
+) -> None:
+    """A grid of comparisons (rows: chosen, columns: rejected) with my verdicts;
+    comparisons outside the queue's scope are drawn plain."""
+    chosen_names, rejected_names = names
+    if len(pref.chosen) == 1 and len(pref.rejected) == 1:
+        return
+    many = len(pref.chosen) > 1
+    spec = [1.1] + [1] * len(pref.rejected) if many else len(pref.rejected)
+    if many:
+        header = st.columns(spec)
+        header[0].caption("chosen ↓ · rejected →")
+        for col, name in zip(header[1:], rejected_names, strict=True):
+            col.caption(name)
+    for i in range(len(pref.chosen)):
+        cols = st.columns(spec, vertical_alignment="center")
+        if many:
+            cols[0].caption(chosen_names[i])
+        for j, col in enumerate(cols[1:] if many else cols):
+            verdict = mine.get((current.item, i, j))
+            text = (f"{VERDICT_ICONS.get(verdict, '')} {label(str(verdict), 20)}" if verdict
+                    else "○ not reviewed")
+            if not many:
+                text = f"Rejected {rejected_names[j]} · {text}"
+            kind = "primary" if (i, j) == (current.i, current.j) else (
+                "secondary" if (i, j) in in_scope else "tertiary")
+            col.button(text, key=f"rv_pick_{i}_{j}", width="stretch", type=kind,
+                       on_click=intent, args=("goto", current.item, i, j))
+
+
+def side_title(side: str, name: str) -> str:
+    """``Chosen``, ``Rejected 2`` or ``Rejected · concise`` (names are ours, not data)."""
+    if not name:
+        return side
+    return f"{side} {name}" if name.isdigit() else f"{side} · {name}"
+
+
+def _header(side: str, name: str, text: str, score: float | None, fallback) -> str:
+    counted = count(text, *fallback)
+    parts = [f"**{side_title(side, name)}**", str(counted)]
+    if score is not None:
+        parts.append(f"score {score:.3f}")
+    return " · ".join(parts)
+
+
+def render_responses(
+    dataset: str, pref: Preference, names: tuple[list[str], list[str]], current: Comparison,
+    scores: Mapping[str, Any] | None, fallback: tuple,
+) -> str:
+    """The chosen and rejected responses side by side, or their differences.
+    Returns a marker that changes with the difference in focus (for the key script)."""
+    i, j = current.i, current.j
+    a, b = pref.chosen[i], pref.rejected[j]
+    ident = current.ident
+    chosen_scores = (scores or {}).get("chosen_scores") or []
+    rejected_scores = (scores or {}).get("rejected_scores") or []
+    headers = (
+        _header("Chosen", names[0][i], a, chosen_scores[i] if i < len(chosen_scores) else None, fallback),
+        _header("Rejected", names[1][j], b, rejected_scores[j] if j < len(rejected_scores) else None, fallback),
+    )
+    controls = st.container(horizontal=True, vertical_alignment="center")
+    view = controls.segmented_control("View", list(VIEWS), format_func=VIEWS.get, default="auto",
+                                      key="rv_view", label_visibility="collapsed") or "auto"
+    diff = None
+    if view == "diff" or (view == "auto" and a != b and quick_similarity(a, b) >= NEAR_IDENTICAL):
+        diff = cached_diff(a, b)
+        if view == "auto" and diff.similarity < NEAR_IDENTICAL:
+            diff = None
+    if diff is None:
+        if view == "auto" or a == b:
+            st.caption("Side by side: " + ("the two texts are identical" if a == b else
+                                           "the texts are not near-identical (auto)"))
+        left, right = st.columns(2, gap="medium")
+        for col, header, text, side in ((left, headers[0], a, "a"), (right, headers[1], b, "b")):
+            with col:
+                st.markdown(header)
+                render_long_text(text, f"rv-{side}-{current.item}-{i}-{j}")
+        return "side"
+    n = len(diff.differences)
+    key = state_key("diff", dataset, ident)
+    k = min(max(0, st.session_state.get(key, 0)), max(0, n - 1))
+    controls.button("Prev. difference", key="rv_dprev", shortcut="Shift+D", icon="⬆️",
+                    disabled=k == 0, on_click=intent, args=("diff", k - 1, ident))
+    controls.button("Next difference", key="rv_dnext", shortcut="D", icon="⬇️",
+                    disabled=k >= n - 1, on_click=intent, args=("diff", k + 1, ident))
+    whole = controls.toggle("Whole text", key="rv_whole")
+    same = f"{diff.similarity:.1%}" if 0.99 < diff.similarity < 1 else f"{diff.similarity:.0%}"
+    st.caption(f"Difference {k + 1 if n else 0} of {n} (outlined) · {same} of words identical · "
+               "red struck: only in chosen · green: only in rejected · yellow: changed")
+    render_diff(diff, k, headers, f"rv-d-{current.item}-{i}-{j}", whole=whole)
+    return f"{k}-{zlib.crc32(repr(ident).encode('utf-8'))}-{int(whole)}"

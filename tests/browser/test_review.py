@@ -1,0 +1,164 @@
+"""The review page in Chromium: keyboard verdicts checked in the database file,
+diff navigation on a real RM-Bench pair, deep links, long responses, overview."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+
+import pytest
+
+import store
+from needlework.datasets import import_file
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+from tests.conftest import RMBENCH_DIR
+
+DEMO = "demo-preference"
+RMBENCH = "rm-chat"
+
+
+def _rows(db_path, who: str) -> dict:
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+    try:
+        rows = conn.execute("select item_key, field, value, updated_at from annotations "
+                            "where annotator = ? and field like 'verdict:%'", [who]).fetchall()
+    finally:
+        conn.close()
+    return {(k, f): (json.loads(v), u) for k, f, v, u in rows}
+
+
+def wait_rows(db_path, who: str, count: int, timeout: float = 15.0) -> dict:
+    """Poll the database until ``who`` has ``count`` verdicts."""
+    deadline = time.time() + timeout
+    while True:
+        rows = _rows(db_path, who)
+        if len(rows) >= count or time.time() > deadline:
+            return rows
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def rmbench(seeded_db):
+    """RM-Bench chat imported into the app's database (read from the shared data)."""
+    db = store.connect(seeded_db)
+    try:
+        if db.execute("select 1 from datasets where name = ?", [RMBENCH]).fetchone() is None:
+            import_file(db, RMBENCH_DIR / "chat_filtered.json", dataset=RMBENCH)
+    finally:
+        db.conn.close()
+    return RMBENCH
+
+
+def pick_dataset(page, name: str) -> None:
+    """Choose a dataset in the sidebar picker; wait for its review page; leave the picker."""
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').click()
+    page.get_by_role("option", name=name, exact=True).click()
+    page.locator('[data-testid="stMain"]').get_by_text("in this view").wait_for(
+        timeout=15_000)
+    wait_idle(page)
+    page.evaluate("document.activeElement && document.activeElement.blur()")  # leave the picker
+    assert page.evaluate("document.activeElement.tagName") not in ("INPUT", "TEXTAREA")
+
+
+def sign_in(page, who: str) -> None:
+    """Type the annotator name, commit it with Enter, leave the field with Esc."""
+    page.get_by_label("Annotator", exact=True).fill(who)
+    page.keyboard.press("Enter")
+    page.get_by_text("Enter your name in the sidebar to save verdicts.").wait_for(
+        state="detached", timeout=15_000)
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement.tagName") not in ("INPUT", "TEXTAREA")
+
+
+def verdict_header(page, text: str) -> None:
+    page.locator('[data-testid="stSidebar"]').get_by_text(text, exact=False).wait_for(timeout=15_000)
+
+
+def test_keyboard_review_of_three_comparisons(page, app_url, seeded_db):
+    who = f"kbd-{uuid.uuid4().hex[:6]}"
+    page.goto(f"{app_url}/review")
+    wait_idle(page)
+    pick_dataset(page, DEMO)
+    sign_in(page, who)
+    verdict_header(page, "Chosen vs rejected 1")
+    page.keyboard.press("a")  # chosen better
+    assert len(wait_rows(seeded_db, who, 1)) == 1
+    verdict_header(page, "Chosen vs rejected 2")
+    page.keyboard.press("f")  # rejected better
+    assert len(wait_rows(seeded_db, who, 2)) == 2
+    verdict_header(page, "Chosen vs rejected 3")
+    page.keyboard.press("3")  # reason: incomplete
+    wait_idle(page)
+    note = page.get_by_label("Note", exact=True)
+    note.click()
+    page.keyboard.type("a fast tab: both bad? skip")  # letters that are shortcuts elsewhere
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    assert len(_rows(seeded_db, who)) == 2  # typing fired no shortcut
+    page.keyboard.press("Escape")
+    page.keyboard.press("t")  # tie
+    rows = wait_rows(seeded_db, who, 3)
+    item = next(k for k, _ in rows)
+    values = {field: value for (_, field), (value, _) in rows.items()}
+    assert values == {
+        "verdict:0:0": {"verdict": "agree", "reasons": [], "note": ""},
+        "verdict:0:1": {"verdict": "flip", "reasons": [], "note": ""},
+        "verdict:0:2": {"verdict": "tie", "reasons": ["incomplete"],
+                        "note": "a fast tab: both bad? skip"},
+    }
+    assert all(stamp for _, stamp in rows.values()) and {k for k, _ in rows} == {item}
+    page.get_by_text("Last saved:").wait_for(timeout=10_000)
+    assert_no_exception(page)
+    screenshot(page, "review-keyboard")
+
+
+def test_diff_navigation_on_a_real_rmbench_pair(page, app_url, rmbench):
+    page.goto(f"{app_url}/review?item=95")
+    wait_idle(page)
+    pick_dataset(page, rmbench)
+    main = page.locator('[data-testid="stMain"]')
+    current = main.locator("mark.nw-current")
+    current.first.wait_for(timeout=15_000)
+    assert current.all_inner_texts() == ["root vegetables", "orchids"]
+    assert main.locator("mark.nw-chg").count() == 4
+    page.keyboard.press("d")  # next difference
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('mark.nw-current')].map(m => m.innerText)"
+        ".join('|') === 'strawberries|ferns'", timeout=15_000)
+    assert "item=95" in page.url
+    assert_no_exception(page)
+    screenshot(page, "review-diff")
+
+
+def test_deep_link_opens_a_long_item_first_screen_first(page, app_url):
+    page.goto(f"{app_url}/review?dataset={DEMO}&item=RAG_5")
+    wait_idle(page)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("Item RAG_5").wait_for(timeout=15_000)
+    main.locator("mark.nw-current").first.wait_for(timeout=15_000)  # near-identical: a diff
+    main.get_by_role("radio", name="Side by side").click()
+    main.get_by_role("button", name="More").first.wait_for(timeout=15_000)  # the rest on demand
+    wait_idle(page)
+    boxes = main.locator(".nw-text.nw-box")
+    shown = len(boxes.nth(1).inner_text())
+    main.get_by_role("button", name="All").first.click()
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.nw-text.nw-box')[1].innerText.length > {shown * 4}",
+        timeout=15_000)
+    assert_no_exception(page)
+    screenshot(page, "review-long")
+
+
+def test_dataset_overview(page, app_url):
+    page.goto(f"{app_url}/review")
+    wait_idle(page)
+    pick_dataset(page, DEMO)
+    page.get_by_role("radio", name="Dataset overview").click()
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("Response lengths").wait_for(timeout=15_000)
+    main.locator('[data-testid="stVegaLiteChart"]').first.wait_for(timeout=15_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    screenshot(page, "review-overview")

@@ -1,0 +1,204 @@
+"""AppTest: the review page with a temporary database (NEEDLEWORK_DB)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import store
+from needlework.datasets import import_bytes, import_file
+from needlework.review.verdicts import make_value
+from store.annotations import set_annotation
+from tests.conftest import RMBENCH_DIR, ROOT, garage_records, jsonl
+
+LONG = "\n\n".join(f"Paragraph {k}: " + " ".join(f"w{k}x{n}" for n in range(60)) for k in range(200))
+LFRB = [
+    {"id": "QA_1", "subset": "QA", "prompt": "Is <b>this</b> bold? <script>document.title='x'</script> "
+     "It costs $5 and $10.", "chosen": ["Paris is the capital of France."],
+     "rejected": ["Lyon is the capital of France.", "I do not know.", "France."]},
+    {"id": "RAG_2", "subset": "RAG", "prompt": "Explain at length.", "chosen": [LONG],
+     "rejected": [LONG.replace("w3x7", "ERROR"), "Short.", "Also short."]},
+]
+
+
+@pytest.fixture
+def app_db(tmp_path, monkeypatch):
+    path = tmp_path / "review.db"
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    db = store.connect(path)
+    import_bytes(db, jsonl(LFRB), "lf.jsonl", dataset="lf")
+    import_file(db, RMBENCH_DIR / "chat_filtered.json", dataset="rmchat")
+    yield path
+    db.conn.close()
+
+
+def open_review(dataset: str, annotator: str = "", item: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["dataset"] = dataset
+    if annotator:
+        at.session_state["annotator"] = annotator
+    if item is not None:
+        at.query_params["item"] = item
+    at.run()
+    at.switch_page("pages/review.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click()
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def verdicts(path) -> dict:
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("select item_key, annotator, field, value, updated_at from annotations "
+                            "where field like 'verdict:%'").fetchall()
+    finally:
+        conn.close()
+    return {(k, a, f): (json.loads(v), u) for k, a, f, v, u in rows}
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def html(at: AppTest) -> str:
+    return "\n".join(h.value for h in at.get("html"))
+
+
+def test_opens_the_first_unreviewed_comparison_and_puts_it_in_the_url(app_db):
+    at = open_review("lf", "ana")
+    assert "#### Item QA\\_1" in markdown(at)
+    assert at.query_params["item"] == "QA_1"
+    body = html(at)  # near-identical: shown as a diff
+    assert '<mark class="nw-chg nw-current">Paris</mark> is the capital' in body
+    assert '<mark class="nw-chg nw-current">Lyon</mark> is the capital' in body
+
+
+def test_verdict_is_saved_at_once_with_who_and_when_then_moves_on(app_db):
+    at = open_review("lf", "ana")
+    click(at, "rv_v_flip")
+    saved = verdicts(app_db)
+    value, stamp = saved[("QA_1", "ana", "verdict:0:0")]
+    assert value == {"verdict": "flip", "reasons": [], "note": ""} and stamp.startswith("20")
+    assert "rejected 2" in markdown(at)  # moved to the next unreviewed comparison
+    assert any(c.value.startswith("Last saved: “rejected better” on item QA\\_1") for c in at.caption)
+    click(at, "rv_prev")  # back: the saved verdict is shown as saved
+    assert any("Saved: rejected better" in s.value for s in at.success)
+
+
+def test_reasons_and_note_go_with_the_verdict_and_later_edits_save_at_once(app_db):
+    at = open_review("lf", "ana")
+    click(at, "rv_r_1")  # factual error
+    note = [t for t in at.text_input if t.label == "Note"][0]
+    note.input("capital wrong").run()
+    assert verdicts(app_db) == {}  # nothing saved before the verdict
+    click(at, "rv_v_agree")
+    value, _ = verdicts(app_db)[("QA_1", "ana", "verdict:0:0")]
+    assert value == {"verdict": "agree", "reasons": ["factual error"], "note": "capital wrong"}
+    click(at, "rv_prev")
+    click(at, "rv_r_4")  # verbose, added after the verdict: saved at once
+    value, _ = verdicts(app_db)[("QA_1", "ana", "verdict:0:0")]
+    assert value["reasons"] == ["factual error", "verbose"]
+
+
+def test_without_an_annotator_nothing_is_written(app_db):
+    at = open_review("lf")
+    click(at, "rv_v_agree")
+    assert verdicts(app_db) == {}
+    assert any("Enter your name" in w.value for w in at.warning)
+
+
+def test_deep_link_opens_the_item_in_diff_mode_and_difference_navigation(app_db):
+    at = open_review("rmchat", "ana", item="95")
+    assert "#### Item 95" in markdown(at)
+    body = html(at)
+    assert '<mark class="nw-chg nw-current">root vegetables</mark>' in body
+    assert '<mark class="nw-chg nw-current">orchids</mark>' in body
+    click(at, "rv_dnext")
+    body = html(at)
+    assert '<mark class="nw-chg nw-current">strawberries</mark>' in body
+    assert '<mark class="nw-chg">root vegetables</mark>' in body
+
+
+def test_next_unreviewed_skips_what_i_reviewed(app_db):
+    db = store.connect(app_db)
+    for j in range(3):
+        set_annotation(db, "lf", "QA_1", "ana", f"verdict:0:{j}", make_value("agree"))
+    set_annotation(db, "lf", "RAG_2", "ana", "verdict:0:0", make_value("tie"))
+    at = open_review("lf", "ana")
+    assert "#### Item RAG\\_2" in markdown(at) and "rejected 2" in markdown(at)
+    click(at, "rv_next_unreviewed")
+    assert "rejected 3" in markdown(at)
+
+
+def test_long_response_draws_the_first_chunk_then_the_rest_on_demand(app_db):
+    at = open_review("lf", "ana", item="RAG_2")
+    click(at, "rv_pick_0_1")  # chosen vs the short rejected 2: side by side
+    assert "w0x1" in html(at) and "w199x59" not in html(at)
+    more = [b for b in at.button if b.label == "All"]
+    more[0].click().run()
+    assert "w199x59" in html(at)
+
+
+def test_text_is_literal(app_db):
+    at = open_review("lf", "ana")
+    body = html(at)
+    assert "&lt;script&gt;document.title=&#x27;x&#x27;&lt;/script&gt;" in body
+    assert "Is &lt;b&gt;this&lt;/b&gt; bold?" in body and "$5 and $10" in body
+    assert "<script>document" not in body and "<b>this" not in body
+
+
+def test_model_disagrees_filter_reads_scores(app_db):
+    db = store.connect(app_db)
+    db.execute(
+        "insert into item_scores (dataset, item_key, fingerprint, variant, model, subset, "
+        "chosen_scores, rejected_scores, updated_at) values "
+        "('lf', 'QA_1', 'f', 'fp32|full', 'tiny-rm', 'QA', '[1.0]', '[0.2, 1.0, -1.0]', 't'), "
+        "('lf', 'RAG_2', 'f', 'fp32|full', 'tiny-rm', 'RAG', '[3.0]', '[1.0, 2.0, 0.0]', 't')")
+    db.conn.commit()
+    at = open_review("lf", "ana")
+    assert not at.checkbox  # filters are drawn only while their expander is open
+    at.session_state["rv_filters"] = True  # open it
+    at.run()
+    at.checkbox(key="rv_f_disagree").check().run()
+    assert any(c.value.startswith("1 of 2 items") for c in at.caption)
+    assert "score 1.000" in markdown(at)
+    assert any(e.label == "Filters · 1 active" for e in at.expander)
+    at.session_state["rv_filters"] = False  # closed: the filter still applies
+    at.run()
+    assert any(c.value.startswith("1 of 2 items") for c in at.caption)
+
+
+def test_dataset_overview_shows_lengths_subsets_and_agreement(app_db):
+    db = store.connect(app_db)
+    for j, v in enumerate(["agree", "agree", "flip"]):
+        set_annotation(db, "lf", "QA_1", "ana", f"verdict:0:{j}", make_value(v))
+    at = open_review("lf", "ana")
+    at.segmented_control(key="rv_mode").set_value("Dataset overview").run()
+    assert not at.exception
+    assert len(at.get("vega_lite_chart")) == 1
+    tables = [d.value for d in at.dataframe]
+    subsets = next(t for t in tables if "subset" in t.columns)
+    assert list(subsets["items"]) == [1, 1]
+    people = next(t for t in tables if "annotator" in t.columns)
+    row = people.iloc[0]
+    assert row["annotator"] == "ana" and row["flip"] == 1 and row["agreement"] == pytest.approx(2 / 3)
+    assert at.get("download_button")
+
+
+def test_a_grounding_dataset_gets_links_to_the_preference_ones(app_db):
+    db = store.connect(app_db)
+    import_bytes(db, jsonl(garage_records(2)), "ground.jsonl", dataset="ground")
+    at = open_review("ground", "ana")
+    assert any("reviews preference datasets" in i.value for i in at.info)
+    links = {p.label for p in at.get("page_link")}
+    assert {"lf · 2 items", "rmchat · 129 items"} <= links
