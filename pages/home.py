@@ -3,17 +3,17 @@
 import streamlit as st
 
 from components.datasets import PAGE_FOR_KIND, render_activity, render_dataset_table
-from components.state import get_db
+from components.state import current_dataset, get_db
 from store.annotations import history
 from store.datasets import annotated_items_by_annotator, get_dataset, list_datasets
 
 db = get_db()
-params = st.query_params
-if "item" in params and params.get("dataset"):
-    row = get_dataset(db, params["dataset"])
+# Deep link ?dataset=NAME&item=ID: the sidebar picker (bound to ?dataset=) already
+# holds NAME, so only the item travels; the picker puts dataset back in the URL.
+if "item" in st.query_params and current_dataset():
+    row = get_dataset(db, current_dataset())
     if row is not None:
-        st.switch_page(PAGE_FOR_KIND[row["kind"]],
-                       query_params={"dataset": row["name"], "item": params["item"]})
+        st.switch_page(PAGE_FOR_KIND[row["kind"]], query_params={"item": st.query_params["item"]})
 
 st.title("🪡 Needlework")
 st.caption(

@@ -133,3 +133,10 @@ def m003_reward_scores_jobs(db: Database) -> None:
         defaults={"done": 0, "total": 0, "cancel_requested": 0, "status": "queued"},
     )
     db["jobs"].create_index(["status"])
+
+
+@migrations()
+def m004_grounding_history_by_dataset(db: Database) -> None:
+    """History by (dataset, id): the annotate page asks "what changed since id N"
+    on every rerun (store.grounding.last_change / changed_items)."""
+    db["history"].create_index(["dataset", "id"], if_not_exists=True)

@@ -1,0 +1,181 @@
+"""The item being annotated: its context, question header, dimensions and progress.
+
+Passage cards and the keyboard toolbar are in :mod:`components.passages`, the answer
+editor in :mod:`components.answer`, the question list in :mod:`components.question_list`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import streamlit as st
+from sqlite_utils import Database
+
+from components.text import render_marked_text, render_text
+from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
+from needlework.grounding import item as gitem
+from needlework.grounding.labels import label_field
+from store.annotations import set_annotation
+from store.datasets import get_dataset, set_dataset_meta
+from store.grounding import item_fields
+
+
+@dataclass
+class ItemContext:
+    """Everything the annotate page draws for one item of one annotator
+    (``annotator`` is ``""`` in read-only mode)."""
+
+    db: Database
+    dataset: str
+    key: str
+    record: dict[str, Any]
+    passages: list[gitem.Passage]
+    annotator: str
+    fields: dict[str, tuple[Any, str]]
+    zone: ZoneInfo | None = None
+
+    @property
+    def labels(self) -> dict[int, str | None]:
+        """Passage number → this annotator's label (``None`` when unlabeled)."""
+        return {p.number: self.value(label_field(p.number)) for p in self.passages}
+
+    def value(self, field: str) -> Any:
+        """This annotator's current value of ``field`` (``None`` when unset)."""
+        entry = self.fields.get(field)
+        return entry[0] if entry else None
+
+    def widget_key(self, name: str) -> str:
+        """A widget key unique to this dataset, item and annotator."""
+        return f"nw-{name}|{self.dataset}|{self.key}|{self.annotator}"
+
+
+def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> ItemContext:
+    """Read one item and the annotator's fields on it."""
+    fields = item_fields(db, dataset, item["key"], who) if who else {}
+    return ItemContext(db, dataset, item["key"], item["record"], gitem.passages(item["record"]),
+                       who, fields, browser_zone())
+
+
+def browser_zone() -> ZoneInfo | None:
+    """The browser's time zone (``None``: unknown, times are shown in UTC)."""
+    try:
+        zone = st.context.timezone
+        return ZoneInfo(zone) if zone else None
+    except (ValueError, KeyError, OSError):
+        return None
+
+
+def local_time(iso: str, zone: ZoneInfo | None = None) -> str:
+    """``HH:MM:SS`` of a stored UTC time in ``zone`` (UTC when ``None``)."""
+    try:
+        moment = datetime.fromisoformat(iso)
+        return moment.astimezone(zone or UTC).strftime("%H:%M:%S")
+    except (ValueError, TypeError):
+        return iso[11:19]
+
+
+def saved_text(ctx: ItemContext, field: str) -> str:
+    """``saved 14:02:11 by ana`` for a field this annotator set, else ``""``."""
+    entry = ctx.fields.get(field)
+    return f"saved {local_time(entry[1], ctx.zone)} by {ctx.annotator}" if entry else ""
+
+
+def save(ctx: ItemContext, field: str, value: Any) -> None:
+    """Write one annotation now (committed before returning)."""
+    set_annotation(ctx.db, ctx.dataset, ctx.key, ctx.annotator, field, value)
+
+
+def render_question(ctx: ItemContext, position: int, total: int) -> None:
+    """The question in large literal text with its id and date."""
+    question = str(ctx.record.get("question") or "")
+    date = str(ctx.record.get("question_date") or "no date")
+    render_marked_text(
+        [(f"Q{position + 1}/{total}", "nw-cite", None), (f"  asked {date} · id {ctx.key}", None, None)],
+        key="nw-question-meta",
+    )
+    st.html('<style>#nw-question-meta{font-size:.8rem;color:#555;margin:0}'
+            '#nw-question{font-size:1.25rem;font-weight:600;line-height:1.35}</style>')
+    render_text(question, key="nw-question")
+
+
+def _dim_callback(ctx: ItemContext, widget: str, fields: tuple[str, ...]) -> None:
+    choice = st.session_state.get(widget)
+    if fields == ("question_sensitive", "question_type"):
+        values = gitem.TIME_SENSITIVITY.get(choice) if choice else None
+        save(ctx, "dim:question_sensitive", values[0] if values else None)
+        save(ctx, "dim:question_type", values[1] if values else None)
+    else:
+        save(ctx, f"dim:{fields[0]}", choice)
+
+
+def _placeholder(value: str) -> str:
+    return f"{value} (imported)" if value else "— (not in record)"
+
+
+def _dim_select(ctx: ItemContext, column, title: str, options: list[str], name: str,
+                fields: tuple[str, ...], mine: str | None, imported: str, help: str = "") -> None:
+    mine = mine if mine in options else None
+    widget = ctx.widget_key(f"dim-{name}-{mine}")  # keyed by the saved value (see passages)
+    column.selectbox(title, options, index=None if mine is None else options.index(mine),
+                     key=widget, placeholder=_placeholder(imported),
+                     on_change=_dim_callback, args=(ctx, widget, fields),
+                     disabled=not ctx.annotator, help=help or None)
+
+
+def render_dimensions(ctx: ItemContext, categories: list[str]) -> None:
+    """A compact grid of selects for the question dimensions; each saves when
+    changed. Empty selects show the imported value as their placeholder."""
+    imported = gitem.imported_dims(ctx.record)
+    st.caption("Grey text is the record's imported value; choosing a value saves yours.")
+    row = st.columns(2, gap="small") + st.columns(2, gap="small")
+    for column, (name, title, help_text) in zip(row, gitem.YES_NO_DIMS, strict=False):
+        _dim_select(ctx, column, title, list(YES_NO), name, (name,),
+                    ctx.value(f"dim:{name}"), imported[name], help_text)
+    time_mine = gitem.time_sensitivity(ctx.value("dim:question_sensitive"),
+                                       ctx.value("dim:question_type"))
+    time_imported = gitem.time_sensitivity(imported["question_sensitive"],
+                                           imported["question_type"]) or ""
+    _dim_select(ctx, row[3], "Time sensitivity", list(gitem.TIME_SENSITIVITY), "time",
+                ("question_sensitive", "question_type"), time_mine, time_imported, gitem.TIME_HELP)
+    row = st.columns(2, gap="small")
+    _dim_select(ctx, row[0], "Complexity", list(COMPLEXITIES), "question_complexity",
+                ("question_complexity",), ctx.value("dim:question_complexity"),
+                imported["question_complexity"])
+    _dim_select(ctx, row[1], "Popularity", list(POPULARITY), "question_popularity",
+                ("question_popularity",), ctx.value("dim:question_popularity"),
+                imported["question_popularity"])
+    row = st.columns([2, 1], gap="small", vertical_alignment="bottom")
+    _dim_select(ctx, row[0], "Category", categories, "question_category",
+                ("question_category",), ctx.value("dim:question_category"),
+                imported["question_category"], "The list is editable per dataset (Categories).")
+    with row[1]:
+        render_category_editor(ctx.db, ctx.dataset, categories)
+
+
+def render_category_editor(db: Database, dataset: str, categories: list[str]) -> None:
+    """A popover to edit the dataset's category list (kept in ``datasets.meta``)."""
+    with st.popover("Categories", icon=":material/edit:", help="Edit this dataset's category list",
+                    width="stretch"):
+        text = st.text_area("One category per line", "\n".join(categories), height=260,
+                            key=f"nw-categories|{dataset}")
+        if st.button("Save the list", key=f"nw-categories-save|{dataset}"):
+            row = get_dataset(db, dataset) or {"meta": {}}
+            meta = dict(row["meta"])
+            meta[gitem.CATEGORIES_META] = gitem.parse_categories(text)
+            set_dataset_meta(db, dataset, meta)
+            st.toast("Category list saved")
+
+
+def render_progress(ctx: ItemContext, done: int, total: int) -> None:
+    """Passages labeled in this item and items finished in the dataset (this annotator)."""
+    labeled = sum(1 for v in ctx.labels.values() if v is not None)
+    n = len(ctx.passages)
+    answered = "answer saved" if ctx.value("answer") else "no answer yet"
+    cols = st.columns([2, 2])
+    cols[0].progress(labeled / n if n else 1.0,
+                     text=f"This item: {labeled}/{n} passages labeled · {answered}")
+    cols[1].progress(done / total if total else 0.0,
+                     text=f"Dataset: {done}/{total} items done by {ctx.annotator or 'you'}")

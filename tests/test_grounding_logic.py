@@ -1,0 +1,164 @@
+"""Grounding logic: labels, ages, answer checks, the export rule, progress and filters."""
+
+from __future__ import annotations
+
+import pytest
+
+from needlework.formats.garage import DEFLECTION
+from needlework.grounding import answer as ga
+from needlework.grounding import labels as gl
+from needlework.grounding import progress as gp
+from needlework.grounding.item import categories, derive_age, parse_categories, passages
+from needlework.grounding.resolve import resolve, resolve_answer
+
+
+def test_imported_labels_and_evidence_encoding(garage_record):
+    assert gl.imported_label(garage_record, 1) == gl.ANSWER
+    assert gl.imported_label(garage_record, 2) == gl.IRRELEVANT
+    assert gl.imported_label(garage_record, 3) == gl.RELATED
+    assert gl.imported_label(garage_record, 4) is None
+    garage_record["evidence_correct"][2] = ""
+    assert gl.imported_text(garage_record, 3) == "relevant (type not judged)"
+    assert gl.evidence_for(gl.IRRELEVANT) == ("NO", "")
+    assert gl.evidence_for(gl.OUTDATED) == ("YES", "OUTDATED")
+    with pytest.raises(ValueError):
+        gl.evidence_for("maybe")
+    assert gl.passage_number("label:12") == 12
+    assert gl.passage_number("final:label:3", gl.FINAL_PREFIX) == 3
+    assert gl.passage_number("final:label:3") is None
+
+
+def test_ages_are_derived_when_missing_and_say_so(garage_record):
+    assert derive_age("2023-12-12", "2024-11-20T10:00:00") == "11 months, 8 days"
+    assert derive_age("2024-01-31", "2024-02-29") == "29 days"
+    assert derive_age("2020-01-01", "2025-01-01") == "5 years"
+    assert derive_age("2025-02-01", "2025-01-01") is None
+    assert derive_age("", "2025-01-01") is None
+    garage_record["grounding"][0]["age"] = ""
+    garage_record["grounding"].append({"cite_4": "late", "age": "", "date": "2025-03-01",
+                                       "provider": "web"})
+    views = passages(garage_record)
+    assert (views[0].age, views[0].age_note) == ("2 months, 3 days", "derived")
+    assert (views[1].age, views[1].age_note) == ("", "unknown")
+    assert (views[2].age, views[2].age_note) == ("3 years", "")
+    assert views[3].age_note == "after question"
+    assert views[1].text.startswith("<script>")
+
+
+def test_answer_checks():
+    labels = {1: gl.ANSWER, 2: gl.IRRELEVANT, 3: gl.ANSWER, 4: None}
+    check = ga.check_answer("A [cite_1] and B [cite_2] and C [cite_7].", 4, labels)
+    assert check.cited == (1, 2) and check.missing == (7,)
+    assert check.irrelevant_cited == (2,) and check.uncited_answers == (3,)
+    assert len(check.errors) == 1 and "[cite_7]" in check.errors[0]
+    assert any("irrelevant" in w for w in check.warnings)
+    assert any("passage 3 not cited" in w for w in check.warnings)
+    deflected = ga.check_answer(DEFLECTION, 4, labels)
+    assert deflected.deflection and any("Deflected, but" in w for w in deflected.warnings)
+    no_answer = ga.check_answer("Some answer [cite_4].", 4, {1: gl.RELATED, 4: gl.RELATED})
+    assert any("needs the deflection" in w for w in no_answer.warnings)
+    fine = ga.check_answer(" there is NOT enough grounding for an answer. ", 2,
+                           {1: gl.RELATED, 2: gl.IRRELEVANT})
+    assert fine.deflection and not fine.warnings and not fine.errors
+
+
+def test_answer_helpers():
+    assert ga.cited_numbers("x [cite_3] y [cite_1] [cite_3]") == [3, 1]
+    assert ga.evidence_cited("x [cite_3]", 3) == ["NO", "NO", "YES"]
+    assert ga.insert_marker("Adults pay $5.", 2) == "Adults pay $5 [cite_2]."
+    assert ga.insert_marker("Adults pay", 2) == "Adults pay [cite_2]"
+    assert ga.insert_marker("", 1) == "[cite_1]"
+    segments = ga.preview_segments("a [cite_1] b [cite_9]", 2)
+    assert segments == [("a ", None, None), ("[cite_1]", "nw-cite", None), (" b ", None, None),
+                        ("[cite_9]", "nw-bad", None)]
+
+
+def _e(who, field, value, at="2025-01-01T00:00:00"):
+    return {"annotator": who, "field": field, "value": value, "updated_at": at}
+
+
+def test_resolve_rule_final_majority_tie_single_imported():
+    order = gl.LABELS
+    assert resolve({}, [], gl.RELATED, order).source == "imported"
+    assert resolve({}, [], None, order).source == "none"
+    single = resolve({"ana": gl.OUTDATED}, [], gl.RELATED, order)
+    assert (single.value, single.source) == (gl.OUTDATED, "single")
+    majority = resolve({"a": gl.ANSWER, "b": gl.ANSWER, "c": gl.RELATED}, [], None, order)
+    assert (majority.value, majority.source) == (gl.ANSWER, "majority")
+    tie_imported = resolve({"a": gl.UNKNOWN, "b": gl.OUTDATED}, [], gl.OUTDATED, order)
+    assert (tie_imported.value, tie_imported.source) == (gl.OUTDATED, "tie")
+    tie_order = resolve({"a": gl.UNKNOWN, "b": gl.RELATED}, [], gl.ANSWER, order)
+    assert (tie_order.value, tie_order.source) == (gl.RELATED, "tie")
+    finals = [_e("rev1", "final:label:1", gl.UNKNOWN, "2025-01-02"),
+              _e("rev2", "final:label:1", gl.ANSWER, "2025-01-03")]
+    final = resolve({"a": gl.RELATED}, finals, None, order)
+    assert (final.value, final.source) == (gl.ANSWER, "final")
+
+
+def test_resolve_answer():
+    assert resolve_answer([]) is None
+    assert resolve_answer([_e("a", "answer", "  ")]) is None
+    entries = [_e("a", "answer", "old [cite_1]", "2025-01-01"),
+               _e("b", "answer", "new [cite_2]", "2025-01-02")]
+    assert resolve_answer(entries).value == "new [cite_2]"
+    entries.append(_e("rev", "final:answer", "old [cite_1]", "2025-01-01"))
+    assert resolve_answer(entries).source == "final"
+
+
+def _summary(key, n, title="q", **fields):
+    return {"key": key, "position": int(key[1:]), "title": title, "n_passages": n,
+            "fields": fields}
+
+
+def test_progress_states_filters_and_navigation():
+    summaries = [_summary("k0", 2, "Museum tickets", question_complexity="Simple",
+                          evidence_correct=["ANSWER-THE-QUESTION", ""]),
+                 _summary("k1", 2, "Tide tables", question_complexity="Set",
+                          question_sensitive="YES", question_type="FAST-CHANGING"),
+                 _summary("k2", 1, "Opening hours", question_complexity="Simple",
+                          answer_generate=DEFLECTION)]
+    status = {"k0": {"labels": 2, "answered": True, "deflected": False, "has_answer_label": True,
+                     "dims": {}},
+              "k1": {"labels": 1, "answered": False, "deflected": False,
+                     "has_answer_label": False, "dims": {"question_complexity": "Simple"}}}
+    assert gp.item_state(2, status["k0"]) == gp.DONE
+    assert gp.item_state(2, status["k1"]) == gp.IN_PROGRESS
+    assert gp.item_state(1, None) == gp.UNLABELED
+    assert gp.counts(summaries, status) == {gp.UNLABELED: 1, gp.IN_PROGRESS: 1, gp.DONE: 1}
+
+    def keys(**kw):
+        return gp.filter_items(summaries, status, {"k2"}, gp.ItemFilter(**kw))
+
+    assert keys() == ["k0", "k1", "k2"]
+    assert keys(text="TIDE") == ["k1"]
+    assert keys(states={gp.DONE}) == ["k0"]
+    assert keys(states={gp.DISAGREE}) == ["k2"]
+    # the annotator's own value overrides the record's
+    assert keys(dims={"question_complexity": {"Simple"}}) == ["k0", "k1", "k2"]
+    assert keys(dims={gp.TIME: {"fast-changing"}}) == ["k1"]
+    assert keys(deflection="deflected") == ["k2"]
+    assert keys(deflection="answered (not deflected)") == ["k0"]
+    assert keys(deflection="no answer yet") == ["k1", "k2"]
+    assert keys(deflection="needs deflection (no ANSWER passage)") == ["k1", "k2"]
+    by_key = {s["key"]: s for s in summaries}
+    order = list(by_key)
+    assert gp.step(order, "k0", 1, order) == "k1"
+    assert gp.step(order, "k0", -1, order) is None
+    assert gp.step(["k0", "k2"], "k1", 1, order) == "k2"
+    assert gp.next_unfinished(order, "k1", by_key, status) == "k2"
+    assert gp.next_unfinished(order, "k2", by_key, status) == "k1"
+
+
+def test_category_list():
+    assert categories({}, ["Travel", "Space"])[-1] == "Space"
+    assert categories({"categories": ["A", "B"]}, ["B", "C"]) == ["A", "B", "C"]
+    assert parse_categories(" A \n\nB\nA\nLaw, Government\n") == ["A", "B", "Law, Government"]
+
+
+def test_key_log_parsing():
+    from needlework.grounding.keymap import parse_key_log  # noqa: PLC0415
+
+    log = "10:2 11:j 12:x bogus 13:n r1795307 9:1"
+    assert parse_key_log(log, 0) == [(9, "1"), (10, "2"), (11, "j"), (13, "n")]
+    assert parse_key_log(log, 11) == [(13, "n")]
+    assert parse_key_log("", 0) == []
