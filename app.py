@@ -11,8 +11,14 @@ navigation = st.navigation(
     {
         "Work": [
             st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
+            st.Page("pages/annotate.py", title="Annotate", icon="🏷️", url_path="annotate"),
+            st.Page("pages/agreement.py", title="Agreement", icon="🤝", url_path="agreement"),
+            st.Page("pages/review.py", title="Review pairs", icon="⚖️", url_path="review"),
         ],
-        "Inspect": [],
+        "Inspect": [
+            st.Page("pages/rewards.py", title="Reward model", icon=":material/model_training:", url_path="rewards"),
+            st.Page("pages/needle.py", title="Needle lab", icon=":material/search_insights:", url_path="needle"),
+        ],
         "Data": [
             st.Page("pages/data.py", title="Import & export", icon=":material/swap_vert:", url_path="data"),
         ],
