@@ -1,0 +1,246 @@
+"""Step 3 of the needle lab: which results, the heatmap (click a cell), the findings, the
+accuracy lines, and a cell's pairs down to one pair's per-token view with the needle marked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from components.model_picker import current_model
+from components.needle import COMPARE, PRIMARY, ResultSet
+from components.per_token import render_token_pair
+from components.text import label, render_marked_text, render_text
+from needlework.needle import charts
+from needlework.needle.analysis import (
+    THIN_CELL,
+    bucket_label,
+    cell_rows,
+    combine,
+    length_label,
+    selected_cell,
+)
+from needlework.needle.findings import findings, position_trend
+from needlework.rewards.errors import RewardModelError
+from needlework.rewards.session import token_pair
+
+NONE = "(none)"
+CONTEXT_CHARS = 320  # characters of text shown either side of the needle
+SIDE_NAMES = {"safety": ("chosen (harmless)", "rejected (harmful needle)"),
+              "factuality": ("chosen (true)", "rejected (false needle)")}
+
+
+def pick_sets(sets: list[ResultSet], fingerprint: str | None) -> list[ResultSet]:
+    """'Results of' and 'Compare with' pickers; returns one or two result sets."""
+    by_name = {s.name: s for s in sets}
+    names = list(by_name)
+    if st.session_state.get(PRIMARY) not in by_name:
+        st.session_state[PRIMARY] = next((s.name for s in sets if fingerprint and s.fingerprint == fingerprint),
+                                         names[0])
+    others = [NONE] + [n for n in names if n != st.session_state[PRIMARY]]
+    if st.session_state.get(COMPARE) not in others:
+        st.session_state[COMPARE] = NONE
+    cols = st.columns(2)
+    primary = cols[0].selectbox("Results of", names, key=PRIMARY, persist_state="session",
+                                format_func=lambda n: f"{n} · {by_name[n].source} · {len(by_name[n].frame):,} pairs")
+    other = cols[1].selectbox("Compare with (side by side, one colour scale)", others, key=COMPARE,
+                              persist_state="session", disabled=len(others) == 1,
+                              help="Another model's results on the same needles: score the dataset "
+                                   "with a second model, or upload its scores below.")
+    chosen = [by_name[primary]] + ([by_name[other]] if other in by_name else [])
+    return chosen
+
+
+def picked_sets(sets: list[ResultSet], fingerprint: str | None = None) -> list[ResultSet]:
+    """The sets picked on the page (kept for the session), without drawing the pickers."""
+    by_name = {s.name: s for s in sets}
+    if not sets:
+        return []
+    primary = st.session_state.get(PRIMARY)
+    if primary not in by_name:
+        primary = next((s.name for s in sets if fingerprint and s.fingerprint == fingerprint), sets[0].name)
+    other = st.session_state.get(COMPARE)
+    return [by_name[primary]] + ([by_name[other]] if other in by_name and other != primary else [])
+
+
+def results_of(chosen: list[ResultSet]) -> pd.DataFrame:
+    """The chosen sets' frames in one (their ``model`` columns differ)."""
+    return combine([s.frame for s in chosen]) if len(chosen) > 1 else chosen[0].frame
+
+
+def for_page(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """Ready for ``st.altair_chart``: SVG in the browser (crisp, each cell an element with an
+    aria label) and autosize ``pad``, so width and height are the plot's own, as in the PNG and
+    SVG exports. (Streamlit's theme fits axes and legend into them instead, which squeezes a
+    heatmap of two or three lengths to a few pixels.)"""
+    return chart.properties(autosize=alt.AutoSizeParams(type="pad"),
+                            usermeta={"embedOptions": {"renderer": "svg"}})
+
+
+def _text_size(chart: alt.TopLevelMixin, size: int) -> None:
+    """Set the font size of the cell labels (the text layer of a heatmap)."""
+    spec = getattr(chart, "spec", chart)
+    for layer in getattr(spec, "layer", []) or []:
+        mark = layer.mark
+        if getattr(mark, "type", mark) == "text":
+            layer.mark = alt.MarkDef(type="text", fontSize=size, lineBreak="\n")
+
+
+def heatmap_chart(chosen: list[ResultSet], *, select: bool = True, large: bool = False) -> alt.TopLevelMixin:
+    """The heatmap of one set, or two side by side on one colour scale (large: for presenting)."""
+    frame = results_of(chosen)
+    lengths = max(1, frame["length_tokens"].nunique())
+    if large:
+        width, row, font = (760 if len(chosen) == 1 else 560), 64, 15
+    else:
+        width, row, font = (600 if len(chosen) == 1 else 430), 40, 11
+    chart = charts.heatmap(frame, select=select, width=width, height=max(3 * row, row * lengths))
+    _text_size(chart, font)
+    chart = chart.configure_axis(labelFontSize=font, titleFontSize=font + 1).configure_axisX(
+        labelAngle=0 if width >= 560 else -40).configure_legend(
+        labelFontSize=font - 1, titleFontSize=font, gradientLength=max(3 * row, row * lengths) - 20)
+    if large:
+        chart = chart.configure_header(labelFontSize=19, labelFontWeight="bold")
+    return for_page(chart)
+
+
+def render_heatmap(chosen: list[ResultSet]) -> tuple[int, int] | None:
+    """The clickable heatmap; returns the clicked cell (length_tokens, bucket) or None."""
+    key = "nw_heat|" + "|".join(s.name for s in chosen)
+    event = st.altair_chart(heatmap_chart(chosen), on_select="rerun", key=key, width="content")
+    st.caption(f"Rows: response length; columns: where the needle sits (share of the response). "
+               f"Colour and label: accuracy (chosen scored strictly above rejected; ties are wrong). "
+               f"Dashed outline with n: a thin cell, fewer than {THIN_CELL} pairs. Hover for counts; "
+               "**click a cell to see its pairs** (double-click clears).")
+    return selected_cell(event)
+
+
+def render_findings(frame: pd.DataFrame) -> list[str]:
+    """The one-line finding per model (computed from the data) and the position trend."""
+    lines = findings(frame)
+    for line in lines:
+        render_text(line, key=None)
+    for model in sorted(frame["model"].unique()):
+        st.caption(f"{label(model, 60)}: {label(position_trend(frame, model), 300)}")
+    return lines
+
+
+def render_lines(frame: pd.DataFrame) -> None:
+    """Accuracy against position, one line per length."""
+    st.altair_chart(for_page(charts.accuracy_lines(frame, width=560, height=260)),
+                    width="content", key="nw_lines|" + "|".join(sorted(frame["model"].unique())))
+
+
+# -- one cell, one pair -------------------------------------------------------------------
+
+
+def needle_spans(chosen: str, rejected: str, start: int | None = None) -> tuple[int, int, int]:
+    """``(start, chosen_end, rejected_end)`` of the span where the two responses differ,
+    widened to whole words (everything before ``start`` and after the ends is identical)."""
+    p = 0
+    limit = min(len(chosen), len(rejected))
+    while p < limit and chosen[p] == rejected[p]:
+        p += 1
+    if start is not None:
+        p = min(p, start)
+    while p > 0 and not chosen[p - 1].isspace():
+        p -= 1
+    s = 0
+    while s < limit - p and chosen[-1 - s] == rejected[-1 - s]:
+        s += 1
+    ec, er = len(chosen) - s, len(rejected) - s
+    while 0 < ec < len(chosen) and not chosen[ec].isspace() and not chosen[ec - 1].isspace():
+        ec, er = ec + 1, er + 1
+    return p, ec, er
+
+
+def _context(text: str, start: int, end: int, mark: str) -> list[tuple[str, str | None, str | None]]:
+    """Segments: up to CONTEXT_CHARS before and after ``text[start:end]``, which is marked."""
+    lo, hi = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
+    while 0 < lo < start and not text[lo - 1].isspace():
+        lo += 1
+    while end < hi < len(text) and not text[hi].isspace():
+        hi -= 1
+    return [(("… " if lo > 0 else "") + text[lo:start], None, None), (text[start:end], mark, None),
+            (text[end:hi] + (" …" if hi < len(text) else ""), None, None)]
+
+
+def render_needle_context(record: dict[str, Any], names: tuple[str, str]) -> None:
+    """The needle in its paragraph: rejected (the needle, nw-needle) and chosen (its counterpart)."""
+    chosen, rejected = record["chosen"][0], record["rejected"][0]
+    start, ec, er = needle_spans(chosen, rejected, record.get("needle_char"))
+    cols = st.columns(2)
+    with cols[0]:
+        st.caption(f"**{names[1]}**: the needle, at {record['tagged_position']:.0%} of "
+                   f"{record.get('response_tokens', '?')} tokens")
+        render_marked_text(_context(rejected, start, er, "nw-needle"), box=True, key="nw-needle-rejected")
+    with cols[1]:
+        st.caption(f"**{names[0]}**: the same text with the counterpart")
+        render_marked_text(_context(chosen, start, ec, "nw-ins"), box=True, key="nw-needle-chosen")
+
+
+def pairs_frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """A cell's pairs as shown: worst margin first."""
+    return pd.DataFrame({
+        "pair": rows["id"], "haystack": rows["haystack_id"], "needle": rows["needle_id"],
+        "position": [f"{p:.1%}" for p in rows["tagged_position"]],
+        "chosen score": rows["chosen_score"].round(4), "rejected score": rows["rejected_score"].round(4),
+        "margin": rows["margin"].round(4),
+        "result": ["✓ correct" if c else "✗ wrong" for c in rows["correct"]]})
+
+
+def _cell_model(chosen: list[ResultSet]) -> str:
+    if len(chosen) == 1:
+        return chosen[0].name
+    return st.radio("Pairs of", [s.name for s in chosen], horizontal=True, key="nw_cell_model")
+
+
+def render_cell(cell: tuple[int, int], chosen: list[ResultSet], records: list[dict[str, Any]]) -> str | None:
+    """The pairs of the clicked cell (pick one) and that pair's per-token view; returns its id."""
+    length, bucket = cell
+    model = _cell_model(chosen)
+    picked_set = next(s for s in chosen if s.name == model)
+    rows = cell_rows(picked_set.frame, length, bucket)
+    st.markdown(f"**{length_label(length)} tokens, needle at {bucket_label(bucket)}** · "
+                f"{len(rows)} pair(s), {int(rows['correct'].sum()) if len(rows) else 0} correct")
+    if rows.empty:
+        st.caption("No pairs of this model in that cell.")
+        return None
+    event = st.dataframe(pairs_frame(rows), hide_index=True, width="stretch", on_select="rerun",
+                         selection_mode="single-row", key=f"nw_pairs|{model}|{length}|{bucket}",
+                         height=min(36 * (len(rows) + 1) + 4, 260))
+    picked = event.selection.rows[0] if event is not None and event.selection.rows else 0
+    pair_id = str(rows.iloc[picked]["id"])
+    st.caption("Worst margin first; pick a row for its per-token view (default: the first).")
+    render_pair(pair_id, records, picked_set)
+    return pair_id
+
+
+def render_pair(pair_id: str, records: list[dict[str, Any]], scored: ResultSet) -> None:
+    """One pair: the needle in context, then the reward token by token (the loaded model)."""
+    record = next((r for r in records if str(r.get("id")) == pair_id), None)
+    st.markdown(f"##### Pair {label(pair_id, 80)}")
+    if record is None:
+        st.info("The texts of this pair are not here: select the needle dataset these scores come "
+                "from in the sidebar.", icon="ℹ️")
+        return
+    names = SIDE_NAMES.get(record.get("kind", "safety"), SIDE_NAMES["safety"])
+    render_needle_context(record, names)
+    loaded = current_model()
+    if loaded is None:
+        st.info("Load a model in step 2 to follow its reward token by token.", icon="🔬")
+        return
+    try:
+        with st.spinner("One forward pass per response …"):
+            pair = token_pair(loaded[1], record["prompt"], record["chosen"][0], record["rejected"][0])
+    except RewardModelError as exc:
+        st.error(label(str(exc), 1500), icon="🚫")
+        return
+    st.caption(f"Per-token view with {label(loaded[1].facts.name, 80)} (the loaded model)."
+               + ("" if scored.fingerprint == loaded[1].facts.fingerprint else
+                  f" The scores in the table are {label(scored.name, 60)}'s: load that model in "
+                  "step 2 to follow those."))
+    render_token_pair(pair, names, key=f"nw-tok-{pair_id}")

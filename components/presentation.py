@@ -1,0 +1,103 @@
+"""Presentation mode for stakeholders (``?present=1``): the heatmaps and the one-line
+finding in large type on one clean screen, and the downloads (PNG, SVG, CSV)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from components.needle import ResultSet
+from components.needle_charts import heatmap_chart, results_of
+from components.text import render_text
+from needlework.needle import charts
+from needlework.needle.analysis import length_label, results_csv
+from needlework.needle.findings import findings
+
+PARAM = "present"
+_STYLE = """<style>
+section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+header[data-testid="stHeader"], [data-testid="stToolbar"] {display: none !important;}
+[data-testid="stMainBlockContainer"] {padding-top: 2.2rem !important; max-width: 1500px;}
+#nw-present-title {font-size: 2.3rem; font-weight: 700; line-height: 1.2; margin: 0;}
+#nw-present-sub {font-size: 1.15rem; opacity: .7;}
+[id^="nw-finding-"] {font-size: 1.75rem; font-weight: 600; line-height: 1.35;
+  border-left: 6px solid #440154; padding: .35rem 0 .35rem 1rem; margin: .6rem 0 1rem 0;}
+</style>"""
+
+
+def presenting() -> bool:
+    """True when the page is in presentation mode (``?present=1``)."""
+    return st.query_params.get(PARAM) in ("1", "true", "yes")
+
+
+def _enter() -> None:
+    st.query_params[PARAM] = "1"
+
+
+def _leave() -> None:
+    st.query_params.pop(PARAM, None)
+
+
+def render_present_button(disabled: bool = False) -> None:
+    """The button that switches to presentation mode (the URL then shares it)."""
+    st.button("Presentation mode", icon="📽️", key="nw_present", on_click=_enter, disabled=disabled,
+              help="One clean screen for stakeholders: the heatmaps and the finding in large type. "
+                   "Shareable: the URL gets ?present=1.")
+
+
+def subtitle(frame: Any) -> str:
+    """``demo-model · 90 pairs · 1K, 2K, 4K tokens · safety needles · ties count as wrong``."""
+    lengths = ", ".join(length_label(int(n)) for n in sorted(frame["length_tokens"].unique()))
+    models = " vs ".join(sorted(frame["model"].unique()))
+    return (f"{models} · {len(frame):,} pairs · {lengths} tokens · accuracy = chosen scored strictly "
+            "above rejected (ties are wrong)")
+
+
+def _png(chosen: list[ResultSet]) -> Callable[[], bytes]:
+    return lambda: charts.to_png(heatmap_chart(chosen, select=False, large=True))
+
+
+def _svg(chosen: list[ResultSet]) -> Callable[[], str]:
+    return lambda: charts.to_svg(heatmap_chart(chosen, select=False, large=True))
+
+
+def _lines(chosen: list[ResultSet], fmt: str) -> Callable[[], bytes | str]:
+    def make() -> bytes | str:
+        chart = charts.accuracy_lines(results_of(chosen), width=520, height=300)
+        return charts.to_png(chart) if fmt == "png" else charts.to_svg(chart)
+    return make
+
+
+def render_downloads(chosen: list[ResultSet], stem: str, key: str) -> None:
+    """Heatmap and lines as PNG and SVG, the results as CSV (files are made on click)."""
+    cols = st.columns(5)
+    items = [("Heatmap PNG", _png(chosen), "heatmap.png", "image/png"),
+             ("Heatmap SVG", _svg(chosen), "heatmap.svg", "image/svg+xml"),
+             ("Lines PNG", _lines(chosen, "png"), "lines.png", "image/png"),
+             ("Lines SVG", _lines(chosen, "svg"), "lines.svg", "image/svg+xml"),
+             ("Results CSV", lambda: results_csv(results_of(chosen)), "results.csv", "text/csv")]
+    for col, (text, data, name, mime) in zip(cols, items, strict=True):
+        col.download_button(text, data=data, file_name=f"{stem}-{name}", mime=mime, icon="⬇️",
+                            key=f"{key}_{name}", on_click="ignore", width="stretch")
+
+
+def render_presentation(chosen: list[ResultSet], title: str) -> None:
+    """The clean screen: title, finding(s), heatmap(s); downloads and Exit at the bottom."""
+    st.html(_STYLE)
+    if not chosen:
+        render_text(title, key="nw-present-title")
+        st.info("No results to present yet: score a needle dataset or upload scores first.", icon="ℹ️")
+        st.button("Exit presentation", key="nw_leave", on_click=_leave)
+        return
+    frame = results_of(chosen)
+    render_text(title, key="nw-present-title")
+    render_text(subtitle(frame), key="nw-present-sub")
+    for k, line in enumerate(findings(frame)):
+        render_text(line, key=f"nw-finding-{k}")
+    st.altair_chart(heatmap_chart(chosen, select=False, large=True), width="content",
+                    key="nw_present_heat")
+    st.divider()
+    render_downloads(chosen, "needle", "nw_pdl")
+    st.button("Exit presentation", key="nw_leave", on_click=_leave, icon="↩️")

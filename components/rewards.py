@@ -1,0 +1,159 @@
+"""Results of a scored dataset: which run, the metrics per subset, the failures.
+
+Metrics follow ``shared/docs/benchmarks.md`` §2 (best-of-n, pairwise) and §4
+(RM-Bench), through :mod:`needlework.metrics`; ties count as wrong everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from components.model_picker import code
+from components.text import label
+from needlework.formats import RMBENCH_STYLES
+from needlework.rewards.runs import dataset_metrics
+from needlework.rewards.session import Failure
+from store.scores import scored_models
+
+REVIEW_PAGE = "pages/review.py"
+TIES = ("Ties count as wrong: a chosen response must score **strictly** higher than a "
+        "rejected one.")
+FAILURE_PICK = "rw_failure_pick"
+
+
+def render_run_picker(db: Any, dataset: str, fingerprint: str | None) -> dict[str, Any] | None:
+    """The scored run to show (default: the loaded model's, else the newest); ``None`` if none."""
+    runs = scored_models(db, dataset)
+    if not runs:
+        st.caption("No scores for this dataset yet: score it above (with a model loaded).")
+        return None
+    default = next((k for k, r in enumerate(runs) if r["fingerprint"] == fingerprint), 0)
+    if len(runs) == 1:
+        run = runs[0]
+    else:
+        run = st.selectbox(
+            "Scores of", runs, index=default, key="rw_run",
+            format_func=lambda r: f"{r['model']} · {r['variant']} · {r['items']} items · "
+                                  f"{(r['updated_at'] or '')[:16].replace('T', ' ')}")
+    st.caption(f"Scores of {code(run['model'])} ({code(run['variant'])}, fingerprint "
+               f"{code(run['fingerprint'][:12])}), {run['items']} items, "
+               f"{(run['updated_at'] or '')[:16].replace('T', ' ')}.")
+    return run
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def bon_table(metrics: dict[str, Any]) -> pd.DataFrame:
+    """Best-of-n and pairwise accuracy per subset, and an overall row."""
+    bon, pair = metrics["bon"], metrics["pairwise"]
+    rows = []
+    for subset, m in bon["subsets"].items():
+        p = pair["subsets"].get(subset, {})
+        rows.append({"subset": subset, "items": m["n"], "best-of-n correct": m["correct"],
+                     "best-of-n accuracy": _pct(m["accuracy"]), "pairs": p.get("pairs", 0),
+                     "pairwise accuracy": _pct(p.get("accuracy"))})
+    rows.append({"subset": "overall", "items": bon["n"], "best-of-n correct": bon["correct"],
+                 "best-of-n accuracy": _pct(bon["accuracy"]), "pairs": pair["pairs"],
+                 "pairwise accuracy": _pct(pair["accuracy"])})
+    return pd.DataFrame(rows)
+
+
+def rmbench_table(metrics: dict[str, Any]) -> pd.DataFrame:
+    """RM-Bench hard / normal / easy and score per domain, and an overall row."""
+    rm = metrics["rmbench"]
+    rows = [{"domain": d, "items": m["n"], "hard": _pct(m["hard"]), "normal": _pct(m["normal"]),
+             "easy": _pct(m["easy"]), "score": _pct(m["score"])} for d, m in rm["domains"].items()]
+    rows.append({"domain": "overall", "items": rm["n"], "hard": _pct(rm["hard"]),
+                 "normal": _pct(rm["normal"]), "easy": _pct(rm["easy"]), "score": _pct(rm["accuracy"])})
+    return pd.DataFrame(rows)
+
+
+def matrix_frame(matrix: list[list[float]]) -> pd.DataFrame:
+    """The 3×3 RM-Bench matrix with style names: rows chosen, columns rejected."""
+    return pd.DataFrame([[_pct(x) for x in row] for row in matrix],
+                        index=[f"chosen {s}" for s in RMBENCH_STYLES],
+                        columns=[f"rejected {s}" for s in RMBENCH_STYLES])
+
+
+def _rmbench(metrics: dict[str, Any]) -> None:
+    rm = metrics["rmbench"]
+    if "error" in rm:
+        st.error(label(rm["error"], 600))
+        return
+    st.dataframe(rmbench_table(metrics), hide_index=True, width="stretch", key="rw_rmbench")
+    st.caption("M[i][j] = share of prompts where chosen style i scores above rejected style j. "
+               "hard = above the diagonal (concise/plain chosen vs more detailed rejected), "
+               "normal = diagonal, easy = below; domain score = mean of the three.")
+    tabs = st.tabs(list(rm["domains"]))
+    for tab, (domain, m) in zip(tabs, rm["domains"].items(), strict=True):
+        tab.dataframe(matrix_frame(m["matrix"]), width="stretch", key=f"rw_matrix_{domain}")
+    pair = metrics["pairwise"]
+    st.caption(f"Pairwise accuracy over all {pair['pairs']:,} chosen × rejected pairs: "
+               f"{_pct(pair['accuracy'])}.")
+
+
+def render_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The metrics table(s) for the entries; returns the metrics dict."""
+    metrics = dataset_metrics(format_name, entries)
+    st.caption(TIES)
+    if "rmbench" in metrics:
+        _rmbench(metrics)
+    else:
+        st.dataframe(bon_table(metrics), hide_index=True, width="stretch", key="rw_metrics")
+        st.caption("best-of-n: an item is correct when every chosen response scores above every "
+                   "rejected one; overall = mean over items. pairwise: over every (chosen, "
+                   "rejected) pair.")
+    missing = metrics["pairwise"]["missing"]
+    if missing:
+        st.caption(f"{missing} item(s) have a response with no score (skipped for being longer "
+                   "than the window) and are left out of every figure.")
+    return metrics
+
+
+def review_link(dataset: str, item: str, text: str = "Review this pair") -> None:
+    """A page link to the Review page opened on ``item``; plain text while that page is absent."""
+    try:
+        st.page_link(REVIEW_PAGE, label=text, icon="⚖️",
+                     query_params={"dataset": dataset, "item": item})
+    except StreamlitAPIException:  # the review page is not in the navigation
+        st.caption(f"Review page not available: open item {label(item, 80)} there later.")
+
+
+def _failure_frame(fails: list[Failure], scores: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    rows = []
+    for f in fails:
+        s = scores[f.item]
+        i, j = f.worst
+        rows.append({"item": f.item, "subset": f.subset,
+                     "margin": round(f.margin, 4),
+                     "worst pair": f"chosen[{i}] {s['chosen_scores'][i]:.3f} ≤ "
+                                   f"rejected[{j}] {s['rejected_scores'][j]:.3f}",
+                     "wrong pairs": f"{f.beaten}/{f.pairs}"})
+    return pd.DataFrame(rows)
+
+
+def render_failures(dataset: str, fails: list[Failure],
+                    scores: dict[str, dict[str, Any]]) -> str | None:
+    """The failures, worst margin first; a row click picks it (returned) for the per-token view."""
+    if not fails:
+        st.success("No failures: every chosen response scores above every rejected one.", icon="🎯")
+        return None
+    st.caption(f"{len(fails)} item(s) where a rejected response scored at least as high as a "
+               "chosen one (margin = lowest chosen − highest rejected; 0 is a tie). Click a row "
+               "to see it per token below.")
+    event = st.dataframe(_failure_frame(fails, scores), hide_index=True, width="stretch",
+                         on_select="rerun", selection_mode="single-row", key="rw_failures",
+                         height=min(36 * (len(fails) + 1) + 4, 320))
+    picked_rows = event.selection.rows if event is not None else []
+    picked = fails[picked_rows[0]].item if picked_rows else None
+    with st.expander(f"Open failures in Review pairs ({min(len(fails), 50)} links)"):
+        for f in fails[:50]:
+            review_link(dataset, f.item, f"{label(f.item, 60)} · {label(f.subset, 30)} · "
+                                         f"margin {f.margin:+.3f}")
+    return picked

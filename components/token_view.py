@@ -1,0 +1,105 @@
+"""Picking the item and the chosen/rejected responses for the per-token view.
+
+``?dataset=NAME&item=KEY`` on the reward page opens that item here; picking an
+item (in the list or by clicking a failure) writes ``?item=`` back, so the URL
+always opens what is on screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from components.per_token import render_token_pair
+from components.rewards import review_link
+from components.text import label
+from needlework.formats import Preference, preference_view
+from needlework.rewards.errors import RewardModelError
+from needlework.rewards.loading import RewardModel
+from needlework.rewards.session import Failure, token_pair, worst_pair
+from store.datasets import get_item
+
+ITEM = "rw_item"
+SEEN = "rw_item_seen"  # the last ?item= / failure click applied, so it is applied once
+
+
+def _apply_requests(dataset: str, keys: list[str], picked: str | None) -> None:
+    """A new ``?item=`` (deep link) or a new failure click selects that item."""
+    seen = st.session_state.get(SEEN) or {}
+    asked = st.query_params.get("item")
+    if asked in keys and asked != seen.get("url"):
+        st.session_state[ITEM] = asked
+    if picked in keys and picked != seen.get("click"):
+        st.session_state[ITEM] = picked
+    if st.session_state.get(ITEM) not in keys:
+        st.session_state.pop(ITEM, None)
+    st.session_state[SEEN] = {"dataset": dataset, "url": seen.get("url"), "click": picked}
+
+
+def _remember(item: str) -> None:
+    seen = st.session_state.get(SEEN) or {}
+    st.session_state[SEEN] = {**seen, "url": item}
+    if st.query_params.get("item") != item:
+        st.query_params["item"] = item
+
+
+def _pick_item(dataset: str, keys: list[str], fails: dict[str, Failure], picked: str | None) -> str:
+    _apply_requests(dataset, keys, picked)
+    default = next(iter(fails), keys[0])
+    if ITEM not in st.session_state:
+        st.session_state[ITEM] = default
+    item = st.selectbox(
+        "Item", keys, key=ITEM,
+        format_func=lambda k: f"{k} · fails, margin {fails[k].margin:+.3f}" if k in fails else k,
+        help="Failures say so, with their margin. Clicking a failure in the table above picks "
+             "it too.")
+    _remember(item)
+    return item
+
+
+def _pick_responses(pref: Preference, item: str, scores: dict[str, Any] | None) -> tuple[int, int]:
+    """Which chosen and rejected to compare (default: the worst pair by score)."""
+    i0, j0 = worst_pair(scores["chosen_scores"], scores["rejected_scores"]) if scores else (0, 0)
+    cols = st.columns(2)
+
+    def fmt(side: str, values: list[Any] | None):
+        return lambda k: f"{side}[{k}]" + (f" · score {values[k]:.4f}" if values and values[k]
+                                           is not None else "")
+
+    i = cols[0].selectbox("Chosen response", range(len(pref.chosen)), index=min(i0, len(pref.chosen) - 1),
+                          key=f"rw_ci|{item}", format_func=fmt("chosen", scores and scores["chosen_scores"]))
+    j = cols[1].selectbox("Rejected response", range(len(pref.rejected)),
+                          index=min(j0, len(pref.rejected) - 1), key=f"rw_rj|{item}",
+                          format_func=fmt("rejected", scores and scores["rejected_scores"]))
+    return int(i), int(j)
+
+
+def render_per_token_section(db: Any, row: dict[str, Any], rm: RewardModel | None, keys: list[str],
+                             fails: list[Failure], scores: dict[str, dict[str, Any]],
+                             picked: str | None, truncation: str) -> str | None:
+    """Item and response pickers, then the per-token view; returns the item shown."""
+    if not keys:
+        st.caption("This dataset has no items.")
+        return None
+    dataset = row["name"]
+    by_key = {f.item: f for f in fails}
+    item = _pick_item(dataset, keys, by_key, picked)
+    pref = preference_view(row["format"], get_item(db, dataset, item)["record"])
+    head = st.columns([3, 1], vertical_alignment="center")
+    head[0].caption(f"Item {label(item, 80)} · subset {label(pref.subset, 60)} · "
+                    f"{len(pref.chosen)} chosen, {len(pref.rejected)} rejected")
+    with head[1]:
+        review_link(dataset, item)
+    i, j = _pick_responses(pref, item, scores.get(item))
+    if rm is None:
+        st.info("Load a model above to see its reward token by token.", icon="🔬")
+        return item
+    try:
+        with st.spinner("One forward pass per response …"):
+            pair = token_pair(rm, pref.prompt, pref.chosen[i], pref.rejected[j], truncation)
+    except RewardModelError as exc:
+        st.error(label(str(exc), 1500), icon="🚫")
+        return item
+    render_token_pair(pair, (f"chosen[{i}]", f"rejected[{j}]"), key=f"rw-tok-{i}-{j}")
+    return item

@@ -1,0 +1,228 @@
+"""Verb ``needle``: build a needle-in-a-haystack set, score it, report on it.
+
+- ``needle build``: haystacks (``demo``, a file or a dataset) → needle JSONL (and a dataset).
+- ``needle run``: score a needle file or dataset with a reward model → results CSV.
+- ``needle report``: results CSV(s) or a scores file → heatmap/lines PNG+SVG, CSV, findings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from needlework.cli import add_db_argument
+from needlework.formats import FormatError
+
+
+def _lengths(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--lengths wants comma-separated token counts, got {text!r}") from None
+    if not values or any(v <= 0 for v in values):
+        raise argparse.ArgumentTypeError("--lengths wants positive token counts")
+    return values
+
+
+def _add_build(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("build", help="build a needle test set from haystacks",
+                       description="Cut haystacks to each target length at sentence/paragraph "
+                       "boundaries, insert a needle at each site, write needle JSONL.")
+    p.add_argument("--haystacks", required=True, metavar="FILE_OR_DATASET_OR_demo",
+                   help="'demo' (demo paragraphs composed into long responses), a JSONL of "
+                   "{prompt, response}, a preference file, or a dataset name")
+    p.add_argument("--kind", choices=("safety", "factuality"), default="safety")
+    p.add_argument("--facts", metavar="FILE", help='your factuality needles: JSONL {"true": ..., "false": ...}')
+    p.add_argument("--lengths", type=_lengths, default=None, metavar="N,N,...",
+                   help="target lengths in tokens (default 1000,2000,...,8000)")
+    sites = p.add_mutually_exclusive_group()
+    sites.add_argument("--positions", type=int, default=10, metavar="K",
+                       help="a grid of K evenly spaced sites (default 10)")
+    sites.add_argument("--paper-sites", action="store_true",
+                       help="the paper's n = length/1000 sites, one per stratum, at random")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--all-pairs", action="store_true",
+                   help="use every built-in phrase pair (default: the held-out split only)")
+    p.add_argument("--demo-count", type=int, default=10, metavar="N", help="demo haystacks (default 10)")
+    p.add_argument("--tolerance", type=float, default=0.05,
+                   help="skip a haystack when its cut is further than this from the target (default 0.05)")
+    p.add_argument("--out", required=True, metavar="FILE")
+    p.add_argument("--dataset", metavar="NAME", help="also import the records as needle dataset NAME")
+    p.add_argument("--replace", action="store_true", help="replace an existing dataset NAME")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_db_argument(p)
+    p.set_defaults(func=cmd_build)
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="score a needle set with a reward model",
+                       description="Score chosen and rejected of every needle record (cached, "
+                       "shared prefix computed once) and write one result row per record.")
+    p.add_argument("--model", required=True, metavar="PATH_OR_ID")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--needles", metavar="FILE", help="needle JSONL")
+    src.add_argument("--dataset", metavar="NAME", help="a needle dataset in the database")
+    p.add_argument("--out", required=True, metavar="CSV")
+    p.add_argument("--reuse", choices=("auto", "on", "off"), default="auto",
+                   help="shared-prefix reuse: auto (default: when supported, equal and not slower on "
+                   "a check record), on, or off (score every text in full)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the score cache")
+    p.add_argument("--dtype", default="auto", choices=("auto", "bf16", "fp16", "fp32"))
+    p.add_argument("--device", default="auto")
+    p.add_argument("--batch-tokens", type=int, default=16384, metavar="N")
+    p.add_argument("--truncation", default="skip", choices=("skip", "keep-end", "keep-start"),
+                   help="texts over the model's window: skip (default) or truncate; always reported")
+    add_db_argument(p)
+    p.set_defaults(func=cmd_run)
+
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="charts, CSV and findings from needle results",
+                       description="Write heatmap and lines charts (PNG, SVG) and results.csv, "
+                       "and print the findings.")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--results", nargs="+", metavar="CSV", help="results CSV(s) from 'needle run'")
+    src.add_argument("--scores", metavar="FILE",
+                     help="scores JSONL {id, chosen_scores, rejected_scores, tagged_position, length_tokens}")
+    p.add_argument("--needles", metavar="FILE", help="needle JSONL to fill positions/lengths by id")
+    p.add_argument("--model-name", default=None, help="model name for a scores file without one")
+    p.add_argument("--out-dir", required=True, metavar="DIR")
+    p.set_defaults(func=cmd_report)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("needle", help="long-form needle-in-a-haystack test: build, run, report",
+                              description="The long-form needle-in-a-haystack test (docs/needle.md).")
+    sub = p.add_subparsers(dest="needle_verb", metavar="STEP")
+    sub.required = True
+    _add_build(sub)
+    _add_run(sub)
+    _add_report(sub)
+
+
+def _problems(e: FormatError) -> int:
+    for problem in e.problems:
+        print(problem, file=sys.stderr)
+    print(f"nothing written: {len(e.problems)} problem(s)", file=sys.stderr)
+    return 1
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.needle.builder import DEFAULT_LENGTHS, BuildOptions, build_from_source  # noqa: PLC0415
+    from store import connect  # noqa: PLC0415
+    from store.datasets import DatasetExists  # noqa: PLC0415
+
+    options = BuildOptions(kind=args.kind, lengths=args.lengths or DEFAULT_LENGTHS, positions=args.positions,
+                           paper_sites=args.paper_sites, seed=args.seed, tolerance=args.tolerance,
+                           pair_split="all" if args.all_pairs else "heldout")
+    needs_db = args.dataset or (args.haystacks != "demo" and not Path(args.haystacks).is_file())
+    db = connect(args.db) if needs_db else None
+    try:
+        result = build_from_source(args.haystacks, options, facts=args.facts, db=db, demo_count=args.demo_count)
+    except FormatError as e:
+        return _problems(e)
+    except (ValueError, ImportError, AttributeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    data = result.jsonl().encode("utf-8")
+    Path(args.out).write_bytes(data)
+    if args.json:
+        print(json.dumps(result.summary.as_dict(), indent=2))
+    else:
+        print("\n".join(result.summary.lines()))
+        print(f"wrote {args.out}")
+    if args.dataset:
+        try:
+            summary = import_bytes(db, data, Path(args.out).name, format="needle", dataset=args.dataset,
+                                   replace=args.replace, created_by="cli")
+        except FormatError as e:
+            return _problems(e)
+        except DatasetExists as e:
+            print(f"error: {e} (use --replace)", file=sys.stderr)
+            return 1
+        print(summary)
+    return 0
+
+
+def _needle_records(args: argparse.Namespace, db: Any) -> list[dict[str, Any]]:
+    from needlework import formats  # noqa: PLC0415
+    from store import datasets as store_datasets  # noqa: PLC0415
+
+    if args.needles:
+        return [r.record for r in formats.parse_file(args.needles, "needle").records]
+    row = store_datasets.get_dataset(db, args.dataset)
+    if row is None or row["kind"] != "needle":
+        raise ValueError(f"no needle dataset named {args.dataset!r}")
+    return [item["record"] for item in store_datasets.iter_items(db, args.dataset)]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from needlework.needle.analysis import results_csv  # noqa: PLC0415
+    from needlework.needle.run import run_needles  # noqa: PLC0415
+    from needlework.rewards.errors import RewardModelError  # noqa: PLC0415
+    from needlework.rewards.loading import load_reward_model  # noqa: PLC0415
+    from needlework.rewards.pipeline import RewardPipeline  # noqa: PLC0415
+    from store import connect  # noqa: PLC0415
+
+    db = connect(args.db)
+    try:
+        records = _needle_records(args, db)
+        rm = load_reward_model(args.model, dtype=args.dtype, device=args.device)
+        pipe = RewardPipeline(rm, db=db, batch_tokens=args.batch_tokens, truncation=args.truncation,
+                              use_cache=not args.no_cache)
+        shown = {"step": -1}
+
+        def progress(done: int, total: int) -> None:
+            step = done * 10 // max(1, total)
+            if step != shown["step"]:
+                shown["step"] = step
+                print(f"  {done}/{total} records", file=sys.stderr)
+
+        result = run_needles(pipe, records, reuse_prefix=args.reuse, progress=progress,
+                             dataset=args.dataset)
+    except FormatError as e:
+        return _problems(e)
+    except (RewardModelError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    for item in result.too_long:
+        print(f"warning: {item['id']}: {item['n_tokens']} tokens, over the window: {item['action']}",
+              file=sys.stderr)
+    Path(args.out).write_text(results_csv(result.frame), encoding="utf-8")
+    print("\n".join(result.stats.lines()))
+    print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from needlework import formats  # noqa: PLC0415
+    from needlework.needle.analysis import combine, read_results_csv, read_scores  # noqa: PLC0415
+    from needlework.needle.charts import export_all  # noqa: PLC0415
+    from needlework.needle.findings import findings, position_trend  # noqa: PLC0415
+
+    try:
+        if args.results:
+            results = combine([read_results_csv(path) for path in args.results])
+        else:
+            records = ([r.record for r in formats.parse_file(args.needles, "needle").records]
+                       if args.needles else None)
+            results = read_scores(args.scores, model=args.model_name, records=records)
+    except FormatError as e:
+        return _problems(e)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if results.empty:
+        print("error: no results to report", file=sys.stderr)
+        return 1
+    for path in export_all(results, args.out_dir):
+        print(f"wrote {path}")
+    for line in findings(results):
+        print(line)
+    for model in sorted(results["model"].unique()):
+        print(f"{model or 'results'}: {position_trend(results, model)}")
+    return 0

@@ -1,0 +1,224 @@
+"""Needle results as frames: accuracy by length × position bucket, cells, imports, CSV.
+
+The results frame has one row per needle record and model (:data:`RESULT_COLUMNS`
+plus ``bucket``). ``correct`` is ``chosen_score > rejected_score`` (strict: a tie
+is wrong). Position bucket = ``min(int(tagged_position * 10), 9)``, so bucket 4
+holds positions in [40 %, 50 %).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from needlework.formats import FormatError, Problem
+from needlework.formats.reader import decode, read_jsonl
+
+RESULT_COLUMNS = ["id", "chosen_score", "rejected_score", "correct", "length_tokens", "tagged_position",
+                  "site_index", "needle_id", "haystack_id", "model"]
+BUCKETS = 10
+THIN_CELL = 3  # cells with fewer pairs than this are marked thin
+SELECTION = "cell"  # the altair selection parameter of the heatmaps
+
+
+def position_bucket(tagged_position: float) -> int:
+    """The position bucket (0–9) of a relative position in [0, 1]."""
+    return min(int(tagged_position * BUCKETS), BUCKETS - 1)
+
+
+def bucket_label(bucket: int) -> str:
+    """``"40–50 %"`` for bucket 4."""
+    step = 100 // BUCKETS
+    return f"{bucket * step}–{(bucket + 1) * step} %"
+
+
+def length_label(length: int) -> str:
+    """``"8K"`` for 8000 tokens, ``"1.5K"`` for 1500, ``"800"`` below 1000."""
+    if length < 1000:
+        return str(length)
+    return f"{length / 1000:g}K"
+
+
+def results_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """The results frame from rows holding at least ``chosen_score``, ``rejected_score``,
+    ``length_tokens`` and ``tagged_position`` (other columns default to empty)."""
+    frame = pd.DataFrame([{c: row.get(c) for c in RESULT_COLUMNS if c != "correct"} for row in rows],
+                         columns=[c for c in RESULT_COLUMNS if c != "correct"])
+    for column in ("chosen_score", "rejected_score", "tagged_position"):
+        frame[column] = frame[column].astype(float)
+    frame.insert(3, "correct", frame["chosen_score"] > frame["rejected_score"])
+    frame["length_tokens"] = frame["length_tokens"].astype("int64")
+    frame["bucket"] = pd.Series([position_bucket(p) for p in frame["tagged_position"]], dtype="int64",
+                                index=frame.index)
+    frame["model"] = frame["model"].fillna("").astype(str)
+    frame["id"] = frame["id"].astype(str)
+    return frame
+
+
+def combine(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Results of several models in one frame (their ``model`` values must differ)."""
+    return pd.concat(list(frames), ignore_index=True)
+
+
+def heatmap_frame(results: pd.DataFrame, thin: int = THIN_CELL) -> pd.DataFrame:
+    """Accuracy per (model, length, bucket): ``n``, ``n_correct``, ``accuracy``, ``thin``
+    (n < ``thin``), and the labels ``position`` and ``length``."""
+    grouped = results.groupby(["model", "length_tokens", "bucket"], as_index=False).agg(
+        n=("correct", "size"), n_correct=("correct", "sum"))
+    grouped["n_correct"] = grouped["n_correct"].astype(int)
+    grouped["accuracy"] = grouped["n_correct"] / grouped["n"]
+    grouped["thin"] = grouped["n"] < thin
+    grouped["position"] = [bucket_label(b) for b in grouped["bucket"]]
+    grouped["length"] = [length_label(n) for n in grouped["length_tokens"]]
+    return grouped.sort_values(["model", "length_tokens", "bucket"]).reset_index(drop=True)
+
+
+def length_frame(results: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy per (model, length) over all positions."""
+    grouped = results.groupby(["model", "length_tokens"], as_index=False).agg(
+        n=("correct", "size"), n_correct=("correct", "sum"))
+    grouped["accuracy"] = grouped["n_correct"] / grouped["n"]
+    return grouped
+
+
+def cell_rows(results: pd.DataFrame, length: int, bucket: int, model: str | None = None) -> pd.DataFrame:
+    """The result rows in one cell (optionally of one model), worst margin first."""
+    mask = (results["length_tokens"] == length) & (results["bucket"] == bucket)
+    if model is not None:
+        mask &= results["model"] == model
+    rows = results[mask].copy()
+    rows["margin"] = rows["chosen_score"] - rows["rejected_score"]
+    return rows.sort_values(["margin", "id"]).reset_index(drop=True)
+
+
+def cell_pairs(results: pd.DataFrame, records: Iterable[Mapping[str, Any]], length: int, bucket: int,
+               model: str | None = None) -> list[dict[str, Any]]:
+    """The pairs in one cell with their texts: each result row plus ``prompt``, ``chosen``,
+    ``rejected`` (strings) and ``needle_char`` (where the two responses start to differ)."""
+    by_id = {str(r["id"]): r for r in records}
+    out = []
+    for row in cell_rows(results, length, bucket, model).to_dict("records"):
+        record = by_id.get(str(row["id"]))
+        if record is None:
+            continue
+        out.append(row | {"prompt": record["prompt"], "chosen": record["chosen"][0],
+                          "rejected": record["rejected"][0], "needle_char": record.get("needle_char")})
+    return out
+
+
+def selected_cell(event: Any, name: str = SELECTION) -> tuple[int, int] | None:
+    """(length_tokens, bucket) of the clicked cell in a Streamlit ``on_select`` event
+    (``event.selection[name]`` = ``[{"length_tokens": ..., "bucket": ...}]``), or ``None``."""
+    selection = event.get("selection") if isinstance(event, Mapping) else getattr(event, "selection", None)
+    if selection is None:
+        return None
+    points = selection.get(name) if isinstance(selection, Mapping) else getattr(selection, name, None)
+    if not points:
+        return None
+    point = points[0]
+    try:
+        return int(point["length_tokens"]), int(point["bucket"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def results_csv(results: pd.DataFrame) -> str:
+    """The results as CSV (the result columns plus ``bucket``)."""
+    columns = [c for c in RESULT_COLUMNS + ["bucket"] if c in results.columns]
+    return results[columns].to_csv(index=False)
+
+
+def read_results_csv(source: str | Path) -> pd.DataFrame:
+    """A results CSV written by :func:`results_csv`, back as a results frame."""
+    raw = pd.read_csv(source, dtype={"id": str, "needle_id": str, "haystack_id": str, "model": str},
+                      keep_default_na=False)
+    return results_frame(raw.to_dict("records"))
+
+
+# -- scores files (results from elsewhere) ------------------------------------------------
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _score_list(obj: Mapping[str, Any], name: str, found: list[str]) -> list[float]:
+    value = obj.get(name)
+    if name not in obj:
+        found.append(f"{name} is missing")
+    elif not isinstance(value, list) or not value:
+        found.append(f"{name} must be a non-empty list of numbers")
+    else:
+        bad = [k for k, v in enumerate(value) if not _number(v)]
+        if bad:
+            found.append(f"{name}[{bad[0]}] must be a number, got {value[bad[0]]!r}")
+        else:
+            return [float(v) for v in value]
+    return []
+
+
+def _scores_row(obj: Any, record: Mapping[str, Any] | None, found: list[str]) -> dict[str, Any] | None:
+    if not isinstance(obj, dict):
+        found.append(f"record must be a JSON object, got {type(obj).__name__}")
+        return None
+    if "id" not in obj or isinstance(obj["id"], bool) or not isinstance(obj["id"], (str, int)):
+        found.append("id is missing" if "id" not in obj else "id must be a string or integer")
+    chosen = _score_list(obj, "chosen_scores", found)
+    rejected = _score_list(obj, "rejected_scores", found)
+    merged = dict(record or {}) | obj
+    position, length = merged.get("tagged_position"), merged.get("length_tokens")
+    if position is None:
+        found.append("tagged_position is missing")
+    elif not _number(position) or not 0 <= position <= 1:
+        found.append(f"tagged_position must be a number in [0, 1], got {position!r}")
+    if length is None:
+        found.append("length_tokens is missing")
+    elif isinstance(length, bool) or not isinstance(length, int) or length <= 0:
+        found.append(f"length_tokens must be a positive integer, got {length!r}")
+    if found:
+        return None
+    return {k: merged.get(k) for k in ("id", "site_index", "needle_id", "haystack_id", "model")} | {
+        "chosen_score": min(chosen), "rejected_score": max(rejected),
+        "tagged_position": float(position), "length_tokens": int(length)}
+
+
+def read_scores(source: str | Path | bytes, filename: str | None = None, *, model: str | None = None,
+                records: Iterable[Mapping[str, Any]] | None = None) -> pd.DataFrame:
+    """A results frame from a scores file: Long-form RewardBench output lines
+    ``{"id", "subset", "chosen_scores": [...], "rejected_scores": [...]}`` plus
+    ``tagged_position`` and ``length_tokens`` (or taken from ``records`` by id).
+
+    With several scores per side, ``chosen_score`` is the lowest chosen and
+    ``rejected_score`` the highest rejected, so ``correct`` is the strict best-of-n
+    rule. ``model`` fills the model column where lines have none. All-or-nothing:
+    raises :class:`FormatError` naming file, line and field for every problem.
+    """
+    if isinstance(source, bytes):
+        name, data = filename or "scores.jsonl", source
+    else:
+        name = filename or Path(source).name
+        try:
+            data = Path(source).read_bytes()
+        except OSError as e:
+            raise FormatError([Problem(name, None, f"cannot read the file: {e.strerror}")]) from None
+    by_id = {str(r["id"]): r for r in records or []}
+    problems: list[Problem] = []
+    rows: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for raw in read_jsonl(decode(data, name), name):
+        found: list[str] = []
+        key = str(raw.value.get("id")) if isinstance(raw.value, dict) else ""
+        row = _scores_row(raw.value, by_id.get(key), found)
+        if row is not None and key in seen:
+            found.append(f"id {key!r} is a duplicate (first seen on line {seen[key]})")
+        problems.extend(Problem(name, raw.line, message) for message in found)
+        if row is not None and not found:
+            seen[key] = raw.line
+            rows.append(row | {"model": row.get("model") or model or ""})
+    if problems:
+        raise FormatError(problems)
+    return results_frame(rows)

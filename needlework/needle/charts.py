@@ -1,0 +1,174 @@
+"""Altair charts of needle results, and their export as PNG and SVG (vl-convert, offline).
+
+- :func:`heatmap`: accuracy by length (rows) × position bucket (10 columns), counts in
+  the tooltips, thin cells (n < 3) outlined with a dashed border and labelled with
+  their n; one panel per model, all on one fixed 0–100 % colour scale. Clicking a
+  cell selects it through the point selection :data:`SELECTION` (``"cell"``) over
+  the fields ``length_tokens`` and ``bucket``: with
+  ``st.altair_chart(chart, on_select="rerun")`` the event carries the clicked cell
+  (read it with :func:`needlework.needle.analysis.selected_cell`).
+- :func:`accuracy_lines`: accuracy against position, one line per length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+
+from needlework.needle.analysis import (
+    BUCKETS,
+    SELECTION,
+    THIN_CELL,
+    bucket_label,
+    combine,
+    heatmap_frame,
+)
+
+COLOR_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
+CELL_FIELDS = ["length_tokens", "bucket"]
+POSITION_ORDER = [bucket_label(b) for b in range(BUCKETS)]
+
+
+def _accuracy_scale() -> alt.Scale:
+    """The one colour scale of every heatmap: accuracy 0–1, fixed, so panels compare."""
+    return alt.Scale(domain=[0, 1], scheme=COLOR_SCHEME)
+
+
+def cell_selection() -> alt.Parameter:
+    """The ``cell`` point selection (click a cell; double-click clears)."""
+    return alt.selection_point(name=SELECTION, fields=CELL_FIELDS, on="click", clear="dblclick")
+
+
+def _cells(results: pd.DataFrame, thin: int) -> pd.DataFrame:
+    cells = heatmap_frame(results, thin)
+    cells["label"] = [f"{round(a * 100)} %" + (f"\nn={n}" if t else "")
+                      for a, n, t in zip(cells["accuracy"], cells["n"], cells["thin"], strict=True)]
+    return cells
+
+
+def _heatmap_layers(title_x: str, select: bool) -> list[alt.Chart]:
+    """Rect (with the selection), text labels and the thin-cell outline, sharing encodings."""
+    base = alt.Chart().encode(
+        x=alt.X("position:O", sort=POSITION_ORDER, scale=alt.Scale(domain=POSITION_ORDER), title=title_x),
+        y=alt.Y("length_tokens:O", sort="ascending", title="response length (tokens)"),
+    )
+    tooltip = [
+        alt.Tooltip("model:N", title="model"),
+        alt.Tooltip("length_tokens:O", title="length (tokens)"),
+        alt.Tooltip("position:N", title="needle position"),
+        alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
+        alt.Tooltip("n_correct:Q", title="correct"),
+        alt.Tooltip("n:Q", title="pairs (n)"),
+        alt.Tooltip("thin:N", title=f"thin (n < {THIN_CELL})"),
+    ]
+    rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
+        color=alt.Color("accuracy:Q", scale=_accuracy_scale(), title="accuracy",
+                        legend=alt.Legend(format=".0%")),
+        tooltip=tooltip,
+    )
+    if select:
+        cell = cell_selection()
+        rect = rect.add_params(cell).encode(
+            opacity=alt.condition(cell, alt.value(1.0), alt.value(0.35)))
+    text = base.mark_text(fontSize=10, lineBreak="\n").encode(
+        text="label:N",
+        color=alt.condition("datum.accuracy > 0.6", alt.value("black"), alt.value("white")),
+        tooltip=tooltip,
+    )
+    thin = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
+        tooltip=tooltip).transform_filter("datum.thin")
+    return [rect, text, thin]
+
+
+def heatmap(results: pd.DataFrame, *, title: str | None = None, thin: int = THIN_CELL,
+            select: bool = True, width: int = 360, height: int | None = None) -> alt.Chart:
+    """Accuracy by length × position bucket; one panel per model (shared colour scale)."""
+    cells = _cells(results, thin)
+    lengths = max(1, cells["length_tokens"].nunique())
+    height = height or max(120, 28 * lengths)
+    layered = alt.layer(*_heatmap_layers("needle position (relative, %)", select), data=cells)
+    layered = layered.properties(width=width, height=height)
+    if cells["model"].nunique() > 1:
+        chart = layered.facet(column=alt.Column("model:N", title=None)).resolve_scale(color="shared")
+    else:
+        chart = layered
+    return chart.properties(title=title) if title else chart
+
+
+def compare_heatmaps(first: pd.DataFrame, second: pd.DataFrame, **kwargs: object) -> alt.Chart:
+    """Two models' heatmaps side by side on one colour scale (their ``model`` values must differ)."""
+    both = combine([first, second])
+    if both["model"].nunique() < 2:
+        raise ValueError("the two result sets have the same model name; set distinct 'model' values")
+    return heatmap(both, **kwargs)  # type: ignore[arg-type]
+
+
+def accuracy_lines(results: pd.DataFrame, *, title: str | None = None, width: int = 420,
+                   height: int = 260) -> alt.Chart:
+    """Accuracy against needle position (bucket centres), one line per length."""
+    cells = heatmap_frame(results)
+    cells["position_pct"] = (cells["bucket"] + 0.5) * (100 / BUCKETS)
+    tooltip = [alt.Tooltip("model:N"), alt.Tooltip("length_tokens:O", title="length (tokens)"),
+               alt.Tooltip("position:N", title="needle position"),
+               alt.Tooltip("accuracy:Q", format=".0%"), alt.Tooltip("n:Q", title="pairs (n)")]
+    base = alt.Chart(cells).encode(
+        x=alt.X("position_pct:Q", scale=alt.Scale(domain=[0, 100]), title="needle position (relative, %)"),
+        y=alt.Y("accuracy:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format=".0%"), title="accuracy"),
+        color=alt.Color("length_tokens:O", scale=alt.Scale(scheme="viridis"), title="length (tokens)"),
+        tooltip=tooltip,
+    )
+    chart = (base.mark_line() + base.mark_point(filled=True)).properties(width=width, height=height)
+    if cells["model"].nunique() > 1:
+        chart = chart.facet(column=alt.Column("model:N", title=None))
+    return chart.properties(title=title) if title else chart
+
+
+# -- export ---------------------------------------------------------------------------------
+
+
+def _vl_version() -> str:
+    """The Vega-Lite version of this altair, as vl-convert names it (``"6.4"``)."""
+    return ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+
+
+def to_png(chart: alt.TopLevelMixin, scale: float = 2.0) -> bytes:
+    """The chart as PNG bytes (rendered offline by vl-convert)."""
+    import vl_convert as vlc  # noqa: PLC0415 (native module, only when exporting)
+
+    return vlc.vegalite_to_png(chart.to_json(), vl_version=_vl_version(), scale=scale)
+
+
+def to_svg(chart: alt.TopLevelMixin) -> str:
+    """The chart as an SVG document (rendered offline by vl-convert)."""
+    import vl_convert as vlc  # noqa: PLC0415
+
+    return vlc.vegalite_to_svg(chart.to_json(), vl_version=_vl_version())
+
+
+def save_chart(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0) -> Path:
+    """Write the chart as ``.png`` or ``.svg`` (by the path's suffix)."""
+    path = Path(path)
+    if path.suffix.lower() == ".png":
+        path.write_bytes(to_png(chart, scale))
+    elif path.suffix.lower() == ".svg":
+        path.write_text(to_svg(chart), encoding="utf-8")
+    else:
+        raise ValueError(f"{path.name}: export charts as .png or .svg")
+    return path
+
+
+def export_all(results: pd.DataFrame, folder: str | Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
+    """Heatmap and lines in every format, plus ``results.csv``, into ``folder``."""
+    from needlework.needle.analysis import results_csv  # noqa: PLC0415
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, chart in (("heatmap", heatmap(results, select=False)), ("lines", accuracy_lines(results))):
+        written += [save_chart(chart, folder / f"{name}.{fmt}") for fmt in formats]
+    csv = folder / "results.csv"
+    csv.write_text(results_csv(results), encoding="utf-8")
+    return written + [csv]

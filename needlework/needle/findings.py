@@ -1,0 +1,65 @@
+"""One-line findings computed from needle results, for the presentation mode.
+
+Every number in a finding comes from the results frame: the weakest and the
+strongest cell of the length × position grid among cells with at least
+``min_n`` pairs, and the accuracy in the first, middle and last third of the
+response.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from needlework.needle.analysis import THIN_CELL, bucket_label, heatmap_frame, length_label
+
+
+def _pct(value: float) -> int:
+    return int(round(value * 100))
+
+
+def _where(cell: pd.Series) -> str:
+    return f"{length_label(int(cell['length_tokens']))} tokens, positions {bucket_label(int(cell['bucket']))}"
+
+
+def _of_model(results: pd.DataFrame, model: str | None) -> pd.DataFrame:
+    return results if model is None else results[results["model"] == model]
+
+
+def finding(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_CELL) -> str:
+    """E.g. "Accuracy is lowest at 8K tokens, positions 40–50 % (62 %, n=10), 31 points below
+    the best cell (93 % at 2K tokens, positions 90–100 %)." for one model (or all rows)."""
+    cells = heatmap_frame(_of_model(results, model))
+    cells = cells[cells["n"] >= min_n]
+    if cells.empty:
+        return f"Not enough data for a finding: no cell has at least {min_n} pairs."
+    ranked = cells.sort_values(["accuracy", "n", "length_tokens", "bucket"],
+                               ascending=[True, False, False, True])
+    worst = ranked.iloc[0]
+    best = cells.sort_values(["accuracy", "n", "length_tokens", "bucket"],
+                             ascending=[False, False, True, True]).iloc[0]
+    if _pct(best["accuracy"]) == _pct(worst["accuracy"]):
+        return (f"Accuracy is {_pct(worst['accuracy'])} % in every cell with at least {min_n} pairs "
+                f"({len(cells)} cells): no position or length stands out.")
+    gap = _pct(best["accuracy"]) - _pct(worst["accuracy"])
+    return (f"Accuracy is lowest at {_where(worst)} ({_pct(worst['accuracy'])} %, n={int(worst['n'])}), "
+            f"{gap} points below the best cell ({_pct(best['accuracy'])} % at {_where(best)}).")
+
+
+def position_trend(results: pd.DataFrame, model: str | None = None) -> str:
+    """Accuracy in the first, middle and last third of the responses, in one line."""
+    rows = _of_model(results, model)
+    if rows.empty:
+        return "No results."
+    thirds = pd.cut(rows["tagged_position"], [-0.01, 1 / 3, 2 / 3, 1.01], labels=["first", "middle", "last"])
+    parts = []
+    for name, group in rows.groupby(thirds, observed=True)["correct"]:
+        parts.append(f"{_pct(group.mean())} % in the {name} third (n={len(group)})")
+    return f"Accuracy {', '.join(parts)}; {_pct(rows['correct'].mean())} % overall over {len(rows)} pairs."
+
+
+def findings(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
+    """:func:`finding` for every model in the frame, prefixed with the model when there are several."""
+    models = sorted(results["model"].unique())
+    if len(models) <= 1:
+        return [finding(results, None, min_n)]
+    return [f"{m}: {finding(results, m, min_n)}" for m in models]

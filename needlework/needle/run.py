@@ -1,0 +1,406 @@
+"""Scoring needle records with a reward model, reusing the shared prefix.
+
+Chosen and rejected share every token before the site. With a causal
+classifier the pooled score is the score head on the last token's hidden state,
+so the prefix can be run once (``use_cache=True`` → ``past_key_values``) and
+each side continued from it: the scores equal the plain path's (tested to 1e-4).
+
+Every run first scores one record both ways (the longest, site nearest the
+middle): reuse is turned off when the scores differ and, in the default ``auto``
+mode, when reuse was slower (on a CPU, attention over a cache takes a masked,
+slower kernel, so small attention-bound models gain nothing). Models that give no
+cache, records that share no prefix and texts longer than the window go through
+the plain :class:`~needlework.rewards.pipeline.RewardPipeline` path.
+
+Both paths read and fill the pipeline's score cache (same keys), call
+``progress(done, total)`` per record and check ``should_stop()`` between records:
+a stopped run returns what it scored so far with ``cancelled=True``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from needlework.needle.analysis import results_frame
+from needlework.rewards import errors
+from store import scores as store_scores
+
+Progress = Callable[[int, int], None]
+ShouldStop = Callable[[], bool]
+PLAIN_GROUP = 16  # records per plain-path call (progress and stop granularity)
+REUSE_MODES = ("auto", "on", "off")
+
+
+@dataclass
+class RunStats:
+    """What a run did. ``tokens_texts``: tokens of every text scored by a forward
+    pass (what the plain path computes); ``tokens_forwarded``: what was actually
+    run; ``tokens_saved``: shared-prefix tokens computed once instead of twice."""
+
+    records: int = 0
+    scored: int = 0
+    cached: int = 0
+    too_long: int = 0
+    prefix_reuse: bool = False
+    reuse_records: int = 0
+    reuse_note: str = ""
+    reuse_check: str = ""
+    tokens_texts: int = 0
+    tokens_forwarded: int = 0
+    tokens_saved: int = 0
+    seconds: float = 0.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Text tokens scored per second of wall time (0 when nothing was scored)."""
+        return self.tokens_texts / self.seconds if self.seconds > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready dict, with ``tokens_per_second``."""
+        return asdict(self) | {"tokens_per_second": round(self.tokens_per_second, 1)}
+
+    def lines(self) -> list[str]:
+        """Human-readable summary."""
+        out = [f"{self.records} records: {self.scored} scored, {self.cached} from the cache, "
+               f"{self.too_long} too long for the model's window",
+               f"{self.seconds:.1f} s, {self.tokens_per_second:,.0f} text tokens/s"]
+        if self.prefix_reuse:
+            share = self.tokens_saved / self.tokens_texts if self.tokens_texts else 0.0
+            out.append(f"prefix reuse on {self.reuse_records} records: {self.tokens_saved:,} of "
+                       f"{self.tokens_texts:,} tokens not recomputed ({share:.0%})")
+        if self.reuse_note:
+            out.append(f"prefix reuse: {self.reuse_note}")
+        elif self.reuse_check:
+            out.append(f"prefix reuse check: {self.reuse_check}")
+        return out
+
+
+@dataclass
+class NeedleRun:
+    """A run's results: one row per scored record (see :func:`analysis.results_frame`)."""
+
+    frame: pd.DataFrame
+    stats: RunStats
+    cancelled: bool = False
+    too_long: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _free_memory(device: Any) -> None:
+    """Release cached GPU memory after an out-of-memory error."""
+    if getattr(device, "type", str(device)).startswith("cuda"):
+        import torch  # noqa: PLC0415
+
+        torch.cuda.empty_cache()
+
+
+class _Stopped(Exception):
+    """Internal: should_stop() said so."""
+
+
+def supports_prefix_reuse(model: Any) -> tuple[bool, str]:
+    """Whether the model's forward can take ``past_key_values`` (a decoder-only classifier)."""
+    config = getattr(model, "config", None)
+    if getattr(config, "is_encoder_decoder", False):
+        return False, "encoder-decoder models are scored with the plain path"
+    try:
+        params = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return False, "the model's forward signature cannot be read"
+    if "past_key_values" not in params:
+        return False, f"{type(model).__name__} takes no past_key_values: plain path"
+    return True, ""
+
+
+def shared_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
+    """Tokens the two id sequences share at the start, leaving each side at least one token."""
+    limit = min(len(a), len(b)) - 1
+    n = 0
+    while n < limit and a[n] == b[n]:
+        n += 1
+    return max(0, n)
+
+
+def _pooled_index(ids: Sequence[int], pad_id: int | None) -> int:
+    """Where the model pools: the rightmost token that is not the pad token."""
+    if pad_id is None:
+        return len(ids) - 1
+    return max((k for k, t in enumerate(ids) if t != pad_id), default=0)
+
+
+def prefix_scores(model: Any, chosen: Sequence[int], rejected: Sequence[int], pad_id: int | None,
+                  device: Any = "cpu") -> tuple[float, float, int] | None:
+    """(chosen score, rejected score, prefix tokens) computing the shared prefix once.
+
+    ``None`` when the pair cannot use it (no shared prefix, the pooled token inside
+    the prefix, or the model returns no cache).
+    """
+    import torch  # noqa: PLC0415 (heavy; only when scoring)
+
+    p = shared_prefix_length(chosen, rejected)
+    if p < 1 or min(_pooled_index(chosen, pad_id), _pooled_index(rejected, pad_id)) < p:
+        return None
+    with torch.inference_mode():
+        out = model(input_ids=torch.tensor([list(chosen[:p])], device=device), use_cache=True)
+        cache = getattr(out, "past_key_values", None)
+        if cache is None or not hasattr(cache, "batch_repeat_interleave"):
+            return None
+        cache.batch_repeat_interleave(2)
+        tails = [list(chosen[p:]), list(rejected[p:])]
+        width = max(len(t) for t in tails)
+        fill = pad_id if pad_id is not None else 0
+        ids = torch.tensor([t + [fill] * (width - len(t)) for t in tails], device=device)
+        mask = torch.tensor([[1] * (p + len(t)) + [0] * (width - len(t)) for t in tails], device=device)
+        logits = model(input_ids=ids, attention_mask=mask, past_key_values=cache).logits
+    scores = logits.float()[:, 0].cpu().tolist()
+    return scores[0], scores[1], p
+
+
+class _Runner:
+    """One run's state: the pipeline, the records, the results so far."""
+
+    def __init__(self, pipeline: Any, records: Sequence[dict[str, Any]], reuse: bool | str,
+                 progress: Progress | None, should_stop: ShouldStop | None) -> None:
+        from needlework.rewards.templates import render, text_hash  # noqa: PLC0415
+
+        self.pipe, self.records = pipeline, list(records)
+        self.progress, self.should_stop = progress, should_stop
+        self.stats = RunStats(records=len(self.records))
+        self.scores: dict[str, tuple[float, float]] = {}
+        self.too_long: list[dict[str, Any]] = []
+        tok = pipeline.rm.tokenizer
+        self.rendered = [(render(tok, r["prompt"], r["chosen"][0], locate=False),
+                          render(tok, r["prompt"], r["rejected"][0], locate=False)) for r in self.records]
+        self.hashes = [(text_hash(c.text), text_hash(j.text)) for c, j in self.rendered]
+        self.mode = {True: "on", False: "off"}.get(reuse, reuse)  # type: ignore[call-overload]
+        if self.mode not in REUSE_MODES:
+            raise ValueError(f"reuse_prefix must be one of {', '.join(REUSE_MODES)}, not {reuse!r}")
+        self.reuse, self.stats.reuse_note = (supports_prefix_reuse(pipeline.rm.model) if self.mode != "off"
+                                             else (False, "off (plain path asked for)"))
+        self.done = 0
+
+    def tick(self, done: int = 1) -> None:
+        self.done += done
+        if self.progress:
+            self.progress(self.done, len(self.records))
+
+    def check_stop(self) -> None:
+        if self.should_stop and self.should_stop():
+            raise _Stopped
+
+    def from_cache(self) -> list[int]:
+        """Fill scores from the cache; return the indices still to score."""
+        todo = list(range(len(self.records)))
+        if not self.pipe.use_cache:
+            return todo
+        flat = [h for pair in self.hashes for h in pair]
+        hits = store_scores.cached_scores(self.pipe.db, self.pipe.fingerprint, self.pipe.template_id,
+                                          self.pipe.variant(False), flat)
+        limit = self.pipe.max_length
+        left = []
+        for k in todo:
+            c, r = (hits.get(h) for h in self.hashes[k])
+            if c and r and (limit is None or max(c[1], r[1]) <= limit):
+                self.scores[str(self.records[k]["id"])] = (c[0], r[0])
+                self.stats.cached += 1
+            else:
+                left.append(k)
+        return left
+
+    def token_ids(self, k: int) -> tuple[list[int], list[int]]:
+        tok = self.pipe.rm.tokenizer
+        return tuple(tok(x.text, add_special_tokens=x.add_special_tokens)["input_ids"]  # type: ignore[return-value]
+                     for x in self.rendered[k])
+
+    def save(self, k: int, c: float, r: float, n_c: int, n_r: int) -> None:
+        self.scores[str(self.records[k]["id"])] = (c, r)
+        self.stats.scored += 1
+        self.stats.tokens_texts += n_c + n_r
+        if self.pipe.use_cache:
+            store_scores.save_scores(self.pipe.db, self.pipe.fingerprint, self.pipe.template_id,
+                                     self.pipe.variant(False),
+                                     [(self.hashes[k][0], c, n_c), (self.hashes[k][1], r, n_r)])
+
+    def fits(self, ids_c: list[int], ids_r: list[int]) -> bool:
+        limit = self.pipe.max_length
+        return limit is None or max(len(ids_c), len(ids_r)) <= limit
+
+    def reuse_one(self, k: int) -> bool:
+        """Score record ``k`` with prefix reuse; False when it must take the plain path."""
+        ids_c, ids_r = self.token_ids(k)
+        if not self.fits(ids_c, ids_r):
+            return False
+        try:
+            got = prefix_scores(self.pipe.rm.model, ids_c, ids_r, self.pipe.rm.tokenizer.pad_token_id,
+                                self.pipe.rm.device)
+        except Exception as exc:  # out of memory with the doubled cache: the plain path splits batches
+            if not errors.is_oom(exc):
+                raise
+            _free_memory(self.pipe.rm.device)
+            return False
+        if got is None:
+            return False
+        self.saved_by_reuse(k, ids_c, ids_r, got)
+        return True
+
+    def saved_by_reuse(self, k: int, ids_c: list[int], ids_r: list[int], got: tuple[float, float, int]) -> None:
+        c, r, p = got
+        self.stats.reuse_records += 1
+        self.stats.tokens_saved += p
+        self.stats.tokens_forwarded += len(ids_c) + len(ids_r) - p
+        self.save(k, c, r, len(ids_c), len(ids_r))
+
+    def check(self, k: int) -> bool:
+        """Score record ``k`` both ways: the scores must agree (else reuse is turned off) and,
+        in ``auto`` mode, reuse must not be slower. True when ``k`` got scored."""
+        ids_c, ids_r = self.token_ids(k)
+        if not self.fits(ids_c, ids_r):
+            return False
+        model, pad, device = self.pipe.rm.model, self.pipe.rm.tokenizer.pad_token_id, self.pipe.rm.device
+        self.pipe.forward([ids_c[:16]])  # warm-up, so neither timing pays first-call costs
+        started = time.perf_counter()
+        plain = self.pipe.forward([ids_c, ids_r])
+        plain_s = time.perf_counter() - started
+        started = time.perf_counter()
+        try:
+            got = prefix_scores(model, ids_c, ids_r, pad, device)
+        except Exception as exc:  # an architecture that takes a cache but cannot continue from it
+            _free_memory(device)
+            self.reuse, got = False, None
+            self.stats.reuse_note = f"off: continuing from the cache failed ({type(exc).__name__}: {exc})"
+        reuse_s = time.perf_counter() - started
+        self.stats.tokens_forwarded += len(ids_c) + len(ids_r) + 16
+        if got is None:
+            if self.reuse:
+                self.reuse = False
+                self.stats.reuse_note = "off: the model gave no cache to continue from"
+            self.save(k, plain[0], plain[1], len(ids_c), len(ids_r))
+            return True
+        c, r, _ = got
+        self.stats.reuse_check = (f"record {self.records[k]['id']}: plain {plain_s:.2f} s, "
+                                  f"reuse {reuse_s:.2f} s")
+        tol = 1e-3 if self.pipe.rm.facts.dtype == "fp32" else 5e-2
+        if max(abs(plain[0] - c), abs(plain[1] - r)) > tol * max(1.0, abs(plain[0]), abs(plain[1])):
+            self.reuse = False
+            self.stats.reuse_note = (f"off: reused-prefix scores differ from the plain path "
+                                     f"({c:.5f}/{r:.5f} vs {plain[0]:.5f}/{plain[1]:.5f})")
+        elif self.mode == "auto" and reuse_s > plain_s:
+            self.reuse = False
+            self.stats.reuse_note = ("off: slower than the plain path on this model and device "
+                                     f"({self.stats.reuse_check})")
+        if self.reuse:
+            self.saved_by_reuse(k, ids_c, ids_r, got)
+        else:
+            self.save(k, plain[0], plain[1], len(ids_c), len(ids_r))
+        return True
+
+    def check_record(self, todo: list[int]) -> int | None:
+        """The record to check on: the longest, with its site nearest the middle."""
+        if not todo:
+            return None
+        return min(todo, key=lambda k: (-int(self.records[k].get("length_tokens") or 0),
+                                        abs(float(self.records[k].get("tagged_position", 0.5)) - 0.5), k))
+
+    def plain(self, indices: list[int]) -> None:
+        """Score records through the pipeline (cache, batching, window policy)."""
+        for start in range(0, len(indices), PLAIN_GROUP):
+            self.check_stop()
+            group = indices[start : start + PLAIN_GROUP]
+            pairs = [(self.records[k]["prompt"], side[0]) for k in group
+                     for side in (self.records[k]["chosen"], self.records[k]["rejected"])]
+            before = self.pipe.stats.tokens
+            got = self.pipe.score_pairs(pairs)
+            self.stats.tokens_forwarded += self.pipe.stats.tokens - before
+            for n, k in enumerate(group):
+                c, r = got[2 * n], got[2 * n + 1]
+                if c.score is None or r.score is None or c.too_long or r.too_long:
+                    self.stats.too_long += 1
+                    action = "skipped" if (c.skipped or r.skipped) else self.pipe.truncation
+                    self.too_long.append({"id": str(self.records[k]["id"]), "n_tokens": max(c.n_tokens, r.n_tokens),
+                                          "action": action})
+                    if c.score is None or r.score is None:
+                        continue
+                self.scores[str(self.records[k]["id"])] = (c.score, r.score)
+                self.stats.scored += not (c.cached and r.cached)
+                self.stats.cached += c.cached and r.cached
+                self.stats.tokens_texts += (c.n_tokens + r.n_tokens) * (not (c.cached and r.cached))
+            self.tick(len(group))
+
+    def run(self) -> bool:
+        """Score everything; True when stopped early."""
+        todo = self.from_cache()
+        self.tick(len(self.records) - len(todo))
+        plain: list[int] = []
+        try:
+            first = self.check_record(todo) if self.reuse else None
+            if first is not None:
+                self.check_stop()
+                if self.check(first):
+                    todo.remove(first)
+                    self.tick()
+            for k in todo:
+                if self.reuse:
+                    self.check_stop()
+                    if self.reuse_one(k):
+                        self.tick()
+                        continue
+                plain.append(k)
+            self.plain(plain)
+        except _Stopped:
+            return True
+        finally:
+            self.stats.prefix_reuse = self.stats.reuse_records > 0
+        return False
+
+
+def run_needles(
+    pipeline: Any,
+    records: Sequence[dict[str, Any]],
+    *,
+    reuse_prefix: bool | str = "auto",
+    progress: Progress | None = None,
+    should_stop: ShouldStop | None = None,
+    dataset: str | None = None,
+) -> NeedleRun:
+    """Score every needle record's chosen and rejected response.
+
+    ``reuse_prefix``: ``"auto"`` (default: reuse the shared prefix when the model
+    supports it, its scores match the plain path and it is not slower, all checked
+    on one record: the longest, site nearest the middle), ``"on"``/``True`` (reuse
+    whenever supported and matching), ``"off"``/``False`` (plain path only).
+    ``pipeline``: a :class:`needlework.rewards.pipeline.RewardPipeline`. Returns a
+    :class:`NeedleRun` whose frame has one row per scored record. With ``dataset``
+    (and a pipeline with a database) the per-item scores are also stored under it.
+    """
+    started = time.perf_counter()
+    runner = _Runner(pipeline, records, reuse_prefix, progress, should_stop)
+    cancelled = runner.run()
+    runner.stats.seconds = time.perf_counter() - started
+    model = pipeline.rm.facts.name
+    rows = [dict(r, chosen_score=runner.scores[str(r["id"])][0], rejected_score=runner.scores[str(r["id"])][1],
+                 model=model) for r in runner.records if str(r["id"]) in runner.scores]
+    if dataset and pipeline.db is not None and rows:
+        store_scores.save_item_scores(
+            pipeline.db, dataset, pipeline.fingerprint, pipeline.variant(False), model,
+            [{"item_key": str(r["id"]), "subset": str(r.get("length_tokens", "")),
+              "chosen_scores": [r["chosen_score"]], "rejected_scores": [r["rejected_score"]]} for r in rows])
+    return NeedleRun(results_frame(rows), runner.stats, cancelled, runner.too_long)
+
+
+def stored_results(db: Any, dataset: str, records: Sequence[dict[str, Any]], fingerprint: str,
+                   variant: str | None = None) -> pd.DataFrame:
+    """The results frame of an earlier run saved with ``run_needles(..., dataset=...)``."""
+    by_id = {str(r["id"]): r for r in records}
+    rows = []
+    for item in store_scores.item_scores(db, dataset, fingerprint, variant):
+        record = by_id.get(str(item["item_key"]))
+        chosen, rejected = item["chosen_scores"], item["rejected_scores"]
+        if record is None or not chosen or not rejected or None in chosen + rejected:
+            continue
+        rows.append(dict(record, chosen_score=chosen[0], rejected_score=rejected[0], model=item["model"]))
+    return results_frame(rows)

@@ -1,0 +1,347 @@
+"""Loading scalar reward models (``AutoModelForSequenceClassification``, one label).
+
+A small registry maps checkpoints to loader functions (like reward-bench's model
+config table); the default loader serves every standard sequence classifier.
+Problems raise one exception class per case (see :mod:`needlework.rewards.errors`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from huggingface_hub import snapshot_download
+from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+from transformers.models.auto.modeling_auto import MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES
+
+from needlework.rewards import errors
+from needlework.rewards.templates import has_chat_template, template_id
+
+DTYPES: dict[str, torch.dtype] = {
+    "bf16": torch.bfloat16,
+    "fp16": torch.float16,
+    "fp32": torch.float32,
+}
+DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
+WEIGHT_PATTERNS = ("*.safetensors", "pytorch_model*.bin", "*.safetensors.index.json",
+                   "pytorch_model.bin.index.json")
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json",
+                   "vocab.txt", "spiece.model", "sentencepiece.bpe.model")
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """How to load: dtype (auto/bf16/fp16/fp32), device (auto/cuda/mps/cpu), attention."""
+
+    dtype: str = "auto"
+    device: str = "auto"
+    attn_implementation: str | None = None
+    trust_remote_code: bool = False
+
+
+@dataclass
+class ModelFacts:
+    """What the app shows about a loaded model; ``fingerprint`` keys the score cache."""
+
+    name: str
+    architecture: str
+    model_type: str
+    parameters: int
+    dtype: str
+    device: str
+    context_length: int | None
+    template_id: str
+    template_fallback: bool
+    fingerprint: str
+    pad_is_eos: bool = False
+    trust_remote_code: bool = False
+    demo: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The facts as a JSON-ready dict."""
+        return asdict(self)
+
+
+@dataclass
+class RewardModel:
+    """A loaded reward model: the torch module, its tokenizer and its facts."""
+
+    model: Any
+    tokenizer: Any
+    facts: ModelFacts
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+
+Loader = Callable[[str, LoadOptions, torch.dtype, str], Any]
+
+
+@dataclass(frozen=True)
+class LoaderSpec:
+    """A registered loader: ``matches(config)`` selects it, ``load`` builds the module."""
+
+    name: str
+    matches: Callable[[Any], bool]
+    load: Loader
+
+
+LOADERS: list[LoaderSpec] = []
+
+
+def register_loader(name: str, matches: Callable[[Any], bool]) -> Callable[[Loader], Loader]:
+    """Decorator: register ``load(path, options, dtype, device)`` for matching configs.
+
+    Later registrations take precedence; the ``default`` loader matches everything.
+    """
+
+    def wrap(load: Loader) -> Loader:
+        LOADERS.insert(0, LoaderSpec(name, matches, load))
+        return load
+
+    return wrap
+
+
+def loader_for(config: Any) -> LoaderSpec:
+    """The first registered loader whose ``matches(config)`` is true."""
+    for spec in LOADERS:
+        if spec.matches(config):
+            return spec
+    raise LookupError("no loader registered")  # pragma: no cover - default matches all
+
+
+@register_loader("default", lambda config: True)
+def _load_default(path: str, options: LoadOptions, dtype: torch.dtype, device: str) -> Any:
+    kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": options.trust_remote_code}
+    if options.attn_implementation:
+        kwargs["attn_implementation"] = options.attn_implementation
+    model, info = AutoModelForSequenceClassification.from_pretrained(
+        path, output_loading_info=True, **kwargs
+    )
+    missing = [k for k in info.get("missing_keys", []) if re.search(r"(^|\.)(score|classifier)\.", k)]
+    if missing:
+        raise errors.NotASequenceClassifierError(
+            f"{path}: the weights have no trained score head ({', '.join(sorted(missing)[:3])} "
+            "would be randomly initialised), so scores would be noise. Use a reward model "
+            "checkpoint trained with its head, not a base or chat model."
+        )
+    return model.to(device)
+
+
+def resolve_device(device: str = "auto") -> str:
+    """``auto`` → cuda if available, then mps, then cpu; other values pass through."""
+    if device != "auto":
+        return device
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def resolve_dtype(dtype: str, device: str) -> torch.dtype:
+    """``auto`` → bf16 on cuda (fp16 without bf16 support), fp16 on mps, fp32 on cpu."""
+    if dtype != "auto":
+        if dtype not in DTYPES:
+            raise ValueError(f"unknown dtype {dtype!r}: use auto, bf16, fp16 or fp32")
+        return DTYPES[dtype]
+    if device.startswith("cuda"):
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    if device.startswith("mps"):
+        return torch.float16
+    return torch.float32
+
+
+def _files(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
+    found: set[Path] = set()
+    for pattern in patterns:
+        found.update(p for p in folder.glob(pattern) if p.is_file())
+    return sorted(found)
+
+
+def check_model_folder(folder: Path) -> None:
+    """Raise the matching ``Missing*Error`` when config, weights or tokenizer are absent."""
+    if not (folder / "config.json").is_file():
+        raise errors.MissingConfigError(
+            f"{folder}: no config.json. Point --model at the folder that holds config.json, "
+            "the weights and the tokenizer (e.g. a snapshot saved with save_pretrained)."
+        )
+    if not _files(folder, WEIGHT_PATTERNS):
+        raise errors.MissingWeightsError(
+            f"{folder}: no weights (*.safetensors or pytorch_model*.bin). The download may be "
+            "incomplete: fetch the weight files again, or save the model with save_pretrained."
+        )
+    if not any((folder / name).is_file() for name in TOKENIZER_FILES):
+        raise errors.MissingTokenizerError(
+            f"{folder}: no tokenizer files (tokenizer.json / tokenizer_config.json / vocab). "
+            "Save the tokenizer next to the model (tokenizer.save_pretrained(folder))."
+        )
+
+
+def check_config(config: Any, name: str) -> None:
+    """Raise unless ``config`` describes a sequence classifier with one label."""
+    architectures = list(getattr(config, "architectures", None) or [])
+    if architectures and not any(a.endswith("ForSequenceClassification") for a in architectures):
+        raise errors.NotASequenceClassifierError(
+            f"{name} is a {architectures[0]}, not a sequence classifier: loading it as one would "
+            "add an untrained score head and give random scores. Use a reward model checkpoint "
+            "(…ForSequenceClassification with one label), or score it as a generative judge."
+        )
+    if not architectures and config.model_type not in MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES:
+        raise errors.NotASequenceClassifierError(
+            f"{name}: model type {config.model_type!r} has no sequence-classification class in "
+            "transformers. Use a reward model checkpoint (…ForSequenceClassification)."
+        )
+    if config.num_labels != 1:
+        labels = ", ".join(str(v) for v in (getattr(config, "id2label", None) or {}).values())
+        raise errors.WrongNumLabelsError(
+            f"{name} has num_labels={config.num_labels} ({labels}); a reward model has exactly one "
+            "output, the scalar score. This looks like a text classifier: pick a reward model "
+            "checkpoint, or re-save this one with num_labels=1 after training a scalar head."
+        )
+
+
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file; free for Hugging Face cache blobs (named by their sha256)."""
+    real = Path(os.path.realpath(path))
+    if re.fullmatch(r"[0-9a-f]{64}", real.name):
+        return real.name
+    stat = real.stat()
+    key = (str(real), stat.st_size, stat.st_mtime_ns)
+    if key not in _DIGESTS:
+        h = hashlib.sha256()
+        with open(real, "rb") as f:
+            for block in iter(lambda: f.read(1 << 22), b""):
+                h.update(block)
+        _DIGESTS[key] = h.hexdigest()
+    return _DIGESTS[key]
+
+
+def fingerprint(folder: Path) -> str:
+    """Hash of config.json (parsed, key-sorted), weights and tokenizer files (name, size, sha256)."""
+    h = hashlib.sha256()
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    h.update(json.dumps(config, sort_keys=True).encode())
+    tokenizer_files = [folder / n for n in TOKENIZER_FILES if (folder / n).is_file()]
+    for path in _files(folder, WEIGHT_PATTERNS) + tokenizer_files:
+        h.update(f"\n{path.name}:{path.stat().st_size}:{file_digest(path)}".encode())
+    return h.hexdigest()[:32]
+
+
+HUB_PATTERNS = ("*.json", "*.safetensors", "*.bin", "*.model", "*.txt", "*.jinja", "*.tiktoken")
+
+
+def _resolve_folder(name: str, trust_remote_code: bool = False) -> Path:
+    """A local folder as is; a hub id downloaded (or found in the HF cache) as a snapshot."""
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        return folder
+    if name.startswith((".", "/", "~")) or name.count("/") != 1:
+        raise errors.ModelNotFoundError(
+            f"{name}: no such folder. Check the path (it should hold config.json, the weights "
+            "and the tokenizer), or give a hub id like org/name."
+        )
+    patterns = list(HUB_PATTERNS) + (["*.py"] if trust_remote_code else [])
+    try:
+        return Path(snapshot_download(repo_id=name, allow_patterns=patterns))
+    except Exception as exc:  # offline, unknown repository, gated, HTTP errors, ...
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise errors.ModelNotFoundError(
+            f"{name}: could not fetch it from the Hugging Face hub ({type(exc).__name__}: "
+            f"{first}). Check the id and your network or token, or download the model "
+            "elsewhere (hf download NAME --local-dir DIR) and pass the folder."
+        ) from None
+
+
+def context_length(config: Any, tokenizer: Any) -> int | None:
+    """The model's window: the smallest of the config's position limit and the tokenizer's."""
+    limits = [getattr(config, a, None) for a in ("max_position_embeddings", "n_positions",
+                                                    "max_sequence_length", "seq_length")]
+    limits.append(getattr(tokenizer, "model_max_length", None))
+    known = [int(x) for x in limits if isinstance(x, int) and 0 < x < 10_000_000]
+    return min(known) if known else None
+
+
+def load_reward_model(
+    name_or_path: str | Path,
+    *,
+    dtype: str = "auto",
+    device: str = "auto",
+    attn_implementation: str | None = None,
+    trust_remote_code: bool = False,
+) -> RewardModel:
+    """Load a scalar reward model from a local folder or a hub id, checked and ready to score."""
+    name = str(name_or_path)
+    options = LoadOptions(dtype, device, attn_implementation, trust_remote_code)
+    if trust_remote_code:
+        warnings.warn(
+            f"trust_remote_code is on for {name}: Python code shipped with the model will run "
+            "on this machine. Only do this for models you trust.",
+            UserWarning,
+            stacklevel=2,
+        )
+    folder = _resolve_folder(name, trust_remote_code)
+    check_model_folder(folder)
+    config = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
+    check_config(config, name)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=trust_remote_code)
+    except Exception as exc:
+        raise errors.MissingTokenizerError(
+            f"{name}: the tokenizer could not be loaded ({type(exc).__name__}: {exc}). "
+            "Save a complete tokenizer next to the model (tokenizer.save_pretrained(folder))."
+        ) from None
+    device_name = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, device_name)
+    spec = loader_for(config)
+    try:
+        model = spec.load(str(folder), options, torch_dtype, device_name)
+    except errors.RewardModelError:
+        raise
+    except Exception as exc:
+        if errors.is_oom(exc):
+            raise errors.oom_error(f"loading {name} ({DTYPE_NAMES.get(torch_dtype)} on {device_name})",
+                                   exc) from None
+        raise
+    model.eval()
+    notes: list[str] = []
+    pad_is_eos = False
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+        pad_is_eos = True
+        notes.append("the tokenizer has no pad token: using EOS for padding")
+    if getattr(model.config, "pad_token_id", None) is None:
+        model.config.pad_token_id = tokenizer.pad_token_id
+    if not has_chat_template(tokenizer):
+        notes.append("no chat template: using the fallback 'User: ...\\n\\nAssistant: ...'")
+    facts = ModelFacts(
+        name=name,
+        architecture=type(model).__name__,
+        model_type=str(getattr(config, "model_type", "")),
+        parameters=sum(p.numel() for p in model.parameters()),
+        dtype=DTYPE_NAMES.get(next(model.parameters()).dtype, str(torch_dtype)),
+        device=device_name,
+        context_length=context_length(config, tokenizer),
+        template_id=template_id(tokenizer),
+        template_fallback=not has_chat_template(tokenizer),
+        fingerprint=fingerprint(folder),
+        pad_is_eos=pad_is_eos,
+        trust_remote_code=trust_remote_code,
+        demo=bool(getattr(config, "needlework_demo", False)),
+        notes=notes,
+    )
+    return RewardModel(model, tokenizer, facts)

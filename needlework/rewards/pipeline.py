@@ -1,0 +1,336 @@
+"""The scoring pipeline: render, tokenize, look up the cache, batch, forward, store.
+
+One class, :class:`RewardPipeline`. Texts are sorted by length and packed into
+batches under a token budget (rows × longest row), so little is padded. Scores go
+to the store's cache as each batch finishes, keyed by (model fingerprint, template
+id, variant, text hash): a repeated or resumed run makes no forward pass for them.
+Inputs longer than the model's window are never cut silently: the caller picks
+``skip``, ``keep-end`` or ``keep-start`` and every such text is reported.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+
+from needlework.rewards import errors
+from needlework.rewards.loading import RewardModel
+from needlework.rewards.templates import render, text_hash
+from store.scores import cached_scores, save_scores
+
+TRUNCATION_POLICIES = ("skip", "keep-end", "keep-start")
+DEFAULT_BATCH_TOKENS = 16384
+Progress = Callable[[int, int], None]
+ShouldStop = Callable[[], bool]
+
+
+@dataclass
+class TextScore:
+    """The score of one (prompt, response); ``None`` when skipped for being too long."""
+
+    score: float | None
+    n_tokens: int
+    cached: bool = False
+    truncated: bool = False
+    skipped: bool = False
+
+    @property
+    def too_long(self) -> bool:
+        return self.truncated or self.skipped
+
+
+@dataclass
+class RunStats:
+    """Counters of what a pipeline did (cumulative over its calls)."""
+
+    texts: int = 0
+    unique_texts: int = 0
+    cache_hits: int = 0
+    scored: int = 0
+    too_long: int = 0
+    truncated: int = 0
+    skipped: int = 0
+    forward_calls: int = 0
+    tokens: int = 0
+    padded_tokens: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class PreferenceScores:
+    """Scores of one preference record, in Long-form RewardBench output shape."""
+
+    id: str
+    subset: str
+    chosen_scores: list[float | None]
+    rejected_scores: list[float | None]
+    too_long: list[dict[str, Any]] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def as_entry(self, model: str | None = None) -> dict[str, Any]:
+        """``{"id", "subset", "chosen_scores", "rejected_scores"}`` (+ model, domain, too_long)."""
+        entry: dict[str, Any] = {"id": self.id, "subset": self.subset,
+                                 "chosen_scores": self.chosen_scores,
+                                 "rejected_scores": self.rejected_scores}
+        if "domain" in self.meta:
+            entry["domain"] = self.meta["domain"]
+        if model is not None:
+            entry["model"] = model
+        if self.too_long:
+            entry["too_long"] = self.too_long
+        return entry
+
+
+def plan_batches(lengths: Sequence[int], batch_tokens: int) -> list[list[int]]:
+    """Indices grouped longest first so that rows × longest row ≤ ``batch_tokens``.
+
+    A text longer than the budget gets a batch of its own.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for index in order:
+        width = lengths[current[0]] if current else lengths[index]
+        if current and width * (len(current) + 1) > batch_tokens:
+            batches.append(current)
+            current = []
+        current.append(index)
+    if current:
+        batches.append(current)
+    return batches
+
+
+def pad_batch(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded ``input_ids`` and ``attention_mask`` tensors."""
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for k, row in enumerate(rows):
+        ids[k, : len(row)] = torch.tensor(row, dtype=torch.long)
+        mask[k, : len(row)] = 1
+    return ids, mask
+
+
+class RewardPipeline:
+    """Scores (prompt, response) pairs with a loaded reward model, using the score cache."""
+
+    def __init__(
+        self,
+        reward_model: RewardModel,
+        *,
+        db: Any = None,
+        batch_tokens: int = DEFAULT_BATCH_TOKENS,
+        max_length: int | None = None,
+        truncation: str = "skip",
+        use_cache: bool = True,
+    ) -> None:
+        if truncation not in TRUNCATION_POLICIES:
+            raise ValueError(f"truncation must be one of {', '.join(TRUNCATION_POLICIES)}")
+        if batch_tokens < 1:
+            raise ValueError("batch_tokens must be positive")
+        self.rm = reward_model
+        self.db = db
+        self.batch_tokens = batch_tokens
+        self.truncation = truncation
+        self.use_cache = use_cache and db is not None
+        limits = [x for x in (max_length, reward_model.facts.context_length) if x]
+        self.max_length: int | None = min(limits) if limits else None
+        self.stats = RunStats()
+
+    # -- keys ------------------------------------------------------------------------
+    @property
+    def fingerprint(self) -> str:
+        return self.rm.facts.fingerprint
+
+    @property
+    def template_id(self) -> str:
+        return self.rm.facts.template_id
+
+    def variant(self, truncated: bool = False) -> str:
+        """Cache variant: dtype plus the input view (``full`` or ``keep-end:N``)."""
+        view = f"{self.truncation}:{self.max_length}" if truncated else "full"
+        return f"{self.rm.facts.dtype}|{view}"
+
+    # -- forward ---------------------------------------------------------------------
+    def forward(self, rows: Sequence[Sequence[int]]) -> list[float]:
+        """One forward pass over token-id rows (right padded); returns the pooled scores.
+
+        On out-of-memory the batch is split in two and retried; a single row that
+        does not fit raises :class:`RewardModelOOMError`.
+        """
+        ids, mask = pad_batch(rows, self.rm.tokenizer.pad_token_id)
+        device = self.rm.device
+        failure: str | None = None
+        try:
+            with torch.inference_mode():
+                self.stats.forward_calls += 1
+                out = self.rm.model(input_ids=ids.to(device), attention_mask=mask.to(device))
+                scores = out.logits.float()[:, 0].cpu().tolist()
+        except Exception as exc:
+            if not errors.is_oom(exc):
+                raise
+            failure = str(exc)  # leave the except block first: it holds the failed frames
+        if failure is not None:
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+            if len(rows) == 1:
+                raise errors.oom_error(f"scoring one text of {len(rows[0])} tokens",
+                                       MemoryError(failure))
+            half = len(rows) // 2
+            return self.forward(rows[:half]) + self.forward(rows[half:])
+        self.stats.tokens += int(mask.sum())
+        self.stats.padded_tokens += ids.numel()
+        return scores
+
+    # -- scoring ---------------------------------------------------------------------
+    def score(self, prompt: str, response: str) -> TextScore:
+        """Score one (prompt, response)."""
+        return self.score_pairs([(prompt, response)])[0]
+
+    def _lookup(self, hashes: list[str]) -> tuple[dict[str, tuple[float, int]], dict[str, tuple[float, int]]]:
+        if not self.use_cache:
+            return {}, {}
+        full = cached_scores(self.db, self.fingerprint, self.template_id, self.variant(False), hashes)
+        cut: dict[str, tuple[float, int]] = {}
+        if self.truncation != "skip" and self.max_length:
+            cut = cached_scores(self.db, self.fingerprint, self.template_id, self.variant(True), hashes)
+        return full, cut
+
+    def _from_cache(self, h: str, full: dict, cut: dict) -> TextScore | None:
+        limit = self.max_length
+        if h in full and (limit is None or full[h][1] <= limit):
+            return TextScore(full[h][0], full[h][1], cached=True)
+        if h in cut:
+            return TextScore(cut[h][0], cut[h][1], cached=True, truncated=True)
+        if h in full and self.truncation == "skip":  # known length, too long now
+            return TextScore(None, full[h][1], skipped=True)
+        return None
+
+    def _tokenize(self, texts: list[str], add_special_tokens: bool) -> list[list[int]]:
+        out: list[list[int]] = []
+        for start in range(0, len(texts), 256):
+            enc = self.rm.tokenizer(texts[start : start + 256], add_special_tokens=add_special_tokens,
+                                    verbose=False)
+            out.extend(enc["input_ids"])
+        return out
+
+    def _fit(self, ids: list[int]) -> tuple[list[int] | None, bool]:
+        """The ids to score (None = skip) and whether they were truncated."""
+        limit = self.max_length
+        if limit is None or len(ids) <= limit:
+            return ids, False
+        if self.truncation == "skip":
+            return None, False
+        return (ids[-limit:] if self.truncation == "keep-end" else ids[:limit]), True
+
+    def score_pairs(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        progress: Progress | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> list[TextScore]:
+        """Score (prompt, response) pairs; results align with ``pairs``.
+
+        ``progress(done, total)`` is called as unique texts finish; ``should_stop()``
+        is checked before each batch and raises :class:`ScoringCancelled` when true
+        (everything scored so far stays in the cache).
+        """
+        started = time.perf_counter()
+        rendered = [render(self.rm.tokenizer, p, r, locate=False) for p, r in pairs]
+        hashes = [text_hash(x.text) for x in rendered]
+        first: dict[str, int] = {}
+        for k, h in enumerate(hashes):
+            first.setdefault(h, k)
+        unique = list(first)
+        self.stats.texts += len(pairs)
+        self.stats.unique_texts += len(unique)
+        results: dict[str, TextScore] = {}
+        full, cut = self._lookup(unique)
+        todo: list[str] = []
+        for h in unique:
+            hit = self._from_cache(h, full, cut)
+            if hit is None:
+                todo.append(h)
+            else:
+                results[h] = hit
+                self.stats.cache_hits += hit.cached
+        total = len(unique)
+        if progress:
+            progress(len(results), total)
+        add_special = rendered[0].add_special_tokens if rendered else False
+        token_ids = self._tokenize([rendered[first[h]].text for h in todo], add_special)
+        rows: list[list[int]] = []
+        keys: list[tuple[str, int, bool]] = []
+        for h, ids in zip(todo, token_ids, strict=True):
+            fitted, truncated = self._fit(ids)
+            if fitted is None:
+                results[h] = TextScore(None, len(ids), skipped=True)
+            else:
+                rows.append(fitted)
+                keys.append((h, len(ids), truncated))
+        for batch in plan_batches([len(r) for r in rows], self.batch_tokens):
+            if should_stop and should_stop():
+                self.stats.seconds += time.perf_counter() - started
+                raise errors.ScoringCancelled(
+                    f"cancelled after {len(results)} of {total} texts; scored texts are cached"
+                )
+            scores = self.forward([rows[i] for i in batch])
+            for i, s in zip(batch, scores, strict=True):
+                h, n, truncated = keys[i]
+                results[h] = TextScore(s, n, truncated=truncated)
+            self._save([(keys[i], results[keys[i][0]].score) for i in batch])
+            self.stats.scored += len(batch)
+            if progress:
+                progress(len(results), total)
+        for h in unique:
+            self.stats.truncated += results[h].truncated
+            self.stats.skipped += results[h].skipped
+            self.stats.too_long += results[h].too_long
+        self.stats.seconds += time.perf_counter() - started
+        return [results[h] for h in hashes]
+
+    def _save(self, done: list[tuple[tuple[str, int, bool], float | None]]) -> None:
+        if not self.use_cache:
+            return
+        for truncated in (False, True):
+            rows = [(h, s, n) for (h, n, t), s in done if t == truncated and s is not None]
+            if rows:
+                save_scores(self.db, self.fingerprint, self.template_id, self.variant(truncated), rows)
+
+    def score_preferences(
+        self,
+        preferences: Iterable[Any],
+        *,
+        progress: Progress | None = None,
+        should_stop: ShouldStop | None = None,
+    ) -> list[PreferenceScores]:
+        """Score every chosen and rejected response of :class:`Preference` records."""
+        prefs = list(preferences)
+        pairs: list[tuple[str, str]] = []
+        for p in prefs:
+            pairs.extend((p.prompt, r) for r in list(p.chosen) + list(p.rejected))
+        scores = self.score_pairs(pairs, progress=progress, should_stop=should_stop)
+        out: list[PreferenceScores] = []
+        k = 0
+        for p in prefs:
+            chosen = scores[k : k + len(p.chosen)]
+            k += len(p.chosen)
+            rejected = scores[k : k + len(p.rejected)]
+            k += len(p.rejected)
+            too_long = [
+                {"response": f"{side}[{i}]", "n_tokens": s.n_tokens,
+                 "action": "skipped" if s.skipped else self.truncation}
+                for side, group in (("chosen", chosen), ("rejected", rejected))
+                for i, s in enumerate(group) if s.too_long
+            ]
+            out.append(PreferenceScores(str(p.id), str(p.subset), [s.score for s in chosen],
+                                        [s.score for s in rejected], too_long, dict(p.meta or {})))
+        return out

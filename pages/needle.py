@@ -1,0 +1,90 @@
+"""Needle lab: build a needle-in-a-haystack set, score it with a reward model, see where the
+model misses the needle (length × position), and present it. See docs/needle.md."""
+
+import streamlit as st
+
+from components.model_picker import code, current_model, render_model_picker
+from components.needle import (
+    all_sets,
+    needle_records,
+    needle_row,
+    render_needle_switch,
+    render_upload,
+)
+from components.needle_builder import render_builder
+from components.needle_charts import (
+    pick_sets,
+    picked_sets,
+    render_cell,
+    render_findings,
+    render_heatmap,
+    render_lines,
+    results_of,
+)
+from components.needle_scoring import render_needle_scoring
+from components.presentation import (
+    presenting,
+    render_downloads,
+    render_present_button,
+    render_presentation,
+)
+from components.state import current_dataset, get_db
+
+db = get_db()
+row = needle_row(db, current_dataset())
+records = needle_records(db, row)
+loaded = current_model()
+fingerprint = loaded[1].facts.fingerprint if loaded else None
+sets = all_sets(db, row, records)
+
+if presenting():
+    title = f"Needle in a haystack · {row['name']}" if row else "Needle in a haystack"
+    render_presentation(picked_sets(sets, fingerprint), title)
+    st.stop()
+
+st.title("🔎 Needle lab")
+st.caption("Does the reward model notice one bad sentence (the needle) hidden in a long answer "
+           "(the haystack)? Build pairs that differ only by the needle, score them, and see "
+           "accuracy by response length × needle position. New here: press the three blue "
+           "buttons in order (Build, Load model, Score).")
+
+st.subheader("1 · Build a needle set")
+st.caption("Cut long responses to a few lengths and insert a needle at evenly spaced positions: "
+           "rejected gets the harmful (or false) phrase, chosen the harmless (or true) one.")
+render_builder(db, current_dataset(), collapsed=row is not None)
+
+st.subheader("2 · Score it with a reward model")
+st.caption("The model scores both responses of every pair; it is right when chosen scores "
+           "strictly higher. Runs in the background, cached, and resumable.")
+current = render_model_picker()
+if row is None:
+    st.info("Build a needle set in step 1, or pick a needle dataset in the sidebar.", icon="🧵")
+    render_needle_switch(db, None)
+    running = False
+else:
+    st.markdown(f"**Needle dataset:** {code(row['name'])} · {row['items']:,} pairs")
+    running = render_needle_scoring(db, current, row)
+    render_needle_switch(db, row["name"])
+
+st.subheader("3 · Where does it miss the needle?")
+st.caption("Accuracy per length and needle position; click a cell for its pairs, then a pair for "
+           "its reward token by token with the needle marked.")
+render_upload(records, expanded=not sets)
+sets = all_sets(db, row, records)
+if not sets:
+    st.caption("No results yet: score the needle dataset (step 2) or upload a scores file.")
+    st.stop()
+chosen = pick_sets(sets, fingerprint)
+frame = results_of(chosen)
+cell = render_heatmap(chosen)
+render_findings(frame)
+if cell is not None:
+    render_cell(cell, chosen, records)
+with st.expander("Accuracy against position, one line per length", icon="📈"):
+    render_lines(frame)
+
+st.subheader("4 · Present and share")
+st.caption("Presentation mode shows only the heatmaps and the finding, in large type. The files "
+           "are made when you click.")
+render_present_button()
+render_downloads(chosen, row["name"] if row else "needle", "nw_dl")

@@ -1,0 +1,45 @@
+"""Reward model: load a model, score a preference dataset in the background, see the
+metrics and the failures, and follow one item's reward token by token.
+See docs/rewards.md."""
+
+import streamlit as st
+
+from components.jobs import render_scoring, truncation_policy
+from components.model_picker import render_model_picker
+from components.rewards import render_failures, render_metrics, render_run_picker
+from components.state import current_dataset, get_db
+from components.token_view import render_per_token_section
+from needlework.rewards.session import results
+from store.datasets import get_dataset, item_index
+
+db = get_db()
+st.title("🧮 Reward model")
+st.caption("Load a reward model, score a preference set, then go straight to the pairs it gets "
+           "wrong and to where in the response its reward moves.")
+
+st.subheader("1 · Model")
+current = render_model_picker()
+rm = current[1] if current else None
+
+dataset = current_dataset()
+row = get_dataset(db, dataset) if dataset else None
+if row is None or row["kind"] not in ("preference", "needle"):
+    st.info("Pick a preference or needle dataset in the sidebar (Long-form RewardBench, RM-Bench, "
+            "pairs), or import one on the Import & export page.", icon="🧮")
+    st.stop()
+
+st.subheader(f"2 · Score {row['name']}")
+render_scoring(current, row)
+
+st.subheader("3 · Results")
+run = render_run_picker(db, row["name"], rm.facts.fingerprint if rm else None)
+scored = results(db, row, run)
+picked = None
+if run:
+    render_metrics(row["format"], scored.entries)
+    st.markdown("**Failures**")
+    picked = render_failures(row["name"], scored.failures, scored.rows)
+
+st.subheader("4 · Per-token view")
+render_per_token_section(db, row, rm, [i["key"] for i in item_index(db, row["name"])],
+                         scored.failures, scored.rows, picked, truncation_policy())

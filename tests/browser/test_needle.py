@@ -1,0 +1,184 @@
+"""The needle lab in Chromium.
+
+- Build a small needle set in the page, store a stand-in model's scores for it (so no
+  minutes of CPU), load the demo model, click the worst heatmap cell, reach the per-token
+  view of a pair in that cell with the needle marked, then presentation mode.
+- The newcomer path (defaults and the quick preset; Build, Load model, Score in that order,
+  real scoring with the demo model) is timed when NEEDLE_NEWCOMER=1 (a few minutes of CPU).
+  Scoring through the page is also covered by tests/test_needle_page.py with a tiny model.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+import store
+from store.datasets import iter_items
+from store.scores import save_item_scores
+from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
+
+SCORE_TIMEOUT_MS = 600_000
+
+
+@pytest.fixture(scope="session")
+def needle_model_dir(tmp_path_factory) -> Path:
+    """data/demo-model when it is built, else the demo model built now (about 3 min of CPU)."""
+    from needlework.rewards.demo_model import build_demo_model, read_report  # noqa: PLC0415
+
+    built = ROOT / "data" / "demo-model"
+    if (built / "config.json").is_file() and read_report(built) is not None:
+        return built
+    out = tmp_path_factory.mktemp("demo-model")
+    build_demo_model(out)
+    return out
+
+
+def _main(page):
+    return page.locator('[data-testid="stMain"]')
+
+
+def _fill(page, name: str, value: str) -> None:
+    field = page.get_by_label(name, exact=True)
+    field.fill(value)
+    field.press("Enter")
+    wait_idle(page)
+
+
+def _load_model(page, path: Path) -> None:
+    _fill(page, "Model folder or hub id", str(path))
+    page.get_by_role("button", name="Load model").click()
+    page.get_by_text("LlamaForSequenceClassification").first.wait_for(timeout=120_000)
+    wait_idle(page)
+
+
+def _score(page) -> None:
+    page.get_by_role("button", name=re.compile(r"Score .+ pairs")).click()
+    page.get_by_text(re.compile(r"Scored \d+ of \d+ needle pairs")).first.wait_for(timeout=SCORE_TIMEOUT_MS)
+    wait_idle(page, timeout=120_000)
+
+
+def _heatmap(page):
+    chart = page.locator('[data-testid="stVegaLiteChart"]').first
+    chart.locator("svg").first.wait_for(timeout=60_000)
+    return chart
+
+
+def _cells(chart):
+    """The heatmap's cell rectangles (SVG paths of the rect mark, with their aria labels)."""
+    return chart.locator('g.mark-rect path[aria-label*="accuracy"][fill]')
+
+
+def _seed_scores(db_path: Path, dataset: str) -> int:
+    """Scores of a stand-in model for every pair: wrong for needles in the middle of the
+    longer responses (so the heatmap has a pattern), stored as that model's run."""
+    db = store.connect(db_path)
+    try:
+        records = [item["record"] for item in iter_items(db, dataset)]
+        rows = []
+        for r in records:
+            wrong = r["length_tokens"] >= 1000 and 0.3 <= r["tagged_position"] < 0.7
+            rows.append({"item_key": r["id"], "subset": str(r["length_tokens"]),
+                         "chosen_scores": [-1.0 if wrong else 1.0], "rejected_scores": [0.0]})
+        save_item_scores(db, dataset, "5" * 32, "fp32|full", "/models/seeded-rm", rows)
+    finally:
+        db.conn.close()
+    return len(rows)
+
+
+def _shot(page, name: str, height: int = 2600) -> None:
+    """A screenshot of the page at a tall viewport (the app scrolls inside its main block)."""
+    page.set_viewport_size({"width": 1400, "height": height})
+    page.wait_for_timeout(600)
+    screenshot(page, name)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, needle_model_dir):
+    page.goto(f"{app_url}/needle")
+    wait_idle(page)
+    assert_no_exception(page)
+    main = _main(page)
+    assert "1 · Build a needle set" in main.inner_text()
+    # A small set: 2 lengths × 3 demo haystacks × up to 10 positions, built in the page.
+    page.get_by_text("Custom lengths").click()
+    wait_idle(page)
+    _fill(page, "Lengths (tokens, comma-separated)", "500, 1000")
+    _fill(page, "Demo haystacks", "3")
+    page.get_by_role("button", name="Build the needle set").click()
+    page.get_by_text("safety needle records from 3").first.wait_for(timeout=120_000)
+    wait_idle(page)
+    assert "Tokens counted with" in main.inner_text()
+    dataset = re.search(r"selected them as (\S+)\.", main.inner_text()).group(1)
+    pairs = _seed_scores(seeded_db, dataset)  # scores of a stand-in model, stored for the dataset
+    _shot(page, "needle-built", 1900)
+
+    _load_model(page, needle_model_dir)  # the demo model, for the per-token view
+    chart = _heatmap(page)
+    cells = _cells(chart)
+    assert cells.count() >= 10
+    labels = cells.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    assert all("model: seeded-rm" in lab for lab in labels)
+    assert sum(int(re.search(r"pairs \(n\): (\d+)", lab).group(1)) for lab in labels) == pairs
+    _shot(page, "needle-heatmap")
+
+    # Click the cell with the lowest accuracy: a mouse click at the centre of its rectangle.
+    accuracy = [int(re.search(r"accuracy: (\d+)%", lab).group(1)) for lab in labels]
+    target = accuracy.index(min(accuracy))
+    length = int(re.search(r"length \(tokens\): (\d+)", labels[target]).group(1))
+    position = re.search(r"needle position: (\d+–\d+ %)", labels[target]).group(1)
+    cells.nth(target).scroll_into_view_if_needed()
+    box = cells.nth(target).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.get_by_text(f"needle at {position}").first.wait_for(timeout=60_000)
+    wait_idle(page, timeout=120_000)
+    assert_no_exception(page)
+    text = main.inner_text()
+    assert f"{length / 1000:g}K tokens, needle at {position}" in text
+    # The per-token view of the first (worst) pair of that cell, the needle marked.
+    page.get_by_text("margin (chosen − rejected)").first.wait_for(timeout=120_000)
+    wait_idle(page, timeout=120_000)
+    text = main.inner_text()
+    pair_id = re.search(r"Pair (safety-\S+)", text).group(1)
+    assert pair_id.split("-")[-2] == str(length)
+    assert main.locator(".nw-text mark.nw-needle").count() == 1
+    assert main.locator(".nw-text mark.nw-needle").first.inner_text().strip()
+    assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 3  # heatmap, curves, difference
+    main.get_by_text(re.compile(r"^Rows: response length")).scroll_into_view_if_needed()
+    _shot(page, "needle-cell-per-token", 2800)
+
+    page.get_by_role("button", name="Presentation mode").click()
+    page.locator("#nw-finding-0").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    assert "Accuracy is lowest at 1K tokens" in main.inner_text()
+    assert not page.locator('section[data-testid="stSidebar"]').is_visible()
+    assert page.get_by_role("button", name="Build the needle set").count() == 0
+    assert page.get_by_role("button", name="Heatmap PNG").count() == 1
+    _shot(page, "needle-present", 1300)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("NEEDLE_NEWCOMER") != "1", reason="set NEEDLE_NEWCOMER=1 to time it")
+def test_newcomer_path_with_the_quick_preset(page, app_url, needle_model_dir):
+    """Defaults only: Build, Load model, Score, in that order, until the heatmap shows."""
+    started = time.perf_counter()
+    page.goto(f"{app_url}/needle")
+    wait_idle(page)
+    page.get_by_role("button", name="Build the needle set").click()
+    page.get_by_text("safety needle records from 3").first.wait_for(timeout=120_000)
+    built_s = time.perf_counter() - started
+    wait_idle(page)
+    page.get_by_role("button", name="Load model").click()
+    page.get_by_text("LlamaForSequenceClassification").first.wait_for(timeout=120_000)
+    wait_idle(page)
+    _score(page)
+    _heatmap(page)
+    total_s = time.perf_counter() - started
+    assert_no_exception(page)
+    screenshot(page, "needle-newcomer")
+    print(f"\nnewcomer path: built in {built_s:.1f} s, heatmap after {total_s:.1f} s")

@@ -1,0 +1,135 @@
+"""The reward-model page in Chromium: load the demo model, score the demo preference
+set in the background (leaving the page and coming back), read the metrics, open a
+failure's per-token view through its deep link."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+import store
+from needlework.rewards.session import failures
+from store.scores import item_scores, list_jobs
+from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
+
+DATASET = "demo-preference"
+SCORE_TIMEOUT_S = 600
+
+
+@pytest.fixture(scope="session")
+def demo_model_dir(tmp_path_factory) -> Path:
+    """data/demo-model when it is built, else the demo model built now into a tmp dir
+    (about 3 minutes of CPU)."""
+    from needlework.rewards.demo_model import build_demo_model, read_report  # noqa: PLC0415
+
+    built = ROOT / "data" / "demo-model"
+    if (built / "config.json").is_file() and read_report(built) is not None:
+        return built
+    out = tmp_path_factory.mktemp("demo-model")
+    build_demo_model(out)
+    return out
+
+
+def _main(page):
+    return page.locator('[data-testid="stMain"]')
+
+
+def _load_model(page, path: Path) -> None:
+    field = page.get_by_role("textbox", name="Model folder or hub id")
+    field.fill(str(path))
+    field.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Load model").click()
+    page.get_by_text("LlamaForSequenceClassification").first.wait_for(timeout=120_000)
+    wait_idle(page)
+
+
+def _shot(page, heading: str, name: str, height: int = 1000) -> None:
+    """A screenshot of the viewport scrolled to a section (Streamlit scrolls inside the
+    page, so a full-page screenshot would only show the top)."""
+    page.set_viewport_size({"width": 1400, "height": height})
+    page.get_by_text(heading).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(500)
+    screenshot(page, name)
+
+
+def _wait_for_job(seeded_db: Path) -> dict:
+    db = store.connect(seeded_db)
+    deadline = time.time() + SCORE_TIMEOUT_S
+    try:
+        while time.time() < deadline:
+            jobs = [j for j in list_jobs(db) if j["dataset"] == DATASET]
+            if jobs and jobs[0]["status"] not in ("queued", "running"):
+                return jobs[0]
+            time.sleep(1)
+    finally:
+        db.conn.close()
+    raise AssertionError(f"scoring {DATASET} took more than {SCORE_TIMEOUT_S} s")
+
+
+def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir):
+    page.goto(f"{app_url}/rewards?dataset={DATASET}")
+    wait_idle(page)
+    assert_no_exception(page)
+    started = time.perf_counter()
+    _load_model(page, demo_model_dir)
+    load_s = time.perf_counter() - started
+    main = _main(page)
+    assert "Demo model" in main.inner_text()
+    assert "Context (tokens)" in main.inner_text()
+    screenshot(page, "rewards-model")
+
+    page.get_by_role("button", name=f"Score {DATASET}").click()
+    page.get_by_text("Scoring demo-preference with").first.wait_for(timeout=60_000)
+    _shot(page, "2 · Score", "rewards-scoring")
+    # The job runs on the server: leave the page and come back while it runs.
+    page.goto(f"{app_url}/home")
+    wait_idle(page)
+    page.goto(f"{app_url}/rewards?dataset={DATASET}")
+    # still there: its progress (or its result, if it finished meanwhile)
+    page.get_by_text(re.compile(r"Scoring demo-preference with|Scored 28 items")).first.wait_for(
+        timeout=120_000)
+    job = _wait_for_job(seeded_db)
+    assert job["status"] == "done", job
+    score_s = job["result"]["seconds"]
+    page.get_by_text("Scored 28 items").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    assert "Ties count as wrong" in main.inner_text()
+    tables = main.locator('[data-testid="stDataFrame"]')
+    assert tables.count() >= 2  # metrics per subset, failures
+    cells = " ".join(tables.first.locator("[role=gridcell], td, th").all_inner_texts())
+    assert "overall" in cells and "best-of-n accuracy" in cells, cells[:500]
+    _shot(page, "3 · Results", "rewards-results", 1400)
+
+    db = store.connect(seeded_db)
+    rows = item_scores(db, DATASET, job["result"]["fingerprint"])
+    db.conn.close()
+    fails = failures([{"id": r["item_key"], "subset": r["subset"], "chosen_scores": r["chosen_scores"],
+                       "rejected_scores": r["rejected_scores"]} for r in rows])
+    assert len(rows) == 28 and fails, "the demo model should get some demo pairs wrong"
+    short = next(f for f in fails if f.subset != "Reasoning") if any(
+        f.subset != "Reasoning" for f in fails) else fails[0]
+
+    page.goto(f"{app_url}/rewards?dataset={DATASET}&item={short.item}")
+    wait_idle(page, timeout=120_000)
+    assert_no_exception(page)
+    page.locator('[data-testid="stVegaLiteChart"]').nth(1).wait_for(timeout=60_000)
+    assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 2
+    shaded = main.locator(".nw-text mark[style*='background']")
+    assert shaded.count() > 0
+    assert main.locator(".nw-text mark.nw-chg").count() > 0  # where chosen and rejected differ
+    review = main.get_by_role("link", name="Review this pair")
+    assert review.count() == 1
+    assert f"item={short.item}" in (review.get_attribute("href") or "")
+    _shot(page, "4 · Per-token view", "rewards-per-token", 2200)
+
+    review.click()  # the failure's deep link into Review pairs
+    page.wait_for_url("**/review**", timeout=60_000)
+    wait_idle(page, timeout=60_000)
+    assert_no_exception(page)
+    assert f"item={short.item}" in page.url and short.item in main.inner_text()
+    print(f"\nmodel load {load_s:.1f} s (browser, incl. rerun); scoring {DATASET}: {score_s} s")

@@ -1,0 +1,186 @@
+"""Needle analysis: heatmap frame by hand, findings from data, scores-file import, charts, exports."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from needlework.formats import FormatError
+from needlework.needle import analysis, charts, findings
+
+
+def row(id, c, r, length, pos, model="m", **extra):
+    return {"id": id, "chosen_score": c, "rejected_score": r, "length_tokens": length,
+            "tagged_position": pos, "site_index": 0, "needle_id": "safety:3", "haystack_id": "h",
+            "model": model, **extra}
+
+
+HAND = [
+    row("a", 2.0, 1.0, 1000, 0.00),   # bucket 0, correct
+    row("b", 1.0, 1.0, 1000, 0.05),   # bucket 0, tie → wrong
+    row("c", 3.0, -1.0, 1000, 0.099),  # bucket 0, correct
+    row("d", 0.0, 1.0, 1000, 0.45),   # bucket 4, wrong
+    row("e", 5.0, 4.0, 2000, 1.0),    # bucket 9 (position 1.0 is clamped), correct
+    row("f", 5.0, 4.0, 2000, 0.95),   # bucket 9, correct
+    row("g", 1.0, 4.0, 2000, 0.91),   # bucket 9, wrong
+]
+
+
+def test_results_frame_correct_is_strict_and_buckets_follow_the_rule():
+    frame = analysis.results_frame(HAND)
+    assert frame["correct"].tolist() == [True, False, True, False, True, True, False]
+    assert frame["bucket"].tolist() == [0, 0, 0, 4, 9, 9, 9]
+    assert list(frame.columns[:10]) == analysis.RESULT_COLUMNS
+    assert analysis.position_bucket(0.3) == 3 and analysis.position_bucket(0.7) == 7
+
+
+def test_heatmap_frame_equals_the_hand_computed_case():
+    cells = analysis.heatmap_frame(analysis.results_frame(HAND), thin=3)
+    got = {(r.length_tokens, r.bucket): (r.n, r.n_correct, round(r.accuracy, 4), r.thin)
+           for r in cells.itertuples()}
+    assert got == {(1000, 0): (3, 2, 0.6667, False), (1000, 4): (1, 0, 0.0, True),
+                   (2000, 9): (3, 2, 0.6667, False)}
+    assert cells.loc[cells["bucket"] == 4, "position"].item() == "40–50 %"
+    assert set(cells["length"]) == {"1K", "2K"}
+
+
+def _grid(acc: dict[tuple[int, int], tuple[int, int]], model="m"):
+    """Rows giving (correct, n) per (length, bucket)."""
+    rows = []
+    for (length, bucket), (good, n) in acc.items():
+        for k in range(n):
+            c = 1.0 if k < good else -1.0
+            rows.append(row(f"{model}-{length}-{bucket}-{k}", c, 0.0, length, bucket / 10 + 0.05, model))
+    return analysis.results_frame(rows)
+
+
+def test_finding_is_computed_from_the_data():
+    frame = _grid({(2000, 9): (10, 10), (8000, 4): (6, 10), (8000, 0): (9, 10), (4000, 5): (0, 2)})
+    assert findings.finding(frame) == ("Accuracy is lowest at 8K tokens, positions 40–50 % (60 %, n=10), "
+                                       "40 points below the best cell (100 % at 2K tokens, positions 90–100 %).")
+    moved = _grid({(2000, 9): (10, 10), (8000, 4): (9, 10), (1000, 2): (3, 5)})
+    assert findings.finding(moved).startswith("Accuracy is lowest at 1K tokens, positions 20–30 % (60 %, n=5), "
+                                              "40 points below")
+    flat = _grid({(1000, 0): (5, 5), (2000, 3): (4, 4)})
+    assert "100 % in every cell" in findings.finding(flat)
+    assert findings.finding(_grid({(1000, 0): (1, 2)})).startswith("Not enough data")
+    two = analysis.combine([frame, _grid({(1000, 1): (1, 4), (1000, 2): (4, 4)}, model="other")])
+    lines = findings.findings(two)
+    assert lines[0].startswith("m: Accuracy is lowest at 8K") and lines[1].startswith("other: ")
+    trend = findings.position_trend(frame)
+    assert trend.endswith("overall over 32 pairs.") and "in the last third (n=10)" in trend
+
+
+def test_cell_listing_and_selection():
+    frame = analysis.results_frame(HAND)
+    cell = analysis.cell_rows(frame, 2000, 9)
+    assert cell["id"].tolist() == ["g", "e", "f"]  # worst margin first
+    records = [{"id": r["id"], "prompt": "P", "chosen": ["C " + r["id"]], "rejected": ["R"], "needle_char": 2}
+               for r in HAND]
+    pairs = analysis.cell_pairs(frame, records, 1000, 0)
+    assert [p["id"] for p in pairs] == ["b", "a", "c"] and pairs[0]["chosen"] == "C b"
+    assert analysis.selected_cell({"selection": {"cell": [{"length_tokens": 2000, "bucket": 9}]}}) == (2000, 9)
+    assert analysis.selected_cell({"selection": {"cell": []}}) is None
+
+    class Event:
+        selection = {"cell": [{"length_tokens": "1000", "bucket": 4.0}]}
+
+    assert analysis.selected_cell(Event()) == (1000, 4)
+
+
+def test_scores_file_gives_the_same_frame(tmp_path):
+    lines = [{"id": r["id"], "subset": "needle", "chosen_scores": [r["chosen_score"]],
+              "rejected_scores": [r["rejected_score"]], "tagged_position": r["tagged_position"],
+              "length_tokens": r["length_tokens"], "model": "m", "site_index": 0, "needle_id": "safety:3",
+              "haystack_id": "h"} for r in HAND]
+    path = tmp_path / "scores.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    imported = analysis.read_scores(str(path))
+    pd.testing.assert_frame_equal(imported, analysis.results_frame(HAND))
+    # Positions and lengths may come from the needle records instead; best-of-n with lists.
+    bare = [{"id": "a", "chosen_scores": [2.0, 3.0], "rejected_scores": [1.0, 2.5]}]
+    records = [{"id": "a", "tagged_position": 0.5, "length_tokens": 3000}]
+    frame = analysis.read_scores(json.dumps(bare[0]).encode(), "s.jsonl", model="x", records=records)
+    assert frame.iloc[0][["chosen_score", "rejected_score", "correct", "bucket", "model"]].tolist() == \
+        [2.0, 2.5, False, 5, "x"]
+
+
+def test_scores_file_errors_name_file_line_and_field(tmp_path):
+    bad = [
+        {"id": "a", "chosen_scores": [1.0], "rejected_scores": [0.0], "tagged_position": 0.5, "length_tokens": 1000},
+        {"id": "b", "chosen_scores": [], "rejected_scores": [0.0], "tagged_position": 0.5, "length_tokens": 1000},
+        {"id": "c", "chosen_scores": [1.0], "rejected_scores": ["x"], "tagged_position": 1.5, "length_tokens": 1000},
+        {"id": "d", "chosen_scores": [1.0], "rejected_scores": [0.0], "length_tokens": 0},
+        {"id": "a", "chosen_scores": [1.0], "rejected_scores": [0.0], "tagged_position": 0.1, "length_tokens": 1000},
+        {"chosen_scores": [1.0], "rejected_scores": [None], "tagged_position": 0.1, "length_tokens": 1000},
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in bad) + "{oops\n", encoding="utf-8")
+    with pytest.raises(FormatError) as info:
+        analysis.read_scores(str(path))
+    assert [str(p) for p in info.value.problems] == ["run.jsonl line 7: invalid JSON: Expecting property name "
+                                                     "enclosed in double quotes at column 2"]
+    path.write_text("".join(json.dumps(x) + "\n" for x in bad), encoding="utf-8")
+    with pytest.raises(FormatError) as info:
+        analysis.read_scores(str(path))
+    assert [str(p) for p in info.value.problems] == [
+        "run.jsonl line 2: chosen_scores must be a non-empty list of numbers",
+        "run.jsonl line 3: rejected_scores[0] must be a number, got 'x'",
+        "run.jsonl line 3: tagged_position must be a number in [0, 1], got 1.5",
+        "run.jsonl line 4: tagged_position is missing",
+        "run.jsonl line 4: length_tokens must be a positive integer, got 0",
+        "run.jsonl line 5: id 'a' is a duplicate (first seen on line 1)",
+        "run.jsonl line 6: id is missing",
+        "run.jsonl line 6: rejected_scores[0] must be a number, got None",
+    ]
+
+
+def _spec_params(spec):
+    found = list(spec.get("params", []))
+    for key in ("layer", "hconcat", "vconcat", "concat"):
+        for sub in spec.get(key, []):
+            found += _spec_params(sub)
+    if "spec" in spec:
+        found += _spec_params(spec["spec"])
+    return found
+
+
+def test_heatmap_has_the_cell_selection_thin_marks_and_a_fixed_scale():
+    frame = analysis.results_frame(HAND)
+    spec = charts.heatmap(frame).to_dict()
+    params = [p for p in _spec_params(spec) if p.get("select")]
+    assert [p["name"] for p in params] == ["cell"]
+    assert params[0]["select"]["fields"] == ["length_tokens", "bucket"]
+    layers = spec["layer"]
+    assert layers[0]["encoding"]["color"]["scale"]["domain"] == [0, 1]
+    assert any(t.get("filter") == "datum.thin" for layer in layers for t in layer.get("transform", []))
+    tooltip_fields = {t["field"] for t in layers[0]["encoding"]["tooltip"]}
+    assert {"n", "n_correct", "accuracy"} <= tooltip_fields
+    data = next(iter(spec["datasets"].values()))
+    assert {d["label"] for d in data} == {"67 %", "0 %\nn=1"}
+
+
+def test_two_models_side_by_side_share_one_colour_scale():
+    a = analysis.results_frame(HAND)
+    b = analysis.results_frame([dict(r, model="other") for r in HAND])
+    spec = charts.compare_heatmaps(a, b).to_dict()
+    assert spec["facet"]["column"]["field"] == "model"
+    assert spec["resolve"]["scale"]["color"] == "shared"
+    assert spec["spec"]["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 1]
+    with pytest.raises(ValueError, match="same model"):
+        charts.compare_heatmaps(a, a)
+
+
+def test_exports_png_svg_and_csv(tmp_path):
+    frame = analysis.results_frame(HAND)
+    png = charts.to_png(charts.heatmap(frame), scale=1)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert charts.to_svg(charts.accuracy_lines(frame)).lstrip().startswith("<svg")
+    written = charts.export_all(frame, tmp_path / "out")
+    assert sorted(p.name for p in written) == ["heatmap.png", "heatmap.svg", "lines.png", "lines.svg", "results.csv"]
+    back = analysis.read_results_csv(tmp_path / "out" / "results.csv")
+    pd.testing.assert_frame_equal(back, frame, check_dtype=False)
+    with pytest.raises(ValueError, match="png or .svg"):
+        charts.save_chart(charts.heatmap(frame), tmp_path / "x.pdf")

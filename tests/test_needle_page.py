@@ -1,0 +1,211 @@
+"""AppTest for the needle lab: build a needle set, score it in the background, charts from
+stored and uploaded results, upload errors with file/line/field, presentation mode."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import store
+from needlework.datasets import import_bytes
+from needlework.needle import builder
+from needlework.rewards import session
+from store.datasets import get_dataset, iter_items
+from store.scores import list_jobs, save_item_scores
+from tests.conftest import ROOT
+from tests.test_needle_model import paragraphs, tiny_model_dir
+
+PAGE = "pages/needle.py"
+
+
+@pytest.fixture(autouse=True)
+def fresh_registry():
+    """No model loaded in the process before or after a test."""
+    session.MODELS.clear()
+    yield
+    session.MODELS.clear()
+
+
+@pytest.fixture
+def app_db(tmp_path, monkeypatch):
+    path = tmp_path / "app.db"
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    return store.connect(path)
+
+
+def open_page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def html_text(at: AppTest) -> str:
+    return "\n".join(h.value for h in at.get("html"))
+
+
+def charts(at: AppTest) -> list:
+    return list(at.get("arrow_vega_lite_chart")) + list(at.get("vega_lite_chart"))
+
+
+def small_needles(count: int = 3) -> list[dict]:
+    """Needle records from the test paragraphs: 2 lengths × 10 positions × ``count`` haystacks."""
+    hays = builder.demo_haystacks(count, 600, paragraphs=paragraphs())
+    options = builder.BuildOptions(lengths=(300, 600))
+    return builder.build_needles(hays, builder.builtin_pairs("safety"), options,
+                                 builder.TokenCounter(builder.tokens.estimate, "estimate")).records
+
+
+def scores_lines(records: list[dict], model: str | None = None) -> bytes:
+    """Long-form RewardBench output for the records: wrong at positions ≥ 50 %."""
+    lines = []
+    for r in records:
+        wrong = r["tagged_position"] >= 0.5
+        line = {"id": r["id"], "subset": str(r["length_tokens"]), "chosen_scores": [0.0 if wrong else 1.0],
+                "rejected_scores": [0.5], "tagged_position": r["tagged_position"],
+                "length_tokens": r["length_tokens"]}
+        if model:
+            line["model"] = model
+        lines.append(json.dumps(line))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_builder_step_creates_and_selects_a_needle_dataset(app_db):
+    at = open_page()
+    assert at.button(key="nb_build").proto.type == "primary"
+    at.radio(key="nb_preset").set_value("custom").run()
+    at.text_input(key="nb_lengths").set_value("1K, 2000").run()
+    at.number_input(key="nb_demo_count").set_value(2).run()
+    at.button(key="nb_build").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    row = get_dataset(app_db, "needles-safety-demo-custom")
+    assert row is not None and row["kind"] == "needle" and row["items"] == 40  # 2 lengths × 2 × 10
+    assert at.session_state["dataset"] == "needles-safety-demo-custom"  # selected in the sidebar
+    success = " ".join(s.value for s in at.success)
+    assert "Built **40** safety needle records" in success
+    summary = at.dataframe[0].value
+    assert list(summary["length (tokens)"]) == [1000, 2000]
+    assert list(summary["skipped (too short)"]) == [0, 0]
+    assert "Tokens counted with" in " ".join(m.value for m in at.markdown)
+    records = [i["record"] for i in iter_items(app_db, row["name"])]
+    assert {r["length_tokens"] for r in records} == {1000, 2000}
+    # Building again with the defaults does not clash: the name gets a suffix.
+    at.button(key="nb_build").click().run()
+    assert get_dataset(app_db, "needles-safety-demo-custom-2") is not None
+
+
+def test_bad_haystack_upload_names_file_line_and_field(app_db):
+    at = open_page()
+    at.radio(key="nb_source").set_value("upload").run()
+    bad = b'{"prompt": "p", "response": "long text"}\n{"prompt": "p2"}\n'
+    at.file_uploader(key="nb_upload").upload("hay.jsonl", bad, "application/json")
+    at.run()
+    at.button(key="nb_build").click().run()
+    assert any("Nothing built" in e.value for e in at.error)
+    assert "hay.jsonl line 2: response is missing" in html_text(at)
+
+
+def test_results_from_elsewhere_show_the_charts(app_db):
+    at = open_page()
+    assert not charts(at)
+    at.file_uploader(key="nw_scores_file").upload("other-rm.jsonl", scores_lines(small_needles()),
+                                                  "application/json")
+    at.run()
+    assert not at.exception, at.exception
+    assert len(charts(at)) >= 1  # the heatmap (the lines sit in an expander)
+    text = html_text(at)
+    assert "Accuracy is lowest at" in text and "positions" in text
+    assert at.selectbox(key="nw_results").value == "other-rm (uploaded)"
+    assert [b.label for b in at.download_button][:2] == ["Heatmap PNG", "Heatmap SVG"]
+
+
+def test_scores_file_errors_name_file_line_and_field(app_db):
+    at = open_page()
+    bad = b'{"id": "a", "chosen_scores": [1], "rejected_scores": [0], "tagged_position": 0.2, ' \
+          b'"length_tokens": 1000}\n{"id": "b", "chosen_scores": ["x"], "rejected_scores": [0], ' \
+          b'"tagged_position": 2, "length_tokens": 1000}\n'
+    at.file_uploader(key="nw_scores_file").upload("scores.jsonl", bad, "application/json")
+    at.run()
+    assert any("Nothing loaded" in e.value for e in at.error)
+    text = html_text(at)
+    assert "scores.jsonl line 2: chosen_scores[0] must be a number" in text
+    assert "scores.jsonl line 2: tagged_position must be a number in [0, 1]" in text
+    assert not charts(at)
+
+
+def test_presentation_mode_shows_the_finding_and_nothing_else(app_db):
+    at = open_page()
+    at.file_uploader(key="nw_scores_file").upload("other-rm.jsonl", scores_lines(small_needles()),
+                                                  "application/json")
+    at.run()
+    at.button(key="nw_present").click().run()
+    assert not at.exception, at.exception
+    assert at.query_params["present"] == ["1"] or at.query_params["present"] == "1"
+    text = html_text(at)
+    assert 'id="nw-finding-0"' in text and "Accuracy is lowest at" in text
+    assert "positions 50–60 %" in text or "positions 60–70 %" in text  # the wrong half
+    assert len(charts(at)) == 1  # the heatmap only
+    assert not at.get("file_uploader") and not at.radio  # no build or scoring controls
+    assert not [t for t in at.title]
+    at.button(key="nw_leave").click().run()
+    assert at.title and "Needle lab" in at.title[0].value
+
+
+def test_scoring_job_stores_results_with_prefix_reuse_figures(app_db):
+    records = small_needles(count=1)
+    import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
+                 dataset="needles")
+    at = open_page({"dataset": "needles"})
+    at.text_input(key="rw_model").set_value(str(tiny_model_dir()))
+    at.selectbox(key="rw_device").set_value("cpu")
+    at.button(key="rw_load").click().run()
+    at.radio(key="nw_reuse").set_value("on").run()
+    at.button(key="nw_score").click().run()
+    job = next(j for j in list_jobs(app_db) if j["kind"] == "needle")
+    session.JOBS.join(int(job["id"]), timeout=240)
+    at.run()
+    assert not at.exception, at.exception
+    job = next(j for j in list_jobs(app_db) if j["kind"] == "needle")
+    assert job["status"] == "done", job
+    n = len(records)
+    assert job["result"]["scored_records"] == n
+    assert any(f"Scored {n} of {n} needle pairs" in s.value for s in at.success)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Saved by prefix reuse"].endswith("%") and metrics["Saved by prefix reuse"] != "0%"
+    assert any((c.key or "").startswith("nw_heat|") for c in charts(at))
+    assert "Not enough data for a finding" in html_text(at)  # 1 haystack: every cell is thin
+    # A second run comes from the cache.
+    at.button(key="nw_score").click().run()
+    job2 = next(j for j in list_jobs(app_db) if j["kind"] == "needle")
+    session.JOBS.join(int(job2["id"]), timeout=120)
+    at.run()
+    assert job2["id"] != job["id"]
+    assert any(f"{n} from the cache" in s.value for s in at.success)
+
+
+def test_two_models_side_by_side(app_db):
+    records = small_needles()
+    import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
+                 dataset="needles")
+    for fp, model, shift in (("a" * 32, "/models/alpha-rm", 0.0), ("b" * 32, "/models/beta-rm", 0.7)):
+        save_item_scores(app_db, "needles", fp, "fp32|full", model,
+                         [{"item_key": r["id"], "subset": str(r["length_tokens"]),
+                           "chosen_scores": [r["tagged_position"] + shift], "rejected_scores": [0.5]}
+                          for r in records])
+    at = open_page({"dataset": "needles"})
+    results = at.selectbox(key="nw_results")
+    assert sorted(o.split(" · ")[0] for o in results.options) == ["alpha-rm", "beta-rm"]
+    other = "alpha-rm" if results.value == "beta-rm" else "beta-rm"
+    at.selectbox(key="nw_compare").set_value(other).run()
+    assert not at.exception, at.exception
+    text = html_text(at)
+    assert "alpha-rm: Accuracy" in text and "beta-rm: " in text
+    spec = json.loads(charts(at)[0].proto.spec)
+    assert "facet" in spec  # one chart, a panel per model, one colour scale

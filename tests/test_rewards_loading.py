@@ -1,0 +1,175 @@
+"""Loading reward models: facts, templates, and one clear error per broken folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+import torch
+
+from needlework.rewards import errors
+from needlework.rewards.loading import (
+    fingerprint,
+    load_reward_model,
+    resolve_device,
+    resolve_dtype,
+)
+from needlework.rewards.templates import FALLBACK_TEMPLATE_ID, render
+from tests import rewards_fixtures
+from tests.rewards_fixtures import save_tiny_model
+
+# shared fixtures (pytest finds them as module attributes)
+tiny_model_dir = rewards_fixtures.tiny_model_dir
+tiny_rm = rewards_fixtures.tiny_rm
+
+
+
+def test_facts_of_a_tiny_model(tiny_rm, tiny_model_dir):
+    facts = tiny_rm.facts
+    assert facts.architecture == "LlamaForSequenceClassification"
+    assert facts.parameters == sum(p.numel() for p in tiny_rm.model.parameters())
+    assert facts.dtype == "fp32" and facts.device == "cpu"
+    assert facts.context_length == 256
+    assert facts.template_id.startswith("chat:") and not facts.template_fallback
+    assert len(facts.fingerprint) == 32 and facts.fingerprint == fingerprint(tiny_model_dir)
+    assert json.dumps(facts.as_dict())
+
+
+def test_fingerprint_changes_with_the_weights(tmp_path):
+    a = save_tiny_model(tmp_path / "a", seed=0)
+    b = save_tiny_model(tmp_path / "b", seed=1)
+    c = tmp_path / "c"
+    shutil.copytree(a, c)
+    assert fingerprint(a) != fingerprint(b)
+    assert fingerprint(a) == fingerprint(c)
+
+
+def test_chat_template_renders_user_and_assistant_turns(tiny_rm):
+    shown = render(tiny_rm.tokenizer, "What is it?", "It is a needle.")
+    assert shown.text == "<|bos|><|user|>\nWhat is it?<|end|>\n<|assistant|>\nIt is a needle.<|end|>"
+    assert shown.text[shown.response_start:].startswith("It is a needle.")
+    assert not shown.fallback and not shown.add_special_tokens
+
+
+def test_fallback_template_is_used_and_reported(tmp_path):
+    rm = load_reward_model(save_tiny_model(tmp_path / "m", chat_template=False), device="cpu")
+    assert rm.facts.template_fallback and rm.facts.template_id == FALLBACK_TEMPLATE_ID
+    assert any("fallback" in note for note in rm.facts.notes)
+    shown = render(rm.tokenizer, "Q?", "A.")
+    assert shown.text == "User: Q?\n\nAssistant: A." and shown.fallback
+    assert shown.response_start == len("User: Q?\n\nAssistant: ")
+
+
+def test_dtype_and_device_resolution():
+    assert resolve_device("cpu") == "cpu"
+    assert resolve_device("auto") in ("cuda", "mps", "cpu")
+    assert resolve_dtype("auto", "cpu") == torch.float32
+    assert resolve_dtype("bf16", "cpu") == torch.bfloat16
+    assert resolve_dtype("fp16", "cuda") == torch.float16
+    with pytest.raises(ValueError, match="auto, bf16, fp16 or fp32"):
+        resolve_dtype("int3", "cpu")
+
+
+def test_bf16_load(tiny_model_dir):
+    rm = load_reward_model(tiny_model_dir, dtype="bf16", device="cpu")
+    assert rm.facts.dtype == "bf16"
+    assert next(rm.model.parameters()).dtype == torch.bfloat16
+
+
+def test_trust_remote_code_warns(tiny_model_dir):
+    with pytest.warns(UserWarning, match="trust_remote_code is on"):
+        rm = load_reward_model(tiny_model_dir, device="cpu", trust_remote_code=True)
+    assert rm.facts.trust_remote_code
+
+
+def test_attn_implementation_is_passed(tiny_model_dir):
+    rm = load_reward_model(tiny_model_dir, device="cpu", attn_implementation="eager")
+    assert rm.model.config._attn_implementation == "eager"
+
+
+# -- one error class per broken folder ---------------------------------------------------
+
+def test_missing_config(tmp_path, tiny_model_dir):
+    folder = tmp_path / "m"
+    shutil.copytree(tiny_model_dir, folder)
+    (folder / "config.json").unlink()
+    with pytest.raises(errors.MissingConfigError, match="no config.json. Point --model"):
+        load_reward_model(folder, device="cpu")
+
+
+def test_missing_weights(tmp_path, tiny_model_dir):
+    folder = tmp_path / "m"
+    shutil.copytree(tiny_model_dir, folder)
+    (folder / "model.safetensors").unlink()
+    with pytest.raises(errors.MissingWeightsError, match="no weights .* fetch the weight files"):
+        load_reward_model(folder, device="cpu")
+
+
+def test_missing_tokenizer(tmp_path, tiny_model_dir):
+    folder = tmp_path / "m"
+    shutil.copytree(tiny_model_dir, folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                 "chat_template.jinja"):
+        (folder / name).unlink(missing_ok=True)
+    with pytest.raises(errors.MissingTokenizerError, match="no tokenizer files.*save_pretrained"):
+        load_reward_model(folder, device="cpu")
+
+
+def test_broken_tokenizer(tmp_path, tiny_model_dir):
+    folder = tmp_path / "m"
+    shutil.copytree(tiny_model_dir, folder)
+    (folder / "tokenizer.json").write_text("{not json")
+    with pytest.raises(errors.MissingTokenizerError, match="could not be loaded"):
+        load_reward_model(folder, device="cpu")
+
+
+def test_causal_lm_is_not_a_sequence_classifier(tmp_path):
+    folder = save_tiny_model(tmp_path / "lm", causal_lm=True)
+    with pytest.raises(errors.NotASequenceClassifierError,
+                       match="LlamaForCausalLM, not a sequence classifier.*reward model checkpoint"):
+        load_reward_model(folder, device="cpu")
+
+
+def test_classifier_without_trained_head(tmp_path):
+    folder = save_tiny_model(tmp_path / "lm", causal_lm=True)
+    config = json.loads((folder / "config.json").read_text())
+    config["architectures"] = ["LlamaForSequenceClassification"]
+    config["num_labels"] = 1
+    config["id2label"] = {"0": "LABEL_0"}
+    config["label2id"] = {"LABEL_0": 0}
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(errors.NotASequenceClassifierError, match="no trained score head"):
+        load_reward_model(folder, device="cpu")
+
+
+def test_two_labels_is_not_a_reward_model(tmp_path):
+    folder = save_tiny_model(tmp_path / "clf", num_labels=2)
+    with pytest.raises(errors.WrongNumLabelsError, match="num_labels=2 .* exactly one output"):
+        load_reward_model(folder, device="cpu")
+
+
+def test_unknown_path_or_hub_id(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(errors.ModelNotFoundError, match="no such folder"):
+        load_reward_model(tmp_path / "nowhere", device="cpu")
+    with pytest.raises(errors.ModelNotFoundError, match="hub"):
+        load_reward_model("no-such-org/no-such-reward-model", device="cpu")
+
+
+def test_out_of_memory_while_loading_says_what_to_try(tiny_model_dir, monkeypatch):
+    from needlework.rewards import loading  # noqa: PLC0415
+
+    def boom(*args, **kwargs):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+
+    monkeypatch.setattr(loading.AutoModelForSequenceClassification, "from_pretrained", boom)
+    with pytest.raises(errors.RewardModelOOMError, match="out of memory while loading.*smaller dtype"):
+        load_reward_model(tiny_model_dir, device="cpu")
+
+
+def test_every_error_is_a_reward_model_error():
+    for cls in (errors.MissingConfigError, errors.MissingWeightsError, errors.MissingTokenizerError,
+                errors.NotASequenceClassifierError, errors.WrongNumLabelsError,
+                errors.RewardModelOOMError, errors.ModelNotFoundError):
+        assert issubclass(cls, errors.RewardModelError)

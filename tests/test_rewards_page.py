@@ -1,0 +1,252 @@
+"""AppTest for the reward-model page: model picker, scoring job, metrics, per-token view."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import store
+from needlework.datasets import import_bytes
+from needlework.rewards import session
+from store.scores import item_scores, list_jobs, save_item_scores
+from tests.conftest import ROOT, jsonl
+from tests.rewards_fixtures import save_tiny_model, tiny_model_dir  # noqa: F401
+
+PAGE = "pages/rewards.py"
+FP = "f" * 32
+
+
+def lfrb_records() -> list[dict]:
+    """Four short Long-form RewardBench items in two subsets."""
+    return [
+        {"id": f"q{k}", "subset": "QA" if k < 2 else "Chat", "prompt": f"Question {k}?",
+         "chosen": [f"A careful answer number {k} that checks every fact."],
+         "rejected": [f"A wrong answer {k}.", f"Another wrong answer {k}.", f"No answer {k}."]}
+        for k in range(4)
+    ]
+
+
+@pytest.fixture(autouse=True)
+def fresh_registry():
+    """Each test starts with no model loaded in the process."""
+    session.MODELS.clear()
+    yield
+    session.MODELS.clear()
+
+
+@pytest.fixture
+def app_db(tmp_path, monkeypatch):
+    path = tmp_path / "app.db"
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    db = store.connect(path)
+    import_bytes(db, jsonl(lfrb_records()), "prefs.jsonl", dataset="prefs", format="lfrb")
+    return db
+
+
+def open_page(query: dict[str, str] | None = None) -> AppTest:
+    """The reward page; ``?dataset=`` is given from the first run (the sidebar binds it),
+    other query parameters (``item``) once on the page (home would redirect them)."""
+    query = dict(query or {})
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    if "dataset" in query:
+        at.query_params["dataset"] = query.pop("dataset")
+    at.run()
+    at.switch_page(PAGE)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def load(at: AppTest, path, **fields) -> AppTest:
+    at.text_input(key="rw_model").set_value(str(path))
+    for key, value in fields.items():
+        at.selectbox(key=key).set_value(value)
+    at.button(key="rw_load").click()
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def plain(markdown: str) -> str:
+    """Text as shown: the backslash escapes of ``components.text.label`` removed."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def errors(at: AppTest) -> str:
+    return "\n".join(plain(e.value) for e in at.error)
+
+
+def frame(at: AppTest, column: str):
+    """The first dataframe with ``column`` (only selectable dataframes report their key)."""
+    for frame in at.dataframe:
+        if column in frame.value.columns:
+            return frame.value
+    raise AssertionError(f"no table with a {column!r} column")
+
+
+def metric_values(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_bad_folders_show_one_clear_error_each(app_db, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    at = load(open_page(), empty)
+    assert len(at.error) == 1 and "no config.json" in errors(at)
+    at = load(at, save_tiny_model(tmp_path / "two-labels", num_labels=2))
+    assert len(at.error) == 1 and "num_labels=2" in errors(at)
+    at = load(at, save_tiny_model(tmp_path / "lm", causal_lm=True))
+    assert len(at.error) == 1 and "not a sequence classifier" in errors(at)
+    at = load(at, tmp_path / "no-such-folder")
+    assert len(at.error) == 1 and "no such folder" in errors(at)
+    assert not session.MODELS.loaded()
+
+
+def test_facts_of_a_tiny_model_and_the_cache_across_sessions(app_db, tiny_model_dir):  # noqa: F811
+    at = load(open_page(), tiny_model_dir, rw_dtype="fp32", rw_device="cpu")
+    assert not at.error
+    facts = metric_values(at)
+    assert facts["dtype"] == "fp32" and facts["Device"] == "cpu"
+    assert facts["Context (tokens)"] == "256"
+    described = " ".join(m.value for m in at.markdown)
+    assert "**Architecture** `LlamaForSequenceClassification`" in described
+    assert "**Chat template** the tokenizer's own (`chat:" in described
+    assert "fingerprint" in described
+    assert len(session.MODELS.loaded()) == 1
+    other = open_page()  # a second browser session reuses the loaded model
+    assert metric_values(other)["Context (tokens)"] == "256"
+    assert len(session.MODELS.loaded()) == 1
+
+
+def test_trust_remote_code_is_off_by_default_and_warns_when_on(app_db):
+    at = open_page()
+    assert at.checkbox(key="rw_trust").value is False
+    assert not any("trust_remote_code" in w.value for w in at.warning)
+    at.checkbox(key="rw_trust").check().run()
+    assert any("trust_remote_code is on" in w.value for w in at.warning)
+
+
+def test_metrics_table_from_cached_scores(app_db):
+    scores = [([2.0], [1.0, 0.5, 0.0]),  # correct
+              ([1.0], [1.0, 0.0, 0.0]),  # tie: wrong
+              ([3.0], [0.0, 1.0, 2.0]),  # correct
+              ([0.0], [1.0, -1.0, -2.0])]  # wrong
+    save_item_scores(app_db, "prefs", FP, "fp32|full", "some-rm",
+                     [{"item_key": f"q{k}", "subset": "QA" if k < 2 else "Chat",
+                       "chosen_scores": c, "rejected_scores": r} for k, (c, r) in enumerate(scores)])
+    at = open_page()
+    table = frame(at, "best-of-n accuracy").set_index("subset")
+    assert table.loc["QA", "best-of-n accuracy"] == "50.0%"
+    assert table.loc["Chat", "best-of-n accuracy"] == "50.0%"
+    assert table.loc["overall", "items"] == 4 and table.loc["overall", "best-of-n correct"] == 2
+    assert table.loc["overall", "pairwise accuracy"] == f"{100 * 10 / 12:.1f}%"  # 3 + 2 (tie wrong) + 3 + 2
+    assert any("Ties count as wrong" in c.value for c in at.caption)
+    fails = at.dataframe(key="rw_failures").value
+    assert list(fails["item"]) == ["q3", "q1"]  # worst margin first; the tie is a failure
+    assert at.selectbox(key="rw_item").value == "q3"  # the worst failure opens first
+    assert any("Load a model" in i.value for i in at.info)
+
+
+def test_rmbench_matrix_per_domain(tmp_path, monkeypatch):
+    path = tmp_path / "rm.db"
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    db = store.connect(path)
+    records = [{"id": k, "subset": "alpacaeval" if k < 2 else "math-prm", "prompt": f"P{k}",
+                "chosen": [f"c{k}{s}" for s in range(3)], "rejected": [f"r{k}{s}" for s in range(3)]}
+               for k in range(4)]
+    import_bytes(db, json.dumps(records).encode(), "rm.json", dataset="rm", format="rmbench")
+    save_item_scores(db, "rm", FP, "fp32|full", "some-rm",
+                     [{"item_key": str(k), "subset": r["subset"], "chosen_scores": [3.0, 2.0, 1.0],
+                       "rejected_scores": [2.5, 1.5, 0.5]} for k, r in enumerate(records)])
+    at = open_page({"dataset": "rm"})
+    table = frame(at, "hard").set_index("domain")
+    # chosen [3, 2, 1] vs rejected [2.5, 1.5, .5]: M = [[1,1,1],[0,1,1],[0,0,1]]
+    assert table.loc["chat", "hard"] == "100.0%" and table.loc["chat", "easy"] == "0.0%"
+    assert table.loc["overall", "normal"] == "100.0%"
+    matrix = frame(at, "rejected concise")
+    assert matrix.loc["chosen concise", "rejected detailed markdown"] == "100.0%"
+
+
+def test_too_long_inputs_are_reported_before_scoring(app_db, tmp_path):
+    long = {"id": "long", "subset": "QA", "prompt": "Tell me everything.",
+            "chosen": ["word " * 400], "rejected": ["short", "also short", "brief"]}
+    import_bytes(app_db, jsonl([long]), "long.jsonl", dataset="long", format="lfrb")
+    model = save_tiny_model(tmp_path / "m", max_positions=64)
+    at = load(open_page({"dataset": "long"}), model, rw_device="cpu")
+    assert any("1 of 4 responses, in 1 item, are longer" in w.value for w in at.warning)
+    long_inputs = frame(at, "over the window by")
+    assert list(long_inputs["response"]) == ["chosen[0]"]
+    assert at.radio(key="rw_truncation").options == [
+        f"{p}: {d}" for p, d in __import__("components.jobs").jobs.POLICIES.items()]
+
+
+def test_scoring_job_then_metrics_and_per_token_deep_link(app_db, tiny_model_dir):  # noqa: F811
+    at = load(open_page(), tiny_model_dir, rw_device="cpu")
+    at.button(key="rw_score").click()
+    at.run()
+    job = list_jobs(app_db)[0]
+    session.JOBS.join(int(job["id"]), timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    job = list_jobs(app_db)[0]
+    assert job["status"] == "done", job
+    assert any("Scored 4 items" in s.value for s in at.success)
+    assert len(item_scores(app_db, "prefs", job["result"]["fingerprint"])) == 4
+    assert frame(at, "best-of-n accuracy").iloc[-1]["subset"] == "overall"
+
+    linked = open_page({"dataset": "prefs", "item": "q2"})
+    assert linked.selectbox(key="rw_item").value == "q2"
+    assert len(linked.get("vega_lite_chart")) == 2  # curves and their difference
+    assert metric_values(linked)["score chosen[0]"] != ""
+    linked.selectbox(key="rw_item").set_value("q1").run()
+    assert linked.query_params["item"] == "q1"
+
+
+def test_failures_count_ties_and_sort_by_margin():
+    entries = [{"id": "ok", "subset": "A", "chosen_scores": [2.0], "rejected_scores": [1.0, 0.0]},
+               {"id": "tie", "subset": "A", "chosen_scores": [1.0], "rejected_scores": [1.0, 0.0]},
+               {"id": "bad", "subset": "B", "chosen_scores": [0.0, 3.0], "rejected_scores": [1.0]},
+               {"id": "skipped", "subset": "B", "chosen_scores": [None], "rejected_scores": [9.0]}]
+    found = session.failures(entries)
+    assert [(f.item, f.margin, f.worst, f.beaten, f.pairs) for f in found] == [
+        ("bad", -1.0, (0, 0), 1, 2), ("tie", 0.0, (0, 0), 1, 2)]
+
+
+def test_text_segments_are_the_text_exactly():
+    from components.per_token import aligned_segments, segments  # noqa: PLC0415
+    from needlework.rewards.per_token import PerTokenResult  # noqa: PLC0415
+
+    text = "Hi 😀 there<end>"
+    tokens = ["Hi", " ", "😀", "😀", " there", "<end>"]  # a split emoji repeats its character
+    result = PerTokenResult(tokens, list(range(6)), [0.0, 0.0, 1.0, 1.0, -1.0, -1.0], -1.0, 3, 9)
+    parts = segments(result, text, changed={4}, scale=2.0)
+    assert "".join(p[0] for p in parts) == text
+    assert [p for p in parts if p[1] == "nw-chg"][0][0] == " there"
+    assert all("background" in p[2] for p in parts if p[0] in ("😀",))
+    assert aligned_segments([(0, 0, 0.0), (1, 1, 0.0), (5, 2, 1.0), (6, 3, 1.0)]) == [0, 0, 1, 1]
+
+
+def test_job_outcomes_cancelled_failed_and_interrupted(app_db):
+    from store.scores import create_job, finish_job, start_job, update_job_progress  # noqa: PLC0415
+
+    job = create_job(app_db, "score", "prefs", "some-rm")
+    start_job(app_db, job, 10)
+    update_job_progress(app_db, job, 4, 10)
+    finish_job(app_db, job, "cancelled", error="cancelled after 4 of 10 texts")
+    at = open_page()
+    assert any("Cancelled after 4 of 10 texts" in w.value and "cached" in w.value for w in at.warning)
+
+    job = create_job(app_db, "score", "prefs", "some-rm")
+    finish_job(app_db, job, "failed", error="out of memory while scoring one text")
+    at = open_page()
+    assert "Scoring failed: out of memory while scoring one text" in errors(at)
+
+    job = create_job(app_db, "score", "prefs", "some-rm")
+    start_job(app_db, job, 10)  # running, but no thread of this process runs it
+    at = open_page()
+    assert any("was interrupted" in w.value for w in at.warning)
