@@ -34,6 +34,7 @@ run: venv seed
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 test: $(VENV)/.test chromium
+	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
 	$(PY) -m pytest
 
 lint: $(VENV)/.test

@@ -45,6 +45,7 @@ def needle_row(db: Any, dataset: str | None) -> dict[str, Any] | None:
 
 
 def _select(name: str) -> None:
+    """Button callback: select ``name`` in the sidebar picker."""
     st.session_state[DATASET_KEY] = name
 
 
@@ -62,6 +63,7 @@ def render_needle_switch(db: Any, current: str | None) -> None:
 
 @st.cache_resource(max_entries=3, show_spinner="Reading the needle records …")
 def _records(_db: Any, name: str, created_at: str | None, items: int) -> list[dict[str, Any]]:
+    """The records of one version of a dataset (kept for the process, shared read only)."""
     return [item["record"] for item in iter_items(_db, name)]
 
 
@@ -79,6 +81,7 @@ def short_model_name(model: str) -> str:
 
 
 def _unique(name: str, taken: set[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)`` … when taken; the result is added to ``taken``."""
     out, k = name, 1
     while out in taken:
         k += 1

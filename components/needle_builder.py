@@ -94,6 +94,7 @@ def default_name(db: Any, kind: str, source: str, preset: str) -> str:
 
 
 def _haystacks(req: BuildRequest, db: Any, counter: Any) -> list[builder.Haystack]:
+    """The haystacks of the request's source (demo, a preference dataset, an upload)."""
     if req.source == "demo":
         return builder.demo_haystacks(req.demo_count, max(req.lengths), counter=counter.count,
                                       seed=req.seed)
@@ -121,6 +122,7 @@ def build(req: BuildRequest, db: Any) -> builder.BuildResult:
 
 
 def _request(db: Any) -> BuildRequest:
+    """The form's values, read from the session state (raises ``ValueError`` on bad lengths)."""
     s = st.session_state
     preset = s.get("nb_preset", "quick")
     lengths = parse_lengths(s.get("nb_lengths") or "") if preset == "custom" else PRESETS[preset][1]
@@ -189,6 +191,7 @@ def render_build_summary(built: dict[str, Any]) -> None:
 
 
 def _source_fields(db: Any, current: str | None) -> None:
+    """a · Haystacks: the source and its own field."""
     source = st.radio("Haystacks: the long responses the needles go into", list(SOURCES),
                       format_func=SOURCES.get, horizontal=True, key="nb_source")
     if source == "demo":
@@ -209,6 +212,7 @@ def _source_fields(db: Any, current: str | None) -> None:
 
 
 def _needle_fields() -> None:
+    """b · Needle: the kind, and for factuality an optional facts file."""
     kind = st.radio("Needle kind", builder.KINDS, horizontal=True, key="nb_kind",
                     format_func=lambda k: f"{k}: {KIND_HELP[k]}")
     if kind == "factuality":
@@ -218,6 +222,7 @@ def _needle_fields() -> None:
 
 
 def _size_fields() -> tuple[str, int]:
+    """c · Size: preset, lengths, haystacks, sites, seed; returns (preset, grid size or 0)."""
     preset = st.radio("Size", list(PRESETS), horizontal=True, key="nb_preset",
                       format_func=lambda p: PRESETS[p][0])
     cols = st.columns([3, 2, 3, 1.3])

@@ -94,13 +94,13 @@ def heatmap_chart(chosen: list[ResultSet], *, select: bool = True, large: bool =
     frame = results_of(chosen)
     lengths = max(1, frame["length_tokens"].nunique())
     if large:
-        width, row, font = (760 if len(chosen) == 1 else 560), 64, 15
+        width, row, font = (900 if len(chosen) == 1 else 620), 76, 17
     else:
         width, row, font = (600 if len(chosen) == 1 else 430), 40, 11
     chart = charts.heatmap(frame, select=select, width=width, height=max(3 * row, row * lengths))
     _text_size(chart, font)
     chart = chart.configure_axis(labelFontSize=font, titleFontSize=font + 1).configure_axisX(
-        labelAngle=0 if width >= 560 else -40).configure_legend(
+        labelAngle=0 if width / 10 >= 5 * font else -40, labelOverlap=False).configure_legend(
         labelFontSize=font - 1, titleFontSize=font, gradientLength=max(3 * row, row * lengths) - 20)
     if large:
         chart = chart.configure_header(labelFontSize=19, labelFontWeight="bold")
@@ -193,6 +193,7 @@ def pairs_frame(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _cell_model(chosen: list[ResultSet]) -> str:
+    """Whose pairs to list when two models are compared."""
     if len(chosen) == 1:
         return chosen[0].name
     return st.radio("Pairs of", [s.name for s in chosen], horizontal=True, key="nw_cell_model")

@@ -22,6 +22,7 @@ REUSE = {
 
 
 def _status_line(job: dict[str, Any]) -> None:
+    """One line for a finished job: done, cancelled, interrupted or failed."""
     status, result = job["display_status"], job.get("result") or {}
     model = label(job["model"], 100)
     stats = result.get("stats") or {}

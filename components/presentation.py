@@ -33,10 +33,12 @@ def presenting() -> bool:
 
 
 def _enter() -> None:
+    """Button callback: switch to presentation mode."""
     st.query_params[PARAM] = "1"
 
 
 def _leave() -> None:
+    """Button callback: back to the full page."""
     st.query_params.pop(PARAM, None)
 
 
@@ -48,22 +50,28 @@ def render_present_button(disabled: bool = False) -> None:
 
 
 def subtitle(frame: Any) -> str:
-    """``demo-model · 90 pairs · 1K, 2K, 4K tokens · safety needles · ties count as wrong``."""
+    """``demo-model · 90 pairs · 1K, 2K, 4K tokens · accuracy = …`` (pairs per model)."""
     lengths = ", ".join(length_label(int(n)) for n in sorted(frame["length_tokens"].unique()))
-    models = " vs ".join(sorted(frame["model"].unique()))
-    return (f"{models} · {len(frame):,} pairs · {lengths} tokens · accuracy = chosen scored strictly "
-            "above rejected (ties are wrong)")
+    sizes = frame.groupby("model").size()
+    models = " vs ".join(sorted(sizes.index))
+    pairs = (f"{sizes.iloc[0]:,} pairs" + (" each" if len(sizes) > 1 else "") if sizes.nunique() == 1
+             else " / ".join(f"{n:,}" for _, n in sorted(sizes.items())) + " pairs")
+    return (f"{models} · {pairs} · {lengths} tokens · accuracy = chosen scored strictly above "
+            "rejected (ties are wrong)")
 
 
 def _png(chosen: list[ResultSet]) -> Callable[[], bytes]:
+    """The presentation heatmap as PNG, made when called."""
     return lambda: charts.to_png(heatmap_chart(chosen, select=False, large=True))
 
 
 def _svg(chosen: list[ResultSet]) -> Callable[[], str]:
+    """The presentation heatmap as SVG, made when called."""
     return lambda: charts.to_svg(heatmap_chart(chosen, select=False, large=True))
 
 
 def _lines(chosen: list[ResultSet], fmt: str) -> Callable[[], bytes | str]:
+    """The accuracy lines as PNG or SVG, made when called."""
     def make() -> bytes | str:
         chart = charts.accuracy_lines(results_of(chosen), width=520, height=300)
         return charts.to_png(chart) if fmt == "png" else charts.to_svg(chart)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -14,13 +15,17 @@ from needlework.review.lengths import ItemFacts, item_facts, method
 from needlework.review.queue import SCOPES
 from store.datasets import iter_items
 
-MODEL_KEY = "reward_model"  # session key where a loaded reward model may live
-
 
 def model_tokenizer() -> tuple[Callable[[str], int] | None, str]:
     """The loaded reward model's tokenizer as a counter (the fallback when
-    ``o200k_base`` is unavailable), with its name; ``(None, "model")`` when none."""
-    model = st.session_state.get(MODEL_KEY)
+    ``o200k_base`` is unavailable), with its name; ``(None, "model")`` when none.
+
+    Models live in the process-wide registry of :mod:`needlework.rewards.session`;
+    when that module was never imported no model is loaded, and torch is not
+    imported just to find that out."""
+    session = sys.modules.get("needlework.rewards.session")
+    loaded = session.MODELS.loaded() if session is not None else []
+    model = loaded[-1][1] if loaded else None
     tokenizer = getattr(model, "tokenizer", None)
     if tokenizer is None or not hasattr(tokenizer, "encode"):
         return None, "model"

@@ -80,8 +80,8 @@ cell = render_heatmap(chosen)
 render_findings(frame)
 if cell is not None:
     render_cell(cell, chosen, records)
-with st.expander("Accuracy against position, one line per length", icon="📈"):
-    render_lines(frame)
+st.markdown("**Accuracy against needle position**, one line per length")
+render_lines(frame)
 
 st.subheader("4 · Present and share")
 st.caption("Presentation mode shows only the heatmaps and the finding, in large type. The files "

@@ -11,7 +11,7 @@ e.g. ``label:cite_3``, ``dim:question_type``, ``answer``, ``verdict:0:1``.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlite_utils import Database
@@ -23,7 +23,7 @@ class AnnotatorRequired(ValueError):
 
 def now() -> str:
     """The current UTC time as ISO 8601 with milliseconds."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _dump(value: Any) -> str | None:

@@ -17,7 +17,7 @@ def cli(*args, db):
 
 
 def db_snapshot(db):
-    import sqlite3
+    import sqlite3  # noqa: PLC0415
 
     conn = sqlite3.connect(db)
     try:

@@ -209,3 +209,57 @@ def test_two_models_side_by_side(app_db):
     assert "alpha-rm: Accuracy" in text and "beta-rm: " in text
     spec = json.loads(charts(at)[0].proto.spec)
     assert "facet" in spec  # one chart, a panel per model, one colour scale
+
+
+def test_factuality_with_own_facts_and_a_bad_facts_file(app_db):
+    at = open_page()
+    at.radio(key="nb_kind").set_value("factuality").run()
+    at.radio(key="nb_preset").set_value("custom").run()
+    at.text_input(key="nb_lengths").set_value("1000").run()
+    at.number_input(key="nb_demo_count").set_value(1).run()
+    bad = b'{"id": "salt", "true": "Salt dissolves in water.", "false": "Salt dissolves in water."}\n'
+    at.file_uploader(key="nb_facts").upload("facts.jsonl", bad, "application/json")
+    at.run()
+    at.button(key="nb_build").click().run()
+    assert "facts.jsonl line 1: true and false are the same statement" in html_text(at)
+    good = b'{"id": "salt", "true": "Salt dissolves in water.", "false": "Salt never dissolves in water."}\n'
+    at.file_uploader(key="nb_facts").set_value(("facts.jsonl", good, "application/json"))
+    at.run()
+    at.button(key="nb_build").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    name = at.session_state["dataset"]
+    records = [i["record"] for i in iter_items(app_db, name)]
+    assert name.startswith("needles-factuality-demo") and records
+    assert {r["kind"] for r in records} == {"factuality"}
+    pairs = len(builder.builtin_pairs("factuality")) + 1  # the held-out pairs and the user's one
+    assert f"**phrase pairs:** {pairs}" in " ".join(m.value for m in at.markdown)
+
+
+def test_a_cancelled_run_keeps_what_it_scored(app_db, monkeypatch):
+    from components import needle_jobs  # noqa: PLC0415
+    from needlework.rewards.loading import load_reward_model  # noqa: PLC0415
+    from needlework.rewards.session import ModelKey  # noqa: PLC0415
+
+    records = small_needles(count=1)
+    import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
+                 dataset="needles")
+    asked = {"n": 0}
+
+    def stop_after_a_few(db, job_id):
+        asked["n"] += 1
+        return asked["n"] > 3
+
+    monkeypatch.setattr(needle_jobs, "cancel_requested", stop_after_a_few)
+    rm = load_reward_model(tiny_model_dir(), dtype="fp32", device="cpu")
+    job_id = needle_jobs.start_needle_job(app_db, store.default_path(), ModelKey.of(str(tiny_model_dir())), rm,
+                                          "needles", reuse="on")
+    session.JOBS.join(job_id, timeout=240)
+    job = next(j for j in list_jobs(app_db) if j["id"] == job_id)
+    assert job["status"] == "cancelled", job
+    assert 0 < job["result"]["scored_records"] < len(records)
+    session.MODELS.load(ModelKey.of(str(tiny_model_dir()), "fp32", "cpu"),
+                        loader=lambda *a, **k: rm)
+    at = open_page({"dataset": "needles"})
+    assert any("Cancelled after" in w.value for w in at.warning)
+    assert any((c.key or "").startswith("nw_heat|") for c in charts(at))  # the partial results

@@ -372,6 +372,8 @@ def build_needles(haystacks: Sequence[Haystack], pairs: Sequence[NeedlePair],
         raise ValueError("no haystacks to build from")
     if not pairs:
         raise ValueError("no needle phrase pairs")
+    if len({h.id for h in haystacks}) < len(haystacks):
+        raise ValueError("haystack ids must be unique (record ids are built from them)")
     counter = counter or resolve_counter()
     summary = BuildSummary(options.kind, 0, len(haystacks), len(pairs), counter.method,
                            options.site_mode(),

@@ -78,8 +78,8 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     _load_model(page, demo_model_dir)
     load_s = time.perf_counter() - started
     main = _main(page)
-    assert "Demo model" in main.inner_text()
-    assert "Context (tokens)" in main.inner_text()
+    main.get_by_text("Demo model.").first.wait_for(timeout=30_000)
+    main.get_by_text("Context (tokens)").first.wait_for(timeout=30_000)
     screenshot(page, "rewards-model")
 
     page.get_by_role("button", name=f"Score {DATASET}").click()
@@ -98,10 +98,12 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     page.get_by_text("Scored 28 items").first.wait_for(timeout=60_000)
     wait_idle(page)
     assert_no_exception(page)
-    assert "Ties count as wrong" in main.inner_text()
+    main.get_by_text("Ties count as wrong").first.wait_for(timeout=30_000)
     tables = main.locator('[data-testid="stDataFrame"]')
-    assert tables.count() >= 2  # metrics per subset, failures
-    cells = " ".join(tables.first.locator("[role=gridcell], td, th").all_inner_texts())
+    tables.nth(1).wait_for(timeout=30_000)  # metrics per subset, then the failures
+    metrics = tables.first.locator("[role=gridcell], [role=columnheader], td, th")
+    metrics.filter(has_text="overall").first.wait_for(state="attached", timeout=30_000)
+    cells = " ".join(metrics.all_inner_texts())
     assert "overall" in cells and "best-of-n accuracy" in cells, cells[:500]
     _shot(page, "3 · Results", "rewards-results", 1400)
 
@@ -119,11 +121,10 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     assert_no_exception(page)
     page.locator('[data-testid="stVegaLiteChart"]').nth(1).wait_for(timeout=60_000)
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 2
-    shaded = main.locator(".nw-text mark[style*='background']")
-    assert shaded.count() > 0
-    assert main.locator(".nw-text mark.nw-chg").count() > 0  # where chosen and rejected differ
+    main.locator(".nw-text mark[style*='background']").first.wait_for(timeout=60_000)  # shading
+    main.locator(".nw-text mark.nw-chg").first.wait_for(timeout=60_000)  # where the texts differ
     review = main.get_by_role("link", name="Review this pair")
-    assert review.count() == 1
+    review.wait_for(timeout=30_000)
     assert f"item={short.item}" in (review.get_attribute("href") or "")
     _shot(page, "4 · Per-token view", "rewards-per-token", 2200)
 
@@ -131,5 +132,6 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     page.wait_for_url("**/review**", timeout=60_000)
     wait_idle(page, timeout=60_000)
     assert_no_exception(page)
-    assert f"item={short.item}" in page.url and short.item in main.inner_text()
+    assert f"item={short.item}" in page.url
+    main.get_by_text(short.item).first.wait_for(timeout=60_000)
     print(f"\nmodel load {load_s:.1f} s (browser, incl. rerun); scoring {DATASET}: {score_s} s")
