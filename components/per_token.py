@@ -75,7 +75,7 @@ def segments(result: PerTokenResult, text: str, changed: set[int], scale: float)
         if not piece:
             continue
         style = shade(d, scale)
-        if k in changed:
+        if k in changed and piece.strip():  # an outlined line break only draws a stray bar
             out.append((piece, "nw-chg", (style or TIGHT) + ";outline:1px solid #b58900"))
         elif style:
             out.append((piece, None, style))

@@ -25,7 +25,7 @@ def model_tokenizer() -> tuple[Callable[[str], int] | None, str]:
     imported just to find that out."""
     session = sys.modules.get("needlework.rewards.session")
     loaded = session.MODELS.loaded() if session is not None else []
-    model = loaded[-1][1] if loaded else None
+    model = loaded[0][1] if loaded else None  # newest first
     tokenizer = getattr(model, "tokenizer", None)
     if tokenizer is None or not hasattr(tokenizer, "encode"):
         return None, "model"

@@ -8,6 +8,7 @@ from components.jobs import render_scoring, truncation_policy
 from components.model_picker import render_model_picker
 from components.rewards import render_failures, render_metrics, render_run_picker
 from components.state import current_dataset, get_db
+from components.text import label
 from components.token_view import render_per_token_section
 from needlework.rewards.session import results
 from store.datasets import get_dataset, item_index
@@ -28,7 +29,7 @@ if row is None or row["kind"] not in ("preference", "needle"):
             "pairs), or import one on the Import & export page.", icon="🧮")
     st.stop()
 
-st.subheader(f"2 · Score {row['name']}")
+st.subheader(f"2 · Score {label(row['name'], 80)}")
 render_scoring(current, row)
 
 st.subheader("3 · Results")

@@ -158,7 +158,11 @@ class JobThreads:
 
     def start(self, db_path: str | Path, job_id: int, rm: RewardModel) -> threading.Thread:
         """Run job ``job_id`` in a daemon thread with its own DB connection."""
-        thread = start_job_thread(db_path, job_id, reward_model=rm)
+        return self.register(job_id, start_job_thread(db_path, job_id, reward_model=rm))
+
+    def register(self, job_id: int, thread: threading.Thread) -> threading.Thread:
+        """Record a job thread started elsewhere (other job kinds), so :func:`job_status`
+        sees it alive."""
         with self._lock:
             self._threads[job_id] = thread
         return thread

@@ -122,7 +122,7 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     page.locator('[data-testid="stVegaLiteChart"]').nth(1).wait_for(timeout=60_000)
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 2
     main.locator(".nw-text mark[style*='background']").first.wait_for(timeout=60_000)  # shading
-    main.locator(".nw-text mark.nw-chg").first.wait_for(timeout=60_000)  # where the texts differ
+    main.locator(".nw-text mark.nw-chg").first.wait_for(state="attached", timeout=60_000)  # differ
     review = main.get_by_role("link", name="Review this pair")
     review.wait_for(timeout=30_000)
     assert f"item={short.item}" in (review.get_attribute("href") or "")
