@@ -40,7 +40,7 @@ def _main(page):
 def _load_model(page, path: Path) -> None:
     field = page.get_by_role("textbox", name="Model folder or hub id")
     if not field.is_visible():  # a model is already loaded in this server: the picker is folded
-        page.get_by_text("Load another model").click()
+        page.get_by_test_id("stExpander").get_by_text("Load another model").click()
         wait_idle(page)
     field.fill(str(path))
     field.press("Enter")
