@@ -17,6 +17,7 @@ import pandas as pd
 
 from needlework.formats import FormatError, Problem
 from needlework.formats.reader import decode, read_jsonl
+from store import scores as store_scores
 
 RESULT_COLUMNS = ["id", "chosen_score", "rejected_score", "correct", "length_tokens", "tagged_position",
                   "site_index", "needle_id", "haystack_id", "model"]
@@ -137,6 +138,20 @@ def read_results_csv(source: str | Path) -> pd.DataFrame:
     raw = pd.read_csv(source, dtype={"id": str, "needle_id": str, "haystack_id": str, "model": str},
                       keep_default_na=False)
     return results_frame(raw.to_dict("records"))
+
+
+def stored_results(db: Any, dataset: str, records: Sequence[dict[str, Any]], fingerprint: str,
+                   variant: str | None = None) -> pd.DataFrame:
+    """The results frame of an earlier run saved with ``run_needles(..., dataset=...)``."""
+    by_id = {str(r["id"]): r for r in records}
+    rows = []
+    for item in store_scores.item_scores(db, dataset, fingerprint, variant):
+        record = by_id.get(str(item["item_key"]))
+        chosen, rejected = item["chosen_scores"], item["rejected_scores"]
+        if record is None or not chosen or not rejected or None in chosen + rejected:
+            continue
+        rows.append(dict(record, chosen_score=chosen[0], rejected_score=rejected[0], model=item["model"]))
+    return results_frame(rows)
 
 
 # -- scores files (results from elsewhere) ------------------------------------------------

@@ -27,12 +27,14 @@ from typing import Any
 
 import pandas as pd
 
-from needlework.needle.analysis import results_frame
+from needlework.needle.analysis import results_frame, stored_results
 from needlework.rewards import errors
 from store import scores as store_scores
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
+__all__ = ["NeedleRun", "REUSE_MODES", "RunStats", "prefix_scores", "run_needles", "shared_prefix_length",
+           "stored_results", "supports_prefix_reuse"]
 PLAIN_GROUP = 16  # records per plain-path call (progress and stop granularity)
 REUSE_MODES = ("auto", "on", "off")
 
@@ -74,10 +76,10 @@ class RunStats:
             share = self.tokens_saved / self.tokens_texts if self.tokens_texts else 0.0
             out.append(f"prefix reuse on {self.reuse_records} records: {self.tokens_saved:,} of "
                        f"{self.tokens_texts:,} tokens not recomputed ({share:.0%})")
+        if self.reuse_check:
+            out.append(f"prefix reuse check (per length): {self.reuse_check}")
         if self.reuse_note:
             out.append(f"prefix reuse: {self.reuse_note}")
-        elif self.reuse_check:
-            out.append(f"prefix reuse check: {self.reuse_check}")
         return out
 
 
@@ -183,6 +185,7 @@ class _Runner:
         self.reuse, self.stats.reuse_note = (supports_prefix_reuse(pipeline.rm.model) if self.mode != "off"
                                              else (False, "off (plain path asked for)"))
         self.done = 0
+        self.checks: list[str] = []
 
     def tick(self, done: int = 1) -> None:
         self.done += done
@@ -255,49 +258,57 @@ class _Runner:
         self.stats.tokens_forwarded += len(ids_c) + len(ids_r) - p
         self.save(k, c, r, len(ids_c), len(ids_r))
 
-    def check(self, k: int) -> bool:
-        """Score record ``k`` both ways: the scores must agree (else reuse is turned off) and,
-        in ``auto`` mode, reuse must not be slower. True when ``k`` got scored."""
+    def timed(self, call: Callable[[], Any]) -> tuple[Any, float]:
+        """``call()`` and its cost: CPU time of this process on a CPU (steady on a shared
+        machine), wall time elsewhere (the result's ``.cpu()`` waits for the device)."""
+        clock = time.process_time if self.pipe.rm.device.type == "cpu" else time.perf_counter
+        started = clock()
+        out = call()
+        return out, clock() - started
+
+    def check(self, k: int) -> bool | None:
+        """Score record ``k`` both ways, twice, interleaved (the first call of a size pays
+        one-off costs): True when reuse should be used for its length, False when not, None
+        when ``k`` was not scored (too long). Different scores turn reuse off for the run."""
         ids_c, ids_r = self.token_ids(k)
         if not self.fits(ids_c, ids_r):
-            return False
+            return None
         model, pad, device = self.pipe.rm.model, self.pipe.rm.tokenizer.pad_token_id, self.pipe.rm.device
-        self.pipe.forward([ids_c[:16]])  # warm-up, so neither timing pays first-call costs
-        started = time.perf_counter()
-        plain = self.pipe.forward([ids_c, ids_r])
-        plain_s = time.perf_counter() - started
-        started = time.perf_counter()
+        plain_s, reuse_s, got = [], [], None
         try:
-            got = prefix_scores(model, ids_c, ids_r, pad, device)
+            for _ in range(2):
+                plain, seconds = self.timed(lambda: self.pipe.forward([ids_c, ids_r]))
+                plain_s.append(seconds)
+                got, seconds = self.timed(lambda: prefix_scores(model, ids_c, ids_r, pad, device))
+                reuse_s.append(seconds)
+                self.stats.tokens_forwarded += len(ids_c) + len(ids_r)
         except Exception as exc:  # an architecture that takes a cache but cannot continue from it
             _free_memory(device)
-            self.reuse, got = False, None
-            self.stats.reuse_note = f"off: continuing from the cache failed ({type(exc).__name__}: {exc})"
-        reuse_s = time.perf_counter() - started
-        self.stats.tokens_forwarded += len(ids_c) + len(ids_r) + 16
+            got, self.stats.reuse_note = None, f"off: continuing from the cache failed ({type(exc).__name__}: {exc})"
         if got is None:
-            if self.reuse:
-                self.reuse = False
-                self.stats.reuse_note = "off: the model gave no cache to continue from"
+            self.reuse = False
+            self.stats.reuse_note = self.stats.reuse_note or "off: the model gave no cache to continue from"
+            plain = self.pipe.forward([ids_c, ids_r])
             self.save(k, plain[0], plain[1], len(ids_c), len(ids_r))
-            return True
+            return False
         c, r, _ = got
-        self.stats.reuse_check = (f"record {self.records[k]['id']}: plain {plain_s:.2f} s, "
-                                  f"reuse {reuse_s:.2f} s")
         tol = 1e-3 if self.pipe.rm.facts.dtype == "fp32" else 5e-2
         if max(abs(plain[0] - c), abs(plain[1] - r)) > tol * max(1.0, abs(plain[0]), abs(plain[1])):
             self.reuse = False
             self.stats.reuse_note = (f"off: reused-prefix scores differ from the plain path "
                                      f"({c:.5f}/{r:.5f} vs {plain[0]:.5f}/{plain[1]:.5f})")
-        elif self.mode == "auto" and reuse_s > plain_s:
-            self.reuse = False
-            self.stats.reuse_note = ("off: slower than the plain path on this model and device "
-                                     f"({self.stats.reuse_check})")
-        if self.reuse:
+            self.save(k, plain[0], plain[1], len(ids_c), len(ids_r))
+            return False
+        use = self.mode == "on" or min(reuse_s) <= min(plain_s)
+        length = self.records[k].get("length_tokens", "?")
+        self.checks.append(f"{length}: plain {min(plain_s):.2f} s, reuse {min(reuse_s):.2f} s "
+                           f"→ {'reuse' if use else 'plain'}")
+        self.stats.reuse_check = "; ".join(self.checks)
+        if use:
             self.saved_by_reuse(k, ids_c, ids_r, got)
         else:
             self.save(k, plain[0], plain[1], len(ids_c), len(ids_r))
-        return True
+        return use
 
     def check_record(self, todo: list[int]) -> int | None:
         """The record to check on: the longest, with its site nearest the middle."""
@@ -305,6 +316,31 @@ class _Runner:
             return None
         return min(todo, key=lambda k: (-int(self.records[k].get("length_tokens") or 0),
                                         abs(float(self.records[k].get("tagged_position", 0.5)) - 0.5), k))
+
+    def by_length(self, todo: list[int]) -> list[list[int]]:
+        """The records to score grouped by ``length_tokens`` (shortest first), each in order."""
+        groups: dict[int, list[int]] = {}
+        for k in todo:
+            groups.setdefault(int(self.records[k].get("length_tokens") or 0), []).append(k)
+        return [groups[n] for n in sorted(groups)]
+
+    def score_group(self, group: list[int], plain: list[int]) -> None:
+        """One length: check on one record, then reuse or queue each record for the plain path."""
+        use = False
+        if self.reuse:
+            first = self.check_record(group)
+            self.check_stop()
+            use = bool(self.check(first))  # type: ignore[arg-type]
+            if use or str(self.records[first]["id"]) in self.scores:
+                group = [k for k in group if k != first]
+                self.tick()
+        for k in group:
+            if use and self.reuse:
+                self.check_stop()
+                if self.reuse_one(k):
+                    self.tick()
+                    continue
+            plain.append(k)
 
     def plain(self, indices: list[int]) -> None:
         """Score records through the pipeline (cache, batching, window policy)."""
@@ -337,24 +373,18 @@ class _Runner:
         self.tick(len(self.records) - len(todo))
         plain: list[int] = []
         try:
-            first = self.check_record(todo) if self.reuse else None
-            if first is not None:
-                self.check_stop()
-                if self.check(first):
-                    todo.remove(first)
-                    self.tick()
-            for k in todo:
-                if self.reuse:
-                    self.check_stop()
-                    if self.reuse_one(k):
-                        self.tick()
-                        continue
-                plain.append(k)
+            for group in self.by_length(todo):
+                self.score_group(group, plain)
             self.plain(plain)
         except _Stopped:
             return True
         finally:
             self.stats.prefix_reuse = self.stats.reuse_records > 0
+            if self.mode == "auto" and self.checks and not self.stats.reuse_note:
+                slower = [c.split(":")[0] for c in self.checks if c.endswith("plain")]
+                if slower:
+                    self.stats.reuse_note = (f"plain path for {', '.join(slower)}-token records: reuse was "
+                                             "slower there on this model and device")
         return False
 
 
@@ -390,17 +420,3 @@ def run_needles(
             [{"item_key": str(r["id"]), "subset": str(r.get("length_tokens", "")),
               "chosen_scores": [r["chosen_score"]], "rejected_scores": [r["rejected_score"]]} for r in rows])
     return NeedleRun(results_frame(rows), runner.stats, cancelled, runner.too_long)
-
-
-def stored_results(db: Any, dataset: str, records: Sequence[dict[str, Any]], fingerprint: str,
-                   variant: str | None = None) -> pd.DataFrame:
-    """The results frame of an earlier run saved with ``run_needles(..., dataset=...)``."""
-    by_id = {str(r["id"]): r for r in records}
-    rows = []
-    for item in store_scores.item_scores(db, dataset, fingerprint, variant):
-        record = by_id.get(str(item["item_key"]))
-        chosen, rejected = item["chosen_scores"], item["rejected_scores"]
-        if record is None or not chosen or not rejected or None in chosen + rejected:
-            continue
-        rows.append(dict(record, chosen_score=chosen[0], rejected_score=rejected[0], model=item["model"]))
-    return results_frame(rows)
