@@ -78,7 +78,7 @@ def _summary(result: Any, pipe: RewardPipeline, records: int) -> dict[str, Any]:
     return {"records": records, "scored_records": len(result.frame), "cancelled": result.cancelled,
             "stats": result.stats.as_dict(), "lines": result.stats.lines(),
             "too_long": result.too_long[:TOO_LONG_KEPT], "too_long_count": len(result.too_long),
-            "fingerprint": pipe.fingerprint, "variant": pipe.variant(False),
+            "fingerprint": pipe.fingerprint, "variant": pipe.run_variant(),
             "model": pipe.rm.facts.name}
 
 

@@ -17,6 +17,7 @@ from components.text import label
 from needlework.formats import RMBENCH_STYLES
 from needlework.rewards.runs import dataset_metrics
 from needlework.rewards.session import Failure
+from store.datasets import get_dataset
 from store.scores import scored_models
 
 REVIEW_PAGE = "pages/review.py"
@@ -42,6 +43,11 @@ def render_run_picker(db: Any, dataset: str, fingerprint: str | None) -> dict[st
     st.caption(f"Scores of {code(run['model'])} ({code(run['variant'])}, fingerprint "
                f"{code(run['fingerprint'][:12])}), {run['items']} items, "
                f"{(run['updated_at'] or '')[:16].replace('T', ' ')}.")
+    row = get_dataset(db, dataset)
+    if row is not None and run["items"] < row["items"]:
+        st.warning(f"Partial results: {run['items']:,} of {row['items']:,} items are scored (the "
+                   "run was cancelled or stopped). The figures below cover only those; score "
+                   "again to finish, the scored texts come from the cache.", icon="⏸️")
     return run
 
 

@@ -148,8 +148,18 @@ def test_metrics_table_from_cached_scores(app_db):
     assert any("Ties count as wrong" in c.value for c in at.caption)
     fails = at.dataframe(key="rw_failures").value
     assert list(fails["item"]) == ["q3", "q1"]  # worst margin first; the tie is a failure
+    assert not any("Partial results" in w.value for w in at.warning)
     assert at.selectbox(key="rw_item").value == "q3"  # the worst failure opens first
     assert any("Load a model" in i.value for i in at.info)
+
+
+def test_a_partial_run_says_so(app_db):
+    save_item_scores(app_db, "prefs", FP, "fp32|full", "some-rm",
+                     [{"item_key": f"q{k}", "subset": "QA", "chosen_scores": [1.0],
+                       "rejected_scores": [0.0, 0.0, 0.0]} for k in range(2)])
+    at = open_page()
+    assert any("Partial results: 2 of 4 items" in w.value for w in at.warning)
+    assert frame(at, "best-of-n accuracy").set_index("subset").loc["overall", "items"] == 2
 
 
 def test_rmbench_matrix_per_domain(tmp_path, monkeypatch):

@@ -215,6 +215,38 @@ def test_background_job_cancel_keeps_partial_results(tiny_rm, tmp_path, monkeypa
     assert 0 < count_cached(db) < 40
 
 
+def test_a_cancelled_run_saves_the_items_scored_in_full(tiny_rm, tmp_path, monkeypatch):
+    path = tmp_path / "db.sqlite"
+    db = store.connect(path)
+    insert_lfrb(db, "lf", 10)  # 40 texts, one per forward pass at this budget
+    job_id = submit_scoring_job(db, "tiny", "lf", batch_tokens=64)
+    other = store.connect(path)
+    counter = ForwardCounter(tiny_rm.model, monkeypatch,
+                             lambda calls, kwargs: calls == 36 and request_cancel(other, job_id))
+    job = run_scoring_job(path, job_id, reward_model=tiny_rm)
+    assert job["status"] == "cancelled" and counter.calls == 36
+    saved = item_scores(db, "lf", tiny_rm.facts.fingerprint, "fp32|full")
+    # 4 texts are left, so at most 4 items are incomplete: 6 to 9 items are saved, no gaps
+    assert 6 <= len(saved) <= 9, len(saved)
+    assert f"the {len(saved)} of 10 items scored in full are saved" in job["error"]
+    assert all(None not in r["chosen_scores"] + r["rejected_scores"] for r in saved)
+    finished = score_dataset(db, tiny_rm, "lf")  # resume: only the 4 missing texts
+    assert finished["scored"] == 4 and finished["cache_hits"] == 36
+    full = {r["item_key"]: r for r in item_scores(db, "lf", tiny_rm.facts.fingerprint, "fp32|full")}
+    assert len(full) == 10
+    for r in saved:
+        assert full[r["item_key"]]["rejected_scores"] == pytest.approx(r["rejected_scores"])
+
+
+def test_runs_under_a_cutting_policy_are_saved_apart(tiny_rm, tmp_path):
+    db = store.connect(tmp_path / "db.sqlite")
+    insert_lfrb(db, "lf", 3)
+    whole = score_dataset(db, tiny_rm, "lf")
+    cut = score_dataset(db, tiny_rm, "lf", max_length=20, truncation="keep-end")
+    assert whole["variant"] == "fp32|full" and cut["variant"] == "fp32|keep-end:20"
+    assert {r["variant"] for r in store.scores.scored_models(db, "lf")} == {"fp32|full", "fp32|keep-end:20"}
+
+
 def test_failed_job_records_the_error(tiny_rm, tmp_path):
     path = tmp_path / "db.sqlite"
     db = store.connect(path)

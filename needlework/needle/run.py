@@ -416,7 +416,7 @@ def run_needles(
                  model=model) for r in runner.records if str(r["id"]) in runner.scores]
     if dataset and pipeline.db is not None and rows:
         store_scores.save_item_scores(
-            pipeline.db, dataset, pipeline.fingerprint, pipeline.variant(False), model,
+            pipeline.db, dataset, pipeline.fingerprint, pipeline.run_variant(), model,
             [{"item_key": str(r["id"]), "subset": str(r.get("length_tokens", "")),
               "chosen_scores": [r["chosen_score"]], "rejected_scores": [r["rejected_score"]]} for r in rows])
     return NeedleRun(results_frame(rows), runner.stats, cancelled, runner.too_long)

@@ -37,6 +37,7 @@ class TextScore:
     cached: bool = False
     truncated: bool = False
     skipped: bool = False
+    pending: bool = False  # not in the cache and not scored (a cache-only lookup)
 
     @property
     def too_long(self) -> bool:
@@ -73,6 +74,7 @@ class PreferenceScores:
     rejected_scores: list[float | None]
     too_long: list[dict[str, Any]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    complete: bool = True
 
     def as_entry(self, model: str | None = None) -> dict[str, Any]:
         """``{"id", "subset", "chosen_scores", "rejected_scores"}`` (+ model, domain, too_long)."""
@@ -158,6 +160,12 @@ class RewardPipeline:
         view = f"{self.truncation}:{self.max_length}" if truncated else "full"
         return f"{self.rm.facts.dtype}|{view}"
 
+    def run_variant(self) -> str:
+        """The variant a whole run's item scores are saved under: ``full`` when no text can
+        be cut (policy ``skip`` or no window), else the cut view, so runs under different
+        policies stay apart."""
+        return self.variant(self.truncation != "skip" and self.max_length is not None)
+
     # -- forward ---------------------------------------------------------------------
     def forward(self, rows: Sequence[Sequence[int]]) -> list[float]:
         """One forward pass over token-id rows (right padded); returns the pooled scores.
@@ -236,12 +244,14 @@ class RewardPipeline:
         *,
         progress: Progress | None = None,
         should_stop: ShouldStop | None = None,
+        cache_only: bool = False,
     ) -> list[TextScore]:
         """Score (prompt, response) pairs; results align with ``pairs``.
 
         ``progress(done, total)`` is called as unique texts finish; ``should_stop()``
         is checked before each batch and raises :class:`ScoringCancelled` when true
-        (everything scored so far stays in the cache).
+        (everything scored so far stays in the cache). With ``cache_only`` no forward
+        pass runs: texts not in the cache come back ``pending``.
         """
         started = time.perf_counter()
         rendered = [render(self.rm.tokenizer, p, r, locate=False) for p, r in pairs]
@@ -263,6 +273,10 @@ class RewardPipeline:
                 results[h] = hit
                 self.stats.cache_hits += hit.cached
         total = len(unique)
+        if cache_only:
+            for h in todo:
+                results[h] = TextScore(None, 0, pending=True)
+            todo = []
         if progress:
             progress(len(results), total)
         add_special = rendered[0].add_special_tokens if rendered else False
@@ -311,13 +325,17 @@ class RewardPipeline:
         *,
         progress: Progress | None = None,
         should_stop: ShouldStop | None = None,
+        cache_only: bool = False,
     ) -> list[PreferenceScores]:
-        """Score every chosen and rejected response of :class:`Preference` records."""
+        """Score every chosen and rejected response of :class:`Preference` records
+        (``cache_only``: see :meth:`score_pairs`; an item with a pending text has
+        ``complete`` False)."""
         prefs = list(preferences)
         pairs: list[tuple[str, str]] = []
         for p in prefs:
             pairs.extend((p.prompt, r) for r in list(p.chosen) + list(p.rejected))
-        scores = self.score_pairs(pairs, progress=progress, should_stop=should_stop)
+        scores = self.score_pairs(pairs, progress=progress, should_stop=should_stop,
+                                  cache_only=cache_only)
         out: list[PreferenceScores] = []
         k = 0
         for p in prefs:
@@ -332,5 +350,6 @@ class RewardPipeline:
                 for i, s in enumerate(group) if s.too_long
             ]
             out.append(PreferenceScores(str(p.id), str(p.subset), [s.score for s in chosen],
-                                        [s.score for s in rejected], too_long, dict(p.meta or {})))
+                                        [s.score for s in rejected], too_long, dict(p.meta or {}),
+                                        complete=not any(s.pending for s in chosen + rejected)))
         return out

@@ -9,6 +9,7 @@ from typing import Any
 
 from needlework import metrics
 from needlework.formats import preference_view
+from needlework.rewards import errors
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.pipeline import (
     DEFAULT_BATCH_TOKENS,
@@ -63,6 +64,26 @@ def write_scores(path: str | Path, results: list[PreferenceScores], model: str) 
     os.replace(tmp, path)
 
 
+def save_results(db: Any, rm: RewardModel, dataset: str, items: list[tuple[str, Any]],
+                 results: list[PreferenceScores], variant: str) -> int:
+    """Save the per-item scores of the items whose texts all have a result; returns how many."""
+    rows = []
+    for (key, _), r in zip(items, results, strict=True):
+        r.id = r.id or key  # needle records may carry no id of their own
+        if r.complete:
+            rows.append({"item_key": key, "subset": r.subset, "chosen_scores": r.chosen_scores,
+                         "rejected_scores": r.rejected_scores})
+    return save_item_scores(db, dataset, rm.facts.fingerprint, variant, rm.facts.name, rows)
+
+
+def save_partial(db: Any, rm: RewardModel, dataset: str, items: list[tuple[str, Any]], *,
+                 max_length: int | None = None, truncation: str = "skip") -> int:
+    """After a stop: save the items already scored in full, from the cache (no forward pass)."""
+    lookup = RewardPipeline(rm, db=db, max_length=max_length, truncation=truncation)
+    results = lookup.score_preferences([p for _, p in items], cache_only=True)
+    return save_results(db, rm, dataset, items, results, lookup.run_variant())
+
+
 def score_dataset(
     db: Any,
     rm: RewardModel,
@@ -79,19 +100,20 @@ def score_dataset(
 
     Scores are cached as batches finish (a killed or cancelled run resumes);
     per-item scores go to ``item_scores`` and, with ``out``, to a JSONL file.
+    A cancelled run keeps its partial results: the items whose texts were all
+    scored are saved to ``item_scores`` before :class:`ScoringCancelled` goes on up.
     """
     row, items = load_preferences(db, dataset)
     pipeline = RewardPipeline(rm, db=db, batch_tokens=batch_tokens, max_length=max_length,
                               truncation=truncation)
-    results = pipeline.score_preferences([p for _, p in items], progress=progress,
-                                         should_stop=should_stop)
-    for (key, _), result in zip(items, results, strict=True):
-        result.id = result.id or key  # needle records may carry no id of their own
-    save_item_scores(
-        db, dataset, rm.facts.fingerprint, pipeline.variant(), rm.facts.name,
-        ({"item_key": key, "subset": r.subset, "chosen_scores": r.chosen_scores,
-          "rejected_scores": r.rejected_scores} for (key, _), r in zip(items, results, strict=True)),
-    )
+    try:
+        results = pipeline.score_preferences([p for _, p in items], progress=progress,
+                                             should_stop=should_stop)
+    except errors.ScoringCancelled as exc:
+        kept = save_partial(db, rm, dataset, items, max_length=max_length, truncation=truncation)
+        raise errors.ScoringCancelled(
+            f"{exc}; the {kept} of {len(items)} items scored in full are saved and shown") from None
+    save_results(db, rm, dataset, items, results, pipeline.run_variant())
     if out is not None:
         write_scores(out, results, rm.facts.name)
     entries = [r.as_entry() for r in results]
@@ -104,7 +126,7 @@ def score_dataset(
         "fingerprint": rm.facts.fingerprint,
         "template_id": rm.facts.template_id,
         "template_fallback": rm.facts.template_fallback,
-        "variant": pipeline.variant(),
+        "variant": pipeline.run_variant(),
         "max_length": pipeline.max_length,
         "truncation": truncation,
         "items": len(items),
