@@ -66,6 +66,24 @@ def test_conversational_records_are_message_lists(reviewed):
     assert flipped["rejected"] == [{"role": "assistant", "content": "Paris."}]
 
 
+def test_conversational_import_keeps_the_whole_prompt_conversation(db):
+    history = [{"role": "system", "content": "Answer briefly."},
+               {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"},
+               {"role": "user", "content": "Capital of France?"}]
+    explicit = {"id": "a", "prompt": history, "chosen": [{"role": "assistant", "content": "Paris."}],
+                "rejected": [{"role": "assistant", "content": "Lyon."}]}
+    implicit = {"id": "b", "chosen": history + [{"role": "assistant", "content": "Paris."}],
+                "rejected": history + [{"role": "assistant", "content": "Lyon."}]}
+    import_bytes(db, jsonl([explicit, implicit]), "conv.jsonl", dataset="conv", format="pairs")
+    set_annotation(db, "conv", "b", "ana", "verdict:0:0", make_value("flip"))
+    first, second = lines(export_text(db, "conv", "trl", conversational=True))
+    assert first == {"prompt": history, "chosen": explicit["chosen"], "rejected": explicit["rejected"]}
+    assert second["prompt"] == history  # the implicit prompt: the turns before the last answer
+    assert second["chosen"] == [{"role": "assistant", "content": "Lyon."}]  # flipped
+    plain = lines(export_text(db, "conv", "trl"))
+    assert plain[0]["prompt"] == "Capital of France?"  # standard form: the last user turn
+
+
 def test_annotator_choice_and_latest_verdict_rule(reviewed):
     set_annotation(reviewed, "lf", "QA_1", "bo", "verdict:0:0", make_value("flip"))
     by_bo = lines(export_text(reviewed, "lf", "trl", annotator="bo"))

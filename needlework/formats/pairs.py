@@ -114,15 +114,33 @@ def subset(obj: dict[str, Any], filename: str = "") -> str:
 def view(obj: dict[str, Any]) -> Preference:
     prompt, chosen, rejected = _split(obj)
     key_ = str(obj.get("id", ""))
-    meta = {"conversational": not isinstance(obj["chosen"], str)}
+    meta: dict[str, Any] = {"conversational": not isinstance(obj["chosen"], str)}
+    if meta["conversational"]:
+        meta["prompt_messages"] = prompt_messages(obj)
     return Preference(key_, subset(obj), prompt, [chosen], [rejected], meta)
 
 
+def prompt_messages(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """The whole conversation before the response of a conversational record: its
+    ``prompt`` list, or (implicit prompt) the turns of ``chosen`` before its last assistant turn."""
+    prompt = obj.get("prompt")
+    if isinstance(prompt, list) and prompt:
+        return [dict(m) for m in prompt]
+    if isinstance(prompt, str) and prompt:
+        return [{"role": "user", "content": prompt}]
+    chosen = obj["chosen"]
+    last = max((k for k, m in enumerate(chosen) if m.get("role") == "assistant"), default=len(chosen))
+    return [dict(m) for m in chosen[:last]]
+
+
 def from_preference(p: Preference, i: int = 0, j: int = 0, conversational: bool = False) -> dict[str, Any]:
-    """One TRL preference record for comparison (chosen[i], rejected[j])."""
+    """One TRL preference record for comparison (chosen[i], rejected[j]); conversational
+    records keep the whole prompt conversation (system and earlier turns) of an imported
+    conversational pair, else the prompt becomes one user turn."""
     if conversational:
+        history = (p.meta or {}).get("prompt_messages") or [{"role": "user", "content": p.prompt}]
         return {
-            "prompt": [{"role": "user", "content": p.prompt}],
+            "prompt": [dict(m) for m in history],
             "chosen": [{"role": "assistant", "content": p.chosen[i]}],
             "rejected": [{"role": "assistant", "content": p.rejected[j]}],
         }
