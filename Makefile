@@ -5,6 +5,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 PORT ?= 8501
+# The source watcher is off for everyday use: it would put an inotify watch on every folder
+# below the repository, .venv included. `make run WATCH=auto` reloads on code changes.
+WATCH ?= none
 DEMO_MODEL := data/demo-model
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -31,7 +34,8 @@ seed: venv
 	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
 
 run: venv seed
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false \
+	  --server.fileWatcherType $(WATCH)
 
 test: $(VENV)/.test chromium
 	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
