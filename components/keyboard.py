@@ -155,8 +155,11 @@ _SCRIPT = """
     const card = document.querySelector(".st-key-nw-card-" + cursor);
     if (!card) return;
     const r = card.getBoundingClientRect();
-    if (r.top < 170 || r.top > window.innerHeight - 140) {
-      card.scrollIntoView({block: "center", behavior: "instant"});
+    const bar = document.querySelector(".st-key-nw-top");  // the sticky label toolbar
+    const below = bar ? bar.getBoundingClientRect().bottom + 8 : 170;
+    if (r.top < below || r.top > window.innerHeight - 140) {
+      card.style.scrollMarginTop = below + "px";  // land just under the toolbar, not beneath it
+      card.scrollIntoView({block: "start", behavior: "instant"});
     }
   }, 120);
 })();
@@ -167,6 +170,7 @@ _STYLE = """
 <style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-nw-top){position:sticky;top:3.75rem;z-index:90;
   background:var(--nw-bg,#fff);padding:.3rem 0 .45rem 0;
+  box-shadow:0 -3.75rem 0 0 var(--nw-bg,#fff);
   border-bottom:1px solid rgba(128,128,128,.3)}
 .stMainBlockContainer{padding-top:3.2rem;padding-left:2.2rem;padding-right:2.2rem}
 .st-key-nw-toolbar button{padding-left:.6rem;padding-right:.6rem;min-height:2.2rem}

@@ -79,6 +79,12 @@ def test_keyboard_labels_every_passage_and_writes_a_cited_answer(page, app_url, 
         page.keyboard.press(press)
         wait_stored(seeded_db, key, who, f"label:{number}", KEYS[press])
     page.get_by_text(f"This item: {count}/{count} passages labeled").wait_for()
+    # the cursor's card (the last passage) was scrolled to just under the sticky toolbar
+    page.wait_for_function(
+        f"""() => {{ const bar = document.querySelector('.st-key-nw-top').getBoundingClientRect();
+                     const card = document.querySelector('.st-key-nw-card-{count}').getBoundingClientRect();
+                     return card.top >= bar.bottom && card.top < innerHeight - 100; }}""",
+        timeout=10_000)
     # K moves the cursor back; 4 relabels that passage and moves on; 0 clears; 5 labels
     page.keyboard.press("k")
     page.keyboard.press("4")
