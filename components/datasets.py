@@ -66,14 +66,16 @@ def render_activity(entries: list[dict]) -> None:
                 "at": e["at"][:19].replace("T", " "),
                 "who": e["by"],
                 "dataset": e["dataset"],
-                "item": e["item_key"],
+                "item": (e.get("item_title") or e["item_key"])[:80],
                 "field": e["field"],
                 "value": "" if e["new_value"] is None else str(e["new_value"])[:60],
+                "open": "/?" + urlencode({"dataset": e["dataset"], "item": e["item_key"]}),
             }
             for e in entries
         ]
     )
-    st.dataframe(frame, hide_index=True, width="stretch")
+    st.dataframe(frame, hide_index=True, width="stretch", column_config={
+        "open": st.column_config.LinkColumn("open", display_text="Open ›", width="small")})
 
 
 def render_import(db: Database, annotator: str) -> str | None:

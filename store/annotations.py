@@ -166,16 +166,18 @@ def history(
     annotator: str | None = None,
     limit: int = 200,
 ) -> list[dict[str, Any]]:
-    """The change log, newest first, filtered by any of dataset / item / annotator."""
+    """The change log, newest first, filtered by any of dataset / item / annotator; each
+    row also has ``item_title`` (the question or prompt; ``None`` once the item is gone)."""
     where, params = [], []
     for column, value in (("dataset", dataset), ("item_key", item_key), ("annotator", annotator)):
         if value is not None:
             where.append(f"{column} = ?")
             params.append(value)
-    sql = "select * from history"
+    sql = ("select history.*, items.title as item_title from history left join items "
+           "on items.dataset = history.dataset and items.key = history.item_key")
     if where:
-        sql += " where " + " and ".join(where)
-    sql += " order by id desc limit ?"
+        sql += " where " + " and ".join(f"history.{w}" for w in where)
+    sql += " order by history.id desc limit ?"
     params.append(limit)
     rows = db.execute_returning_dicts(sql, params)
     for row in rows:

@@ -41,6 +41,10 @@ def test_home_lists_datasets_with_progress(app_db):
     row = table[table["dataset"] == "ground"].iloc[0]
     assert row["items"] == 3 and row["progress"] == "ana: 1/3"
     assert at.sidebar.selectbox[0].value == "ground"
+    activity = at.dataframe[1].value.iloc[0]
+    title = app_db.execute("select title from items where key = 'sample-1'").fetchone()[0]
+    assert (activity["who"], activity["item"], activity["field"]) == ("ana", title[:80], "label:1")
+    assert activity["open"] == "/?dataset=ground&item=sample-1"
 
 
 def test_home_without_datasets_says_how_to_start(tmp_path, monkeypatch):
