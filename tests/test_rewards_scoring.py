@@ -66,6 +66,33 @@ def test_batched_scores_equal_one_by_one(tiny_rm):
     assert single.stats.forward_calls == 12
 
 
+def test_a_causal_model_is_batched_without_a_mask_an_encoder_with_one(tiny_rm, tmp_path, monkeypatch):
+    from transformers import BertConfig, BertForSequenceClassification  # noqa: PLC0415
+
+    from needlework.rewards.loading import load_reward_model  # noqa: PLC0415
+
+    tokenizer = rewards_fixtures.tiny_tokenizer()
+    torch.manual_seed(0)
+    bert = BertForSequenceClassification(BertConfig(
+        vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=32, max_position_embeddings=256, num_labels=1,
+        pad_token_id=tokenizer.pad_token_id))
+    bert.save_pretrained(tmp_path / "bert")
+    tokenizer.save_pretrained(tmp_path / "bert")
+    encoder = load_reward_model(tmp_path / "bert", device="cpu")
+    assert tiny_rm.facts.causal and not encoder.facts.causal
+    texts = pairs(8)
+    for rm, expect_mask in ((tiny_rm, False), (encoder, True)):
+        seen = []
+        ForwardCounter(rm.model, monkeypatch, lambda calls, kwargs: seen.append("attention_mask" in kwargs))
+        batched = RewardPipeline(rm, batch_tokens=4096).score_pairs(texts)
+        assert seen and set(seen) == {expect_mask}
+        single = RewardPipeline(rm, batch_tokens=1)
+        for (p, r), got in zip(texts, batched, strict=True):
+            assert got.score == pytest.approx(single.score(p, r).score, abs=1e-5)
+        monkeypatch.undo()
+
+
 def test_a_repeated_run_makes_no_forward_pass(tiny_rm, monkeypatch):
     db = store.connect(":memory:")
     texts = pairs(20)

@@ -175,11 +175,14 @@ class RewardPipeline:
         """
         ids, mask = pad_batch(rows, self.rm.tokenizer.pad_token_id)
         device = self.rm.device
+        inputs = {"input_ids": ids.to(device)}
+        if not self.rm.facts.causal:  # a causal model never looks right, at the padding
+            inputs["attention_mask"] = mask.to(device)
         failure: str | None = None
         try:
             with torch.inference_mode():
                 self.stats.forward_calls += 1
-                out = self.rm.model(input_ids=ids.to(device), attention_mask=mask.to(device))
+                out = self.rm.model(**inputs)
                 scores = out.logits.float()[:, 0].cpu().tolist()
         except Exception as exc:
             if not errors.is_oom(exc):
