@@ -83,8 +83,9 @@ def test_a_causal_model_is_batched_without_a_mask_an_encoder_with_one(tiny_rm, t
     assert tiny_rm.facts.causal and not encoder.facts.causal
     texts = pairs(8)
     for rm, expect_mask in ((tiny_rm, False), (encoder, True)):
-        seen = []
-        ForwardCounter(rm.model, monkeypatch, lambda calls, kwargs: seen.append("attention_mask" in kwargs))
+        seen: list[bool] = []
+        ForwardCounter(rm.model, monkeypatch,
+                       lambda calls, kwargs, seen=seen: seen.append("attention_mask" in kwargs))
         batched = RewardPipeline(rm, batch_tokens=4096).score_pairs(texts)
         assert seen and set(seen) == {expect_mask}
         single = RewardPipeline(rm, batch_tokens=1)
