@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -11,6 +13,37 @@ from sqlite_utils import Database
 from store.migrations import migrations
 
 DEFAULT_DB = Path("data") / "needlework.db"
+
+
+class Store(Database):
+    """A sqlite-utils ``Database`` whose ``atomic()`` blocks take the write lock at once.
+
+    sqlite-utils opens them with a plain (deferred) ``BEGIN``: a block that reads before it
+    writes then holds a read snapshot, and if another connection (a scoring job's thread,
+    a second browser tab) commits meanwhile, its first write fails at once with
+    ``database is locked``: SQLite cannot wait that conflict out. ``BEGIN IMMEDIATE`` waits
+    for the lock (up to the busy timeout) before reading, so the block never has to upgrade.
+    Nested blocks are savepoints, as in sqlite-utils.
+    """
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[Database]:
+        if self.conn.in_transaction:
+            with super().atomic() as db:
+                yield db
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.conn.rollback()
+            raise
+        else:
+            try:
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.rollback()
+                raise
 
 
 def default_path() -> Path:
@@ -34,7 +67,7 @@ def connect(path: str | Path | None = None) -> Database:
         conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA foreign_keys = ON")
-    db = Database(conn)
+    db = Store(conn)
     if str(path) != ":memory:":
         db.enable_wal()
         conn.execute("PRAGMA synchronous = NORMAL")

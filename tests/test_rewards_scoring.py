@@ -296,4 +296,4 @@ def test_jobs_can_run_in_threads_next_to_the_app(tiny_rm, tmp_path):
         t.start()
     for t in threads:
         t.join(timeout=120)
-    assert [get_job(db, i)["status"] for i in ids] == ["done", "done"]
+    assert [get_job(db, i)["status"] for i in ids] == ["done", "done"], [get_job(db, i)["error"] for i in ids]

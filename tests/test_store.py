@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 import pytest
+from sqlite_utils import Database
 
 import store
 from store import annotations as ann
@@ -24,6 +26,51 @@ def test_file_database_is_wal_and_migrated(db_path):
     assert applied[:2] == ["m001_datasets_items", "m002_annotations_history"]
     store.connect(db_path)  # reopening applies nothing twice
     assert db.execute("select count(*) from _sqlite_migrations").fetchone()[0] == len(applied)
+
+
+def _read_then_write_while_another_writes(db, other, tag: str) -> list[str]:
+    """``db`` reads inside an atomic block, ``other`` commits a write meanwhile, then ``db``
+    writes: the errors either side met."""
+    read, errors = threading.Event(), []
+
+    def first():
+        try:
+            with db.atomic():
+                db.execute("select count(*) from datasets").fetchone()
+                read.set()
+                threading.Event().wait(0.3)
+                db["datasets"].update("a", {"source": f"first {tag}"})
+        except sqlite3.OperationalError as exc:
+            errors.append(f"first: {exc}")
+        finally:
+            read.set()
+
+    def second():
+        read.wait()
+        try:
+            other["datasets"].update("b", {"source": f"second {tag}"})
+            other.conn.commit()
+        except sqlite3.OperationalError as exc:
+            errors.append(f"second: {exc}")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return errors
+
+
+def test_write_blocks_wait_for_each_other_instead_of_failing(db_path):
+    """Two connections (a scoring thread and the app): a block that reads, then writes
+    while the other one committed, must not fail with 'database is locked'."""
+    db, other = store.connect(db_path), store.connect(db_path)
+    make(db, "a")
+    make(db, "b")
+    assert _read_then_write_while_another_writes(db, other, "1") == []
+    assert [r[0] for r in db.execute("select source from datasets order by name")] == ["first 1", "second 1"]
+    plain = Database(sqlite3.connect(db_path, check_same_thread=False, timeout=30))  # deferred BEGIN
+    assert _read_then_write_while_another_writes(plain, other, "2") == ["first: database is locked"]
 
 
 def test_env_var_sets_default_path(monkeypatch, tmp_path):
