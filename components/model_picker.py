@@ -85,6 +85,10 @@ def _form() -> ModelKey:
                                help="auto: CUDA, then MPS, then CPU")
     attn = cols[3].selectbox("Attention", ATTENTION, key="rw_attn",
                              help="attn_implementation passed to transformers; default lets it choose")
+    if name.strip() in (DEMO_MODEL_PATH, str(Path(DEMO_MODEL_PATH).resolve())):
+        st.caption("🧪 **Demo model** (the default): a tiny classifier this project trains on "
+                   "synthetic safety needles, to try the workflow offline; its scores mean little. "
+                   "For a real one, type its folder or hub id above.")
     trust = st.checkbox("trust_remote_code", value=False, key="rw_trust",
                         help="Run Python code shipped with the model (needed by a few custom "
                              "architectures).")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+import threading
+
 import streamlit as st
 from sqlite_utils import Database
 
@@ -18,8 +21,21 @@ def _migrated(path: str) -> bool:
     return True
 
 
+@st.cache_resource(show_spinner=False)
+def _warm_up() -> threading.Thread:
+    """Import the reward engine (PyTorch, transformers: seconds) in the background, once
+    per server process, so that the first visit to the Reward model or Needle lab page
+    after the app opens does not show a blank page while they load."""
+    thread = threading.Thread(target=importlib.import_module, args=("needlework.rewards.session",),
+                              daemon=True, name="needlework-warm-up")
+    thread.start()
+    return thread
+
+
 def get_db() -> Database:
-    """This browser session's connection to the database (``$NEEDLEWORK_DB``)."""
+    """This browser session's connection to the database (``$NEEDLEWORK_DB``); the first
+    call in a process also starts the reward engine's import in the background."""
+    _warm_up()
     path = str(store.default_path())
     db = st.session_state.get("_nw_db")
     if db is None or st.session_state.get("_nw_db_path") != path:

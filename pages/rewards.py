@@ -4,19 +4,22 @@ See docs/rewards.md."""
 
 import streamlit as st
 
-from components.jobs import render_scoring, truncation_policy
-from components.model_picker import render_model_picker
-from components.rewards import render_failures, render_metrics, render_run_picker
-from components.state import current_dataset, get_db
-from components.text import label
-from components.token_view import render_per_token_section
-from needlework.rewards.session import results
-from store.datasets import get_dataset, item_index
-
-db = get_db()
 st.title("🧮 Reward model")
 st.caption("Load a reward model, score a preference set, then go straight to the pairs it gets "
            "wrong and to where in the response its reward moves.")
+
+# PyTorch and transformers take seconds to import on a server's first visit: the title first
+with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
+    from components.jobs import render_scoring, truncation_policy
+    from components.model_picker import render_model_picker
+    from components.rewards import render_failures, render_metrics, render_run_picker
+    from components.state import current_dataset, get_db
+    from components.text import label
+    from components.token_view import render_per_token_section
+    from needlework.rewards.session import results
+    from store.datasets import get_dataset, item_index
+
+db = get_db()
 
 st.subheader("1 · Model")
 current = render_model_picker()

@@ -159,6 +159,7 @@ def test_a_partial_run_says_so(app_db):
                        "rejected_scores": [0.0, 0.0, 0.0]} for k in range(2)])
     at = open_page()
     assert any("Partial results: 2 of 4 items" in w.value for w in at.warning)
+    assert any("Demo model" in c.value for c in at.caption)  # the default, said before loading
     assert frame(at, "best-of-n accuracy").set_index("subset").loc["overall", "items"] == 2
 
 
