@@ -16,13 +16,13 @@ always runs ``score_dataset``); see :func:`register_thread`.
 from __future__ import annotations
 
 import threading
-import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 from needlework.needle.run import REUSE_MODES, run_needles
 from needlework.rewards import errors
+from needlework.rewards.jobs import ProgressWriter
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.pipeline import RewardPipeline
 from needlework.rewards.session import INTERRUPTED, JOBS, ModelKey, job_status
@@ -35,7 +35,6 @@ from store.scores import (
     get_job,
     list_jobs,
     start_job,
-    update_job_progress,
 )
 
 NEEDLE_JOB = "needle"
@@ -58,19 +57,6 @@ def latest_needle_job(db: Any, dataset: str) -> dict[str, Any] | None:
             job["display_status"] = job_status(job)
             return job
     return None
-
-
-class _Progress:
-    """Writes progress (in texts: two per record) at most every ``every`` seconds."""
-
-    def __init__(self, db: Any, job_id: int, every: float = 0.5) -> None:
-        self.db, self.job_id, self.every, self.last = db, job_id, every, 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done >= total or now - self.last >= self.every:
-            update_job_progress(self.db, self.job_id, 2 * done, 2 * total)
-            self.last = now
 
 
 def _summary(result: Any, pipe: RewardPipeline, records: int) -> dict[str, Any]:
@@ -98,7 +84,7 @@ def run_needle_job(db_path: str | Path, job_id: int, rm: RewardModel) -> dict[st
             options = job["options"]
             pipe = RewardPipeline(rm, db=db, truncation=options.get("truncation", "skip"))
             result = run_needles(pipe, records, reuse_prefix=options.get("reuse", "auto"),
-                                 progress=_Progress(db, job_id),
+                                 progress=ProgressWriter(db, job_id, scale=2),
                                  should_stop=lambda: cancel_requested(db, job_id),
                                  dataset=job["dataset"])
             summary = _summary(result, pipe, len(records))

@@ -40,16 +40,18 @@ def submit_scoring_job(db: Any, model: str, dataset: str, **options: Any) -> int
     return create_job(db, "score", dataset, model, options)
 
 
-class _Throttle:
-    """Writes progress at most every ``every`` seconds (and always the last step)."""
+class ProgressWriter:
+    """A ``progress(done, total)`` callback that writes a job's progress at most every
+    ``every`` seconds (and always the last step); ``scale`` converts the caller's units
+    (a needle run counts records, its job shows texts: two per record)."""
 
-    def __init__(self, db: Any, job_id: int, every: float = 0.5) -> None:
-        self.db, self.job_id, self.every, self.last = db, job_id, every, 0.0
+    def __init__(self, db: Any, job_id: int, every: float = 0.5, scale: int = 1) -> None:
+        self.db, self.job_id, self.every, self.scale, self.last = db, job_id, every, scale, 0.0
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
         if done >= total or now - self.last >= self.every:
-            update_job_progress(self.db, self.job_id, done, total)
+            update_job_progress(self.db, self.job_id, self.scale * done, self.scale * total)
             self.last = now
 
 
@@ -83,7 +85,7 @@ def run_scoring_job(db_path: str | Path, job_id: int, *,
                 max_length=options.get("max_length"),
                 truncation=options.get("truncation", "skip"),
                 out=options.get("out"),
-                progress=_Throttle(db, job_id),
+                progress=ProgressWriter(db, job_id),
                 should_stop=lambda: cancel_requested(db, job_id),
             )
             finish_job(db, job_id, "done", result=summary)
