@@ -12,7 +12,7 @@ left out of every figure and counted under ``missing``.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 Entry = Mapping[str, Any]
@@ -53,49 +53,36 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def best_of_n(entries: Iterable[Entry]) -> dict[str, Any]:
     """Strict best-of-n accuracy per subset and overall (overall = mean over entries)."""
-    per_subset: dict[str, list[bool]] = defaultdict(list)
-    missing = 0
-    for entry in entries:
-        if not _complete(entry):
-            missing += 1
-            continue
-        per_subset[str(entry.get("subset", ""))].append(
-            bon_correct(entry["chosen_scores"], entry["rejected_scores"])
-        )
-    outcomes = [ok for values in per_subset.values() for ok in values]
-    return {
-        "kind": "bon",
-        "accuracy": _mean(outcomes),
-        "correct": sum(outcomes),
-        "n": len(outcomes),
-        "missing": missing,
-        "subsets": {
-            s: {"accuracy": _mean(v), "correct": sum(v), "n": len(v)}
-            for s, v in sorted(per_subset.items())
-        },
-    }
+    return _per_subset(entries, "bon", "n",
+                       lambda e: [bon_correct(e["chosen_scores"], e["rejected_scores"])])
 
 
 def pairwise(entries: Iterable[Entry]) -> dict[str, Any]:
     """Accuracy over every (chosen, rejected) pair, per subset and overall (ties wrong)."""
+    return _per_subset(entries, "pairwise", "pairs",
+                       lambda e: [c > r for c in e["chosen_scores"] for r in e["rejected_scores"]])
+
+
+def _per_subset(entries: Iterable[Entry], kind: str, count: str,
+                outcomes_of: Callable[[Entry], list[bool]]) -> dict[str, Any]:
+    """Accuracy of the outcomes of each complete entry, per subset and overall; entries
+    with a missing score are counted in ``missing`` and left out."""
     per_subset: dict[str, list[bool]] = defaultdict(list)
     missing = 0
     for entry in entries:
         if not _complete(entry):
             missing += 1
             continue
-        per_subset[str(entry.get("subset", ""))].extend(
-            c > r for c in entry["chosen_scores"] for r in entry["rejected_scores"]
-        )
+        per_subset[str(entry.get("subset", ""))].extend(outcomes_of(entry))
     outcomes = [ok for values in per_subset.values() for ok in values]
     return {
-        "kind": "pairwise",
+        "kind": kind,
         "accuracy": _mean(outcomes),
         "correct": sum(outcomes),
-        "pairs": len(outcomes),
+        count: len(outcomes),
         "missing": missing,
         "subsets": {
-            s: {"accuracy": _mean(v), "correct": sum(v), "pairs": len(v)}
+            s: {"accuracy": _mean(v), "correct": sum(v), count: len(v)}
             for s, v in sorted(per_subset.items())
         },
     }
