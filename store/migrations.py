@@ -140,3 +140,84 @@ def m004_grounding_history_by_dataset(db: Database) -> None:
     """History by (dataset, id): the annotate page asks "what changed since id N"
     on every rerun (store.grounding.last_change / changed_items)."""
     db["history"].create_index(["dataset", "id"], if_not_exists=True)
+
+
+@migrations()
+def m005_judge_calls_runs(db: Database) -> None:
+    """LLM-judge call cache, judge runs and their per-trial results (store.judges).
+
+    ``judge_calls`` is keyed by a hash of (endpoint, model, generation parameters,
+    prompt hash): a re-run with the same key makes no request. API keys are never
+    part of any row.
+    """
+    db["judge_calls"].create(
+        {
+            "key": str,  # sha256 of endpoint, model, params and prompt hash
+            "endpoint": str,  # base URL, without credentials or query
+            "model": str,
+            "params": str,  # JSON: temperature, max_tokens, ...
+            "prompt_hash": str,  # sha256 of the messages JSON
+            "raw": str,  # the judge's answer, verbatim
+            "parsed": str,  # JSON: the parser's result when the call was made
+            "valid": int,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "latency_s": float,
+            "attempts": int,
+            "finish_reason": str,
+            "created_at": str,
+        },
+        pk="key",
+    )
+    db["judge_runs"].create(
+        {
+            "id": int,
+            "run_key": str,  # sha256 of everything that changes the run's answers
+            "dataset": str,
+            "endpoint": str,
+            "model": str,
+            "mode": str,  # selection | scoring
+            "options": str,  # JSON: seed, rotations, context policy, params, prompt version
+            "status": str,  # running | done | cancelled | failed
+            "done": int,
+            "total": int,
+            "summary": str,  # JSON when finished
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        defaults={"done": 0, "total": 0},
+    )
+    db["judge_runs"].create_index(["run_key"], unique=True)
+    db["judge_runs"].create_index(["dataset"])
+    db["judge_results"].create(
+        {
+            "run_key": str,
+            "item_key": str,
+            "trial": int,  # 0.. within the item (rotation, order or response)
+            "subset": str,
+            "call_key": str,  # judge_calls.key, NULL when skipped
+            "entry": str,  # JSON: the trial's result
+        },
+        pk=("run_key", "item_key", "trial"),
+    )
+
+
+@migrations()
+def m005_applied_actions(db: Database) -> None:
+    """Key actions the browser sent, by their client-made id: written in the same
+    transaction as the change they made, so an action resent after a reconnect, a
+    restart or a reload is applied at most once (store.actions)."""
+    db["applied_actions"].create(
+        {
+            "id": str,  # the client-made action id
+            "dataset": str,
+            "item_key": str,
+            "annotator": str,
+            "kind": str,  # set | deflect | verdict | reasons ...
+            "outcome": str,  # applied | unchanged | rejected: <why>
+            "history_id": int,  # the history row written, when one was
+            "applied_at": str,
+        },
+        pk="id",
+    )
