@@ -1,0 +1,342 @@
+"""Key actions from the browser, applied exactly once, to the target they name.
+
+The annotate and review pages do not write on the server's idea of "the current
+passage": every key press becomes an *action* in the browser that names everything it
+changes (dataset, item, field or comparison, the new value, who) and carries an id made
+in the browser. The browser keeps each action in its storage and sends it again until
+the server acknowledges it, whatever happens in between (a rerun, a reconnect, a server
+restart, a page reload). :func:`apply_actions` applies a batch in order, in one
+transaction, and records each id in that same transaction (``store.actions``), so an
+action sent twice changes the database once.
+
+Kinds (the JSON the browser sends, all fields strings unless said):
+
+- ``set``: ``{"id", "kind": "set", "dataset", "item", "annotator", "field", "value"}``;
+  ``field`` is ``label:N`` (value one of the five labels, or ``null`` to clear) or
+  ``dim:FIELD`` (a question dimension; ``null`` clears).
+- ``deflect``: write the standard deflection as the answer, only if the answer is empty.
+- ``verdict``: ``{..., "i": int, "j": int, "verdict", "reasons": [...], "note"?}`` on the
+  comparison chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
+- ``reasons``: ``{..., "i", "j", "reasons": [...]}`` replaces the reasons of an existing
+  verdict (no verdict yet: nothing changes).
+
+An action that cannot apply (unknown item, passage out of range, a label that does not
+exist) is *rejected*: it is acknowledged with the reason, recorded, and changes nothing.
+A database that is busy or full applies nothing and acknowledges nothing
+(:attr:`Delivery.error`): the browser keeps the actions and sends them again.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlite_utils import Database
+
+from needlework.formats import preference_view
+from needlework.formats.garage import DEFLECTION, DIMENSIONS
+from needlework.grounding import answer as ga
+from needlework.grounding import item as gitem
+from needlework.grounding.labels import LABEL_PREFIX, LABELS
+from needlework.review.verdicts import REASONS, VERDICTS, field_name, make_value, verdict_of
+from store import actions as store_actions
+from store.annotations import get_value, set_annotation
+from store.datasets import get_item
+
+log = logging.getLogger(__name__)
+
+KINDS = ("set", "deflect", "verdict", "reasons")
+_ID = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")
+MAX_BATCH = 500  # actions applied per call; the rest wait for the next delivery
+MAX_TEXT = 2000  # longest note or dimension value an action may carry
+BUSY_MS = 1500  # wait this long for the write lock, then report "busy" and retry later
+GROUNDING = ("grounding",)
+PREFERENCE = ("preference", "needle")
+
+
+class Rejected(ValueError):
+    """Why an action cannot apply (a sentence naming the field)."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One parsed action (see the module docstring for the JSON)."""
+
+    id: str
+    kind: str
+    dataset: str
+    item: str
+    annotator: str
+    field: str = ""
+    value: Any = None
+    reasons: tuple[str, ...] = ()
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one action: ``applied`` (a change was written), ``unchanged``
+    (already so, or nothing to do) or ``rejected`` (with ``message``)."""
+
+    id: str
+    status: str
+    message: str = ""
+    history_id: int | None = None
+
+
+@dataclass
+class Delivery:
+    """The outcome of one batch; ``error`` (``busy``, ``full``, ``failed``) means nothing
+    of the not-yet-applied part was written and it must be sent again."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+    error: str | None = None
+    detail: str = ""
+
+    @property
+    def acked(self) -> list[str]:
+        """Ids the browser may forget: applied now or before, unchanged, or rejected."""
+        return [o.id for o in self.outcomes]
+
+    @property
+    def rejected(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status == "rejected"]
+
+
+def _text(raw: Mapping[str, Any], name: str, *, required: bool = True, limit: int = 300) -> str:
+    value = raw.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise Rejected(f"{name}: expected a non-empty string")
+    if len(value) > limit:
+        raise Rejected(f"{name}: longer than {limit} characters")
+    return value
+
+
+def _index(raw: Mapping[str, Any], name: str) -> int:
+    value = raw.get(name)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise Rejected(f"{name}: expected a whole number ≥ 0")
+    return value
+
+
+def _reasons(raw: Mapping[str, Any]) -> tuple[str, ...]:
+    value = raw.get("reasons") or []
+    if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
+        raise Rejected("reasons: expected a list of reason names")
+    unknown = sorted(set(value) - set(REASONS))
+    if unknown:
+        raise Rejected(f"reasons: unknown reason {unknown[0]!r}")
+    return tuple(r for r in REASONS if r in value)
+
+
+def parse(raw: Any) -> Action:
+    """Check an action's shape (not yet its target); raises :class:`Rejected`."""
+    if not isinstance(raw, Mapping):
+        raise Rejected("an action must be a JSON object")
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        raise Rejected(f"kind: expected one of {', '.join(KINDS)}")
+    common = {"id": str(raw.get("id")), "kind": kind, "dataset": _text(raw, "dataset"),
+              "item": _text(raw, "item", limit=1000), "annotator": _text(raw, "annotator").strip()}
+    if kind == "set":
+        name = _text(raw, "field")
+        value = raw.get("value")
+        if value is not None and not isinstance(value, str):
+            raise Rejected("value: expected a string or null")
+        if value is not None and len(value) > MAX_TEXT:
+            raise Rejected(f"value: longer than {MAX_TEXT} characters")
+        return Action(**common, field=name, value=value)
+    if kind == "deflect":
+        return Action(**common, field="answer")
+    i, j = _index(raw, "i"), _index(raw, "j")
+    note = raw.get("note")
+    if note is not None and (not isinstance(note, str) or len(note) > MAX_TEXT):
+        raise Rejected(f"note: expected a string of at most {MAX_TEXT} characters")
+    if kind == "verdict":
+        verdict = raw.get("verdict")
+        if verdict not in VERDICTS:
+            raise Rejected(f"verdict: expected one of {', '.join(VERDICTS)}")
+        return Action(**common, field=field_name(i, j), value=verdict, reasons=_reasons(raw),
+                      note=note)
+    return Action(**common, field=field_name(i, j), reasons=_reasons(raw))
+
+
+def save_answer(db: Database, dataset: str, item: str, annotator: str, text: str) -> int | None:
+    """Save an answer (an empty one is removed) and its ``deflected`` flag; returns the
+    history id of the answer's change (``None`` when it was already so)."""
+    text = text if text.strip() else ""
+    with db.atomic():
+        hid = set_annotation(db, dataset, item, annotator, "answer", text or None)
+        set_annotation(db, dataset, item, annotator, "deflected",
+                       True if ga.is_deflection(text) else None)
+    return hid
+
+
+class _Targets:
+    """Datasets and items a batch touches, read once per batch."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._datasets: dict[str, tuple[str, str] | None] = {}
+        self._items: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+    def dataset(self, name: str, kinds: tuple[str, ...]) -> str:
+        if name not in self._datasets:
+            self._datasets[name] = store_actions.dataset_kind(self.db, name)
+        found = self._datasets[name]
+        if found is None:
+            raise Rejected(f"dataset {name!r} does not exist")
+        if found[0] not in kinds:
+            raise Rejected(f"dataset {name!r} is a {found[0]} dataset")
+        return found[1]
+
+    def record(self, dataset: str, key: str) -> dict[str, Any]:
+        if (dataset, key) not in self._items:
+            self._items[(dataset, key)] = get_item(self.db, dataset, key)
+        found = self._items[(dataset, key)]
+        if found is None:
+            raise Rejected(f"item {key!r} is not in dataset {dataset!r}")
+        return found["record"]
+
+
+def _check_set(targets: _Targets, action: Action) -> None:
+    targets.dataset(action.dataset, GROUNDING)
+    record = targets.record(action.dataset, action.item)
+    if action.field.startswith(LABEL_PREFIX):
+        number = action.field[len(LABEL_PREFIX):]
+        count = len(gitem.passages(record))
+        if not number.isdigit() or not 1 <= int(number) <= count:
+            raise Rejected(f"field {action.field}: the item has {count} passages")
+        if action.value is not None and action.value not in LABELS:
+            raise Rejected(f"value {action.value!r}: not a passage label")
+        return
+    if action.field.startswith("dim:") and action.field[4:] in gitem.DIM_FIELDS:
+        allowed = DIMENSIONS.get(action.field[4:])
+        if action.value is not None and allowed is not None and action.value not in allowed:
+            raise Rejected(f"value {action.value!r}: not a value of {action.field[4:]}")
+        return
+    raise Rejected(f"field {action.field!r}: keys set passage labels and dimensions only")
+
+
+def _apply_one(db: Database, targets: _Targets, action: Action) -> Outcome:
+    """Apply one checked action (inside the batch's transaction)."""
+    if action.kind == "set":
+        _check_set(targets, action)
+        hid = set_annotation(db, action.dataset, action.item, action.annotator, action.field,
+                             action.value)
+        return Outcome(action.id, "unchanged" if hid is None else "applied", history_id=hid)
+    if action.kind == "deflect":
+        targets.dataset(action.dataset, GROUNDING)
+        targets.record(action.dataset, action.item)
+        answer = get_value(db, action.dataset, action.item, action.annotator, "answer") or ""
+        if answer.strip():
+            return Outcome(action.id, "unchanged", "the answer is not empty")
+        hid = save_answer(db, action.dataset, action.item, action.annotator, DEFLECTION)
+        return Outcome(action.id, "applied", history_id=hid)
+    fmt = targets.dataset(action.dataset, PREFERENCE)
+    pref = preference_view(fmt, targets.record(action.dataset, action.item))
+    i, j = (int(x) for x in action.field.split(":")[1:])
+    if i >= len(pref.chosen) or j >= len(pref.rejected):
+        raise Rejected(f"comparison chosen {i + 1} vs rejected {j + 1}: the item has "
+                       f"{len(pref.chosen)} chosen and {len(pref.rejected)} rejected")
+    saved = get_value(db, action.dataset, action.item, action.annotator, action.field) or {}
+    saved_note = saved.get("note", "") if isinstance(saved, Mapping) else ""
+    if action.kind == "verdict":
+        value = make_value(action.value, action.reasons,
+                           saved_note if action.note is None else action.note)
+    else:
+        verdict = verdict_of(saved)
+        if verdict is None:
+            return Outcome(action.id, "unchanged", "no verdict yet: reasons are kept with it")
+        value = make_value(verdict, action.reasons, saved_note)
+    hid = set_annotation(db, action.dataset, action.item, action.annotator, action.field, value)
+    return Outcome(action.id, "unchanged" if hid is None else "applied", history_id=hid)
+
+
+def _error_kind(exc: sqlite3.Error) -> str:
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return "busy"
+    if "full" in text:
+        return "full"
+    return "failed"
+
+
+def apply_actions(db: Database, raws: Iterable[Any],
+                  allowed: Callable[[Action], str | None] | None = None) -> Delivery:
+    """Apply a batch of actions in order, each at most once (see the module docstring).
+
+    ``allowed(action)`` may return a reason to refuse an action (e.g. it names another
+    annotator than the signed-in one). Never raises for what the browser sent; a
+    database error ends the batch with :attr:`Delivery.error` set and nothing of it
+    written (earlier batches stay).
+    """
+    delivery = Delivery()
+    parsed: list[Action] = []
+    seen: set[str] = set()
+    for raw in list(raws)[:MAX_BATCH]:
+        action_id = str(raw.get("id")) if isinstance(raw, Mapping) else ""
+        if action_id in seen:
+            continue
+        seen.add(action_id)
+        if not _ID.match(action_id):
+            delivery.outcomes.append(Outcome(action_id, "rejected", "id: malformed"))
+            continue
+        try:
+            parsed.append(parse(raw))
+        except Rejected as exc:
+            parsed.append(Action(action_id, "invalid", "", "", "", value=str(exc)))
+    if not parsed:
+        return delivery
+    try:
+        done = store_actions.applied(db, [a.id for a in parsed])
+        delivery.outcomes.extend(Outcome(a.id, done[a.id]["outcome"].split(":")[0],
+                                         history_id=done[a.id]["history_id"])
+                                 for a in parsed if a.id in done)
+        todo = [a for a in parsed if a.id not in done]
+        if todo:
+            delivery.outcomes.extend(_apply_batch(db, todo, allowed))
+    except sqlite3.Error as exc:  # busy, full, I/O: nothing of this batch was written
+        delivery.error = _error_kind(exc)
+        delivery.detail = str(exc)
+        log.warning("key actions not applied (%s): %s", delivery.error, exc)
+    return delivery
+
+
+def _apply_batch(db: Database, todo: list[Action],
+                 allowed: Callable[[Action], str | None] | None) -> list[Outcome]:
+    out: list[Outcome] = []
+    previous = db.execute("pragma busy_timeout").fetchone()[0]
+    db.execute(f"pragma busy_timeout = {BUSY_MS}")
+    try:
+        with db.atomic():
+            again = store_actions.applied(db, [a.id for a in todo])  # another run got there
+            targets = _Targets(db)
+            for action in todo:
+                if action.id in again:
+                    out.append(Outcome(action.id, again[action.id]["outcome"].split(":")[0]))
+                    continue
+                try:
+                    if action.kind == "invalid":
+                        raise Rejected(action.value)
+                    why = allowed(action) if allowed else None
+                    if why:
+                        raise Rejected(why)
+                    with db.atomic():  # a savepoint: a rejected action leaves nothing behind
+                        outcome = _apply_one(db, targets, action)
+                except (Rejected, ValueError, KeyError, TypeError) as exc:
+                    outcome = Outcome(action.id, "rejected", str(exc))
+                store_actions.record(db, action.id, action.dataset, action.item, action.annotator,
+                                     action.kind, outcome.status + (f": {outcome.message}"
+                                                                    if outcome.message else ""),
+                                     outcome.history_id)
+                out.append(outcome)
+    finally:
+        db.execute(f"pragma busy_timeout = {int(previous)}")
+    return out

@@ -1,0 +1,177 @@
+"""Key actions: applied once, to the target they name, in order; busy and full databases
+apply nothing and acknowledge nothing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+
+import pytest
+
+import store
+from needlework.actions import apply_actions
+from needlework.datasets import import_bytes
+from store.annotations import get_value, history
+from tests.conftest import garage_records, jsonl
+
+WHO = "ana"
+
+
+@pytest.fixture
+def grounding(db):
+    import_bytes(db, jsonl(garage_records(2)), "g.jsonl", dataset="g")
+    return db
+
+
+def label(action_id: str, item: str, number: int, value: str | None, who: str = WHO) -> dict:
+    return {"id": action_id, "kind": "set", "dataset": "g", "item": item, "annotator": who,
+            "field": f"label:{number}", "value": value}
+
+
+def test_an_action_sent_twice_changes_the_database_once(grounding):
+    first = apply_actions(grounding, [label("act-00000001", "sample-1", 2, "OUTDATED")])
+    assert [o.status for o in first.outcomes] == ["applied"]
+    again = apply_actions(grounding, [label("act-00000001", "sample-1", 2, "OUTDATED"),
+                                      label("act-00000001", "sample-1", 2, "OUTDATED")])
+    assert again.acked == ["act-00000001"] and again.error is None
+    assert len(history(grounding, "g")) == 1
+    # a later action on the same field applies, and a resend of the first does not undo it
+    apply_actions(grounding, [label("act-00000002", "sample-1", 2, "UNKNOWN")])
+    apply_actions(grounding, [label("act-00000001", "sample-1", 2, "OUTDATED")])
+    assert get_value(grounding, "g", "sample-1", WHO, "label:2") == "UNKNOWN"
+    assert len(history(grounding, "g")) == 2
+
+
+def test_a_batch_applies_in_order_to_the_items_it_names(grounding):
+    batch = [label("b-0000001", "sample-1", 1, "irrelevant"),
+             label("b-0000002", "sample-2", 1, "ANSWER-THE-QUESTION"),
+             label("b-0000003", "sample-1", 1, "RELATED-INFORMATION"),
+             label("b-0000004", "sample-1", 3, None)]
+    delivery = apply_actions(grounding, batch)
+    assert delivery.acked == [a["id"] for a in batch]
+    assert [o.status for o in delivery.outcomes] == ["applied", "applied", "applied", "unchanged"]
+    assert get_value(grounding, "g", "sample-1", WHO, "label:1") == "RELATED-INFORMATION"
+    assert get_value(grounding, "g", "sample-2", WHO, "label:1") == "ANSWER-THE-QUESTION"
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    ({"item": "nope"}, "item 'nope' is not in dataset 'g'"),
+    ({"dataset": "missing"}, "dataset 'missing' does not exist"),
+    ({"field": "label:4"}, "field label:4: the item has 3 passages"),
+    ({"field": "label:0"}, "field label:0: the item has 3 passages"),
+    ({"value": "MAYBE"}, "value 'MAYBE': not a passage label"),
+    ({"field": "answer"}, "keys set passage labels and dimensions only"),
+    ({"annotator": "  "}, "annotator: expected a non-empty string"),
+    ({"kind": "drop"}, "kind: expected one of"),
+])
+def test_an_action_that_cannot_apply_is_rejected_with_its_reason_and_changes_nothing(
+        grounding, change, why):
+    delivery = apply_actions(grounding, [dict(label("rej-00001", "sample-1", 1, "OUTDATED"),
+                                              **change)])
+    (outcome,) = delivery.outcomes
+    assert outcome.status == "rejected" and why in outcome.message
+    assert history(grounding) == []
+    # recorded: sent again, it is acknowledged without being checked again
+    assert apply_actions(grounding, [label("rej-00001", "sample-1", 1, "OUTDATED")]).outcomes[0] \
+        .status == "rejected"
+
+
+def test_a_malformed_id_is_acknowledged_as_rejected(grounding):
+    delivery = apply_actions(grounding, [label("x", "sample-1", 1, "OUTDATED"), "junk"])
+    assert [o.status for o in delivery.outcomes] == ["rejected", "rejected"]
+    assert history(grounding) == []
+
+
+def test_deflect_writes_the_deflection_only_when_the_answer_is_empty(grounding):
+    deflect = {"id": "def-00001", "kind": "deflect", "dataset": "g", "item": "sample-1",
+               "annotator": WHO}
+    assert apply_actions(grounding, [deflect]).outcomes[0].status == "applied"
+    assert get_value(grounding, "g", "sample-1", WHO, "deflected") is True
+    store.annotations.set_annotation(grounding, "g", "sample-2", WHO, "answer", "Mine [cite_1].")
+    other = dict(deflect, id="def-00002", item="sample-2")
+    assert apply_actions(grounding, [other]).outcomes[0].status == "unchanged"
+    assert get_value(grounding, "g", "sample-2", WHO, "answer") == "Mine [cite_1]."
+
+
+def test_verdicts_and_reasons_name_their_comparison(db):
+    record = {"id": "p1", "subset": "QA", "prompt": "Q", "chosen": ["good"],
+              "rejected": ["bad", "worse", "worst"]}
+    import_bytes(db, (json.dumps(record) + "\n").encode(), "p.jsonl", dataset="p")
+    base = {"dataset": "p", "item": "p1", "annotator": WHO, "i": 0, "j": 2}
+    reasons_first = dict(base, id="r-000001", kind="reasons", reasons=["verbose"])
+    assert apply_actions(db, [reasons_first]).outcomes[0].status == "unchanged"
+    batch = [dict(base, id="v-000001", kind="verdict", verdict="flip", reasons=["unsafe"],
+                  note="see line 2"),
+             dict(base, id="r-000002", kind="reasons", reasons=["verbose", "unsafe"])]
+    assert [o.status for o in apply_actions(db, batch).outcomes] == ["applied", "applied"]
+    assert get_value(db, "p", "p1", WHO, "verdict:0:2") == {
+        "verdict": "flip", "reasons": ["unsafe", "verbose"], "note": "see line 2"}
+    # a verdict without a note keeps the saved note
+    apply_actions(db, [dict(base, id="v-000002", kind="verdict", verdict="tie", reasons=[])])
+    assert get_value(db, "p", "p1", WHO, "verdict:0:2")["note"] == "see line 2"
+    out = apply_actions(db, [dict(base, id="v-000003", kind="verdict", verdict="tie", j=3)])
+    assert "the item has 1 chosen and 3 rejected" in out.outcomes[0].message
+
+
+def test_a_refused_annotator_is_rejected(grounding):
+    delivery = apply_actions(grounding, [label("who-00001", "sample-1", 1, "OUTDATED", who="bo")],
+                             allowed=lambda a: None if a.annotator == WHO else "not signed in as bo")
+    assert delivery.outcomes[0].message == "not signed in as bo"
+    assert history(grounding) == []
+
+
+def test_a_busy_database_applies_nothing_acknowledges_nothing_then_delivers(tmp_path):
+    path = tmp_path / "n.db"
+    db = store.connect(path)
+    import_bytes(db, jsonl(garage_records(1)), "g.jsonl", dataset="g")
+    holder = sqlite3.connect(path, timeout=1)
+    holder.execute("begin immediate")  # another process holds the write lock
+    batch = [label("busy-0001", "sample-1", 1, "OUTDATED"),
+             label("busy-0002", "sample-1", 2, "UNKNOWN")]
+    delivery = apply_actions(db, batch)
+    assert delivery.error == "busy" and delivery.acked == []
+    holder.rollback()
+    holder.close()
+    delivery = apply_actions(db, batch)
+    assert delivery.error is None and delivery.acked == ["busy-0001", "busy-0002"]
+    assert get_value(db, "g", "sample-1", WHO, "label:2") == "UNKNOWN"
+
+
+def test_a_full_database_applies_nothing_then_delivers_when_space_returns(tmp_path):
+    path = tmp_path / "n.db"
+    db = store.connect(path)
+    import_bytes(db, jsonl(garage_records(1)), "g.jsonl", dataset="g")
+    pages = db.execute("pragma page_count").fetchone()[0]
+    db.execute(f"pragma max_page_count = {pages}")  # SQLITE_FULL on the next new page
+    big = [label(f"full-{n:05d}", "sample-1", 1 + n % 3, "OUTDATED" if n % 2 else "UNKNOWN")
+           for n in range(400)]
+    delivery = apply_actions(db, big)
+    assert delivery.error == "full" and delivery.acked == []
+    assert history(db) == []
+    db.execute("pragma max_page_count = 1073741823")
+    assert apply_actions(db, big).error is None
+    assert len(store.actions.applied(db, [a["id"] for a in big])) == 400
+
+
+def test_two_runs_delivering_the_same_batch_at_once_apply_it_once(tmp_path):
+    path = tmp_path / "n.db"
+    store.connect(path).conn.close()
+    db = store.connect(path)
+    import_bytes(db, jsonl(garage_records(1)), "g.jsonl", dataset="g")
+    batch = [label(f"race-{n:04d}", "sample-1", 1 + n % 3, ("OUTDATED", "UNKNOWN")[n % 2])
+             for n in range(60)]
+    results = []
+
+    def deliver():
+        own = store.connect(path)
+        results.append(apply_actions(own, batch))
+        own.conn.close()
+
+    threads = [threading.Thread(target=deliver) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r.error is None and len(r.acked) == 60 for r in results)
+    assert len(history(db, "g", limit=1000)) == 60
