@@ -1,22 +1,38 @@
-"""Reward-model metrics, exactly as ``shared/docs/benchmarks.md`` (sections 2 and 4) says.
+"""Reward-model metrics, with the rules of the benchmarks' own published code.
 
 Every function takes *entries*: mappings with ``subset``, ``chosen_scores`` and
-``rejected_scores`` (lists of floats), plus ``domain`` for RM-Bench when known.
+``rejected_scores`` (lists of scores), plus ``domain`` for RM-Bench when known.
 This is the Long-form RewardBench output format, one entry per prompt.
 
-Ties count as wrong everywhere (comparisons are strict). An entry with a missing
-score (``None``: e.g. skipped because it was longer than the model's window) is
-left out of every figure and counted under ``missing``.
+Rules (sources in ``docs/rewards.md``):
+
+- **Ties are wrong** everywhere: every comparison is strict.
+- **A missing score** is ``None`` (JSON ``null``: a response skipped for being longer
+  than the window, a failed call) or a number that is not finite (NaN, ±inf: an fp16
+  overflow). :func:`missing` says which.
+- **Best-of-n** (Long-form RewardBench, ``evaluation/cal_accuracy_from_file.py``): an
+  entry with any missing score is *wrong* and stays in the denominator; an entry with an
+  empty score list is wrong too. ``scored_only`` beside it is the accuracy over the
+  entries whose scores are all present: a second figure, never the headline.
+- **Pairwise** (same file): only the (chosen, rejected) pairs where both scores exist
+  are counted; the others are left out and counted in ``missing_pairs``.
+- **RM-Bench** (THU-KEG/RM-Bench ``scripts/utils.py`` ``compute_accuracy``): every entry
+  stays in the denominator of its domain's 3×3 matrix; a comparison with a missing score
+  is not a win (``nan > x`` is false there). Overall = mean over the domains present;
+  with one of the four absent the figure is labelled as not comparable to the paper's.
+- An entry without a ``subset`` field is counted under ``default_subset`` (as upstream).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 Entry = Mapping[str, Any]
 
+DEFAULT_SUBSET = "default_subset"
 RMBENCH_DOMAINS = ("chat", "code", "math", "safety")
 RMBENCH_STYLES = ("concise", "detailed plain", "detailed markdown")
 # Subsets seen in the RM-Bench release (shared/data/rm-bench/*.json and the math file).
@@ -37,55 +53,115 @@ _PREFIX_DOMAINS = (
 )
 
 
-def _complete(entry: Entry) -> bool:
-    chosen, rejected = entry.get("chosen_scores") or [], entry.get("rejected_scores") or []
-    return bool(chosen) and bool(rejected) and None not in chosen and None not in rejected
+def missing(score: Any) -> bool:
+    """True for a missing score: ``None`` or a number that is not finite (NaN, ±inf)."""
+    if score is None:
+        return True
+    try:
+        return not math.isfinite(score)
+    except TypeError:
+        raise TypeError(f"a score must be a number or null, got {score!r}") from None
 
 
-def bon_correct(chosen: Sequence[float], rejected: Sequence[float]) -> bool:
-    """Best-of-n: every chosen score strictly above every rejected score (ties are wrong)."""
-    return bool(chosen) and bool(rejected) and min(chosen) > max(rejected)
+def clean(score: Any) -> float | None:
+    """The score as a float, or ``None`` when it is missing (see :func:`missing`)."""
+    return None if missing(score) else float(score)
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+def _scores(entry: Entry, side: str) -> list[Any]:
+    return list(entry.get(side) or [])
+
+
+def _subset(entry: Entry) -> str:
+    subset = entry.get("subset")
+    return DEFAULT_SUBSET if subset is None else str(subset)
+
+
+def missing_count(entry: Entry) -> int:
+    """How many scores of the entry are missing."""
+    return sum(missing(s) for side in ("chosen_scores", "rejected_scores") for s in _scores(entry, side))
+
+
+def bon_correct(chosen: Sequence[Any], rejected: Sequence[Any]) -> bool:
+    """Best-of-n: both lists non-empty, no score missing, and every chosen score strictly
+    above every rejected score (ties are wrong)."""
+    if not chosen or not rejected or any(missing(s) for s in [*chosen, *rejected]):
+        return False
+    return min(chosen) > max(rejected)
+
+
+def pair_outcomes(chosen: Sequence[Any], rejected: Sequence[Any]) -> tuple[int, int, int]:
+    """``(correct, counted, left out)`` over every (chosen, rejected) pair: a pair with a
+    missing score is left out, the others count, a tie is wrong."""
+    correct = counted = left_out = 0
+    for c in chosen:
+        for r in rejected:
+            if missing(c) or missing(r):
+                left_out += 1
+            else:
+                counted += 1
+                correct += c > r
+    return correct, counted, left_out
+
+
+def _ratio(correct: int, total: int) -> float | None:
+    return correct / total if total else None
 
 
 def best_of_n(entries: Iterable[Entry]) -> dict[str, Any]:
-    """Strict best-of-n accuracy per subset and overall (overall = mean over entries)."""
-    return _per_subset(entries, "bon", "n",
-                       lambda e: [bon_correct(e["chosen_scores"], e["rejected_scores"])])
+    """Strict best-of-n accuracy per subset and overall (overall = mean over entries).
+
+    An entry with a missing score counts as wrong and stays in ``n``; ``missing`` counts
+    those entries, ``missing_scores`` the scores, and ``scored_only`` is the accuracy
+    over the entries with every score present.
+    """
+    per: dict[str, dict[str, int]] = defaultdict(lambda: {"correct": 0, "n": 0, "missing": 0})
+    missing_scores = 0
+    for entry in entries:
+        chosen, rejected = _scores(entry, "chosen_scores"), _scores(entry, "rejected_scores")
+        gaps = missing_count(entry)
+        counts = per[_subset(entry)]
+        counts["n"] += 1
+        counts["correct"] += bon_correct(chosen, rejected)
+        counts["missing"] += gaps > 0
+        missing_scores += gaps
+    return {"kind": "bon", **_summary(per, "n"), "missing_scores": missing_scores,
+            "scored_only": _scored_only(per)}
+
+
+def _summary(per: dict[str, dict[str, int]], count: str) -> dict[str, Any]:
+    total = {key: sum(c[key] for c in per.values()) for key in next(iter(per.values()), {})}
+    return {
+        "accuracy": _ratio(total.get("correct", 0), total.get(count, 0)),
+        "correct": total.get("correct", 0),
+        count: total.get(count, 0),
+        **{k: v for k, v in total.items() if k not in ("correct", count)},
+        "subsets": {s: {"accuracy": _ratio(c["correct"], c[count]), **c} for s, c in sorted(per.items())},
+    }
+
+
+def _scored_only(per: dict[str, dict[str, int]]) -> dict[str, Any]:
+    # an entry with a missing score is never correct, so the scored entries hold every win
+    correct = sum(c["correct"] for c in per.values())
+    n = sum(c["n"] - c["missing"] for c in per.values())
+    return {"accuracy": _ratio(correct, n), "correct": correct, "n": n}
 
 
 def pairwise(entries: Iterable[Entry]) -> dict[str, Any]:
-    """Accuracy over every (chosen, rejected) pair, per subset and overall (ties wrong)."""
-    return _per_subset(entries, "pairwise", "pairs",
-                       lambda e: [c > r for c in e["chosen_scores"] for r in e["rejected_scores"]])
-
-
-def _per_subset(entries: Iterable[Entry], kind: str, count: str,
-                outcomes_of: Callable[[Entry], list[bool]]) -> dict[str, Any]:
-    """Accuracy of the outcomes of each complete entry, per subset and overall; entries
-    with a missing score are counted in ``missing`` and left out."""
-    per_subset: dict[str, list[bool]] = defaultdict(list)
-    missing = 0
+    """Accuracy over every (chosen, rejected) pair with both scores present, per subset
+    and overall (ties wrong); ``missing_pairs`` counts the pairs left out and
+    ``missing`` the entries with a missing score."""
+    per: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"correct": 0, "pairs": 0, "missing_pairs": 0, "missing": 0})
     for entry in entries:
-        if not _complete(entry):
-            missing += 1
-            continue
-        per_subset[str(entry.get("subset", ""))].extend(outcomes_of(entry))
-    outcomes = [ok for values in per_subset.values() for ok in values]
-    return {
-        "kind": kind,
-        "accuracy": _mean(outcomes),
-        "correct": sum(outcomes),
-        count: len(outcomes),
-        "missing": missing,
-        "subsets": {
-            s: {"accuracy": _mean(v), "correct": sum(v), count: len(v)}
-            for s, v in sorted(per_subset.items())
-        },
-    }
+        correct, counted, left_out = pair_outcomes(_scores(entry, "chosen_scores"),
+                                                   _scores(entry, "rejected_scores"))
+        counts = per[_subset(entry)]
+        counts["correct"] += correct
+        counts["pairs"] += counted
+        counts["missing_pairs"] += left_out
+        counts["missing"] += missing_count(entry) > 0
+    return {"kind": "pairwise", **_summary(per, "pairs")}
 
 
 def rmbench_domain(entry: Entry) -> str:
@@ -109,12 +185,18 @@ def rmbench_domain(entry: Entry) -> str:
     )
 
 
+def _wins(c: Any, r: Any) -> bool:
+    """A strict win; a comparison with a missing score is not one."""
+    return not missing(c) and not missing(r) and c > r
+
+
 def rmbench_matrix(entries: Sequence[Entry]) -> list[list[float]]:
-    """M[i][j] = fraction of entries with score(chosen[i]) > score(rejected[j]), strictly."""
+    """M[i][j] = fraction of entries with score(chosen[i]) > score(rejected[j]), strictly;
+    every entry is in the denominator, a comparison with a missing score is not a win."""
     size = 3
     counts = [[0] * size for _ in range(size)]
     for entry in entries:
-        chosen, rejected = entry["chosen_scores"], entry["rejected_scores"]
+        chosen, rejected = _scores(entry, "chosen_scores"), _scores(entry, "rejected_scores")
         if len(chosen) != size or len(rejected) != size:
             raise ValueError(
                 f"RM-Bench entry {entry.get('id')!r} needs 3 chosen and 3 rejected scores "
@@ -122,7 +204,7 @@ def rmbench_matrix(entries: Sequence[Entry]) -> list[list[float]]:
             )
         for i in range(size):
             for j in range(size):
-                counts[i][j] += chosen[i] > rejected[j]
+                counts[i][j] += _wins(chosen[i], rejected[j])
     n = len(entries)
     return [[c / n if n else 0.0 for c in row] for row in counts]
 
@@ -137,27 +219,43 @@ def rmbench_from_matrix(matrix: Sequence[Sequence[float]]) -> dict[str, float]:
     return {"hard": hard, "normal": normal, "easy": easy, "score": (hard + normal + easy) / 3}
 
 
+def rmbench_note(present: Sequence[str]) -> str | None:
+    """``None`` when all four domains are present, else the label the overall figure needs."""
+    absent = [d for d in RMBENCH_DOMAINS if d not in present]
+    if not absent:
+        return None
+    return (f"overall = mean over {', '.join(present) or 'no domain'} only "
+            f"({', '.join(absent)} absent): not comparable to RM-Bench's total, the mean over "
+            "chat, code, math and safety")
+
+
 def rmbench(entries: Iterable[Entry]) -> dict[str, Any]:
     """RM-Bench per domain (matrix, hard/normal/easy, score) and overall.
 
     overall = mean of the domain scores over the domains present; hard, normal and
     easy overall are likewise means over domains (as in RM-Bench's own code).
+    ``domains_present`` names them; ``comparable`` is False and ``note`` says why when
+    one of chat, code, math, safety has no entries.
     """
     by_domain: dict[str, list[Entry]] = defaultdict(list)
-    missing = 0
+    missing_entries = missing_scores = 0
     for entry in entries:
-        if not _complete(entry):
-            missing += 1
-            continue
+        gaps = missing_count(entry)
+        missing_entries += gaps > 0
+        missing_scores += gaps
         by_domain[rmbench_domain(entry)].append(entry)
     domains: dict[str, Any] = {}
     for domain in sorted(by_domain, key=lambda d: (RMBENCH_DOMAINS + (d,)).index(d)):
-        matrix = rmbench_matrix(by_domain[domain])
-        domains[domain] = {"n": len(by_domain[domain]), "matrix": matrix, **rmbench_from_matrix(matrix)}
+        group = by_domain[domain]
+        matrix = rmbench_matrix(group)
+        domains[domain] = {"n": len(group), "missing": sum(missing_count(e) > 0 for e in group),
+                           "matrix": matrix, **rmbench_from_matrix(matrix)}
 
     def over_domains(key: str) -> float | None:
-        return _mean([d[key] for d in domains.values()])
+        values = [d[key] for d in domains.values()]
+        return sum(values) / len(values) if values else None
 
+    present = list(domains)
     return {
         "kind": "rmbench",
         "accuracy": over_domains("score"),
@@ -165,7 +263,11 @@ def rmbench(entries: Iterable[Entry]) -> dict[str, Any]:
         "normal": over_domains("normal"),
         "easy": over_domains("easy"),
         "n": sum(d["n"] for d in domains.values()),
-        "missing": missing,
+        "missing": missing_entries,
+        "missing_scores": missing_scores,
+        "domains_present": present,
+        "comparable": all(d in present for d in RMBENCH_DOMAINS),
+        "note": rmbench_note(present),
         "domains": domains,
     }
 
