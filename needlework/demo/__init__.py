@@ -5,8 +5,12 @@
 - :func:`haystack_paragraphs`: neutral paragraphs for needle-in-a-haystack builds (§3).
 - :func:`corpus_texts`: all of the above as plain strings, e.g. to train a tokenizer.
 
-Every function returns a fresh list with the same content on every call. The
-companies, people and figures in enterprise-style passages are fictional.
+The text is in data files under ``needlework/demo/data/`` (JSON and Markdown,
+described in its README.md and read by :mod:`needlework.demo.loaders`); the
+modules here build the records from it and compute what can be derived (ids,
+ages, citations, figures, rejected variants). Every function returns a fresh
+list with the same content on every call. The companies, people and figures in
+enterprise-style passages are fictional.
 """
 
 from __future__ import annotations

@@ -1,35 +1,18 @@
-"""Small helpers shared by the demo data builders (ids, dates, word counts)."""
+"""Small helpers shared by the demo data builders (ids, dates, text edits)."""
 
 from __future__ import annotations
 
 import calendar
-import re
 import uuid
 from datetime import date
 
 #: Namespace for the deterministic, UUID-looking sample ids of the demo set.
 DEMO_NAMESPACE = uuid.UUID("6f1c1f0e-8d0a-4c55-9a51-2f4b6b1d7e10")
 
-#: The citation marker syntax of GaRAGe answers.
-CITE_RE = re.compile(r"\[cite_(\d+)\]")
-
-#: Rough words-per-token ratio used to estimate lengths without a tokenizer.
-WORDS_PER_TOKEN = 0.75
-
 
 def stable_uuid(key: str) -> str:
     """Return a UUID-looking id that depends only on ``key``."""
     return str(uuid.uuid5(DEMO_NAMESPACE, f"needlework-demo/{key}"))
-
-
-def word_count(text: str) -> int:
-    """Count whitespace-separated words."""
-    return len(text.split())
-
-
-def estimated_tokens(text: str) -> int:
-    """Estimate the token count of ``text`` at ~0.75 words per token."""
-    return round(word_count(text) / WORDS_PER_TOKEN)
 
 
 def _add_months(day: date, months: int) -> date:
@@ -68,12 +51,22 @@ def age_between(earlier: str, later: str) -> str:
     return ", ".join(parts)
 
 
-def passage(label: str, provider: str, day: str, text: str, age: str | None = None) -> dict:
-    """Describe one grounding passage for the bank modules.
+def apply_edits(text: str, edits: list[list[str]], where: str) -> str:
+    """Replace each ``[old, new]`` pair's ``old`` in ``text``; ``old`` must occur exactly once.
 
-    ``label`` is a short code: ``A`` (ANSWER-THE-QUESTION), ``R``
-    (RELATED-INFORMATION), ``O`` (OUTDATED), ``U`` (UNKNOWN), ``N``
-    (irrelevant) or ``""`` (not judged yet). ``age`` is computed from ``day``
-    and the question date unless given explicitly (``""`` keeps it empty).
+    Used for the near-copy rejected responses (one or two sentences changed), so
+    that a diff view shows only the flaw. ``where`` names the record in the error.
     """
-    return {"label": label, "provider": provider, "date": day, "text": text, "age": age}
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise ValueError(f"{where}: edit target not found exactly once: {old[:50]!r}")
+        text = text.replace(old, new)
+    return text
+
+
+def near_copy_record(subset: str, prompt: str, chosen: str, edit_lists: list[list[list[str]]],
+                     last: str, where: str) -> dict:
+    """A long record whose rejected responses are one near-copy of ``chosen`` per
+    list of edits (see :func:`apply_edits`), then ``last``."""
+    rejected = [apply_edits(chosen, edits, where) for edits in edit_lists]
+    return {"subset": subset, "prompt": prompt, "chosen": chosen, "rejected": [*rejected, last]}

@@ -1,17 +1,20 @@
 """Neutral haystack paragraphs for the needle-in-a-haystack builder.
 
-Paragraphs are composed deterministically from the sentence banks in
-:mod:`needlework.demo.haystack_bank`: one opener, three or four body sentences
-and sometimes a closer, all from the same topic. Topics are interleaved so that
+Paragraphs are composed deterministically from the sentence banks of
+``data/haystack_topics.md``: one opener, three or four body sentences and
+sometimes a closer, all from the same topic. Topics are interleaved so that
 consecutive paragraphs change subject, as in a long, wide-ranging response.
 """
 
 from __future__ import annotations
 
 import random
+from typing import TypedDict
 
-from needlework.demo.haystack_bank import TOPICS
+from needlework.demo.loaders import DemoDataError, read_text
 
+#: The sentence banks, one ``## topic`` section each.
+TOPICS_FILE = "haystack_topics.md"
 #: Paragraphs composed per topic.
 PER_TOPIC = 13
 #: Word-count bounds every paragraph satisfies.
@@ -19,8 +22,37 @@ MIN_WORDS, MAX_WORDS = 40, 120
 SEED = 20250114
 
 
-def _topic_paragraphs(name: str, rng: random.Random) -> list[str]:
-    openers, bodies, closers = TOPICS[name]
+class Topic(TypedDict):
+    """A topic's sentences: a paragraph starts with an ``opener``, takes ``body``
+    sentences in any order and may end with a ``closer``."""
+
+    opener: list[str]
+    body: list[str]
+    closer: list[str]
+
+
+def haystack_topics() -> dict[str, Topic]:
+    """The sentence banks by topic, in file order.
+
+    Below each ``## topic`` heading, every non-blank line is ``- opener: ``,
+    ``- body: `` or ``- closer: `` followed by one sentence.
+    """
+    topics: dict[str, Topic] = {}
+    current: Topic | None = None
+    for number, line in enumerate(read_text(TOPICS_FILE).split("\n"), start=1):
+        if line.startswith("## "):
+            current = topics.setdefault(line[3:].strip(), {"opener": [], "body": [], "closer": []})
+        elif current is not None and line.strip():
+            kind, sep, sentence = line.removeprefix("- ").partition(": ")
+            if not line.startswith("- ") or not sep or kind not in current or not sentence:
+                raise DemoDataError(f"{TOPICS_FILE} line {number}: expected '- opener: ', "
+                                    "'- body: ' or '- closer: ' and a sentence")
+            current[kind].append(sentence)
+    return topics
+
+
+def _topic_paragraphs(name: str, topic: Topic, rng: random.Random) -> list[str]:
+    openers, bodies, closers = topic["opener"], topic["body"], topic["closer"]
     seen: set[str] = set()
     out: list[str] = []
     attempts = 0
@@ -51,5 +83,5 @@ def haystack_paragraphs() -> list[str]:
     different topics (24 topics, 13 paragraphs each, interleaved).
     """
     rng = random.Random(SEED)
-    per_topic = [_topic_paragraphs(name, rng) for name in TOPICS]
+    per_topic = [_topic_paragraphs(name, topic, rng) for name, topic in haystack_topics().items()]
     return [group[i] for i in range(PER_TOPIC) for group in per_topic]

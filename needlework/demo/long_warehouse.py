@@ -2,168 +2,119 @@
 
 The prompt carries the per-site reports; the response is generated from the
 same figures, so the chosen text agrees with its grounding while one rejected
-text contradicts it for one site. The company and all figures are fictional.
+text contradicts it for one site. The company and all figures are fictional;
+they and the review's interchangeable sentences are in ``data/long/warehouse.json``,
+the closing sections in ``data/long/warehouse.md``.
 """
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from needlework.demo.filler import pad_verbosely
+from needlework.demo.loaders import load_json, load_sections
 
 ON_TIME_TARGET = 95.0
 ACCURACY_TARGET = 99.5
 
-# code, site, short name, orders (k), target (k), Q2 orders (k), on-time %, Q2 on-time %,
-# pick accuracy %, cost per order ($), headcount, recordable incidents, note
-SITES = [
-    ("RNO", "Reno, NV", "Reno", 412, 400, 398, 96.1, 95.4, 99.7, 3.42, 290, 1,
-     "The second shift moved to a four-day, ten-hour schedule in July, and overtime hours "
-     "fell by about a fifth"),
-    ("MEM", "Memphis, TN", "Memphis", 538, 560, 552, 91.2, 94.8, 99.5, 3.05, 352, 3,
-     "A conveyor motor failure on August 14 stopped the main sorter for 19 hours, and the "
-     "backlog took most of the following week to clear"),
-    ("ABE", "Allentown, PA", "Allentown", 476, 450, 441, 97.3, 96.9, 99.8, 3.18, 338, 0,
-     "Allentown piloted voice picking in two zones, and pick rates in those zones rose by "
-     "9 percent"),
-    ("DFW", "Dallas-Fort Worth, TX", "Dallas-Fort Worth", 601, 580, 575, 95.6, 95.1, 99.6,
-     2.96, 421, 2,
-     "August heat led to shorter outdoor yard shifts and two additional cooling stations on "
-     "the dock"),
-    ("ONT", "Ontario, CA", "Ontario", 557, 575, 569, 94.1, 95.7, 99.4, 3.61, 418, 1,
-     "Port congestion delayed inbound containers by an average of four days in September"),
-    ("ATL", "Atlanta, GA", "Atlanta", 389, 380, 372, 96.8, 96.2, 99.7, 3.27, 301, 0,
-     "The site added a third outbound carrier, which shortened the late-afternoon queue at "
-     "the shipping doors"),
-    ("CMH", "Columbus, OH", "Columbus", 344, 360, 351, 95.2, 95.0, 99.2, 3.55, 271, 4,
-     "Two of the four incidents involved powered industrial trucks in the cross-dock area "
-     "during shift changes"),
-    ("SEA", "Kent, WA", "Kent", 298, 290, 284, 97.9, 97.5, 99.8, 3.88, 247, 0,
-     "Higher cost per order reflects local wage rates and a larger share of oversized items"),
-    ("PHX", "Phoenix, AZ", "Phoenix", 265, 250, 238, 96.4, 95.8, 99.6, 3.34, 188, 1,
-     "Phoenix absorbed about 8,000 orders a week from Ontario during the container delays "
-     "in September"),
-    ("JOL", "Joliet, IL", "Joliet", 512, 500, 506, 95.0, 95.3, 99.5, 3.12, 368, 2,
-     "A roof repair in the north bay took twelve racking positions out of use for six "
-     "weeks"),
-    ("JAX", "Jacksonville, FL", "Jacksonville", 231, 240, 229, 93.7, 94.9, 99.3, 3.71, 196, 1,
-     "Tropical storm warnings closed the site for two days in early August"),
-    ("SLC", "Salt Lake City, UT", "Salt Lake City", 208, 200, 193, 98.2, 97.7, 99.9, 3.29,
-     131, 0,
-     "The site completed its first full quarter on the new warehouse management system"),
-]
 
-# code: (Q2 headcount, agency share %, Q4 forecast (k), peak temps, site lead, quote,
-#        site-specific Q4 priority)
-OUTLOOK = {
-    "RNO": (282, 14, 455, 60, "Dana Whitfield",
-            "The four-ten schedule was the right call. People are less tired, and we have "
-            "not had to beg for weekend volunteers once this quarter.",
-            "roll the four-day schedule out to the first shift if the October pulse survey "
-            "supports it"),
-    "MEM": (360, 22, 610, 95, "Marcus Bell",
-            "We lost a week to one motor. My team did heroic work clearing the backlog, but "
-            "I never want to depend on heroics again.",
-            "finish the sorter maintenance plan and keep a spare drive motor on site"),
-    "ABE": (330, 11, 520, 70, "Grace Moretti",
-            "Voice picking surprised the skeptics, including me. The pickers like having "
-            "their hands and eyes free.",
-            "extend voice picking to two more zones and measure error rates as well as speed"),
-    "DFW": (415, 18, 660, 110, "Luis Ortega",
-            "Heat is a safety issue first. The cooling stations cost little and the crews "
-            "noticed immediately.",
-            "make the heat plan permanent for next summer and budget for shaded yard areas"),
-    "ONT": (425, 20, 600, 100, "Hannah Cho",
-            "We can't control the port, but we can control how early we warn customers and "
-            "how fast we hand work to Phoenix.",
-            "agree a standing overflow arrangement with Phoenix before peak season"),
-    "ATL": (296, 12, 425, 55, "Terrence Hall",
-            "The third carrier changed the feel of our afternoons. Trucks are waiting for us "
-            "now, not the other way round.",
-            "renegotiate carrier pick-up windows for the November and December peak"),
-    "CMH": (268, 16, 380, 50, "Sofia Novak",
-            "Four incidents is four too many. We are redesigning the cross-dock traffic "
-            "pattern and retraining every truck operator.",
-            "separate pedestrian and truck traffic in the cross-dock and stagger shift "
-            "changes by fifteen minutes"),
-    "SEA": (244, 9, 320, 40, "Ben Okafor",
-            "Our costs are what they are in this labour market, so our job is to make every "
-            "hour count.",
-            "pilot dimensioning scanners for oversized items to cut re-handling"),
-    "PHX": (176, 17, 300, 45, "Rosa Delgado",
-            "Taking Ontario's overflow proved we have room to grow. We hired ahead of it and "
-            "it paid off.",
-            "keep twenty percent spare capacity through peak to cover for Ontario"),
-    "JOL": (372, 15, 565, 85, "Peter Lindqvist",
-            "Losing twelve rack positions for six weeks squeezed us, but the roof is fixed "
-            "and we are back to full capacity.",
-            "re-slot the north bay now that the racking positions are back in use"),
-    "JAX": (192, 19, 260, 35, "Alicia Brooks",
-            "Two days closed for weather is a reminder that we need a plan we can run "
-            "without thinking.",
-            "write a severe-weather playbook covering early cut-offs and customer notices"),
-    "SLC": (128, 8, 235, 30, "Owen Fairbanks",
-            "The new system is finally paying off. Pickers walk less and the data is the "
-            "cleanest in the network.",
-            "document the system rollout lessons for the sites that migrate next year"),
-}
+class Site(TypedDict):
+    """One warehouse's Q3 report: orders, targets and forecasts in thousands, rates in %."""
 
-ACTIONS = {
-    "volume": "agree a recovery plan for the volume shortfall with the regional sales team",
-    "on_time": "bring on-time shipping back above 95% by reviewing carrier cut-off times",
-    "accuracy": "run a two-week accuracy blitz with daily audits in the worst zones",
-    "safety": "hold a safety stand-down and re-walk the traffic routes with the supervisors",
-    "cost": "review overtime and temporary labour, the main drivers of cost per order",
-}
+    code: str
+    location: str
+    name: str
+    orders: int
+    target: int
+    q2_orders: int
+    on_time: float
+    q2_on_time: float
+    accuracy: float
+    cost: float
+    headcount: int
+    q2_headcount: int
+    agency_pct: int
+    incidents: int
+    q4_forecast: int
+    peak_hires: int
+    lead: str
+    quote: str
+    note: str
+    priority: str
 
 
-FIELDS = ("code", "site", "name", "orders", "target", "q2", "on_time", "q2_on", "acc",
-          "cost", "heads", "inc", "note")
+class Contradiction(TypedDict):
+    """The rejected review that contradicts the reports: site index and the on-time it claims."""
+
+    site: int
+    on_time: float
 
 
-def _sites() -> list[dict]:
-    out = []
-    for row in SITES:
-        site = dict(zip(FIELDS, row, strict=True))
-        q2_heads, agency, forecast, temps, lead, quote, priority = OUTLOOK[site["code"]]
-        site.update(q2_heads=q2_heads, agency=agency, forecast=forecast, temps=temps,
-                    lead=lead, quote=quote, priority=priority)
-        out.append(site)
-    return out
+class CostNotes(TypedDict):
+    """Sentences on cost (above/below the network) and productivity (orders per head)."""
+
+    costly_productive: list[str]
+    costly_unproductive: list[str]
+    cheap_productive: list[str]
+    cheap_unproductive: list[str]
 
 
-def _prompt(sites: list[dict]) -> str:
+class Readiness(TypedDict):
+    """Verdicts on the peak hiring plan, by margin over the forecast growth."""
+
+    comfortable: list[str]
+    adequate: list[str]
+    short: list[str]
+
+
+class Review(TypedDict):
+    """The record's data."""
+
+    company: str
+    sites: list[Site]
+    contradiction: Contradiction
+    incomplete_after: int
+    actions: dict[str, str]
+    growth_both: list[str]
+    growth_strain: list[str]
+    cost_notes: CostNotes
+    readiness: Readiness
+
+
+def _prompt(company: str, sites: list[Site]) -> str:
     lines = [
-        "You are the operations analyst for Harbor & Pine Logistics. Using only the site "
+        f"You are the operations analyst for {company}. Using only the site "
         "reports below, write the Q3 2024 operations review for all twelve warehouses. Cite "
         "the reports by their code in square brackets, for example [RNO]. Network targets: "
         "on-time shipping 95.0%, pick accuracy 99.5%.", ""]
     for s in sites:
         lines.append(
-            f"[{s['code']}] {s['site']}. Q3 orders shipped: {s['orders']}k (target "
-            f"{s['target']}k; Q2 {s['q2']}k). On-time: {s['on_time']}% (Q2 {s['q2_on']}%). "
-            f"Pick accuracy: {s['acc']}%. Cost per order: ${s['cost']:.2f}. Headcount: "
-            f"{s['heads']} (Q2 {s['q2_heads']}; agency {s['agency']}%). Recordable "
-            f"incidents: {s['inc']}. Q4 forecast: {s['forecast']}k orders; peak hires "
-            f"planned: {s['temps']}. Site lead: {s['lead']}. Lead's comment: \"{s['quote']}\" "
+            f"[{s['code']}] {s['location']}. Q3 orders shipped: {s['orders']}k (target "
+            f"{s['target']}k; Q2 {s['q2_orders']}k). On-time: {s['on_time']}% (Q2 {s['q2_on_time']}%). "
+            f"Pick accuracy: {s['accuracy']}%. Cost per order: ${s['cost']:.2f}. Headcount: "
+            f"{s['headcount']} (Q2 {s['q2_headcount']}; agency {s['agency_pct']}%). Recordable "
+            f"incidents: {s['incidents']}. Q4 forecast: {s['q4_forecast']}k orders; peak hires "
+            f"planned: {s['peak_hires']}. Site lead: {s['lead']}. Lead's comment: \"{s['quote']}\" "
             f"Note: {s['note']}.")
     return "\n".join(lines)
 
 
-def _network(sites: list[dict]) -> dict:
+def _network(sites: list[Site]) -> dict:
     orders = sum(s["orders"] for s in sites)
     return {
         "orders": orders,
         "target": sum(s["target"] for s in sites),
-        "q2": sum(s["q2"] for s in sites),
-        "forecast": sum(s["forecast"] for s in sites),
-        "temps": sum(s["temps"] for s in sites),
+        "q2": sum(s["q2_orders"] for s in sites),
+        "forecast": sum(s["q4_forecast"] for s in sites),
+        "temps": sum(s["peak_hires"] for s in sites),
         "on_time": sum(s["orders"] * s["on_time"] for s in sites) / orders,
         "cost": sum(s["orders"] * s["cost"] for s in sites) / orders,
-        "incidents": sum(s["inc"] for s in sites),
-        "per_head": orders * 1000 / sum(s["heads"] for s in sites),
+        "incidents": sum(s["incidents"] for s in sites),
+        "per_head": orders * 1000 / sum(s["headcount"] for s in sites),
     }
 
 
-def _summary(sites: list[dict], net: dict) -> str:
+def _summary(sites: list[Site], net: dict) -> str:
     missed = [s["name"] for s in sites if s["on_time"] < ON_TIME_TARGET]
     met = len(sites) - len(missed)
     best = max(sites, key=lambda s: s["on_time"])
@@ -193,52 +144,15 @@ def _summary(sites: list[dict], net: dict) -> str:
     ])
 
 
-GROWTH_BOTH = [
-    "Analysis: {name} grew volume and improved service at the same time, which suggests the "
-    "extra work was absorbed by better routines rather than by stretching the team.",
-    "Analysis: more orders and better on-time performance at {name}; the site is handling "
-    "growth well and has headroom going into peak season.",
-    "Analysis: {name} combined higher volume with a better on-time rate, the pattern the "
-    "network wants from every site.",
-]
-GROWTH_STRAIN = [
-    "Analysis: {name} handled more orders than in Q2, but on-time shipping slipped by "
-    "{slip:.1f} points, a sign that the extra volume is starting to strain capacity.",
-    "Analysis: volume at {name} rose while on-time shipping fell {slip:.1f} points; watch "
-    "whether the slip continues once volume climbs further in Q4.",
-]
-COST_NOTES = {
-    (True, True): [
-        " Cost per order is above average despite good productivity, which points to wage "
-        "rates or product mix rather than efficiency.",
-        " Productivity is good, so the above-average cost per order mostly reflects local "
-        "labour costs and the mix of items handled.",
-    ],
-    (True, False): [
-        " Above-average cost together with below-average productivity makes labour planning "
-        "the main lever.",
-        " Cost per order is above average and orders per head below it, so scheduling and "
-        "agency use deserve a closer look.",
-    ],
-    (False, True): [
-        " Low cost and high productivity make it one of the network's benchmarks.",
-        " On cost and productivity it remains among the strongest sites in the network.",
-    ],
-    (False, False): [
-        " Cost is under control even though orders per head are below average, probably "
-        "helped by a favourable product mix.",
-        " Cost per order stays below average although productivity trails the network.",
-    ],
-}
-
-
-def _analysis(i: int, s: dict, change: float, vs_q2: float, per_head: float,
-              net: dict) -> str:
+def _analysis(i: int, s: Site, change: float, vs_q2: float, per_head: float,
+              net: dict, data: Review) -> str:
     name = s["name"]
     if vs_q2 >= 0 and change >= 0:
-        text = GROWTH_BOTH[i % len(GROWTH_BOTH)].format(name=name)
+        both = data["growth_both"]
+        text = both[i % len(both)].format(name=name)
     elif vs_q2 >= 0:
-        text = GROWTH_STRAIN[i % len(GROWTH_STRAIN)].format(name=name, slip=abs(change))
+        strain = data["growth_strain"]
+        text = strain[i % len(strain)].format(name=name, slip=abs(change))
     elif change >= 0:
         text = (f"Analysis: volume at {name} dipped slightly while service improved, so the "
                 "site should be well placed to take on growth in Q4.")
@@ -246,45 +160,42 @@ def _analysis(i: int, s: dict, change: float, vs_q2: float, per_head: float,
         text = (f"Analysis: both volume and service at {name} fell compared with Q2. The "
                 "notable events below explain most of the gap, and the recovery should be "
                 "reviewed weekly until the site is back on target.")
-    notes = COST_NOTES[(s["cost"] > net["cost"], per_head >= net["per_head"])]
-    return text + notes[i % len(notes)]
+    cost = "costly" if s["cost"] > net["cost"] else "cheap"
+    productive = "productive" if per_head >= net["per_head"] else "unproductive"
+    notes = data["cost_notes"][f"{cost}_{productive}"]
+    return text + " " + notes[i % len(notes)]
 
 
-def _readiness(i: int, s: dict, growth: float) -> str:
-    added = s["temps"] / s["heads"] * 100
+def _readiness(i: int, s: Site, growth: float, data: Review) -> str:
+    added = s["peak_hires"] / s["headcount"] * 100
     if added >= growth + 8:
-        verdict = ["a comfortable margin that allows for training time and absences",
-                   "enough slack to cover training and the usual absences in December",
-                   "a generous margin, provided the agency can deliver the people on time"]
+        verdict = data["readiness"]["comfortable"]
     elif added >= growth:
-        verdict = ["which is adequate but leaves little room for absences, so the agency "
-                   "commitments should be confirmed in writing"]
+        verdict = data["readiness"]["adequate"]
     else:
-        verdict = ["so the plan depends on productivity gains or overtime and should be "
-                   "reviewed before the end of October"]
+        verdict = data["readiness"]["short"]
     return (f"Peak readiness: the hiring plan adds {added:.0f}% to the workforce for "
             f"{growth:.0f}% more volume, {verdict[i % len(verdict)]}.")
 
 
-def _section(i: int, s: dict, net: dict, override: dict | None = None) -> str:
-    s = {**s, **(override or {})}
+def _section(i: int, s: Site, net: dict, data: Review) -> str:
     name, ref = s["name"], f"[{s['code']}]"
     vs_target = (s["orders"] - s["target"]) / s["target"] * 100
-    vs_q2 = (s["orders"] - s["q2"]) / s["q2"] * 100
-    paras = [f"3.{i + 1} {s['site']} ({s['code']})"]
+    vs_q2 = (s["orders"] - s["q2_orders"]) / s["q2_orders"] * 100
+    paras = [f"3.{i + 1} {s['location']} ({s['code']})"]
     direction = "above" if vs_target >= 0 else "below"
     trend = "up" if vs_q2 >= 0 else "down"
     if i % 2 == 0:
         paras.append(
             f"Volume: {name} shipped {s['orders']}k orders, {abs(vs_target):.1f}% {direction} "
-            f"its target of {s['target']}k and {trend} {abs(vs_q2):.1f}% on Q2's {s['q2']}k "
+            f"its target of {s['target']}k and {trend} {abs(vs_q2):.1f}% on Q2's {s['q2_orders']}k "
             f"{ref}.")
     else:
         paras.append(
             f"Volume: at {s['orders']}k orders against a target of {s['target']}k, {name} "
-            f"finished {abs(vs_target):.1f}% {direction} plan; compared with Q2 ({s['q2']}k), "
+            f"finished {abs(vs_target):.1f}% {direction} plan; compared with Q2 ({s['q2_orders']}k), "
             f"volume was {trend} {abs(vs_q2):.1f}% {ref}.")
-    on_time, change = s["on_time"], s["on_time"] - s["q2_on"]
+    on_time, change = s["on_time"], s["on_time"] - s["q2_on_time"]
     if on_time >= ON_TIME_TARGET:
         margin = "comfortably " if on_time - ON_TIME_TARGET >= 1 else ""
         service = f"Service: on-time shipping was {on_time}%, {margin}above the 95.0% target"
@@ -292,26 +203,26 @@ def _section(i: int, s: dict, net: dict, override: dict | None = None) -> str:
         service = (f"Service: on-time shipping fell short of the target at {on_time}%, "
                    f"{ON_TIME_TARGET - on_time:.1f} points below 95.0%")
     service += (f", {'up' if change >= 0 else 'down'} {abs(change):.1f} points on Q2 {ref}. "
-                f"Pick accuracy was {s['acc']}%")
-    service += (", meeting the 99.5% standard." if s["acc"] >= ACCURACY_TARGET
+                f"Pick accuracy was {s['accuracy']}%")
+    service += (", meeting the 99.5% standard." if s["accuracy"] >= ACCURACY_TARGET
                 else ", below the 99.5% standard, so mis-picks deserve attention.")
     paras.append(service)
-    per_head = s["orders"] * 1000 / s["heads"]
+    per_head = s["orders"] * 1000 / s["headcount"]
     productivity = "above" if per_head >= net["per_head"] else "below"
     paras.append(
         f"Cost and productivity: cost per order was ${s['cost']:.2f}, "
         f"{'below' if s['cost'] < net['cost'] else 'above'} the network average of "
-        f"${net['cost']:.2f}. The {s['heads']} staff shipped about {per_head:,.0f} orders per "
+        f"${net['cost']:.2f}. The {s['headcount']} staff shipped about {per_head:,.0f} orders per "
         f"head, {productivity} the network figure {ref}.")
-    growth = (s["forecast"] - s["orders"]) / s["orders"] * 100
+    growth = (s["q4_forecast"] - s["orders"]) / s["orders"] * 100
     paras.append(
-        f"Staffing and outlook: headcount moved from {s['q2_heads']} to {s['heads']} during "
-        f"the quarter, with agency workers making up {s['agency']}% of the total. For peak "
-        f"season the site plans to add {s['temps']} temporary staff, against a Q4 forecast of "
-        f"{s['forecast']}k orders, {growth:.1f}% above Q3 {ref}.")
-    paras.append(_analysis(i, s, change, vs_q2, per_head, net))
-    paras.append(_readiness(i, s, growth))
-    inc = s["inc"]
+        f"Staffing and outlook: headcount moved from {s['q2_headcount']} to {s['headcount']} during "
+        f"the quarter, with agency workers making up {s['agency_pct']}% of the total. For peak "
+        f"season the site plans to add {s['peak_hires']} temporary staff, against a Q4 forecast of "
+        f"{s['q4_forecast']}k orders, {growth:.1f}% above Q3 {ref}.")
+    paras.append(_analysis(i, s, change, vs_q2, per_head, net, data))
+    paras.append(_readiness(i, s, growth, data))
+    inc = s["incidents"]
     if inc == 0:
         paras.append(f"Safety: no recordable incidents this quarter {ref}.")
     elif inc >= 3:
@@ -325,50 +236,37 @@ def _section(i: int, s: dict, net: dict, override: dict | None = None) -> str:
     paras.append(f"Site lead {s['lead']}: \"{s['quote']}\" {ref}")
     todo = []
     if inc >= 3:
-        todo.append(ACTIONS["safety"])
+        todo.append(data["actions"]["safety"])
     if on_time < ON_TIME_TARGET:
-        todo.append(ACTIONS["on_time"])
+        todo.append(data["actions"]["on_time"])
     if s["orders"] < s["target"]:
-        todo.append(ACTIONS["volume"])
-    if s["acc"] < ACCURACY_TARGET:
-        todo.append(ACTIONS["accuracy"])
+        todo.append(data["actions"]["volume"])
+    if s["accuracy"] < ACCURACY_TARGET:
+        todo.append(data["actions"]["accuracy"])
     if s["cost"] > net["cost"] + 0.4:
-        todo.append(ACTIONS["cost"])
+        todo.append(data["actions"]["cost"])
     todo.append(s["priority"])
     paras.append("Priorities for Q4: " + "; ".join(todo) + ".")
     return "\n\n".join(paras)
 
 
-CLOSING = """4. Cross-network themes
-
-Three themes stand out. First, equipment resilience: a single sorter motor failure at Memphis cost 19 hours of capacity and pulled the site's on-time rate well below target [MEM]. Critical spares and a preventive maintenance schedule for conveyor drives should be standard at every automated site. Second, inbound variability: the container delays at Ontario show how quickly port congestion turns into outbound misses [ONT], and how much a neighbouring site can help when it has spare capacity [PHX]. Third, safety around powered industrial trucks: Columbus had the most incidents in the network, half of them involving trucks in the cross-dock area at shift change [CMH].
-
-5. Recommendations for Q4
-
-1. Memphis: complete the sorter maintenance plan, stock a spare drive motor on site and test the manual bypass procedure before peak season [MEM].
-2. Columbus: hold a safety stand-down, separate pedestrian and truck traffic in the cross-dock area, and stagger shift changes by fifteen minutes [CMH].
-3. Ontario and Phoenix: formalise the overflow arrangement used in September, with agreed volumes and a trigger for activating it [ONT] [PHX].
-4. Jacksonville: write a severe-weather playbook covering early cut-offs, customer notices and staff safety [JAX].
-5. Allentown: extend the voice-picking pilot to two more zones and report the results at the end of Q4 [ABE].
-
-6. Data notes
-
-Figures come from the site reports for Q3 2024 as provided. Network averages are weighted by order volume. Orders per head uses quarter-end headcount and does not adjust for temporary staff, so it overstates productivity at sites that rely heavily on agency labour."""
-
-
 def record() -> dict:
     """Return the subset, prompt, chosen text and three rejected texts."""
-    sites = _sites()
+    data: Review = load_json("long/warehouse.json", Review)
+    closing = load_sections("long/warehouse.md")["closing"]
+    sites = data["sites"]
     net = _network(sites)
-    sections = [_section(i, s, net) for i, s in enumerate(sites)]
-    chosen = "\n\n".join([_summary(sites, net), *sections, CLOSING])
+    summary = _summary(sites, net)
+    sections = [_section(i, s, net, data) for i, s in enumerate(sites)]
+    chosen = "\n\n".join([summary, *sections, closing])
     wrong = list(sections)
-    wrong[1] = _section(1, sites[1], net, override={"on_time": 97.2})
-    contradicting = "\n\n".join([_summary(sites, net), *wrong, CLOSING])
-    incomplete = "\n\n".join([_summary(sites, net), *sections[:9]])
+    k = data["contradiction"]["site"]
+    wrong[k] = _section(k, {**sites[k], "on_time": data["contradiction"]["on_time"]}, net, data)
+    contradicting = "\n\n".join([summary, *wrong, closing])
+    incomplete = "\n\n".join([summary, *sections[:data["incomplete_after"]]])
     return {
         "subset": "RAG",
-        "prompt": _prompt(sites),
+        "prompt": _prompt(data["company"], sites),
         "chosen": chosen,
         "rejected": [contradicting, incomplete, pad_verbosely(chosen, "warehouse-review")],
     }
