@@ -32,20 +32,22 @@ class Topic(TypedDict):
 
 
 def haystack_topics() -> dict[str, Topic]:
-    """The sentence banks by topic, in file order.
+    """The sentence banks of ``data/haystack_topics.md`` by topic, in file order."""
+    return parse_topics(read_text(TOPICS_FILE), TOPICS_FILE)
 
-    Below each ``## topic`` heading, every non-blank line is ``- opener: ``,
-    ``- body: `` or ``- closer: `` followed by one sentence.
-    """
+
+def parse_topics(text: str, name: str) -> dict[str, Topic]:
+    """Read sentence banks: below each ``## topic`` heading, every non-blank line is
+    ``- opener: ``, ``- body: `` or ``- closer: `` followed by one sentence."""
     topics: dict[str, Topic] = {}
     current: Topic | None = None
-    for number, line in enumerate(read_text(TOPICS_FILE).split("\n"), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if line.startswith("## "):
             current = topics.setdefault(line[3:].strip(), {"opener": [], "body": [], "closer": []})
         elif current is not None and line.strip():
             kind, sep, sentence = line.removeprefix("- ").partition(": ")
             if not line.startswith("- ") or not sep or kind not in current or not sentence:
-                raise DemoDataError(f"{TOPICS_FILE} line {number}: expected '- opener: ', "
+                raise DemoDataError(f"{name} line {number}: expected '- opener: ', "
                                     "'- body: ' or '- closer: ' and a sentence")
             current[kind].append(sentence)
     return topics

@@ -57,19 +57,29 @@ def read_text(name: str) -> str:
 
 def load_json(name: str, shape: Any) -> Any:
     """Parse the JSON data file ``name`` and check it against ``shape``."""
+    return parse_json(read_text(name), shape, name)
+
+
+def load_sections(name: str) -> dict[str, str]:
+    """The ``## name`` sections of the Markdown data file ``name``, in file order."""
+    return parse_sections(read_text(name), name)
+
+
+def parse_json(text: str, shape: Any, name: str) -> Any:
+    """Parse ``text`` (the file ``name``) as JSON and check it against ``shape``."""
     try:
-        value = json.loads(read_text(name))
+        value = json.loads(text)
     except json.JSONDecodeError as err:
         raise DemoDataError(f"{name} line {err.lineno}: {err.msg}") from None
     check(value, shape, name, "")
     return value
 
 
-def load_sections(name: str) -> dict[str, str]:
-    """The ``## name`` sections of the Markdown data file ``name``, in file order."""
+def parse_sections(text: str, name: str) -> dict[str, str]:
+    """Split ``text`` (the Markdown file ``name``) into its ``## name`` sections."""
     sections: dict[str, list[str]] = {}
     current: list[str] | None = None
-    for number, line in enumerate(read_text(name).split("\n"), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if line.startswith("## "):
             key = line[3:].strip()
             if key in sections:
