@@ -1,0 +1,201 @@
+"""One chat completion at a time, through the real ``openai`` client, with retries.
+
+:class:`JudgeClient` wraps ``openai.OpenAI`` (its own retries turned off) and adds:
+
+- retries on timeouts, 408/409/429 and 5xx answers, with exponential backoff and
+  full jitter (``delay = uniform(0.5, 1) × min(cap, base × 2^attempt)``), honouring a
+  ``Retry-After`` header up to the cap;
+- a stop check (``should_stop()``) between attempts and during the waits, so a
+  cancelled run ends within a fraction of a second plus one in-flight request;
+- a request counter (``requests``), thread-safe: what the benchmark and the
+  resume tests count.
+
+It is safe to share between the threads of one request pool.
+
+:func:`check_connection` checks an endpoint with one tiny chat completion, and, when
+that fails in a way that could be a wrong model name, asks ``/models`` as a second
+opinion. It does not rely on ``/models`` alone: ``transformers serve`` answers it
+with a 500 for a local model folder while its chat completions work.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import openai
+
+from needlework.judges.connection import NO_KEY, Connection
+from needlework.judges.errors import JudgeCancelled, JudgeError, classify, one_line, retryable
+
+Message = dict[str, str]
+ShouldStop = Callable[[], bool]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A judge's answer: the text and what it cost."""
+
+    text: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    finish_reason: str | None
+    latency_s: float
+    attempts: int
+
+
+class JudgeClient:
+    """A retrying chat-completions client for one :class:`Connection`."""
+
+    def __init__(self, connection: Connection, *, backoff_base: float = 0.5,
+                 backoff_cap: float = 20.0, seed: int | None = None) -> None:
+        self.connection = connection
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self.requests = 0
+        self.retries = 0
+        self._client = openai.OpenAI(
+            api_key=connection.api_key() or NO_KEY, base_url=connection.base_url.strip(),
+            timeout=connection.timeout, max_retries=0)
+
+    def __repr__(self) -> str:
+        return f"JudgeClient({self.connection.endpoint!r}, model={self.connection.model!r})"
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> JudgeClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _count(self, retry: bool) -> None:
+        with self._lock:
+            self.requests += 1
+            self.retries += int(retry)
+
+    def delay(self, attempt: int, exc: BaseException) -> float:
+        """Seconds to wait before retry number ``attempt`` (0-based) after ``exc``."""
+        wait = min(self.backoff_cap, self.backoff_base * (2 ** attempt))
+        with self._lock:
+            wait *= self._rng.uniform(0.5, 1.0)
+        if isinstance(exc, openai.APIStatusError):
+            header = exc.response.headers.get("retry-after")
+            try:
+                wait = max(wait, min(self.backoff_cap, float(header))) if header else wait
+            except ValueError:
+                pass
+        return wait
+
+    def _wait(self, seconds: float, should_stop: ShouldStop | None) -> None:
+        end = time.monotonic() + seconds
+        while True:
+            if should_stop is not None and should_stop():
+                raise JudgeCancelled("cancelled while waiting to retry")
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(0.1, left))
+
+    def complete(self, messages: Sequence[Message], *, max_tokens: int | None = None,
+                 should_stop: ShouldStop | None = None) -> Answer:
+        """Send ``messages``; the answer, or a :class:`JudgeError` after the last retry."""
+        conn = self.connection
+        attempt = 0
+        started = time.perf_counter()
+        while True:
+            if should_stop is not None and should_stop():
+                raise JudgeCancelled()
+            self._count(retry=attempt > 0)
+            try:
+                response = self._client.chat.completions.create(
+                    model=conn.model, messages=list(messages), temperature=conn.temperature,
+                    max_tokens=max_tokens or conn.max_tokens)
+            except Exception as exc:  # every openai/httpx error is classified below
+                if retryable(exc) and attempt < conn.max_retries:
+                    self._wait(self.delay(attempt, exc), should_stop)
+                    attempt += 1
+                    continue
+                raise classify(exc, conn, attempt + 1) from None
+            return _answer(response, time.perf_counter() - started, attempt + 1)
+
+
+def _answer(response: Any, latency: float, attempts: int) -> Answer:
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        raise JudgeError("bad_request", "the server's answer has no choices")
+    message = choices[0].message
+    text = message.content if message is not None and message.content is not None else ""
+    usage = getattr(response, "usage", None)
+    return Answer(text=text,
+                  prompt_tokens=getattr(usage, "prompt_tokens", None),
+                  completion_tokens=getattr(usage, "completion_tokens", None),
+                  finish_reason=choices[0].finish_reason, latency_s=round(latency, 4),
+                  attempts=attempts)
+
+
+@dataclass(frozen=True)
+class ConnectionCheck:
+    """The result of :func:`check_connection`: ``ok``, a ``kind`` and one line for people."""
+
+    ok: bool
+    kind: str
+    message: str
+    latency_s: float | None = None
+    listed_models: tuple[str, ...] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def listed_models(connection: Connection, timeout: float = 10.0) -> tuple[str, ...] | None:
+    """Model ids from ``GET {base}/models``, or ``None`` when that endpoint fails."""
+    client = openai.OpenAI(api_key=connection.api_key() or NO_KEY,
+                           base_url=connection.base_url.strip(),
+                           timeout=min(timeout, connection.timeout), max_retries=0)
+    try:
+        return tuple(m.id for m in client.models.list())
+    except Exception:  # a second opinion only: its failure says nothing by itself
+        return None
+    finally:
+        client.close()
+
+
+PROBE = [{"role": "user", "content": "Reply with the single word: ready"}]
+
+
+def check_connection(connection: Connection) -> ConnectionCheck:
+    """Check that ``connection`` answers a chat completion; one line saying what is wrong.
+
+    The line starts with the kind of failure: ``server down``, ``timeout``, ``bad key``,
+    ``wrong model name``, ``not found``, ``rate limited``, ``server error`` or
+    ``bad request``. ``/models`` is consulted only to tell a wrong model name from
+    another failure, never instead of the chat completion.
+    """
+    probe = connection.with_options(max_retries=0)
+    client = JudgeClient(probe)
+    try:
+        answer = client.complete(PROBE, max_tokens=min(8, connection.max_tokens))
+    except JudgeError as exc:
+        error = exc
+    else:
+        return ConnectionCheck(True, "ok", f"ok: {connection.model!r} at {connection.endpoint} "
+                               f"answered in {answer.latency_s:.2f} s", answer.latency_s)
+    finally:
+        client.close()
+    listed: tuple[str, ...] | None = None
+    if error.kind in ("server_error", "bad_request", "not_found", "wrong_model"):
+        listed = listed_models(connection)
+        if listed is not None and connection.model not in listed and error.kind != "wrong_model":
+            names = ", ".join(listed[:5]) + (", …" if len(listed) > 5 else "") or "none"
+            error = JudgeError("wrong_model", f"wrong model name: {connection.endpoint} does not "
+                               f"serve {connection.model!r} (it lists: {names}); first error: "
+                               f"{one_line(str(error), 160)}", error.status)
+    return ConnectionCheck(False, error.kind, str(error), None, listed)

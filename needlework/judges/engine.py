@@ -1,0 +1,338 @@
+"""Running a dataset through a judge: :func:`run_judge`.
+
+The flow of one run:
+
+1. plan the trials (:mod:`.plan`), prompts fitted to the window (:mod:`.context`);
+2. compute each trial's cache key (:mod:`.cache`) and look the keys up in the store:
+   answered calls are not sent again (a re-run makes no request; a killed run resumes);
+3. send the rest through a bounded pool of ``connection.concurrency`` threads, at most
+   that many requests in flight; each answer is parsed and committed to the cache by
+   the calling thread as soon as it arrives (the pool threads only talk HTTP);
+4. assemble per-trial results (re-parsing cached answers, so a parser fix applies
+   without a request), compute the figures (:mod:`.evaluate`), store the run and its
+   results (``store.judges``) and return a :class:`JudgeRun`.
+
+``should_stop()`` is checked before each request is submitted and between retries: on
+a stop no new request starts, the ones in flight finish (and are cached), the run is
+marked cancelled and :class:`~.errors.JudgeCancelled` goes up. A failure that concerns
+the whole endpoint (server down, bad key, wrong model, timeouts or 5xx after the
+retries) stops the run the same way, as a :class:`~.errors.JudgeError`; a request
+refused for its own content (HTTP 400, e.g. too long for the server) becomes an
+invalid trial with the reason.
+
+The function runs in the caller's thread and needs only a database and a
+connection, so a job runner can call it as is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from needlework.formats.preference import Preference
+from needlework.judges import cache, evaluate
+from needlework.judges.client import Answer, JudgeClient
+from needlework.judges.connection import Connection
+from needlework.judges.context import POLICIES
+from needlework.judges.errors import JudgeCancelled, JudgeError
+from needlework.judges.parse import Parsed, parse_score, parse_selection
+from needlework.judges.plan import MODES, ORDERS, Trial, plan_trials
+from needlework.judges.prompts import PROMPT_VERSION, SCORE_HIGH, SCORE_LOW
+from store import judges as store
+
+Progress = Callable[[int, int], None]
+ShouldStop = Callable[[], bool]
+ITEM_ERRORS = ("bad_request",)  # refused for the prompt itself: an invalid trial, the run goes on
+
+
+@dataclass
+class JudgeRun:
+    """A finished run: its identity, the summary (JSON-ready) and per-trial results."""
+
+    run_key: str
+    summary: dict[str, Any]
+    results: list[dict[str, Any]]
+
+    def output_entries(self) -> list[dict[str, Any]]:
+        """Lines of the Long-form RewardBench-shaped output file (see :func:`write_output`)."""
+        return output_entries(self.summary, self.results)
+
+
+def parse_answer(trial: Trial, text: str) -> Parsed:
+    """The parse of ``text`` for ``trial``'s mode."""
+    if trial.mode == "selection":
+        return parse_selection(text, len(trial.members))
+    return parse_score(text, SCORE_LOW, SCORE_HIGH)
+
+
+def _result(trial: Trial, call_key: str | None, parsed: Parsed | None,
+            error: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "item_key": trial.item_key, "subset": trial.subset, "trial": trial.trial,
+        "group": trial.group, "rotation": trial.rotation,
+        "members": [m.label for m in trial.members],
+        "chosen_positions": list(trial.chosen_positions),
+        "skipped": trial.skipped, "fit": trial.fit.as_dict(), "call_key": call_key,
+        "valid": None, "picked": None, "score": None, "correct": None, "rule": None,
+        "reason": None,
+    }
+    if trial.skipped:
+        out["reason"] = (f"prompt of {trial.fit.prompt_tokens} tokens is over the window: skipped")
+        return out
+    if parsed is None:
+        out.update(valid=False, correct=False, reason=f"no answer: {error}")
+        return out
+    out.update(valid=parsed.valid, rule=parsed.rule, reason=parsed.reason or None)
+    if trial.mode == "selection":
+        out["picked"] = parsed.value
+        out["correct"] = bool(parsed.valid and parsed.value in trial.chosen_positions)
+    else:
+        out["score"] = parsed.value
+    return out
+
+
+def _identity(connection: Connection, dataset: str, mode: str, order: str, seed: int,
+              policy: str) -> dict[str, Any]:
+    return {"dataset": dataset, "endpoint": connection.endpoint, "model": connection.model,
+            "params": connection.params(), "mode": mode, "order": order,
+            "seed": seed if order == "shuffle" else None, "context_policy": policy,
+            "context_window": connection.context_window, "prompt_version": PROMPT_VERSION}
+
+
+def run_judge(
+    db: Any,
+    connection: Connection,
+    items: Sequence[tuple[str, Preference]],
+    mode: str,
+    *,
+    dataset: str,
+    format_name: str = "",
+    order: str = "shuffle",
+    seed: int = 0,
+    context_policy: str = "skip",
+    progress: Progress | None = None,
+    should_stop: ShouldStop | None = None,
+    client: JudgeClient | None = None,
+) -> JudgeRun:
+    """Judge ``items`` (``(item key, Preference)``, e.g. from
+    :func:`needlework.rewards.runs.load_preferences`) in ``mode`` (selection or scoring).
+
+    ``order`` is ``shuffle`` (one seeded order per group) or ``rotations`` (every
+    rotation; both orders of a pair). ``context_policy`` is skip, keep-start or keep-end
+    (used when ``connection.context_window`` is set). ``progress(done, total)`` counts
+    trials; ``should_stop()`` cancels. Pass ``client`` to share one (and its request
+    counter); otherwise one is made and closed here. Raises :class:`JudgeError` (or
+    :class:`JudgeCancelled`) after recording the run as failed (or cancelled).
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+    if context_policy not in POLICIES:
+        raise ValueError(f"context policy must be one of {', '.join(POLICIES)}, not {context_policy!r}")
+    trials = plan_trials(items, mode, order=order, seed=seed, window=connection.context_window,
+                         reserve=connection.max_tokens, policy=context_policy)
+    endpoint, model, params = connection.endpoint, connection.model, connection.params()
+    keys: list[str | None] = [
+        None if t.skipped else cache.call_key(endpoint, model, params, cache.prompt_hash(t.messages))
+        for t in trials]
+    identity = _identity(connection, dataset, mode, order, seed, context_policy)
+    run_key = cache.run_key(**identity)
+    options = {**identity, "connection": connection.describe(), "trials": len(trials)}
+    store.start_run(db, run_key, dataset=dataset, endpoint=endpoint, model=model, mode=mode,
+                    options=options, total=len(trials))
+    found = store.cached_calls(db, [k for k in keys if k])
+    pending: dict[str, Trial] = {}
+    for trial, key in zip(trials, keys, strict=True):
+        if key and key not in found and key not in pending:
+            pending[key] = trial
+    total = len(trials)
+    done = total - sum(1 for k in keys if k in pending)
+    if progress is not None:
+        progress(done, total)
+    errors: dict[str, str] = {}
+    own_client = client is None
+    client = client or JudgeClient(connection)
+    requests_before, retries_before = client.requests, client.retries
+    try:
+        fresh = _send(db, client, connection, pending, done, total, errors, progress,
+                      should_stop)
+    except JudgeCancelled as exc:
+        store.update_run_progress(db, run_key, store_done(db, keys))
+        store.finish_run(db, run_key, "cancelled", {"error": str(exc)})
+        raise
+    except JudgeError as exc:
+        store.update_run_progress(db, run_key, store_done(db, keys))
+        store.finish_run(db, run_key, "failed", {"error": str(exc)})
+        raise
+    finally:
+        requests = client.requests - requests_before
+        retries = client.retries - retries_before
+        if own_client:
+            client.close()
+    found.update(fresh)
+    results = []
+    for trial, key in zip(trials, keys, strict=True):
+        row = found.get(key) if key else None
+        parsed = parse_answer(trial, row["raw"]) if row is not None else None
+        results.append(_result(trial, key if row is not None else None, parsed,
+                               errors.get(key) if key else None))
+    summary = {
+        "run_key": run_key, "dataset": dataset, "format": format_name, "endpoint": endpoint,
+        "model": model, "mode": mode, "order": order,
+        "seed": seed if order == "shuffle" else None, "context_policy": context_policy,
+        "context_window": connection.context_window, "prompt_version": PROMPT_VERSION,
+        "params": params, "items": len(items), "requests": requests, "retries": retries,
+        "cached": sum(1 for k in keys if k and k not in pending),
+        "sent": len(pending), "errors": len(errors),
+        "cut": sum(1 for t in trials if t.fit.cut and not t.skipped),
+        "token_method": trials[0].fit.method if trials else None,
+        "usage": _usage(found.values()),
+        **evaluate.summarize(results, mode, format_name),
+    }
+    summary["too_long"] = [{"item_key": r["item_key"], "trial": r["trial"], **r["fit"]}
+                           for r in results if r["skipped"] or r["fit"]["cut"]][:50]
+    store.save_results(db, run_key, [{"item_key": r["item_key"], "trial": r["trial"],
+                                      "subset": r["subset"], "call_key": r["call_key"], "entry": r}
+                                     for r in results])
+    store.update_run_progress(db, run_key, total)
+    store.finish_run(db, run_key, "done", summary)
+    return JudgeRun(run_key, summary, results)
+
+
+def store_done(db: Any, keys: Sequence[str | None]) -> int:
+    """Trials with an answer in the cache (or nothing to send)."""
+    found = store.cached_calls(db, [k for k in keys if k])
+    return sum(1 for k in keys if not k or k in found)
+
+
+def _usage(rows: Any) -> dict[str, Any]:
+    rows = list(rows)
+    prompt = [r["prompt_tokens"] for r in rows if r.get("prompt_tokens") is not None]
+    completion = [r["completion_tokens"] for r in rows if r.get("completion_tokens") is not None]
+    latency = [r["latency_s"] for r in rows if r.get("latency_s") is not None]
+    return {"prompt_tokens": sum(prompt), "completion_tokens": sum(completion),
+            "mean_latency_s": round(sum(latency) / len(latency), 4) if latency else None}
+
+
+def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[str, Trial],
+          done: int, total: int, errors: dict[str, str], progress: Progress | None,
+          should_stop: ShouldStop | None) -> dict[str, dict[str, Any]]:
+    """Send the pending trials through a bounded pool; cache each answer as it comes."""
+    fresh: dict[str, dict[str, Any]] = {}
+    if not pending:
+        return fresh
+    queue = list(pending.items())
+    failure: JudgeError | None = None
+    stopped = False
+    with ThreadPoolExecutor(max_workers=connection.concurrency,
+                            thread_name_prefix="needlework-judge") as pool:
+        running: dict[Future[Answer], tuple[str, Trial]] = {}
+        while queue or running:
+            while (queue and len(running) < connection.concurrency and failure is None
+                   and not stopped):
+                if should_stop is not None and should_stop():
+                    stopped = True
+                    break
+                key, trial = queue.pop(0)
+                future = pool.submit(client.complete, trial.messages, should_stop=should_stop)
+                running[future] = (key, trial)
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                key, trial = running.pop(future)
+                try:
+                    answer = future.result()
+                except JudgeCancelled:
+                    stopped = True
+                    continue
+                except JudgeError as exc:
+                    if exc.kind in ITEM_ERRORS:
+                        errors[key] = str(exc)
+                        done += 1
+                        if progress is not None:
+                            progress(done, total)
+                        continue
+                    failure = failure or exc
+                    continue
+                parsed = parse_answer(trial, answer.text)
+                row = {"key": key, "raw": answer.text, "prompt_tokens": answer.prompt_tokens,
+                       "completion_tokens": answer.completion_tokens,
+                       "latency_s": answer.latency_s}
+                store.save_call(db, key, endpoint=connection.endpoint, model=connection.model,
+                                params=connection.params(),
+                                prompt_hash=cache.prompt_hash(trial.messages), raw=answer.text,
+                                parsed=parsed.as_dict(), valid=parsed.valid,
+                                prompt_tokens=answer.prompt_tokens,
+                                completion_tokens=answer.completion_tokens,
+                                latency_s=answer.latency_s, attempts=answer.attempts,
+                                finish_reason=answer.finish_reason)
+                fresh[key] = row
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+    if failure is not None:
+        raise failure
+    if stopped:
+        raise JudgeCancelled(f"cancelled: {len(fresh)} new answers saved, "
+                             f"{len(queue)} requests not sent; a re-run resumes from the cache")
+    return fresh
+
+
+# -- the output file ---------------------------------------------------------------------
+
+
+def output_entries(summary: dict[str, Any], results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Long-form RewardBench-shaped lines: ``id, subset, chosen_scores, rejected_scores``.
+
+    Selection: one line per trial (the one-hot scores of :func:`evaluate.selection_entry`,
+    plus the official selection fields ``selected_idx`` and ``chosen_idx``, the order
+    shown and the rotation), so ``python -m needlework metrics --kind bon`` on the file
+    gives the run's accuracy. Scoring: one line per item with the judge's scores
+    (``null`` for an invalid or skipped answer, as in the official output).
+    """
+    model = summary.get("model")
+    lines: list[dict[str, Any]] = []
+    if summary["mode"] == "selection":
+        for r in results:
+            entry = evaluate.selection_entry(r)
+            chosen = r["chosen_positions"]
+            lines.append({
+                **entry, "item_key": r["item_key"], "trial": r["trial"], "rotation": r["rotation"],
+                "order": r["members"], "selected_idx": r["picked"] if r["valid"] else None,
+                "chosen_idx": chosen[0] if len(chosen) == 1 else chosen,
+                "valid": r["valid"], "skipped": r["skipped"], "reason": r["reason"],
+                "model": model})
+        return lines
+    items: dict[str, dict[str, Any]] = {}
+    for r in results:
+        line = items.setdefault(r["item_key"], {"id": r["item_key"], "subset": r["subset"],
+                                                "chosen": {}, "rejected": {}, "invalid": 0,
+                                                "skipped": 0})
+        side, _, rest = r["members"][0].partition("[")
+        line[side][int(rest.rstrip("]"))] = r["score"] if r["valid"] else None
+        line["invalid"] += int(not r["skipped"] and not r["valid"])
+        line["skipped"] += int(bool(r["skipped"]))
+    for line in items.values():
+        lines.append({"id": line["id"], "subset": line["subset"],
+                      "chosen_scores": [line["chosen"][k] for k in sorted(line["chosen"])],
+                      "rejected_scores": [line["rejected"][k] for k in sorted(line["rejected"])],
+                      "invalid": line["invalid"], "skipped": line["skipped"], "model": model})
+    return lines
+
+
+def write_output(path: str | Path, run: JudgeRun) -> None:
+    """Write the run's output lines to ``path`` as JSONL, atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for line in run.output_entries():
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)

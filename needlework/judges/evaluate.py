@@ -1,0 +1,192 @@
+"""Judge results as figures: accuracy by the classifier rules, invalid rates, position bias.
+
+Accuracy is computed by :mod:`needlework.metrics` (the same functions, and so the
+same rules for ties and missing scores, as for classifiers), on *entries* built
+from the judge's answers:
+
+- selection: one entry per trial, with a one-hot "score" per candidate: 1 for the
+  one the judge named, 0 for the others. Best-of-n on it is right iff the judge
+  named the chosen response; an invalid answer names nobody, so all are 0, a tie,
+  and a tie is wrong. A skipped trial (prompt too long under ``skip``) has no
+  scores: it is *missing*, handled as metrics handles missing scores.
+- scoring: one entry per item with the judge's score for each response. An invalid
+  answer counts as wrong: the response gets a score just outside the scale on its
+  losing side (below the scale for a chosen response, above it for a rejected one),
+  so every comparison it takes part in is wrong whatever the other score. Ties are
+  wrong (strict comparisons). Skipped responses are missing.
+
+The invalid rate is invalid answers over answered trials (skipped ones left out),
+per subset and overall. :func:`position_bias` reads rotation runs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from needlework import metrics
+from needlework.judges.prompts import SCORE_HIGH, SCORE_LOW
+
+Result = Mapping[str, Any]
+INVALID_CHOSEN = SCORE_LOW - 1.0  # below the scale: an invalid chosen score loses every pair
+INVALID_REJECTED = SCORE_HIGH + 1.0  # above the scale: an invalid rejected score wins every pair
+
+
+def selection_entry(result: Result) -> dict[str, Any]:
+    """The metrics entry of one selection trial (one-hot scores, see the module docstring)."""
+    members: Sequence[str] = result["members"]
+    chosen, rejected = [], []
+    for position, label in enumerate(members):
+        if result.get("skipped"):
+            value: float | None = None
+        else:
+            value = 1.0 if result.get("valid") and result.get("picked") == position else 0.0
+        (chosen if label.startswith("chosen") else rejected).append(value)
+    return {"id": result["item_key"], "subset": result["subset"], "chosen_scores": chosen,
+            "rejected_scores": rejected}
+
+
+def scoring_entries(results: Iterable[Result]) -> list[dict[str, Any]]:
+    """One metrics entry per item from its per-response scoring results (in item order)."""
+    items: dict[str, dict[str, Any]] = {}
+    for r in results:
+        entry = items.setdefault(r["item_key"], {"id": r["item_key"], "subset": r["subset"],
+                                                  "chosen": {}, "rejected": {}})
+        side, index = _member(r["members"][0])
+        if r.get("skipped"):
+            value: float | None = None
+        elif r.get("valid"):
+            value = float(r["score"])
+        else:
+            value = INVALID_CHOSEN if side == "chosen" else INVALID_REJECTED
+        entry[side][index] = value
+    out = []
+    for e in items.values():
+        out.append({"id": e["id"], "subset": e["subset"],
+                    "chosen_scores": [e["chosen"][k] for k in sorted(e["chosen"])],
+                    "rejected_scores": [e["rejected"][k] for k in sorted(e["rejected"])]})
+    return out
+
+
+def _member(label: str) -> tuple[str, int]:
+    side, _, rest = label.partition("[")
+    return side, int(rest.rstrip("]"))
+
+
+def invalid_rates(results: Iterable[Result]) -> dict[str, Any]:
+    """Invalid answers over answered trials, per subset and overall (skipped left out)."""
+    per: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # answered, invalid, skipped
+    for r in results:
+        counts = per[str(r.get("subset", ""))]
+        if r.get("skipped"):
+            counts[2] += 1
+            continue
+        counts[0] += 1
+        counts[1] += int(not r.get("valid"))
+
+    def figure(answered: int, bad: int, skipped: int) -> dict[str, Any]:
+        return {"answered": answered, "invalid": bad, "skipped": skipped,
+                "invalid_rate": bad / answered if answered else None}
+
+    total = [sum(c[k] for c in per.values()) for k in range(3)]
+    return {**figure(*total), "subsets": {s: figure(*c) for s, c in sorted(per.items())}}
+
+
+def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
+    """Position-bias figures of the rotation trials (``rotation`` set), per group size.
+
+    For groups of ``n`` candidates shown in every rotation:
+
+    - ``accuracy_by_position[p]``: accuracy of the trials where the chosen response
+      was shown at position ``p`` (invalid answers wrong, skipped trials left out);
+    - ``spread``: max − min of those accuracies (0: the position does not matter);
+    - ``pick_rate[p]``: share of valid answers that named position ``p``;
+    - ``pick_deviation``: total variation distance of ``pick_rate`` from uniform,
+      ½ Σ |pick_rate[p] − 1/n| (0: no favourite position; 1 − 1/n: always the same);
+    - ``consistency``: share of groups whose rotations were all answered validly and
+      all named the same response (the same text, wherever it was shown).
+    Returns ``None`` when there are no rotation trials.
+    """
+    by_n: dict[int, list[Result]] = defaultdict(list)
+    for r in results:
+        if r.get("rotation") is not None and not r.get("skipped"):
+            by_n[len(r["members"])].append(r)
+    if not by_n:
+        return None
+    out: dict[str, Any] = {}
+    for n, rows in sorted(by_n.items()):
+        right, seen, picks = [0] * n, [0] * n, [0] * n
+        named: dict[tuple[str, int], list[str | None]] = defaultdict(list)
+        for r in rows:
+            positions = [k for k, label in enumerate(r["members"]) if label.startswith("chosen")]
+            if len(positions) == 1:
+                p = positions[0]
+                seen[p] += 1
+                right[p] += int(bool(r.get("valid")) and r.get("picked") == p)
+            pick = r.get("picked") if r.get("valid") else None
+            if pick is not None:
+                picks[pick] += 1
+            named[(r["item_key"], r.get("group", 0))].append(
+                r["members"][pick] if pick is not None else None)
+        acc = [right[p] / seen[p] if seen[p] else None for p in range(n)]
+        known = [a for a in acc if a is not None]
+        valid = sum(picks)
+        rate = [c / valid if valid else None for c in picks]
+        out[str(n)] = {
+            "trials": len(rows),
+            "accuracy_by_position": acc,
+            "spread": max(known) - min(known) if known else None,
+            "pick_rate": rate,
+            "pick_deviation": (0.5 * sum(abs(x - 1 / n) for x in rate) if valid else None),
+            "consistency": (sum(1 for v in named.values() if None not in v and len(set(v)) == 1)
+                            / len(named)) if named else None,
+            "groups": len(named),
+        }
+    return out
+
+
+def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> dict[str, Any]:
+    """Accuracy (via :mod:`needlework.metrics`), invalid rates and position bias of a run."""
+    if mode == "selection":
+        entries = [selection_entry(r) for r in results]
+        figures: dict[str, Any] = {"bon": metrics.best_of_n(entries)}
+    else:
+        entries = scoring_entries(results)
+        figures = {"bon": metrics.best_of_n(entries), "pairwise": metrics.pairwise(entries)}
+        if format_name == "rmbench":
+            try:
+                figures["rmbench"] = metrics.rmbench(entries)
+            except ValueError as exc:
+                figures["rmbench"] = {"error": str(exc)}
+    headline = figures["bon"]
+    rates = invalid_rates(results)
+    subsets = {}
+    for name, part in headline.get("subsets", {}).items():
+        subsets[name] = {**part, **{k: v for k, v in rates["subsets"].get(name, {}).items()}}
+    for name, part in rates["subsets"].items():  # subsets with every trial skipped
+        subsets.setdefault(name, dict(part))
+    return {
+        "mode": mode,
+        "accuracy": headline.get("accuracy"),
+        "trials": len(results),
+        "answered": rates["answered"],
+        "invalid": rates["invalid"],
+        "invalid_rate": rates["invalid_rate"],
+        "skipped": rates["skipped"],
+        "subsets": subsets,
+        "metrics": figures,
+        "position_bias": position_bias(results) if mode == "selection" else None,
+    }
+
+
+def item_accuracy(results: Iterable[Result]) -> dict[str, float | None]:
+    """Per item: the share of its answered selection trials that were right (both
+    orders of a needle pair: 0, 0.5 or 1); ``None`` when all were skipped."""
+    per: dict[str, list[bool]] = defaultdict(list)
+    keys: dict[str, None] = {}
+    for r in results:
+        keys[r["item_key"]] = None
+        if not r.get("skipped"):
+            per[r["item_key"]].append(bool(r.get("correct")))
+    return {k: (sum(per[k]) / len(per[k]) if per[k] else None) for k in keys}

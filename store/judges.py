@@ -1,0 +1,188 @@
+"""LLM-judge storage: the call cache, judge runs and their per-trial results.
+
+``judge_calls`` holds one row per answered request, keyed by a hash of
+(endpoint, model, generation parameters, prompt hash) that the caller computes
+(:func:`needlework.judges.cache.call_key`). A row is committed as soon as its
+answer arrives, so a killed run keeps every answer it received and a re-run asks
+only for the rest. Nothing here ever sees an API key.
+
+``judge_runs`` records one run configuration per ``run_key`` (dataset, endpoint,
+model, mode and every option that changes the answers); ``judge_results`` holds
+the run's per-trial results (one selection prompt, one rotation, one scored
+response) as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.annotations import now
+
+_CHUNK = 500
+RUN_STATUSES = ("running", "done", "cancelled", "failed")
+
+
+def cached_calls(db: Database, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """``{key: row}`` for the keys already answered (``params`` and ``parsed`` parsed)."""
+    wanted = list(dict.fromkeys(keys))
+    found: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute_returning_dicts(
+            f"select * from judge_calls where key in ({marks})", chunk
+        ):
+            row["params"] = json.loads(row["params"] or "{}")
+            row["parsed"] = json.loads(row["parsed"]) if row["parsed"] else None
+            found[row["key"]] = row
+    return found
+
+
+def save_call(
+    db: Database,
+    key: str,
+    *,
+    endpoint: str,
+    model: str,
+    params: dict[str, Any],
+    prompt_hash: str,
+    raw: str,
+    parsed: dict[str, Any] | None,
+    valid: bool,
+    prompt_tokens: int | None,
+    completion_tokens: int | None,
+    latency_s: float,
+    attempts: int,
+    finish_reason: str | None,
+) -> None:
+    """Store one answered call and commit at once (a killed run keeps it)."""
+    with db.atomic():
+        db["judge_calls"].upsert(
+            {"key": key, "endpoint": endpoint, "model": model,
+             "params": json.dumps(params, sort_keys=True), "prompt_hash": prompt_hash,
+             "raw": raw, "parsed": json.dumps(parsed) if parsed is not None else None,
+             "valid": int(bool(valid)), "prompt_tokens": prompt_tokens,
+             "completion_tokens": completion_tokens, "latency_s": float(latency_s),
+             "attempts": int(attempts), "finish_reason": finish_reason, "created_at": now()},
+            pk="key",
+        )
+
+
+def count_calls(db: Database, endpoint: str | None = None, model: str | None = None) -> int:
+    """Cached calls, all or of one endpoint and/or model."""
+    sql, params = "select count(*) from judge_calls where 1 = 1", []
+    if endpoint is not None:
+        sql += " and endpoint = ?"
+        params.append(endpoint)
+    if model is not None:
+        sql += " and model = ?"
+        params.append(model)
+    return db.execute(sql, params).fetchone()[0]
+
+
+def clear_calls(db: Database, endpoint: str | None = None, model: str | None = None) -> int:
+    """Delete cached calls (all, or of one endpoint and/or model); returns how many."""
+    sql, params = "delete from judge_calls where 1 = 1", []
+    if endpoint is not None:
+        sql += " and endpoint = ?"
+        params.append(endpoint)
+    if model is not None:
+        sql += " and model = ?"
+        params.append(model)
+    with db.atomic():
+        cursor = db.execute(sql, params)
+    return cursor.rowcount
+
+
+def start_run(
+    db: Database, run_key: str, *, dataset: str, endpoint: str, model: str, mode: str,
+    options: dict[str, Any], total: int,
+) -> int:
+    """Create (or restart) the run of ``run_key``, status ``running``; returns its id."""
+    stamp = now()
+    with db.atomic():
+        row = db.execute("select id from judge_runs where run_key = ?", [run_key]).fetchone()
+        if row:
+            db.execute(
+                "update judge_runs set status = 'running', total = ?, options = ?, updated_at = ? "
+                "where id = ?", [total, json.dumps(options, sort_keys=True), stamp, row[0]])
+            return int(row[0])
+        table = db["judge_runs"].insert(
+            {"run_key": run_key, "dataset": dataset, "endpoint": endpoint, "model": model,
+             "mode": mode, "options": json.dumps(options, sort_keys=True), "status": "running",
+             "done": 0, "total": total, "summary": None, "created_at": stamp, "updated_at": stamp})
+        return int(table.last_pk)
+
+
+def update_run_progress(db: Database, run_key: str, done: int) -> None:
+    """Record how many trials of a run have an answer (or were skipped)."""
+    with db.atomic():
+        db.execute("update judge_runs set done = ?, updated_at = ? where run_key = ?",
+                   [done, now(), run_key])
+
+
+def finish_run(db: Database, run_key: str, status: str, summary: dict[str, Any] | None = None) -> None:
+    """Mark a run done, cancelled or failed, with its summary."""
+    if status not in RUN_STATUSES[1:]:
+        raise ValueError(f"a finished judge run is done, cancelled or failed, not {status!r}")
+    with db.atomic():
+        db.execute(
+            "update judge_runs set status = ?, summary = ?, updated_at = ? where run_key = ?",
+            [status, json.dumps(summary) if summary is not None else None, now(), run_key])
+
+
+def _run(row: dict[str, Any]) -> dict[str, Any]:
+    row["options"] = json.loads(row["options"] or "{}")
+    row["summary"] = json.loads(row["summary"]) if row.get("summary") else None
+    return row
+
+
+def get_run(db: Database, run_key: str) -> dict[str, Any] | None:
+    """One run (options and summary parsed), or ``None``."""
+    rows = db.execute_returning_dicts("select * from judge_runs where run_key = ?", [run_key])
+    return _run(rows[0]) if rows else None
+
+
+def list_runs(db: Database, dataset: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """Judge runs, newest first, optionally of one dataset."""
+    sql, params = "select * from judge_runs", []
+    if dataset is not None:
+        sql += " where dataset = ?"
+        params.append(dataset)
+    rows = db.execute_returning_dicts(sql + " order by updated_at desc, id desc limit ?",
+                                      [*params, limit])
+    return [_run(r) for r in rows]
+
+
+def save_results(db: Database, run_key: str, rows: Iterable[dict[str, Any]]) -> int:
+    """Replace a run's per-trial results with ``rows`` (``item_key, trial, subset,
+    call_key, entry``); commits; returns how many."""
+    records = [
+        {"run_key": run_key, "item_key": r["item_key"], "trial": int(r["trial"]),
+         "subset": r.get("subset", ""), "call_key": r.get("call_key"),
+         "entry": json.dumps(r["entry"], ensure_ascii=False)}
+        for r in rows
+    ]
+    with db.atomic():
+        db.execute("delete from judge_results where run_key = ?", [run_key])
+        db["judge_results"].insert_all(records, batch_size=500)
+    return len(records)
+
+
+def run_results(db: Database, run_key: str, item_key: str | None = None) -> list[dict[str, Any]]:
+    """A run's per-trial results (``entry`` parsed), in item then trial order, with the
+    judge's raw answer (``raw``) joined from the call cache."""
+    sql = ("select r.item_key, r.trial, r.subset, r.call_key, r.entry, c.raw "
+           "from judge_results r left join judge_calls c on c.key = r.call_key where r.run_key = ?")
+    params: list[Any] = [run_key]
+    if item_key is not None:
+        sql += " and r.item_key = ?"
+        params.append(item_key)
+    rows = db.execute_returning_dicts(sql + " order by r.rowid", params)
+    for row in rows:
+        row["entry"] = json.loads(row["entry"])
+    return rows

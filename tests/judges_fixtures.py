@@ -1,0 +1,135 @@
+"""Real HTTP servers on 127.0.0.1 for the judge tests (no mocked client).
+
+:class:`FakeJudgeServer` speaks enough of the OpenAI chat-completions API for the
+real ``openai`` client: ``POST /v1/chat/completions`` answers with ``answer(body)``,
+or with a scripted status (500, 429, ...) for the first requests, after an optional
+delay; ``GET /v1/models`` lists ``models``. Every request is recorded (path,
+headers, body) so tests can count requests and look for leaked keys.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    return body["messages"][-1]["content"]
+
+
+class FakeJudgeServer:
+    """A small OpenAI-compatible server in a thread (use as a context manager)."""
+
+    def __init__(self, answer: Callable[[dict[str, Any]], str] = lambda body: "[[A]]", *,
+                 statuses: list[int] | None = None, delay: float = 0.0,
+                 models: tuple[str, ...] = ("judge",), model: str | None = "judge",
+                 require_key: str | None = None, error_body: Callable[[int, dict], Any] | None = None,
+                 retry_after: str | None = None) -> None:
+        self.answer = answer
+        self.statuses = list(statuses or [])
+        self.delay = delay
+        self.models = models
+        self.model = model
+        self.require_key = require_key
+        self.error_body = error_body
+        self.retry_after = retry_after
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                with server.lock:
+                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": None})
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [
+                        {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in server.models]})
+                else:
+                    self._send(404, {"error": {"message": "no such path"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server.lock:
+                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    status = server.statuses.pop(0) if server.statuses else 200
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    if server.delay:
+                        time.sleep(server.delay)
+                    if not self.path.rstrip("/").endswith("/chat/completions"):
+                        self._send(404, {"error": {"message": f"no route {self.path}"}})
+                        return
+                    if server.require_key is not None and \
+                            self.headers.get("authorization") != f"Bearer {server.require_key}":
+                        self._send(401, {"error": {"message": "Incorrect API key provided",
+                                                   "type": "invalid_request_error"}})
+                        return
+                    if server.model is not None and body.get("model") != server.model:
+                        self._send(404, {"error": {"message": f"The model `{body.get('model')}` does not exist",
+                                                   "code": "model_not_found"}})
+                        return
+                    if status != 200:
+                        payload = (server.error_body(status, body) if server.error_body
+                                   else {"error": {"message": f"scripted {status}"}})
+                        headers = {"retry-after": server.retry_after} if server.retry_after and status == 429 else None
+                        self._send(status, payload, headers)
+                        return
+                    text = server.answer(body)
+                    self._send(200, {
+                        "id": "cmpl-test", "object": "chat.completion", "created": 0,
+                        "model": body.get("model"),
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": text}}],
+                        "usage": {"prompt_tokens": len(last_user_text(body).split()),
+                                  "completion_tokens": len(text.split()),
+                                  "total_tokens": 0}})
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["body"] is not None]
+
+    def __enter__(self) -> FakeJudgeServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
