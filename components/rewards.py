@@ -1,6 +1,6 @@
 """Results of a scored dataset: which run, the metrics per subset, the failures.
 
-Metrics follow ``shared/docs/benchmarks.md`` §2 (best-of-n, pairwise) and §4
+Metrics follow ``docs/benchmarks.md`` §2 (best-of-n, pairwise) and §4
 (RM-Bench), through :mod:`needlework.metrics`; ties count as wrong everywhere.
 """
 

@@ -35,7 +35,7 @@ Entry = Mapping[str, Any]
 DEFAULT_SUBSET = "default_subset"
 RMBENCH_DOMAINS = ("chat", "code", "math", "safety")
 RMBENCH_STYLES = ("concise", "detailed plain", "detailed markdown")
-# Subsets seen in the RM-Bench release (shared/data/rm-bench/*.json and the math file).
+# Subsets seen in the RM-Bench release (its chat, code, math and safety files).
 RMBENCH_SUBSET_DOMAINS: dict[str, str] = {
     "alpacaeval": "chat",
     "bigcode/humanevalpack": "code",

@@ -2,7 +2,7 @@
 
 Formats: ``garage`` (GaRAGe JSONL), ``lfrb`` (Long-form RewardBench JSONL),
 ``rmbench`` (RM-Bench JSON array), ``pairs`` (plain/TRL preference pairs JSONL),
-``needle`` (needle-in-a-haystack JSONL). See ``../shared/docs/benchmarks.md``.
+``needle`` (needle-in-a-haystack JSONL). See ``docs/benchmarks.md``.
 
 :func:`parse` turns bytes into :class:`ParsedRecord` s or raises
 :class:`FormatError` listing every problem (file, line, field).
