@@ -1,16 +1,35 @@
-"""Importing files into the store and exporting datasets back to files."""
+"""Importing files into the store and exporting datasets back to files, streamed.
+
+An import reads the file a chunk at a time (:func:`needlework.formats.open_records`),
+checks each record, and writes records in batches of at most :data:`BATCH_RECORDS`
+records or :data:`BATCH_BYTES` of JSON, so memory stays bounded by the largest record
+whatever the file's size. It is still all-or-nothing: every batch is written inside
+one transaction, and any problem (a bad record on the last line included), a full
+disk or an interrupt rolls it all back. An export writes record by record to a
+temporary file that replaces the target only when complete.
+"""
 
 from __future__ import annotations
 
+import io
+import json
+import sqlite3
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sqlite_utils import Database
 
 from needlework import formats
-from needlework.formats import FORMATS, FormatError, Problem
+from needlework.files import atomic_writer
+from needlework.formats import FORMATS, FormatError, ParsedRecord, Problem, ProblemList
+from needlework.formats.reader import ProgressFn, open_input
 from store import datasets as store_datasets
+
+BATCH_RECORDS = 500
+BATCH_BYTES = 2 << 20
 
 
 @dataclass(frozen=True)
@@ -24,51 +43,138 @@ class ImportSummary:
         return f"imported {self.items} {self.kind} items as {self.dataset!r} ({self.format})"
 
 
+class ImportFailed(RuntimeError):
+    """The database could not take the import (disk full, busy, read-only); nothing
+    was written. The message says what happened and what to do, in one line."""
+
+
 def dataset_name_for(filename: str) -> str:
-    """The default dataset name: the file's stem (``sample.jsonl`` → ``sample``)."""
-    return Path(filename).stem
+    """The default dataset name: the file's stem (``sample.jsonl`` → ``sample``), with
+    characters a name may not hold (control, invisible formatting) turned into spaces,
+    trimmed and cut to :data:`store.datasets.MAX_NAME_LENGTH` characters."""
+    stem = Path(filename).stem
+    cleaned = "".join(ch if ch.isprintable() else " " for ch in stem).strip()
+    return cleaned[: store_datasets.MAX_NAME_LENGTH].strip()
 
 
-def import_bytes(
+def _dataset_name(filename: str, dataset: str | None) -> str:
+    """The checked name to import under, or :class:`FormatError` saying why not."""
+    if dataset is None:
+        name = dataset_name_for(filename)
+        if not name:
+            raise FormatError([Problem(filename, None, "cannot name the dataset after this file "
+                                       "name: give a dataset name")])
+    else:
+        name = dataset
+    try:
+        return store_datasets.check_dataset_name(name)
+    except store_datasets.InvalidDatasetName as e:
+        raise FormatError([Problem(filename, None, str(e))]) from None
+
+
+def storage_message(error: sqlite3.Error) -> str:
+    """One line saying what a database error during a write means for the user."""
+    text = str(error).lower()
+    if "full" in text:
+        return ("the disk is full (or the database reached its size limit): nothing was "
+                "imported; free some space and try again")
+    if "locked" in text or "busy" in text:
+        return ("the database is busy (another process is writing to it): nothing was "
+                "imported; try again")
+    if "readonly" in text or "read-only" in text:
+        return "the database is read-only: nothing was imported"
+    if "i/o" in text:
+        return ("the database could not be written (disk I/O error): nothing was imported; "
+                "check the disk and try again")
+    return f"the database refused the import ({error}): nothing was imported"
+
+
+def import_stream(
     db: Database,
-    data: bytes,
+    stream: IO[bytes],
     filename: str,
     *,
+    size: int = 0,
     format: str | None = None,
     dataset: str | None = None,
     replace: bool = False,
+    drop_annotations: bool = False,
     created_by: str = "",
+    progress: ProgressFn | None = None,
 ) -> ImportSummary:
-    """Validate and import a whole file; all-or-nothing.
+    """Validate and import the records of a binary ``stream``; all-or-nothing.
 
-    Raises :class:`FormatError` (every problem, nothing written) or
-    :class:`store.datasets.DatasetExists`.
+    ``filename`` names the file in messages and gives the default dataset name;
+    ``size`` (bytes, 0 if unknown) is passed to ``progress(bytes read, size)``, called
+    as the stream is read. ``replace`` replaces a dataset of that name, with its model
+    scores; its annotations and history too when ``drop_annotations`` is set, else
+    :class:`store.datasets.AnnotationsExist` is raised when it has any.
+
+    Raises :class:`FormatError` (the problems, each naming file, line and field; nothing
+    written), :class:`store.datasets.DatasetExists` or :class:`ImportFailed`.
     """
-    parsed = formats.parse(data, filename, format)
-    name = dataset or dataset_name_for(filename)
-    if not name.strip():
-        raise FormatError([Problem(filename, None, "the dataset name is empty")])
-    count = store_datasets.create_dataset(
-        db,
-        name,
-        parsed.kind,
-        parsed.format,
-        (store_datasets.NewItem(r.key, r.record, r.subset, r.title) for r in parsed.records),
-        source=filename,
-        created_by=created_by,
-        replace=replace,
-    )
-    return ImportSummary(name, parsed.kind, parsed.format, count)
+    name = _dataset_name(filename, dataset)
+    records = formats.open_records(stream, filename, format, size=size, progress=progress)
+    key_field = FORMATS[records.format].key_field()
+    problems = ProblemList()
+    lines = array("L")  # line of each written record, by position (for duplicate messages)
+    try:
+        with store_datasets.writing_dataset(
+            db, name, records.kind, records.format, source=filename, created_by=created_by,
+            replace=replace, drop_annotations=drop_annotations,
+        ) as writer:
+            batch: list[tuple[ParsedRecord, str]] = []
+            batch_bytes = 0
+
+            def flush() -> None:
+                written = writer.existing([r.key for r, _ in batch])
+                rows: list[store_datasets.ItemRow] = []
+                here: dict[str, int] = {}
+                for record, text in batch:
+                    first = lines[written[record.key]] if record.key in written else here.get(record.key)
+                    if first is not None:
+                        problems.add(Problem(filename, record.line, f"{key_field} {record.key!r} is "
+                                             f"a duplicate (first seen on line {first})", record.index))
+                        continue
+                    here[record.key] = record.line
+                    rows.append((record.key, record.subset, record.title, text))
+                    lines.append(record.line)
+                writer.add(rows)
+
+            for entry in records:
+                if isinstance(entry, Problem):
+                    problems.add(entry)
+                    continue
+                text = json.dumps(entry.record, ensure_ascii=False)
+                batch.append((entry, text))
+                batch_bytes += len(text)
+                if len(batch) >= BATCH_RECORDS or batch_bytes >= BATCH_BYTES:
+                    flush()
+                    batch, batch_bytes = [], 0
+            flush()
+            if not writer.count and not problems:
+                problems.add(Problem(filename, 1, "the file is empty: no records found"))
+            problems.raise_if_any()  # inside the transaction: rolls every batch back
+            count = writer.count
+    except sqlite3.Error as e:
+        raise ImportFailed(f"{filename}: {storage_message(e)}") from None
+    except store_datasets.InvalidDatasetName as e:
+        raise FormatError([Problem(filename, None, str(e))]) from None
+    return ImportSummary(name, records.kind, records.format, count)
+
+
+def import_bytes(db: Database, data: bytes, filename: str, **kwargs: Any) -> ImportSummary:
+    """:func:`import_stream` on bytes in memory (same keyword arguments)."""
+    return import_stream(db, io.BytesIO(data), filename, size=len(data), **kwargs)
 
 
 def import_file(db: Database, path: str | Path, **kwargs: Any) -> ImportSummary:
-    """:func:`import_bytes` on a path."""
+    """:func:`import_stream` on a path; refuses what is not a regular file (a FIFO,
+    ``/dev/zero``, a directory) with :class:`FormatError`."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise FormatError([Problem(path.name, None, f"cannot read the file: {e.strerror}")]) from None
-    return import_bytes(db, data, path.name, **kwargs)
+    stream, size = open_input(path)
+    with stream:
+        return import_stream(db, stream, path.name, size=size, **kwargs)
 
 
 def export_formats(kind: str, source_format: str) -> list[str]:
@@ -85,7 +191,18 @@ class ExportError(ValueError):
     """The dataset cannot be written in the requested format."""
 
 
-def export_text(
+def _batches(items: Iterable[dict[str, Any]], size: int = BATCH_RECORDS) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def export_chunks(
     db: Database,
     name: str,
     format: str,
@@ -93,12 +210,16 @@ def export_text(
     conversational: bool = False,
     keep_ties: bool = False,
     annotator: str | None = None,
-) -> str:
-    """The dataset ``name`` written in ``format``, records in import order.
+) -> Iterator[str]:
+    """The dataset ``name`` written in ``format`` as a stream of text pieces, records in
+    import order; reads items a batch at a time.
 
     ``trl`` is TRL's preference JSONL with the review verdicts applied (see
-    :mod:`needlework.review.trl`); ``conversational``, ``keep_ties`` and
-    ``annotator`` apply to it only.
+    :mod:`needlework.review.trl`); ``conversational``, ``keep_ties`` and ``annotator``
+    apply to it only. The dataset and format are checked at once (:class:`ExportError`);
+    a GaRAGe export whose annotated answers cite missing passages raises it after the
+    last record (write the stream somewhere that can be discarded, as
+    :func:`export_file` does).
     """
     row = store_datasets.get_dataset(db, name)
     if row is None:
@@ -109,34 +230,52 @@ def export_text(
             f"a {row['kind']} dataset ({row['format']}) can be exported as "
             + ", ".join(allowed) + f", not {format}"
         )
-    items = list(store_datasets.iter_items(db, name))
+    items = store_datasets.iter_items(db, name)
     if format == row["format"]:
-        records = [item["record"] for item in items]
+        module = FORMATS[format]
         if row["kind"] == "grounding":
-            from needlework.grounding_export import apply_annotations  # noqa: PLC0415
+            from needlework.grounding.export import stream_annotated  # noqa: PLC0415
 
-            records = apply_annotations(db, name, items)
-        return FORMATS[format].dump(records)
-    views = [formats.preference_view(row["format"], item["record"]) for item in items]
+            return module.dump_iter(stream_annotated(db, name, items))
+        return module.dump_iter(item["record"] for item in items)
+    source = row["format"]
     if format == "trl":
         from needlework.review import trl  # noqa: PLC0415
         from store.review import verdict_rows  # noqa: PLC0415
 
         verdicts = trl.latest_verdicts(verdict_rows(db, name), annotator)
-        keys = [item["key"] for item in items]
-        return trl.dump(trl.trl_records(zip(keys, views, strict=True), verdicts,
-                                        conversational=conversational, keep_ties=keep_ties))
+
+        def trl_chunks() -> Iterator[str]:
+            for batch in _batches(items):
+                pairs = [(item["key"], formats.preference_view(source, item["record"])) for item in batch]
+                yield trl.dump(trl.trl_records(pairs, verdicts, conversational=conversational,
+                                               keep_ties=keep_ties))
+
+        return trl_chunks()
+    views = (formats.preference_view(source, item["record"]) for item in items)
     if format == "lfrb":
-        return formats.lfrb.dump([formats.lfrb.from_preference(v) for v in views])
+        return formats.lfrb.dump_iter(formats.lfrb.from_preference(v) for v in views)
     if format == "pairs":
-        return formats.pairs.dump(
-            [formats.pairs.from_preference(v, i, j) for v in views for i, j in v.comparisons()]
+        return formats.pairs.dump_iter(
+            formats.pairs.from_preference(v, i, j) for v in views for i, j in v.comparisons()
         )
-    raise ExportError(f"cannot convert {row['format']} to {format}")
+    raise ExportError(f"cannot convert {source} to {format}")
 
 
-def export_file(db: Database, name: str, format: str, out: str | Path) -> int:
-    """Write :func:`export_text` to ``out``; returns the number of bytes written."""
-    text = export_text(db, name, format)
-    Path(out).write_text(text, encoding="utf-8")
-    return len(text.encode("utf-8"))
+def export_text(db: Database, name: str, format: str, **options: Any) -> str:
+    """The whole :func:`export_chunks` text (options as there)."""
+    return "".join(export_chunks(db, name, format, **options))
+
+
+def export_file(db: Database, name: str, format: str, out: str | Path, **options: Any) -> int:
+    """Stream :func:`export_chunks` into ``out`` atomically: written to a temporary file
+    renamed over ``out`` when complete, so a failure (a full disk, a bad answer) leaves
+    any previous file untouched. Returns the number of bytes written."""
+    chunks = export_chunks(db, name, format, **options)
+    size = 0
+    with atomic_writer(out, "wb") as f:
+        for chunk in chunks:
+            data = chunk.encode("utf-8")
+            f.write(data)
+            size += len(data)
+    return size

@@ -1,19 +1,96 @@
-"""Datasets and their items."""
+"""Datasets and their items.
+
+Dataset names follow one rule, enforced here for the CLI and the UI alike
+(:func:`check_dataset_name`): surrounding spaces are trimmed; the name is 1 to
+:data:`MAX_NAME_LENGTH` printable characters (no control characters, no line or
+paragraph separators, no bidirectional overrides or other invisible format
+characters); and it is unique up to case and spaces (``Demo Set`` and ``demoset``
+are the same name).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlite_utils import Database
 
 from store.annotations import now
 
+MAX_NAME_LENGTH = 120
+
 
 class DatasetExists(ValueError):
     """Raised when importing under a name that is already taken (without replace)."""
+
+
+class AnnotationsExist(DatasetExists):
+    """Replacing a dataset would delete its annotations and their history; refused
+    unless the caller asks to drop them (``drop_annotations=True``)."""
+
+    def __init__(self, name: str, work: DatasetWork):
+        self.name = name
+        self.work = work
+        who = ", ".join(work.annotators[:5]) + (" and others" if len(work.annotators) > 5 else "")
+        super().__init__(
+            f"dataset {name!r} has {work.annotations} annotation(s) by {who or 'nobody now'} and "
+            f"{work.history} change(s) in its history: replacing it would delete them"
+        )
+
+
+class InvalidDatasetName(ValueError):
+    """A dataset name that breaks the rule (see the module docstring)."""
+
+
+def _describe(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    return f"U+{ord(ch):04X}" + (f" {name}" if name else "")
+
+
+def check_dataset_name(name: str) -> str:
+    """The name trimmed of surrounding whitespace, or :class:`InvalidDatasetName`
+    saying what is wrong."""
+    if not isinstance(name, str):
+        raise InvalidDatasetName("the dataset name must be text")
+    name = name.strip()
+    if not name:
+        raise InvalidDatasetName("the dataset name is empty")
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidDatasetName(f"the dataset name is {len(name)} characters long; at most "
+                                 f"{MAX_NAME_LENGTH} are allowed")
+    for position, ch in enumerate(name, start=1):
+        if ch.isprintable():
+            continue
+        category = unicodedata.category(ch)
+        what = {"Cc": "a control character", "Cf": "an invisible formatting character "
+                "(such as a bidirectional override)", "Zl": "a line separator",
+                "Zp": "a paragraph separator", "Zs": "a space other than the plain space",
+                "Cs": "a lone surrogate"}.get(category, "a character that cannot be printed")
+        raise InvalidDatasetName(f"the dataset name contains {what} ({_describe(ch)}) at "
+                                 f"position {position}")
+    return name
+
+
+def name_key(name: str) -> str:
+    """What two names must not share: the name without spaces, case-folded."""
+    return "".join(name.split()).casefold()
+
+
+def same_name(db: Database, name: str) -> str | None:
+    """The existing dataset whose name equals ``name`` up to case and spaces (the exact
+    name first), or ``None``."""
+    key = name_key(name)
+    match = None
+    for (existing,) in db.execute("select name from datasets"):
+        if existing == name:
+            return existing
+        if match is None and name_key(existing) == key:
+            match = existing
+    return match
 
 
 @dataclass(frozen=True)
@@ -24,6 +101,120 @@ class NewItem:
     record: dict[str, Any]
     subset: str = ""
     title: str = ""
+
+
+@dataclass(frozen=True)
+class DatasetWork:
+    """What people and models have done on a dataset, which replacing it deletes."""
+
+    annotations: int = 0
+    history: int = 0
+    annotators: list[str] = field(default_factory=list)
+    scored_items: int = 0
+
+    @property
+    def annotated(self) -> bool:
+        return bool(self.annotations or self.history)
+
+
+def dataset_work(db: Database, name: str) -> DatasetWork:
+    """Counts of a dataset's annotations, history entries and model scores."""
+    annotations = db.execute("select count(*) from annotations where dataset = ?", [name]).fetchone()[0]
+    history = db.execute("select count(*) from history where dataset = ?", [name]).fetchone()[0]
+    who = [r[0] for r in db.execute(
+        "select distinct annotator from annotations where dataset = ? order by annotator", [name])]
+    scored = (db.execute("select count(*) from item_scores where dataset = ?", [name]).fetchone()[0]
+              if db["item_scores"].exists() else 0)
+    return DatasetWork(annotations, history, who, scored)
+
+
+ItemRow = tuple[str, str, str, str]
+"""``(key, subset, title, record as JSON text)``: one item as :class:`DatasetWriter` takes it."""
+
+
+class DatasetWriter:
+    """Adds items to a dataset being created inside :func:`writing_dataset`'s transaction."""
+
+    def __init__(self, db: Database, name: str):
+        self.db = db
+        self.name = name
+        self.count = 0
+
+    def existing(self, keys: Sequence[str]) -> dict[str, int]:
+        """``{key: position}`` for those of ``keys`` already written to this dataset."""
+        found: dict[str, int] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(self.db.execute(
+                f"select key, position from items where dataset = ? and key in ({marks})",
+                [self.name, *chunk]).fetchall())
+        return found
+
+    def add(self, rows: Iterable[ItemRow]) -> int:
+        """Insert rows in order (positions continue from the last); returns how many.
+        A key already in the dataset raises ``sqlite3.IntegrityError`` (check with
+        :meth:`existing` first to report it)."""
+        start = self.count
+        values = [(self.name, key, start + i, subset, title, record)
+                  for i, (key, subset, title, record) in enumerate(rows)]
+        self.db.conn.executemany(
+            "insert into items (dataset, key, position, subset, title, record) "
+            "values (?, ?, ?, ?, ?, ?)", values)
+        self.count += len(values)
+        return len(values)
+
+
+@contextlib.contextmanager
+def writing_dataset(
+    db: Database,
+    name: str,
+    kind: str,
+    format: str,
+    *,
+    source: str = "",
+    created_by: str = "",
+    meta: dict[str, Any] | None = None,
+    replace: bool = False,
+    drop_annotations: bool = False,
+) -> Iterator[DatasetWriter]:
+    """Create dataset ``name`` and yield a :class:`DatasetWriter` for its items, all in
+    one transaction: an exception inside the block leaves the database as it was.
+
+    The name is checked (:func:`check_dataset_name`; it must be given trimmed). A name
+    taken up to case and spaces raises :class:`DatasetExists`, unless it is the exact
+    name and ``replace`` is set. Replacing deletes the old items and their model
+    scores; when the dataset has annotations or history it raises
+    :class:`AnnotationsExist` unless ``drop_annotations`` is set too (then they go).
+    """
+    if check_dataset_name(name) != name:
+        raise InvalidDatasetName(f"the dataset name {name!r} has surrounding spaces")
+    with db.atomic():
+        taken = same_name(db, name)
+        if taken is not None and (taken != name or not replace):
+            if taken == name:
+                raise DatasetExists(f"dataset {name!r} already exists (choose another name, or "
+                                    "replace it)")
+            raise DatasetExists(f"the name {name!r} is taken by dataset {taken!r}: names that "
+                                "differ only in case or spaces are the same name")
+        if taken is not None:
+            work = dataset_work(db, name)
+            if work.annotated and not drop_annotations:
+                raise AnnotationsExist(name, work)
+            _delete(db, name)
+        db["datasets"].insert(
+            {
+                "name": name,
+                "kind": kind,
+                "format": format,
+                "source": source,
+                "created_at": now(),
+                "created_by": created_by,
+                "meta": json.dumps(meta or {}),
+            }
+        )
+        yield DatasetWriter(db, name)
 
 
 def create_dataset(
@@ -37,55 +228,44 @@ def create_dataset(
     created_by: str = "",
     meta: dict[str, Any] | None = None,
     replace: bool = False,
+    drop_annotations: bool = False,
 ) -> int:
     """Create dataset ``name`` with ``items`` in one transaction; returns the count.
 
-    All-or-nothing: on any error nothing is written. With ``replace=True`` an
-    existing dataset of that name (items and annotations too) is replaced.
+    All-or-nothing: on any error nothing is written. ``replace`` and
+    ``drop_annotations`` as in :func:`writing_dataset`.
     """
-    with db.atomic():
-        exists = db.execute("select 1 from datasets where name = ?", [name]).fetchone()
-        if exists and not replace:
-            raise DatasetExists(
-                f"dataset {name!r} already exists (choose another name, or replace it)"
-            )
-        if exists:
-            _delete(db, name)
-        db["datasets"].insert(
-            {
-                "name": name,
-                "kind": kind,
-                "format": format,
-                "source": source,
-                "created_at": now(),
-                "created_by": created_by,
-                "meta": json.dumps(meta or {}),
-            }
-        )
-        rows = (
-            {
-                "dataset": name,
-                "key": item.key,
-                "position": position,
-                "subset": item.subset,
-                "title": item.title,
-                "record": json.dumps(item.record, ensure_ascii=False),
-            }
-            for position, item in enumerate(items)
-        )
-        db["items"].insert_all(rows, batch_size=500)
-        count = db.execute("select count(*) from items where dataset = ?", [name]).fetchone()[0]
-    return count
+    with writing_dataset(db, name, kind, format, source=source, created_by=created_by, meta=meta,
+                         replace=replace, drop_annotations=drop_annotations) as writer:
+        batch: list[ItemRow] = []
+        for item in items:
+            batch.append((item.key, item.subset, item.title,
+                          json.dumps(item.record, ensure_ascii=False)))
+            if len(batch) >= 500:
+                writer.add(batch)
+                batch = []
+        writer.add(batch)
+    return writer.count
+
+
+# Tables whose rows belong to one dataset's items and go with them.
+_ITEM_TABLES = ("annotations", "history", "items", "item_scores")
 
 
 def _delete(db: Database, name: str) -> None:
-    for table in ("annotations", "history", "items"):
-        db.execute(f"delete from {table} where dataset = ?", [name])
+    for table in _ITEM_TABLES:
+        if db[table].exists():
+            db.execute(f"delete from {table} where dataset = ?", [name])
+    if db["judge_runs"].exists():  # LLM-judge results on the old items
+        if db["judge_results"].exists():
+            db.execute("delete from judge_results where run_key in "
+                       "(select run_key from judge_runs where dataset = ?)", [name])
+        db.execute("delete from judge_runs where dataset = ?", [name])
     db.execute("delete from datasets where name = ?", [name])
 
 
 def delete_dataset(db: Database, name: str) -> None:
-    """Delete a dataset with its items, annotations and history."""
+    """Delete a dataset with its items, annotations, history, model and judge scores."""
     with db.atomic():
         _delete(db, name)
 

@@ -97,10 +97,25 @@ def test_existing_name_refused_unless_replace(db):
     make(db)
     with pytest.raises(ds.DatasetExists):
         make(db)
+    ds.create_dataset(db, "d", "preference", "lfrb", [ds.NewItem("y", {})], replace=True)
+    assert [i["key"] for i in ds.iter_items(db, "d")] == ["y"]
+
+
+def test_replace_refuses_while_annotations_exist_unless_dropped(db):
+    """Replacing keeps the annotation history unless told to drop it (issue 11 point 6)."""
+    make(db)
     ann.set_annotation(db, "d", "k0", "ana", "verdict:0:0", "agree")
-    ds.create_dataset(db, "d", "preference", "lfrb", [ds.NewItem("z", {})], replace=True)
+    ann.set_annotation(db, "d", "k1", "bo", "verdict:0:0", "flip")
+    with pytest.raises(ds.AnnotationsExist, match=r"2 annotation\(s\) by ana, bo and 2 change") as info:
+        ds.create_dataset(db, "d", "preference", "lfrb", [ds.NewItem("z", {})], replace=True)
+    assert (info.value.work.annotations, info.value.work.history) == (2, 2)
+    assert [i["key"] for i in ds.iter_items(db, "d")] == ["k0", "k1", "k2"]
+    assert len(ann.dataset_annotations(db, "d")) == 2
+    ds.create_dataset(db, "d", "preference", "lfrb", [ds.NewItem("z", {})], replace=True,
+                      drop_annotations=True)
     assert [i["key"] for i in ds.iter_items(db, "d")] == ["z"]
     assert ann.dataset_annotations(db, "d") == []
+    assert ann.history(db, dataset="d") == []
 
 
 def test_annotation_write_is_committed_with_who_and_when(db_path):

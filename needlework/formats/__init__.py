@@ -4,21 +4,35 @@ Formats: ``garage`` (GaRAGe JSONL), ``lfrb`` (Long-form RewardBench JSONL),
 ``rmbench`` (RM-Bench JSON array), ``pairs`` (plain/TRL preference pairs JSONL),
 ``needle`` (needle-in-a-haystack JSONL). See ``docs/benchmarks.md``.
 
-:func:`parse` turns bytes into :class:`ParsedRecord` s or raises
-:class:`FormatError` listing every problem (file, line, field).
+:func:`open_records` reads a binary stream lazily: it detects the format from the
+first record and then yields each record checked (a :class:`ParsedRecord`) or each
+problem found (a :class:`Problem` naming file, line and field), so a caller can write
+records in batches with memory bounded by the largest record. :func:`parse` does the
+same on bytes in memory and returns every record, or raises :class:`FormatError`
+listing every problem.
 """
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import IO, Any
 
 from needlework.formats import garage, lfrb, needle, pairs, rmbench
-from needlework.formats.errors import FormatError, Problem
+from needlework.formats.errors import FormatError, Problem, ProblemList
 from needlework.formats.preference import RMBENCH_STYLES, Preference
-from needlework.formats.reader import decode, is_json_array, read_json_array, read_jsonl
+from needlework.formats.reader import (
+    ByteSource,
+    ProgressFn,
+    RawRecord,
+    StrictJson,
+    iter_json_array,
+    iter_jsonl,
+    open_input,
+)
 
 FORMATS: dict[str, ModuleType] = {
     m.NAME: m for m in (garage, lfrb, rmbench, pairs, needle)
@@ -33,8 +47,11 @@ __all__ = [
     "ParsedRecord",
     "Preference",
     "Problem",
+    "ProblemList",
     "RMBENCH_STYLES",
+    "RecordStream",
     "detect",
+    "open_records",
     "parse",
     "parse_file",
     "preference_view",
@@ -50,6 +67,7 @@ class ParsedRecord:
     subset: str
     title: str
     line: int
+    index: int | None = None  # 0-based element index, for JSON arrays
 
 
 @dataclass(frozen=True)
@@ -75,57 +93,143 @@ def detect(first: Any, json_array: bool, file: str = "") -> str:
                                "pass --format")])
 
 
-def parse(data: bytes, file: str, format: str | None = None) -> ParsedFile:
-    """Decode, read, detect (when ``format`` is None) and validate a whole file.
+class RecordStream:
+    """The records of one input, read lazily: iterate for :class:`ParsedRecord` s and
+    :class:`Problem` s in file order. ``format`` and ``kind`` are known from the start.
 
-    All-or-nothing: raises :class:`FormatError` with every problem, or returns
-    every record.
+    Each record is validated by its format; keys are not checked for duplicates here
+    (a caller that keeps every key, like :func:`parse`, or a store, does that).
+    """
+
+    def __init__(self, file: str, format: str, first: list[RawRecord], rest: Iterator[RawRecord],
+                 array: bool):
+        self.file = file
+        self.format = format
+        self.kind: str = FORMATS[format].KIND
+        self.array = array
+        self._first = first
+        self._rest = rest
+
+    def __iter__(self) -> Iterator[ParsedRecord | Problem]:
+        module = FORMATS[self.format]
+        for raw in _chain(self._first, self._rest):
+            if raw.error is not None:
+                yield Problem(self.file, raw.line, raw.error)
+                continue
+            index = raw.index if self.array else None
+            messages = module.validate(raw.value)
+            for message in messages:
+                yield Problem(self.file, raw.line, message, index)
+            if messages:
+                continue
+            yield ParsedRecord(module.key(raw.value, raw.index), raw.value,
+                               module.subset(raw.value, self.file), module.title(raw.value),
+                               raw.line, index)
+
+
+def _chain(first: list[RawRecord], rest: Iterator[RawRecord]) -> Iterator[RawRecord]:
+    while first:
+        yield first.pop(0)
+    yield from rest
+
+
+def open_records(
+    stream: IO[bytes],
+    file: str,
+    format: str | None = None,
+    *,
+    size: int = 0,
+    progress: ProgressFn | None = None,
+) -> RecordStream:
+    """Start reading ``stream`` (named ``file`` in messages) in ``format``, detected
+    from the first record when ``None``.
+
+    Raises :class:`FormatError` at once when the file is empty, the container does
+    not fit the format, or the format cannot be detected. ``progress(bytes read,
+    size)`` is called as the stream is read.
     """
     if format is not None and format not in FORMATS:
         raise FormatError([Problem(file, None, f"unknown format {format!r}; expected one of "
                                    + ", ".join(FORMATS))])
-    text = decode(data, file)
-    if not text.strip():
+    source = ByteSource(stream, size, progress)
+    empty, array = source.sniff()
+    if empty:
         raise FormatError([Problem(file, 1, "the file is empty: no records found")])
-    array = is_json_array(text)
     if format is not None:
         module = FORMATS[format]
         if (module.CONTAINER == "json") != array:
             want = "a JSON array" if module.CONTAINER == "json" else "JSON lines (one object per line)"
             raise FormatError([Problem(file, 1, f"the {format} format is {want}")])
-    raws = read_json_array(text, file) if array else read_jsonl(text, file)
-    name = format or detect(raws[0].value, array, file)
-    module = FORMATS[name]
-    problems: list[Problem] = []
+    loader = StrictJson()
+    raws = iter_json_array(source, loader) if array else iter_jsonl(source, loader)
+    first: list[RawRecord] = []
+    if format is None:
+        # Detect from the first record that reads as JSON; the bad ones before it are
+        # kept (a bounded number) to be reported with the rest.
+        skipped = ProblemList()
+        dropped = 0
+        for raw in raws:
+            if raw.error is None:
+                if dropped:
+                    first.append(RawRecord(raw.line, -1, None, f"and {dropped} more lines before "
+                                           "this one that could not be read"))
+                first.append(raw)
+                break
+            if len(first) < ProblemList.LIMIT:
+                first.append(raw)
+            else:
+                dropped += 1
+            skipped.add(Problem(file, raw.line, raw.error))
+        good = [r for r in first if r.error is None]
+        if not good:
+            if not skipped:
+                what = "the array has no records" if array else "no records found"
+                raise FormatError([Problem(file, 1, f"the file is empty: {what}")])
+            skipped.raise_if_any()
+        try:
+            format = detect(good[0].value, array, file)
+        except FormatError as e:
+            for problem in e.problems:
+                skipped.add(problem)
+            skipped.raise_if_any()
+    assert format is not None
+    return RecordStream(file, format, first, raws, array)
+
+
+def parse(data: bytes, file: str, format: str | None = None) -> ParsedFile:
+    """Decode, read, detect (when ``format`` is None) and validate a whole file in memory.
+
+    All-or-nothing: raises :class:`FormatError` with every problem (duplicate keys
+    included), or returns every record.
+    """
+    stream = open_records(io.BytesIO(data), file, format)
+    module = FORMATS[stream.format]
+    problems = ProblemList()
     records: list[ParsedRecord] = []
     seen: dict[str, int] = {}
-    index_of = (lambda r: r.index) if array else (lambda r: None)
-    for raw in raws:
-        messages = module.validate(raw.value)
-        for message in messages:
-            problems.append(Problem(file, raw.line, message, index_of(raw)))
-        if messages:
+    for entry in stream:
+        if isinstance(entry, Problem):
+            problems.add(entry)
             continue
-        key = module.key(raw.value, raw.index)
-        if key in seen:
-            problems.append(Problem(file, raw.line, f"{module.key_field()} {key!r} is a duplicate "
-                                    f"(first seen on line {seen[key]})", index_of(raw)))
+        if entry.key in seen:
+            problems.add(Problem(file, entry.line, f"{module.key_field()} {entry.key!r} is a "
+                                 f"duplicate (first seen on line {seen[entry.key]})", entry.index))
             continue
-        seen[key] = raw.line
-        records.append(ParsedRecord(key, raw.value, module.subset(raw.value, file),
-                                    module.title(raw.value), raw.line))
-    if problems:
-        raise FormatError(problems)
-    return ParsedFile(name, module.KIND, records)
+        seen[entry.key] = entry.line
+        records.append(entry)
+    if not records and not problems:
+        raise FormatError([Problem(file, 1, "the file is empty: no records found")])
+    problems.raise_if_any()
+    return ParsedFile(stream.format, stream.kind, records)
 
 
 def parse_file(path: str | Path, format: str | None = None) -> ParsedFile:
-    """:func:`parse` on a file path (errors name the file by its name)."""
+    """:func:`parse` on a file path (errors name the file by its name); refuses what
+    is not a regular file."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise FormatError([Problem(path.name, None, f"cannot read the file: {e.strerror}")]) from None
+    stream, _ = open_input(path)
+    with stream:
+        data = stream.read()
     return parse(data, path.name, format)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from needlework.formats import checks
@@ -143,6 +144,12 @@ def subset(obj: dict[str, Any], filename: str = "") -> str:
     return obj.get("question_category", "")
 
 
-def dump(records: list[dict[str, Any]]) -> str:
+def dump_iter(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """JSONL, one record per line (fields in their original order), a line at a time."""
+    for record in records:
+        yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def dump(records: Iterable[dict[str, Any]]) -> str:
     """JSONL, one record per line, fields in their original order."""
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    return "".join(dump_iter(records))

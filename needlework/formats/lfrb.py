@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from needlework.formats import checks
@@ -71,5 +72,12 @@ def from_preference(p: Preference) -> dict[str, Any]:
             "rejected": p.rejected}
 
 
-def dump(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+def dump_iter(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """JSONL, one record per line (fields in their original order), a line at a time."""
+    for record in records:
+        yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def dump(records: Iterable[dict[str, Any]]) -> str:
+    """JSONL, one record per line, fields in their original order."""
+    return "".join(dump_iter(records))

@@ -4,6 +4,7 @@ TRL conversational message lists (``[{"role", "content"}]``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from needlework.formats import checks
@@ -147,5 +148,12 @@ def from_preference(p: Preference, i: int = 0, j: int = 0, conversational: bool 
     return {"prompt": p.prompt, "chosen": p.chosen[i], "rejected": p.rejected[j]}
 
 
-def dump(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+def dump_iter(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """JSONL, one record per line (fields in their original order), a line at a time."""
+    for record in records:
+        yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def dump(records: Iterable[dict[str, Any]]) -> str:
+    """JSONL, one record per line, fields in their original order."""
+    return "".join(dump_iter(records))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,5 +78,16 @@ def view(obj: dict[str, Any]) -> Preference:
                       list(obj["rejected"]), extra)
 
 
-def dump(records: list[dict[str, Any]]) -> str:
-    return json.dumps(records, ensure_ascii=False, indent=4) + "\n"
+def dump_iter(records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """The JSON array (4-space indent, as RM-Bench's files), a record at a time: the
+    same text as ``json.dumps(records, ensure_ascii=False, indent=4)`` plus a newline."""
+    first = True
+    for record in records:
+        body = json.dumps(record, ensure_ascii=False, indent=4).replace("\n", "\n    ")
+        yield ("[\n    " if first else ",\n    ") + body
+        first = False
+    yield "[]\n" if first else "\n]\n"
+
+
+def dump(records: Iterable[dict[str, Any]]) -> str:
+    return "".join(dump_iter(records))

@@ -10,6 +10,7 @@ else the imported value. ``evidence_cited`` is derived from the exported answer'
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,21 +122,39 @@ def annotated_records(
     return records, problems
 
 
+def _export_error(problems: list[ExportProblem]) -> Exception:
+    from needlework.datasets import ExportError  # noqa: PLC0415  (avoids an import cycle)
+
+    shown = "; ".join(str(p) for p in problems[:10])
+    more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
+    return ExportError(f"{len(problems)} answer(s) cite missing passages: {shown}{more}. "
+                       "Fix them on the Annotate page.")
+
+
+def stream_annotated(db: Database, dataset: str,
+                     items: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The records of ``items`` with their annotations applied, one at a time (the
+    annotations are read once; the items may be a cursor over the whole dataset).
+
+    Raises :class:`needlework.datasets.ExportError` after the last record when an
+    annotated answer cites a passage that does not exist (the file could not be
+    imported again).
+    """
+    grouped = grouped_annotations(db, dataset)
+    problems: list[ExportProblem] = []
+    for item in items:
+        yield annotate_record(item["record"], grouped.get(item["key"], []), item["key"], problems)
+    if problems:
+        raise _export_error(problems)
+
+
 def apply_annotations(db: Database, dataset: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The records of ``items`` with their annotations applied by the export rule.
 
     Raises :class:`needlework.datasets.ExportError` when an annotated answer cites a
     passage that does not exist (the file could not be imported again).
     """
-    records, problems = annotated_records(db, dataset, items)
-    if problems:
-        from needlework.datasets import ExportError  # noqa: PLC0415  (avoids an import cycle)
-
-        shown = "; ".join(str(p) for p in problems[:10])
-        more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
-        raise ExportError(f"{len(problems)} answer(s) cite missing passages: {shown}{more}. "
-                          "Fix them on the Annotate page.")
-    return records
+    return list(stream_annotated(db, dataset, items))
 
 
 def human_answers(db: Database, dataset: str) -> dict[str, str]:
