@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from needlework import files
 from needlework.cli import add_db_argument
 from needlework.formats import FormatError
 
@@ -129,7 +130,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     data = result.jsonl().encode("utf-8")
-    Path(args.out).write_bytes(data)
+    files.write_bytes(args.out, data)  # whole or not at all
     if args.json:
         print(json.dumps(result.summary.as_dict(), indent=2))
     else:
@@ -192,7 +193,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for item in result.too_long:
         print(f"warning: {item['id']}: {item['n_tokens']} tokens, over the window: {item['action']}",
               file=sys.stderr)
-    Path(args.out).write_text(results_csv(result.frame), encoding="utf-8")
+    files.write_text(args.out, results_csv(result.frame))  # whole or not at all
     print("\n".join(result.stats.lines()))
     print(f"wrote {args.out}")
     return 0

@@ -18,6 +18,7 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
+from needlework import files
 from needlework.needle.analysis import (
     BUCKETS,
     SELECTION,
@@ -152,9 +153,9 @@ def save_chart(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0) -
     """Write the chart as ``.png`` or ``.svg`` (by the path's suffix)."""
     path = Path(path)
     if path.suffix.lower() == ".png":
-        path.write_bytes(to_png(chart, scale))
+        files.write_bytes(path, to_png(chart, scale))
     elif path.suffix.lower() == ".svg":
-        path.write_text(to_svg(chart), encoding="utf-8")
+        files.write_text(path, to_svg(chart))
     else:
         raise ValueError(f"{path.name}: export charts as .png or .svg")
     return path
@@ -170,5 +171,5 @@ def export_all(results: pd.DataFrame, folder: str | Path, formats: Sequence[str]
     for name, chart in (("heatmap", heatmap(results, select=False)), ("lines", accuracy_lines(results))):
         written += [save_chart(chart, folder / f"{name}.{fmt}") for fmt in formats]
     csv = folder / "results.csv"
-    csv.write_text(results_csv(results), encoding="utf-8")
+    files.write_text(csv, results_csv(results))
     return written + [csv]
