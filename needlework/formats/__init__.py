@@ -32,6 +32,7 @@ from needlework.formats.reader import (
     iter_json_array,
     iter_jsonl,
     open_input,
+    other_encoding,
 )
 
 FORMATS: dict[str, ModuleType] = {
@@ -153,6 +154,10 @@ def open_records(
                                    + ", ".join(FORMATS))])
     source = ByteSource(stream, size, progress)
     empty, array = source.sniff()
+    encoding = other_encoding(source.head)
+    if encoding:
+        raise FormatError([Problem(file, 1, f"the file is {encoding} (it starts with a {encoding} "
+                                   "byte-order mark): only UTF-8 is read; save it as UTF-8")])
     if empty:
         raise FormatError([Problem(file, 1, "the file is empty: no records found")])
     if format is not None:

@@ -114,12 +114,13 @@ class ByteSource:
         self.done = 0
         self.progress = progress
         self._pushed = b""
+        self.head = b""  # the first bytes, once :meth:`sniff` has looked
 
-    def read(self, size: int = CHUNK_BYTES) -> bytes:
+    def read(self, size: int | None = None) -> bytes:
         if self._pushed:
             data, self._pushed = self._pushed, b""
             return data
-        data = self.stream.read(size)
+        data = self.stream.read(size or CHUNK_BYTES)
         if data is None:  # a non-blocking stream with nothing ready: treat as the end
             data = b""
         self.done += len(data)
@@ -143,8 +144,18 @@ class ByteSource:
             body = seen[len(BOM):] if seen.startswith(BOM) else seen
             stripped = body.lstrip(b" \t\r\n")
             if stripped or not chunk or len(seen) > MAX_RECORD_BYTES:
+                self.head = seen[:4]
                 self.push_back(seen)
                 return not stripped and not chunk, stripped[:1] == b"["
+
+
+def other_encoding(head: bytes) -> str | None:
+    """The encoding a byte-order mark at the start of a file names, when not UTF-8."""
+    for mark, name in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+                       (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16")):
+        if head.startswith(mark):
+            return name
+    return None
 
 
 # --- strict JSON values ---------------------------------------------------------------
@@ -559,7 +570,11 @@ def _array_elements(text: _Text, loader: StrictJson) -> Iterator[RawRecord]:
                 return
             text.advance(text.pos + 1)
             ch = text.skip_space()
-            if ch in ("", "]"):
+            if ch == "":
+                yield RawRecord(text.line, -1, None, "invalid JSON: the file ends before the array is "
+                                "closed with ']'")
+                return
+            if ch == "]":
                 yield RawRecord(text.line, -1, None, f"invalid JSON: expected a record after ',' "
                                 f"(record {index - 1} is followed by a comma)")
                 return
