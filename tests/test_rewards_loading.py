@@ -32,7 +32,8 @@ def test_facts_of_a_tiny_model(tiny_rm, tiny_model_dir):
     assert facts.dtype == "fp32" and facts.device == "cpu"
     assert facts.context_length == 256
     assert facts.template_id.startswith("chat:") and not facts.template_fallback
-    assert len(facts.fingerprint) == 32 and facts.fingerprint == fingerprint(tiny_model_dir)
+    assert len(facts.fingerprint) == 32
+    assert facts.fingerprint == fingerprint(tiny_model_dir, facts.template_id)
     assert json.dumps(facts.as_dict())
 
 
@@ -43,6 +44,46 @@ def test_fingerprint_changes_with_the_weights(tmp_path):
     shutil.copytree(a, c)
     assert fingerprint(a) != fingerprint(b)
     assert fingerprint(a) == fingerprint(c)
+
+
+@pytest.mark.parametrize("change", ["chat_template.jinja", "special_tokens_map.json",
+                                    "added_tokens.json", "merges.txt", "modeling_custom.py",
+                                    "template in use"])
+def test_fingerprint_covers_every_file_that_changes_a_score(tmp_path, change):
+    """Run identity (issue 10, point 5): templates, tokenizer side files and remote code."""
+    a = save_tiny_model(tmp_path / "a")
+    b = tmp_path / "b"
+    shutil.copytree(a, b)
+    if change == "template in use":
+        assert fingerprint(a, "chat:1") != fingerprint(b, "chat:2")
+        return
+    before = fingerprint(b)
+    path = b / change
+    path.write_text((path.read_text() if path.exists() else "") + "\n{# another #}\n")
+    assert fingerprint(b) != before
+
+
+def test_runs_differing_only_in_the_chat_template_are_saved_apart(tmp_path):
+    """A chat_template.jinja edit changes the rendered texts, so the run is another run."""
+    import store  # noqa: PLC0415
+    from needlework.rewards.runs import score_dataset  # noqa: PLC0415
+    from store.datasets import NewItem, create_dataset  # noqa: PLC0415
+    from store.scores import scored_models  # noqa: PLC0415
+
+    folder = save_tiny_model(tmp_path / "rm")
+    db = store.connect(tmp_path / "db.sqlite")
+    record = {"id": "x", "subset": "QA", "prompt": "q?", "chosen": ["a good answer"],
+              "rejected": ["a bad one", "worse", "worst"]}
+    create_dataset(db, "lf", "preference", "lfrb", [NewItem("x", record, "QA", "q?")])
+    before = load_reward_model(folder, dtype="fp32", device="cpu")
+    first = score_dataset(db, before, "lf")
+    template = (folder / "chat_template.jinja").read_text()
+    (folder / "chat_template.jinja").write_text(template.replace("<|end|>", "<|end|><|end|>"))
+    after = load_reward_model(folder, dtype="fp32", device="cpu")
+    assert before.facts.template_id != after.facts.template_id
+    second = score_dataset(db, after, "lf")
+    assert first["fingerprint"] != second["fingerprint"]
+    assert len(scored_models(db, "lf")) == 2
 
 
 def test_chat_template_renders_user_and_assistant_turns(tiny_rm):

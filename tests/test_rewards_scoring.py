@@ -32,19 +32,22 @@ def pairs(n: int, words: int = 40) -> list[tuple[str, str]]:
 
 
 class ForwardCounter:
-    """Counts calls of the model's forward (the thing the cache must avoid)."""
+    """Counts forward passes of the model's transformer (the thing the cache must avoid):
+    every scoring path runs it once per batch, through the model's forward or directly."""
 
     def __init__(self, model, monkeypatch, hook=None):
         self.calls = 0
-        original = model.forward
+        base = getattr(model, model.base_model_prefix)
+        original = base.forward
 
         def counted(*args, **kwargs):
             self.calls += 1
             if hook:
-                hook(self.calls, kwargs)
+                hook(self.calls, {"input_ids": args[0] if args else kwargs.get("input_ids"),
+                                  **{k: v for k, v in kwargs.items() if k != "input_ids"}})
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(model, "forward", counted)
+        monkeypatch.setattr(base, "forward", counted)
 
 
 def test_plan_batches_sorts_by_length_under_the_budget():
@@ -253,26 +256,35 @@ def test_a_cancelled_run_saves_the_items_scored_in_full(tiny_rm, tmp_path, monke
                              lambda calls, kwargs: calls == 36 and request_cancel(other, job_id))
     job = run_scoring_job(path, job_id, reward_model=tiny_rm)
     assert job["status"] == "cancelled" and counter.calls == 36
-    saved = item_scores(db, "lf", tiny_rm.facts.fingerprint, "fp32|full")
+    saved = item_scores(db, "lf", tiny_rm.facts.fingerprint, "fp32|skip:256")
     # 4 texts are left, so at most 4 items are incomplete: 6 to 9 items are saved, no gaps
     assert 6 <= len(saved) <= 9, len(saved)
     assert f"the {len(saved)} of 10 items scored in full are saved" in job["error"]
     assert all(None not in r["chosen_scores"] + r["rejected_scores"] for r in saved)
     finished = score_dataset(db, tiny_rm, "lf")  # resume: only the 4 missing texts
     assert finished["scored"] == 4 and finished["cache_hits"] == 36
-    full = {r["item_key"]: r for r in item_scores(db, "lf", tiny_rm.facts.fingerprint, "fp32|full")}
+    full = {r["item_key"]: r for r in item_scores(db, "lf", tiny_rm.facts.fingerprint, "fp32|skip:256")}
     assert len(full) == 10
     for r in saved:
         assert full[r["item_key"]]["rejected_scores"] == pytest.approx(r["rejected_scores"])
 
 
-def test_runs_under_a_cutting_policy_are_saved_apart(tiny_rm, tmp_path):
+def test_runs_under_another_policy_or_window_are_saved_apart(tiny_rm, tmp_path):
+    """The run identity holds the window policy and the window: under skip a smaller
+    window leaves other items unscored, so its results must not overwrite the others."""
     db = store.connect(tmp_path / "db.sqlite")
     insert_lfrb(db, "lf", 3)
     whole = score_dataset(db, tiny_rm, "lf")
+    skipped = score_dataset(db, tiny_rm, "lf", max_length=20)
     cut = score_dataset(db, tiny_rm, "lf", max_length=20, truncation="keep-end")
-    assert whole["variant"] == "fp32|full" and cut["variant"] == "fp32|keep-end:20"
-    assert {r["variant"] for r in store.scores.scored_models(db, "lf")} == {"fp32|full", "fp32|keep-end:20"}
+    assert whole["variant"] == "fp32|skip:256" and skipped["variant"] == "fp32|skip:20"
+    assert cut["variant"] == "fp32|keep-end:20"
+    assert {r["variant"] for r in store.scores.scored_models(db, "lf")} == {
+        "fp32|skip:256", "fp32|skip:20", "fp32|keep-end:20"}
+    full = item_scores(db, "lf", tiny_rm.facts.fingerprint, "fp32|skip:256")
+    assert all(None not in r["chosen_scores"] + r["rejected_scores"] for r in full)
+    assert all(None in r["chosen_scores"] + r["rejected_scores"]
+               for r in item_scores(db, "lf", tiny_rm.facts.fingerprint, "fp32|skip:20"))
 
 
 def test_failed_job_records_the_error(tiny_rm, tmp_path):
@@ -297,3 +309,35 @@ def test_jobs_can_run_in_threads_next_to_the_app(tiny_rm, tmp_path):
     for t in threads:
         t.join(timeout=120)
     assert [get_job(db, i)["status"] for i in ids] == ["done", "done"], [get_job(db, i)["error"] for i in ids]
+
+
+def test_non_finite_scores_are_missing_reported_and_never_cached(tiny_model_dir, tmp_path):
+    """A model that returns NaN or inf for some texts (an fp16 overflow): those scores are
+    missing (null in the output, counted in the metrics' missing), reported, not cached."""
+    from needlework.rewards.loading import load_reward_model  # noqa: PLC0415
+
+    rm = load_reward_model(tiny_model_dir, dtype="fp32", device="cpu")
+    poison = rm.tokenizer.convert_tokens_to_ids("<|system|>")
+    with torch.no_grad():
+        rm.model.model.embed_tokens.weight[poison] = float("nan")
+    db = store.connect(tmp_path / "db.sqlite")
+    items = []
+    for k in range(4):
+        record = {"id": f"QA_{k}", "subset": "QA", "prompt": f"Question {k}?",
+                  "chosen": [" ".join(PARAGRAPHS[k].split()[:20])],
+                  "rejected": [" ".join(PARAGRAPHS[k + 10].split()[:20]) + (" <|system|>" if k < 2 else "")
+                               for _ in range(3)]}
+        items.append(NewItem(record["id"], record, record["subset"], record["prompt"]))
+    create_dataset(db, "lf", "preference", "lfrb", items)
+    out = tmp_path / "scores.jsonl"
+    summary = score_dataset(db, rm, "lf", out=out)
+    assert summary["non_finite"] == 2  # the poisoned text of items 0 and 1 (deduplicated)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[0]["rejected_scores"] == [None, None, None] and lines[0]["non_finite"][0]["value"] == "nan"
+    assert None not in lines[2]["rejected_scores"] + lines[3]["rejected_scores"]
+    bon = summary["metrics"]["bon"]
+    assert bon["n"] == 4 and bon["missing"] == 2 and bon["correct"] <= 2
+    assert summary["metrics"]["pairwise"]["missing_pairs"] == 6
+    again = score_dataset(db, rm, "lf")
+    assert again["scored"] == 2 and again["cache_hits"] == len({t for i in items for t in
+                                                               i.record["chosen"] + i.record["rejected"]}) - 2

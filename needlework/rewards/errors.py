@@ -73,3 +73,11 @@ def oom_error(where: str, exc: BaseException) -> RewardModelOOMError:
 
 class InputTooLongError(RewardModelError):
     """A single text is longer than the window and the policy is ``skip``."""
+
+
+class PerTokenTooCostlyError(PerTokenUnsupportedError):
+    """Per-token rewards by prefix passes would take more passes than the cap allows."""
+
+
+class PerTokenMismatchError(PerTokenUnsupportedError):
+    """The per-token value at the pooled position is not the model's score: no curve."""

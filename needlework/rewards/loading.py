@@ -23,7 +23,8 @@ from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTok
 from transformers.models.auto.modeling_auto import MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES
 
 from needlework.rewards import errors
-from needlework.rewards.templates import has_chat_template, template_id
+from needlework.rewards.pooling import Pooling, probe_pooling
+from needlework.rewards.templates import has_chat_template, render, template_id
 
 DTYPES: dict[str, torch.dtype] = {
     "bf16": torch.bfloat16,
@@ -63,6 +64,10 @@ class ModelFacts:
     fingerprint: str
     pad_is_eos: bool = False
     causal: bool = False
+    pad_id: int | None = None  # config.pad_token_id as shipped: the id the model's pooling skips
+    scoring_path: str = "forward"  # pooling.GATHER / FORWARD / SINGLE
+    per_token_method: str = "prefix"  # pooling.HEAD (one pass) or PREFIX (one pass per prefix)
+    per_token_reason: str = ""
     trust_remote_code: bool = False
     demo: bool = False
     notes: list[str] = field(default_factory=list)
@@ -79,6 +84,7 @@ class RewardModel:
     model: Any
     tokenizer: Any
     facts: ModelFacts
+    pooling: Pooling
 
     @property
     def device(self) -> torch.device:
@@ -232,14 +238,27 @@ def file_digest(path: Path) -> str:
     return _DIGESTS[key]
 
 
-def fingerprint(folder: Path) -> str:
-    """Hash of config.json (parsed, key-sorted), weights and tokenizer files (name, size, sha256)."""
+# Files beside the weights that change what a text is turned into (tokens, template) or
+# how it is scored (remote code): all of them go into the fingerprint.
+FINGERPRINT_PATTERNS = TOKENIZER_FILES + (
+    "special_tokens_map.json", "added_tokens.json", "merges.txt", "chat_template.jinja",
+    "chat_template.json", "additional_chat_templates/*.jinja", "*.tiktoken", "*.py",
+)
+
+
+def fingerprint(folder: Path, template: str = "") -> str:
+    """The identity of a model's scores: a hash of config.json (parsed, key-sorted), the
+    weights, every tokenizer and chat-template file (name, size, sha256; see
+    :data:`FINGERPRINT_PATTERNS`) and ``template``, the id of the chat template in use
+    (:func:`templates.template_id`). Two folders that differ in any of them score apart;
+    dtype and the window policy are in the run's variant."""
     h = hashlib.sha256()
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     h.update(json.dumps(config, sort_keys=True).encode())
-    tokenizer_files = [folder / n for n in TOKENIZER_FILES if (folder / n).is_file()]
-    for path in _files(folder, WEIGHT_PATTERNS) + tokenizer_files:
-        h.update(f"\n{path.name}:{path.stat().st_size}:{file_digest(path)}".encode())
+    for path in _files(folder, WEIGHT_PATTERNS) + _files(folder, FINGERPRINT_PATTERNS):
+        name = path.relative_to(folder).as_posix()
+        h.update(f"\n{name}:{path.stat().st_size}:{file_digest(path)}".encode())
+    h.update(f"\ntemplate:{template}".encode())
     return h.hexdigest()[:32]
 
 
@@ -292,15 +311,52 @@ def probe_causal(model: Any) -> bool:
         return False
     device = next(model.parameters()).device
     ids = (torch.arange(12, device=device) * 7 % (vocab - 2) + 1).unsqueeze(0)
+    base = getattr(model, getattr(model, "base_model_prefix", ""), None)
+
+    def last_state(x: torch.Tensor) -> torch.Tensor:
+        if isinstance(base, torch.nn.Module):  # the transformer itself, whatever the head does
+            return base(input_ids=x).last_hidden_state[0, 7]
+        return model(input_ids=x, output_hidden_states=True).hidden_states[-1][0, 7]
+
     try:
         with torch.inference_mode():
-            short = model(input_ids=ids[:, :8], output_hidden_states=True).hidden_states[-1][0, 7]
-            full = model(input_ids=ids, output_hidden_states=True).hidden_states[-1][0, 7]
+            short, full = last_state(ids[:, :8]), last_state(ids)
     except Exception:  # a model without hidden states or with input rules of its own
         return False
     half = next(model.parameters()).dtype in (torch.float16, torch.bfloat16)
     tol = 5e-2 if half else 1e-3
     return bool(torch.allclose(short.float(), full.float(), atol=tol, rtol=tol))
+
+
+PROBE_TURNS = (
+    ("Is this answer grounded?", "Yes: every claim cites a passage."),
+    ("Summarise the passage in two sentences, please.",
+     "The passage describes how a reward model scores a long answer, token by token, and why "
+     "the position of an error matters. It ends with a short list of checks."),
+)
+
+
+def probe_rows(tokenizer: Any) -> list[list[int]]:
+    """Token ids of two short conversations of different lengths, rendered and tokenized as
+    the scorer does (with the template's own ending, e.g. a final EOS)."""
+    rows = []
+    for prompt, response in PROBE_TURNS:
+        shown = render(tokenizer, prompt, response, locate=False)
+        rows.append(list(tokenizer(shown.text, add_special_tokens=shown.add_special_tokens,
+                                   verbose=False)["input_ids"]))
+    return rows
+
+
+def pooling_note(pooling: Pooling, causal: bool) -> str:
+    """One line for the model facts: how batches are scored and per-token rewards read."""
+    pad = ("no pad id in its config: it reads the final token" if pooling.pad_id is None
+           else f"it reads the last token that is not its config's pad id {pooling.pad_id}")
+    how = {"gather": "batches run its base model right-padded"
+                     + (" without an attention mask (causal, checked)" if causal else "")
+                     + ", and its head is read at the token it pools",
+           "forward": f"batches run its own forward with an attention mask, padded with id {pooling.fill_id}",
+           "single": "texts are scored one at a time (its own forward, unpadded)"}[pooling.path]
+    return f"pooling: {pad}; {how}. Per-token: {pooling.reason}."
 
 
 def load_reward_model(
@@ -347,18 +403,14 @@ def load_reward_model(
     model.eval()
     notes: list[str] = []
     pad_is_eos = False
-    if tokenizer.pad_token_id is None:
-        tokenizer.pad_token = tokenizer.eos_token
-        pad_is_eos = True
-        notes.append("the tokenizer has no pad token: using EOS for padding")
-    if getattr(model.config, "pad_token_id", None) is None:
-        model.config.pad_token_id = tokenizer.pad_token_id
+    if tokenizer.pad_token_id is None and tokenizer.eos_token is not None:
+        tokenizer.pad_token = tokenizer.eos_token  # for tokenizer calls only: batches are padded
+        pad_is_eos = True                          # with the id the model's pooling skips
     if not has_chat_template(tokenizer):
         notes.append("no chat template: using the fallback 'User: ...\\n\\nAssistant: ...'")
     causal = probe_causal(model)
-    if causal:
-        notes.append("causal (checked): right-padded batches run without an attention mask, "
-                     "on the fast attention path")
+    pooling = probe_pooling(model, tokenizer, probe_rows(tokenizer), causal)
+    notes.append(pooling_note(pooling, causal))
     facts = ModelFacts(
         name=name,
         architecture=type(model).__name__,
@@ -369,11 +421,15 @@ def load_reward_model(
         context_length=context_length(config, tokenizer),
         template_id=template_id(tokenizer),
         template_fallback=not has_chat_template(tokenizer),
-        fingerprint=fingerprint(folder),
+        fingerprint=fingerprint(folder, template_id(tokenizer)),
         pad_is_eos=pad_is_eos,
         causal=causal,
+        pad_id=pooling.pad_id,
+        scoring_path=pooling.path,
+        per_token_method=pooling.per_token,
+        per_token_reason=pooling.reason,
         trust_remote_code=trust_remote_code,
         demo=bool(getattr(config, "needlework_demo", False)),
         notes=notes,
     )
-    return RewardModel(model, tokenizer, facts)
+    return RewardModel(model, tokenizer, facts, pooling)

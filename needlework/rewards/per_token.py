@@ -1,14 +1,31 @@
-"""Per-token rewards in one forward pass, and chosen-vs-rejected curve comparison.
+"""Per-token rewards of one text, checked against the model's score, and curve comparison.
 
-The score head (``score`` or ``classifier``) is applied to every position's hidden
-state from the base model (``model.base_model_prefix``): the value at position t
-is the reward the model would give if the text ended at t. The value at the
-position the model pools (the last non-pad token) is exactly the pooled score.
+The reward at token t is the score the model gives to the text cut after t. Two ways
+to get it (the model's :class:`~needlework.rewards.pooling.Pooling` says which applies):
+
+- **head** (one forward pass): for a causal model whose score head, read at the token it
+  pools, gives its score (checked at load), the head applied to every position's hidden
+  state *is* the prefix reward, since no position sees the tokens after it. A token the
+  model's pooling skips (its config's pad id, e.g. a trailing EOS when pad = EOS) carries
+  the value of the token before it, exactly as the model reads the text ending there.
+- **prefix** (one forward pass per prefix): everything else (bidirectional encoders,
+  pooler layers, first-token pooling, custom heads). Each prefix is the token ids up to
+  t, followed by the closing special tokens the tokenizer adds (e.g. ``[SEP]``), scored
+  in batches exactly like any text. This costs about n²/2 tokens for n tokens, so a plan
+  (passes, tokens, an estimate in seconds) comes first, a cap refuses what is too long
+  unless raised, and a stride scores every k-th prefix only.
+
+Either way the value at the position the model pools must equal the model's own score
+of the whole text (its forward on the unpadded text) before a curve is returned; the
+result says which method drew it and where that position is.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,58 +33,55 @@ import torch
 
 from needlework.rewards import errors
 from needlework.rewards.loading import RewardModel
-from needlework.rewards.pipeline import TRUNCATION_POLICIES, pad_batch
+from needlework.rewards.pipeline import TRUNCATION_POLICIES, RewardPipeline, plan_batches
+from needlework.rewards.pooling import (
+    HEAD,
+    PREFIX,
+    base_and_head,
+    carried_indices,
+    head_values,
+    pad_rows,
+    pooled_index,
+)
 from needlework.rewards.templates import render
 
-HEAD_NAMES = ("score", "classifier")
+__all__ = ["base_and_head", "pooled_positions", "token_rewards", "PerTokenResult", "PrefixPlan",
+           "per_token_rewards", "prefix_plan", "compare_curves", "CurveComparison", "DiffSpan"]
 
-
-def base_and_head(model: Any) -> tuple[torch.nn.Module, torch.nn.Module]:
-    """The model's base transformer and its score head; raises when there is none."""
-    base = getattr(model, getattr(model, "base_model_prefix", "model"), None)
-    head = next((getattr(model, n) for n in HEAD_NAMES if isinstance(getattr(model, n, None),
-                                                                      torch.nn.Module)), None)
-    if base is None or head is None:
-        raise errors.PerTokenUnsupportedError(
-            f"{type(model).__name__} has no base model at .{getattr(model, 'base_model_prefix', '?')} "
-            "or no head named score/classifier: per-token rewards need both. Pooled scores still work."
-        )
-    return base, head
+DEFAULT_MAX_PASSES = 1024  # prefix passes allowed without asking (the user can raise it)
+PREFIX_BATCH_TOKENS = 16384
+METHOD_LABELS = {
+    HEAD: "score head read at every token (one forward pass; causal model, checked)",
+    PREFIX: "one forward pass per prefix (the text cut after each token)",
+}
+Progress = Callable[[int, int], None]
 
 
 def pooled_positions(input_ids: torch.Tensor, pad_token_id: int | None) -> torch.Tensor:
-    """Where the model pools each row: the rightmost token that is not padding.
-
-    The same rule as transformers' sequence classifiers, so values read there equal
-    the model's logits.
-    """
-    if pad_token_id is None:
-        return torch.full((input_ids.shape[0],), input_ids.shape[1] - 1, dtype=torch.long)
-    not_pad = (input_ids != pad_token_id).long()
-    positions = torch.arange(input_ids.shape[1], device=input_ids.device)
-    return (positions * not_pad).argmax(-1)
+    """Where a decoder classifier pools each row: the rightmost token that is not
+    ``pad_token_id`` (the model's config pad id; ``None``: the last position)."""
+    return torch.tensor([pooled_index(row.tolist(), pad_token_id) for row in input_ids],
+                        dtype=torch.long, device=input_ids.device)
 
 
-def token_rewards(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-    """Rewards at every position, shape (batch, length), from one forward pass."""
-    base, head = base_and_head(model)
+def token_rewards(model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:
+    """The head applied at every position, shape (batch, length), from one pass of the base
+    model: the raw material of the *head* method (``attention_mask`` is ignored: the rows
+    are right padded and the model is causal)."""
     with torch.inference_mode():
-        hidden = base(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        values = head(hidden)
-    if values.dim() != 3 or values.shape[:2] != hidden.shape[:2] or values.shape[-1] != 1:
-        raise errors.PerTokenUnsupportedError(
-            f"the head of {type(model).__name__} pools by itself (output shape "
-            f"{tuple(values.shape)}), so it cannot be read per position."
-        )
-    return values[..., 0].float()
+        return head_values(model, input_ids)
 
 
 @dataclass
 class PerTokenResult:
     """Per-token rewards of the response part (response start to the end of the text).
 
-    ``tokens`` are the text pieces of the tokens; ``score`` is the pooled score;
-    ``prefix_tokens`` counts the tokens before the response (prompt and template).
+    ``tokens`` are the text pieces of the tokens; ``score`` is the model's own score of
+    the whole text; ``prefix_tokens`` counts the tokens before the response (prompt and
+    template). ``method`` is ``head`` or ``prefix``; ``pooled`` is the index (in
+    ``rewards``) of the value that was checked against ``score`` (``check`` = their
+    absolute difference); ``computed`` lists the indices computed when ``stride`` > 1
+    (the others show the value at the end of their stride).
     """
 
     tokens: list[str]
@@ -77,11 +91,39 @@ class PerTokenResult:
     prefix_tokens: int
     n_tokens: int
     truncated: bool = False
+    method: str = HEAD
+    pooled: int | None = None
+    check: float = 0.0
+    stride: int = 1
+    passes: int = 1
+    computed: list[int] | None = None
+    note: str = ""
+
+    @property
+    def method_label(self) -> str:
+        label = METHOD_LABELS.get(self.method, self.method)
+        return label + (f", every {self.stride} tokens" if self.stride > 1 else "")
 
     def as_dict(self) -> dict[str, Any]:
         return {"score": self.score, "tokens": self.tokens, "per_token": self.rewards,
                 "prefix_tokens": self.prefix_tokens, "n_tokens": self.n_tokens,
-                "truncated": self.truncated}
+                "truncated": self.truncated, "method": self.method,
+                "method_label": self.method_label, "pooled_token": self.pooled,
+                "check": self.check, "stride": self.stride, "passes": self.passes,
+                "note": self.note}
+
+
+@dataclass
+class _Text:
+    """A rendered, tokenized (and possibly cut) text and where its response starts."""
+
+    text: str
+    ids: list[int]
+    offsets: list[tuple[int, int]] | None
+    start: int
+    n_tokens: int
+    truncated: bool
+    closing: int  # special tokens the tokenizer added at the end (kept on every prefix)
 
 
 def _encode(tokenizer: Any, text: str, add_special: bool) -> tuple[list[int], list[tuple[int, int]] | None]:
@@ -91,25 +133,29 @@ def _encode(tokenizer: Any, text: str, add_special: bool) -> tuple[list[int], li
     return list(tokenizer(text, add_special_tokens=add_special, verbose=False)["input_ids"]), None
 
 
-def per_token_rewards(
-    rm: RewardModel,
-    prompt: str,
-    response: str,
-    *,
-    max_length: int | None = None,
-    truncation: str = "skip",
-) -> PerTokenResult:
-    """Per-token rewards for one (prompt, response), in one forward pass.
+def closing_tokens(tokenizer: Any, text: str, ids: Sequence[int], add_special: bool) -> int:
+    """How many tokens at the end of ``ids`` the tokenizer added itself (``[SEP]``,
+    ``</s>``): 0 under a chat template, which writes its own ending as text."""
+    if not add_special:
+        return 0
+    plain = list(tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+    for k in range(len(ids) - len(plain) + 1):
+        if list(ids[k : k + len(plain)]) == plain:
+            return len(ids) - k - len(plain)
+    special = set(getattr(tokenizer, "all_special_ids", []) or [])
+    n = 0
+    while n < len(ids) and ids[len(ids) - 1 - n] in special:
+        n += 1
+    return n
 
-    A text longer than the window (the smaller of ``max_length`` and the model's
-    context) raises :class:`InputTooLongError` under ``skip``; ``keep-end`` and
-    ``keep-start`` cut it and set ``truncated``.
-    """
+
+def _prepare(rm: RewardModel, prompt: str, response: str, max_length: int | None, truncation: str) -> _Text:
     if truncation not in TRUNCATION_POLICIES:
         raise ValueError(f"truncation must be one of {', '.join(TRUNCATION_POLICIES)}")
     tokenizer = rm.tokenizer
     shown = render(tokenizer, prompt, response)
     ids, offsets = _encode(tokenizer, shown.text, shown.add_special_tokens)
+    closing = closing_tokens(tokenizer, shown.text, ids, shown.add_special_tokens)
     n_tokens = len(ids)
     start = 0
     if shown.response_start is not None:
@@ -119,7 +165,7 @@ def per_token_rewards(
         else:
             head = tokenizer(shown.text[: shown.response_start],
                              add_special_tokens=shown.add_special_tokens)["input_ids"]
-            start = len(head)
+            start = len(head) - closing
     limits = [x for x in (max_length, rm.facts.context_length) if x]
     limit = min(limits) if limits else None
     truncated = False
@@ -135,29 +181,241 @@ def per_token_rewards(
             ids, offsets, start = ids[cut:], offsets[cut:] if offsets else None, max(0, start - cut)
         else:
             ids, offsets, start = ids[:limit], offsets[:limit] if offsets else None, min(start, limit)
-    device = rm.device
-    input_ids = torch.tensor([ids], dtype=torch.long, device=device)
-    values = token_rewards(rm.model, input_ids, torch.ones_like(input_ids))[0]
-    pooled = int(pooled_positions(input_ids, tokenizer.pad_token_id)[0])
-    if offsets is not None:  # pieces of the text; a character split over tokens is shown once
-        tokens, seen = [], offsets[start - 1][1] if start > 0 else 0
-        for a, b in offsets[start:]:
-            tokens.append(shown.text[max(a, seen) : b])
+            closing = 0
+    return _Text(shown.text, ids, offsets, start, n_tokens, truncated, closing)
+
+
+def _pieces(rm: RewardModel, t: _Text) -> list[str]:
+    """The text piece of each response token (a character split over tokens is shown once)."""
+    if t.offsets is not None:
+        pieces, seen = [], t.offsets[t.start - 1][1] if t.start > 0 else 0
+        for a, b in t.offsets[t.start :]:
+            pieces.append(t.text[max(a, seen) : b])
             seen = max(seen, b)
-    else:
-        tokens = [tokenizer.decode([t]) for t in ids[start:]]
-    return PerTokenResult(tokens, ids[start:], values[start:].cpu().tolist(),
-                          float(values[pooled]), start, n_tokens, truncated)
+        return pieces
+    return [rm.tokenizer.decode([i]) for i in t.ids[t.start :]]
+
+
+def _tolerance(rm: RewardModel) -> float:
+    return 5e-2 if rm.facts.dtype in ("bf16", "fp16") else 1e-4
+
+
+def _agrees(rm: RewardModel, value: float, score: float) -> bool:
+    return abs(value - score) <= _tolerance(rm) * max(1.0, abs(score))
+
+
+def model_score(rm: RewardModel, ids: Sequence[int]) -> float:
+    """The model's own forward on the unpadded text: the score every curve is checked against."""
+    with torch.inference_mode():
+        out = rm.model(input_ids=torch.tensor([list(ids)], device=rm.device))
+    return float(out.logits.float()[0, 0])
+
+
+# -- prefix passes ----------------------------------------------------------------------
+
+
+@dataclass
+class PrefixPlan:
+    """What the prefix method would run for one text: ``passes`` forward rows over
+    ``tokens`` tokens, about ``seconds`` (from one timed pass of the whole text)."""
+
+    passes: int
+    tokens: int
+    seconds: float | None
+    stride: int
+    response_tokens: int
+
+    def describe(self) -> str:
+        secs = "" if self.seconds is None else f", about {_duration(self.seconds)}"
+        every = f" (every {self.stride} tokens)" if self.stride > 1 else ""
+        return f"{self.passes:,} prefix passes{every} over {self.tokens:,} tokens{secs}"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(seconds, 0.1):.1f} s"
+    return f"{seconds / 60:.1f} min"
+
+
+def _positions(t: _Text, stride: int) -> list[int]:
+    """The token positions whose prefix is scored: every ``stride``-th response token and
+    the last one (the whole text)."""
+    n = len(t.ids)
+    if t.start >= n:
+        return []
+    positions = list(range(t.start + stride - 1, n, stride))
+    if not positions or positions[-1] != n - 1:
+        positions.append(n - 1)
+    return positions
+
+
+def _prefix_row(t: _Text, position: int) -> tuple[int, ...]:
+    """The ids of the text cut after ``position``, with the tokenizer's closing tokens."""
+    content_end = len(t.ids) - t.closing
+    if position >= content_end - 1:
+        return tuple(t.ids)
+    return tuple(t.ids[: position + 1]) + tuple(t.ids[content_end:])
+
+
+def _plan(t: _Text, stride: int, seconds_per_token: float | None) -> tuple[PrefixPlan, list[tuple[int, ...]]]:
+    rows = list(dict.fromkeys(_prefix_row(t, p) for p in _positions(t, stride)))
+    tokens = sum(len(r) for r in rows)
+    seconds = None if seconds_per_token is None else tokens * seconds_per_token
+    return PrefixPlan(len(rows), tokens, seconds, stride, len(t.ids) - t.start), rows
+
+
+def prefix_plan(rm: RewardModel, prompt: str, response: str, *, stride: int = 1,
+                max_length: int | None = None, truncation: str = "skip",
+                measure: bool = True) -> PrefixPlan:
+    """The cost of per-token rewards by prefix passes for one (prompt, response), before
+    running them; with ``measure``, one timed pass of the whole text gives the estimate."""
+    if stride < 1:
+        raise ValueError("stride must be at least 1")
+    t = _prepare(rm, prompt, response, max_length, truncation)
+    rate = None
+    if measure and t.ids:
+        began = time.perf_counter()
+        model_score(rm, t.ids)
+        rate = (time.perf_counter() - began) / len(t.ids)
+    return _plan(t, stride, rate)[0]
+
+
+def _prefix_values(rm: RewardModel, t: _Text, rows: list[tuple[int, ...]], progress: Progress | None,
+                   should_stop: Callable[[], bool] | None) -> dict[tuple[int, ...], float]:
+    pipeline = RewardPipeline(rm, batch_tokens=PREFIX_BATCH_TOKENS, use_cache=False)
+    values: dict[tuple[int, ...], float] = {}
+    if progress:
+        progress(0, len(rows))
+    for batch in plan_batches([len(r) for r in rows], PREFIX_BATCH_TOKENS):
+        if should_stop and should_stop():
+            raise errors.ScoringCancelled(f"stopped after {len(values)} of {len(rows)} prefix passes")
+        scores = pipeline.forward([list(rows[i]) for i in batch])
+        values.update({rows[i]: s for i, s in zip(batch, scores, strict=True)})
+        if progress:
+            progress(len(values), len(rows))
+    return values
+
+
+def _by_prefix(rm: RewardModel, t: _Text, score: float, stride: int, max_passes: int,
+               progress: Progress | None, should_stop: Callable[[], bool] | None,
+               note: str = "") -> PerTokenResult:
+    plan, rows = _plan(t, stride, None)
+    if plan.passes > max_passes:
+        suggest = math.ceil(plan.passes * stride / max_passes)
+        raise errors.PerTokenTooCostlyError(
+            f"per-token rewards of this model need one forward pass per prefix: "
+            f"{plan.describe()}, over the cap of {max_passes:,} passes. Raise the cap "
+            f"(--max-passes {plan.passes} on the command line) or score every k-th token "
+            f"(--stride {suggest}).")
+    values = _prefix_values(rm, t, rows, progress, should_stop)
+    positions = _positions(t, stride)
+    rewards: list[float] = []
+    computed: list[int] = []
+    k = 0
+    for position in range(t.start, len(t.ids)):
+        while positions[k] < position:
+            k += 1
+        rewards.append(values[_prefix_row(t, positions[k])])
+        if positions[k] == position:
+            computed.append(position - t.start)
+    last = len(rewards) - 1
+    if not _agrees(rm, rewards[last], score):
+        raise errors.PerTokenMismatchError(
+            f"the prefix pass of the whole text gives {rewards[last]:.6f} but the model's own "
+            f"forward gives {score:.6f}: batched scores of this model are not reliable, so no "
+            "curve is drawn.")
+    return PerTokenResult(_pieces(rm, t), t.ids[t.start :], rewards, score, t.start, t.n_tokens,
+                          t.truncated, PREFIX, last, abs(rewards[last] - score), stride, plan.passes,
+                          computed if stride > 1 else None, note)
+
+
+# -- the head at every position -----------------------------------------------------------
+
+
+def _by_head(rm: RewardModel, t: _Text) -> tuple[PerTokenResult | None, str]:
+    """The head method, or ``None`` and why when its value at the pooled token is not the score."""
+    input_ids = torch.tensor([t.ids], device=rm.device)
+    _, head = base_and_head(rm.model)
+    with torch.inference_mode():
+        out = rm.model(input_ids=input_ids, output_hidden_states=True)
+        score = float(out.logits.float()[0, 0])
+        hidden = (out.hidden_states or [None])[-1]
+        candidates = [] if hidden is None else [head(hidden)[0, :, 0].float()]
+    pad_id = rm.pooling.pad_id
+    pooled = pooled_index(t.ids, pad_id)
+    if not candidates or not _agrees(rm, float(candidates[0][pooled]), score):
+        candidates = [head_values(rm.model, input_ids)[0]]  # some models keep a pre-norm state last
+    values = candidates[0].cpu().tolist()
+    if not _agrees(rm, values[pooled], score):
+        return None, (f"the score head read at the pooled token gives {values[pooled]:.6f}, the "
+                      f"model's score is {score:.6f}")
+    carry = carried_indices(t.ids, pad_id)
+    rewards = [values[carry[p]] for p in range(t.start, len(t.ids))]
+    marked = pooled - t.start if pooled >= t.start else None
+    return PerTokenResult(_pieces(rm, t), t.ids[t.start :], rewards, score, t.start, t.n_tokens,
+                          t.truncated, HEAD, marked, abs(values[pooled] - score)), ""
+
+
+def per_token_rewards(
+    rm: RewardModel,
+    prompt: str,
+    response: str,
+    *,
+    max_length: int | None = None,
+    truncation: str = "skip",
+    method: str = "auto",
+    stride: int = 1,
+    max_passes: int = DEFAULT_MAX_PASSES,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> PerTokenResult:
+    """Per-token rewards for one (prompt, response), checked against the model's score.
+
+    ``method``: ``auto`` (the head where the model allows it, checked on this text, else
+    prefix passes), ``head`` or ``prefix``. Prefix passes are refused with
+    :class:`PerTokenTooCostlyError` beyond ``max_passes`` (see :func:`prefix_plan`);
+    ``stride`` scores every k-th prefix. ``progress(done, total)`` follows the passes.
+    A text longer than the window (the smaller of ``max_length`` and the model's
+    context) raises :class:`InputTooLongError` under ``skip``; ``keep-end`` and
+    ``keep-start`` cut it and set ``truncated``. Raises :class:`PerTokenMismatchError`
+    when the value at the pooled position is not the model's score.
+    """
+    if method not in ("auto", HEAD, PREFIX):
+        raise ValueError("method must be auto, head or prefix")
+    if stride < 1:
+        raise ValueError("stride must be at least 1")
+    t = _prepare(rm, prompt, response, max_length, truncation)
+    if not t.ids:
+        raise errors.PerTokenUnsupportedError("the text has no tokens")
+    note = ""
+    if method == HEAD or (method == "auto" and rm.pooling.per_token == HEAD):
+        if method == HEAD and rm.pooling.per_token != HEAD:
+            raise errors.PerTokenUnsupportedError(
+                f"the head method does not give prefix rewards for this model: {rm.pooling.reason}")
+        result, why = _by_head(rm, t)
+        if result is not None:
+            if progress:
+                progress(1, 1)
+            return result
+        if method == HEAD:
+            raise errors.PerTokenMismatchError(f"{why}: no curve is drawn (use the prefix method)")
+        note = f"{why}: prefix passes used instead"
+    return _by_prefix(rm, t, model_score(rm, t.ids), stride, max_passes, progress, should_stop, note)
 
 
 def batch_token_rewards(rm: RewardModel, rows: list[list[int]]) -> tuple[list[list[float]], list[float]]:
-    """Per-token rewards and pooled scores of several token-id rows in one padded pass."""
-    ids, mask = pad_batch(rows, rm.tokenizer.pad_token_id)
-    ids, mask = ids.to(rm.device), mask.to(rm.device)
-    values = token_rewards(rm.model, ids, mask)
-    pooled = pooled_positions(ids, rm.tokenizer.pad_token_id)
-    per_row = [values[k, : len(r)].cpu().tolist() for k, r in enumerate(rows)]
-    return per_row, [float(values[k, pooled[k]]) for k in range(len(rows))]
+    """Head-method rewards (with the pad carry rule) and scores of several token-id rows in
+    one right-padded pass; only for models whose per-token method is ``head``."""
+    if rm.pooling.per_token != HEAD:
+        raise errors.PerTokenUnsupportedError(f"not a head-method model: {rm.pooling.reason}")
+    ids, _ = pad_rows(rows, rm.pooling.fill_id)
+    values = token_rewards(rm.model, ids.to(rm.device))
+    per_row, scores = [], []
+    for k, row in enumerate(rows):
+        carry = carried_indices(row, rm.pooling.pad_id)
+        per_row.append([float(values[k, c]) for c in carry])
+        scores.append(float(values[k, pooled_index(row, rm.pooling.pad_id)]))
+    return per_row, scores
 
 
 @dataclass

@@ -10,6 +10,7 @@ Inputs longer than the model's window are never cut silently: the caller picks
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -19,6 +20,7 @@ import torch
 
 from needlework.rewards import errors
 from needlework.rewards.loading import RewardModel
+from needlework.rewards.pooling import pad_rows, score_rows
 from needlework.rewards.templates import render, text_hash
 from store.scores import cached_scores, save_scores
 
@@ -30,13 +32,16 @@ ShouldStop = Callable[[], bool]
 
 @dataclass
 class TextScore:
-    """The score of one (prompt, response); ``None`` when skipped for being too long."""
+    """The score of one (prompt, response); ``None`` when skipped for being too long, or
+    when the model returned a non-finite value (``non_finite`` holds it: NaN, ±inf, e.g.
+    an fp16 overflow). Either way the score is *missing* in the metrics."""
 
     score: float | None
     n_tokens: int
     cached: bool = False
     truncated: bool = False
     skipped: bool = False
+    non_finite: str | None = None
     pending: bool = False  # not in the cache and not scored (a cache-only lookup)
 
     @property
@@ -55,6 +60,7 @@ class RunStats:
     too_long: int = 0
     truncated: int = 0
     skipped: int = 0
+    non_finite: int = 0
     forward_calls: int = 0
     tokens: int = 0
     padded_tokens: int = 0
@@ -75,6 +81,7 @@ class PreferenceScores:
     too_long: list[dict[str, Any]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     complete: bool = True
+    non_finite: list[dict[str, Any]] = field(default_factory=list)
 
     def as_entry(self, model: str | None = None) -> dict[str, Any]:
         """``{"id", "subset", "chosen_scores", "rejected_scores"}`` (+ model, domain, too_long)."""
@@ -87,6 +94,8 @@ class PreferenceScores:
             entry["model"] = model
         if self.too_long:
             entry["too_long"] = self.too_long
+        if self.non_finite:
+            entry["non_finite"] = self.non_finite
         return entry
 
 
@@ -110,14 +119,9 @@ def plan_batches(lengths: Sequence[int], batch_tokens: int) -> list[list[int]]:
 
 
 def pad_batch(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-padded ``input_ids`` and ``attention_mask`` tensors."""
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for k, row in enumerate(rows):
-        ids[k, : len(row)] = torch.tensor(row, dtype=torch.long)
-        mask[k, : len(row)] = 1
-    return ids, mask
+    """Right-padded ``input_ids`` and ``attention_mask`` tensors (training helpers; scoring
+    pads through :func:`needlework.rewards.pooling.score_rows`)."""
+    return pad_rows(rows, pad_id)
 
 
 class RewardPipeline:
@@ -161,29 +165,29 @@ class RewardPipeline:
         return f"{self.rm.facts.dtype}|{view}"
 
     def run_variant(self) -> str:
-        """The variant a whole run's item scores are saved under: ``full`` when no text can
-        be cut (policy ``skip`` or no window), else the cut view, so runs under different
-        policies stay apart."""
-        return self.variant(self.truncation != "skip" and self.max_length is not None)
+        """The variant a whole run's item scores are saved under: the dtype and the window
+        policy with its window (``fp32|skip:4096``, ``bf16|keep-end:4096``; ``full`` without
+        a window), so runs that can differ (other items skipped or cut) never overwrite
+        each other. The model fingerprint (weights, config, tokenizer and template files,
+        the template in use) is the other half of a run's identity."""
+        if self.max_length is None:
+            return self.variant(False)
+        return f"{self.rm.facts.dtype}|{self.truncation}:{self.max_length}"
 
     # -- forward ---------------------------------------------------------------------
     def forward(self, rows: Sequence[Sequence[int]]) -> list[float]:
-        """One forward pass over token-id rows (right padded); returns the pooled scores.
+        """The scores of token-id rows, batched without moving where the model pools
+        (:func:`needlework.rewards.pooling.score_rows`): each equals the model's own
+        forward on that row alone.
 
         On out-of-memory the batch is split in two and retried; a single row that
         does not fit raises :class:`RewardModelOOMError`.
         """
-        ids, mask = pad_batch(rows, self.rm.tokenizer.pad_token_id)
         device = self.rm.device
-        inputs = {"input_ids": ids.to(device)}
-        if not self.rm.facts.causal:  # a causal model never looks right, at the padding
-            inputs["attention_mask"] = mask.to(device)
         failure: str | None = None
         try:
-            with torch.inference_mode():
-                self.stats.forward_calls += 1
-                out = self.rm.model(**inputs)
-                scores = out.logits.float()[:, 0].cpu().tolist()
+            self.stats.forward_calls += 1
+            scores = score_rows(self.rm.model, self.rm.pooling, rows)
         except Exception as exc:
             if not errors.is_oom(exc):
                 raise
@@ -196,8 +200,8 @@ class RewardPipeline:
                                        MemoryError(failure))
             half = len(rows) // 2
             return self.forward(rows[:half]) + self.forward(rows[half:])
-        self.stats.tokens += int(mask.sum())
-        self.stats.padded_tokens += ids.numel()
+        self.stats.tokens += sum(len(r) for r in rows)
+        self.stats.padded_tokens += len(rows) * max(len(r) for r in rows)
         return scores
 
     # -- scoring ---------------------------------------------------------------------
@@ -302,7 +306,10 @@ class RewardPipeline:
             scores = self.forward([rows[i] for i in batch])
             for i, s in zip(batch, scores, strict=True):
                 h, n, truncated = keys[i]
-                results[h] = TextScore(s, n, truncated=truncated)
+                if math.isfinite(s):
+                    results[h] = TextScore(s, n, truncated=truncated)
+                else:  # a missing score, reported; never cached
+                    results[h] = TextScore(None, n, truncated=truncated, non_finite=repr(s))
             self._save([(keys[i], results[keys[i][0]].score) for i in batch])
             self.stats.scored += len(batch)
             if progress:
@@ -310,6 +317,7 @@ class RewardPipeline:
         for h in unique:
             self.stats.truncated += results[h].truncated
             self.stats.skipped += results[h].skipped
+            self.stats.non_finite += results[h].non_finite is not None
             self.stats.too_long += results[h].too_long
         self.stats.seconds += time.perf_counter() - started
         return [results[h] for h in hashes]
@@ -352,7 +360,11 @@ class RewardPipeline:
                 for side, group in (("chosen", chosen), ("rejected", rejected))
                 for i, s in enumerate(group) if s.too_long
             ]
+            non_finite = [{"response": f"{side}[{i}]", "value": s.non_finite}
+                          for side, group in (("chosen", chosen), ("rejected", rejected))
+                          for i, s in enumerate(group) if s.non_finite is not None]
             out.append(PreferenceScores(str(p.id), str(p.subset), [s.score for s in chosen],
                                         [s.score for s in rejected], too_long, dict(p.meta or {}),
-                                        complete=not any(s.pending for s in chosen + rejected)))
+                                        complete=not any(s.pending for s in chosen + rejected),
+                                        non_finite=non_finite))
         return out
