@@ -111,9 +111,13 @@ def render_heatmap(chosen: list[ResultSet]) -> tuple[int, int] | None:
     """The clickable heatmap; returns the clicked cell (length_tokens, bucket) or None."""
     key = "nw_heat|" + "|".join(s.name for s in chosen)
     event = st.altair_chart(heatmap_chart(chosen), on_select="rerun", key=key, width="content")
-    st.caption(f"Rows: response length; columns: where the needle sits (share of the response). "
-               f"Colour and label: accuracy (chosen scored strictly above rejected; ties are wrong). "
-               f"Dashed outline with n: a thin cell, fewer than {THIN_CELL} pairs. Hover for counts; "
+    missing = sum(int(s.frame["missing"].sum()) for s in chosen if "missing" in s.frame)
+    st.caption("Rows: response length; columns: where the needle sits (share of the response). "
+               "Colour and label: accuracy (chosen scored strictly above rejected; ties are wrong). "
+               + (f"**{missing} pair(s) have a missing score** (skipped as too long, or NaN/inf): "
+                  "they count as wrong and stay in every cell's n, as in Long-form RewardBench's "
+                  "scorer. " if missing else "")
+               + f"Dashed outline with n: a thin cell, fewer than {THIN_CELL} pairs. Hover for counts; "
                "**click a cell to see its pairs** (double-click clears).")
     return selected_cell(event)
 
@@ -189,7 +193,8 @@ def pairs_frame(rows: pd.DataFrame) -> pd.DataFrame:
         "position": [f"{p:.1%}" for p in rows["tagged_position"]],
         "chosen score": rows["chosen_score"].round(4), "rejected score": rows["rejected_score"].round(4),
         "margin": rows["margin"].round(4),
-        "result": ["✓ correct" if c else "✗ wrong" for c in rows["correct"]]})
+        "result": ["✗ missing score (wrong)" if m else "✓ correct" if c else "✗ wrong"
+                   for c, m in zip(rows["correct"], rows.get("missing", [False] * len(rows)), strict=True)]})
 
 
 def _cell_model(chosen: list[ResultSet]) -> str:
@@ -206,7 +211,9 @@ def render_cell(cell: tuple[int, int], chosen: list[ResultSet], records: list[di
     picked_set = next(s for s in chosen if s.name == model)
     rows = cell_rows(picked_set.frame, length, bucket)
     st.markdown(f"**{length_label(length)} tokens, needle at {bucket_label(bucket)}** · "
-                f"{len(rows)} pair(s), {int(rows['correct'].sum()) if len(rows) else 0} correct")
+                f"{len(rows)} pair(s), {int(rows['correct'].sum()) if len(rows) else 0} correct"
+                + (f", {int(rows['missing'].sum())} with a missing score (wrong)"
+                   if "missing" in rows and rows["missing"].any() else ""))
     if rows.empty:
         st.caption("No pairs of this model in that cell.")
         return None

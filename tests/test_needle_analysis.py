@@ -126,15 +126,63 @@ def test_scores_file_errors_name_file_line_and_field(tmp_path):
     with pytest.raises(FormatError) as info:
         analysis.read_scores(str(path))
     assert [str(p) for p in info.value.problems] == [
-        "run.jsonl line 2: chosen_scores must be a non-empty list of numbers",
-        "run.jsonl line 3: rejected_scores[0] must be a number, got 'x'",
+        "run.jsonl line 2: chosen_scores must be a non-empty list of numbers (null for a missing score)",
+        "run.jsonl line 3: rejected_scores[0] must be a number or null, got 'x'",
         "run.jsonl line 3: tagged_position must be a number in [0, 1], got 1.5",
         "run.jsonl line 4: tagged_position is missing",
         "run.jsonl line 4: length_tokens must be a positive integer, got 0",
         "run.jsonl line 5: id 'a' is a duplicate (first seen on line 1)",
         "run.jsonl line 6: id is missing",
-        "run.jsonl line 6: rejected_scores[0] must be a number, got None",
     ]
+
+
+MISSING = HAND + [
+    row("h", None, 1.0, 1000, 0.02),  # skipped as too long: bucket 0, wrong, kept
+    row("i", float("nan"), 0.0, 2000, 0.93),  # NaN from the model: bucket 9, wrong, kept
+    row("j", 3.0, float("inf"), 2000, 0.92),  # inf: missing too
+]
+
+
+def test_missing_scores_count_wrong_and_stay_in_every_denominator(tmp_path):
+    """Long-form RewardBench's scorer: a pair with a missing score is wrong, in the denominator."""
+    frame = analysis.results_frame(MISSING)
+    assert frame["missing"].tolist() == [False] * 7 + [True] * 3
+    assert frame["correct"].tolist()[7:] == [False, False, False]
+    cells = analysis.heatmap_frame(frame, thin=3)
+    got = {(r.length_tokens, r.bucket): (r.n, r.n_correct, r.n_missing) for r in cells.itertuples()}
+    assert got == {(1000, 0): (4, 2, 1), (1000, 4): (1, 0, 0), (2000, 9): (5, 2, 2)}
+    lengths = analysis.length_frame(frame)
+    assert lengths.set_index("length_tokens")["n_missing"].to_dict() == {1000: 1, 2000: 2}
+    assert "40 % overall over 10 pairs" in findings.position_trend(frame)
+    path = tmp_path / "results.csv"
+    path.write_text(analysis.results_csv(frame), encoding="utf-8")
+    back = analysis.read_results_csv(path)
+    assert back["missing"].tolist() == frame["missing"].tolist()
+    assert back["correct"].tolist() == frame["correct"].tolist()
+    lines = [{"id": "a", "chosen_scores": [1.0, None], "rejected_scores": [0.0], "tagged_position": 0.5,
+              "length_tokens": 1000},
+             {"id": "b", "chosen_scores": [2.0], "rejected_scores": [None], "tagged_position": 0.5,
+              "length_tokens": 1000},
+             {"id": "c", "chosen_scores": [2.0], "rejected_scores": [1.0], "tagged_position": 0.5,
+              "length_tokens": 1000}]
+    imported = analysis.read_scores("".join(json.dumps(x) + "\n" for x in lines).encode(), "s.jsonl")
+    assert imported["missing"].tolist() == [True, True, False]
+    assert imported["correct"].tolist() == [False, False, True]
+
+
+def test_stored_results_keep_the_records_with_a_missing_score():
+    import store  # noqa: PLC0415
+    from store.scores import save_item_scores  # noqa: PLC0415
+
+    db = store.connect(":memory:")
+    save_item_scores(db, "needles", "f" * 32, "fp32|skip:8", "m", [
+        {"item_key": "a", "subset": "1000", "chosen_scores": [1.0], "rejected_scores": [0.0]},
+        {"item_key": "b", "subset": "1000", "chosen_scores": [None], "rejected_scores": [0.0]}])
+    records = [{"id": "a", "tagged_position": 0.1, "length_tokens": 1000},
+               {"id": "b", "tagged_position": 0.2, "length_tokens": 1000}]
+    frame = analysis.stored_results(db, "needles", records, "f" * 32)
+    assert frame["id"].tolist() == ["a", "b"] and frame["missing"].tolist() == [False, True]
+    assert analysis.heatmap_frame(frame)["n"].sum() == 2
 
 
 def _spec_params(spec):

@@ -44,7 +44,11 @@ def test_too_long_records_are_reported_not_cut():
     result = run.run_needles(tiny_pipeline(max_length=500), records)
     too_long = {t["id"] for t in result.too_long}
     assert too_long == {r["id"] for r in records if r["length_tokens"] == 600}
-    assert set(result.frame["id"]) == {r["id"] for r in records if r["length_tokens"] == 300}
+    # skipped records keep their row: a missing score, counted wrong (Long-form RewardBench's rule)
+    assert set(result.frame["id"]) == {r["id"] for r in records}
+    skipped = result.frame[result.frame["length_tokens"] == 600]
+    assert skipped["missing"].all() and not skipped["correct"].any()
+    assert not result.frame[result.frame["length_tokens"] == 300]["missing"].any()
     assert all(t["action"] == "skipped" for t in result.too_long)
 
 

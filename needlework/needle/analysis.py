@@ -1,9 +1,13 @@
 """Needle results as frames: accuracy by length × position bucket, cells, imports, CSV.
 
 The results frame has one row per needle record and model (:data:`RESULT_COLUMNS`
-plus ``bucket``). ``correct`` is ``chosen_score > rejected_score`` (strict: a tie
-is wrong). Position bucket = ``min(int(tagged_position * 10), 9)``, so bucket 4
-holds positions in [40 %, 50 %).
+plus ``bucket`` and ``missing``). ``correct`` is ``chosen_score > rejected_score``
+(strict: a tie is wrong). A record whose score is missing (skipped for being longer
+than the window, or a NaN/inf from the model) keeps its row with an empty score: it
+counts as wrong and stays in every denominator, as in Long-form RewardBench's scorer
+(``evaluation/cal_accuracy_from_file.py``), and ``missing`` / ``n_missing`` count it.
+Position bucket = ``min(int(tagged_position * 10), 9)``, so bucket 4 holds positions
+in [40 %, 50 %).
 """
 
 from __future__ import annotations
@@ -50,13 +54,17 @@ def results_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame([{c: row.get(c) for c in RESULT_COLUMNS if c != "correct"} for row in rows],
                          columns=[c for c in RESULT_COLUMNS if c != "correct"])
     for column in ("chosen_score", "rejected_score", "tagged_position"):
-        frame[column] = frame[column].astype(float)
-    frame.insert(3, "correct", frame["chosen_score"] > frame["rejected_score"])
+        frame[column] = frame[column].astype(float)  # None → NaN; text raises
+    for column in ("chosen_score", "rejected_score"):  # ±inf is a missing score too
+        frame.loc[~frame[column].abs().lt(float("inf")), column] = float("nan")
+    missing = frame["chosen_score"].isna() | frame["rejected_score"].isna()
+    frame.insert(3, "correct", (frame["chosen_score"] > frame["rejected_score"]) & ~missing)
     frame["length_tokens"] = frame["length_tokens"].astype("int64")
     frame["bucket"] = pd.Series([position_bucket(p) for p in frame["tagged_position"]], dtype="int64",
                                 index=frame.index)
     frame["model"] = frame["model"].fillna("").astype(str)
     frame["id"] = frame["id"].astype(str)
+    frame["missing"] = missing
     return frame
 
 
@@ -66,11 +74,13 @@ def combine(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def heatmap_frame(results: pd.DataFrame, thin: int = THIN_CELL) -> pd.DataFrame:
-    """Accuracy per (model, length, bucket): ``n``, ``n_correct``, ``accuracy``, ``thin``
-    (n < ``thin``), and the labels ``position`` and ``length``."""
+    """Accuracy per (model, length, bucket): ``n``, ``n_correct``, ``n_missing`` (pairs
+    with a missing score: wrong, in ``n``), ``accuracy``, ``thin`` (n < ``thin``), and the
+    labels ``position`` and ``length``."""
     grouped = results.groupby(["model", "length_tokens", "bucket"], as_index=False).agg(
-        n=("correct", "size"), n_correct=("correct", "sum"))
+        n=("correct", "size"), n_correct=("correct", "sum"), n_missing=("missing", "sum"))
     grouped["n_correct"] = grouped["n_correct"].astype(int)
+    grouped["n_missing"] = grouped["n_missing"].astype(int)
     grouped["accuracy"] = grouped["n_correct"] / grouped["n"]
     grouped["thin"] = grouped["n"] < thin
     grouped["position"] = [bucket_label(b) for b in grouped["bucket"]]
@@ -79,9 +89,9 @@ def heatmap_frame(results: pd.DataFrame, thin: int = THIN_CELL) -> pd.DataFrame:
 
 
 def length_frame(results: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy per (model, length) over all positions."""
+    """Accuracy per (model, length) over all positions (missing scores count wrong)."""
     grouped = results.groupby(["model", "length_tokens"], as_index=False).agg(
-        n=("correct", "size"), n_correct=("correct", "sum"))
+        n=("correct", "size"), n_correct=("correct", "sum"), n_missing=("missing", "sum"))
     grouped["accuracy"] = grouped["n_correct"] / grouped["n"]
     return grouped
 
@@ -128,29 +138,32 @@ def selected_cell(event: Any, name: str = SELECTION) -> tuple[int, int] | None:
 
 
 def results_csv(results: pd.DataFrame) -> str:
-    """The results as CSV (the result columns plus ``bucket``)."""
-    columns = [c for c in RESULT_COLUMNS + ["bucket"] if c in results.columns]
+    """The results as CSV (the result columns plus ``bucket`` and ``missing``; a missing
+    score is an empty field, its row is kept)."""
+    columns = [c for c in RESULT_COLUMNS + ["bucket", "missing"] if c in results.columns]
     return results[columns].to_csv(index=False)
 
 
 def read_results_csv(source: str | Path) -> pd.DataFrame:
     """A results CSV written by :func:`results_csv`, back as a results frame."""
     raw = pd.read_csv(source, dtype={"id": str, "needle_id": str, "haystack_id": str, "model": str},
-                      keep_default_na=False)
+                      keep_default_na=False, na_values={"chosen_score": [""], "rejected_score": [""]})
     return results_frame(raw.to_dict("records"))
 
 
 def stored_results(db: Any, dataset: str, records: Sequence[dict[str, Any]], fingerprint: str,
                    variant: str | None = None) -> pd.DataFrame:
-    """The results frame of an earlier run saved with ``run_needles(..., dataset=...)``."""
+    """The results frame of an earlier run saved with ``run_needles(..., dataset=...)``
+    (records with a missing score keep their row: wrong, counted in ``missing``)."""
     by_id = {str(r["id"]): r for r in records}
     rows = []
     for item in store_scores.item_scores(db, dataset, fingerprint, variant):
         record = by_id.get(str(item["item_key"]))
         chosen, rejected = item["chosen_scores"], item["rejected_scores"]
-        if record is None or not chosen or not rejected or None in chosen + rejected:
+        if record is None:
             continue
-        rows.append(dict(record, chosen_score=chosen[0], rejected_score=rejected[0], model=item["model"]))
+        rows.append(dict(record, chosen_score=_worst(chosen, min), rejected_score=_worst(rejected, max),
+                         model=item["model"]))
     return results_frame(rows)
 
 
@@ -161,18 +174,28 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _score_list(obj: Mapping[str, Any], name: str, found: list[str]) -> list[float]:
+def _worst(scores: Sequence[Any] | None, pick: Any) -> float | None:
+    """The lowest chosen (``pick=min``) or highest rejected (``max``) score, or ``None`` when
+    any is missing (null, NaN, ±inf) or there is none: the best-of-n rule per pair."""
+    if not scores or not all(_number(s) for s in scores):
+        return None
+    return float(pick(scores))
+
+
+def _score_list(obj: Mapping[str, Any], name: str, found: list[str]) -> list[Any]:
+    """The scores of one side: numbers, or null / NaN / ±Infinity for a missing score."""
     value = obj.get(name)
     if name not in obj:
         found.append(f"{name} is missing")
     elif not isinstance(value, list) or not value:
-        found.append(f"{name} must be a non-empty list of numbers")
+        found.append(f"{name} must be a non-empty list of numbers (null for a missing score)")
     else:
-        bad = [k for k, v in enumerate(value) if not _number(v)]
+        bad = [k for k, v in enumerate(value)
+               if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))]
         if bad:
-            found.append(f"{name}[{bad[0]}] must be a number, got {value[bad[0]]!r}")
+            found.append(f"{name}[{bad[0]}] must be a number or null, got {value[bad[0]]!r}")
         else:
-            return [float(v) for v in value]
+            return list(value)
     return []
 
 
@@ -197,7 +220,7 @@ def _scores_row(obj: Any, record: Mapping[str, Any] | None, found: list[str]) ->
     if found:
         return None
     return {k: merged.get(k) for k in ("id", "site_index", "needle_id", "haystack_id", "model")} | {
-        "chosen_score": min(chosen), "rejected_score": max(rejected),
+        "chosen_score": _worst(chosen, min), "rejected_score": _worst(rejected, max),
         "tagged_position": float(position), "length_tokens": int(length)}
 
 
@@ -209,7 +232,8 @@ def read_scores(source: str | Path | bytes, filename: str | None = None, *, mode
 
     With several scores per side, ``chosen_score`` is the lowest chosen and
     ``rejected_score`` the highest rejected, so ``correct`` is the strict best-of-n
-    rule. ``model`` fills the model column where lines have none. All-or-nothing:
+    rule; a null, NaN or Infinity score is missing (the pair is wrong and counted in
+    ``missing``). ``model`` fills the model column where lines have none. All-or-nothing:
     raises :class:`FormatError` naming file, line and field for every problem.
     """
     if isinstance(source, bytes):

@@ -63,6 +63,7 @@ def _heatmap_layers(title_x: str, select: bool) -> list[alt.Chart]:
         alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
         alt.Tooltip("n_correct:Q", title="correct"),
         alt.Tooltip("n:Q", title="pairs (n)"),
+        alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
         alt.Tooltip("thin:N", title=f"thin (n < {THIN_CELL})"),
     ]
     rect = base.mark_rect(stroke="white", strokeWidth=1).encode(

@@ -20,6 +20,7 @@ a stopped run returns what it scored so far with ``cancelled=True``.
 from __future__ import annotations
 
 import inspect
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -221,10 +222,11 @@ class _Runner:
                      for x in self.rendered[k])
 
     def save(self, k: int, c: float, r: float, n_c: int, n_r: int) -> None:
+        c, r = (x if math.isfinite(x) else None for x in (c, r))  # NaN/inf: a missing score
         self.scores[str(self.records[k]["id"])] = (c, r)
         self.stats.scored += 1
         self.stats.tokens_texts += n_c + n_r
-        if self.pipe.use_cache:
+        if self.pipe.use_cache and c is not None and r is not None:
             store_scores.save_scores(self.pipe.db, self.pipe.fingerprint, self.pipe.template_id,
                                      self.pipe.variant(False),
                                      [(self.hashes[k][0], c, n_c), (self.hashes[k][1], r, n_r)])
@@ -239,7 +241,7 @@ class _Runner:
         if not self.fits(ids_c, ids_r):
             return False
         try:
-            got = prefix_scores(self.pipe.rm.model, ids_c, ids_r, self.pipe.rm.tokenizer.pad_token_id,
+            got = prefix_scores(self.pipe.rm.model, ids_c, ids_r, self.pipe.rm.pooling.pad_id,
                                 self.pipe.rm.device)
         except Exception as exc:  # out of memory with the doubled cache: the plain path splits batches
             if not errors.is_oom(exc):
@@ -273,7 +275,7 @@ class _Runner:
         ids_c, ids_r = self.token_ids(k)
         if not self.fits(ids_c, ids_r):
             return None
-        model, pad, device = self.pipe.rm.model, self.pipe.rm.tokenizer.pad_token_id, self.pipe.rm.device
+        model, pad, device = self.pipe.rm.model, self.pipe.rm.pooling.pad_id, self.pipe.rm.device
         plain_s, reuse_s, got = [], [], None
         try:
             for _ in range(2):
@@ -359,7 +361,8 @@ class _Runner:
                     action = "skipped" if (c.skipped or r.skipped) else self.pipe.truncation
                     self.too_long.append({"id": str(self.records[k]["id"]), "n_tokens": max(c.n_tokens, r.n_tokens),
                                           "action": action})
-                    if c.score is None or r.score is None:
+                    if c.score is None or r.score is None:  # missing: the row stays (wrong)
+                        self.scores[str(self.records[k]["id"])] = (c.score, r.score)
                         continue
                 self.scores[str(self.records[k]["id"])] = (c.score, r.score)
                 self.stats.scored += not (c.cached and r.cached)
