@@ -1,0 +1,203 @@
+"""Verbs ``judge``, ``judge-check`` and ``demo-judge``: LLM judges from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from tqdm import tqdm
+
+from needlework.cli import add_db_argument
+
+# The judge modules import openai (and the demo judge torch): imported in the handlers.
+
+CONNECTION_HELP = ("the API root of any OpenAI-compatible server, e.g. https://api.openai.com/v1, "
+                   "http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama)")
+
+
+def _add_connection_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--base-url", required=True, metavar="URL", help=CONNECTION_HELP)
+    p.add_argument("--model", required=True, metavar="M", help="model name as the server knows it")
+    p.add_argument("--key-env", default="OPENAI_API_KEY", metavar="VAR",
+                   help="environment variable holding the API key (default OPENAI_API_KEY; "
+                   "the key is never written anywhere)")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                   help="seconds to wait for one answer (default 120)")
+    p.add_argument("--max-tokens", type=int, default=512, metavar="N",
+                   help="longest answer in tokens (default 512)")
+    p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "judge", help="evaluate a preference dataset with an LLM judge (selection or scoring)",
+        description="Send every item of dataset NAME to a judge behind an OpenAI-compatible "
+        "endpoint. selection: the judge sees the prompt and all responses (shuffled with a "
+        "recorded seed, or in every rotation with --rotations) and names the best; scoring: "
+        "it rates each response alone (ties and invalid answers count wrong). Every answer is "
+        "cached in the database as it arrives: a re-run sends no request, a killed run resumes.")
+    p.add_argument("--dataset", required=True, metavar="NAME")
+    _add_connection_arguments(p)
+    p.add_argument("--mode", required=True, choices=("selection", "scoring"))
+    p.add_argument("--rotations", action="store_true",
+                   help="selection: show every rotation of the responses (both orders of a "
+                   "pair) and report position bias")
+    p.add_argument("--seed", type=int, default=0, help="seed of the shuffled order (default 0)")
+    p.add_argument("--concurrency", type=int, default=4, metavar="N",
+                   help="requests in flight at once (default 4)")
+    p.add_argument("--context-window", type=int, default=None, metavar="N",
+                   help="the judge's window in tokens; longer prompts follow --truncation "
+                   "(default: unknown, not checked)")
+    p.add_argument("--truncation", default="skip", choices=("skip", "keep-start", "keep-end"),
+                   help="prompts over the window: skip them (default), or cut every response "
+                   "to its share keeping its start or its end; always reported")
+    p.add_argument("--out", metavar="FILE",
+                   help="write the results as Long-form RewardBench-shaped JSONL (metrics reads it)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_db_argument(p)
+    p.set_defaults(func=cmd_judge)
+
+    p = subparsers.add_parser(
+        "judge-check", help="test a judge connection and say in one line what is wrong",
+        description="Send one tiny chat completion; print 'ok: ...' or what is wrong "
+        "(server down, timeout, bad key, wrong model name, ...). Exit 0 when it answers.")
+    _add_connection_arguments(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_judge_check)
+
+    p = subparsers.add_parser(
+        "demo-judge", help="build and train the small offline demo judge (CPU, under 3 minutes)",
+        description="Build a tiny Llama causal LM with the project's tokenizer, train it to "
+        "answer the selection prompt on synthetic safety-needle pairs, report its held-out "
+        "accuracy and save it to DIR (servable with transformers serve).")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--if-missing", action="store_true",
+                   help="do nothing when DIR already holds a demo judge")
+    p.add_argument("--seconds", type=float, default=None,
+                   help="stage-2 training budget in CPU seconds over the thread count (default 100)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_demo_judge)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def _connection(args: argparse.Namespace, **extra: object):  # noqa: ANN202
+    from needlework.judges.connection import Connection  # noqa: PLC0415
+
+    return Connection(args.base_url, args.model, key_env=args.key_env or None,
+                      timeout=args.timeout, max_tokens=args.max_tokens,
+                      temperature=args.temperature, **extra)
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from needlework.judges.engine import run_judge, write_output  # noqa: PLC0415
+    from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
+    from needlework.rewards.runs import DatasetNotFound, load_preferences  # noqa: PLC0415
+    from store import connect  # noqa: PLC0415
+
+    try:
+        connection = _connection(args, concurrency=args.concurrency,
+                                 context_window=args.context_window)
+    except (ValueError, TypeError) as exc:
+        return _fail(str(exc))
+    db = connect(args.db)
+    try:
+        row, items = load_preferences(db, args.dataset)
+    except DatasetNotFound as exc:
+        return _fail(str(exc).strip("'\""), 1)
+    bar = None
+    if not args.no_progress:
+        bar = tqdm(total=0, unit="call", desc=f"judging ({args.mode})", file=sys.stderr,
+                   dynamic_ncols=True)
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+    try:
+        run = run_judge(db, connection, items, args.mode, dataset=args.dataset,
+                        format_name=row["format"],
+                        order="rotations" if args.rotations else "shuffle", seed=args.seed,
+                        context_policy=args.truncation, progress=progress)
+    except JudgeCancelled as exc:
+        return _fail(str(exc), 130)
+    except JudgeError as exc:
+        return _fail(f"{exc} (answers received so far are cached: run again to resume)")
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.out:
+        write_output(args.out, run)
+    summary = run.summary
+    for t in summary["too_long"]:
+        action = "skipped" if t["skipped"] else f"cut ({args.truncation})"
+        print(f"warning: item {t['item_key']} trial {t['trial']}: prompt of {t['prompt_tokens']} "
+              f"tokens over the window of {args.context_window}: {action}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    acc = summary["accuracy"]
+    rate = summary["invalid_rate"]
+    print(f"{args.dataset}: {summary['mode']} by {summary['model']}: accuracy "
+          f"{'n/a' if acc is None else f'{acc:.4f}'}, invalid {summary['invalid']} of "
+          f"{summary['answered']} ({'n/a' if rate is None else f'{rate:.1%}'}), "
+          f"{summary['skipped']} skipped; {summary['requests']} requests, "
+          f"{summary['cached']} from cache")
+    for name, part in summary["subsets"].items():
+        a, r = part.get("accuracy"), part.get("invalid_rate")
+        print(f"  {name}: {'n/a' if a is None else f'{a:.4f}'} "
+              f"(invalid {'n/a' if r is None else f'{r:.1%}'})")
+    for n, bias in (summary.get("position_bias") or {}).items():
+        acc_pos = ", ".join("n/a" if a is None else f"{a:.2f}" for a in bias["accuracy_by_position"])
+        print(f"  position bias ({n} responses): accuracy by position of the chosen [{acc_pos}], "
+              f"spread {bias['spread']:.2f}, consistency {bias['consistency']:.2f}")
+    return 0
+
+
+def cmd_judge_check(args: argparse.Namespace) -> int:
+    from needlework.judges.client import check_connection  # noqa: PLC0415
+
+    try:
+        connection = _connection(args)
+    except (ValueError, TypeError) as exc:
+        return _fail(str(exc))
+    check = check_connection(connection)
+    if args.json:
+        print(json.dumps(check.as_dict()))
+    else:
+        print(check.message)
+    return 0 if check.ok else 2
+
+
+def cmd_demo_judge(args: argparse.Namespace) -> int:
+    from needlework.judges import demo  # noqa: PLC0415
+
+    out = Path(args.out)
+    if args.if_missing and demo.is_built(out):
+        report = demo.read_report(out)
+        if args.json:
+            print(json.dumps(report, indent=2))
+        else:
+            print(f"demo judge already in {out}")
+        return 0
+    settings = demo.DemoJudgeSettings()
+    if args.seconds is not None:
+        settings = replace(settings, train_seconds=args.seconds)
+    report = demo.build_demo_judge(out, settings, log=lambda line: print(line, file=sys.stderr))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        acc = report["heldout_selection"]
+        print(f"demo judge saved to {out}: held-out selection accuracy {acc['accuracy']:.3f} "
+              f"({acc['pairs']} pairs in both orders, invalid {acc['invalid_rate']:.1%}), "
+              f"built in {report['build_seconds']} s")
+    return 0

@@ -1,0 +1,162 @@
+"""Serving a local model folder with ``transformers serve`` on 127.0.0.1.
+
+``transformers serve`` (transformers 5.23) is transformers' own OpenAI-compatible
+server (FastAPI + uvicorn; it needs ``fastapi``, ``uvicorn`` and ``accelerate``).
+Its command line, as used here::
+
+    python -m transformers.cli.transformers serve MODEL_DIR --host 127.0.0.1 --port N \\
+        --device cpu --dtype float32
+
+A positional ``FORCE_MODEL`` preloads the model and pins the server to it: the
+model *name* in every request must then be exactly that string (here the folder's
+absolute path), or the server answers HTTP 400 "Server is pinned to ...". Its
+``GET /v1/models`` lists the Hugging Face cache, not the pinned folder (and answers
+500 when there is no cache), so readiness is checked with a real chat completion.
+
+:func:`start_server` picks a free port, starts the server as a child process (its
+output goes to a log file), waits until a chat completion answers and returns a
+:class:`LocalServer`; :meth:`LocalServer.stop` ends that child (and only it).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from needlework.judges.connection import Connection
+
+READY_TIMEOUT_S = 240.0
+
+
+class ServerError(RuntimeError):
+    """The local server could not be started (the message has the end of its log)."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def serve_command(model_dir: str | Path, port: int, host: str = "127.0.0.1",
+                  device: str = "cpu", dtype: str = "float32") -> list[str]:
+    """The ``transformers serve`` command line for a local folder (see the module docstring)."""
+    return [sys.executable, "-m", "transformers.cli.transformers", "serve",
+            str(Path(model_dir).resolve()), "--host", host, "--port", str(port),
+            "--device", device, "--dtype", dtype, "--log-level", "warning"]
+
+
+@dataclass
+class LocalServer:
+    """A running ``transformers serve`` child process."""
+
+    process: subprocess.Popen[Any]
+    host: str
+    port: int
+    model: str  # the name requests must use: the folder's absolute path
+    log_path: Path
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def connection(self, **options: Any) -> Connection:
+        """A :class:`Connection` to this server (no key: it needs none)."""
+        return Connection(self.base_url, self.model, key_env=None, **options)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def log_tail(self, lines: int = 15) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the server (SIGTERM, then SIGKILL after ``timeout``); idempotent."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout)
+
+    def __enter__(self) -> LocalServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def wait_ready(server: LocalServer, timeout: float = READY_TIMEOUT_S) -> float:
+    """Block until a chat completion answers; returns the seconds waited."""
+    started = time.monotonic()
+    client = openai.OpenAI(api_key="no-key", base_url=server.base_url, timeout=30, max_retries=0)
+    try:
+        while True:
+            if not server.alive():
+                raise ServerError(f"transformers serve exited with code {server.process.returncode}:"
+                                  f"\n{server.log_tail()}")
+            try:
+                client.chat.completions.create(
+                    model=server.model, max_tokens=1,
+                    messages=[{"role": "user", "content": "ready?"}])
+                return time.monotonic() - started
+            except (openai.APIConnectionError, openai.APIStatusError):
+                pass
+            if time.monotonic() - started > timeout:
+                raise ServerError(f"transformers serve did not answer a chat completion within "
+                                  f"{timeout:g} s:\n{server.log_tail()}")
+            time.sleep(0.5)
+    finally:
+        client.close()
+
+
+def start_server(model_dir: str | Path, *, host: str = "127.0.0.1", port: int | None = None,
+                 threads: int | None = None, log_path: str | Path | None = None,
+                 ready_timeout: float = READY_TIMEOUT_S) -> LocalServer:
+    """Start ``transformers serve`` for ``model_dir`` and wait until it answers.
+
+    ``threads`` caps the server's torch threads (``OMP_NUM_THREADS``). The child
+    runs offline (``HF_HUB_OFFLINE=1``, no update check). Raises :class:`ServerError`
+    with the end of the server's log when it exits or does not answer in time.
+    """
+    folder = Path(model_dir).resolve()
+    if not (folder / "config.json").is_file():
+        raise ServerError(f"{folder} is not a model folder (no config.json)")
+    port = port or free_port(host)
+    if log_path is None:
+        handle, name = tempfile.mkstemp(prefix="needlework-serve-", suffix=".log")
+        os.close(handle)
+        log_path = name
+    log_path = Path(log_path)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_UPDATE_CHECK": "1",
+           "HF_HUB_DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false"}
+    for name in ("OPENAI_API_KEY",):  # the server needs no key: do not hand it one
+        env.pop(name, None)
+    if threads:
+        env["OMP_NUM_THREADS"] = str(threads)
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(serve_command(folder, port, host), stdout=log,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+    server = LocalServer(process, host, port, str(folder), log_path)
+    try:
+        wait_ready(server, ready_timeout)
+    except BaseException:
+        server.stop()
+        raise
+    return server
