@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.grounding import ItemContext, save, saved_text
+from components.grounding import ItemContext, saved_text
+from components.state import get_db
 from components.text import render_marked_text, render_text
+from needlework.actions import save_answer
 from needlework.formats.garage import DEFLECTION
 from needlework.grounding import answer as ga
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
+from store.annotations import get_value
 
 DEFLECT_KEY = km.DEFLECT.upper()
 
@@ -33,9 +36,7 @@ def _rewrite(ctx: ItemContext, text: str) -> None:
 
 def _store_answer(ctx: ItemContext, text: str) -> None:
     """Save the answer (an empty one is removed) and the ``deflected`` flag."""
-    text = text if text.strip() else ""
-    save(ctx, "answer", text or None)
-    save(ctx, "deflected", True if ga.is_deflection(text) else None)
+    save_answer(get_db(), ctx.dataset, ctx.key, ctx.annotator, text)
 
 
 def _on_answer(ctx: ItemContext, key: str) -> None:
@@ -60,9 +61,7 @@ def _insert(ctx: ItemContext, picker: str) -> None:
 
 def load_answer(ctx: ItemContext) -> str:
     """The saved answer, read now (the context may be from an older run)."""
-    from store.annotations import get_value  # noqa: PLC0415
-
-    return get_value(ctx.db, ctx.dataset, ctx.key, ctx.annotator, "answer") or ""
+    return get_value(get_db(), ctx.dataset, ctx.key, ctx.annotator, "answer") or ""
 
 
 def _passage_choice(ctx: ItemContext, number: int) -> str:
@@ -114,9 +113,9 @@ def _render_tools(ctx: ItemContext, check: ga.AnswerCheck, text: str) -> None:
                   help="Adds [cite_N] at the end of the answer (before a final full stop).")
         empty = not text.strip()
         st.button("Deflect" if empty or check.deflection else "Replace with deflection",
-                  key="nw-key-deflect", shortcut=DEFLECT_KEY if empty else None,
-                  on_click=deflect, args=(ctx,), disabled=not ctx.annotator,
-                  help=f"Writes “{DEFLECTION}” and marks the item deflected.")
+                  key="nw-deflect", on_click=deflect, args=(ctx,), disabled=not ctx.annotator,
+                  help=f"Writes “{DEFLECTION}” and marks the item deflected "
+                  f"(key {DEFLECT_KEY} when the answer is empty).")
 
 
 def _render_preview(ctx: ItemContext, text: str) -> None:

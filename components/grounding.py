@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 import streamlit as st
 from sqlite_utils import Database
 
+from components.state import get_db
 from components.text import render_marked_text, render_text
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
@@ -84,8 +85,9 @@ def saved_text(ctx: ItemContext, field: str) -> str:
 
 
 def save(ctx: ItemContext, field: str, value: Any) -> None:
-    """Write one annotation now (committed before returning)."""
-    set_annotation(ctx.db, ctx.dataset, ctx.key, ctx.annotator, field, value)
+    """Write one annotation now (committed before returning). A callback: it uses this
+    run's connection, never the one of the run that drew the widget."""
+    set_annotation(get_db(), ctx.dataset, ctx.key, ctx.annotator, field, value)
 
 
 def render_question(ctx: ItemContext, position: int, total: int) -> None:

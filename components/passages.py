@@ -1,15 +1,15 @@
 """Passage cards and the keyboard toolbar of the annotate page.
 
-A cursor marks the current passage; keys move it and label it (Streamlit button
-shortcuts, which do not fire while a text field has focus, so typing is safe).
-Every label is written the moment it is set and the card shows when and by whom.
+A cursor (kept in the browser by the key script, :mod:`components.keyboard`) marks the
+current passage; keys and the card buttons label passages through the outbox. Every
+label is written the moment it arrives and the card shows when and by whom.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from components.grounding import ItemContext, local_time, save
+from components.grounding import ItemContext, local_time
 from components.text import render_marked_text, render_text
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
@@ -23,58 +23,20 @@ _AGE_NOTES = {
 }
 
 
-def cursor_key(ctx: ItemContext) -> str:
-    """Session-state key of this item's current-passage cursor."""
-    return ctx.widget_key("cursor")
-
-
-def current_passage(ctx: ItemContext) -> int:
-    """The current passage number (first unlabeled passage when the item opens)."""
-    key, count = cursor_key(ctx), max(1, len(ctx.passages))
-    if key not in st.session_state:
-        labels = ctx.labels
-        st.session_state[key] = next((n for n, v in labels.items() if v is None), 1)
-    return max(1, min(int(st.session_state[key]), count))
-
-
-def move(ctx: ItemContext, offset: int) -> None:
-    current = current_passage(ctx)
-    st.session_state[cursor_key(ctx)] = max(1, min(current + offset, max(1, len(ctx.passages))))
-
-
-def label_current(ctx: ItemContext, label: str | None) -> None:
-    """Label the current passage (``None`` clears it) and move to the next one."""
-    if not ctx.annotator or not ctx.passages:
-        return
-    number = current_passage(ctx)
-    save(ctx, gl.label_field(number), label)
-    if label is not None:
-        move(ctx, 1)
-
-
 def render_passage_keys(ctx: ItemContext) -> None:
-    """Buttons with shortcuts: K/J move the cursor, 1-5 set a label, 0 clears it."""
+    """Key buttons (with their shortcut hints): K/J move the cursor, 1-5 set a label, 0
+    clears it. The key script handles both the keys and clicks on these buttons."""
     disabled = not ctx.annotator or not ctx.passages
-    st.markdown(f"**#{current_passage(ctx)}**/{len(ctx.passages)}", width="content",
-                help="The current passage (outlined): the label keys act on it.")
     st.button("", key="nw-key-prev", shortcut=MOVE_KEYS["previous"], icon=":material/north:",
-              on_click=move, args=(ctx, -1), help="Previous passage",
-              disabled=not ctx.passages)
+              help="Previous passage", disabled=not ctx.passages)
     st.button("", key="nw-key-next", shortcut=MOVE_KEYS["next"], icon=":material/south:",
-              on_click=move, args=(ctx, 1), help="Next passage", disabled=not ctx.passages)
+              help="Next passage", disabled=not ctx.passages)
     for label in gl.LABELS:
         st.button(gl.SHORT[label], key=f"nw-key-{gl.LABEL_KEYS[label]}",
-                  shortcut=gl.LABEL_KEYS[label], on_click=label_current, args=(ctx, label),
+                  shortcut=gl.LABEL_KEYS[label],
                   help=f"**{label}**: {gl.DEFINITIONS[label]}", disabled=disabled)
     st.button("", key="nw-key-clear", shortcut=CLEAR_KEY, icon=":material/backspace:",
-              on_click=label_current, args=(ctx, None),
               help="Clear your label of the current passage", disabled=disabled)
-
-
-def _on_card_click(ctx: ItemContext, number: int, label: str | None) -> None:
-    """A label button on a card: label (or clear) that passage and make it current."""
-    save(ctx, gl.label_field(number), label)
-    st.session_state[cursor_key(ctx)] = number
 
 
 def _badge(label: str | None) -> str | None:
@@ -103,13 +65,12 @@ def _stamp(ctx: ItemContext, number: int) -> list[tuple[str, str | None, str | N
 
 def _render_label_buttons(ctx: ItemContext, number: int, value: str | None) -> None:
     """Five label buttons, the saved one highlighted (clicking it again clears it).
-    Buttons, not a selection widget: a click is sent once, so a press made while the
-    page reruns can never be replayed as a stale selection."""
+    A click is an action like a key press (the key script aims it at this passage and
+    the outbox delivers it), never a server callback that could run twice."""
     for label in gl.LABELS:
         chosen = label == value
         st.button(gl.SHORT[label], key=f"nw-card-{number}-{gl.LABEL_KEYS[label]}",
                   type="primary" if chosen else "secondary", disabled=not ctx.annotator,
-                  on_click=_on_card_click, args=(ctx, number, None if chosen else label),
                   help=("Click again to clear. " if chosen else "")
                   + f"{label}: {gl.DEFINITIONS[label]}")
 
@@ -128,16 +89,13 @@ def render_passage_card(ctx: ItemContext, passage, current: bool) -> None:
             render_marked_text(_stamp(ctx, passage.number), key=f"nw-stamp-{passage.number}")
 
 
-def render_passages(ctx: ItemContext) -> int:
-    """Every passage card, the current one outlined; returns the current number."""
-    current = current_passage(ctx)
-    st.html(f"<style>.st-key-nw-card-{current}{{box-shadow:0 0 0 3px #1f6feb;"
-            "border-radius:.6rem}}</style>")
+def render_passages(ctx: ItemContext, cursor: int) -> None:
+    """Every passage card; the key script outlines the one under the cursor."""
     if not ctx.passages:
         st.info("This question has no grounding passages.")
-    for passage in ctx.passages:
-        render_passage_card(ctx, passage, passage.number == current)
-    return current
+    with st.container(key="nw-cards", gap="small"):
+        for passage in ctx.passages:
+            render_passage_card(ctx, passage, passage.number == cursor)
 
 
 def render_definitions() -> None:

@@ -114,9 +114,11 @@ def current_item(dataset: str) -> str | None:
     return st.session_state.get(_state(dataset, "current"))
 
 
-def _resolve_current(dataset: str, keys: list[str], all_keys: set[str]) -> str:
-    """The item to show: a changed ``?item=`` (deep link) wins, else this session's
-    current item, else the first item of the list.
+def _resolve_current(dataset: str, keys: list[str], all_keys: set[str],
+                     asked: str | None = None) -> str:
+    """The item to show: the item the browser's keyboard asked for (``asked``), else a
+    changed ``?item=`` (deep link), else this session's current item, else the first
+    item of the list.
 
     A rerun request carries the browser's URL, which lags behind when keys are
     pressed faster than the page reruns; an ``item`` this page itself wrote in the
@@ -129,7 +131,9 @@ def _resolve_current(dataset: str, keys: list[str], all_keys: set[str]) -> str:
     current = state.get(_state(dataset, "current"))
     now = time.monotonic()
     echo = link in written and now - written[link] < ECHO_SECONDS
-    if link and link != seen and link in all_keys and not echo:
+    if asked in all_keys:
+        current = asked
+    elif link and link != seen and link in all_keys and not echo:
         current = link
     if current not in all_keys:
         current = keys[0] if keys else next(iter(all_keys))
@@ -139,6 +143,27 @@ def _resolve_current(dataset: str, keys: list[str], all_keys: set[str]) -> str:
         st.query_params["item"] = current
         written[current] = now
     return current
+
+
+def _followed(view: dict[str, Any] | None, keys: list[str], order: list[str],
+              summaries: dict[str, dict[str, Any]], status: dict[str, dict[str, Any]]) -> str | None:
+    """The item a browser view asks for: its item, or the question after / before it /
+    the next unfinished one when it asks to ``seek`` (``None``: no view)."""
+    if not view or view.get("item") not in summaries:
+        return None
+    start = view["item"]
+    seek = view.get("seek")
+    if seek in ("next", "previous"):
+        found = gp.step(keys, start, 1 if seek == "next" else -1, order)
+    elif seek == "unfinished":
+        found = gp.next_unfinished(keys, start, summaries, status)
+    else:
+        return start
+    if found is None:
+        st.toast({"next": "This is the last question in the list.",
+                  "previous": "This is the first question in the list.",
+                  "unfinished": "No unfinished question after this one."}[seek], icon="ℹ️")
+    return found or start
 
 
 def _render_filters(dataset: str, categories: list[str]) -> gp.ItemFilter:
@@ -171,8 +196,9 @@ def _option(summary: dict[str, Any], state: str, disagree: bool) -> str:
 
 
 def render_question_nav(db: Database, row: dict[str, Any], who: str,
-                        categories: list[str]) -> Nav | None:
-    """Filters, search and the question picker; returns the navigation state."""
+                        categories: list[str], view: dict[str, Any] | None = None) -> Nav | None:
+    """Filters, search and the question picker; returns the navigation state.
+    ``view`` is a new position the browser's keyboard asked for (:mod:`components.outbox`)."""
     dataset = row["name"]
     summaries = cached_summaries(str(store.default_path()), dataset, row["created_at"])
     if not summaries:
@@ -189,7 +215,8 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str,
         own = annotator_labels(db, dataset, who) if who and flt.deflection.startswith(
             "needs") else None
         keys = gp.filter_items(summaries, status, disagree, flt, own)
-        current = _resolve_current(dataset, keys, set(order))
+        asked = _followed(view, keys, order, by_key, status)
+        current = _resolve_current(dataset, keys, set(order), asked)
         options = keys if current in keys else sorted(keys + [current], key=order.index)
         labels = {k: _option(by_key[k], gp.item_state(by_key[k]["n_passages"], status.get(k)),
                              k in disagree) for k in options}
@@ -209,17 +236,17 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str,
 
 
 def render_item_keys(nav: Nav) -> None:
-    """Buttons with shortcuts: P/N previous/next question, U next unfinished."""
+    """Buttons (with shortcut hints): P/N previous/next question, U next unfinished. The
+    key script handles the keys and the clicks: it asks the server for that question
+    and holds the keys pressed meanwhile for it."""
     st.button("", key="nw-key-item-prev", shortcut=ITEM_KEYS["previous"],
-              icon=":material/arrow_back:", on_click=go, args=(nav.dataset, nav.previous),
-              disabled=nav.previous is None, help="Previous question in the list")
+              icon=":material/arrow_back:", disabled=nav.previous is None,
+              help="Previous question in the list")
     st.button("", key="nw-key-item-next", shortcut=ITEM_KEYS["next"],
-              icon=":material/arrow_forward:", on_click=go,
-              args=(nav.dataset, nav.next), disabled=nav.next is None,
+              icon=":material/arrow_forward:", disabled=nav.next is None,
               help="Next question in the list")
     st.button("", key="nw-key-item-unfinished", shortcut=ITEM_KEYS["unfinished"],
-              icon=":material/skip_next:", on_click=go, args=(nav.dataset, nav.unfinished),
-              disabled=nav.unfinished is None,
+              icon=":material/skip_next:", disabled=nav.unfinished is None,
               help="Next question you have not finished (all passages labeled and an answer)")
 
 

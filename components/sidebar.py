@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.outbox import deliver
 from components.state import ANNOTATOR_KEY, DATASET_KEY
 from store.datasets import list_datasets
 
 
 def render_sidebar(db) -> dict[str, str | None]:
-    """Draw the annotator field and the dataset picker; return both values.
+    """Deliver the browser's pending key actions, then draw the annotator field and the
+    dataset picker; return both values.
 
     The annotator name is kept for the browser session (across pages). The
     dataset is bound to the ``?dataset=`` query parameter, so links to a dataset
     (and ``?dataset=NAME&item=ID`` deep links) open it.
     """
+    with st.sidebar:
+        deliver(db)
     rows = list_datasets(db)
     names = [r["name"] for r in rows]
     kinds = {r["name"]: r["kind"] for r in rows}

@@ -32,17 +32,26 @@ def _warm_up() -> threading.Thread:
     return thread
 
 
+_CONNECTIONS = threading.local()
+
+
 def get_db() -> Database:
-    """This browser session's connection to the database (``$NEEDLEWORK_DB``); the first
-    call in a process also starts the reward engine's import in the background."""
+    """A database connection (``$NEEDLEWORK_DB``) of the calling thread; the first call
+    in a process also starts the reward engine's import in the background.
+
+    Each script run has its own thread, and Streamlit starts a new run while an older
+    one of the same session may still be finishing (a key press during a rerun): a
+    connection kept per session would be used by both at once (``no such savepoint``).
+    One connection per thread never is. Call it where the connection is used (inside
+    a callback too) rather than keeping one from an earlier run.
+    """
     _warm_up()
     path = str(store.default_path())
-    db = st.session_state.get("_nw_db")
-    if db is None or st.session_state.get("_nw_db_path") != path:
+    db = getattr(_CONNECTIONS, "db", None)
+    if db is None or getattr(_CONNECTIONS, "path", None) != path:
         _migrated(path)
-        db = store.connect(path)
-        st.session_state["_nw_db"] = db
-        st.session_state["_nw_db_path"] = path
+        db = store.connect(path, migrate=False)
+        _CONNECTIONS.db, _CONNECTIONS.path = db, path
     return db
 
 

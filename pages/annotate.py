@@ -10,13 +10,9 @@ from components.grounding import (
     render_progress,
     render_question,
 )
-from components.keyboard import KeyActions, render_keyboard
-from components.passages import (
-    current_passage,
-    render_definitions,
-    render_passage_keys,
-    render_passages,
-)
+from components.keyboard import first_unlabeled, render_keyboard
+from components.outbox import view_for
+from components.passages import render_definitions, render_passage_keys, render_passages
 from components.question_list import dataset_categories, render_item_keys, render_question_nav
 from components.state import current_dataset, get_db, require_annotator
 from store.datasets import get_dataset, get_item
@@ -30,16 +26,20 @@ if row is None or row["kind"] != "grounding":
 
 who = require_annotator() or ""
 categories = dataset_categories(row)
+view = view_for("annotate", row["name"])
 top = st.container(key="nw-top", gap="small")
 with top:
-    nav = render_question_nav(db, row, who, categories)
+    nav = render_question_nav(db, row, who, categories, view)
 if nav is None:
     st.stop()
 ctx = load_context(db, row["name"], get_item(db, row["name"], nav.current), who)
+cursor = first_unlabeled(ctx)
+if view and view.get("item") == nav.current and not view.get("seek"):
+    cursor = int(view.get("cursor") or cursor)
 with top:
-    render_keyboard(KeyActions(db, row["name"], who, nav), current_passage(ctx))
     with st.container(key="nw-toolbar", horizontal=True, gap="xsmall",
                       vertical_alignment="center"):
+        render_keyboard(ctx, cursor)
         render_passage_keys(ctx)
         render_item_keys(nav)
         render_definitions()
@@ -48,7 +48,7 @@ render_question(ctx, nav.position, nav.total)
 render_progress(ctx, nav.done, nav.total)
 passages_col, side_col = st.columns([3, 2], gap="medium")
 with passages_col:
-    render_passages(ctx)
+    render_passages(ctx, cursor)
 with side_col:
     render_answer(ctx)
     st.markdown("**Question dimensions**")

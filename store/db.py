@@ -51,11 +51,12 @@ def default_path() -> Path:
     return Path(os.environ.get("NEEDLEWORK_DB") or DEFAULT_DB)
 
 
-def connect(path: str | Path | None = None) -> Database:
+def connect(path: str | Path | None = None, *, migrate: bool = True) -> Database:
     """Open (creating if needed) the database at ``path`` in WAL mode, migrated.
 
     ``":memory:"`` gives an in-memory database (tests). The connection may be used
-    from any thread (Streamlit reruns move between threads), one at a time.
+    from any thread, one at a time. ``migrate=False`` skips the migrations check
+    (a caller that already migrated this file in this process).
     """
     if path is None:
         path = default_path()
@@ -71,5 +72,6 @@ def connect(path: str | Path | None = None) -> Database:
     if str(path) != ":memory:":
         db.enable_wal()
         conn.execute("PRAGMA synchronous = NORMAL")
-    migrations.apply(db)
+    if migrate:
+        migrations.apply(db)
     return db

@@ -154,11 +154,3 @@ def test_category_list():
     assert categories({"categories": ["A", "B"]}, ["B", "C"]) == ["A", "B", "C"]
     assert parse_categories(" A \n\nB\nA\nLaw, Government\n") == ["A", "B", "Law, Government"]
 
-
-def test_key_log_parsing():
-    from needlework.grounding.keymap import parse_key_log  # noqa: PLC0415
-
-    log = "10:2 11:j 12:x bogus 13:n r1795307 9:1"
-    assert parse_key_log(log, 0) == [(9, "1"), (10, "2"), (11, "j"), (13, "n")]
-    assert parse_key_log(log, 11) == [(13, "n")]
-    assert parse_key_log("", 0) == []

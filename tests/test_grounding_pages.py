@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
+from needlework.actions import apply_actions
 from needlework.datasets import import_bytes
 from needlework.formats.garage import DEFLECTION
 from store.annotations import get_value, set_annotation
@@ -44,46 +47,69 @@ def label(db, key: str, who: str, n: int):
     return get_value(db, "ground", key, who, f"label:{n}")
 
 
-def test_annotate_labels_with_keys_and_moves_the_cursor(app_db):
+def act(app_db, *actions: dict) -> None:
+    """Deliver actions as the outbox does (the key script makes them in the browser;
+    tests/browser/test_keys.py drives that part)."""
+    delivery = apply_actions(app_db, [dict(a, id=f"test-{uuid.uuid4().hex}", dataset="ground",
+                                           annotator="ana") for a in actions])
+    assert delivery.error is None and not delivery.rejected, delivery
+
+
+def set_label(item: str, n: int, value: str | None) -> dict:
+    return {"kind": "set", "item": item, "field": f"label:{n}", "value": value}
+
+
+def test_annotate_shows_labels_delivered_by_the_outbox(app_db):
     at = open_page("pages/annotate.py", annotator="ana")
     assert at.query_params["item"] == "sample-1"
-    at.button(key="nw-key-2").click().run()
-    at.button(key="nw-key-1").click().run()
-    assert label(app_db, "sample-1", "ana", 1) == "ANSWER-THE-QUESTION"
-    assert label(app_db, "sample-1", "ana", 2) == "irrelevant"
-    at.button(key="nw-key-prev").click().run()
-    at.button(key="nw-key-clear").click().run()  # clear passage 2
-    assert label(app_db, "sample-1", "ana", 2) is None
+    act(app_db, set_label("sample-1", 1, "ANSWER-THE-QUESTION"), set_label("sample-1", 2, "irrelevant"))
+    at.run()
     assert not at.exception
     html = " ".join(h.proto.body for h in at.main.get("html"))
     assert "✓ saved" in html and "by ana" in html and "not labeled yet" in html
     assert at.button(key="nw-card-1-2").proto.type == "primary"  # the saved label
-    at.button(key="nw-card-1-4").click().run()  # a click on a card's label button
-    assert label(app_db, "sample-1", "ana", 1) == "OUTDATED"
-    at.button(key="nw-card-1-4").click().run()  # the chosen one again: cleared
-    assert label(app_db, "sample-1", "ana", 1) is None
+    assert at.button(key="nw-card-2-1").proto.type == "primary"
+    act(app_db, set_label("sample-1", 1, None))
+    at.run()
+    assert at.button(key="nw-card-1-2").proto.type == "secondary"
+
+
+def ask(at: AppTest, item: str, seek: str | None = None) -> None:
+    """What the key script sends when N / P / U is pressed on ``item``."""
+    rev = at.session_state["nw-outbox-seen"] + 1 if "nw-outbox-seen" in at.session_state else 1
+    at.session_state["nw-outbox-view"] = {"page": "annotate", "dataset": "ground", "item": item,
+                                          "cursor": 1, "rev": rev, "seek": seek}
+    at.run()
 
 
 def test_annotate_deep_link_and_item_navigation(app_db):
     at = open_page("pages/annotate.py", annotator="ana", item="sample-2")
     assert at.query_params["item"] == "sample-2"
-    at.button(key="nw-key-item-next").click().run()
+    ask(at, "sample-2", "next")
     assert at.query_params["item"] == "sample-3"
     assert at.button(key="nw-key-item-next").disabled
-    at.button(key="nw-key-item-prev").click().run()
+    ask(at, "sample-3", "next")  # nothing after the last one: stays
+    assert at.query_params["item"] == "sample-3"
+    ask(at, "sample-3", "previous")
     assert at.query_params["item"] == "sample-2"
     for n in (1, 2, 3):  # finish sample-2
         set_annotation(app_db, "ground", "sample-2", "ana", f"label:{n}", "UNKNOWN")
     set_annotation(app_db, "ground", "sample-2", "ana", "answer", "x [cite_1]")
-    at.button(key="nw-key-item-unfinished").click().run()
+    ask(at, "sample-2", "unfinished")
     assert at.query_params["item"] == "sample-3"
-    at.button(key="nw-key-item-unfinished").click().run()
+    ask(at, "sample-3", "unfinished")
+    assert at.query_params["item"] == "sample-1"
+    # an old view sent again (a reconnect) is not followed again
+    at.session_state["nw-outbox-view"] = {"page": "annotate", "dataset": "ground",
+                                          "item": "sample-3", "rev": 1, "seek": None}
+    at.run()
     assert at.query_params["item"] == "sample-1"
 
 
 def test_annotate_answer_checks_and_deflection(app_db):
     at = open_page("pages/annotate.py", annotator="ana")
-    at.button(key="nw-key-1").click().run()  # passage 1 irrelevant
+    act(app_db, set_label("sample-1", 1, "irrelevant"))
+    at.run()
     area = by_label(at.text_area, "Answer with [cite_N] markers")
     area.set_value("Costs $5 [cite_1] and [cite_7].").run()
     assert get_value(app_db, "ground", "sample-1", "ana", "answer") == \
@@ -97,7 +123,7 @@ def test_annotate_answer_checks_and_deflection(app_db):
         "Costs $5 [cite_1] and [cite_7] [cite_3]."
     by_label(at.text_area, "Answer with [cite_N] markers").set_value("").run()
     assert get_value(app_db, "ground", "sample-1", "ana", "answer") is None
-    at.button(key="nw-key-deflect").click().run()
+    at.button(key="nw-deflect").click().run()
     assert get_value(app_db, "ground", "sample-1", "ana", "answer") == DEFLECTION
     assert get_value(app_db, "ground", "sample-1", "ana", "deflected") is True
 
@@ -179,22 +205,6 @@ def test_agreement_attribution_tab(disputed):
 def test_agreement_page_for_other_kinds(app_db):
     at = open_page("pages/agreement.py")
     assert not at.exception
-
-
-def test_key_log_applies_every_press_once_in_order(app_db):
-    """The browser sends all presses as one log; entries already applied are skipped."""
-    at = open_page("pages/annotate.py", annotator="ana")
-    log = by_label(at.text_input, "Key log")
-    log.set_value("11:2 12:1 13:n 14:5 15:k 16:3").run()
-    assert label(app_db, "sample-1", "ana", 1) == "ANSWER-THE-QUESTION"
-    assert label(app_db, "sample-1", "ana", 2) == "irrelevant"
-    assert label(app_db, "sample-2", "ana", 1) == "RELATED-INFORMATION"  # k went back to 1
-    assert label(app_db, "sample-2", "ana", 2) is None
-    assert at.query_params["item"] == "sample-2"
-    by_label(at.text_input, "Key log").set_value("11:2 12:1 13:n 14:5 15:k 16:3 17:j 18:4 19:d").run()
-    assert label(app_db, "sample-2", "ana", 3) == "OUTDATED"  # 3 moved on to 2, j to 3
-    assert get_value(app_db, "ground", "sample-2", "ana", "answer") == DEFLECTION
-    assert label(app_db, "sample-1", "ana", 1) == "ANSWER-THE-QUESTION"  # not re-applied
 
 
 def test_question_picker_opens_an_item(app_db):

@@ -1,10 +1,8 @@
-"""The annotate page's keyboard map and the key log the browser sends.
+"""The annotate page's keyboard map.
 
 Keys are plain letters and digits: they act only when no text field has focus, so
-typing an answer never labels a passage. The browser records each key press as
-``SEQ:KEY`` (SEQ strictly increasing) in one log string; the server applies the
-entries it has not seen yet, in order, so presses made faster than the page
-reruns are neither lost nor reordered.
+typing an answer never labels a passage. The browser turns each press into an action
+aimed at a passage (``components/js/annotate_keys.js``, :mod:`needlework.actions`).
 """
 
 from __future__ import annotations
@@ -17,10 +15,6 @@ DEFLECT, ANSWER_FIELD = "d", "a"
 
 #: key → label, for 1..5
 LABEL_FOR_KEY: dict[str, str] = {key: label for label, key in LABEL_KEYS.items()}
-
-#: Every key the server acts on (``a`` is handled in the browser: it focuses the answer).
-SERVER_KEYS: tuple[str, ...] = (NEXT_PASSAGE, PREVIOUS_PASSAGE, CLEAR, NEXT_ITEM,
-                                PREVIOUS_ITEM, NEXT_UNFINISHED, DEFLECT, *LABEL_FOR_KEY)
 
 #: (keys, what they do) for the help popover and the docs.
 KEYMAP: tuple[tuple[str, str], ...] = (
@@ -35,13 +29,3 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("D", "write the standard deflection (when the answer is empty)"),
 )
 
-
-def parse_key_log(log: str, after: int) -> list[tuple[int, str]]:
-    """The ``(seq, key)`` entries of ``log`` with ``seq > after``, in order; malformed
-    entries and keys the server does not handle are skipped."""
-    out = []
-    for entry in (log or "").split():
-        seq, _, key = entry.partition(":")
-        if seq.isdigit() and int(seq) > after and key in SERVER_KEYS:
-            out.append((int(seq), key))
-    return sorted(out)

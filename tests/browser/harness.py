@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -40,42 +41,73 @@ def page_paths() -> list[str]:
     return re.findall(r'url_path="([^"]+)"', source)
 
 
+class AppServer:
+    """``streamlit run app.py`` on a fixed localhost port, which a test may kill (even
+    with SIGKILL, or freeze with SIGSTOP) and start again on the same port and database."""
+
+    def __init__(self, db_path: Path, env: dict[str, str] | None = None,
+                 port: int | None = None) -> None:
+        self.db_path = Path(db_path)
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = dict(os.environ, NEEDLEWORK_DB=str(db_path), PYTHONUNBUFFERED="1",
+                        **(env or {}))
+        self.log_path = self.db_path.parent / f"streamlit-{self.port}.log"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60) -> str:
+        log = open(self.log_path, "a")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+             "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        log.close()
+        deadline = time.time() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return self.url
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError("streamlit did not start:\n" + self.log())
+            time.sleep(0.2)
+
+    def signal(self, sig: int) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: nothing is flushed or closed."""
+        if self.proc is not None:
+            self.signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
 @contextmanager
 def streamlit_server(db_path: Path, env: dict[str, str] | None = None):
     """Run the app on a free localhost port; yields its base URL."""
-    port = free_port()
-    full_env = dict(os.environ, NEEDLEWORK_DB=str(db_path), PYTHONUNBUFFERED="1",
-                    **(env or {}))
-    log = open(db_path.parent / f"streamlit-{port}.log", "w")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
+    server = AppServer(db_path, env)
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                log.flush()
-                raise RuntimeError("streamlit did not start:\n"
-                                   + (db_path.parent / f"streamlit-{port}.log").read_text())
-            time.sleep(0.3)
-        yield url
+        yield server.start()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        server.stop()
 
 
 def launch_browser(playwright):

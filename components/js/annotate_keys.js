@@ -1,0 +1,230 @@
+// The annotate page's keyboard: every press becomes an action aimed at a passage.
+//
+// The passage cursor lives here, so a key goes where the annotator sees the outline,
+// however far the server is behind. A label key names (dataset, item, passage, label,
+// annotator) and goes to the outbox (nwCore), which keeps it until the server applies
+// it. N / P / U ask the server for the next question; keys pressed until it arrives are
+// held and then aimed at that question. Clicks on the label and key buttons are handled
+// the same way. `data` is the server's view: {dataset, annotator, item, n, cursor,
+// labels, answered, seenRev, keys}. No data is ever put into HTML here.
+const LABELS = {"1": "irrelevant", "2": "ANSWER-THE-QUESTION", "3": "RELATED-INFORMATION",
+                "4": "OUTDATED", "5": "UNKNOWN"};
+const SHORT = {"irrelevant": "Irrelevant", "ANSWER-THE-QUESTION": "Answer",
+               "RELATED-INFORMATION": "Related", "OUTDATED": "Outdated", "UNKNOWN": "Unknown"};
+const SEEK = {n: "next", p: "previous", u: "unfinished"};
+const BARRIER = "nw-annotate-barrier";
+
+function annotateKeys() {
+  if (window.__nwAnnotate) return window.__nwAnnotate;
+  const S = {
+    data: null, item: null, cursor: 1, n: 0, rev: 0, barrier: null, held: [],
+    active: () => !!document.querySelector(".st-key-nw-toolbar"),
+  };
+  window.__nwAnnotate = S;
+  try {  // a reload while a question was being asked for: ask again, then the held keys
+    const saved = JSON.parse(sessionStorage.getItem(BARRIER) || "null");
+    if (saved && saved.view) { S.barrier = saved.view; S.held = saved.held || []; S.rev = saved.view.rev; }
+  } catch (e) { /* ignore */ }
+
+  const saveBarrier = () => {
+    try {
+      if (S.barrier) sessionStorage.setItem(BARRIER, JSON.stringify({view: S.barrier, held: S.held}));
+      else sessionStorage.removeItem(BARRIER);
+    } catch (e) { /* ignore */ }
+  };
+  const style = document.createElement("style");
+  style.id = "nw-cursor-style";
+  document.head.appendChild(style);
+
+  S.view = () => ({page: "annotate", dataset: S.data.dataset, item: S.item, cursor: S.cursor, rev: S.rev});
+
+  S.paint = () => {
+    if (!S.data) return;
+    const c = S.cursor;
+    let css = `.st-key-nw-card-${c}{box-shadow:0 0 0 3px #1f6feb;border-radius:.6rem}`;
+    for (const a of nwCore.pendingFor((a) => a.kind === "set" && a.item === S.item &&
+                                      a.dataset === S.data.dataset)) {
+      const num = a.field.split(":")[1];
+      const what = a.value ? SHORT[a.value] : "cleared";
+      css += `.st-key-nw-card-${num}{position:relative}` +
+        `.st-key-nw-card-${num}::after{content:"saving: ${what}…";position:absolute;top:.45rem;` +
+        `right:.7rem;font-size:.75rem;padding:1px 8px;border-radius:9px;background:#fff7ed;` +
+        `color:#9a3412;border:1px solid #fdba74}`;
+    }
+    if (S.barrier) css += `[data-testid="stMain"] .st-key-nw-cards{opacity:.45;transition:opacity .15s}`;
+    style.textContent = css;
+    const where = document.querySelector(".nw-cursor-pos");
+    if (where) {
+      where.textContent = S.barrier ? "opening…" : `#${c}/${S.n}`;
+    }
+  };
+
+  S.scroll = () => {
+    const card = document.querySelector(".st-key-nw-card-" + S.cursor);
+    if (!card) return;
+    const r = card.getBoundingClientRect();
+    const bar = document.querySelector(".st-key-nw-top");  // the sticky label toolbar
+    const below = bar ? bar.getBoundingClientRect().bottom + 8 : 170;
+    if (r.top < below || r.top > window.innerHeight - 140) {
+      card.style.scrollMarginTop = below + "px";  // land just under the toolbar
+      card.scrollIntoView({block: "start", behavior: "instant"});
+    }
+  };
+
+  S.labelOf = (num) => {
+    let value = (S.data.labels || {})[String(num)] || null;
+    for (const a of nwCore.pendingFor((a) => a.kind === "set" && a.item === S.item &&
+                                      a.field === "label:" + num)) value = a.value;
+    return value;
+  };
+
+  S.label = (num, value, advance) => {
+    if (!S.data.annotator) { S.hint(); return; }
+    nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item, annotator: S.data.annotator,
+                 field: "label:" + num, value});
+    if (advance) S.cursor = Math.min(num + 1, Math.max(1, S.n));
+    else S.cursor = num;
+    S.paint();
+    setTimeout(S.scroll, 30);
+  };
+
+  S.hint = () => {
+    const field = document.querySelector('[data-testid="stSidebar"] input[aria-label="Annotator"]');
+    if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
+  };
+
+  S.ask = (seek) => {
+    S.rev = Math.max(S.rev + 1, Date.now());
+    S.barrier = {...S.view(), rev: S.rev, seek};
+    S.held = [];
+    saveBarrier();
+    S.paint();
+    S.askedAt = Date.now();
+    nwCore.setView(S.barrier);
+  };
+
+  S.handle = (key) => {
+    if (!S.data) return;
+    if (S.barrier) { S.held.push(key); saveBarrier(); return; }
+    if (key in SEEK) { S.ask(SEEK[key]); return; }
+    if (key === "j" || key === "k") {
+      S.cursor = Math.max(1, Math.min(S.cursor + (key === "j" ? 1 : -1), Math.max(1, S.n)));
+      S.paint();
+      setTimeout(S.scroll, 30);
+      return;
+    }
+    if (!S.n && key !== "d") return;
+    if (key in LABELS) S.label(S.cursor, LABELS[key], true);
+    else if (key === "0") S.label(S.cursor, null, false);
+    else if (key === "d" && S.data.annotator && !S.data.answered) {
+      nwCore.push({kind: "deflect", dataset: S.data.dataset, item: S.item,
+                   annotator: S.data.annotator});
+    }
+  };
+
+  S.receive = (data) => {
+    S.data = data;
+    if (S.barrier && S.barrier.dataset !== data.dataset) {  // another dataset: the keys were not for it
+      S.barrier = null; S.held = []; saveBarrier();
+    }
+    const caughtUp = (data.seenRev || 0) >= S.rev;
+    if (!S.item || caughtUp) {
+      if (S.item !== data.item) S.cursor = data.cursor || 1;
+      S.item = data.item;
+      S.n = data.n;
+    }
+    if (caughtUp && S.barrier) {
+      S.barrier = null;
+      const held = S.held;
+      S.held = [];
+      saveBarrier();
+      nwCore.view = S.view();  // where we are now, for a resend after a restart
+      for (const key of held) S.handle(key);
+    } else if (S.barrier && Date.now() - (S.askedAt || 0) > 3000) {
+      S.askedAt = Date.now();
+      nwCore.setView(S.barrier);  // still asking (after a reload, or a lost request)
+    }
+    S.cursor = Math.max(1, Math.min(S.cursor, Math.max(1, S.n)));
+    S.paint();
+    setTimeout(S.scroll, 120);
+  };
+
+  const keyOf = (el) => {
+    const m = (el.className || "").match(/st-key-nw-key-([a-z0-9-]+)/);
+    return m ? m[1] : null;
+  };
+  document.addEventListener("keydown", (e) => {
+    if (!S.active() || !S.data) return;
+    const t = e.target;
+    const tag = t && t.tagName;
+    const textField = tag === "TEXTAREA" || (tag === "INPUT" &&
+      ["text", "search", "password", "email", ""].includes(t.type || "") &&
+      !t.closest('[data-baseweb="select"]'));
+    if (e.key === "Escape" && textField) { t.blur(); return; }
+    // Shift is allowed: digits need it on some layouts (AZERTY)
+    if (textField || (t && t.isContentEditable) || e.ctrlKey || e.metaKey || e.altKey || !e.key) return;
+    const key = e.key.toLowerCase();
+    if (key === "a") {
+      const box = document.querySelector(".st-key-nw-answer textarea");
+      if (box && !box.disabled) {
+        e.preventDefault(); e.stopPropagation();
+        box.focus();
+        box.setSelectionRange(box.value.length, box.value.length);
+      }
+      return;
+    }
+    if (!(key in LABELS || key in SEEK || "jk0d".includes(key)) || key.length !== 1) return;
+    e.preventDefault(); e.stopPropagation();
+    if (e.repeat) return;  // a key held down acts once
+    S.handle(key);
+  }, true);
+
+  // label buttons on the cards and the toolbar's key buttons act like their keys
+  document.addEventListener("click", (e) => {
+    if (!S.active() || !S.data) return;
+    const box = e.target.closest && e.target.closest('[class*="st-key-nw-card-"],[class*="st-key-nw-key-"]');
+    if (!box || !e.target.closest("button")) return;
+    const card = (box.className || "").match(/st-key-nw-card-(\d+)-(\d)\b/);
+    const key = keyOf(box);
+    if (!card && !key) return;
+    e.preventDefault(); e.stopPropagation();
+    if (card) {
+      if (S.barrier) return;
+      const num = parseInt(card[1], 10);
+      const value = LABELS[card[2]];
+      S.label(num, S.labelOf(num) === value ? null : value, false);
+      return;
+    }
+    const map = {"prev": "k", "next": "j", "clear": "0", "item-prev": "p", "item-next": "n",
+                 "item-unfinished": "u", "deflect": "d"};
+    S.handle(map[key] || key);
+  }, true);
+
+  // the answer draft is committed 1.5 s after typing pauses (Ctrl+Enter commits a text area)
+  let draftTimer = null;
+  document.addEventListener("input", (e) => {
+    const t = e.target;
+    if (!t || t.tagName !== "TEXTAREA" || !t.closest(".st-key-nw-answer")) return;
+    clearTimeout(draftTimer);
+    draftTimer = setTimeout(() => {
+      if (document.activeElement !== t) return;  // a blur already saved it
+      t.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", code: "Enter",
+        ctrlKey: true, bubbles: true, cancelable: true}));
+    }, 1500);
+  }, true);
+  nwCore.listeners.add(() => S.paint());
+  return S;
+}
+
+export default function (component) {
+  const S = annotateKeys();
+  const holder = component.parentElement;
+  if (holder && !holder.querySelector(".nw-cursor-pos")) {
+    const span = document.createElement("span");
+    span.className = "nw-cursor-pos";
+    span.title = "The current passage (outlined): the label keys act on it.";
+    span.style.cssText = "font-weight:600;font-size:.95rem;white-space:nowrap";
+    holder.appendChild(span);
+  }
+  S.receive(component.data);
+}

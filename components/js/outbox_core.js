@@ -1,0 +1,172 @@
+// The browser's outbox: every key action waits here until the server acknowledges it.
+//
+// Actions are kept in localStorage (one key per tab, adopted by another tab when the
+// tab that made them is gone), sent with the outbox component's state, and dropped only
+// when the server names their id as applied, unchanged or refused. Nothing here comes
+// from data: labels and messages are the project's own strings.
+const nwCore = (() => {
+  if (window.__nwCore) return window.__nwCore;
+  const PREFIX = "nw-pending:";
+  const rand = () => {
+    const a = new Uint32Array(3);
+    crypto.getRandomValues(a);
+    return Array.from(a, (x) => x.toString(36)).join("");
+  };
+  let tab = null;
+  try { tab = sessionStorage.getItem("nw-tab"); } catch (e) { /* storage off */ }
+  if (!tab) {
+    tab = rand();
+    try { sessionStorage.setItem("nw-tab", tab); } catch (e) { /* storage off */ }
+  }
+  const mine = PREFIX + tab;
+  const read = (key) => {
+    try { return JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { return null; }
+  };
+  const core = {
+    queue: (read(mine) || {}).queue || [],
+    view: null,
+    setState: null,
+    inFlight: null,      // {nonce, at} of the last send not yet answered
+    error: null,         // "busy" | "full" | "failed" from the last answer
+    retryAt: 0,
+    backoff: 0,
+    refused: [],         // messages of refused actions, newest last
+    answeredAt: Date.now(),
+    listeners: new Set(),
+    counter: 0,
+    save() {
+      try {
+        if (this.queue.length) {
+          localStorage.setItem(mine, JSON.stringify({at: Date.now(), queue: this.queue}));
+        } else {
+          localStorage.removeItem(mine);
+        }
+      } catch (e) { /* storage full or off: the queue is still in memory */ }
+    },
+    adopt() {
+      // actions left by a tab that is gone (its heartbeat is older than 20 s)
+      let keys = [];
+      try { keys = Object.keys(localStorage).filter((k) => k.startsWith(PREFIX) && k !== mine); }
+      catch (e) { return; }
+      const have = new Set(this.queue.map((a) => a.id));
+      let changed = false;
+      for (const key of keys) {
+        const other = read(key);
+        if (!other || Date.now() - (other.at || 0) < 20000) continue;
+        for (const a of other.queue || []) {
+          if (!have.has(a.id)) { this.queue.push(a); have.add(a.id); changed = true; }
+        }
+        try { localStorage.removeItem(key); } catch (e) { /* ignore */ }
+      }
+      if (changed) {
+        this.queue.sort((a, b) => (a.t || 0) - (b.t || 0));
+        this.save();
+      }
+    },
+    newId() {
+      this.counter += 1;
+      return `${Date.now().toString(36)}-${tab.slice(0, 8)}-${this.counter}-${rand().slice(0, 6)}`;
+    },
+    push(action) {
+      action.id = action.id || this.newId();
+      action.t = Date.now();
+      this.queue.push(action);
+      this.save();
+      this.notify();
+      this.send();
+      return action;
+    },
+    setView(view) {
+      this.view = view;
+      this.send(true);
+    },
+    pending() { return this.queue.length; },
+    pendingFor(predicate) { return this.queue.filter(predicate); },
+    attach(setState) {
+      const first = !this.setState;
+      this.setState = setState;
+      if (first || this.queue.length) this.send(true);
+    },
+    send(force) {
+      if (!this.setState) return;
+      const now = Date.now();
+      if (this.inFlight && !force) return;            // the answer will trigger the next send
+      if (now < this.retryAt && !force) return;        // busy/full: wait a little
+      const nonce = `${now.toString(36)}-${rand().slice(0, 6)}`;
+      this.inFlight = {nonce, at: now};
+      try {
+        this.setState("outbox", {actions: this.queue.slice(0, 200), view: this.view, nonce});
+      } catch (e) {
+        this.inFlight = null;
+      }
+      this.notify();
+    },
+    answer(data) {
+      if (!data || !data.seen) return;
+      const acked = new Set(data.acks || []);
+      if (acked.size) {
+        this.queue = this.queue.filter((a) => !acked.has(a.id));
+        this.save();
+      }
+      for (const r of data.rejected || []) this.refused.push(r.message);
+      this.refused = this.refused.slice(-5);
+      if (this.inFlight && this.inFlight.nonce === data.seen) this.inFlight = null;
+      this.answeredAt = Date.now();
+      this.error = data.error || null;
+      if (this.error) {
+        this.backoff = Math.min(10000, this.backoff ? this.backoff * 2 : 1000);
+        this.retryAt = Date.now() + this.backoff;
+      } else {
+        this.backoff = 0;
+        this.retryAt = 0;
+      }
+      this.notify();
+      if (this.queue.length && !this.error) this.send();
+    },
+    tick() {
+      // resend what is pending: the last send got no answer in 2.5 s (a reconnect, a
+      // restart), or the database was busy and its wait is over. Never gives up.
+      const now = Date.now();
+      if (this.inFlight && now - this.inFlight.at > 2500) this.inFlight = null;
+      if (this.queue.length && !this.inFlight && now >= this.retryAt) this.send(true);
+      if (this.queue.length) this.save();  // heartbeat: this tab still owns its queue
+      this.notify();
+    },
+    status() {
+      const n = this.queue.length;
+      if (!n) return {n, text: "✓ all saved", kind: "ok"};
+      const silent = Date.now() - this.answeredAt > 5000 && this.inFlight;
+      const why = {busy: "the database is busy, retrying", full: "the disk is full, retrying",
+                   failed: "the server could not save, retrying"}[this.error] ||
+                  (silent ? "waiting for the server" : "");
+      const text = `⏳ ${n} not saved yet` + (why ? ` · ${why}` : "");
+      return {n, text, kind: this.error || silent ? "error" : "pending"};
+    },
+    notify() {
+      for (const fn of this.listeners) { try { fn(this.status()); } catch (e) { /* ignore */ } }
+    },
+  };
+  window.__nwCore = core;
+  core.adopt();
+  // the badge: bottom right, on every page; our own text only
+  const badge = document.createElement("div");
+  badge.id = "nw-save-status";
+  badge.setAttribute("role", "status");
+  badge.setAttribute("aria-live", "polite");
+  badge.style.cssText = "position:fixed;right:14px;bottom:12px;z-index:999990;padding:4px 10px;" +
+    "border-radius:12px;font:13px/1.4 system-ui,sans-serif;box-shadow:0 1px 4px rgba(0,0,0,.15);" +
+    "pointer-events:none;transition:opacity .3s";
+  document.body.appendChild(badge);
+  const paint = (s) => {
+    badge.textContent = s.text;
+    badge.dataset.pending = String(s.n);
+    badge.style.background = {ok: "#dcfce7", pending: "#fff7ed", error: "#fee2e2"}[s.kind];
+    badge.style.color = {ok: "#166534", pending: "#9a3412", error: "#991b1b"}[s.kind];
+    badge.style.opacity = s.kind === "ok" ? "0.75" : "1";
+  };
+  core.listeners.add(paint);
+  paint(core.status());
+  setInterval(() => core.tick(), 1000);
+  setInterval(() => core.adopt(), 10000);
+  return core;
+})();

@@ -1,0 +1,186 @@
+"""Helpers for the keyboard tests: a model of what a key sequence implies, the browser
+side (pressing at a pace, waiting for the outbox to drain) and the database side."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import time
+from collections.abc import Sequence
+
+from tests.browser.harness import assert_no_exception
+
+DATASET = "demo-grounding"
+LABELS = {"1": "irrelevant", "2": "ANSWER-THE-QUESTION", "3": "RELATED-INFORMATION",
+          "4": "OUTDATED", "5": "UNKNOWN"}
+
+#: Records anything that looks like an error the moment it appears on the page.
+ERROR_WATCH = """
+(() => {
+  window.__nwErrors = [];
+  const look = () => {
+    for (const el of document.querySelectorAll('[data-testid="stException"]')) {
+      window.__nwErrors.push(el.innerText.slice(0, 300));
+    }
+    const text = document.body ? document.body.innerText : "";
+    for (const word of ["Traceback", "OperationalError", "DatabaseError", "no such savepoint"]) {
+      if (text.includes(word)) window.__nwErrors.push(word);
+    }
+  };
+  new MutationObserver(look).observe(document, {childList: true, subtree: true});
+})();
+"""
+
+
+def read(db_path, sql: str, params: Sequence = ()) -> list:
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+    try:
+        return conn.execute(sql, list(params)).fetchall()
+    finally:
+        conn.close()
+
+
+def items(db_path) -> list[tuple[str, int]]:
+    """``(key, passage count)`` of the demo questions, in list order."""
+    return [(k, n) for k, n in read(db_path, "select key, json_array_length(record, '$.grounding') "
+                                    "from items where dataset = ? order by position", [DATASET])]
+
+
+def labels_of(db_path, who: str) -> dict[tuple[str, int], str]:
+    rows = read(db_path, "select item_key, field, value from annotations where dataset = ? and "
+                "annotator = ? and field like 'label:%'", [DATASET, who])
+    return {(k, int(f.split(":")[1])): json.loads(v) for k, f, v in rows}
+
+
+def everything_else(db_path, who: str) -> list:
+    """Every annotation row that is not ``who``'s label (must not change)."""
+    return read(db_path, "select dataset, item_key, annotator, field, value from annotations "
+                "where not (annotator = ? and field like 'label:%') order by 1, 2, 3, 4", [who])
+
+
+def sequence(order: list[tuple[str, int]], start: int, label_keys: int, seed: int,
+             moves: bool = True) -> list[str]:
+    """Keys a fast annotator types: labels for the passages of each question (now and
+    then K back and a relabel, 0 to clear, J to skip), then N; ``label_keys`` label
+    keys in all."""
+    rng = random.Random(seed)
+    keys: list[str] = []
+    done = 0
+    index = start
+    while done < label_keys and index < len(order):
+        _, n = order[index]
+        for _ in range(n):
+            if done >= label_keys:
+                break
+            keys.append(rng.choice("12345"))
+            done += 1
+            if moves and rng.random() < 0.12:
+                keys.append(rng.choice(["k", "0", "j"]))
+        if done < label_keys:
+            keys.append("n")
+        index += 1
+    return keys
+
+
+def implied(order: list[tuple[str, int]], start: int, keys: list[str],
+            before: dict[tuple[str, int], str] | None = None) -> dict[tuple[str, int], str]:
+    """The labels a key sequence leaves, by the page's rules: a label key labels the
+    passage under the cursor and moves to the next (not past the last), 0 clears it,
+    J / K move, N opens the next question with the cursor on its first unlabeled
+    passage."""
+    return replay(order, start, keys, before)[0]
+
+
+def changes(order: list[tuple[str, int]], start: int, keys: list[str]) -> int:
+    """How many history rows the sequence writes (a key that changes nothing writes none)."""
+    return replay(order, start, keys)[1]
+
+
+def replay(order: list[tuple[str, int]], start: int, keys: list[str],
+           before: dict[tuple[str, int], str] | None = None
+           ) -> tuple[dict[tuple[str, int], str], int]:
+    labels = dict(before or {})
+    changed = 0
+    index = start
+
+    def first_unlabeled(i: int) -> int:
+        key, n = order[i]
+        return next((p for p in range(1, n + 1) if (key, p) not in labels), 1)
+
+    cursor = first_unlabeled(index)
+    for k in keys:
+        key, n = order[index]
+        if k in LABELS:
+            changed += labels.get((key, cursor)) != LABELS[k]
+            labels[(key, cursor)] = LABELS[k]
+            cursor = min(cursor + 1, n)
+        elif k == "0":
+            changed += labels.pop((key, cursor), None) is not None
+        elif k == "j":
+            cursor = min(cursor + 1, n)
+        elif k == "k":
+            cursor = max(cursor - 1, 1)
+        elif k == "n" and index + 1 < len(order):
+            index += 1
+            cursor = first_unlabeled(index)
+    return labels, changed
+
+
+def history_rows(db_path, who: str) -> int:
+    """History rows of ``who``'s labels (a change applied twice would write two)."""
+    return read(db_path, "select count(*) from history where dataset = ? and annotator = ? "
+                "and field like 'label:%'", [DATASET, who])[0][0]
+
+
+def open_annotate(page, app_url: str, item: str, who: str) -> None:
+    """Open the item by deep link, type the annotator name, and wait until the key
+    script has the item."""
+    page.add_init_script(ERROR_WATCH)
+    page.goto(f"{app_url}/annotate?dataset={DATASET}&item={item}")
+    page.locator(".st-key-nw-toolbar").wait_for(timeout=30_000)
+    page.get_by_label("Annotator", exact=True).fill(who)
+    page.keyboard.press("Enter")
+    page.get_by_text(f"items done by {who}").wait_for(timeout=30_000)
+    page.keyboard.press("Escape")
+    page.wait_for_function(
+        "([item, who]) => window.__nwAnnotate && window.__nwAnnotate.data && "
+        "window.__nwAnnotate.item === item && window.__nwAnnotate.data.annotator === who",
+        arg=[item, who], timeout=30_000)
+    assert page.evaluate("document.activeElement.tagName") == "BODY"
+    assert_no_exception(page)
+
+
+def press(page, keys: list[str], pace_ms: int | None) -> None:
+    """Press ``keys`` ``pace_ms`` apart, or as fast as the browser takes them (None)."""
+    if pace_ms is None:
+        page.keyboard.type("".join(keys))
+        return
+    for k in keys:
+        page.keyboard.press(k)
+        page.wait_for_timeout(pace_ms)
+
+
+def pending(page) -> int:
+    return page.evaluate("window.__nwCore ? window.__nwCore.queue.length : -1")
+
+
+def settle(page, timeout: float = 90) -> None:
+    """Wait until the browser has nothing left to send (no pending action, no key held
+    for a question being opened)."""
+    deadline = time.time() + timeout
+    script = ("() => window.__nwCore && window.__nwCore.queue.length === 0 && "
+              "(!window.__nwAnnotate || (!window.__nwAnnotate.barrier && "
+              "window.__nwAnnotate.held.length === 0))")
+    while time.time() < deadline:
+        try:
+            if page.evaluate(script):
+                return
+        except Exception:  # noqa: BLE001 - the page may be reloading
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"still pending after {timeout} s: {pending(page)} actions")
+
+
+def errors(page) -> list[str]:
+    return page.evaluate("window.__nwErrors || []")
