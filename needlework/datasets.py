@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
 from array import array
 from collections.abc import Iterable, Iterator
@@ -72,10 +73,22 @@ def _dataset_name(filename: str, dataset: str | None) -> str:
         raise FormatError([Problem(filename, None, str(e))]) from None
 
 
-def storage_message(error: sqlite3.Error) -> str:
-    """One line saying what a database error during a write means for the user."""
+def _disk_full(path: str | Path | None) -> bool:
+    """True when the file system holding ``path`` has (almost) no space left."""
+    if path is None or str(path) == ":memory:":
+        return False
+    try:
+        info = os.statvfs(Path(path).resolve().parent)
+    except OSError:
+        return False
+    return info.f_bavail * info.f_frsize < (1 << 20)
+
+
+def storage_message(error: sqlite3.Error, path: str | Path | None = None) -> str:
+    """One line saying what a database error during a write means for the user
+    (``path``: the database file, to tell a full disk behind an I/O error)."""
     text = str(error).lower()
-    if "full" in text:
+    if "full" in text or ("i/o" in text and _disk_full(path)):
         return ("the disk is full (or the database reached its size limit): nothing was "
                 "imported; free some space and try again")
     if "locked" in text or "busy" in text:
@@ -87,6 +100,15 @@ def storage_message(error: sqlite3.Error) -> str:
         return ("the database could not be written (disk I/O error): nothing was imported; "
                 "check the disk and try again")
     return f"the database refused the import ({error}): nothing was imported"
+
+
+def database_path(db: Database) -> str | None:
+    """The file behind a connection (``None`` in memory)."""
+    try:
+        row = db.execute("pragma database_list").fetchone()
+    except sqlite3.Error:
+        return None
+    return row[2] if row and row[2] else None
 
 
 def import_stream(
@@ -157,7 +179,7 @@ def import_stream(
             problems.raise_if_any()  # inside the transaction: rolls every batch back
             count = writer.count
     except sqlite3.Error as e:
-        raise ImportFailed(f"{filename}: {storage_message(e)}") from None
+        raise ImportFailed(f"{filename}: {storage_message(e, database_path(db))}") from None
     except store_datasets.InvalidDatasetName as e:
         raise FormatError([Problem(filename, None, str(e))]) from None
     return ImportSummary(name, records.kind, records.format, count)

@@ -17,7 +17,7 @@ from typing import TextIO
 from needlework.cli import add_db_argument
 from needlework.datasets import ExportError, ImportFailed, export_file, import_file, storage_message
 from needlework.formats import FORMATS, FormatError
-from store import connect
+from store import connect, default_path
 from store.datasets import AnnotationsExist, DatasetExists, list_datasets
 
 
@@ -147,7 +147,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     except ImportFailed as e:
         return _say(str(e))
     except sqlite3.Error as e:  # opening the database
-        return _say(f"{args.db or 'database'}: {storage_message(e)}")
+        path = args.db or default_path()
+        return _say(f"{name}: cannot open the database {path}: {storage_message(e, path)}")
     except OSError as e:
         return _say(f"{name}: cannot read the file: {e.strerror or e}; nothing imported")
     except Exception as e:  # noqa: BLE001  (one line, never a traceback)
