@@ -307,10 +307,28 @@ def _first_problem(value: Any) -> str | None:
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
+def _line_ends(chunk: bytes, start: int) -> Iterator[tuple[int, int]]:
+    """``(end of line, start of the next)`` for each line end in ``chunk[start:]``.
+    Plain ``\n`` (and ``\r\n``) ends are found with ``bytes.find``; a chunk holding a
+    lone ``\r`` falls back to a regular expression."""
+    crs = chunk.count(b"\r", start)
+    if crs and (crs != chunk.count(b"\r\n", start) or chunk.endswith(b"\r")):
+        for m in _LINE_END.finditer(chunk, start):
+            yield m.start(), m.end()
+        return
+    find = chunk.find
+    while True:
+        i = find(b"\n", start)
+        if i < 0:
+            return
+        yield (i - 1 if crs and i > start and chunk[i - 1] == 13 else i), i + 1
+        start = i + 1
+
+
 def iter_lines(source: ByteSource) -> Iterator[tuple[int, int, bytes | None]]:
     """``(line number, byte offset, content)`` for each line of ``source``.
 
-    Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``; a leading BOM is skipped.
+    Lines end at ``\n``, ``\r\n`` or a lone ``\r``; a leading BOM is skipped.
     ``content`` is ``None`` for a line longer than :data:`MAX_RECORD_BYTES`, and
     reading stops there (an endless line, such as a file of zeros, is never read to
     its end).
@@ -335,18 +353,18 @@ def iter_lines(source: ByteSource) -> Iterator[tuple[int, int, bytes | None]]:
             offset += 1
         skip_lf = False
         start = base
-        for m in _LINE_END.finditer(chunk, base):
-            piece = chunk[start : m.start()]
+        for end, after in _line_ends(chunk, base):
+            piece = chunk[start:end]
             if size + len(piece) > MAX_RECORD_BYTES:
                 yield number, offset, None
                 return
             line = b"".join(parts) + piece if parts else piece
             yield number, offset, line
-            offset += len(line) + (m.end() - m.start())
+            offset += len(line) + (after - end)
             parts, size = [], 0
             number += 1
-            start = m.end()
-            if m.group() == b"\r" and m.end() == len(chunk):
+            start = after
+            if after == len(chunk) and chunk[end] == 13 and after - end == 1:
                 skip_lf = True
         rest = chunk[start:]
         if rest:
