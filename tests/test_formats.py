@@ -205,3 +205,34 @@ def test_format_container_mismatch():
 def test_undetectable():
     (message,) = problems(jsonl([{"foo": 1}]), "x.jsonl")
     assert message.startswith("x.jsonl line 1: cannot detect the format")
+
+
+def test_records_split_on_line_ends_only():
+    """U+2028, U+2029, U+0085 (and \\v, \\f) are not line ends: str.splitlines() would cut
+    these records apart (issue 11 point 7)."""
+    records = [lfrb(1, prompt="a\u2028b\u2029c\u0085d\x0be\x0cf"), lfrb(2)]
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    parsed = formats.parse(text.encode(), "l.jsonl")
+    assert [r.record for r in parsed.records] == records
+    assert [r.line for r in parsed.records] == [1, 2]
+    raws = formats.reader.read_jsonl(text, "l.jsonl")  # the needle builder's reader too
+    assert [r.value for r in raws] == records
+
+
+def test_cr_only_and_mixed_line_ends_count_lines():
+    body = (json.dumps(lfrb(1)) + "\r" + json.dumps(lfrb(2)) + "\r\n\r\n" + json.dumps(lfrb(3))
+            + "\n" + '{"id": "QA_4", "subset": "QA", "prompt": 1, "chosen": ["a"], "rejected": ["b"]}')
+    assert problems(body.encode(), "l.jsonl") == ["l.jsonl line 5: prompt must be a string, got an integer"]
+
+
+def test_json_error_reads_naturally():
+    (message,) = problems(jsonl(garage_records(1)) + b'{"sample_id": "abc\n')
+    assert message == "sample.jsonl line 2: invalid JSON: Unterminated string starting at column 15"
+    assert "at at" not in message
+
+
+@pytest.mark.parametrize("path", sorted(RMBENCH_DIR.glob("*.json"))[:2], ids=lambda p: p.name)
+def test_rmbench_stream_dump_is_the_same_text(path):
+    records = json.loads(path.read_bytes())
+    streamed = "".join(formats.rmbench.dump_iter(iter(records)))
+    assert streamed == json.dumps(records, ensure_ascii=False, indent=4) + "\n"
