@@ -412,12 +412,11 @@ def iter_jsonl(source: ByteSource, loader: StrictJson | None = None) -> Iterator
 # --- JSON arrays -------------------------------------------------------------------------
 
 
-def iter_text(source: ByteSource) -> Iterator[tuple[str, int]]:
-    """``(text, line breaks before it)`` chunks of ``source`` decoded as UTF-8, BOM
-    removed and every line end (``\\r\\n``, lone ``\\r``) turned into ``\\n`` (safe: a raw CR
-    is only ever whitespace in valid JSON). Raises :class:`RecordError` (message only)
-    at the first byte that is not UTF-8, with its line and byte offset in ``line_offset``
-    and the message."""
+def iter_text(source: ByteSource) -> Iterator[str]:
+    """Text chunks of ``source`` decoded as UTF-8, BOM removed and every line end
+    (``\\r\\n``, lone ``\\r``) turned into ``\\n`` (safe: a raw CR is only ever whitespace
+    in valid JSON). At the first byte that is not UTF-8 it raises :class:`RecordError`
+    whose message gives the byte offset and whose ``line_offset`` is the (absolute) line."""
     pending = b""
     consumed = 0  # bytes of the file before ``pending``
     lines = 0
@@ -450,7 +449,7 @@ def iter_text(source: ByteSource) -> Iterator[tuple[str, int]]:
             text = text[:-1]
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         if text:
-            yield text, lines
+            yield text
             lines += text.count("\n")
         if not chunk:
             return
@@ -465,7 +464,7 @@ _SCALAR_END = re.compile(r'[ \t\n,\]\[{}"]')
 class _Text:
     """A window on the decoded text with its line count; grows from :func:`iter_text`."""
 
-    def __init__(self, chunks: Iterator[tuple[str, int]]):
+    def __init__(self, chunks: Iterator[str]):
         self.chunks = chunks
         self.buf = ""
         self.pos = 0  # read position in buf
@@ -476,7 +475,7 @@ class _Text:
         """Append the next chunk, dropping the text before ``keep_from`` (already read);
         returns how far positions moved back, or -1 at the end of the input."""
         try:
-            chunk, _ = next(self.chunks)
+            chunk = next(self.chunks)
         except StopIteration:
             self.ended = True
             return -1
@@ -560,7 +559,7 @@ def iter_json_array(source: ByteSource, loader: StrictJson | None = None) -> Ite
     text = _Text(iter_text(source))
     try:
         yield from _array_elements(text, loader)
-    except RecordError as e:  # bytes that are not UTF-8
+    except RecordError as e:  # bytes that are not UTF-8 (line_offset: the line)
         yield RawRecord(e.line_offset, -1, None, str(e))
 
 
