@@ -35,7 +35,7 @@ from store.scores import get_job, request_cancel
 
 TRUNCATION = "rw_truncation"
 POLICIES = {
-    "skip": "skip them (they get no score and are left out of the metrics)",
+    "skip": "skip them (no score: the item counts as wrong in best-of-n, its pairs are left out of pairwise)",
     "keep-end": "keep the end (cut the start of the text: prompt and template go first)",
     "keep-start": "keep the start (cut the end of the response)",
 }

@@ -72,7 +72,7 @@ def render_outcome(job: dict[str, Any]) -> None:
         render_reuse(result["stats"])
     if result.get("too_long_count"):
         st.warning(f"{result['too_long_count']} pair(s) are longer than the model's window and were "
-                   "skipped (not cut): they are left out of the charts.", icon="📏")
+                   "skipped (not cut): they have no score and count as wrong in the charts.", icon="📏")
 
 
 def render_needle_scoring(db: Any, current: tuple[ModelKey, RewardModel] | None,

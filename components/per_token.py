@@ -1,10 +1,12 @@
 """The per-token view of one item: where in a long response the reward moves.
 
-The reward at token t is the model's score if the text ended at t (the engine
-applies the score head to every position in one forward pass per text). The chart
-shows both curves and their difference on the tokens the two texts share; the text
-is shaded by the change in reward at each token, computed from numbers only, and
-drawn through :func:`components.text.render_marked_text` (literal text).
+The reward at token t is the model's score if the text ended at t: the score head read
+at every position in one pass (causal models, checked), or one pass per prefix
+(encoders, custom heads); the view says which method drew the curve and marks the
+token whose value was checked against the model's score. The chart shows both curves
+and their difference on the tokens the two texts share; the text is shaded by the
+change in reward at each token, computed from numbers only, and drawn through
+:func:`components.text.render_marked_text` (literal text).
 """
 
 from __future__ import annotations
@@ -125,8 +127,8 @@ def curves_chart(pair: TokenPair, names: tuple[str, str], window: int = 1) -> al
                                                       range=["#2b8a3e", "#c92a2a"]),
                         legend=alt.Legend(orient="top", title=None)),
         tooltip=["response:N", "token:Q", alt.Tooltip("reward:Q", format=".4f")])
-    ends = pd.DataFrame([{"token": len(res.rewards) - 1, "reward": res.score, "response": name,
-                          "what": "score (last token)"}
+    ends = pd.DataFrame([{"token": pooled_token(res), "reward": res.score, "response": name,
+                          "what": f"the model's score (checked here, token {pooled_token(res)})"}
                          for name, res in zip(names, (pair.chosen, pair.rejected), strict=True)])
     dots = alt.Chart(ends).mark_point(filled=True, size=70).encode(
         x="token:Q", y="reward:Q", color=alt.Color("response:N", legend=None),
@@ -138,6 +140,23 @@ def curves_chart(pair: TokenPair, names: tuple[str, str], window: int = 1) -> al
         layers.append(alt.Chart(rule).mark_rule(color="#b58900", strokeDash=[4, 3]).encode(
             x="token:Q", tooltip=["what:N", "token:Q"]))
     return alt.layer(*layers).properties(height=280)
+
+
+def pooled_token(result: PerTokenResult) -> int:
+    """The response token whose value was checked against the model's score (the token the
+    model pools, or the last token for prefix passes)."""
+    return len(result.rewards) - 1 if result.pooled is None else result.pooled
+
+
+def method_caption(pair: TokenPair) -> str:
+    """Which method drew the curves, and the check that the score sits on them."""
+    parts = []
+    for name, res in (("chosen", pair.chosen), ("rejected", pair.rejected)):
+        parts.append(f"{name}: value at token {pooled_token(res)} = the model's score "
+                     f"(difference {res.check:.1e})")
+    notes = {r.note for r in (pair.chosen, pair.rejected) if r.note}
+    return (f"Curves drawn by: {pair.chosen.method_label}. Checked before drawing, marked with a "
+            f"dot: {'; '.join(parts)}." + "".join(f" {n}." for n in sorted(notes)))
 
 
 def aligned_segments(aligned: Sequence[tuple[int, int, float]]) -> list[int]:
@@ -199,6 +218,7 @@ def _text_panel(result: PerTokenResult, text: str, spans: Sequence[DiffSpan], sc
     changed = changed_positions(spans, side)
     missing = lacking(spans, side)
     st.caption(f"{name}: score {result.score:.4f} · {len(result.tokens):,} response tokens"
+               + f" · method: {result.method}" + (f", stride {result.stride}" if result.stride > 1 else "")
                + (" · truncated to the window" if result.truncated else "")
                + f" · {len(changed):,} tokens differ from the other response (outlined)"
                + (f" · the other has {missing:,} tokens this one lacks" if missing else ""))
@@ -221,6 +241,7 @@ def render_token_pair(pair: TokenPair, names: tuple[str, str], key: str) -> None
         key=f"{key}-smooth-{longest}",
         help="Charts only: the text shading below always uses the raw change at each token.")
     st.altair_chart(curves_chart(pair, names, window), width="stretch", key=f"{key}-curves")
+    st.caption(method_caption(pair))  # our own words and numbers, no data text
     diff = difference_chart(pair, window)
     if diff is not None:
         gap = c.gap_after_difference()

@@ -1,7 +1,10 @@
 """Results of a scored dataset: which run, the metrics per subset, the failures.
 
-Metrics follow ``docs/benchmarks.md`` §2 (best-of-n, pairwise) and §4
-(RM-Bench), through :mod:`needlework.metrics`; ties count as wrong everywhere.
+Metrics follow the benchmarks' own scorers through :mod:`needlework.metrics` (rules and
+sources in docs/rewards.md and docs/benchmarks.md): ties count as wrong everywhere; an
+item with a missing score counts wrong in best-of-n and stays in the denominator,
+pairwise leaves out only the pairs with a missing score; the missing count stands next
+to every headline.
 """
 
 from __future__ import annotations
@@ -56,26 +59,72 @@ def _pct(x: float | None) -> str:
 
 
 def bon_table(metrics: dict[str, Any]) -> pd.DataFrame:
-    """Best-of-n and pairwise accuracy per subset, and an overall row."""
+    """Best-of-n and pairwise accuracy per subset, and an overall row; ``missing``: items
+    with a missing score (counted wrong, in ``items``)."""
     bon, pair = metrics["bon"], metrics["pairwise"]
     rows = []
     for subset, m in bon["subsets"].items():
         p = pair["subsets"].get(subset, {})
-        rows.append({"subset": subset, "items": m["n"], "best-of-n correct": m["correct"],
-                     "best-of-n accuracy": _pct(m["accuracy"]), "pairs": p.get("pairs", 0),
-                     "pairwise accuracy": _pct(p.get("accuracy"))})
-    rows.append({"subset": "overall", "items": bon["n"], "best-of-n correct": bon["correct"],
-                 "best-of-n accuracy": _pct(bon["accuracy"]), "pairs": pair["pairs"],
-                 "pairwise accuracy": _pct(pair["accuracy"])})
+        rows.append({"subset": subset, "items": m["n"], "missing": m["missing"],
+                     "best-of-n correct": m["correct"], "best-of-n accuracy": _pct(m["accuracy"]),
+                     "pairs": p.get("pairs", 0), "pairwise accuracy": _pct(p.get("accuracy"))})
+    rows.append({"subset": "overall", "items": bon["n"], "missing": bon["missing"],
+                 "best-of-n correct": bon["correct"], "best-of-n accuracy": _pct(bon["accuracy"]),
+                 "pairs": pair["pairs"], "pairwise accuracy": _pct(pair["accuracy"])})
     return pd.DataFrame(rows)
+
+
+MISSING_RULE = ("An item with a missing score (skipped as longer than the window, or a NaN/inf "
+                "from the model) counts as **wrong** in best-of-n and stays in the denominator; "
+                "pairwise accuracy leaves out only the pairs with a missing score (Long-form "
+                "RewardBench's scorer, `evaluation/cal_accuracy_from_file.py`).")
+
+
+def render_headline(metrics: dict[str, Any]) -> None:
+    """The headline figures with the missing count beside them (and, when scores are
+    missing, the scored-items-only figure, labelled as such)."""
+    pair = metrics["pairwise"]
+    cols = st.columns(4)
+    if "rmbench" in metrics:
+        rm = metrics["rmbench"]
+        if "error" in rm:
+            return
+        title = ("RM-Bench overall" if rm["comparable"]
+                 else "RM-Bench mean over " + ", ".join(rm["domains_present"]))
+        cols[0].metric(title, _pct(rm["accuracy"]),
+                       help="Mean of the domain scores (chat, code, math, safety)." if rm["comparable"]
+                       else rm["note"])
+        cols[1].metric("items with a missing score", f"{rm['missing']:,}",
+                       help="Kept in every matrix's denominator; a comparison with a missing "
+                            "score is not won (RM-Bench's compute_accuracy does that with NaN).")
+        cols[2].metric("pairwise accuracy", _pct(pair["accuracy"]),
+                       help=f"{pair['pairs']:,} pairs with both scores; {pair['missing_pairs']:,} left out.")
+        if not rm["comparable"]:
+            st.warning(f"Not comparable to RM-Bench's total: {rm['note']}.", icon="⚠️")
+        return
+    bon = metrics["bon"]
+    cols[0].metric("best-of-n accuracy", _pct(bon["accuracy"]),
+                   help=f"{bon['correct']:,} of {bon['n']:,} items; items with a missing score count wrong.")
+    cols[1].metric("items with a missing score", f"{bon['missing']:,}",
+                   help=f"{bon['missing_scores']:,} missing scores: counted wrong, kept in the denominator.")
+    cols[2].metric("pairwise accuracy", _pct(pair["accuracy"]),
+                   help=f"{pair['pairs']:,} pairs with both scores; {pair['missing_pairs']:,} left out.")
+    if bon["missing"]:
+        only = bon["scored_only"]
+        cols[3].metric("best-of-n, scored items only", _pct(only["accuracy"]),
+                       help=f"{only['correct']:,} of {only['n']:,} items whose scores are all present. "
+                            "Not the benchmark figure: the headline counts the others wrong.")
 
 
 def rmbench_table(metrics: dict[str, Any]) -> pd.DataFrame:
     """RM-Bench hard / normal / easy and score per domain, and an overall row."""
     rm = metrics["rmbench"]
-    rows = [{"domain": d, "items": m["n"], "hard": _pct(m["hard"]), "normal": _pct(m["normal"]),
-             "easy": _pct(m["easy"]), "score": _pct(m["score"])} for d, m in rm["domains"].items()]
-    rows.append({"domain": "overall", "items": rm["n"], "hard": _pct(rm["hard"]),
+    rows = [{"domain": d, "items": m["n"], "missing": m["missing"], "hard": _pct(m["hard"]),
+             "normal": _pct(m["normal"]), "easy": _pct(m["easy"]), "score": _pct(m["score"])}
+            for d, m in rm["domains"].items()]
+    overall = ("overall" if rm["comparable"]
+               else f"mean over {', '.join(rm['domains_present'])} (not comparable)")
+    rows.append({"domain": overall, "items": rm["n"], "missing": rm["missing"], "hard": _pct(rm["hard"]),
                  "normal": _pct(rm["normal"]), "easy": _pct(rm["easy"]), "score": _pct(rm["accuracy"])})
     return pd.DataFrame(rows)
 
@@ -107,7 +156,8 @@ def _rmbench(metrics: dict[str, Any]) -> None:
 def render_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     """The metrics table(s) for the entries; returns the metrics dict."""
     metrics = dataset_metrics(format_name, entries)
-    st.caption(TIES)
+    render_headline(metrics)
+    st.caption(TIES + " " + MISSING_RULE)
     if "rmbench" in metrics:
         _rmbench(metrics)
     else:
@@ -115,10 +165,6 @@ def render_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str,
         st.caption("best-of-n: an item is correct when every chosen response scores above every "
                    "rejected one; overall = mean over items. pairwise: over every (chosen, "
                    "rejected) pair.")
-    missing = metrics["pairwise"]["missing"]
-    if missing:
-        st.caption(f"{missing} item(s) have a response with no score (skipped for being longer "
-                   "than the window) and are left out of every figure.")
     return metrics
 
 
@@ -136,11 +182,14 @@ def _failure_frame(fails: list[Failure], scores: dict[str, dict[str, Any]]) -> p
     for f in fails:
         s = scores[f.item]
         i, j = f.worst
+        if f.margin is None:
+            worst = f"{f.missing} missing score(s): counted wrong"
+        else:
+            worst = (f"chosen[{i}] {s['chosen_scores'][i]:.3f} ≤ "
+                     f"rejected[{j}] {s['rejected_scores'][j]:.3f}")
         rows.append({"item": f.item, "subset": f.subset,
-                     "margin": round(f.margin, 4),
-                     "worst pair": f"chosen[{i}] {s['chosen_scores'][i]:.3f} ≤ "
-                                   f"rejected[{j}] {s['rejected_scores'][j]:.3f}",
-                     "wrong pairs": f"{f.beaten}/{f.pairs}"})
+                     "margin": None if f.margin is None else round(f.margin, 4),
+                     "worst pair": worst, "wrong pairs": f"{f.beaten}/{f.pairs}"})
     return pd.DataFrame(rows)
 
 
@@ -150,9 +199,11 @@ def render_failures(dataset: str, fails: list[Failure],
     if not fails:
         st.success("No failures: every chosen response scores above every rejected one.", icon="🎯")
         return None
-    st.caption(f"{len(fails)} item(s) where a rejected response scored at least as high as a "
-               "chosen one (margin = lowest chosen − highest rejected; 0 is a tie). Click a row "
-               "to see it per token below.")
+    unscored = sum(f.margin is None for f in fails)
+    st.caption(f"{len(fails)} item(s) counted wrong: a rejected response scored at least as high "
+               "as a chosen one (margin = lowest chosen − highest rejected; 0 is a tie)"
+               + (f", or a score is missing ({unscored}, listed last)" if unscored else "")
+               + ". Click a row to see it per token below.")
     event = st.dataframe(_failure_frame(fails, scores), hide_index=True, width="stretch",
                          on_select="rerun", selection_mode="single-row", key="rw_failures",
                          height=min(36 * (len(fails) + 1) + 4, 320))
@@ -161,5 +212,5 @@ def render_failures(dataset: str, fails: list[Failure],
     with st.expander(f"Open failures in Review pairs ({min(len(fails), 50)} links)"):
         for f in fails[:50]:
             review_link(dataset, f.item, f"{label(f.item, 60)} · {label(f.subset, 30)} · "
-                                         f"margin {f.margin:+.3f}")
+                        + ("missing score" if f.margin is None else f"margin {f.margin:+.3f}"))
     return picked

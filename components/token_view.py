@@ -17,7 +17,16 @@ from components.text import label
 from needlework.formats import Preference, preference_view
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import RewardModel
-from needlework.rewards.session import Failure, token_pair, worst_pair
+from needlework.rewards.per_token import DEFAULT_MAX_PASSES
+from needlework.rewards.pooling import HEAD
+from needlework.rewards.session import (
+    Failure,
+    TokenPair,
+    cached_token_pair,
+    prefix_plans,
+    token_pair,
+    worst_pair,
+)
 from store.datasets import get_item
 
 ITEM = "rw_item"
@@ -51,7 +60,8 @@ def _pick_item(dataset: str, keys: list[str], fails: dict[str, Failure], picked:
         st.session_state[ITEM] = default
     item = st.selectbox(
         "Item", keys, key=ITEM,
-        format_func=lambda k: f"{k} · fails, margin {fails[k].margin:+.3f}" if k in fails else k,
+        format_func=lambda k: (k if k not in fails else f"{k} · wrong, a score is missing"
+                               if fails[k].margin is None else f"{k} · fails, margin {fails[k].margin:+.3f}"),
         help="Failures say so, with their margin. Clicking a failure in the table above picks "
              "it too.")
     _remember(item)
@@ -95,11 +105,62 @@ def render_per_token_section(db: Any, row: dict[str, Any], rm: RewardModel | Non
     if rm is None:
         st.info("Load a model above to see its reward token by token.", icon="🔬")
         return item
+    pair = compute_pair(rm, pref.prompt, pref.chosen[i], pref.rejected[j], truncation, key=f"{item}|{i}|{j}")
+    if pair is not None:
+        render_token_pair(pair, (f"chosen[{i}]", f"rejected[{j}]"), key=f"rw-tok-{i}-{j}")
+    return item
+
+
+STRIDES = (1, 2, 4, 8, 16, 32, 64)
+
+
+def compute_pair(rm: RewardModel, prompt: str, chosen: str, rejected: str, truncation: str,
+                 key: str) -> TokenPair | None:
+    """The per-token pair of two responses, or ``None`` (a message says why).
+
+    A head-method model runs at once (one pass per response). Any other model needs one
+    pass per prefix: the plan (passes, tokens, estimated time) shows first, with a stride
+    and a cap the user can raise, and the passes run on a click, with a progress bar.
+    """
     try:
-        with st.spinner("One forward pass per response …"):
-            pair = token_pair(rm, pref.prompt, pref.chosen[i], pref.rejected[j], truncation)
+        if rm.pooling.per_token == HEAD:
+            with st.spinner("One forward pass per response …"):
+                return token_pair(rm, prompt, chosen, rejected, truncation)
+        st.info(f"Per-token rewards of {label(rm.facts.name, 80)} need one forward pass per "
+                f"prefix: {label(rm.pooling.reason, 300)}. The value at token t is the model's "
+                "score of the text cut after t.", icon="🧮")
+        cols = st.columns(2)
+        stride = cols[0].select_slider(
+            "Stride (score every k-th prefix)", STRIDES, value=1, key=f"rw_stride|{key}",
+            help="Larger strides cost less; the tokens in between show the value at the end of "
+                 "their stride. The last token (the whole text) is always scored.")
+        cap = int(cols[1].number_input(
+            "Cap (prefix passes)", min_value=1, value=DEFAULT_MAX_PASSES, step=256, key=f"rw_cap|{key}",
+            help="Runs with more passes than this are refused; raise it to allow them."))
+        done = cached_token_pair(rm, prompt, chosen, rejected, truncation, stride)
+        if done is not None:
+            return done
+        with st.spinner("Measuring one pass of each response …"):
+            plans = prefix_plans(rm, prompt, chosen, rejected, truncation, stride)
+        passes = sum(p.passes for p in plans)
+        seconds = sum(p.seconds or 0.0 for p in plans)
+        st.caption(f"chosen: {plans[0].describe()} · rejected: {plans[1].describe()}.")
+        too_many = max(p.passes for p in plans) > cap
+        if too_many:
+            st.warning(f"More than the cap of {cap:,} passes for one response: raise the cap or "
+                       "take a larger stride.", icon="✋")
+        if not st.button(f"Compute per-token rewards ({passes:,} passes, about {seconds:.0f} s)",
+                         key=f"rw_prefix_go|{key}|{stride}", disabled=too_many, type="primary"):
+            return None
+        bar = st.progress(0.0, text="Prefix passes …")
+
+        def progress(d: int, t: int) -> None:
+            bar.progress(min(1.0, d / max(passes, t, 1)), text=f"Prefix passes: {d:,} of {passes:,}")
+
+        pair = token_pair(rm, prompt, chosen, rejected, truncation, stride=stride, max_passes=cap,
+                          progress=progress)
+        bar.empty()
+        return pair
     except RewardModelError as exc:
         st.error(label(str(exc), 1500), icon="🚫")
-        return item
-    render_token_pair(pair, (f"chosen[{i}]", f"rejected[{j}]"), key=f"rw-tok-{i}-{j}")
-    return item
+        return None

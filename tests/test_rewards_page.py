@@ -146,11 +146,37 @@ def test_metrics_table_from_cached_scores(app_db):
     assert table.loc["overall", "items"] == 4 and table.loc["overall", "best-of-n correct"] == 2
     assert table.loc["overall", "pairwise accuracy"] == f"{100 * 10 / 12:.1f}%"  # 3 + 2 (tie wrong) + 3 + 2
     assert any("Ties count as wrong" in c.value for c in at.caption)
+    assert metric_values(at)["items with a missing score"] == "0"
+    assert "best-of-n, scored items only" not in metric_values(at)
     fails = at.dataframe(key="rw_failures").value
     assert list(fails["item"]) == ["q3", "q1"]  # worst margin first; the tie is a failure
     assert not any("Partial results" in w.value for w in at.warning)
     assert at.selectbox(key="rw_item").value == "q3"  # the worst failure opens first
     assert any("Load a model" in i.value for i in at.info)
+
+
+def test_missing_scores_count_wrong_beside_the_headline(app_db):
+    """Long-form RewardBench's rule on the page: an item with a missing score is wrong and in
+    the denominator; the count stands beside the headline, the scored-only figure is labelled."""
+    scores = [([2.0], [1.0, 0.5, 0.0]),  # correct
+              ([None], [1.0, 0.0, 0.0]),  # skipped as too long: wrong, kept
+              ([3.0], [0.0, None, 2.0]),  # one rejected missing: wrong, 2 pairs counted
+              ([0.0], [1.0, -1.0, -2.0])]  # wrong
+    save_item_scores(app_db, "prefs", FP, "fp32|skip:256", "some-rm",
+                     [{"item_key": f"q{k}", "subset": "QA" if k < 2 else "Chat",
+                       "chosen_scores": c, "rejected_scores": r} for k, (c, r) in enumerate(scores)])
+    at = open_page()
+    metrics = metric_values(at)
+    assert metrics["best-of-n accuracy"] == "25.0%"  # 1 of 4, not 1 of 2
+    assert metrics["items with a missing score"] == "2"
+    assert metrics["best-of-n, scored items only"] == "50.0%"
+    assert metrics["pairwise accuracy"] == f"{100 * 7 / 8:.1f}%"  # 3 + 2 + 2 of 3 + 3 + 2
+    table = frame(at, "best-of-n accuracy").set_index("subset")
+    assert table.loc["overall", "items"] == 4 and table.loc["overall", "missing"] == 2
+    assert any("counts as **wrong** in best-of-n" in c.value for c in at.caption)
+    fails = at.dataframe(key="rw_failures").value
+    assert list(fails["item"]) == ["q3", "q1", "q2"]  # scored failures first, then the missing
+    assert fails.set_index("item").loc["q1", "worst pair"] == "1 missing score(s): counted wrong"
 
 
 def test_a_partial_run_says_so(app_db):
@@ -178,7 +204,13 @@ def test_rmbench_matrix_per_domain(tmp_path, monkeypatch):
     table = frame(at, "hard").set_index("domain")
     # chosen [3, 2, 1] vs rejected [2.5, 1.5, .5]: M = [[1,1,1],[0,1,1],[0,0,1]]
     assert table.loc["chat", "hard"] == "100.0%" and table.loc["chat", "easy"] == "0.0%"
-    assert table.loc["overall", "normal"] == "100.0%"
+    # code and safety are absent: the overall row and headline say so (issue 10, point 6)
+    overall = "mean over chat, math (not comparable)"
+    assert table.loc[overall, "normal"] == "100.0%"
+    assert "overall" not in table.index
+    assert "RM-Bench mean over chat, math" in metric_values(at)
+    assert any("Not comparable to RM-Bench's total" in w.value and "code, safety absent" in w.value
+               for w in at.warning)
     matrix = frame(at, "rejected concise")
     assert matrix.loc["chosen concise", "rejected detailed markdown"] == "100.0%"
 
@@ -224,8 +256,9 @@ def test_failures_count_ties_and_sort_by_margin():
                {"id": "bad", "subset": "B", "chosen_scores": [0.0, 3.0], "rejected_scores": [1.0]},
                {"id": "skipped", "subset": "B", "chosen_scores": [None], "rejected_scores": [9.0]}]
     found = session.failures(entries)
-    assert [(f.item, f.margin, f.worst, f.beaten, f.pairs) for f in found] == [
-        ("bad", -1.0, (0, 0), 1, 2), ("tie", 0.0, (0, 0), 1, 2)]
+    assert [(f.item, f.margin, f.worst, f.beaten, f.pairs, f.missing) for f in found] == [
+        ("bad", -1.0, (0, 0), 1, 2, 0), ("tie", 0.0, (0, 0), 1, 2, 0),
+        ("skipped", None, (0, 0), 0, 0, 1)]  # a missing score is wrong (Long-form RewardBench)
 
 
 def test_text_segments_are_the_text_exactly():
@@ -261,3 +294,31 @@ def test_job_outcomes_cancelled_failed_and_interrupted(app_db):
     start_job(app_db, job, 10)  # running, but no thread of this process runs it
     at = open_page()
     assert any("was interrupted" in w.value for w in at.warning)
+
+
+def test_an_encoders_per_token_view_plans_prefix_passes_then_says_which_method(app_db, tmp_path):
+    """A BERT reward model: the page shows the plan (passes, estimate), a stride and a cap,
+    runs the passes on a click, and the chart caption names the method and the check."""
+    from tests.rewards_fixtures import save_encoder  # noqa: PLC0415
+
+    save_item_scores(app_db, "prefs", FP, "fp32|full", "some-rm",
+                     [{"item_key": "q0", "subset": "QA", "chosen_scores": [0.0],
+                       "rejected_scores": [1.0, 0.0, 0.0]}])
+    at = load(open_page({"dataset": "prefs", "item": "q0"}), save_encoder(tmp_path / "bert", "bert"),
+              rw_device="cpu")
+    assert any("need one forward pass per prefix" in i.value and "bidirectional" in i.value
+               for i in at.info)
+    assert any("prefix passes over" in c.value and "about" in c.value for c in at.caption)
+    go = next(b for b in at.button if b.key and b.key.startswith("rw_prefix_go|"))
+    assert "passes" in go.label and not at.get("vega_lite_chart")
+    go.click()
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.get("vega_lite_chart")) == 2
+    captions = " ".join(c.value for c in at.caption)
+    assert "Curves drawn by: one forward pass per prefix" in captions
+    assert "= the model's score" in captions
+    at.number_input(key="rw_cap|q0|0|0").set_value(2)
+    at.select_slider(key="rw_stride|q0|0|0").set_value(2).run()  # not computed yet at stride 2
+    assert any("More than the cap of 2 passes" in w.value for w in at.warning)
+    assert next(b for b in at.button if b.key and b.key.startswith("rw_prefix_go|")).disabled

@@ -146,6 +146,36 @@ def test_score_text_per_token_json(tiny_model_dir, tmp_path, cli):
     assert "".join(out["tokens"]).startswith("A needle is")
     pooled = json.loads(cli(*base).stdout)
     assert pooled["score"] == pytest.approx(out["score"], abs=1e-5)
+    assert out["method"] == "head" and "one forward pass" in out["method_label"]
+    assert out["per_token"][out["pooled_token"]] == pytest.approx(out["score"], abs=1e-5)
+    text = cli(*base[:-1], "--per-token").stdout
+    assert "method: score head read at every token" in text and "(marked *)" in text
+    assert sum("*\t" in line for line in text.splitlines()) == 1
+
+
+def test_score_text_per_token_of_an_encoder_uses_prefix_passes(tmp_path, cli):
+    """A BERT classifier: the old path printed head(hidden_t) and a last value that was not
+    the score; now prefix passes, an estimate first, the cap and the stride (issue 10, point 2)."""
+    from tests.rewards_fixtures import save_encoder  # noqa: PLC0415
+
+    folder = save_encoder(tmp_path / "bert", "bert")
+    prompt, response = tmp_path / "p.txt", tmp_path / "r.txt"
+    prompt.write_text("What is a needle?")
+    response.write_text("the model reads a long answer and gives each response one score")
+    base = ["score-text", "--model", str(folder), "--prompt-file", str(prompt),
+            "--response-file", str(response), "--device", "cpu", "--json", "--per-token"]
+    done = cli(*base)
+    out = json.loads(done.stdout)
+    assert out["method"] == "prefix" and "per-token by prefix passes" in done.stderr
+    assert "prefix passes over" in done.stderr and "tokens, about" in done.stderr
+    pooled = json.loads(cli(*base[:-1]).stdout)["score"]
+    assert out["score"] == pytest.approx(pooled, abs=1e-5)
+    assert out["per_token"][-1] == pytest.approx(pooled, abs=1e-4)
+    refused = cli(*base, "--max-passes", "3", check=False)
+    assert refused.returncode == 2 and "over the cap of 3 passes" in refused.stderr and "--stride" in refused.stderr
+    strided = json.loads(cli(*base, "--stride", "5").stdout)
+    assert strided["stride"] == 5 and strided["passes"] < out["passes"]
+    assert cli(*base, "--method", "head", check=False).returncode == 2
 
 
 def test_model_info_json(tiny_model_dir, cli):

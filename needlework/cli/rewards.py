@@ -62,7 +62,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--prompt-file", required=True, metavar="P")
     p.add_argument("--response-file", required=True, metavar="R")
     p.add_argument("--per-token", action="store_true",
-                   help="also print every response token and its reward (one forward pass)")
+                   help="also print every response token and its reward: the score of the text cut "
+                        "after that token (one pass for a checked causal model, else one pass per "
+                        "prefix; the output names the method)")
+    p.add_argument("--method", default="auto", choices=("auto", "head", "prefix"),
+                   help="per-token method: auto (head where the model allows it), head, prefix")
+    p.add_argument("--stride", type=int, default=1, metavar="K",
+                   help="prefix method: score every K-th prefix only (default 1)")
+    p.add_argument("--max-passes", type=int, default=None, metavar="N",
+                   help="prefix method: refuse runs over N forward passes (default 1024)")
     _add_window_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_score_text)
@@ -134,24 +142,66 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"{summary['dataset']}: {summary['items']} items, {summary['unique_texts']} texts, "
               f"{summary['cache_hits']} from cache, {summary['scored']} scored, "
               f"{summary['too_long']} too long ({args.truncation})")
+        from needlework.cli.metrics import describe  # noqa: PLC0415
+
+        if summary.get("non_finite"):
+            print(f"  {summary['non_finite']} score(s) were NaN or infinite: counted as missing")
         for name, m in summary["metrics"].items():
-            if m.get("accuracy") is not None:
-                print(f"  {name}: {m['accuracy']:.4f}")
+            if "error" in m:
+                print(f"  {name}: {m['error']}")
+                continue
+            for line in describe(name, m):
+                print(f"  {line}")
     return 0
 
 
+def _per_token(args: argparse.Namespace, rm: Any, prompt: str, response: str) -> dict[str, Any]:
+    """Per-token rewards; for prefix passes the plan goes to stderr first, then a progress bar."""
+    from needlework.rewards.per_token import (  # noqa: PLC0415
+        DEFAULT_MAX_PASSES,
+        per_token_rewards,
+        prefix_plan,
+    )
+
+    cap = args.max_passes or DEFAULT_MAX_PASSES
+    bar = None
+    prefix = args.method == "prefix" or (args.method == "auto" and rm.pooling.per_token == "prefix")
+    if prefix:
+        plan = prefix_plan(rm, prompt, response, stride=args.stride, max_length=args.max_length,
+                           truncation=args.truncation)
+        print(f"per-token by prefix passes ({rm.pooling.reason}): {plan.describe()}"
+              + (f"; over the cap of {cap}" if plan.passes > cap else ""), file=sys.stderr)
+        if plan.passes <= cap:
+            bar = tqdm(total=plan.passes, unit="pass", desc="prefixes", file=sys.stderr,
+                       dynamic_ncols=True)
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+    try:
+        result = per_token_rewards(rm, prompt, response, max_length=args.max_length,
+                                   truncation=args.truncation, method=args.method, stride=args.stride,
+                                   max_passes=cap, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    return result.as_dict()
+
+
 def cmd_score_text(args: argparse.Namespace) -> int:
-    from needlework.rewards.per_token import per_token_rewards  # noqa: PLC0415
     from needlework.rewards.pipeline import RewardPipeline  # noqa: PLC0415
 
     prompt = Path(args.prompt_file).read_text(encoding="utf-8")
     response = Path(args.response_file).read_text(encoding="utf-8")
+    if args.stride < 1 or (args.max_passes is not None and args.max_passes < 1):
+        return _fail("--stride and --max-passes must be at least 1")
     try:
         rm = _load(args)
         if args.per_token:
-            result = per_token_rewards(rm, prompt, response, max_length=args.max_length,
-                                       truncation=args.truncation)
-            out: dict[str, Any] = result.as_dict()
+            out: dict[str, Any] = _per_token(args, rm, prompt, response)
         else:
             scored = RewardPipeline(rm, max_length=args.max_length,
                                     truncation=args.truncation).score(prompt, response)
@@ -167,8 +217,11 @@ def cmd_score_text(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False))
     else:
         print(f"score {out['score']:.6f}")
-        for token, value in zip(out.get("tokens", []), out.get("per_token", []), strict=True):
-            print(f"{value:+.4f}\t{token!r}")
+        if args.per_token:
+            print(f"method: {out['method_label']}; the value at token {out['pooled_token']} (marked *) "
+                  f"is the model's score (difference {out['check']:.1e})")
+        for k, (token, value) in enumerate(zip(out.get("tokens", []), out.get("per_token", []), strict=True)):
+            print(f"{value:+.4f}{'*' if k == out.get('pooled_token') else ' '}\t{token!r}")
     return 0
 
 

@@ -25,14 +25,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from needlework import metrics
 from needlework.formats import Preference
 from needlework.rewards.jobs import start_job_thread, submit_scoring_job
 from needlework.rewards.loading import RewardModel, load_reward_model
 from needlework.rewards.per_token import (
+    DEFAULT_MAX_PASSES,
     CurveComparison,
     PerTokenResult,
+    PrefixPlan,
     compare_curves,
     per_token_rewards,
+    prefix_plan,
 )
 from needlework.rewards.templates import render, text_hash
 from store.datasets import item_index
@@ -338,41 +342,50 @@ def entries_from_rows(rows: Iterable[dict[str, Any]],
 
 @dataclass(frozen=True)
 class Failure:
-    """An item where some rejected response scored at least as high as some chosen one."""
+    """An item the best-of-n rule counts wrong: some rejected response scored at least as
+    high as some chosen one, or a score is missing (``margin`` is then ``None``)."""
 
     item: str
     subset: str
-    margin: float  # min(chosen) - max(rejected): <= 0 for a failure; 0 is a tie
+    margin: float | None  # min(chosen) - max(rejected): <= 0 for a failure; 0 is a tie
     worst: tuple[int, int]  # (chosen index, rejected index) of that margin
     beaten: int  # how many (chosen, rejected) pairs are wrong (ties included)
-    pairs: int
+    pairs: int  # how many pairs have both scores
+    missing: int = 0  # how many scores are missing (null, NaN, inf)
 
 
 def worst_pair(chosen: Sequence[float | None], rejected: Sequence[float | None]) -> tuple[int, int]:
-    """(i, j) of the lowest chosen and the highest rejected score (``None`` scores ignored)."""
-    c = [(s, i) for i, s in enumerate(chosen) if s is not None]
-    r = [(s, j) for j, s in enumerate(rejected) if s is not None]
+    """(i, j) of the lowest chosen and the highest rejected score (missing scores ignored)."""
+    c = [(s, i) for i, s in enumerate(chosen) if not metrics.missing(s)]
+    r = [(s, j) for j, s in enumerate(rejected) if not metrics.missing(s)]
     i = min(c)[1] if c else 0
     j = max(r)[1] if r else 0
     return i, j
 
 
 def failures(entries: Iterable[dict[str, Any]]) -> list[Failure]:
-    """Items with a rejected score ≥ a chosen score (ties are wrong), worst margin first.
-
-    Items with a missing (skipped) score are not failures: they are not scored.
-    """
-    out = []
+    """The items best-of-n counts wrong, worst margin first, then the items with a missing
+    score (wrong too, as in Long-form RewardBench's scorer), by item."""
+    scored, unscored = [], []
     for e in entries:
-        chosen, rejected = e["chosen_scores"] or [], e["rejected_scores"] or []
-        if not chosen or not rejected or None in chosen or None in rejected:
+        chosen, rejected = list(e["chosen_scores"] or []), list(e["rejected_scores"] or [])
+        if metrics.bon_correct(chosen, rejected):
             continue
-        beaten = sum(c <= r for c in chosen for r in rejected)
-        if beaten:
-            i, j = worst_pair(chosen, rejected)
-            out.append(Failure(str(e["id"]), str(e.get("subset", "")), chosen[i] - rejected[j],
-                               (i, j), beaten, len(chosen) * len(rejected)))
-    return sorted(out, key=lambda f: (f.margin, f.item))
+        gaps = metrics.missing_count(e)
+        beaten, counted = 0, 0
+        for c in chosen:
+            for r in rejected:
+                if not metrics.missing(c) and not metrics.missing(r):
+                    counted += 1
+                    beaten += c <= r
+        i, j = worst_pair(chosen, rejected)
+        if gaps or not chosen or not rejected:
+            unscored.append(Failure(str(e["id"]), str(e.get("subset", "")), None, (i, j), beaten,
+                                    counted, gaps))
+        else:
+            scored.append(Failure(str(e["id"]), str(e.get("subset", "")), chosen[i] - rejected[j],
+                                  (i, j), beaten, counted))
+    return sorted(scored, key=lambda f: (f.margin, f.item)) + sorted(unscored, key=lambda f: f.item)
 
 
 # -- per-token comparison ----------------------------------------------------------------
@@ -398,24 +411,79 @@ def _tail(rm: RewardModel, prompt: str, response: str) -> str:
     return shown.text[shown.response_start or 0:]
 
 
-def token_pair(rm: RewardModel, prompt: str, chosen: str, rejected: str,
-               truncation: str = "skip") -> TokenPair:
-    """Per-token rewards of both responses (one forward pass each), cached per model/texts.
+def _pair_key(rm: RewardModel, prompt: str, chosen: str, rejected: str, truncation: str,
+              stride: int) -> tuple:
+    return (rm.facts.fingerprint, rm.facts.dtype, rm.facts.device, truncation, stride,
+            text_hash(prompt), text_hash(chosen), text_hash(rejected))
 
-    Raises the engine's errors (``InputTooLongError`` under ``skip``,
-    ``PerTokenUnsupportedError``).
-    """
-    key = (rm.facts.fingerprint, rm.facts.dtype, rm.facts.device, truncation,
-           text_hash(prompt), text_hash(chosen), text_hash(rejected))
+
+def cached_token_pair(rm: RewardModel, prompt: str, chosen: str, rejected: str,
+                      truncation: str = "skip", stride: int = 1) -> TokenPair | None:
+    """The pair :func:`token_pair` computed earlier with these arguments, or ``None``."""
+    key = _pair_key(rm, prompt, chosen, rejected, truncation, stride)
     with _PAIRS_LOCK:
         if key in _PAIRS:
             _PAIRS.move_to_end(key)
             return _PAIRS[key]
-    c = per_token_rewards(rm, prompt, chosen, truncation=truncation)
-    r = per_token_rewards(rm, prompt, rejected, truncation=truncation)
+    return None
+
+
+def token_pair(rm: RewardModel, prompt: str, chosen: str, rejected: str,
+               truncation: str = "skip", *, stride: int = 1,
+               max_passes: int = DEFAULT_MAX_PASSES,
+               progress: Callable[[int, int], None] | None = None) -> TokenPair:
+    """Per-token rewards of both responses, cached per model, texts, policy and stride.
+
+    One forward pass per response for a head-method model; prefix passes otherwise
+    (``stride``, ``max_passes`` and ``progress(done, total)`` over both responses, see
+    :func:`needlework.rewards.per_token.per_token_rewards`). Raises the engine's errors
+    (``InputTooLongError`` under ``skip``, ``PerTokenTooCostlyError``,
+    ``PerTokenMismatchError``, ``PerTokenUnsupportedError``).
+    """
+    found = cached_token_pair(rm, prompt, chosen, rejected, truncation, stride)
+    if found is not None:
+        return found
+    results: list[PerTokenResult] = []
+    done = [0, 0]
+
+    def step(k: int) -> Callable[[int, int], None] | None:
+        if progress is None:
+            return None
+
+        def report(d: int, t: int) -> None:
+            done[k] = d
+            totals[k] = t
+            progress(sum(done), sum(totals))
+        return report
+
+    totals = [0, 0]
+    for k, response in enumerate((chosen, rejected)):
+        results.append(per_token_rewards(rm, prompt, response, truncation=truncation, stride=stride,
+                                         max_passes=max_passes, progress=step(k)))
+    c, r = results
     pair = TokenPair(c, r, compare_curves(c, r), _tail(rm, prompt, chosen), _tail(rm, prompt, rejected))
+    key = _pair_key(rm, prompt, chosen, rejected, truncation, stride)
     with _PAIRS_LOCK:
         _PAIRS[key] = pair
         while len(_PAIRS) > 8:
             _PAIRS.popitem(last=False)
     return pair
+
+
+_PLANS: OrderedDict[tuple, tuple[PrefixPlan, PrefixPlan]] = OrderedDict()
+
+
+def prefix_plans(rm: RewardModel, prompt: str, chosen: str, rejected: str, truncation: str = "skip",
+                 stride: int = 1) -> tuple[PrefixPlan, PrefixPlan]:
+    """The prefix-pass plans of both responses (one timed pass each), remembered."""
+    key = ("plan", *_pair_key(rm, prompt, chosen, rejected, truncation, stride))
+    with _PAIRS_LOCK:
+        if key in _PLANS:
+            return _PLANS[key]
+    plans = (prefix_plan(rm, prompt, chosen, stride=stride, truncation=truncation),
+             prefix_plan(rm, prompt, rejected, stride=stride, truncation=truncation))
+    with _PAIRS_LOCK:
+        _PLANS[key] = plans
+        while len(_PLANS) > 32:
+            _PLANS.popitem(last=False)
+    return plans
