@@ -133,3 +133,26 @@ class FakeJudgeServer:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def build_tiny_causal_lm(folder) -> str:
+    """A tiny random ``LlamaForCausalLM`` with a locally trained tokenizer and a chat
+    template, saved to ``folder`` (no hub); returns the folder as a string."""
+    import torch  # noqa: PLC0415
+    from transformers import LlamaConfig, LlamaForCausalLM  # noqa: PLC0415
+
+    from needlework.rewards.demo_model import build_tokenizer  # noqa: PLC0415
+
+    texts = ["Which response is better? [[A]] [[B]] Response A Response B Rating: 7",
+             "The quick brown fox jumps over the lazy dog. Thanks for reading, friend."] * 20
+    tokenizer = build_tokenizer(texts, vocab_size=400, model_max_length=2048)
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=2, intermediate_size=64,
+                         max_position_embeddings=2048, pad_token_id=tokenizer.pad_token_id,
+                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
+    model = LlamaForCausalLM(config)
+    model.generation_config.max_new_tokens = 8
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)

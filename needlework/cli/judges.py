@@ -99,7 +99,7 @@ def _connection(args: argparse.Namespace, **extra: object):  # noqa: ANN202
 def cmd_judge(args: argparse.Namespace) -> int:
     from needlework.judges.engine import run_judge, write_output  # noqa: PLC0415
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
-    from needlework.rewards.runs import DatasetNotFound, load_preferences  # noqa: PLC0415
+    from needlework.judges.plan import DatasetNotFound, load_items  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
     try:
@@ -109,7 +109,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     db = connect(args.db)
     try:
-        row, items = load_preferences(db, args.dataset)
+        row, items = load_items(db, args.dataset)
     except DatasetNotFound as exc:
         return _fail(str(exc).strip("'\""), 1)
     bar = None

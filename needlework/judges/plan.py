@@ -26,9 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from needlework.formats import preference_view
 from needlework.formats.preference import Preference
 from needlework.judges.context import Fit, fit_prompt
 from needlework.judges.prompts import scoring_messages, selection_messages
+from store.datasets import get_dataset, iter_items
 
 MODES = ("selection", "scoring")
 ORDERS = ("shuffle", "rotations")
@@ -69,6 +71,25 @@ class Trial:
     @property
     def skipped(self) -> bool:
         return self.fit.skipped
+
+
+class DatasetNotFound(LookupError):
+    """The named dataset is not in the store."""
+
+
+def load_items(db: Any, dataset: str) -> tuple[dict[str, Any], list[tuple[str, Preference]]]:
+    """The dataset row and its items as ``(item key, Preference)``, in import order
+    (preference and needle datasets)."""
+    row = get_dataset(db, dataset)
+    if row is None:
+        raise DatasetNotFound(
+            f"no dataset named {dataset!r} in the store: import it first "
+            "(python -m needlework import FILE --dataset NAME), or check --db")
+    if row["kind"] not in ("preference", "needle"):
+        raise DatasetNotFound(f"dataset {dataset!r} is a {row['kind']} dataset: a judge needs "
+                              "preference or needle items")
+    return row, [(item["key"], preference_view(row["format"], item["record"]))
+                 for item in iter_items(db, dataset)]
 
 
 def groups(pref: Preference) -> list[tuple[Member, ...]]:
