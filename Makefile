@@ -9,6 +9,7 @@ PORT ?= 8501
 # below the repository, .venv included. `make run WATCH=auto` reloads on code changes.
 WATCH ?= none
 DEMO_MODEL := data/demo-model
+DEMO_JUDGE := data/demo-judge
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test venv test-deps chromium seed lint bench clean
@@ -32,6 +33,7 @@ chromium:
 seed: venv
 	$(PY) -m needlework seed-demo --if-empty
 	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
+	$(PY) -m needlework demo-judge --out $(DEMO_JUDGE) --if-missing
 
 run: venv seed
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false \
@@ -39,6 +41,7 @@ run: venv seed
 
 test: $(VENV)/.test chromium
 	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
+	$(PY) -m needlework demo-judge --out $(DEMO_JUDGE) --if-missing
 	$(PY) -m pytest
 
 lint: $(VENV)/.test
