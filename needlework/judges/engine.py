@@ -285,6 +285,28 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
     return fresh
 
 
+def ask(db: Any, client: JudgeClient, messages: list[dict[str, str]],
+        parse: Callable[[str], Parsed], *, should_stop: ShouldStop | None = None,
+        max_tokens: int | None = None) -> tuple[str, Parsed, bool]:
+    """One cached call outside a dataset run (the needle writer's rewrite and check):
+    ``(raw answer, parse, came from the cache)``. The answer is committed at once."""
+    conn = client.connection
+    params = conn.params() if max_tokens is None else {**conn.params(), "max_tokens": max_tokens}
+    digest = cache.prompt_hash(messages)
+    key = cache.call_key(conn.endpoint, conn.model, params, digest)
+    row = store.cached_calls(db, [key]).get(key)
+    if row is not None:
+        return row["raw"], parse(row["raw"]), True
+    answer = client.complete(messages, max_tokens=max_tokens, should_stop=should_stop)
+    parsed = parse(answer.text)
+    store.save_call(db, key, endpoint=conn.endpoint, model=conn.model, params=params,
+                    prompt_hash=digest, raw=answer.text, parsed=parsed.as_dict(),
+                    valid=parsed.valid, prompt_tokens=answer.prompt_tokens,
+                    completion_tokens=answer.completion_tokens, latency_s=answer.latency_s,
+                    attempts=answer.attempts, finish_reason=answer.finish_reason)
+    return answer.text, parsed, False
+
+
 # -- the output file ---------------------------------------------------------------------
 
 
