@@ -240,3 +240,15 @@ def test_output_file_gives_the_same_accuracy_through_metrics(db, tmp_path) -> No
     write_output(tmp_path / "score.jsonl", scored)
     lines = read_scores(tmp_path / "score.jsonl")
     assert len(lines) == 3 and all(len(x["rejected_scores"]) == 1 for x in lines)
+
+
+def test_rmbench_selection_is_judged_pair_by_pair(db) -> None:
+    items = [("r0", Preference("r0", "alpacaeval", "Q?", ["good a", "good b", "good c"],
+                               ["bad a", "bad b", "bad c"]))]
+    with FakeJudgeServer(always_a) as server:
+        run = run_judge(db, Connection(server.base_url, "judge", key_env=None), items,
+                        "selection", dataset="t", format_name="rmbench", order="rotations")
+    assert run.summary["trials"] == 18  # 3 x 3 pairs, both orders
+    figures = run.summary["metrics"]["rmbench"]["domains"]["chat"]
+    assert figures["matrix"] == [[0.5] * 3] * 3 and figures["hard"] == 0.5
+    assert run.summary["metrics"]["rmbench"]["accuracy"] == 0.5

@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", required=True, choices=("selection", "scoring"))
     p.add_argument("--rotations", action="store_true",
                    help="selection: show every rotation of the responses (both orders of a "
-                   "pair) and report position bias")
+                   "pair) and report position bias; always on for needle datasets")
     p.add_argument("--seed", type=int, default=0, help="seed of the shuffled order (default 0)")
     p.add_argument("--concurrency", type=int, default=4, metavar="N",
                    help="requests in flight at once (default 4)")
@@ -126,7 +126,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     try:
         run = run_judge(db, connection, items, args.mode, dataset=args.dataset,
                         format_name=row["format"],
-                        order="rotations" if args.rotations else "shuffle", seed=args.seed,
+                        order="rotations" if args.rotations or row["kind"] == "needle" else "shuffle",
+                        seed=args.seed,
                         context_policy=args.truncation, progress=progress)
     except JudgeCancelled as exc:
         return _fail(str(exc), 130)

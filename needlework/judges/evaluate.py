@@ -146,11 +146,45 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
     return out
 
 
+def rmbench_selection(results: Iterable[Result]) -> dict[str, Any]:
+    """RM-Bench figures from pairwise selection trials (chosen i vs rejected j).
+
+    Per domain (:func:`needlework.metrics.rmbench_domain` of the trial's subset),
+    ``M[i][j]`` = share of the (i, j) trials the judge got right (invalid answers wrong,
+    skipped trials left out), then hard / normal / easy by
+    :func:`needlework.metrics.rmbench_from_matrix`; overall = mean over domains.
+    """
+    cells: dict[str, list[list[list[int]]]] = {}
+    for r in results:
+        if r.get("skipped") or len(r["members"]) != 2:
+            continue
+        domain = metrics.rmbench_domain({"subset": r["subset"], "id": r["item_key"],
+                                         "domain": (r.get("meta") or {}).get("domain")})
+        grid = cells.setdefault(domain, [[[0, 0] for _ in range(3)] for _ in range(3)])
+        sides = dict(_member(label) for label in r["members"])
+        cell = grid[sides["chosen"]][sides["rejected"]]
+        cell[0] += int(bool(r.get("correct")))
+        cell[1] += 1
+    domains = {}
+    for domain, grid in cells.items():
+        matrix = [[c[0] / c[1] if c[1] else 0.0 for c in row] for row in grid]
+        domains[domain] = {"n": sum(c[1] for row in grid for c in row), "matrix": matrix,
+                           **metrics.rmbench_from_matrix(matrix)}
+    scores = [d["score"] for d in domains.values()]
+    return {"kind": "rmbench-selection", "accuracy": sum(scores) / len(scores) if scores else None,
+            "domains": domains}
+
+
 def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> dict[str, Any]:
     """Accuracy (via :mod:`needlework.metrics`), invalid rates and position bias of a run."""
     if mode == "selection":
         entries = [selection_entry(r) for r in results]
         figures: dict[str, Any] = {"bon": metrics.best_of_n(entries)}
+        if format_name == "rmbench":
+            try:
+                figures["rmbench"] = rmbench_selection(results)
+            except ValueError as exc:
+                figures["rmbench"] = {"error": str(exc)}
     else:
         entries = scoring_entries(results)
         figures = {"bon": metrics.best_of_n(entries), "pairwise": metrics.pairwise(entries)}
