@@ -91,7 +91,7 @@ def _cached_hashes(db_path: Path) -> set[str]:
 def test_sigkill_then_restart_sends_no_request_for_a_cached_call(tmp_path: Path) -> None:
     db = tmp_path / "kill.db"
     make_dataset(db, n=10)
-    with FakeJudgeServer(picks_good, delay=0.25) as server:
+    with FakeJudgeServer(picks_good, delay=0.4) as server:
         args = [sys.executable, "-m", "needlework", "judge", "--dataset", "pairs", "--base-url",
                 server.base_url, "--model", "judge", "--mode", "selection", "--rotations",
                 "--concurrency", "2", "--no-progress", "--db", str(db)]
