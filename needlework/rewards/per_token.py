@@ -224,6 +224,13 @@ class PrefixPlan:
     seconds: float | None
     stride: int
     response_tokens: int
+    seconds_per_token: float | None = None
+
+    def at_rate(self, seconds_per_token: float | None) -> PrefixPlan:
+        """The same plan estimated at another measured rate."""
+        seconds = None if seconds_per_token is None else self.tokens * seconds_per_token
+        return PrefixPlan(self.passes, self.tokens, seconds, self.stride, self.response_tokens,
+                          seconds_per_token)
 
     def describe(self) -> str:
         secs = "" if self.seconds is None else f", about {_duration(self.seconds)}"
@@ -260,23 +267,28 @@ def _prefix_row(t: _Text, position: int) -> tuple[int, ...]:
 def _plan(t: _Text, stride: int, seconds_per_token: float | None) -> tuple[PrefixPlan, list[tuple[int, ...]]]:
     rows = list(dict.fromkeys(_prefix_row(t, p) for p in _positions(t, stride)))
     tokens = sum(len(r) for r in rows)
-    seconds = None if seconds_per_token is None else tokens * seconds_per_token
-    return PrefixPlan(len(rows), tokens, seconds, stride, len(t.ids) - t.start), rows
+    plan = PrefixPlan(len(rows), tokens, None, stride, len(t.ids) - t.start)
+    return plan.at_rate(seconds_per_token), rows
 
 
 def prefix_plan(rm: RewardModel, prompt: str, response: str, *, stride: int = 1,
                 max_length: int | None = None, truncation: str = "skip",
                 measure: bool = True) -> PrefixPlan:
     """The cost of per-token rewards by prefix passes for one (prompt, response), before
-    running them; with ``measure``, one timed pass of the whole text gives the estimate."""
+    running them; with ``measure``, the faster of two timed passes of the whole text (the
+    first call of a size pays one-off costs) gives the estimate: an upper bound per token,
+    since shorter prefixes cost less per token."""
     if stride < 1:
         raise ValueError("stride must be at least 1")
     t = _prepare(rm, prompt, response, max_length, truncation)
     rate = None
     if measure and t.ids:
-        began = time.perf_counter()
-        model_score(rm, t.ids)
-        rate = (time.perf_counter() - began) / len(t.ids)
+        timings = []
+        for _ in range(2):
+            began = time.perf_counter()
+            model_score(rm, t.ids)
+            timings.append(time.perf_counter() - began)
+        rate = min(timings) / len(t.ids)
     return _plan(t, stride, rate)[0]
 
 

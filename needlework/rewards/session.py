@@ -482,6 +482,9 @@ def prefix_plans(rm: RewardModel, prompt: str, chosen: str, rejected: str, trunc
             return _PLANS[key]
     plans = (prefix_plan(rm, prompt, chosen, stride=stride, truncation=truncation),
              prefix_plan(rm, prompt, rejected, stride=stride, truncation=truncation))
+    rates = [p.seconds_per_token for p in plans if p.seconds_per_token is not None]
+    if rates:  # one model, one device: the steadier (lower) measured rate for both
+        plans = (plans[0].at_rate(min(rates)), plans[1].at_rate(min(rates)))
     with _PAIRS_LOCK:
         _PLANS[key] = plans
         while len(_PLANS) > 32:
