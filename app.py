@@ -2,8 +2,11 @@
 
 import streamlit as st
 
-from components.sidebar import render_sidebar
-from components.state import get_db
+from components.boot import import_app
+
+import_app()  # first, once: a second session starting meanwhile waits (components/boot.py)
+from components.sidebar import render_sidebar  # noqa: E402
+from components.state import get_db  # noqa: E402
 
 st.set_page_config(page_title="Needlework", page_icon="🪡", layout="wide")
 

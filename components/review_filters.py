@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 import store
+from components.state import engine_imported
 from needlework.formats import preference_view
 from needlework.review.filters import REVIEW_STATES, Filters
 from needlework.review.lengths import ItemFacts, item_facts, method
@@ -21,9 +22,9 @@ def model_tokenizer() -> tuple[Callable[[str], int] | None, str]:
     ``o200k_base`` is unavailable), with its name; ``(None, "model")`` when none.
 
     Models live in the process-wide registry of :mod:`needlework.rewards.session`;
-    when that module was never imported no model is loaded, and torch is not
-    imported just to find that out."""
-    session = sys.modules.get("needlework.rewards.session")
+    while the engine is not imported yet no model is loaded, and torch is not
+    imported (nor waited for) just to find that out."""
+    session = sys.modules.get("needlework.rewards.session") if engine_imported() else None
     loaded = session.MODELS.loaded() if session is not None else []
     model = loaded[0][1] if loaded else None  # newest first
     tokenizer = getattr(model, "tokenizer", None)

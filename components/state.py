@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 import threading
 
 import streamlit as st
 from sqlite_utils import Database
 
 import store
+from components.boot import import_engine
 
 ANNOTATOR_KEY = "annotator"
 DATASET_KEY = "dataset"
@@ -21,15 +21,35 @@ def _migrated(path: str) -> bool:
     return True
 
 
-@st.cache_resource(show_spinner=False)
+_WARM_UP: list[threading.Thread] = []
+_WARM_UP_LOCK = threading.Lock()
+
+
 def _warm_up() -> threading.Thread:
     """Import the reward engine (PyTorch, transformers: seconds) in the background, once
     per server process, so that the first visit to the Reward model or Needle lab page
-    after the app opens does not show a blank page while they load."""
-    thread = threading.Thread(target=importlib.import_module, args=("needlework.rewards.session",),
-                              daemon=True, name="needlework-warm-up")
-    thread.start()
-    return thread
+    after the app opens does not show a blank page while they load. It starts after
+    every other module of the app was imported (:mod:`components.boot`), and pages
+    that need the engine wait for it (:func:`engine`): no module is ever imported by two
+    threads at once. One per process (not a Streamlit cache: caches can be cleared)."""
+    with _WARM_UP_LOCK:
+        if not _WARM_UP:
+            thread = threading.Thread(target=import_engine, daemon=True,
+                                      name="needlework-warm-up")
+            thread.start()
+            _WARM_UP.append(thread)
+        return _WARM_UP[0]
+
+
+def engine() -> None:
+    """Wait until the reward engine is imported (call before importing engine components)."""
+    _warm_up().join()
+
+
+def engine_imported() -> bool:
+    """True once the reward engine is fully imported (its modules are then safe to use
+    from ``sys.modules``; before, one may be half initialised by the warm-up thread)."""
+    return not _warm_up().is_alive()
 
 
 _CONNECTIONS = threading.local()

@@ -3,32 +3,36 @@ model misses the needle (length × position), and present it. See docs/needle.md
 
 import streamlit as st
 
-from components.model_picker import code, current_model, render_model_picker
-from components.needle import (
-    all_sets,
-    needle_records,
-    needle_row,
-    render_needle_switch,
-    render_upload,
-)
-from components.needle_builder import render_builder
-from components.needle_charts import (
-    pick_sets,
-    picked_sets,
-    render_cell,
-    render_findings,
-    render_heatmap,
-    render_lines,
-    results_of,
-)
-from components.needle_scoring import render_needle_scoring
-from components.presentation import (
-    presenting,
-    render_downloads,
-    render_present_button,
-    render_presentation,
-)
-from components.state import current_dataset, get_db
+from components.state import engine
+
+with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
+    engine()  # imported once, by the server's warm-up thread
+    from components.model_picker import code, current_model, render_model_picker
+    from components.needle import (
+        all_sets,
+        needle_records,
+        needle_row,
+        render_needle_switch,
+        render_upload,
+    )
+    from components.needle_builder import render_builder
+    from components.needle_charts import (
+        pick_sets,
+        picked_sets,
+        render_cell,
+        render_findings,
+        render_heatmap,
+        render_lines,
+        results_of,
+    )
+    from components.needle_scoring import render_needle_scoring
+    from components.presentation import (
+        presenting,
+        render_downloads,
+        render_present_button,
+        render_presentation,
+    )
+    from components.state import current_dataset, get_db
 
 db = get_db()
 row = needle_row(db, current_dataset())

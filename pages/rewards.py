@@ -10,6 +10,9 @@ st.caption("Load a reward model, score a preference set, then go straight to the
 
 # PyTorch and transformers take seconds to import on a server's first visit: the title first
 with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
+    from components.state import engine
+
+    engine()  # imported once, by the server's warm-up thread
     from components.jobs import render_scoring, truncation_policy
     from components.model_picker import render_model_picker
     from components.rewards import render_failures, render_metrics, render_run_picker

@@ -1,0 +1,40 @@
+"""No module is imported by two threads at once when the server starts: every component
+is either light (imported by the first script run, under the package's import lock) or
+an engine component (imported by the warm-up thread, which engine pages wait for)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from components import boot
+from tests.conftest import ROOT
+
+
+def test_every_component_is_light_or_engine_once():
+    modules = {p.stem for p in Path(ROOT / "components").glob("*.py")} - {"__init__", "boot"}
+    assert set(boot.LIGHT) | set(boot.ENGINE) == modules
+    assert not set(boot.LIGHT) & set(boot.ENGINE)
+
+
+def test_light_components_do_not_import_the_engine():
+    code = ("import sys; from components.boot import import_app; import_app(); "
+            "print(sorted(m for m in ('torch', 'transformers', 'needlework.rewards.session') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1]
+    assert out == "[]"
+
+
+def test_engine_pages_wait_for_the_warm_up_before_importing_engine_components():
+    for page in ("rewards.py", "needle.py"):
+        source = (ROOT / "pages" / page).read_text(encoding="utf-8")
+        first_engine = min(source.index(f"components.{m}") for m in boot.ENGINE
+                           if f"components.{m}" in source)
+        assert source.index("engine()") < first_engine, page
+    for page in Path(ROOT / "pages").glob("*.py"):
+        if page.name in ("rewards.py", "needle.py"):
+            continue
+        source = page.read_text(encoding="utf-8")
+        assert not [m for m in boot.ENGINE if f"components.{m} " in source], page.name
