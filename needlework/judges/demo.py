@@ -60,10 +60,13 @@ class DemoJudgeSettings:
     heads: int = 4
     intermediate: int = 384
     max_positions: int = 8192
-    pretrain_seconds: float = 45.0  # stage 1: the demo reward model's Bradley-Terry training
-    pretrain_steps: int = 100
-    train_seconds: float = 100.0  # stage 2 (CPU seconds / threads): the build stays under 3 minutes
-    max_steps: int = 600
+    # Steps bound the training (the same model on every machine); the CPU-time caps
+    # (CPU seconds / threads) keep the build under 3 minutes of 2-core time even when
+    # other work slows each step down. On an idle 2-core machine the steps end first.
+    pretrain_steps: int = 100  # stage 1: the demo reward model's Bradley-Terry training
+    pretrain_seconds: float = 60.0
+    max_steps: int = 100  # stage 2: the selection prompt
+    train_seconds: float = 105.0
     batch_pairs: int = 8  # each shown in both orders: 16 rows a step
     min_tokens: int = 40
     max_tokens: int = 120
