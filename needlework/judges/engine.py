@@ -162,9 +162,9 @@ def run_judge(
     try:
         fresh = _send(db, client, connection, pending, done, total, errors, progress,
                       should_stop)
-    except JudgeCancelled as exc:
+    except (JudgeCancelled, KeyboardInterrupt) as exc:
         store.update_run_progress(db, run_key, store_done(db, keys))
-        store.finish_run(db, run_key, "cancelled", {"error": str(exc)})
+        store.finish_run(db, run_key, "cancelled", {"error": str(exc) or "interrupted"})
         raise
     except JudgeError as exc:
         store.update_run_progress(db, run_key, store_done(db, keys))
