@@ -18,7 +18,7 @@ from typing import Any
 import streamlit as st
 
 from components.grounding import ItemContext
-from components.outbox import module, seen_rev
+from components.outbox import applied_through, module, seen_rev
 from needlework.grounding.labels import LABEL_PREFIX
 
 _KEYS = st.components.v2.component("needlework.annotate_keys", isolate_styles=False,
@@ -47,7 +47,8 @@ def key_data(ctx: ItemContext, cursor: int) -> dict[str, Any]:
               if field.startswith(LABEL_PREFIX)}
     return {"dataset": ctx.dataset, "annotator": ctx.annotator, "item": ctx.key,
             "n": len(ctx.passages), "cursor": cursor, "labels": labels,
-            "answered": bool((ctx.value("answer") or "").strip()), "seenRev": seen_rev()}
+            "answered": bool((ctx.value("answer") or "").strip()), "seenRev": seen_rev(),
+            "seen": applied_through()}
 
 
 def render_keyboard(ctx: ItemContext, cursor: int) -> None:

@@ -36,6 +36,7 @@ _ANSWER = st.components.v2.component(
 
 VIEW = "nw-outbox-view"
 SEEN = "nw-outbox-seen"
+NONCE = "nw-outbox-nonce"
 _HIDE = ("<style>.st-key-nw-outbox-box,[data-testid=stLayoutWrapper]:has(> .st-key-nw-outbox-box)"
          "{display:none}</style>")
 
@@ -63,8 +64,12 @@ def deliver(db: Database, allowed: Callable[[Action], str | None] | None = None)
         view = payload.get("view")
         if isinstance(view, dict):
             st.session_state[VIEW] = view
+        nonce = payload.get("nonce")
+        nonce = nonce if isinstance(nonce, (int, float)) else 0
+        if delivery.error is None:
+            st.session_state[NONCE] = nonce
         _ANSWER(key="nw-outbox-answer", data={
-            "seen": str(payload.get("nonce") or ""),
+            "seen": nonce,
             "acks": delivery.acked,
             "rejected": [{"id": o.id, "message": o.message} for o in delivery.rejected],
             "error": delivery.error,
@@ -87,6 +92,12 @@ def view_for(page: str, dataset: str) -> dict[str, Any] | None:
         return None
     st.session_state[SEEN] = rev
     return view
+
+
+def applied_through() -> float:
+    """The newest outbox delivery whose actions this run's page shows (the key scripts
+    keep showing actions acknowledged after it from their own record)."""
+    return st.session_state.get(NONCE, 0)
 
 
 def seen_rev() -> float:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from components.diff_view import render_diff
 from components.long_text import render_long_text
-from components.review_state import ADVANCE, FLASH, Ident, intent, state_key
+from components.review_state import ADVANCE, Ident, intent, save_note, state_key
 from components.text import label, render_text
 from needlework.formats import RMBENCH_STYLES, Preference
 from needlework.review.diff import cached_diff, quick_similarity
@@ -52,40 +52,37 @@ def render_pick_dataset(rows: Sequence[Mapping[str, Any]]) -> None:
 
 def render_verdict_panel(
     dataset: str, ident: Ident, mine: Mapping[str, Any] | None, others: Sequence[dict[str, Any]],
-    me: str, names: tuple[list[str], list[str]],
+    me: str, names: tuple[list[str], list[str]], last: str = "",
 ) -> None:
-    """Verdict buttons (A F T B S), reason toggles (1–7), note, saved status."""
+    """Verdict buttons (A F T B S), reason toggles (1–7), note, saved status. The key
+    script handles the keys and the clicks on these buttons (``components/js/review_keys.js``)."""
     current = (mine or {}).get("verdict")
+    saved_reasons = list((mine or {}).get("reasons") or [])
     pair = f"{side_title('chosen', names[0][ident[1]])} vs {side_title('rejected', names[1][ident[2]])}"
     st.markdown(f"**Verdict** · {pair}")
-    grid = st.container(horizontal=True, gap="small")
+    grid = st.container(horizontal=True, gap="small", key="rv-verdicts")
     for verdict, (text, key) in VERDICTS.items():
         grid.button(text, key=f"rv_v_{verdict}", shortcut=key, icon=VERDICT_ICONS[verdict],
-                    type="primary" if verdict == current else "secondary", width="stretch",
-                    on_click=intent, args=("verdict", verdict, ident))
-    reasons_key = state_key("reasons", dataset, ident)
+                    type="primary" if verdict == current else "secondary", width="stretch")
     note_key = state_key("note", dataset, ident)
-    if reasons_key not in st.session_state:
-        st.session_state[reasons_key] = list((mine or {}).get("reasons") or [])
     if note_key not in st.session_state:
         st.session_state[note_key] = (mine or {}).get("note") or ""
     st.caption("Reasons")
     tags = st.container(horizontal=True, gap="small")
     for tag, key in REASONS.items():
-        on = tag in st.session_state[reasons_key]
-        tags.button(tag, key=f"rv_r_{key}", shortcut=key, type="primary" if on else "secondary",
-                    on_click=intent, args=("reason", tag, ident))
+        tags.button(tag, key=f"rv_r_{key}", shortcut=key,
+                    type="primary" if tag in saved_reasons else "secondary")
     st.text_input("Note", key=note_key, placeholder="optional · Enter saves · Esc leaves",
-                  on_change=intent, args=("note", ident))
+                  on_change=save_note, args=(dataset, ident))
     st.toggle("Next unreviewed after a verdict", value=True, key=ADVANCE)
-    _status(mine, me)
+    _status(mine, me, last)
     for row in others:
         reasons = label(", ".join(map(str, row["reasons"])), 80)
         st.caption(f"{label(row['annotator'], 40)}: {VERDICT_ICONS.get(row['verdict'], '')} "
                    f"{label(str(row['verdict']), 20)}" + (f" · {reasons}" if reasons else ""))
 
 
-def _status(mine: Mapping[str, Any] | None, me: str) -> None:
+def _status(mine: Mapping[str, Any] | None, me: str, last: str) -> None:
     if not me:
         st.caption("✍️ Enter your name in the sidebar to save verdicts.")
     elif mine:
@@ -93,9 +90,8 @@ def _status(mine: Mapping[str, Any] | None, me: str) -> None:
         st.success(f"Saved: {name} · {_time(mine['updated_at'])} by {label(me, 40)}", icon="💾")
     else:
         st.caption("Not reviewed by you yet. Reasons and the note are saved with the verdict.")
-    flash = st.session_state.get(FLASH)
-    if flash:
-        st.caption(f"Last saved: {flash}")
+    if last:
+        st.caption(f"Last saved: {last}")
 
 
 def render_queue_nav(queue: Sequence[Comparison], position: int | None, unreviewed: int) -> None:
@@ -104,10 +100,10 @@ def render_queue_nav(queue: Sequence[Comparison], position: int | None, unreview
     st.markdown(f"**Queue** · comparison {where}")
     st.caption(f"{unreviewed} not reviewed by you in this view.")
     row = st.container(horizontal=True, gap="small")
-    row.button("Previous", key="rv_prev", shortcut="K", icon="⬅️", on_click=intent, args=("move", -1))
-    row.button("Next", key="rv_next", shortcut="J", icon="➡️", on_click=intent, args=("move", 1))
+    row.button("Previous", key="rv_prev", shortcut="K", icon="⬅️")
+    row.button("Next", key="rv_next", shortcut="J", icon="➡️")
     st.button("Next unreviewed", key="rv_next_unreviewed", shortcut="N", icon="⏩", type="primary",
-              width="stretch", on_click=intent, args=("next",), disabled=unreviewed == 0)
+              width="stretch", disabled=unreviewed == 0)
 
 
 def render_item_header(
@@ -161,8 +157,7 @@ def render_picker(
                 text = f"Rejected {rejected_names[j]} · {text}"
             kind = "primary" if (i, j) == (current.i, current.j) else (
                 "secondary" if (i, j) in in_scope else "tertiary")
-            col.button(text, key=f"rv_pick_{i}_{j}", width="stretch", type=kind,
-                       on_click=intent, args=("goto", current.item, i, j))
+            col.button(text, key=f"rv_pick_{i}_{j}", width="stretch", type=kind)
 
 
 def side_title(side: str, name: str) -> str:

@@ -1,33 +1,28 @@
-"""What Streamlit shortcuts cannot do on the review page: ``Esc`` leaves a text
-field (the note; leaving saves it) and a clicked switch gives the focus back, so
-the verdict keys work again; and the difference in focus (``mark.nw-current``)
-is scrolled into view inside its scrolling box. The script is fixed code; no
-data goes into it."""
+"""The review page's keyboard, and the scroll to the difference in focus.
+
+The key script (``js/review_keys.js``) turns verdict and reason keys (and clicks on
+those buttons) into actions aimed at the comparison on screen, which the outbox
+delivers (:mod:`components.outbox`); J / K / N ask the server for another comparison
+and hold the keys pressed meanwhile for it. It also leaves a text field on ``Esc`` (the
+note; leaving saves it) and gives the focus back after a switch is clicked. A second,
+fixed script scrolls the difference in focus (``mark.nw-current``) into view inside
+its scrolling box. No data goes into either script: the server's view reaches the key
+script as the component's data."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
+
+from components.outbox import applied_through, module, seen_rev
+
+_KEYS = st.components.v2.component("needlework.review_keys", isolate_styles=False,
+                                   js=module("review_keys.js"))
 
 _SCRIPT = """
 <script>
 (() => {
-  if (!window.__nwReviewKeys) {
-    window.__nwReviewKeys = true;
-    document.addEventListener("keydown", (e) => {
-      const t = e.target;
-      const tag = t && t.tagName;
-      const textField = tag === "TEXTAREA" || (tag === "INPUT" &&
-        ["text", "search", "password", "email", ""].includes(t.type || "") &&
-        !t.closest('[data-baseweb="select"]'));
-      if (e.key === "Escape" && textField) { t.blur(); }
-    }, true);
-    // a clicked switch or radio keeps the focus, and shortcuts ignore keys typed in any
-    // input: give the focus back so D, A, F... work right after "Whole text" and the like
-    document.addEventListener("click", () => setTimeout(() => {
-      const a = document.activeElement;
-      if (a && a.tagName === "INPUT" && (a.type === "checkbox" || a.type === "radio")) a.blur();
-    }, 0), true);
-  }
   const focus = () => document.querySelectorAll(".nw-box mark.nw-current").forEach((m) => {
     const box = m.closest(".nw-box");
     if (!box || box.scrollHeight <= box.clientHeight) return;
@@ -49,3 +44,12 @@ def render_review_keys(marker: str = "", where=None) -> None:
     safe = "".join(ch for ch in marker if ch.isalnum() or ch in "-_:")
     (where or st).html(_SCRIPT.replace("<script>", f"<script>/* {safe} */", 1),
                        unsafe_allow_javascript=True)
+
+
+def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],
+                           mine: dict[str, Any] | None, advance: bool) -> None:
+    """The key script, with what it needs to aim keys at comparison ``ident``."""
+    _KEYS(key="nw-review-keys", width="content", data={
+        "dataset": dataset, "annotator": me, "item": ident[0], "i": ident[1], "j": ident[2],
+        "verdict": (mine or {}).get("verdict"), "reasons": list((mine or {}).get("reasons") or []),
+        "advance": advance, "seenRev": seen_rev(), "seen": applied_through()})

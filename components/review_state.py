@@ -1,8 +1,11 @@
-"""Where the reviewer is and what they just did, kept in the session.
+"""Where the reviewer is, kept in the session.
 
-Buttons only record an *intent* (their callbacks run before the script); the
-page applies it once the queue is known, so every action costs one rerun. The
-current item is mirrored in ``?item=`` so the URL always opens where you are.
+Verdicts, reasons and moves come from the key script (``js/review_keys.js``): verdicts
+and reasons as actions the outbox delivers (:mod:`components.outbox`), moves as a view
+the page follows (:func:`follow`). The difference buttons and the note record an
+*intent* (their callbacks run before the script) that the page applies once the queue
+is known. The current item is mirrored in ``?item=`` so the URL always opens where you
+are.
 """
 
 from __future__ import annotations
@@ -13,16 +16,16 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
-from components.state import annotator, require_annotator
+from components.state import annotator, get_db
 from components.text import label
 from needlework.review.lengths import ItemFacts
 from needlework.review.queue import Comparison, item_comparisons, next_unreviewed, step
-from needlework.review.verdicts import VERDICTS, field_name, make_value
-from store.annotations import now, set_annotation
+from needlework.review.verdicts import VERDICTS, field_name, make_value, parse_field, verdict_of
+from store.annotations import get_value, set_annotation
+from store.review import last_verdict_change
 
 POS = "rv_pos"
 INTENT = "rv_intent"
-FLASH = "rv_flash"
 ADVANCE = "rv_advance"
 Ident = tuple[str, int, int]
 
@@ -65,6 +68,34 @@ def resolve(
     return next_unreviewed(queue, None, mine) or (queue[0] if queue else None)
 
 
+def follow(
+    view: Mapping[str, Any] | None,
+    current: Comparison | None,
+    queue: Sequence[Comparison],
+    by_key: Mapping[str, ItemFacts],
+    mine: Mapping[Ident, str],
+) -> Comparison | None:
+    """The comparison a browser view asks for (the key script's J / K / N, a verdict that
+    moves on, a click in the comparison grid), from the comparison it was on."""
+    if not view or view.get("item") not in by_key:
+        return current
+    facts = by_key[view["item"]]
+    i, j = view.get("i"), view.get("j")
+    if not (isinstance(i, int) and isinstance(j, int) and 0 <= i < facts.n_chosen
+            and 0 <= j < facts.n_rejected):
+        return current
+    start = Comparison(facts.position, facts.key, i, j)
+    seek = view.get("seek")
+    if seek in ("next", "previous"):
+        return step(queue, start, 1 if seek == "next" else -1) or start
+    if seek == "unreviewed":
+        found = next_unreviewed(queue, start, mine)
+        if found is None:
+            st.toast("Every comparison in this view is reviewed.", icon="🎉")
+        return found or start
+    return start
+
+
 def remember(dataset: str, current: Comparison | None) -> None:
     """Keep the position in the session and in ``?item=``."""
     if current is None:
@@ -76,63 +107,37 @@ def remember(dataset: str, current: Comparison | None) -> None:
         st.query_params["item"] = current.item
 
 
-def _save(db: Database, dataset: str, me: str, ident: Ident, verdict: str) -> str:
-    reasons = st.session_state.get(state_key("reasons", dataset, ident), [])
+def last_saved(db: Database, dataset: str, me: str) -> str:
+    """``“tie” on item X, chosen 1 vs rejected 3 · 14:02:11 UTC``: my latest verdict
+    change in this dataset (``""`` when none)."""
+    row = last_verdict_change(db, dataset, me)
+    if row is None:
+        return ""
+    ident = parse_field(row["field"])
+    verdict = verdict_of(row["new_value"])
+    what = VERDICTS[verdict][0].lower() if verdict else "cleared"
+    return (f"“{what}” on item {label(row['item_key'], 40)}, chosen {ident[0] + 1} vs rejected "
+            f"{ident[1] + 1} · {row['at'][11:19]} UTC") if ident else ""
+
+
+def save_note(dataset: str, ident: Ident) -> None:
+    """The note's callback: saved into my verdict on that comparison, if there is one
+    (otherwise the key script sends it with the verdict)."""
+    me = annotator()
     note = st.session_state.get(state_key("note", dataset, ident), "")
-    value = make_value(verdict, reasons, note)
-    set_annotation(db, dataset, ident[0], me, field_name(ident[1], ident[2]), value)
-    what = VERDICTS[verdict][0].lower()
-    return (f"“{what}” on item {label(ident[0], 40)}, chosen {ident[1] + 1} vs rejected "
-            f"{ident[2] + 1} · {now()[11:19]} UTC")
+    if not me:
+        return
+    db = get_db()
+    saved = get_value(db, dataset, ident[0], me, field_name(ident[1], ident[2]))
+    verdict = verdict_of(saved)
+    if verdict is not None:
+        reasons = saved.get("reasons", []) if isinstance(saved, Mapping) else []
+        set_annotation(db, dataset, ident[0], me, field_name(ident[1], ident[2]),
+                       make_value(verdict, reasons, note))
 
 
-def _toggle_reason(dataset: str, ident: Ident, tag: str) -> None:
-    key = state_key("reasons", dataset, ident)
-    reasons = list(st.session_state.get(key, []))
-    st.session_state[key] = [r for r in reasons if r != tag] if tag in reasons else reasons + [tag]
-
-
-def apply_intent(
-    db: Database,
-    dataset: str,
-    current: Comparison | None,
-    queue: Sequence[Comparison],
-    mine: dict[Ident, str],
-    by_key: Mapping[str, ItemFacts],
-) -> Comparison | None:
-    """Carry out the pending intent (if any); returns the comparison to show next.
-    Verdicts, reasons and notes are written at once; ``mine`` is updated in place."""
+def apply_intent(dataset: str) -> None:
+    """Carry out the pending intent (if any): a move to another difference."""
     action = st.session_state.pop(INTENT, None)
-    if not action:
-        return current
-    kind = action[0]
-    if kind == "move":
-        return step(queue, current, action[1]) or current
-    if kind == "next":
-        found = next_unreviewed(queue, current, mine)
-        if found is None:
-            st.toast("Every comparison in this view is reviewed.", icon="🎉")
-        return found or current
-    if kind == "goto":
-        facts = by_key.get(action[1])
-        return Comparison(facts.position, facts.key, action[2], action[3]) if facts else current
-    if kind == "diff":
+    if action and action[0] == "diff":
         st.session_state[state_key("diff", dataset, action[2])] = action[1]
-        return current
-    ident: Ident = action[-1]
-    if kind == "reason":
-        _toggle_reason(dataset, ident, action[1])
-    if kind == "verdict":
-        me = require_annotator()
-        verdict = action[1]
-    else:  # reasons and a note are saved at once only when there is a verdict to save
-        me, verdict = annotator(), mine.get(ident)
-    if not me or verdict is None:
-        return current
-    message = _save(db, dataset, me, ident, verdict)
-    mine[ident] = verdict
-    st.session_state[FLASH] = message
-    st.toast(f"Saved {message}", icon="💾")
-    if kind == "verdict" and st.session_state.get(ADVANCE, True):
-        return next_unreviewed(queue, current, mine) or current
-    return current

@@ -5,6 +5,7 @@ See docs/review.md."""
 import streamlit as st
 
 import store
+from components.outbox import view_for
 from components.review import (
     REVIEWABLE,
     render_item_header,
@@ -16,9 +17,9 @@ from components.review import (
     side_names,
 )
 from components.review_filters import load_facts, model_tokenizer, render_filters
-from components.review_keys import render_review_keys
+from components.review_keys import render_review_keyboard, render_review_keys
 from components.review_overview import render_overview
-from components.review_state import apply_intent, remember, resolve
+from components.review_state import ADVANCE, apply_intent, follow, last_saved, remember, resolve
 from components.state import annotator, current_dataset, get_db
 from needlework.formats import preference_view
 from needlework.review.filters import apply_filters, disagreements
@@ -57,7 +58,8 @@ if mode == "Dataset overview":
     st.stop()
 
 current = resolve(dataset, queue, by_key, mine, scope)
-current = apply_intent(db, dataset, current, queue, mine, by_key)
+current = follow(view_for("review", dataset), current, queue, by_key, mine)
+apply_intent(dataset)
 remember(dataset, current)
 place = index_of(queue, current)
 left = unreviewed_count(queue, mine)
@@ -79,10 +81,15 @@ disagree = disagreements(scores.get(current.item),
 render_item_header(current.item, facts_now.subset, pref, place is not None, disagree)
 render_picker(pref, names, current, mine,
               item_comparisons(facts_now.n_chosen, facts_now.n_rejected, scope))
-marker = render_responses(dataset, pref, names, current, scores.get(current.item), model_tokenizer())
+with st.container(key="rv-responses"):
+    marker = render_responses(dataset, pref, names, current, scores.get(current.item),
+                              model_tokenizer())
 with st.sidebar:  # drawn after the responses so the first screen arrives first
     st.divider()
-    render_verdict_panel(dataset, current.ident, mine_now, others, me, names)
+    render_verdict_panel(dataset, current.ident, mine_now, others, me, names,
+                         last_saved(db, dataset, me) if me else "")
+    render_review_keyboard(dataset, me, current.ident, mine_now,
+                           bool(st.session_state.get(ADVANCE, True)))
     st.divider()
     render_queue_nav(queue, place, left)
 render_review_keys(marker, keys_slot)

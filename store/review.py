@@ -99,3 +99,16 @@ def item_verdicts(db: Database, dataset: str, item_key: str) -> list[dict[str, A
     ).fetchall()
     parsed = (_row(item_key, *r) for r in rows)
     return [r for r in parsed if r is not None]
+
+
+def last_verdict_change(db: Database, dataset: str, annotator: str) -> dict[str, Any] | None:
+    """The newest history row of ``annotator``'s verdicts in ``dataset`` (values parsed)."""
+    rows = db.execute_returning_dicts(
+        "select item_key, field, new_value, at from history where dataset = ? and annotator = ? "
+        "and field >= ? and field < ? order by id desc limit 1",
+        [dataset, annotator, VERDICT_PREFIX, VERDICT_PREFIX + "\U0010ffff"])
+    if not rows:
+        return None
+    row = rows[0]
+    row["new_value"] = json.loads(row["new_value"]) if row["new_value"] else None
+    return row

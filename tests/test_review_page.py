@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
+from needlework.actions import apply_actions
 from needlework.datasets import import_bytes, import_file
 from needlework.review.verdicts import make_value
 from store.annotations import set_annotation
@@ -83,38 +85,68 @@ def test_opens_the_first_unreviewed_comparison_and_puts_it_in_the_url(app_db):
     assert '<mark class="nw-chg nw-current">Lyon</mark> is the capital' in body
 
 
-def test_verdict_is_saved_at_once_with_who_and_when_then_moves_on(app_db):
+def act(path, dataset: str, *actions: dict) -> None:
+    """Deliver actions as the outbox does (the key script makes them in the browser;
+    tests/browser/test_review.py drives that part)."""
+    db = store.connect(path)
+    try:
+        delivery = apply_actions(db, [dict(a, id=f"test-{uuid.uuid4().hex}", dataset=dataset,
+                                           annotator="ana") for a in actions])
+    finally:
+        db.conn.close()
+    assert delivery.error is None and not delivery.rejected, delivery
+
+
+def ask(at: AppTest, dataset: str, item: str, i: int, j: int, seek: str | None = None) -> AppTest:
+    """What the key script sends on J / K / N (or after a verdict that moves on)."""
+    rev = at.session_state["nw-outbox-seen"] + 1 if "nw-outbox-seen" in at.session_state else 1
+    at.session_state["nw-outbox-view"] = {"page": "review", "dataset": dataset, "item": item,
+                                          "i": i, "j": j, "rev": rev, "seek": seek}
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_verdict_is_saved_with_who_and_when_and_the_page_moves_on(app_db):
     at = open_review("lf", "ana")
-    click(at, "rv_v_flip")
+    act(app_db, "lf", {"kind": "verdict", "item": "QA_1", "i": 0, "j": 0, "verdict": "flip"})
+    ask(at, "lf", "QA_1", 0, 0, "unreviewed")
     saved = verdicts(app_db)
     value, stamp = saved[("QA_1", "ana", "verdict:0:0")]
     assert value == {"verdict": "flip", "reasons": [], "note": ""} and stamp.startswith("20")
     assert "rejected 2" in markdown(at)  # moved to the next unreviewed comparison
     assert any(c.value.startswith("Last saved: “rejected better” on item QA\\_1") for c in at.caption)
-    click(at, "rv_prev")  # back: the saved verdict is shown as saved
+    ask(at, "lf", "QA_1", 0, 1, "previous")  # back: the saved verdict is shown as saved
     assert any("Saved: rejected better" in s.value for s in at.success)
 
 
 def test_reasons_and_note_go_with_the_verdict_and_later_edits_save_at_once(app_db):
     at = open_review("lf", "ana")
-    click(at, "rv_r_1")  # factual error
     note = [t for t in at.text_input if t.label == "Note"][0]
     note.input("capital wrong").run()
     assert verdicts(app_db) == {}  # nothing saved before the verdict
-    click(at, "rv_v_agree")
+    act(app_db, "lf", {"kind": "verdict", "item": "QA_1", "i": 0, "j": 0, "verdict": "agree",
+                       "reasons": ["factual error"], "note": "capital wrong"})
     value, _ = verdicts(app_db)[("QA_1", "ana", "verdict:0:0")]
     assert value == {"verdict": "agree", "reasons": ["factual error"], "note": "capital wrong"}
-    click(at, "rv_prev")
-    click(at, "rv_r_4")  # verbose, added after the verdict: saved at once
+    act(app_db, "lf", {"kind": "reasons", "item": "QA_1", "i": 0, "j": 0,
+                       "reasons": ["factual error", "verbose"]})
     value, _ = verdicts(app_db)[("QA_1", "ana", "verdict:0:0")]
     assert value["reasons"] == ["factual error", "verbose"]
+    at.run()
+    assert at.button(key="rv_r_4").proto.type == "primary"  # saved reasons are drawn on
+    note = [t for t in at.text_input if t.label == "Note"][0]
+    note.input("capital wrong: Paris").run()  # the note of a saved verdict saves at once
+    value, _ = verdicts(app_db)[("QA_1", "ana", "verdict:0:0")]
+    assert value["note"] == "capital wrong: Paris" and value["verdict"] == "agree"
 
 
 def test_without_an_annotator_nothing_is_written(app_db):
     at = open_review("lf")
-    click(at, "rv_v_agree")
+    assert any("Enter your name in the sidebar to save verdicts" in c.value for c in at.caption)
+    note = [t for t in at.text_input if t.label == "Note"][0]
+    note.input("no name").run()
     assert verdicts(app_db) == {}
-    assert any("Enter your name" in w.value for w in at.warning)
 
 
 def test_deep_link_opens_the_item_in_diff_mode_and_difference_navigation(app_db):
@@ -136,13 +168,13 @@ def test_next_unreviewed_skips_what_i_reviewed(app_db):
     set_annotation(db, "lf", "RAG_2", "ana", "verdict:0:0", make_value("tie"))
     at = open_review("lf", "ana")
     assert "#### Item RAG\\_2" in markdown(at) and "rejected 2" in markdown(at)
-    click(at, "rv_next_unreviewed")
+    ask(at, "lf", "RAG_2", 0, 1, "unreviewed")
     assert "rejected 3" in markdown(at)
 
 
 def test_long_response_draws_the_first_chunk_then_the_rest_on_demand(app_db):
     at = open_review("lf", "ana", item="RAG_2")
-    click(at, "rv_pick_0_1")  # chosen vs the short rejected 2: side by side
+    ask(at, "lf", "RAG_2", 0, 1)  # a click in the grid: chosen vs the short rejected 2
     assert "w0x1" in html(at) and "w199x59" not in html(at)
     more = [b for b in at.button if b.label == "All"]
     more[0].click().run()

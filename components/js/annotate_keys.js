@@ -72,9 +72,9 @@ function annotateKeys() {
   };
 
   S.labelOf = (num) => {
-    let value = (S.data.labels || {})[String(num)] || null;
-    for (const a of nwCore.pendingFor((a) => a.kind === "set" && a.item === S.item &&
-                                      a.field === "label:" + num)) value = a.value;
+    let value = S.data.item === S.item ? (S.data.labels || {})[String(num)] || null : null;
+    for (const a of nwCore.overlay((a) => a.kind === "set" && a.item === S.item &&
+                                   a.field === "label:" + num)) value = a.value;
     return value;
   };
 
@@ -124,6 +124,7 @@ function annotateKeys() {
 
   S.receive = (data) => {
     S.data = data;
+    nwCore.forget(data.seen);
     if (S.barrier && S.barrier.dataset !== data.dataset) {  // another dataset: the keys were not for it
       S.barrier = null; S.held = []; saveBarrier();
     }
@@ -132,6 +133,11 @@ function annotateKeys() {
       if (S.item !== data.item) S.cursor = data.cursor || 1;
       S.item = data.item;
       S.n = data.n;
+    }
+    if (!caughtUp && !S.barrier) {  // the server shows another question than ours: hold keys
+      S.barrier = {...S.view(), rev: S.rev};
+      S.held = [];
+      saveBarrier();
     }
     if (caughtUp && S.barrier) {
       S.barrier = null;
@@ -213,6 +219,13 @@ function annotateKeys() {
     }, 1500);
   }, true);
   nwCore.listeners.add(() => S.paint());
+  // a question asked and not answered in 3 s (a restart, a lost request): ask again
+  setInterval(() => {
+    if (S.barrier && S.data && Date.now() - (S.askedAt || 0) > 3000) {
+      S.askedAt = Date.now();
+      nwCore.setView(S.barrier);
+    }
+  }, 1000);
   return S;
 }
 

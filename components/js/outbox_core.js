@@ -24,6 +24,8 @@ const nwCore = (() => {
   };
   const core = {
     queue: (read(mine) || {}).queue || [],
+    settled: [],         // acknowledged, but maybe not yet in the page's data: {action, at}
+    nonce: 0,
     view: null,
     setState: null,
     inFlight: null,      // {nonce, at} of the last send not yet answered
@@ -82,6 +84,15 @@ const nwCore = (() => {
     },
     pending() { return this.queue.length; },
     pendingFor(predicate) { return this.queue.filter(predicate); },
+    // actions whose effect the page's data may not show yet: acknowledged ones until
+    // data drawn after their acknowledgement arrives (forget), then the pending ones
+    overlay(predicate) {
+      return this.settled.map((s) => s.action).concat(this.queue).filter(predicate);
+    },
+    forget(seen) {
+      const n = Number(seen) || 0;
+      this.settled = this.settled.filter((s) => s.at > n);
+    },
     attach(setState) {
       const first = !this.setState;
       this.setState = setState;
@@ -92,7 +103,8 @@ const nwCore = (() => {
       const now = Date.now();
       if (this.inFlight && !force) return;            // the answer will trigger the next send
       if (now < this.retryAt && !force) return;        // busy/full: wait a little
-      const nonce = `${now.toString(36)}-${rand().slice(0, 6)}`;
+      this.nonce = Math.max(this.nonce + 1, now);
+      const nonce = this.nonce;
       this.inFlight = {nonce, at: now};
       try {
         this.setState("outbox", {actions: this.queue.slice(0, 200), view: this.view, nonce});
@@ -105,12 +117,15 @@ const nwCore = (() => {
       if (!data || !data.seen) return;
       const acked = new Set(data.acks || []);
       if (acked.size) {
+        const at = Number(data.seen) || 0;
+        for (const a of this.queue) if (acked.has(a.id)) this.settled.push({action: a, at});
+        this.settled = this.settled.slice(-500);
         this.queue = this.queue.filter((a) => !acked.has(a.id));
         this.save();
       }
       for (const r of data.rejected || []) this.refused.push(r.message);
       this.refused = this.refused.slice(-5);
-      if (this.inFlight && this.inFlight.nonce === data.seen) this.inFlight = null;
+      if (this.inFlight && this.inFlight.nonce === Number(data.seen)) this.inFlight = null;
       this.answeredAt = Date.now();
       this.error = data.error || null;
       if (this.error) {

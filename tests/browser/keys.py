@@ -184,3 +184,122 @@ def settle(page, timeout: float = 90) -> None:
 
 def errors(page) -> list[str]:
     return page.evaluate("window.__nwErrors || []")
+
+
+# -- the review page ------------------------------------------------------------------
+
+PREFERENCE = "demo-preference"
+VERDICTS = {"a": "agree", "f": "flip", "t": "tie", "b": "both-bad", "s": "skip"}
+REASONS = {"1": "factual error", "2": "unsafe", "3": "incomplete", "4": "verbose",
+           "5": "formatting", "6": "off-topic", "7": "other"}
+
+
+def comparisons(db_path) -> list[tuple[str, int, int]]:
+    """Every comparison of the demo preference set, in queue order."""
+    rows = read(db_path, "select key, json_array_length(record, '$.chosen'), "
+                "json_array_length(record, '$.rejected') from items where dataset = ? "
+                "order by position", [PREFERENCE])
+    return [(k, i, j) for k, nc, nr in rows for i in range(nc) for j in range(nr)]
+
+
+def review_sequence(verdict_keys: int, seed: int) -> list[str]:
+    """Verdicts as a fast reviewer types them, with reasons before or after some of
+    them and now and then a move back, forward or to the next unreviewed one."""
+    rng = random.Random(seed)
+    keys: list[str] = []
+    for _ in range(verdict_keys):
+        if rng.random() < 0.3:
+            keys.append(rng.choice("1234567"))
+        keys.append(rng.choice("aftbs"))
+        if rng.random() < 0.15:
+            keys.append(rng.choice("kjn"))
+            if rng.random() < 0.5:
+                keys.append(rng.choice("1234567"))
+    return keys
+
+
+def review_replay(queue: list[tuple[str, int, int]], keys: list[str]) -> tuple[dict, int]:
+    """The verdicts a key sequence leaves (``{(item, "verdict:i:j"): value}``) and how many
+    history rows it writes, by the page's rules: a verdict is saved with the reasons
+    picked for that comparison (or its saved ones) and moves to the next unreviewed
+    comparison (wrapping); a reason key toggles a saved verdict's reason at once, or a
+    draft that goes with the verdict; J / K / N move."""
+    saved: dict[tuple[str, int, int], dict] = {}
+    drafts: dict[tuple[str, int, int], list[str]] = {}
+    rows = 0
+    cur = 0
+
+    def unreviewed_after(k: int) -> int | None:
+        for step in range(1, len(queue) + 1):
+            if queue[(k + step) % len(queue)] not in saved:
+                return (k + step) % len(queue)
+        return None
+
+    def ordered(tags) -> list[str]:
+        return [r for r in REASONS.values() if r in set(tags)]
+
+    for key in keys:
+        ident = queue[cur]
+        if key in VERDICTS:
+            reasons = drafts.pop(ident) if ident in drafts else saved.get(ident, {}).get("reasons", [])
+            value = {"verdict": VERDICTS[key], "reasons": ordered(reasons), "note": ""}
+            rows += saved.get(ident) != value
+            saved[ident] = value
+            nxt = unreviewed_after(cur)
+            cur = cur if nxt is None else nxt
+        elif key in REASONS:
+            tag = REASONS[key]
+            now = drafts.get(ident, saved.get(ident, {}).get("reasons", []))
+            now = [r for r in now if r != tag] if tag in now else [*now, tag]
+            if ident in saved:
+                value = dict(saved[ident], reasons=ordered(now))
+                rows += saved[ident] != value
+                saved[ident] = value
+            else:
+                drafts[ident] = ordered(now)
+        elif key == "j":
+            cur = min(cur + 1, len(queue) - 1)
+        elif key == "k":
+            cur = max(cur - 1, 0)
+        elif key == "n":
+            nxt = unreviewed_after(cur)
+            cur = cur if nxt is None else nxt
+    return {(i, f"verdict:{a}:{b}"): v for (i, a, b), v in saved.items()}, rows
+
+
+def verdicts_of(db_path, who: str) -> dict[tuple[str, str], dict]:
+    rows = read(db_path, "select item_key, field, value from annotations where dataset = ? and "
+                "annotator = ? and field like 'verdict:%'", [PREFERENCE, who])
+    return {(k, f): json.loads(v) for k, f, v in rows}
+
+
+def verdict_history(db_path, who: str) -> int:
+    return read(db_path, "select count(*) from history where dataset = ? and annotator = ? "
+                "and field like 'verdict:%'", [PREFERENCE, who])[0][0]
+
+
+def open_review(page, app_url: str, who: str) -> None:
+    page.add_init_script(ERROR_WATCH)
+    page.goto(f"{app_url}/review?dataset={PREFERENCE}")
+    page.locator(".st-key-rv-verdicts").wait_for(timeout=30_000)
+    page.get_by_label("Annotator", exact=True).fill(who)
+    page.keyboard.press("Enter")
+    page.get_by_text("Enter your name in the sidebar to save verdicts.").wait_for(
+        state="detached", timeout=30_000)
+    page.keyboard.press("Escape")
+    page.wait_for_function("(who) => window.__nwReview && window.__nwReview.data && "
+                           "window.__nwReview.data.annotator === who", arg=who, timeout=30_000)
+
+
+def settle_review(page, timeout: float = 120) -> None:
+    deadline = time.time() + timeout
+    script = ("() => window.__nwCore && window.__nwCore.queue.length === 0 && "
+              "window.__nwReview && !window.__nwReview.barrier && window.__nwReview.held.length === 0")
+    while time.time() < deadline:
+        try:
+            if page.evaluate(script):
+                return
+        except Exception:  # noqa: BLE001 - the page may be reloading
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"still pending after {timeout} s: {pending(page)} actions")

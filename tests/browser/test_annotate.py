@@ -177,7 +177,9 @@ def test_two_annotators_in_two_browsers_and_closing_one_mid_item_lose_nothing(
         screenshot(again, "agreement")
         (question,) = _read(seeded_db, "select title from items where dataset = ? and key = ?",
                             [DATASET, key])[0]
-        link = again.locator('[data-testid="stPageLink"]', has_text=question.split()[0]).first
+        # the full question (other tests label the same dataset: many items are disputed)
+        words = " ".join(question.split()[:6])
+        link = again.locator('[data-testid="stPageLink"]', has_text=words).first
         link.click()
         again.wait_for_url(f"**/annotate?*item={key}*", timeout=15_000)
         again.locator(".st-key-nw-toolbar").wait_for()

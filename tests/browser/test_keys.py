@@ -22,6 +22,7 @@ import pytest
 from tests.browser.harness import AppServer, screenshot
 from tests.browser.keys import (
     changes,
+    comparisons,
     errors,
     everything_else,
     history_rows,
@@ -29,10 +30,17 @@ from tests.browser.keys import (
     items,
     labels_of,
     open_annotate,
+    open_review,
     pending,
     press,
+    read,
+    review_replay,
+    review_sequence,
     sequence,
     settle,
+    settle_review,
+    verdict_history,
+    verdicts_of,
 )
 
 PACES = {"150ms": 150, "60ms": 60, "burst": None}
@@ -249,3 +257,41 @@ def test_a_full_disk_keeps_presses_pending_then_delivers_when_space_returns(page
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
         shutil.rmtree(disk, ignore_errors=True)
+
+
+@pytest.mark.parametrize("pace", list(PACES))
+def test_review_keys_at_every_pace_land_once_on_the_comparison_on_screen(page, app_url,
+                                                                         seeded_db, pace):
+    who = unique(f"review-{pace}")
+    queue = comparisons(seeded_db)
+    keys = review_sequence(40, seed=len(pace))
+    others = read(seeded_db, "select * from annotations where annotator != ? order by id", [who])
+    open_review(page, app_url, who)
+    press(page, keys, PACES[pace])
+    settle_review(page)
+    expected, rows = review_replay(queue, keys)
+    assert verdicts_of(seeded_db, who) == expected
+    assert verdict_history(seeded_db, who) == rows
+    assert read(seeded_db, "select * from annotations where annotator != ? order by id",
+                [who]) == others
+    assert errors(page) == []
+
+
+def test_review_keys_survive_kills_20_to_150_ms_after_a_press(page, own_server):
+    who = unique("review-kill")
+    db = own_server.db_path
+    queue = comparisons(db)
+    open_review(page, own_server.url, who)
+    pressed: list[str] = []
+    for trial in range(6):
+        keys = list(["2a", "f", "t3", "bk4", "s1n", "a"][trial])
+        press(page, keys, 40)
+        pressed += keys
+        page.wait_for_timeout(20 + trial * 25)
+        own_server.kill()
+        own_server.start()
+        settle_review(page, timeout=60)
+    expected, rows = review_replay(queue, pressed)
+    assert verdicts_of(db, who) == expected
+    assert verdict_history(db, who) == rows
+    assert errors(page) == []
