@@ -63,7 +63,7 @@ def sequence(order: list[tuple[str, int]], start: int, label_keys: int, seed: in
              moves: bool = True) -> list[str]:
     """Keys a fast annotator types: labels for the passages of each question (now and
     then K back and a relabel, 0 to clear, J to skip), then N; ``label_keys`` label
-    keys in all."""
+    keys in all (relabelling on the last question when the list runs out)."""
     rng = random.Random(seed)
     keys: list[str] = []
     done = 0
@@ -77,9 +77,12 @@ def sequence(order: list[tuple[str, int]], start: int, label_keys: int, seed: in
             done += 1
             if moves and rng.random() < 0.12:
                 keys.append(rng.choice(["k", "0", "j"]))
-        if done < label_keys:
+        if done < label_keys and index + 1 < len(order):
             keys.append("n")
         index += 1
+    while done < label_keys:  # the list ran out: go back (K) and relabel on the last question
+        keys += ["k", rng.choice("12345")]
+        done += 1
     return keys
 
 

@@ -1,0 +1,111 @@
+"""Key press → committed latency on the annotate page, in Chromium against `streamlit run`.
+
+    .venv/bin/python benchmarks/bench_keys.py [--keys 100] [--rounds 2]
+
+For each label key the browser records when the action was made (the key press) and
+when the server's answer acknowledged it; the database records when the write was
+committed (``applied_actions.applied_at``, same machine clock). Keys are typed 150 ms
+apart, 60 ms apart and as fast as the browser sends them, across questions (N after
+each question's passages). Prints p50 / p95 / max per pace; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import statistics
+import sys
+import tempfile
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import store  # noqa: E402
+from needlework.seed import seed_demo  # noqa: E402
+from tests.browser.harness import AppServer, launch_browser  # noqa: E402
+from tests.browser.keys import implied, items, labels_of, open_annotate, press, sequence, settle  # noqa: E402
+
+PACES = {"150 ms apart": 150, "60 ms apart": 60, "as fast as the browser sends": None}
+RECORD = """
+(() => {
+  window.__benchPush = {}; window.__benchAck = {};
+  const core = window.__nwCore;
+  const push = core.push.bind(core), answer = core.answer.bind(core);
+  core.push = (a) => { const out = push(a); window.__benchPush[out.id] = out.t; return out; };
+  core.answer = (data) => {
+    const now = Date.now();
+    for (const id of (data && data.acks) || []) if (!(id in window.__benchAck)) window.__benchAck[id] = now;
+    return answer(data);
+  };
+})();
+"""
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def committed_ms(db_path: Path, ids: list[str]) -> dict[str, float]:
+    conn = sqlite3.connect(db_path)
+    try:
+        marks = ",".join("?" * len(ids))
+        rows = conn.execute(f"select id, applied_at from applied_actions where id in ({marks})", ids)
+        return {i: datetime.fromisoformat(at).timestamp() * 1000 for i, at in rows}
+    finally:
+        conn.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=100, help="label keys per round")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds per pace")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = Path(tmp) / "needlework.db"
+        db = store.connect(db_path)
+        seed_demo(db)
+        db.conn.close()
+        order = items(db_path)
+        server = AppServer(db_path)
+        server.start()
+        try:
+            with sync_playwright() as p:
+                browser = launch_browser(p)
+                print(f"{args.keys} label keys a round (N after each question's passages), "
+                      f"{args.rounds} rounds a pace, demo-grounding ({len(order)} questions)")
+                for name, pace in PACES.items():
+                    commit, ack, wrong = [], [], 0
+                    for r in range(args.rounds):
+                        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                        who = f"bench-{uuid.uuid4().hex[:6]}"
+                        start = (r * 5) % 8
+                        keys = sequence(order, start, args.keys, seed=r, moves=False)
+                        open_annotate(page, server.url, order[start][0], who)
+                        page.evaluate(RECORD)
+                        press(page, keys, pace)
+                        settle(page)
+                        pushed = page.evaluate("window.__benchPush")
+                        acked = page.evaluate("window.__benchAck")
+                        done = committed_ms(db_path, list(pushed))
+                        commit += [done[i] - t for i, t in pushed.items() if i in done]
+                        ack += [acked[i] - t for i, t in pushed.items() if i in acked]
+                        wrong += labels_of(db_path, who) != implied(order, start, keys)
+                        page.close()
+                    print(f"{name:>28}: press→committed p50 {statistics.median(commit):6.0f} ms, "
+                          f"p95 {pct(commit, .95):6.0f} ms, max {max(commit):6.0f} ms · "
+                          f"press→acknowledged p50 {statistics.median(ack):6.0f} ms, "
+                          f"p95 {pct(ack, .95):6.0f} ms · {len(commit)} actions, "
+                          f"{wrong} rounds with a wrong database")
+                browser.close()
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()
