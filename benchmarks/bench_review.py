@@ -4,9 +4,9 @@ server-side rerun after a verdict. Prints figures; asserts nothing.
     .venv/bin/python benchmarks/bench_review.py [--trials 5] [--verdicts 40]
 
 Targets (issue 5): first screen ≤ 2 s; rerun after a verdict p95 ≤ 300 ms.
-The pair is generated from real sentences (RM-Bench chat responses in
-../shared/data) until each response has 36,000 tokens (o200k_base when it can
-be loaded, else the stated estimate).
+The pair is generated from the demo corpus's sentences (the project's own text)
+until each response has 36,000 tokens (o200k_base when it can be loaded, else the
+stated estimate).
 """
 
 from __future__ import annotations
@@ -28,19 +28,17 @@ sys.path.insert(0, str(ROOT))
 import store  # noqa: E402
 from needlework import tokens  # noqa: E402
 from needlework.datasets import import_bytes  # noqa: E402
+from needlework.demo.corpus import corpus_texts  # noqa: E402
 
-RMBENCH = ROOT.parent / "shared" / "data" / "rm-bench" / "chat_filtered.json"
 TARGET_TOKENS = 36_000
 DATASET = "bench-long"
 
 
 def sentences() -> list[str]:
-    """Real English sentences from RM-Bench chat responses."""
-    records = json.loads(RMBENCH.read_text(encoding="utf-8"))
+    """English sentences of the demo corpus (written by the project)."""
     out = []
-    for record in records:
-        for text in record["chosen"] + record["rejected"]:
-            out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.split()) > 5)
+    for text in corpus_texts():
+        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.split()) > 5)
     return sorted(set(out))
 
 
