@@ -27,6 +27,7 @@ from needlework import formats
 from needlework.files import atomic_writer
 from needlework.formats import FORMATS, FormatError, ParsedRecord, Problem, ProblemList
 from needlework.formats.reader import ProgressFn, open_input
+from needlework.grounding.export import CitationError, stream_annotated
 from store import datasets as store_datasets
 
 BATCH_RECORDS = 500
@@ -224,6 +225,14 @@ def _batches(items: Iterable[dict[str, Any]], size: int = BATCH_RECORDS) -> Iter
         yield batch
 
 
+def _annotated(db: Database, name: str, items: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """GaRAGe records with their annotations applied; a citation problem is an ExportError."""
+    try:
+        yield from stream_annotated(db, name, items)
+    except CitationError as exc:
+        raise ExportError(str(exc)) from exc
+
+
 def export_chunks(
     db: Database,
     name: str,
@@ -256,9 +265,7 @@ def export_chunks(
     if format == row["format"]:
         module = FORMATS[format]
         if row["kind"] == "grounding":
-            from needlework.grounding.export import stream_annotated  # noqa: PLC0415
-
-            return module.dump_iter(stream_annotated(db, name, items))
+            return module.dump_iter(_annotated(db, name, items))
         return module.dump_iter(item["record"] for item in items)
     source = row["format"]
     if format == "trl":

@@ -28,6 +28,7 @@ from needlework.grounding.labels import (
     label_field,
 )
 from needlework.grounding.resolve import resolve, resolve_answer, split_entries
+from store.datasets import iter_items
 from store.grounding import grouped_annotations
 
 
@@ -122,13 +123,17 @@ def annotated_records(
     return records, problems
 
 
-def _export_error(problems: list[ExportProblem]) -> Exception:
-    from needlework.datasets import ExportError  # noqa: PLC0415  (avoids an import cycle)
+class CitationError(ValueError):
+    """Annotated answers cite passages that do not exist: the exported file could not be
+    imported again. ``problems`` names each item; the message lists the first ten.
+    :func:`needlework.datasets.export_chunks` raises it as an ``ExportError``."""
 
-    shown = "; ".join(str(p) for p in problems[:10])
-    more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
-    return ExportError(f"{len(problems)} answer(s) cite missing passages: {shown}{more}. "
-                       "Fix them on the Annotate page.")
+    def __init__(self, problems: list[ExportProblem]) -> None:
+        self.problems = list(problems)
+        shown = "; ".join(str(p) for p in problems[:10])
+        more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
+        super().__init__(f"{len(problems)} answer(s) cite missing passages: {shown}{more}. "
+                         "Fix them on the Annotate page.")
 
 
 def stream_annotated(db: Database, dataset: str,
@@ -136,23 +141,22 @@ def stream_annotated(db: Database, dataset: str,
     """The records of ``items`` with their annotations applied, one at a time (the
     annotations are read once; the items may be a cursor over the whole dataset).
 
-    Raises :class:`needlework.datasets.ExportError` after the last record when an
-    annotated answer cites a passage that does not exist (the file could not be
-    imported again).
+    Raises :class:`CitationError` after the last record when an annotated answer cites
+    a passage that does not exist (the file could not be imported again).
     """
     grouped = grouped_annotations(db, dataset)
     problems: list[ExportProblem] = []
     for item in items:
         yield annotate_record(item["record"], grouped.get(item["key"], []), item["key"], problems)
     if problems:
-        raise _export_error(problems)
+        raise CitationError(problems)
 
 
 def apply_annotations(db: Database, dataset: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The records of ``items`` with their annotations applied by the export rule.
 
-    Raises :class:`needlework.datasets.ExportError` when an annotated answer cites a
-    passage that does not exist (the file could not be imported again).
+    Raises :class:`CitationError` when an annotated answer cites a passage that does
+    not exist (the file could not be imported again).
     """
     return list(stream_annotated(db, dataset, items))
 
@@ -160,8 +164,6 @@ def apply_annotations(db: Database, dataset: str, items: list[dict[str, Any]]) -
 def human_answers(db: Database, dataset: str) -> dict[str, str]:
     """``{item key (sample_id): human answer}`` as an export would write it (the
     annotated answer by the export rule, else the imported ``answer_generate``)."""
-    from store.datasets import iter_items  # noqa: PLC0415
-
     items = list(iter_items(db, dataset))
     records, _ = annotated_records(db, dataset, items)
     return {item["key"]: str(record.get("answer_generate") or "")
