@@ -221,3 +221,97 @@ def m005_applied_actions(db: Database) -> None:
         },
         pk="id",
     )
+
+
+@migrations()
+def m006_teams(db: Database) -> None:
+    """Annotation teams (needlework.teams): accounts, sign-in sessions, assignments with
+    overlap, gold items, per-dataset guidelines.
+
+    Passwords are stored as argon2id hashes only; a session is stored as the SHA-256 of
+    its random token, never the token. Assignments and gold marks reference their item
+    and go with it (``on delete cascade``): deleting or replacing a dataset's items
+    drops them. Guidelines and the assignment plan are kept by dataset name (a replaced
+    dataset keeps them).
+    """
+    # one statement at a time: executescript() would commit the migration's transaction
+    for statement in (
+        """
+        create table users (
+            id integer primary key,
+            name text not null,
+            name_key text not null unique,      -- casefolded name: names are unique up to case
+            email text,
+            email_key text unique,              -- casefolded e-mail (OIDC accounts match on it)
+            role text not null check (role in ('annotator', 'reviewer', 'admin')),
+            password_hash text,                 -- argon2id PHC string, NULL: sign-in by OIDC only
+            disabled integer not null default 0,
+            failed_logins integer not null default 0,  -- wrong passwords since the last success
+            locked_until text,                  -- ISO time; sign-in refused until then
+            created_at text not null,
+            created_by text not null default '',
+            updated_at text not null,
+            last_sign_in_at text
+        )
+        """,
+        """
+        create table sessions (
+            token_hash text primary key,        -- sha256 hex of the token the browser keeps
+            user_id integer not null references users(id) on delete cascade,
+            method text not null,               -- password | oidc
+            created_at text not null,
+            expires_at text not null,
+            last_seen_at text not null
+        )
+        """,
+        "create index sessions_user on sessions(user_id)",
+        "create index sessions_expiry on sessions(expires_at)",
+        """
+        create table assignments (
+            dataset text not null,
+            item_key text not null,
+            annotator text not null,
+            queue_pos real not null,            -- order in the annotator's queue
+            units integer not null,             -- passages or comparisons to finish
+            gold integer not null default 0,    -- 1: a gold item (never shown as such)
+            source text not null,               -- plan | gold | reassigned
+            assigned_at text not null,
+            assigned_by text not null default '',
+            primary key (dataset, item_key, annotator),
+            foreign key (dataset, item_key) references items(dataset, key) on delete cascade
+        )
+        """,
+        "create index assignments_queue on assignments(dataset, annotator, queue_pos)",
+        """
+        create table assignment_plans (
+            dataset text primary key,
+            annotators text not null,           -- JSON list of names
+            overlap integer not null,           -- annotators per item
+            double_share real not null,         -- share of items given two annotators
+            seed integer not null,
+            created_at text not null,
+            created_by text not null default ''
+        )
+        """,
+        """
+        create table gold_items (
+            dataset text not null,
+            item_key text not null,
+            answers text not null,              -- JSON {field: known value}
+            marked_by text not null,
+            marked_at text not null,
+            primary key (dataset, item_key),
+            foreign key (dataset, item_key) references items(dataset, key) on delete cascade
+        )
+        """,
+        """
+        create table guidelines (
+            dataset text primary key,
+            text text not null,                 -- Markdown written by an admin (trusted)
+            updated_at text not null,
+            updated_by text not null default ''
+        )
+        """,
+        "create index history_by_time on history(by, at, id)",
+    ):
+        db.execute(statement)
