@@ -16,7 +16,7 @@ from sqlite_utils import Database
 
 from store.annotations import now
 
-JOB_STATUSES = ("queued", "running", "done", "cancelled", "failed")
+JOB_STATUSES = ("queued", "running", "done", "cancelled", "failed", "interrupted")
 _CHUNK = 500
 
 
@@ -194,9 +194,10 @@ def finish_job(
     error: str | None = None,
     result: dict[str, Any] | None = None,
 ) -> None:
-    """Mark a job done, cancelled or failed, with an error message or a result summary."""
-    if status not in ("done", "cancelled", "failed"):
-        raise ValueError(f"a finished job is done, cancelled or failed, not {status!r}")
+    """Mark a job done, cancelled, failed or interrupted (its server stopped while it ran),
+    with an error message or a result summary."""
+    if status not in ("done", "cancelled", "failed", "interrupted"):
+        raise ValueError(f"a finished job is done, cancelled, failed or interrupted, not {status!r}")
     _update(db, job_id, status=status, error=error,
             result=json.dumps(result) if result is not None else None)
 

@@ -1,0 +1,311 @@
+"""Background jobs: one runner for every kind of long work (scoring, needle runs, ...).
+
+A *job kind* is a function ``(job, db, progress, should_stop) -> result`` registered by
+name with :func:`register`. The runner does everything else, the same way for every
+kind:
+
+- the **row**: a job is a row of the store's ``jobs`` table (``store.scores``), written
+  ``queued`` by :meth:`JobRunner.submit`, ``running`` when its function starts, then
+  ``done`` (with the function's result), ``cancelled``, ``failed`` (with one line saying
+  why) or ``interrupted``;
+- the **thread**: :meth:`JobRunner.start` runs the job in a daemon thread of this
+  process with **its own database connection**; :meth:`JobRunner.run` runs it in the
+  calling thread (a CLI, a test). No other module keeps or touches job threads;
+- **progress** in the kind's unit: ``progress(done, total)`` is written to the row at
+  most every half second (and always the last step); :meth:`Progress.begin` sets the
+  total at once, :meth:`Progress.scaled` converts the kind's steps into its unit;
+- **cancel**: :meth:`JobRunner.cancel` sets the row's flag, ``should_stop()`` reads it;
+  the function stops at its next check and raises :class:`Cancelled`, optionally with
+  the partial result, which is kept on the row (or an exception the kind declared as
+  meaning cancelled);
+- **a server that died**: a ``queued`` or ``running`` row that no thread of this process
+  runs is shown as ``interrupted`` (:meth:`JobRunner.status`); submitting a new job of
+  the same kind and dataset records it so on its row. Kinds keep their work in caches
+  as they go (the score cache), so the new job resumes where the old one stopped. One
+  server process runs the jobs of a database.
+
+A toy kind, complete::
+
+    def count(job, db, progress, should_stop):
+        total = job.options["n"]
+        for done in range(total):
+            if should_stop():
+                raise Cancelled("stopped", partial={"counted": done})
+            progress(done + 1, total)
+        return {"counted": total}
+
+    register("count", count, unit="steps")
+    job_id = RUNNER.submit(db, "count", "some-dataset", options={"n": 10})
+    RUNNER.start(db_path, job_id)
+
+Objects that cannot go into the database (a loaded model, a connection carrying an API
+key) travel as ``inputs`` of :meth:`JobRunner.start` / :meth:`JobRunner.run` and reach
+the function as ``job.inputs``; they are never written anywhere.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.db import connect
+from store.scores import (
+    cancel_requested,
+    create_job,
+    finish_job,
+    get_job,
+    list_jobs,
+    request_cancel,
+    start_job,
+    update_job_progress,
+)
+
+ACTIVE = ("queued", "running")
+INTERRUPTED = "interrupted"
+INTERRUPTED_ERROR = "interrupted: the server stopped while it ran"
+RECENT = 200  # rows looked at for the latest job of a dataset
+
+
+class Cancelled(Exception):
+    """Raised by a job function that stopped because ``should_stop()`` said so.
+
+    ``partial`` (JSON-ready) is stored as the job's result: what was done before the stop.
+    """
+
+    def __init__(self, message: str = "cancelled", partial: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a job function gets to know about its job."""
+
+    id: int
+    kind: str
+    dataset: str
+    model: str
+    options: dict[str, Any]
+    inputs: Mapping[str, Any] = field(default_factory=dict)  # live objects, never stored
+
+
+class Progress:
+    """``progress(done, total)`` for a job: written to its row at most every ``every``
+    seconds (always the first and the last step)."""
+
+    def __init__(self, db: Database, job_id: int, every: float = 0.5) -> None:
+        self.db, self.job_id, self.every = db, job_id, every
+        self.last: float | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or self.last is None or now - self.last >= self.every:
+            update_job_progress(self.db, self.job_id, done, total)
+            self.last = now
+
+    def begin(self, total: int) -> None:
+        """Write ``0 of total`` at once (before the first step)."""
+        update_job_progress(self.db, self.job_id, 0, total)
+
+    def scaled(self, factor: int) -> Callable[[int, int], None]:
+        """A ``progress(done, total)`` counting in steps of ``factor`` units (a needle run
+        counts pairs, its job shows texts: two per pair)."""
+        return lambda done, total: self(factor * done, factor * total)
+
+
+ShouldStop = Callable[[], bool]
+JobFunction = Callable[[Job, Database, Progress, ShouldStop], "dict[str, Any] | None"]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A registered job kind."""
+
+    name: str
+    function: JobFunction
+    unit: str = "items"  # what progress counts, for display ("texts")
+    errors: tuple[type[BaseException], ...] = ()  # failures shown by their message alone
+    cancelled: tuple[type[BaseException], ...] = ()  # exceptions that mean "stopped on request"
+
+
+KINDS: dict[str, Kind] = {}
+_KINDS_LOCK = threading.Lock()
+
+
+def register(name: str, function: JobFunction, *, unit: str = "items",
+             errors: tuple[type[BaseException], ...] = (),
+             cancelled: tuple[type[BaseException], ...] = ()) -> Kind:
+    """Register (or replace) the job kind ``name``; returns it.
+
+    ``errors``: exception types whose message is the whole story (a model that cannot
+    load); any other exception is recorded as ``Type: message``. ``cancelled``:
+    exception types the function raises when it stopped on ``should_stop()``, besides
+    :class:`Cancelled`.
+    """
+    kind = Kind(name, function, unit, tuple(errors), tuple(cancelled))
+    with _KINDS_LOCK:
+        KINDS[name] = kind
+    return kind
+
+
+def kind_of(name: str) -> Kind:
+    """The registered kind ``name`` (``LookupError`` when none is)."""
+    with _KINDS_LOCK:
+        found = KINDS.get(name)
+    if found is None:
+        raise LookupError(f"no job kind {name!r} is registered")
+    return found
+
+
+def unit_of(name: str) -> str:
+    """What a kind's progress counts (``items`` for a kind not registered here)."""
+    with _KINDS_LOCK:
+        found = KINDS.get(name)
+    return found.unit if found is not None else "items"
+
+
+class JobRunner:
+    """Runs jobs of registered kinds and knows which of them this process runs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._threads: dict[int, threading.Thread] = {}
+
+    # -- queue, start, run ------------------------------------------------------------
+
+    def submit(self, db: Database, kind: str, dataset: str, model: str = "",
+               options: dict[str, Any] | None = None) -> int:
+        """Queue a job (``options`` JSON-ready); returns its id. Jobs of the same kind and
+        dataset that a stopped server left behind are recorded as interrupted first."""
+        kind_of(kind)
+        self.close_interrupted(db, kind, dataset)
+        return create_job(db, kind, dataset, model, options)
+
+    def start(self, db_path: str | Path, job_id: int,
+              inputs: Mapping[str, Any] | None = None) -> JobHandle:
+        """Run job ``job_id`` in a daemon thread with its own connection to ``db_path``."""
+        thread = threading.Thread(target=self.run, args=(db_path, job_id, inputs), daemon=True,
+                                  name=f"needlework-job-{job_id}")
+        with self._lock:
+            self._threads[job_id] = thread
+        thread.start()
+        return JobHandle(self, job_id)
+
+    def run(self, db_path: str | Path, job_id: int,
+            inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Run job ``job_id`` to its end in the calling thread, with its own connection to
+        ``db_path``; returns the finished row. Never raises for the job's own errors."""
+        db = connect(db_path)
+        try:
+            row = get_job(db, job_id)
+            if row is None:
+                raise LookupError(f"no job {job_id}")
+            if row["cancel_requested"]:
+                finish_job(db, job_id, "cancelled", error="cancelled before it started")
+                return get_job(db, job_id) or {}
+            start_job(db, job_id, 0)
+            job = Job(job_id, row["kind"], row["dataset"], row["model"], row["options"],
+                      dict(inputs or {}))
+            self._execute(db, job)
+            return get_job(db, job_id) or {}
+        finally:
+            db.conn.close()
+
+    def _execute(self, db: Database, job: Job) -> None:
+        """Call the kind's function and record how it ended."""
+        try:
+            kind = kind_of(job.kind)
+            result = kind.function(job, db, Progress(db, job.id),
+                                   lambda: cancel_requested(db, job.id))
+        except Cancelled as exc:
+            finish_job(db, job.id, "cancelled", error=str(exc), result=exc.partial)
+        except Exception as exc:  # a job records its failure, it never raises
+            known = KINDS.get(job.kind)
+            if known is not None and isinstance(exc, known.cancelled):
+                finish_job(db, job.id, "cancelled", error=str(exc))
+            elif known is not None and isinstance(exc, known.errors):
+                finish_job(db, job.id, "failed", error=str(exc))
+            else:
+                finish_job(db, job.id, "failed",
+                           error=traceback.format_exception_only(type(exc), exc)[-1].strip())
+        else:
+            finish_job(db, job.id, "done", result=result)
+
+    # -- what the pages poll ------------------------------------------------------------
+
+    def alive(self, job_id: int) -> bool:
+        """True while a thread of this process runs the job."""
+        with self._lock:
+            thread = self._threads.get(job_id)
+        return thread is not None and thread.is_alive()
+
+    def join(self, job_id: int, timeout: float | None = None) -> None:
+        """Wait for the job's thread, if this process started one."""
+        with self._lock:
+            thread = self._threads.get(job_id)
+        if thread is not None:
+            thread.join(timeout)
+
+    def status(self, job: dict[str, Any]) -> str:
+        """The job's status, or ``interrupted`` for a queued or running row that no thread
+        of this process runs (the server stopped while it ran)."""
+        if job["status"] in ACTIVE and not self.alive(int(job["id"])):
+            return INTERRUPTED
+        return str(job["status"])
+
+    def latest(self, db: Database, kind: str, dataset: str) -> dict[str, Any] | None:
+        """The newest job of ``kind`` on ``dataset`` with ``display_status`` (see
+        :meth:`status`) and ``unit`` added, or ``None``."""
+        for job in list_jobs(db, limit=RECENT):
+            if job["dataset"] == dataset and job["kind"] == kind:
+                job["display_status"] = self.status(job)
+                job["unit"] = unit_of(kind)
+                return job
+        return None
+
+    def get(self, db: Database, job_id: int) -> dict[str, Any] | None:
+        """One job with ``display_status`` and ``unit`` added, or ``None``."""
+        job = get_job(db, job_id)
+        if job is not None:
+            job["display_status"] = self.status(job)
+            job["unit"] = unit_of(job["kind"])
+        return job
+
+    def cancel(self, db: Database, job_id: int) -> bool:
+        """Ask a job to stop at its next check; False when it has already finished."""
+        return request_cancel(db, job_id)
+
+    def close_interrupted(self, db: Database, kind: str, dataset: str) -> list[int]:
+        """Record the interrupted jobs of ``kind`` on ``dataset`` as such; their ids."""
+        closed = []
+        for job in list_jobs(db, limit=RECENT):
+            if job["dataset"] == dataset and job["kind"] == kind and self.status(job) == INTERRUPTED \
+                    and job["status"] in ACTIVE:
+                finish_job(db, int(job["id"]), INTERRUPTED, error=INTERRUPTED_ERROR)
+                closed.append(int(job["id"]))
+        return closed
+
+
+@dataclass(frozen=True)
+class JobHandle:
+    """A started job: wait for it or ask whether it still runs."""
+
+    runner: JobRunner
+    job_id: int
+
+    def join(self, timeout: float | None = None) -> None:
+        self.runner.join(self.job_id, timeout)
+
+    def is_alive(self) -> bool:
+        return self.runner.alive(self.job_id)
+
+
+#: The runner of this process: every page and every session share it.
+RUNNER = JobRunner()
