@@ -315,3 +315,53 @@ def m006_teams(db: Database) -> None:
         "create index history_by_time on history(by, at, id)",
     ):
         db.execute(statement)
+
+
+@migrations()
+def m007_rag_answers_runs(db: Database) -> None:
+    """RAG answer evaluation (store.rag): model answer sets per dataset, evaluation runs
+    and one result row per (run, model, question). Judge calls stay in judge_calls."""
+    db["rag_answer_sets"].create(
+        {
+            "id": int,
+            "dataset": str,
+            "model": str,
+            "source": str,  # file name or "demo"
+            "digest": str,  # sha256 of the model name and answers
+            "answers": str,  # JSON {sample_id: answer}
+            "created_at": str,
+            "created_by": str,
+        },
+        pk="id",
+    )
+    db["rag_answer_sets"].create_index(["dataset", "model"], unique=True)
+    db["rag_runs"].create(
+        {
+            "id": int,
+            "run_key": str,  # sha256 of dataset, answer digests, judge, options, prompt version
+            "dataset": str,
+            "models": str,  # JSON list of model names
+            "endpoint": str,  # judge base URL ("" when no judge)
+            "judge_model": str,
+            "options": str,  # JSON
+            "status": str,  # running | done | cancelled | failed
+            "done": int,
+            "total": int,
+            "summary": str,  # JSON when finished
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        defaults={"done": 0, "total": 0},
+    )
+    db["rag_runs"].create_index(["run_key"], unique=True)
+    db["rag_runs"].create_index(["dataset"])
+    db["rag_results"].create(
+        {
+            "run_key": str,
+            "model": str,
+            "item_key": str,
+            "entry": str,  # JSON: answer, BERGEN scores, judge verdicts, sentences
+        },
+        pk=("run_key", "model", "item_key"),
+    )
