@@ -18,7 +18,7 @@ import importlib
 import threading
 
 #: Components that import the reward engine (PyTorch, transformers: seconds to import).
-ENGINE = ("jobs", "model_picker", "needle_builder", "needle_charts", "needle_jobs",
+ENGINE = ("jobs", "model_picker", "needle_builder", "needle_charts",
           "needle_scoring", "per_token", "presentation", "rewards", "token_view")
 #: Every other component: imported by :func:`import_app`.
 LIGHT = ("agreement", "answer", "datasets", "diff_view", "grounding", "keyboard", "long_text",
@@ -44,6 +44,6 @@ def import_app() -> None:
 def import_engine() -> None:
     """Import the reward engine and the components that use it (the warm-up thread)."""
     import_app()
-    for name in ("needlework.rewards.session", "needlework.needle.run",
+    for name in ("needlework.rewards.job", "needlework.needle.job", "needlework.rewards.token_pairs",
                  *(f"components.{m}" for m in ENGINE)):
         importlib.import_module(name)

@@ -1,7 +1,7 @@
 """Scoring a dataset as a background job: the length check, start, progress, cancel.
 
 The job runs in a server-side thread with its own database connection
-(:mod:`needlework.rewards.jobs`), so the page stays usable and the user can leave
+(:mod:`needlework.jobs`, kind ``score`` of :mod:`needlework.rewards.job`), so the page stays usable and the user can leave
 and come back: the page shows the newest job of the dataset by polling its row in
 the ``jobs`` table from a fragment that reruns every second while it is active.
 Every batch is written to the score cache as it finishes, so a cancelled or
@@ -19,19 +19,12 @@ import streamlit as st
 import store
 from components.state import get_db
 from components.text import label
+from needlework.jobs import ACTIVE, INTERRUPTED, RUNNER
+from needlework.rewards.job import latest_scoring_job, start_scoring
+from needlework.rewards.lengths import LengthReport, cached_length_report
 from needlework.rewards.loading import RewardModel
+from needlework.rewards.registry import ModelKey
 from needlework.rewards.runs import load_preferences
-from needlework.rewards.session import (
-    ACTIVE,
-    INTERRUPTED,
-    LengthReport,
-    ModelKey,
-    cached_length_report,
-    job_status,
-    latest_job,
-    start_scoring,
-)
-from store.scores import get_job, request_cancel
 
 TRUNCATION = "rw_truncation"
 POLICIES = {
@@ -112,14 +105,20 @@ def _elapsed(started_at: str | None) -> str:
     return f"running for {minutes} min {seconds} s" if minutes else f"running for {seconds} s"
 
 
+def _cancel(job_id: int) -> None:
+    """The Cancel button's callback (the connection of the run that calls it)."""
+    RUNNER.cancel(get_db(), job_id)
+
+
 def _live(job_id: int) -> None:
     """Progress of a running job; reruns the whole page once it has finished."""
-    job = get_job(get_db(), job_id)
-    if job is None or job_status(job) not in ACTIVE:
+    job = RUNNER.get(get_db(), job_id)
+    if job is None or job["display_status"] not in ACTIVE:
         st.rerun()
     total, done = int(job["total"] or 0), int(job["done"] or 0)
     text = (f"Scoring {label(job['dataset'], 60)} with {label(job['model'], 60)}: "
-            f"{done:,} of {total:,} texts" if total else "Starting: tokenizing and reading the cache …")
+            f"{done:,} of {total:,} {job['unit']}" if total
+            else "Starting: tokenizing and reading the cache …")
     text += f" · {_elapsed(job.get('started_at'))}"
     cols = st.columns([5, 1], vertical_alignment="center")
     cols[0].progress(done / total if total else 0.0, text=text)
@@ -127,7 +126,7 @@ def _live(job_id: int) -> None:
         cols[1].caption("Cancelling after this batch …")
     else:
         cols[1].button("Cancel", key=f"rw_cancel_{job_id}", icon="⏹️",
-                       on_click=request_cancel, args=(get_db(), job_id))
+                       on_click=_cancel, args=(job_id,))
     st.caption("Runs on the server: you can use other pages and come back. The longest texts "
                "go first, so the count moves slowly at the start. Scores are cached as each "
                "batch finishes.")
@@ -146,7 +145,7 @@ def render_job(job: dict[str, Any] | None) -> None:
 def render_scoring(current: tuple[ModelKey, RewardModel] | None, row: dict[str, Any]) -> bool:
     """Length check, Score button and the job panel; True while a job is active."""
     db = get_db()
-    job = latest_job(db, row["name"])
+    job = latest_scoring_job(db, row["name"])
     active = job is not None and job["display_status"] in ACTIVE
     if current is None:
         st.caption("Load a model above to score this dataset.")

@@ -1,6 +1,6 @@
 """Choosing and loading a reward model; its facts.
 
-Loaded models live in :data:`needlework.rewards.session.MODELS` (one per path/id,
+Loaded models live in :data:`needlework.rewards.registry.MODELS` (one per path/id,
 dtype, device, attention implementation and trust_remote_code) for the whole
 server process: every rerun and every browser tab reuses them. The session only
 remembers which one it is using (``rw_current``).
@@ -15,7 +15,7 @@ import streamlit as st
 from components.text import label
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import ModelFacts, RewardModel
-from needlework.rewards.session import MODELS, ModelKey
+from needlework.rewards.registry import MODELS, ModelKey
 
 DEMO_MODEL_PATH = "data/demo-model"
 DEMO_BUILD = f"python -m needlework demo-model --out {DEMO_MODEL_PATH}"

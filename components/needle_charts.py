@@ -25,7 +25,7 @@ from needlework.needle.analysis import (
 )
 from needlework.needle.findings import findings, position_trend
 from needlework.rewards.errors import RewardModelError
-from needlework.rewards.session import token_pair
+from needlework.rewards.token_pairs import token_pair
 
 NONE = "(none)"
 CONTEXT_CHARS = 320  # characters of text shown either side of the needle

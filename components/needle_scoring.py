@@ -9,10 +9,11 @@ import streamlit as st
 
 import store
 from components.jobs import render_job
-from components.needle_jobs import latest_needle_job, start_needle_job
 from components.text import label
+from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.needle.job import latest_needle_job, start_needle_job
 from needlework.rewards.loading import RewardModel
-from needlework.rewards.session import ACTIVE, INTERRUPTED, ModelKey
+from needlework.rewards.registry import ModelKey
 
 REUSE = {
     "auto": "auto: reuse when it gives the same scores and is faster (checked on one pair)",

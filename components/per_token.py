@@ -20,7 +20,7 @@ import streamlit as st
 
 from components.text import label, render_marked_text
 from needlework.rewards.per_token import DiffSpan, PerTokenResult
-from needlework.rewards.session import TokenPair
+from needlework.rewards.token_pairs import TokenPair
 
 WINDOWS = (1, 5, 25, 100, 250)  # smoothing choices, tokens
 MAX_POINTS = 3000  # per curve; longer curves keep each bucket's min and max

@@ -2,36 +2,25 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
 
 import store
-from components.state import engine_imported
 from needlework.formats import preference_view
 from needlework.review.filters import REVIEW_STATES, Filters
 from needlework.review.lengths import ItemFacts, item_facts, method
 from needlework.review.queue import SCOPES
+from needlework.rewards.registry import newest_token_counter
 from store.datasets import iter_items
 
 
 def model_tokenizer() -> tuple[Callable[[str], int] | None, str]:
-    """The loaded reward model's tokenizer as a counter (the fallback when
+    """The newest loaded reward model's tokenizer as a counter (the fallback when
     ``o200k_base`` is unavailable), with its name; ``(None, "model")`` when none.
-
-    Models live in the process-wide registry of :mod:`needlework.rewards.session`;
-    while the engine is not imported yet no model is loaded, and torch is not
-    imported (nor waited for) just to find that out."""
-    session = sys.modules.get("needlework.rewards.session") if engine_imported() else None
-    loaded = session.MODELS.loaded() if session is not None else []
-    model = loaded[0][1] if loaded else None  # newest first
-    tokenizer = getattr(model, "tokenizer", None)
-    if tokenizer is None or not hasattr(tokenizer, "encode"):
-        return None, "model"
-    name = str(getattr(getattr(model, "facts", None), "name", "") or "model")
-    return (lambda text: len(tokenizer.encode(text, add_special_tokens=False))), name
+    The registry is light: asking imports no torch."""
+    return newest_token_counter()
 
 
 @st.cache_data(show_spinner="Counting tokens…", max_entries=16)

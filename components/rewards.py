@@ -18,8 +18,8 @@ from streamlit.errors import StreamlitAPIException
 from components.model_picker import code
 from components.text import label
 from needlework.formats import RMBENCH_STYLES
+from needlework.rewards.results import Failure
 from needlework.rewards.runs import dataset_metrics
-from needlework.rewards.session import Failure
 from store.datasets import get_dataset
 from store.scores import scored_models
 

@@ -19,14 +19,8 @@ from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.per_token import DEFAULT_MAX_PASSES
 from needlework.rewards.pooling import HEAD
-from needlework.rewards.session import (
-    Failure,
-    TokenPair,
-    cached_token_pair,
-    prefix_plans,
-    token_pair,
-    worst_pair,
-)
+from needlework.rewards.results import Failure, worst_pair
+from needlework.rewards.token_pairs import TokenPair, cached_token_pair, prefix_plans, token_pair
 from store.datasets import get_item
 
 ITEM = "rw_item"

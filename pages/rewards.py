@@ -19,7 +19,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.state import current_dataset, get_db
     from components.text import label
     from components.token_view import render_per_token_section
-    from needlework.rewards.session import results
+    from needlework.rewards.results import results
     from store.datasets import get_dataset, item_index
 
 db = get_db()

@@ -20,7 +20,7 @@ def test_every_component_is_light_or_engine_once():
 
 def test_light_components_do_not_import_the_engine():
     code = ("import sys; from components.boot import import_app; import_app(); "
-            "print(sorted(m for m in ('torch', 'transformers', 'needlework.rewards.session') "
+            "print(sorted(m for m in ('torch', 'transformers', 'needlework.rewards.loading') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout.strip().splitlines()[-1]

@@ -10,8 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.datasets import import_bytes
+from needlework.jobs import RUNNER
 from needlework.needle import builder
-from needlework.rewards import session
+from needlework.rewards import registry
 from store.datasets import get_dataset, iter_items
 from store.scores import list_jobs, save_item_scores
 from tests.conftest import ROOT
@@ -23,9 +24,9 @@ PAGE = "pages/needle.py"
 @pytest.fixture(autouse=True)
 def fresh_registry():
     """No model loaded in the process before or after a test."""
-    session.MODELS.clear()
+    registry.MODELS.clear()
     yield
-    session.MODELS.clear()
+    registry.MODELS.clear()
 
 
 @pytest.fixture
@@ -169,7 +170,7 @@ def test_scoring_job_stores_results_with_prefix_reuse_figures(app_db):
     at.radio(key="nw_reuse").set_value("on").run()
     at.button(key="nw_score").click().run()
     job = next(j for j in list_jobs(app_db) if j["kind"] == "needle")
-    session.JOBS.join(int(job["id"]), timeout=240)
+    RUNNER.join(int(job["id"]), timeout=240)
     at.run()
     assert not at.exception, at.exception
     job = next(j for j in list_jobs(app_db) if j["kind"] == "needle")
@@ -184,7 +185,7 @@ def test_scoring_job_stores_results_with_prefix_reuse_figures(app_db):
     # A second run comes from the cache.
     at.button(key="nw_score").click().run()
     job2 = next(j for j in list_jobs(app_db) if j["kind"] == "needle")
-    session.JOBS.join(int(job2["id"]), timeout=120)
+    RUNNER.join(int(job2["id"]), timeout=120)
     at.run()
     assert job2["id"] != job["id"]
     assert any(f"{n} from the cache" in s.value for s in at.success)
@@ -237,9 +238,10 @@ def test_factuality_with_own_facts_and_a_bad_facts_file(app_db):
 
 
 def test_a_cancelled_run_keeps_what_it_scored(app_db, monkeypatch):
-    from components import needle_jobs  # noqa: PLC0415
+    from needlework import jobs  # noqa: PLC0415
+    from needlework.needle import job as needle_jobs  # noqa: PLC0415
     from needlework.rewards.loading import load_reward_model  # noqa: PLC0415
-    from needlework.rewards.session import ModelKey  # noqa: PLC0415
+    from needlework.rewards.registry import ModelKey  # noqa: PLC0415
 
     records = small_needles(count=1)
     import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
@@ -250,15 +252,15 @@ def test_a_cancelled_run_keeps_what_it_scored(app_db, monkeypatch):
         asked["n"] += 1
         return asked["n"] > 3
 
-    monkeypatch.setattr(needle_jobs, "cancel_requested", stop_after_a_few)
+    monkeypatch.setattr(jobs, "cancel_requested", stop_after_a_few)
     rm = load_reward_model(tiny_model_dir(), dtype="fp32", device="cpu")
     job_id = needle_jobs.start_needle_job(app_db, store.default_path(), ModelKey.of(str(tiny_model_dir())), rm,
                                           "needles", reuse="on")
-    session.JOBS.join(job_id, timeout=240)
+    RUNNER.join(job_id, timeout=240)
     job = next(j for j in list_jobs(app_db) if j["id"] == job_id)
     assert job["status"] == "cancelled", job
     assert 0 < job["result"]["scored_records"] < len(records)
-    session.MODELS.load(ModelKey.of(str(tiny_model_dir()), "fp32", "cpu"),
+    registry.MODELS.load(ModelKey.of(str(tiny_model_dir()), "fp32", "cpu"),
                         loader=lambda *a, **k: rm)
     at = open_page({"dataset": "needles"})
     assert any("Cancelled after" in w.value for w in at.warning)

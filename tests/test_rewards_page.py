@@ -10,7 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.datasets import import_bytes
-from needlework.rewards import session
+from needlework.jobs import RUNNER
+from needlework.rewards import registry, results
 from store.scores import item_scores, list_jobs, save_item_scores
 from tests.conftest import ROOT, jsonl
 from tests.rewards_fixtures import save_tiny_model, tiny_model_dir  # noqa: F401
@@ -32,9 +33,9 @@ def lfrb_records() -> list[dict]:
 @pytest.fixture(autouse=True)
 def fresh_registry():
     """Each test starts with no model loaded in the process."""
-    session.MODELS.clear()
+    registry.MODELS.clear()
     yield
-    session.MODELS.clear()
+    registry.MODELS.clear()
 
 
 @pytest.fixture
@@ -104,7 +105,7 @@ def test_bad_folders_show_one_clear_error_each(app_db, tmp_path):
     assert len(at.error) == 1 and "not a sequence classifier" in errors(at)
     at = load(at, tmp_path / "no-such-folder")
     assert len(at.error) == 1 and "no such folder" in errors(at)
-    assert not session.MODELS.loaded()
+    assert not registry.MODELS.loaded()
 
 
 def test_facts_of_a_tiny_model_and_the_cache_across_sessions(app_db, tiny_model_dir):  # noqa: F811
@@ -117,10 +118,10 @@ def test_facts_of_a_tiny_model_and_the_cache_across_sessions(app_db, tiny_model_
     assert "**Architecture** `LlamaForSequenceClassification`" in described
     assert "**Chat template** the tokenizer's own (`chat:" in described
     assert "fingerprint" in described
-    assert len(session.MODELS.loaded()) == 1
+    assert len(registry.MODELS.loaded()) == 1
     other = open_page()  # a second browser session reuses the loaded model
     assert metric_values(other)["Context (tokens)"] == "256"
-    assert len(session.MODELS.loaded()) == 1
+    assert len(registry.MODELS.loaded()) == 1
 
 
 def test_trust_remote_code_is_off_by_default_and_warns_when_on(app_db):
@@ -233,7 +234,7 @@ def test_scoring_job_then_metrics_and_per_token_deep_link(app_db, tiny_model_dir
     at.button(key="rw_score").click()
     at.run()
     job = list_jobs(app_db)[0]
-    session.JOBS.join(int(job["id"]), timeout=120)
+    RUNNER.join(int(job["id"]), timeout=120)
     at.run()
     assert not at.exception, at.exception
     job = list_jobs(app_db)[0]
@@ -255,7 +256,7 @@ def test_failures_count_ties_and_sort_by_margin():
                {"id": "tie", "subset": "A", "chosen_scores": [1.0], "rejected_scores": [1.0, 0.0]},
                {"id": "bad", "subset": "B", "chosen_scores": [0.0, 3.0], "rejected_scores": [1.0]},
                {"id": "skipped", "subset": "B", "chosen_scores": [None], "rejected_scores": [9.0]}]
-    found = session.failures(entries)
+    found = results.failures(entries)
     assert [(f.item, f.margin, f.worst, f.beaten, f.pairs, f.missing) for f in found] == [
         ("bad", -1.0, (0, 0), 1, 2, 0), ("tie", 0.0, (0, 0), 1, 2, 0),
         ("skipped", None, (0, 0), 0, 0, 1)]  # a missing score is wrong (Long-form RewardBench)

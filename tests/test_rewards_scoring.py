@@ -10,7 +10,7 @@ import torch
 
 import store
 from needlework.rewards import errors
-from needlework.rewards.jobs import run_scoring_job, start_job_thread, submit_scoring_job
+from needlework.rewards.job import run_scoring_job, start_job_thread, submit_scoring_job
 from needlework.rewards.pipeline import RewardPipeline, plan_batches
 from needlework.rewards.runs import score_dataset
 from store.datasets import NewItem, create_dataset

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import store
-from needlework.rewards.session import failures
+from needlework.rewards.results import failures
 from store.scores import item_scores, list_jobs
 from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
 
