@@ -1,0 +1,237 @@
+"""Verbs ``answer-metrics`` and ``rag-eval``: RAG answer evaluation from the command line
+(docs/rag.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from needlework.cli import add_db_argument
+
+# The judge modules import openai: imported in the handlers.
+
+SHOWN = (("eligibility", "Elig"), ("unadjusted_factuality", "UnadjFact"), ("factuality", "Fact"),
+         ("uraf", "uRAF"), ("raf", "RAF"), ("deflection_tpr", "DeflTPR"),
+         ("deflection_fpr", "DeflFPR"), ("llmeval", "LLMeval"), ("F1", "F1"),
+         ("Rouge-L", "ROUGE-L"), ("attribution_f1", "AttrF1"))
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "answer-metrics", help="BERGEN's answer metrics (match, EM, F1, ROUGE, ...) of a file",
+        description="Score generated answers with BERGEN's metrics (M, EM, token P/R/F1, "
+        "character-3-gram recall, ROUGE-1/2/L from the rouge package, best over the "
+        "references). FILE is either BERGEN's own generation output (a JSON array of "
+        "{q_id, question, response, label: [gold answers]}) or a model answers file (JSONL "
+        "{sample_id, answer[, model]}) scored against the human answers of --dataset.")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--dataset", metavar="NAME",
+                   help="grounding dataset whose human answers are the references (answers files)")
+    p.add_argument("--with-related", action="store_true",
+                   help="also use answer_related_info as a reference (answers files)")
+    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    add_db_argument(p)
+    p.set_defaults(func=cmd_answer_metrics)
+
+    p = subparsers.add_parser(
+        "rag-eval", help="GaRAGe judge metrics and BERGEN metrics of model answers",
+        description="Evaluate model answers on grounding dataset NAME: BERGEN's answer metrics "
+        "and attribution always; with a judge (--judge-base-url, --judge-model) also "
+        "eligibility, unadjusted factuality, factuality, uRAF, RAF, deflection TPR/FPR and "
+        "LLMeval, overall and by question dimension, models side by side. Every judge answer "
+        "is cached in the database as it arrives: a re-run sends no request, a killed run "
+        "resumes.")
+    p.add_argument("--dataset", required=True, metavar="NAME")
+    p.add_argument("--answers", action="append", default=[], metavar="FILE",
+                   help="a model answers file (JSONL {sample_id, answer[, model]}); repeat for "
+                   "several models")
+    p.add_argument("--stored", action="store_true",
+                   help="also evaluate the answer sets stored for the dataset (the demo's)")
+    p.add_argument("--judge-base-url", metavar="URL",
+                   help="API root of an OpenAI-compatible judge (e.g. http://127.0.0.1:8000/v1)")
+    p.add_argument("--judge-model", metavar="M", help="the judge's model name")
+    p.add_argument("--judge-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                   help="environment variable holding the judge's API key (never written anywhere)")
+    p.add_argument("--concurrency", type=int, default=4, metavar="N",
+                   help="judge requests in flight at once (default 4)")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                   help="seconds to wait for one answer (default 120)")
+    p.add_argument("--max-tokens", type=int, default=1024, metavar="N",
+                   help="longest judge answer in tokens (default 1024)")
+    p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    p.add_argument("--context-window", type=int, default=None, metavar="N",
+                   help="the judge's window in tokens: longer prompts are not sent and are "
+                   "reported (default: unknown, not checked)")
+    p.add_argument("--with-related", action="store_true",
+                   help="also use answer_related_info as a reference for BERGEN's metrics")
+    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_db_argument(p)
+    p.set_defaults(func=cmd_rag_eval)
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(message, file=sys.stderr)
+    return code
+
+
+def _fmt(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _read_file(path: Path) -> bytes:
+    from needlework.formats.reader import open_input  # noqa: PLC0415
+
+    stream, _ = open_input(path)
+    with stream:
+        return stream.read()
+
+
+def cmd_answer_metrics(args: argparse.Namespace) -> int:
+    from needlework.formats.errors import FormatError  # noqa: PLC0415
+    from needlework.formats.reader import decode, is_json_array  # noqa: PLC0415
+    from needlework.rag.answers import parse_answers  # noqa: PLC0415
+    from needlework.rag.bergen import METRICS  # noqa: PLC0415
+    from needlework.rag.bergen_file import parse_bergen_output, score_rows  # noqa: PLC0415
+
+    path = Path(args.file)
+    try:
+        text = decode(_read_file(path), path.name)
+        if is_json_array(text):
+            report = {"file": path.name, "format": "bergen",
+                      **score_rows(parse_bergen_output(text, path.name))}
+            means = {"(file)": report["mean"]}
+        else:
+            if not args.dataset:
+                return _fail(f"{path.name}: a model answers file is scored against a grounding "
+                             "dataset's human answers: give --dataset NAME")
+            sets = parse_answers(text, path.name)
+            from needlework.rag.questions import DatasetError  # noqa: PLC0415
+            from needlework.rag.run import answer_metrics  # noqa: PLC0415
+            from store import connect  # noqa: PLC0415
+
+            try:
+                report = {"file": path.name, "format": "answers",
+                          **answer_metrics(connect(args.db), args.dataset, sets,
+                                           with_related=args.with_related)}
+            except DatasetError as exc:
+                return _fail(f"answer-metrics: {exc}")
+            means = {model: part["mean"] for model, part in report["models"].items()}
+    except FormatError as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    print("model\t" + "\t".join(METRICS))
+    for model, mean in means.items():
+        print(model + "\t" + "\t".join(_fmt(mean[m]) for m in METRICS))
+    for item in report.get("not_scored", []):
+        key = item.get("q_id") or item.get("item_key")
+        print(f"not scored: {key}: {item['reason']}", file=sys.stderr)
+    return 0
+
+
+def _connection(args: argparse.Namespace):  # noqa: ANN202
+    from needlework.judges.connection import Connection  # noqa: PLC0415
+
+    return Connection(args.judge_base_url, args.judge_model, key_env=args.judge_key_env or None,
+                      timeout=args.timeout, max_tokens=args.max_tokens,
+                      temperature=args.temperature, concurrency=args.concurrency,
+                      context_window=args.context_window)
+
+
+def cmd_rag_eval(args: argparse.Namespace) -> int:
+    from tqdm import tqdm  # noqa: PLC0415
+
+    from needlework.formats.errors import FormatError  # noqa: PLC0415
+    from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
+    from needlework.rag.answers import AnswerSet, merge, read_answers_file  # noqa: PLC0415
+    from needlework.rag.questions import DatasetError  # noqa: PLC0415
+    from needlework.rag.run import RagEvalSpec, evaluate  # noqa: PLC0415
+    from store import connect  # noqa: PLC0415
+    from store.datasets import get_dataset  # noqa: PLC0415
+    from store.rag import answer_sets  # noqa: PLC0415
+
+    if bool(args.judge_base_url) != bool(args.judge_model):
+        return _fail("rag-eval: give both --judge-base-url and --judge-model (or neither)", 2)
+    connection = None
+    if args.judge_base_url:
+        try:
+            connection = _connection(args)
+        except (ValueError, TypeError) as exc:
+            return _fail(f"rag-eval: {exc}", 2)
+    db = connect(args.db)
+    if get_dataset(db, args.dataset) is None:
+        return _fail(f"rag-eval: no dataset {args.dataset!r}")
+    try:
+        sets = [s for path in args.answers for s in read_answers_file(path)]
+        if args.stored:
+            sets += [AnswerSet(r["model"], r["answers"], r["source"] or "stored")
+                     for r in answer_sets(db, args.dataset)]
+        sets = merge(sets)
+    except FormatError as exc:
+        return _fail(str(exc))
+    if not sets:
+        return _fail("rag-eval: no answers: give --answers FILE (or --stored for the answer "
+                     "sets stored with the dataset)")
+    bar = None
+    if connection is not None and not args.no_progress:
+        bar = tqdm(total=0, unit="call", desc="judging answers", file=sys.stderr,
+                   dynamic_ncols=True)
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+    try:
+        report = evaluate(db, RagEvalSpec(args.dataset, tuple(sets), connection,
+                                          args.with_related), progress=progress)
+    except DatasetError as exc:
+        return _fail(f"rag-eval: {exc}")
+    except JudgeCancelled as exc:
+        return _fail(f"error: {exc}", 130)
+    except JudgeError as exc:
+        return _fail(f"error: {exc} (answers received so far are cached: run again to resume)", 2)
+    finally:
+        if bar is not None:
+            bar.close()
+    summary = report.summary
+    _warn_coverage(summary)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False))
+        return 0
+    _print_table(summary)
+    return 0
+
+
+def _warn_coverage(summary: dict[str, Any]) -> None:
+    for item in summary["questions"]["not_evaluated"]:
+        print(f"not evaluated: {item['item_key']}: {item['reason']}", file=sys.stderr)
+    for model, cov in summary["coverage"].items():
+        for name, what in (("unknown_ids", "answers for unknown sample_id(s), ignored"),
+                           ("missing_ids", "question(s) without an answer, counted as failures"),
+                           ("not_evaluated_ids", "answers to questions not evaluated")):
+            if cov[name]:
+                print(f"{model}: {len(cov[name])} {what}: {', '.join(cov[name])}", file=sys.stderr)
+
+
+def _print_table(summary: dict[str, Any]) -> None:
+    from needlework.rag.metrics import flat  # noqa: PLC0415
+
+    print(f"{summary['dataset']}: {summary['questions']['evaluated']} of "
+          f"{summary['questions']['total']} questions evaluated"
+          + (f"; judge {summary['judge']['model']} at {summary['judge']['endpoint']}"
+             if summary["judge"] else "; no judge (BERGEN and attribution only)"))
+    print("model\tn\t" + "\t".join(title for _, title in SHOWN))
+    for model, figures in summary["overall"].items():
+        row = flat(figures)
+        print(f"{model}\t{row['n']}\t" + "\t".join(_fmt(row[name]) for name, _ in SHOWN))
+    calls = summary["calls"]
+    if summary["judge"]:
+        print(f"judge calls: {calls['sent']} sent, {calls['cached']} from cache, "
+              f"{calls['errors']} refused, {calls['too_long']} too long")

@@ -1,0 +1,245 @@
+"""Evaluating model answers on a grounding dataset: :func:`evaluate` and the job-runner
+entry point :func:`run_rag_eval`.
+
+The flow of one evaluation:
+
+1. the dataset's questions, adjudicated values first (:mod:`.questions`); questions
+   that are not annotated (no human answer or no labelled passage) are listed, not
+   evaluated;
+2. per model, which answers name no question and which questions got no answer
+   (:func:`.answers.coverage`): reported by id;
+3. with a judge, every answer's five judge requests (:mod:`.verdicts`) go through the
+   judge cache and a bounded pool (:mod:`.calls`); ``progress(done, total)`` counts
+   them, ``should_stop()`` cancels (answers received are cached: a re-run resumes);
+4. each answer's row (BERGEN and attribution scores, verdicts, sentences), the figures
+   per model overall and by dimension (:mod:`.metrics`), all stored by ``store.rag``
+   under the run's key (dataset, answer digests, judge, prompt version, options).
+
+Like :func:`needlework.judges.engine.run_judge`, it runs in the caller's thread, starts
+no thread beyond the request pool, and raises
+:class:`~needlework.judges.errors.JudgeCancelled` / :class:`~needlework.judges.errors.JudgeError`
+after recording the run as cancelled / failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from needlework.judges.cache import run_key as make_run_key
+from needlework.judges.client import JudgeClient
+from needlework.judges.connection import Connection
+from needlework.judges.errors import JudgeCancelled, JudgeError
+from needlework.rag import metrics
+from needlework.rag.answers import AnswerSet, coverage
+from needlework.rag.calls import CallStats, run_requests
+from needlework.rag.prompts import PROMPT_VERSION
+from needlework.rag.questions import RagQuestion, load_questions
+from needlework.rag.verdicts import AnswerCase, answer_row, requests_for
+from store import rag as store
+
+Progress = Callable[[int, int], None]
+ShouldStop = Callable[[], bool]
+
+
+@dataclass(frozen=True)
+class RagEvalSpec:
+    """What to evaluate: a dataset, answer sets, optionally a judge, and whether
+    ``answer_related_info`` is a second reference for BERGEN's metrics."""
+
+    dataset: str
+    answer_sets: tuple[AnswerSet, ...]
+    connection: Connection | None = None
+    with_related: bool = False
+
+
+@dataclass
+class RagReport:
+    """A finished evaluation: its key, the summary (JSON-ready) and the per-answer rows."""
+
+    run_key: str
+    summary: dict[str, Any]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self, with_rows: bool = True) -> dict[str, Any]:
+        out = dict(self.summary)
+        if with_rows:
+            out["answers"] = self.rows
+        return out
+
+
+def _identity(spec: RagEvalSpec) -> dict[str, Any]:
+    conn = spec.connection
+    return {"dataset": spec.dataset,
+            "answers": sorted((s.model, s.digest()) for s in spec.answer_sets),
+            "judge": None if conn is None else {"endpoint": conn.endpoint, "model": conn.model,
+                                                "params": conn.params(),
+                                                "context_window": conn.context_window},
+            "prompt_version": PROMPT_VERSION, "with_related": spec.with_related}
+
+
+def _cases(spec: RagEvalSpec, evaluated: Sequence[RagQuestion]) -> list[AnswerCase]:
+    return [AnswerCase(s.model, q, s.answers.get(q.key))
+            for s in spec.answer_sets for q in evaluated]
+
+
+def evaluate(db: Any, spec: RagEvalSpec, *, progress: Progress | None = None,
+             should_stop: ShouldStop | None = None,
+             client: JudgeClient | None = None) -> RagReport:
+    """Evaluate ``spec`` (see the module docstring); stores and returns the report."""
+    if not spec.answer_sets:
+        raise ValueError("no answer sets to evaluate")
+    questions = load_questions(db, spec.dataset)
+    evaluated = [q for q in questions if q.skip_reason is None]
+    cases = _cases(spec, evaluated)
+    conn = spec.connection
+    requests = [r for case in cases for r in requests_for(case)] if conn is not None else []
+    identity = _identity(spec)
+    run_key = make_run_key(**identity)
+    models = [s.model for s in spec.answer_sets]
+    store.start_run(db, run_key, dataset=spec.dataset, models=models,
+                    endpoint=conn.endpoint if conn else "", judge_model=conn.model if conn else "",
+                    options={**identity, "judge_connection": conn.describe() if conn else None},
+                    total=len(requests))
+    outcomes = None
+    stats = CallStats()
+    if conn is not None:
+
+        def report(done: int, total: int) -> None:
+            store.update_progress(db, run_key, done)
+            if progress is not None:
+                progress(done, total)
+
+        try:
+            outcomes, stats = run_requests(db, conn, requests, progress=report,
+                                           should_stop=should_stop, client=client)
+        except (JudgeCancelled, KeyboardInterrupt) as exc:
+            store.finish_run(db, run_key, "cancelled", {"error": str(exc) or "interrupted"})
+            raise
+        except JudgeError as exc:
+            store.finish_run(db, run_key, "failed", {"error": str(exc)})
+            raise
+    elif progress is not None:
+        progress(0, 0)
+    rows = [answer_row(case, outcomes, with_related=spec.with_related) for case in cases]
+    summary = summarize(spec, run_key, questions, evaluated, rows, stats)
+    store.save_results(db, run_key, rows)
+    store.update_progress(db, run_key, len(requests))
+    store.finish_run(db, run_key, "done", summary)
+    return RagReport(run_key, summary, rows)
+
+
+def summarize(spec: RagEvalSpec, run_key: str, questions: Sequence[RagQuestion],
+              evaluated: Sequence[RagQuestion], rows: Sequence[Mapping[str, Any]],
+              stats: CallStats) -> dict[str, Any]:
+    """The JSON-ready summary of an evaluation (figures overall and by dimension)."""
+    by_model: dict[str, list[Mapping[str, Any]]] = {s.model: [] for s in spec.answer_sets}
+    for row in rows:
+        by_model[row["model"]].append(row)
+    conn = spec.connection
+    return {
+        "run_key": run_key, "dataset": spec.dataset, "models": list(by_model),
+        "judge": conn.describe() if conn is not None else None,
+        "prompt_version": PROMPT_VERSION, "with_related": spec.with_related,
+        "questions": {"total": len(questions), "evaluated": len(evaluated),
+                      "not_evaluated": [{"item_key": q.key, "reason": q.skip_reason}
+                                        for q in questions if q.skip_reason is not None]},
+        "coverage": {s.model: answer_coverage(s, questions) for s in spec.answer_sets},
+        "overall": {m: metrics.summarize(r) for m, r in by_model.items()},
+        "breakdowns": {m: metrics.breakdown(r) for m, r in by_model.items()},
+        "calls": stats.as_dict(),
+    }
+
+
+def answer_coverage(answer_set: AnswerSet, questions: Sequence[RagQuestion]) -> dict[str, Any]:
+    """:func:`.answers.coverage` over the evaluated questions, plus the answers given to
+    questions that are not evaluated (``not_evaluated_ids``)."""
+    evaluated = [q.key for q in questions if q.skip_reason is None]
+    out = coverage(answer_set, evaluated).as_dict()
+    known = {q.key for q in questions}
+    out["unknown_ids"] = [k for k in answer_set.answers if k not in known]
+    done = set(evaluated)
+    out["not_evaluated_ids"] = [k for k in answer_set.answers if k in known and k not in done]
+    return out
+
+
+# -- the job runner's entry point --------------------------------------------------------
+
+
+def spec_from_params(db: Any, params: Mapping[str, Any]) -> RagEvalSpec:
+    """A :class:`RagEvalSpec` from JSON-ready job parameters::
+
+        {"dataset": NAME, "models": [NAME, ...] | null (every stored answer set),
+         "answer_sets": [{"model": NAME, "answers": {id: text}}, ...] (instead of stored),
+         "judge": {"base_url", "model", "key_env", "temperature", "max_tokens", "timeout",
+                   "concurrency", "context_window"} | null,
+         "with_related": false}
+
+    Stored answer sets are those of ``store.rag.answer_sets`` (the demo's are seeded).
+    The judge's key is read from its environment variable when a request is made.
+    """
+    dataset = params["dataset"]
+    if params.get("answer_sets"):
+        sets = [AnswerSet(s["model"], dict(s["answers"]), s.get("source", "")) for s in params["answer_sets"]]
+    else:
+        wanted = params.get("models")
+        sets = [AnswerSet(r["model"], r["answers"], r["source"]) for r in store.answer_sets(db, dataset)
+                if wanted is None or r["model"] in wanted]
+    judge = params.get("judge")
+    connection = None
+    if judge:
+        options = {k: judge[k] for k in ("key_env", "temperature", "max_tokens", "timeout",
+                                         "concurrency", "context_window") if k in judge}
+        connection = Connection(judge["base_url"], judge["model"], **options)
+    return RagEvalSpec(dataset, tuple(sets), connection, bool(params.get("with_related")))
+
+
+def run_rag_eval(job: Any, db: Any, progress: Progress, should_stop: ShouldStop) -> dict[str, Any]:
+    """Job-runner entry point: ``job`` is a :class:`RagEvalSpec`, a parameter mapping
+    (:func:`spec_from_params`) or an object with such a mapping as ``params``. Returns
+    the summary (the rows are in ``store.rag.run_results`` under ``summary["run_key"]``)."""
+    if isinstance(job, RagEvalSpec):
+        spec = job
+    else:
+        params = job if isinstance(job, Mapping) else getattr(job, "params", None)
+        if isinstance(params, str):
+            import json  # noqa: PLC0415
+
+            params = json.loads(params)
+        if not isinstance(params, Mapping):
+            raise TypeError("run_rag_eval needs a RagEvalSpec or job parameters")
+        spec = spec_from_params(db, params)
+    return evaluate(db, spec, progress=progress, should_stop=should_stop).summary
+
+
+# -- BERGEN's metrics alone (no judge, nothing stored) ------------------------------------
+
+
+def answer_metrics(db: Any, dataset: str, answer_sets: Sequence[AnswerSet], *,
+                   with_related: bool = False) -> dict[str, Any]:
+    """BERGEN's metrics of each model's answers against the dataset's human answers
+    (adjudicated first), per question and averaged, over the questions that have a
+    human answer; a missing answer is scored as the empty answer. JSON-ready; nothing
+    is stored (:func:`evaluate` stores a full evaluation)."""
+    from needlework.rag import bergen  # noqa: PLC0415
+    from needlework.rag.questions import strip_markers  # noqa: PLC0415
+
+    questions = load_questions(db, dataset)
+    scored = [q for q in questions if q.reference.strip()]
+    models: dict[str, Any] = {}
+    for s in answer_sets:
+        rows = [{"item_key": q.key, "answered": q.key in s.answers,
+                 **bergen.answer_scores(strip_markers(s.answers.get(q.key, "")),
+                                        q.references(with_related)).as_dict()}
+                for q in scored]
+        cov = coverage(s, [q.key for q in scored]).as_dict()
+        known = {q.key for q in questions}
+        cov["unknown_ids"] = [k for k in s.answers if k not in known]
+        models[s.model] = {"mean": bergen.mean_scores(rows), "coverage": cov,
+                           "per_question": rows}
+    return {"dataset": dataset, "with_related": with_related, "questions": len(questions),
+            "scored": len(scored),
+            "not_scored": [{"item_key": q.key, "reason": "no human answer"}
+                           for q in questions if not q.reference.strip()],
+            "models": models}

@@ -1,0 +1,167 @@
+"""One model answer's judge requests and what their answers say.
+
+For a question ``q`` and a model answer ``a`` (docs/rag.md has every rule):
+
+- **eligibility** (GaRAGe B.2): ``a`` against the human answer; eligible unless the
+  verdict is ``Major Issue(s)``;
+- **unadjusted factuality** (B.3): every sentence of ``a`` labelled against *all*
+  passages; factual when every sentence is ``supported`` or ``no_rad``;
+- **relevant factuality** (uRAF's verdict): the same against the *relevant* passages
+  only (:data:`needlework.rag.questions.RELEVANT_LABELS`);
+- **factuality** = eligible and factual; **RAF** = eligible and relevant-factual;
+- **deflection** (B.4): ``missing`` (the answer declines) or ``attempted``;
+- **LLMeval** (BERGEN): 1 when the judge says yes, else 0.
+
+**Invalid judge answers count as failures (our rule, as for every judge here):** an
+unreadable eligibility verdict is not eligible, an unreadable factuality answer is not
+factual, an unreadable deflection grade counts against the model in whichever rate the
+question belongs to (not a true positive; a false positive). **A question the model did
+not answer** (no line, or blank text) is not sent to the judge and fails every figure:
+not eligible, not factual, not a deflection, LLMeval 0, BERGEN metrics of the empty
+answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from needlework.grounding.answer import cited_numbers
+from needlework.grounding.attribution import score as attribution_score
+from needlework.judges.parse import Parsed
+from needlework.rag import bergen
+from needlework.rag.calls import Outcome, Request
+from needlework.rag.parse import (
+    parse_deflection,
+    parse_eligibility,
+    parse_factuality,
+    parse_llmeval,
+)
+from needlework.rag.prompts import (
+    deflection_messages,
+    eligibility_messages,
+    factuality_messages,
+    llmeval_messages,
+)
+from needlework.rag.questions import RagQuestion, strip_markers
+from needlework.rag.sentences import Sentence, split_sentences
+
+JUDGE_CHECKS = ("eligibility", "factuality", "relevant_factuality", "deflection", "llmeval")
+GROUNDED = ("supported", "no_rad")
+MAJOR = "Major Issue(s)"
+SEP = "\x1f"
+
+
+@dataclass(frozen=True)
+class AnswerCase:
+    """A model's answer to one question (``answer`` is ``None`` when there is none)."""
+
+    model: str
+    question: RagQuestion
+    answer: str | None
+
+    @property
+    def answered(self) -> bool:
+        return self.answer is not None and bool(self.answer.strip())
+
+    def request_id(self, check: str) -> str:
+        return SEP.join((self.model, self.question.key, check))
+
+    def sentences(self) -> list[Sentence]:
+        return split_sentences(self.answer or "")
+
+
+def requests_for(case: AnswerCase) -> list[Request]:
+    """The judge requests of one answer (none for a missing or blank answer)."""
+    if not case.answered:
+        return []
+    q, answer = case.question, case.answer or ""
+    texts = [s.text for s in case.sentences()]
+
+    def facts(text: str) -> Parsed:
+        return parse_factuality(text, texts)
+
+    return [
+        Request(case.request_id("eligibility"),
+                eligibility_messages(q.question, answer, q.reference, q.question_date),
+                parse_eligibility),
+        Request(case.request_id("factuality"),
+                factuality_messages(q.question, q.passages, texts, q.question_date), facts),
+        Request(case.request_id("relevant_factuality"),
+                factuality_messages(q.question, q.relevant, texts, q.question_date), facts),
+        Request(case.request_id("deflection"), deflection_messages(q.question, answer),
+                parse_deflection),
+        Request(case.request_id("llmeval"),
+                llmeval_messages(q.question, strip_markers(q.reference), answer), parse_llmeval),
+    ]
+
+
+def _grounded(parsed: Parsed | None) -> bool:
+    return bool(parsed is not None and parsed.valid
+                and all(v["label"] in GROUNDED for v in parsed.value))
+
+
+def answer_row(case: AnswerCase, outcomes: dict[str, Outcome] | None, *,
+               with_related: bool = False) -> dict[str, Any]:
+    """Everything measured on one answer: BERGEN and attribution scores always, the judge
+    verdicts when ``outcomes`` (from :func:`needlework.rag.calls.run_requests`) is given.
+    JSON-ready."""
+    q = case.question
+    answer = case.answer or ""
+    gold = set(cited_numbers(q.reference))
+    pred = set(cited_numbers(answer))
+    attribution = None
+    if gold:
+        p, r, f = attribution_score(gold, pred)
+        attribution = {"precision": p, "recall": r, "f1": f}
+    row: dict[str, Any] = {
+        "model": case.model, "item_key": q.key, "answered": case.answered,
+        "answer": case.answer, "needs_deflection": q.needs_deflection, "dims": dict(q.dims),
+        "bergen": bergen.answer_scores(strip_markers(answer),
+                                       q.references(with_related)).as_dict(),
+        "attribution": attribution,
+        "judged": outcomes is not None,
+    }
+    if outcomes is None:
+        return row
+    sentences = case.sentences()
+    got = {check: outcomes.get(case.request_id(check)) for check in JUDGE_CHECKS}
+    parsed = {check: (o.parsed if o is not None else None) for check, o in got.items()}
+    eligibility = parsed["eligibility"]
+    label = eligibility.value if eligibility is not None and eligibility.valid else None
+    eligible = case.answered and label is not None and label != MAJOR
+    factual = case.answered and _grounded(parsed["factuality"])
+    relevant_factual = case.answered and _grounded(parsed["relevant_factuality"])
+    grade = parsed["deflection"]
+    deflected: bool | None = False
+    if case.answered:
+        deflected = (grade.value == "missing") if grade is not None and grade.valid else None
+    llm = parsed["llmeval"]
+    row.update({
+        "eligibility": label, "eligible": eligible, "factual": factual,
+        "relevant_factual": relevant_factual, "factuality": eligible and factual,
+        "raf": eligible and relevant_factual,
+        "deflection": grade.value if grade is not None and grade.valid else None,
+        "deflected": deflected,
+        "llmeval": llm.value["score"] if llm is not None else 0,
+        "llmeval_weird": bool(llm is not None and llm.value["weird"]),
+        "sentences": _sentence_rows(sentences, parsed["factuality"],
+                                    parsed["relevant_factuality"]),
+        "invalid": {check: (o.parsed.reason or "invalid") for check, o in got.items()
+                    if o is not None and not o.parsed.valid},
+        "calls": {check: o.as_dict() for check, o in got.items() if o is not None},
+    })
+    return row
+
+
+def _verdict(parsed: Parsed | None, k: int) -> dict[str, Any] | None:
+    if parsed is None or not parsed.valid:
+        return None
+    return parsed.value[k]
+
+
+def _sentence_rows(sentences: list[Sentence], everything: Parsed | None,
+                   relevant: Parsed | None) -> list[dict[str, Any]]:
+    return [{"text": s.text, "start": s.start, "end": s.end,
+             "all": _verdict(everything, k), "relevant": _verdict(relevant, k)}
+            for k, s in enumerate(sentences)]
