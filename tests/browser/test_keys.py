@@ -9,6 +9,7 @@ error appeared on the page at any moment.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import sqlite3
@@ -44,7 +45,7 @@ from tests.browser.keys import (
 )
 
 PACES = {"150ms": 150, "60ms": 60, "burst": None}
-RUNS = 2  # per pace in the suite; see docs/annotation.md for the long runs
+RUNS = int(os.environ.get("NEEDLEWORK_KEY_RUNS", "2"))  # per pace; more for a flake hunt
 
 
 def unique(name: str) -> str:
