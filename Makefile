@@ -12,7 +12,7 @@ DEMO_MODEL := data/demo-model
 DEMO_JUDGE := data/demo-judge
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test venv test-deps chromium seed lint bench clean
+.PHONY: run test venv test-deps chromium oidc-provider seed lint bench clean
 
 $(VENV)/.runtime: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,11 +35,25 @@ seed: venv
 	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
 	$(PY) -m needlework demo-judge --out $(DEMO_JUDGE) --if-missing
 
+# Local mode (the default) listens on 127.0.0.1 only; team mode on the address in needlework.toml
+# (docs/teams.md). A wrong needlework.toml stops here with the file and key named.
 run: venv seed
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false \
-	  --server.fileWatcherType $(WATCH)
+	@line=$$($(PY) -m needlework mode) || exit 1; mode=$${line%% *}; address=$${line#* }; \
+	echo "needlework: $$mode mode, serving on http://$$address:$(PORT)"; \
+	$(PY) -m streamlit run app.py --server.address "$$address" --server.port $(PORT) \
+	  --server.headless true --browser.gatherUsageStats false --server.fileWatcherType $(WATCH)
 
-test: $(VENV)/.test chromium
+# The OpenID Connect provider the teams tests start (panva's oidc-provider, from npm).
+OIDC_PROVIDER := tests/oidc/node_modules/.package-lock.json
+
+$(OIDC_PROVIDER): tests/oidc/package.json tests/oidc/package-lock.json
+	@command -v npm >/dev/null || ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs npm >/dev/null )
+	cd tests/oidc && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+oidc-provider: $(OIDC_PROVIDER)
+
+test: $(VENV)/.test chromium $(OIDC_PROVIDER)
 	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
 	$(PY) -m needlework demo-judge --out $(DEMO_JUDGE) --if-missing
 	$(PY) -m pytest

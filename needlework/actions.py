@@ -43,6 +43,7 @@ from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import LABEL_PREFIX, LABELS
 from needlework.review.verdicts import REASONS, VERDICTS, field_name, make_value, verdict_of
+from needlework.teams.permissions import User, action_guard, check_write
 from store import actions as store_actions
 from store.annotations import get_value, set_annotation
 from store.datasets import get_item
@@ -167,9 +168,12 @@ def parse(raw: Any) -> Action:
     return Action(**common, field=field_name(i, j), reasons=_reasons(raw))
 
 
-def save_answer(db: Database, dataset: str, item: str, annotator: str, text: str) -> int | None:
+def save_answer(db: Database, dataset: str, item: str, annotator: str, text: str, *,
+                actor: User | None = None) -> int | None:
     """Save an answer (an empty one is removed) and its ``deflected`` flag; returns the
-    history id of the answer's change (``None`` when it was already so)."""
+    history id of the answer's change (``None`` when it was already so). ``actor``: the
+    signed-in user in team mode (:func:`needlework.teams.permissions.check_write`)."""
+    check_write(db, actor, dataset, item, annotator, "answer")
     text = text if text.strip() else ""
     with db.atomic():
         hid = set_annotation(db, dataset, item, annotator, "answer", text or None)
@@ -269,14 +273,20 @@ def _error_kind(exc: sqlite3.Error) -> str:
 
 
 def apply_actions(db: Database, raws: Iterable[Any],
-                  allowed: Callable[[Action], str | None] | None = None) -> Delivery:
+                  allowed: Callable[[Action], str | None] | None = None, *,
+                  actor: User | None = None) -> Delivery:
     """Apply a batch of actions in order, each at most once (see the module docstring).
 
     ``allowed(action)`` may return a reason to refuse an action (e.g. it names another
-    annotator than the signed-in one). Never raises for what the browser sent; a
-    database error ends the batch with :attr:`Delivery.error` set and nothing of it
-    written (earlier batches stay).
+    annotator than the signed-in one). ``actor`` (team mode: the signed-in user) adds
+    the role and assignment checks of :func:`needlework.teams.permissions.action_guard`;
+    a refused action is rejected with that sentence. Never raises for what the browser
+    sent; a database error ends the batch with :attr:`Delivery.error` set and nothing of
+    it written (earlier batches stay).
     """
+    if actor is not None:
+        guard, extra = action_guard(db, actor), allowed
+        allowed = guard if extra is None else (lambda a: extra(a) or guard(a))
     delivery = Delivery()
     parsed: list[Action] = []
     seen: set[str] = set()

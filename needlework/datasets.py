@@ -28,7 +28,10 @@ from needlework.files import atomic_writer
 from needlework.formats import FORMATS, FormatError, ParsedRecord, Problem, ProblemList
 from needlework.formats.reader import ProgressFn, open_input
 from needlework.grounding.export import CitationError, stream_annotated
+from needlework.teams.permissions import User, check
+from store import assignments as store_assignments
 from store import datasets as store_datasets
+from store import guidelines as store_guidelines
 
 BATCH_RECORDS = 500
 BATCH_BYTES = 2 << 20
@@ -124,6 +127,7 @@ def import_stream(
     drop_annotations: bool = False,
     created_by: str = "",
     progress: ProgressFn | None = None,
+    actor: User | None = None,
 ) -> ImportSummary:
     """Validate and import the records of a binary ``stream``; all-or-nothing.
 
@@ -133,9 +137,16 @@ def import_stream(
     scores; its annotations and history too when ``drop_annotations`` is set, else
     :class:`store.datasets.AnnotationsExist` is raised when it has any.
 
+    ``actor`` is the signed-in user in team mode (admins only: importing, and replacing
+    with ``replace``); ``None`` (local mode) may. It becomes ``created_by`` when that is
+    not given.
+
     Raises :class:`FormatError` (the problems, each naming file, line and field; nothing
-    written), :class:`store.datasets.DatasetExists` or :class:`ImportFailed`.
+    written), :class:`store.datasets.DatasetExists`, :class:`ImportFailed` or
+    :class:`needlework.teams.permissions.PermissionDenied` (before reading anything).
     """
+    actor = check(db, actor, "replace" if replace else "import", dataset)
+    created_by = created_by or (actor.name if actor else "")
     name = _dataset_name(filename, dataset)
     records = formats.open_records(stream, filename, format, size=size, progress=progress)
     key_field = FORMATS[records.format].key_field()
@@ -241,6 +252,7 @@ def export_chunks(
     conversational: bool = False,
     keep_ties: bool = False,
     annotator: str | None = None,
+    actor: User | None = None,
 ) -> Iterator[str]:
     """The dataset ``name`` written in ``format`` as a stream of text pieces, records in
     import order; reads items a batch at a time.
@@ -250,8 +262,9 @@ def export_chunks(
     apply to it only. The dataset and format are checked at once (:class:`ExportError`);
     a GaRAGe export whose annotated answers cite missing passages raises it after the
     last record (write the stream somewhere that can be discarded, as
-    :func:`export_file` does).
+    :func:`export_file` does). ``actor``: the signed-in user in team mode (admins only).
     """
+    check(db, actor, "export", name)
     row = store_datasets.get_dataset(db, name)
     if row is None:
         raise ExportError(f"no dataset named {name!r}")
@@ -308,3 +321,17 @@ def export_file(db: Database, name: str, format: str, out: str | Path, **options
             f.write(data)
             size += len(data)
     return size
+
+
+def delete_dataset(db: Database, name: str, *, actor: User | None = None) -> bool:
+    """Delete a dataset with its items, annotations, history, scores, assignments, gold
+    marks, plan and guidelines, in one transaction; False when there was none.
+    ``actor``: the signed-in user in team mode (admins only)."""
+    check(db, actor, "delete", name)
+    with db.atomic():
+        if store_datasets.get_dataset(db, name) is None:
+            return False
+        store_datasets.delete_dataset(db, name)
+        store_assignments.forget_plan(db, name)
+        store_guidelines.forget(db, name)
+    return True

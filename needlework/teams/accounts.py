@@ -1,0 +1,325 @@
+"""Accounts, password sign-in, sessions and lock-out (team mode).
+
+An admin creates accounts (:func:`add_user`, the ``users`` CLI verb or the users page);
+nobody signs up. A password is checked against its argon2id hash
+(:mod:`needlework.teams.passwords`); after ``Policy.lock_failures`` wrong passwords in a
+row the account is locked for ``Policy.lock_minutes`` (even the right password is
+refused meanwhile), then the count starts again.
+
+A successful sign-in returns a :class:`SignIn` whose ``token`` (random, 256 bits) is
+what the browser keeps, in a cookie or its local storage: the page hands it back to
+:func:`resume` on every run, so a reload stays signed in until ``expires_at``
+(``Policy.session_hours`` after sign-in). Only the token's SHA-256 is stored, so the
+database alone cannot be used to sign in. :func:`sign_out` ends one session;
+disabling an account or resetting its password ends all of them.
+
+Nothing here logs or raises with a password or a token in it; failed sign-ins are
+logged by account name only, and never with the text typed as the name when no
+account has it (that text is sometimes a password typed in the wrong box).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from sqlite_utils import Database
+
+from needlework.teams import passwords
+from needlework.teams.config import Policy
+from needlework.teams.permissions import ADMIN, ROLES, User, check
+from store import users as store_users
+
+log = logging.getLogger(__name__)
+
+MAX_NAME = 60
+TOKEN_PREFIX = "nw_"
+_TOKEN = re.compile(r"^nw_[A-Za-z0-9_-]{43}$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+class AccountError(ValueError):
+    """A request about accounts that cannot be done (the message says why)."""
+
+
+class SignInRefused(Exception):
+    """Sign-in failed: the message is safe to show (no password, no hint whether an
+    unknown name exists)."""
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """A started session. ``token`` goes to the browser and nowhere else."""
+
+    user: User
+    token: str = field(repr=False)
+    expires_at: str = ""
+
+
+def iso(moment: datetime | None = None) -> str:
+    """``moment`` (default now) as the ISO 8601 UTC text the store compares."""
+    moment = moment or datetime.now(UTC)
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def _now(now: datetime | None) -> datetime:
+    return (now or datetime.now(UTC)).astimezone(UTC)
+
+
+def token_hash(token: str) -> str:
+    """The SHA-256 hex of a session token: what the store keeps."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def check_name(name: str) -> str:
+    """An account name trimmed: 1 to :data:`MAX_NAME` printable characters (it is
+    also the annotator name every change is saved under)."""
+    if not isinstance(name, str) or not name.strip():
+        raise AccountError("the account name is empty")
+    name = name.strip()
+    if len(name) > MAX_NAME:
+        raise AccountError(f"the account name has {len(name)} characters: at most {MAX_NAME}")
+    bad = next((ch for ch in name if not ch.isprintable()), None)
+    if bad is not None:
+        raise AccountError(f"the account name holds the unprintable character U+{ord(bad):04X}")
+    return name
+
+
+def check_email(email: str | None) -> str | None:
+    """An e-mail address trimmed (``None`` or empty: none), or :class:`AccountError`."""
+    if email is None or not email.strip():
+        return None
+    email = email.strip()
+    if len(email) > 254 or not _EMAIL.match(email):
+        raise AccountError(f"{email!r} is not an e-mail address")
+    return email
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise AccountError(f"role {role!r}: expected one of {', '.join(ROLES)}")
+    return role
+
+
+def _key(text: str | None) -> str | None:
+    return None if text is None else text.strip().casefold()
+
+
+def _found(db: Database, name: str) -> User:
+    row = store_users.find_user(db, _key(name) or "")
+    if row is None:
+        raise AccountError(f"no account named {name!r}")
+    return User.from_row(row)
+
+
+def add_user(db: Database, name: str, role: str, *, password: str | None = None,
+             email: str | None = None, actor: User | None = None) -> User:
+    """Create an account. ``password=None`` makes an account that signs in only through
+    the identity provider (OIDC), matched by ``email``. Admins only in team mode."""
+    actor = check(db, actor, "manage_users")
+    name, email, role = check_name(name), check_email(email), _check_role(role)
+    if password is None and email is None:
+        raise AccountError(f"account {name!r} needs a password or an e-mail (for sign-in "
+                           "through the identity provider)")
+    hashed = None
+    if password is not None:
+        hashed = passwords.hash_password(passwords.check_new_password(password, name))
+    try:
+        user_id = store_users.insert_user(
+            db, name=name, name_key=_key(name) or "", email=email, email_key=_key(email),
+            role=role, password_hash=hashed, created_by=actor.name if actor else "", at=iso())
+    except store_users.NameTaken as e:
+        raise AccountError(str(e)) from None
+    log.info("account %r created (%s)", name, role)
+    return User.from_row(store_users.get_user(db, user_id) or {})
+
+
+def get_user(db: Database, name: str) -> User | None:
+    """The account with this name or e-mail (any case), or ``None``."""
+    row = store_users.find_user(db, _key(name) or "")
+    return User.from_row(row) if row else None
+
+
+def list_users(db: Database, *, actor: User | None = None) -> list[User]:
+    """Every account, by name (admins only in team mode)."""
+    check(db, actor, "manage_users")
+    return [User.from_row(r) for r in store_users.list_users(db)]
+
+
+def _keep_an_admin(db: Database, user: User) -> None:
+    if user.role == ADMIN and not user.disabled and store_users.active_admins(db) == [user.name]:
+        raise AccountError(f"{user.name} is the last active admin: make another account admin "
+                           "first")
+
+
+def set_disabled(db: Database, name: str, disabled: bool = True, *,
+                 actor: User | None = None) -> User:
+    """Disable (ending every session) or enable an account."""
+    actor = check(db, actor, "manage_users")
+    user = _found(db, name)
+    if disabled:
+        if actor is not None and actor.id == user.id:
+            raise AccountError("you cannot disable your own account")
+        _keep_an_admin(db, user)
+    store_users.update_user(db, user.id, iso(), disabled=int(disabled))
+    if disabled:
+        store_users.delete_user_sessions(db, user.id)
+    log.info("account %r %s", user.name, "disabled" if disabled else "enabled")
+    return _found(db, user.name)
+
+
+def set_role(db: Database, name: str, role: str, *, actor: User | None = None) -> User:
+    """Change an account's role (the last active admin keeps theirs)."""
+    check(db, actor, "manage_users")
+    user = _found(db, name)
+    if _check_role(role) != ADMIN:
+        _keep_an_admin(db, user)
+    store_users.update_user(db, user.id, iso(), role=role)
+    log.info("account %r is now %s", user.name, role)
+    return _found(db, user.name)
+
+
+def set_email(db: Database, name: str, email: str | None, *, actor: User | None = None) -> User:
+    """Change (or with ``None`` remove) an account's e-mail."""
+    check(db, actor, "manage_users")
+    user = _found(db, name)
+    email = check_email(email)
+    if email is None and not user.has_password:
+        raise AccountError(f"account {user.name!r} has no password: it needs its e-mail")
+    try:
+        store_users.update_user(db, user.id, iso(), email=email, email_key=_key(email))
+    except store_users.NameTaken as e:
+        raise AccountError(str(e)) from None
+    return _found(db, user.name)
+
+
+def reset_password(db: Database, name: str, password: str, *,
+                   actor: User | None = None) -> User:
+    """Set a new password: clears any lock and ends every session of the account."""
+    check(db, actor, "manage_users")
+    user = _found(db, name)
+    hashed = passwords.hash_password(passwords.check_new_password(password, user.name))
+    store_users.update_user(db, user.id, iso(), password_hash=hashed, failed_logins=0,
+                            locked_until=None)
+    store_users.delete_user_sessions(db, user.id)
+    log.info("password of %r reset", user.name)
+    return _found(db, user.name)
+
+
+def change_password(db: Database, user: User, current: str, new: str) -> None:
+    """A signed-in user changes their own password (their other sessions end)."""
+    stored = store_users.password_hash(db, user.id)
+    if not passwords.verify_password(stored, current):
+        raise AccountError("the current password is wrong")
+    hashed = passwords.hash_password(passwords.check_new_password(new, user.name))
+    store_users.update_user(db, user.id, iso(), password_hash=hashed)
+    store_users.delete_user_sessions(db, user.id)
+
+
+def unlock(db: Database, name: str, *, actor: User | None = None) -> User:
+    """Lift a lock-out before it ends."""
+    check(db, actor, "manage_users")
+    user = _found(db, name)
+    store_users.update_user(db, user.id, iso(), failed_logins=0, locked_until=None)
+    return _found(db, user.name)
+
+
+def start_session(db: Database, user: User, *, method: str = "password",
+                  policy: Policy | None = None, now: datetime | None = None) -> SignIn:
+    """A new session for ``user`` (after a password or the identity provider)."""
+    policy = policy or Policy()
+    moment = _now(now)
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    expires = iso(moment + timedelta(hours=policy.session_hours))
+    store_users.purge_expired(db, iso(moment))
+    store_users.insert_session(db, token_hash=token_hash(token), user_id=user.id, method=method,
+                               created_at=iso(moment), expires_at=expires)
+    return SignIn(user, token, expires)
+
+
+def _clock(when: str) -> str:
+    moment = datetime.fromisoformat(when)
+    return moment.strftime("%H:%M") + " UTC" + ("" if moment.date() == datetime.now(UTC).date()
+                                                else moment.strftime(" on %Y-%m-%d"))
+
+
+def sign_in(db: Database, login: str, password: str, *, policy: Policy | None = None,
+            now: datetime | None = None) -> SignIn:
+    """Check a name (or e-mail) and password and start a session; raises
+    :class:`SignInRefused` ("wrong name or password", a lock with its end, or a
+    disabled account, the last only after a right password)."""
+    policy = policy or Policy()
+    moment = _now(now)
+    row = store_users.find_user(db, _key(login) or "") if isinstance(login, str) else None
+    if row is not None and row["locked_until"] and row["locked_until"] > iso(moment):
+        log.warning("sign-in refused: %r is locked until %s", row["name"], row["locked_until"])
+        raise SignInRefused(f"this account is locked after {policy.lock_failures} wrong "
+                            f"passwords: try again after {_clock(row['locked_until'])}")
+    stored = store_users.password_hash(db, row["id"]) if row is not None else None
+    ok = (isinstance(password, str) and len(password) <= passwords.MAX_LENGTH
+          and passwords.verify_password(stored, password))
+    if not ok:
+        if row is None:
+            log.warning("sign-in refused: no such account")
+            raise SignInRefused("wrong name or password")
+        if stored is None:
+            log.warning("sign-in refused: %r has no password (identity provider only)",
+                        row["name"])
+            raise SignInRefused("wrong name or password")
+        until = iso(moment + timedelta(minutes=policy.lock_minutes))
+        count, locked = store_users.record_failure(db, row["id"], limit=policy.lock_failures,
+                                                   lock_until=until, at=iso(moment))
+        log.warning("sign-in refused: wrong password for %r (%d in a row)", row["name"], count)
+        if locked:
+            log.warning("account %r locked until %s", row["name"], locked)
+            raise SignInRefused(f"wrong name or password, {policy.lock_failures} times: this "
+                                f"account is locked until {_clock(locked)}")
+        raise SignInRefused("wrong name or password")
+    assert row is not None and stored is not None
+    if row["disabled"]:
+        log.warning("sign-in refused: %r is disabled", row["name"])
+        raise SignInRefused("this account is disabled: ask an admin")
+    store_users.record_success(db, row["id"], iso(moment))
+    if passwords.needs_rehash(stored):
+        store_users.update_user(db, row["id"], iso(moment),
+                                password_hash=passwords.hash_password(password))
+    user = User.from_row(store_users.get_user(db, row["id"]) or row)
+    log.info("signed in: %r", user.name)
+    return start_session(db, user, method="password", policy=policy, now=moment)
+
+
+def resume(db: Database, token: str | None, *, now: datetime | None = None) -> User | None:
+    """The signed-in user of a session token the browser kept, or ``None`` (no token,
+    unknown, expired, signed out, account disabled)."""
+    if not isinstance(token, str) or not _TOKEN.match(token):
+        return None
+    moment = iso(_now(now))
+    row = store_users.session_user(db, token_hash(token), moment)
+    if row is None or row["disabled"]:
+        return None
+    store_users.touch_session(db, token_hash(token), moment)
+    return User.from_row(row)
+
+
+def session_expiry(db: Database, token: str | None, *, now: datetime | None = None) -> str | None:
+    """When a live session ends (for the cookie's lifetime), or ``None``."""
+    if not isinstance(token, str) or not _TOKEN.match(token):
+        return None
+    row = store_users.session_user(db, token_hash(token), iso(_now(now)))
+    return row["session_expires_at"] if row else None
+
+
+def sign_out(db: Database, token: str | None) -> bool:
+    """End the session of ``token``; True when there was one."""
+    if not isinstance(token, str) or not _TOKEN.match(token):
+        return False
+    return store_users.delete_session(db, token_hash(token))
+
+
+def sign_out_everywhere(db: Database, user: User) -> int:
+    """End every session of ``user``; returns how many."""
+    return store_users.delete_user_sessions(db, user.id)

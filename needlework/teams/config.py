@@ -1,0 +1,151 @@
+"""The serving mode: *local* (one person, no sign-in) or *team* (accounts and roles).
+
+The mode lives in ``needlework.toml`` at the repository root (or the file named by
+``$NEEDLEWORK_CONFIG``). No file means local mode. Every key is optional::
+
+    [server]
+    mode = "team"          # "local" (default) or "team"
+    address = "0.0.0.0"    # where team mode serves; local mode always serves on 127.0.0.1
+
+    [sessions]
+    hours = 12             # a sign-in lasts this long, page reloads included
+
+    [lockout]
+    failures = 5           # wrong passwords in a row that lock an account...
+    minutes = 15           # ...for this long
+
+``make run`` asks ``python -m needlework mode --address`` where to listen, so local
+mode is never reachable from the network. A file that cannot be read or holds a
+wrong value raises :class:`ConfigError` naming the file and the key: the app refuses
+to start rather than guess.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LOCAL, TEAM = "local", "team"
+MODES = (LOCAL, TEAM)
+LOCAL_ADDRESS = "127.0.0.1"
+CONFIG_FILE = "needlework.toml"
+
+
+class ConfigError(ValueError):
+    """The config file is unreadable or holds a wrong value (the message names both)."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How long a sign-in lasts and when wrong passwords lock an account."""
+
+    session_hours: float = 12.0
+    lock_failures: int = 5
+    lock_minutes: float = 15.0
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole config; :attr:`address` is where ``make run`` listens."""
+
+    mode: str = LOCAL
+    team_address: str = "0.0.0.0"
+    policy: Policy = field(default_factory=Policy)
+    source: str = ""  # the file it was read from ("" = defaults)
+
+    @property
+    def team(self) -> bool:
+        return self.mode == TEAM
+
+    @property
+    def address(self) -> str:
+        """127.0.0.1 in local mode, the configured address in team mode."""
+        return self.team_address if self.team else LOCAL_ADDRESS
+
+
+def config_path() -> Path:
+    """``$NEEDLEWORK_CONFIG`` when set, else ``needlework.toml`` in the working folder."""
+    return Path(os.environ.get("NEEDLEWORK_CONFIG") or CONFIG_FILE)
+
+
+_KEYS = {"server": ("mode", "address"), "sessions": ("hours",), "lockout": ("failures", "minutes")}
+
+
+def _section(data: dict[str, Any], name: str, where: str) -> dict[str, Any]:
+    value = data.get(name, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: [{name}] must be a table")
+    unknown = sorted(set(value) - set(_KEYS[name]))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {name}.{unknown[0]} (expected "
+                          + ", ".join(f"{name}.{k}" for k in _KEYS[name]) + ")")
+    return value
+
+
+def _number(table: dict[str, Any], key: str, where: str, default: float, *, whole: bool) -> Any:
+    value = table.get(key, default)
+    ok = isinstance(value, int) if whole else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok or not math.isfinite(value) or value <= 0:
+        kind = "a whole number" if whole else "a number"
+        raise ConfigError(f"{where}: {key} must be {kind} above 0, got {value!r}")
+    return value
+
+
+def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
+    """A :class:`Config` from TOML text; ``where`` names the file in errors."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{where}: not valid TOML: {e}") from None
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown table [{unknown[0]}] (expected server, sessions, "
+                          "lockout)")
+    server = _section(data, "server", where)
+    mode = server.get("mode", LOCAL)
+    if mode not in MODES:
+        raise ConfigError(f"{where}: server.mode must be \"local\" or \"team\", got {mode!r}")
+    address = server.get("address", "0.0.0.0")
+    if not isinstance(address, str):
+        raise ConfigError(f"{where}: server.address must be an IP address, got {address!r}")
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        raise ConfigError(f"{where}: server.address must be an IP address such as 0.0.0.0 or "
+                          f"192.168.1.20, got {address!r}") from None
+    sessions = _section(data, "sessions", where)
+    lockout = _section(data, "lockout", where)
+    policy = Policy(
+        session_hours=float(_number(sessions, "hours", f"{where} [sessions]", 12.0, whole=False)),
+        lock_failures=_number(lockout, "failures", f"{where} [lockout]", 5, whole=True),
+        lock_minutes=float(_number(lockout, "minutes", f"{where} [lockout]", 15.0, whole=False)),
+    )
+    return Config(mode=mode, team_address=address, policy=policy, source=where)
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """The config at ``path`` (default :func:`config_path`); defaults when there is no
+    such file. Raises :class:`ConfigError`."""
+    path = Path(path) if path is not None else config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read the config: {e}") from None
+    return parse_config(text, str(path))
+
+
+def mode(path: str | Path | None = None) -> str:
+    """``"local"`` or ``"team"``: what the app calls to know whether to ask for sign-in."""
+    return load_config(path).mode
+
+
+def team_mode(path: str | Path | None = None) -> bool:
+    """True when the config switches team mode on."""
+    return load_config(path).team

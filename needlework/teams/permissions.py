@@ -1,0 +1,187 @@
+"""Roles and what each may do, checked by the logic (never only by hiding buttons).
+
+Three roles, each with everything the one before may do:
+
+- **annotator**: labels, answers, dimensions and verdicts of their own, on the items
+  assigned to them (:mod:`needlework.teams.assignment`); sees only their own work.
+- **reviewer**: also annotates any item, sees everyone's work and the quality
+  figures, adjudicates (``final:*`` fields), marks gold items, undoes others' changes.
+- **admin**: also imports, exports, replaces and deletes datasets, manages accounts,
+  assignments and guidelines, exports the history.
+
+Every logic function that changes something takes ``actor``: the signed-in
+:class:`User` in team mode, ``None`` in local mode (one person on their own machine:
+everything is allowed, as before teams existed). :func:`require` raises
+:class:`PermissionDenied` with one sentence saying who may not do what and which role
+it needs. Functions that hold a database connection call :func:`check`, which first
+re-reads the account, so a role changed or an account disabled since sign-in counts
+at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sqlite_utils import Database
+
+from store import assignments as store_assignments
+from store import users as store_users
+
+ANNOTATOR, REVIEWER, ADMIN = "annotator", "reviewer", "admin"
+ROLES: tuple[str, ...] = (ANNOTATOR, REVIEWER, ADMIN)
+RANK: dict[str, int] = {role: i for i, role in enumerate(ROLES)}
+
+#: verb -> (the least role that may do it, what it is in words).
+PERMISSIONS: dict[str, tuple[str, str]] = {
+    "annotate": (ANNOTATOR, "annotate"),
+    "view_all": (REVIEWER, "see other annotators' work"),
+    "quality": (REVIEWER, "see the quality figures of the team"),
+    "adjudicate": (REVIEWER, "adjudicate (set final values)"),
+    "mark_gold": (REVIEWER, "mark gold items"),
+    "undo_others": (REVIEWER, "undo other people's changes"),
+    "import": (ADMIN, "import datasets"),
+    "export": (ADMIN, "export datasets"),
+    "replace": (ADMIN, "replace datasets"),
+    "delete": (ADMIN, "delete datasets"),
+    "manage_users": (ADMIN, "manage accounts"),
+    "assign": (ADMIN, "assign items to annotators"),
+    "guidelines": (ADMIN, "write guidelines"),
+    "audit": (ADMIN, "export the change history"),
+}
+
+
+class PermissionDenied(PermissionError):
+    """The signed-in user may not do this; the message is one sentence for the screen."""
+
+
+@dataclass(frozen=True)
+class User:
+    """A signed-in account (never carries the password hash)."""
+
+    id: int
+    name: str
+    role: str
+    email: str | None = None
+    disabled: bool = False
+    has_password: bool = False
+    locked_until: str | None = None
+    last_sign_in_at: str | None = None
+    created_at: str = ""
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> User:
+        return cls(id=int(row["id"]), name=row["name"], role=row["role"], email=row["email"],
+                   disabled=bool(row["disabled"]), has_password=bool(row["has_password"]),
+                   locked_until=row["locked_until"], last_sign_in_at=row["last_sign_in_at"],
+                   created_at=row["created_at"] or "")
+
+    def at_least(self, role: str) -> bool:
+        """Whether this user's role is ``role`` or above."""
+        return RANK[self.role] >= RANK[role]
+
+
+def _where(dataset: str | None) -> str:
+    return f" in dataset {dataset!r}" if dataset else ""
+
+
+def can(actor: User | None, verb: str) -> bool:
+    """Whether ``actor`` (``None``: local mode) may do ``verb`` by role."""
+    if verb not in PERMISSIONS:
+        raise ValueError(f"unknown permission {verb!r}")
+    if actor is None:
+        return True
+    return not actor.disabled and actor.at_least(PERMISSIONS[verb][0])
+
+
+def require(actor: User | None, verb: str, dataset: str | None = None) -> None:
+    """Raise :class:`PermissionDenied` unless ``actor`` may do ``verb`` (see
+    :data:`PERMISSIONS`); ``None`` (local mode) may do everything."""
+    if can(actor, verb):
+        return
+    assert actor is not None
+    role, words = PERMISSIONS[verb]
+    if actor.disabled:
+        raise PermissionDenied(f"the account {actor.name!r} is disabled: it may not {words}")
+    raise PermissionDenied(f"{actor.name} is {_article(actor.role)} {actor.role} and may not "
+                           f"{words}{_where(dataset)}: that needs the {role} role")
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def refresh(db: Database, actor: User | None) -> User | None:
+    """``actor`` as the database has it now (role, disabled); raises
+    :class:`PermissionDenied` when the account is gone."""
+    if actor is None:
+        return None
+    row = store_users.get_user(db, actor.id)
+    if row is None or row["name"] != actor.name:
+        raise PermissionDenied(f"the account {actor.name!r} no longer exists: sign in again")
+    return User.from_row(row)
+
+
+def check(db: Database, actor: User | None, verb: str, dataset: str | None = None) -> User | None:
+    """:func:`refresh` then :func:`require`; returns the fresh account."""
+    actor = refresh(db, actor)
+    require(actor, verb, dataset)
+    return actor
+
+
+def check_write(db: Database, actor: User | None, dataset: str, item_key: str, annotator: str,
+                field: str) -> User | None:
+    """May ``actor`` write ``field`` of ``item_key`` under the name ``annotator``?
+
+    In team mode a change is always saved under the signed-in name; ``final:*`` fields
+    need the reviewer role; an annotator writes only on items assigned to them.
+    Raises :class:`PermissionDenied`; returns the fresh account (``None`` locally).
+    """
+    if actor is None:
+        return None
+    adjudication = field.startswith("final:")
+    actor = check(db, actor, "adjudicate" if adjudication else "annotate", dataset)
+    assert actor is not None
+    if (annotator or "").strip() != actor.name:
+        raise PermissionDenied(f"{actor.name} is signed in: changes are saved under that name, "
+                               f"not {annotator!r}")
+    if not adjudication and not actor.at_least(REVIEWER) and not store_assignments.is_assigned(
+            db, dataset, item_key, actor.name):
+        raise PermissionDenied(f"item {item_key!r} of dataset {dataset!r} is not assigned to "
+                               f"{actor.name}")
+    return actor
+
+
+def visible_annotator(actor: User | None) -> str | None:
+    """Whose annotations ``actor`` may read: ``None`` means everyone's (local mode,
+    reviewers, admins); an annotator reads only their own name's."""
+    if actor is None or actor.at_least(REVIEWER):
+        return None
+    return actor.name
+
+
+class Target(Protocol):
+    """What a write names (a :class:`needlework.actions.Action` has these)."""
+
+    dataset: str
+    item: str
+    annotator: str
+    field: str
+
+
+def action_guard(db: Database, actor: User | None) -> Callable[[Target], str | None]:
+    """The ``allowed`` hook of :func:`needlework.actions.apply_actions` for ``actor``:
+    returns why an action is refused (the :class:`PermissionDenied` sentence) or
+    ``None``. Local mode (``actor=None``) refuses nothing."""
+
+    def allowed(action: Target) -> str | None:
+        if actor is None:
+            return None
+        try:
+            check_write(db, actor, action.dataset, action.item, action.annotator, action.field)
+        except PermissionDenied as e:
+            return str(e)
+        return None
+
+    return allowed
