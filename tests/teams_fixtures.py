@@ -1,0 +1,52 @@
+"""Helpers of the teams tests (tests/test_teams_*.py): a team of accounts, datasets,
+and finishing items the way the pages would."""
+
+from __future__ import annotations
+
+from needlework.datasets import import_bytes
+from needlework.teams import accounts, writes
+from needlework.teams.permissions import User
+from tests.conftest import garage_records, jsonl
+
+LABELS3 = ("ANSWER-THE-QUESTION", "irrelevant", "RELATED-INFORMATION")
+
+
+def team(db, *, annotators=("ana", "bob", "cy")) -> dict[str, User]:
+    """An admin (boss), a reviewer (rita) and annotators, all signing in through the
+    identity provider (e-mail accounts: no password hashing, fast)."""
+    people = {"boss": "admin", "rita": "reviewer", **{a: "annotator" for a in annotators}}
+    return {name: accounts.add_user(db, name, role, email=f"{name}@example.org")
+            for name, role in people.items()}
+
+
+def grounding(db, n: int = 6, name: str = "g") -> list[str]:
+    """A grounding dataset of ``n`` three-passage items; returns the item keys."""
+    import_bytes(db, jsonl(garage_records(n)), f"{name}.jsonl", dataset=name)
+    return [f"sample-{i + 1}" for i in range(n)]
+
+
+def lfrb_records(n: int) -> list[dict]:
+    return [{"id": f"q{k}", "subset": "QA", "prompt": f"Question {k}?",
+             "chosen": [f"A careful answer {k}."],
+             "rejected": [f"Wrong {k}.", f"Also wrong {k}.", f"No answer {k}."]}
+            for k in range(n)]
+
+
+def preference(db, n: int = 4, name: str = "p") -> list[str]:
+    """A Long-form RewardBench dataset (1 chosen × 3 rejected per item)."""
+    import_bytes(db, jsonl(lfrb_records(n)), f"{name}.jsonl", dataset=name, format="lfrb")
+    return [f"q{k}" for k in range(n)]
+
+
+def finish_grounding(db, dataset: str, key: str, actor: User | None, labels=LABELS3,
+                     *, annotator: str | None = None) -> None:
+    """Label every passage and write an answer: the item is done for that person."""
+    for number, label in enumerate(labels, start=1):
+        writes.write_annotation(db, dataset, key, f"label:{number}", label, actor=actor,
+                                annotator=annotator)
+    writes.save_answer(db, dataset, key, "Adults pay $5 [cite_1].", actor=actor,
+                       annotator=annotator)
+
+
+def verdict(value: str) -> dict:
+    return {"verdict": value, "reasons": [], "note": ""}
