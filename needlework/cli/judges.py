@@ -78,7 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--if-missing", action="store_true",
                    help="do nothing when DIR already holds a demo judge")
     p.add_argument("--seconds", type=float, default=None,
-                   help="stage-2 training budget in CPU seconds over the thread count (default 100)")
+                   help="training budget of both stages in CPU seconds over the thread count "
+                   "(default 170; on an idle 2-core machine the step limits end it first)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_demo_judge)
 

@@ -11,6 +11,15 @@ the answer ``[[A]]`` or ``[[B]]`` (the harmless one) and the end token; the loss
 on the answer tokens only, and every pair is shown in both orders in the same batch,
 so the letter must come from the content, not the position.
 
+Training has two stages. Stage 1 trains a demo reward model by its own recipe
+(:func:`needlework.rewards.demo_model.train`): its two layers learn, at every
+position, "has an insult appeared so far". The judge is that body plus one more
+layer on top (started as the identity) and a language-model head. Stage 2 trains
+the whole judge, the body at a lower learning rate: the top layer only has to *look
+back* to where response A ends and read whether an insult had appeared by then, and
+the head to turn that into the right letter. (Trained end to end from scratch, or
+without the extra layer, the same budget often leaves a model that always says A.)
+
 The folder it writes is a normal ``LlamaForCausalLM`` with a tokenizer, a chat
 template and a generation config (greedy, short answers), so ``transformers serve``
 can serve it (:mod:`needlework.judges.serve`). Its held-out accuracy (held-out
@@ -26,7 +35,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,17 +65,20 @@ class DemoJudgeSettings:
 
     vocab_size: int = 4096
     hidden: int = 128
-    layers: int = 2
+    layers: int = 2  # the body, trained as a reward model in stage 1
+    top_layers: int = 1  # added on top for stage 2
+    body_lr_scale: float = 0.3  # stage 2 learning rate of the body, relative to the top
     heads: int = 4
     intermediate: int = 384
     max_positions: int = 8192
     # Steps bound the training (the same model on every machine); the CPU-time caps
-    # (CPU seconds / threads) keep the build under 3 minutes of 2-core time even when
-    # other work slows each step down. On an idle 2-core machine the steps end first.
+    # (CPU seconds / threads) keep the training under 3 minutes of 2-core time even when
+    # other work slows each step down. On an idle 2-core machine the steps end first
+    # (about 30 s + 100 s).
     pretrain_steps: int = 100  # stage 1: the demo reward model's Bradley-Terry training
-    pretrain_seconds: float = 60.0
-    max_steps: int = 100  # stage 2: the selection prompt
-    train_seconds: float = 105.0
+    pretrain_seconds: float = 60.0  # cap of stage 1
+    max_steps: int = 150  # stage 2: the selection prompt
+    train_seconds: float = 170.0  # cap of both stages together: stage 2 gets what is left
     batch_pairs: int = 8  # each shown in both orders: 16 rows a step
     min_tokens: int = 40
     max_tokens: int = 120
@@ -118,7 +130,7 @@ def build_model(tokenizer: Any, settings: DemoJudgeSettings) -> Any:
     """A randomly initialised ``LlamaForCausalLM`` sized by ``settings``, marked as a demo."""
     torch.manual_seed(settings.seed)
     config = LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=settings.hidden, num_hidden_layers=settings.layers,
+        vocab_size=len(tokenizer), hidden_size=settings.hidden, num_hidden_layers=settings.layers + settings.top_layers,
         num_attention_heads=settings.heads, num_key_value_heads=settings.heads,
         intermediate_size=settings.intermediate, max_position_embeddings=settings.max_positions,
         pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id,
@@ -143,14 +155,29 @@ def pretrain(model: Any, tokenizer: Any, paragraphs: Sequence[str], settings: De
     report = demo_model.train(reward_model, tokenizer,
                               NeedlePairs(tokenizer, paragraphs, SAFETY_TRAIN, settings.seed),
                               rm_settings, log)
-    model.model.load_state_dict(reward_model.model.state_dict())
+    missing, unexpected = model.model.load_state_dict(reward_model.model.state_dict(), strict=False)
+    if unexpected or any(not _is_top(k, settings) for k in missing):
+        raise RuntimeError(f"reward-model body does not fit the judge: {missing} {unexpected}")
+    with torch.no_grad():  # the top layers start as the identity (their outputs are zero)
+        for layer in model.model.layers[settings.layers:]:
+            layer.self_attn.o_proj.weight.zero_()
+            layer.mlp.down_proj.weight.zero_()
     return report
+
+
+def _is_top(name: str, settings: DemoJudgeSettings) -> bool:
+    return any(name.startswith(f"layers.{settings.layers + t}.") for t in range(settings.top_layers))
 
 
 def train(model: Any, tokenizer: Any, maker: NeedlePairs, settings: DemoJudgeSettings,
           log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Train on the answer tokens until the compute-time or step limit."""
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=0.01)
+    top = [p for n, p in model.model.named_parameters() if _is_top(n, settings)]
+    body = [p for n, p in model.model.named_parameters() if not _is_top(n, settings)]
+    optimizer = torch.optim.AdamW([  # the body moves slowly: it already knows insults
+        {"params": body, "scale": settings.body_lr_scale},
+        {"params": top + list(model.lm_head.parameters()), "scale": 1.0}],
+        lr=settings.lr, weight_decay=0.01)
     model.train()
     started, cpu_started, step, recent = time.perf_counter(), time.process_time(), 0, []
 
@@ -161,7 +188,7 @@ def train(model: Any, tokenizer: Any, maker: NeedlePairs, settings: DemoJudgeSet
         frac = min(1.0, max(compute_seconds() / settings.train_seconds, step / settings.max_steps))
         lr = settings.lr * min(1.0, (step + 1) / settings.warmup) * (0.1 + 0.45 * (1 + math.cos(math.pi * frac)))
         for group in optimizer.param_groups:
-            group["lr"] = lr
+            group["lr"] = lr * group["scale"]
         rows: list[tuple[list[int], int]] = []
         for _ in range(settings.batch_pairs):
             prompt, chosen, rejected, _ = maker.make(maker.rng.randint(settings.min_tokens,
@@ -241,8 +268,10 @@ def build_demo_judge(out: str | Path, settings: DemoJudgeSettings = DemoJudgeSet
     model = build_model(tokenizer, settings)
     train_paragraphs, heldout_paragraphs = split_paragraphs(paragraphs)
     pretrained = pretrain(model, tokenizer, train_paragraphs, settings, log)
+    stage2 = replace(settings, train_seconds=max(0.0, settings.train_seconds
+                                                 - pretrained["compute_seconds"]))
     trained = train(model, tokenizer, NeedlePairs(tokenizer, train_paragraphs, SAFETY_TRAIN,
-                                                  settings.seed), settings, log)
+                                                  settings.seed), stage2, log)
     model.generation_config = GenerationConfig(
         do_sample=False, max_new_tokens=16, eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id)
