@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -38,6 +39,8 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one verb. Errors end in one line on stderr (exit 1), never a traceback, unless
+    ``NEEDLEWORK_DEBUG=1`` asks for it."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -45,3 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a verb's own errors say what to do; anything else is a bug
+        if os.environ.get("NEEDLEWORK_DEBUG") == "1":
+            raise
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        known = type(exc).__module__.startswith("needlework")
+        print(f"error: {text}" if known else
+              f"error: {type(exc).__name__}: {text} (unexpected: run again with NEEDLEWORK_DEBUG=1 "
+              "for the details, and report it)", file=sys.stderr)
+        return 1

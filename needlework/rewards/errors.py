@@ -15,6 +15,18 @@ class MissingConfigError(RewardModelError):
     """The model folder has no ``config.json``."""
 
 
+class BadConfigError(RewardModelError):
+    """``config.json`` is not valid JSON, or not a config transformers can read."""
+
+
+class RemoteCodeRequiredError(RewardModelError):
+    """The checkpoint ships its own Python code and ``trust_remote_code`` is off."""
+
+
+class BadCheckpointError(RewardModelError):
+    """The weights (or the model class) could not be loaded: a truncated or corrupt file."""
+
+
 class MissingWeightsError(RewardModelError):
     """The model folder has no weights file (``*.safetensors`` / ``pytorch_model*.bin``)."""
 

@@ -178,12 +178,14 @@ def _files(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
 
 
 def check_model_folder(folder: Path) -> None:
-    """Raise the matching ``Missing*Error`` when config, weights or tokenizer are absent."""
+    """Raise the matching ``Missing*Error`` when config, weights or tokenizer are absent
+    (and :class:`errors.BadConfigError` when ``config.json`` is not JSON)."""
     if not (folder / "config.json").is_file():
         raise errors.MissingConfigError(
             f"{folder}: no config.json. Point --model at the folder that holds config.json, "
             "the weights and the tokenizer (e.g. a snapshot saved with save_pretrained)."
         )
+    read_config_json(folder)
     if not _files(folder, WEIGHT_PATTERNS):
         raise errors.MissingWeightsError(
             f"{folder}: no weights (*.safetensors or pytorch_model*.bin). The download may be "
@@ -194,6 +196,57 @@ def check_model_folder(folder: Path) -> None:
             f"{folder}: no tokenizer files (tokenizer.json / tokenizer_config.json / vocab). "
             "Save the tokenizer next to the model (tokenizer.save_pretrained(folder))."
         )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else ""
+
+
+def _needs_remote_code(exc: BaseException) -> bool:
+    return "trust_remote_code" in str(exc)
+
+
+def _remote_code_error(name: str) -> errors.RemoteCodeRequiredError:
+    return errors.RemoteCodeRequiredError(
+        f"{name} ships its own Python code (its config names classes that transformers does not "
+        "have). Loading it runs that code on this machine: if you trust the model, pass "
+        "--trust-remote-code (in the app: the remote-code box, offered only when the server "
+        "listens on 127.0.0.1)."
+    )
+
+
+def read_config_json(folder: Path) -> dict[str, Any]:
+    """``config.json`` parsed, or :class:`errors.BadConfigError` naming where it breaks."""
+    path = folder / "config.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        where = (f" (line {exc.lineno}, column {exc.colno})"
+                 if isinstance(exc, json.JSONDecodeError) else "")
+        raise errors.BadConfigError(
+            f"{path}: not valid JSON{where}: {_first_line(exc)}. The file is damaged or was "
+            "edited by hand: fetch it again with the model, or fix it."
+        ) from None
+    if not isinstance(data, dict):
+        raise errors.BadConfigError(f"{path}: expected a JSON object, found {type(data).__name__}.")
+    return data
+
+
+def read_config(folder: Path, name: str, trust_remote_code: bool = False) -> Any:
+    """The model's config, or one error that says what is wrong with ``config.json``."""
+    path = folder / "config.json"
+    read_config_json(folder)
+    try:
+        return AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
+    except Exception as exc:  # unknown model type, remote code, bad values
+        if _needs_remote_code(exc):
+            raise _remote_code_error(name) from None
+        raise errors.BadConfigError(
+            f"{path}: transformers cannot read this config ({type(exc).__name__}: "
+            f"{_first_line(exc)}). Check model_type and architectures, or use a newer "
+            "transformers if the model type is recent."
+        ) from None
 
 
 def check_config(config: Any, name: str) -> None:
@@ -379,7 +432,7 @@ def load_reward_model(
         )
     folder = _resolve_folder(name, trust_remote_code)
     check_model_folder(folder)
-    config = AutoConfig.from_pretrained(folder, trust_remote_code=trust_remote_code)
+    config = read_config(folder, name, trust_remote_code)
     check_config(config, name)
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=trust_remote_code)
@@ -399,7 +452,13 @@ def load_reward_model(
         if errors.is_oom(exc):
             raise errors.oom_error(f"loading {name} ({DTYPE_NAMES.get(torch_dtype)} on {device_name})",
                                    exc) from None
-        raise
+        if _needs_remote_code(exc):
+            raise _remote_code_error(name) from None
+        raise errors.BadCheckpointError(
+            f"{name}: the weights could not be loaded ({type(exc).__name__}: {_first_line(exc)}). "
+            "A weight file may be truncated or corrupt: fetch it again (compare its size with "
+            "the source), or save the model again with save_pretrained."
+        ) from None
     model.eval()
     notes: list[str] = []
     pad_is_eos = False
