@@ -1,0 +1,172 @@
+"""Modes: needlework.toml says local or team; ``make run`` listens on 127.0.0.1 in local
+mode and on the configured address in team mode (checked on a real server through the
+Makefile's own recipe); a wrong file is refused naming the file and the key."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from needlework.teams.config import (
+    Config,
+    ConfigError,
+    Policy,
+    load_config,
+    mode,
+    parse_config,
+    team_mode,
+)
+from tests.conftest import ROOT
+
+TEAM = '[server]\nmode = "team"\naddress = "10.0.0.5"\n\n[sessions]\nhours = 8\n\n' \
+       '[lockout]\nfailures = 3\nminutes = 30.5\n'
+
+
+def test_no_file_means_local_mode_on_127_0_0_1(tmp_path):
+    config = load_config(tmp_path / "none.toml")
+    assert config == Config() and config.mode == "local" and config.address == "127.0.0.1"
+    assert config.policy == Policy(session_hours=12, lock_failures=5, lock_minutes=15)
+    assert mode(tmp_path / "none.toml") == "local" and not team_mode(tmp_path / "none.toml")
+
+
+def test_team_mode_reads_its_address_and_policy(tmp_path, monkeypatch):
+    path = tmp_path / "needlework.toml"
+    path.write_text(TEAM)
+    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(path))
+    config = load_config()
+    assert (config.mode, config.address, config.team) == ("team", "10.0.0.5", True)
+    assert config.policy == Policy(session_hours=8.0, lock_failures=3, lock_minutes=30.5)
+    assert mode() == "team"
+    # local mode ignores a configured address: it is never reachable from the network
+    assert parse_config('[server]\nmode = "local"\naddress = "0.0.0.0"\n').address == "127.0.0.1"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[server]\nmode = "tem"\n', 'cfg.toml: server.mode must be "local" or "team", got \'tem\''),
+    ('[server]\nmode = "team"\naddress = "my-host"\n', "server.address must be an IP address"),
+    ('[server]\naddress = 5\n', "server.address must be an IP address, got 5"),
+    ('[server]\nadress = "0.0.0.0"\n', "unknown key server.adress (expected server.mode, "
+                                       "server.address)"),
+    ("[sessions]\nhours = 0\n", "[sessions]: hours must be a number above 0, got 0"),
+    ("[sessions]\nhours = nan\n", "hours must be a number above 0"),
+    ("[lockout]\nfailures = 2.5\n", "failures must be a whole number above 0, got 2.5"),
+    ("[lockout]\nfailures = true\n", "failures must be a whole number above 0"),
+    ("[users]\nx = 1\n", "unknown table [users]"),
+    ("server = 3\n", "[server] must be a table"),
+])
+def test_a_wrong_config_is_refused_naming_file_and_key(text, message):
+    with pytest.raises(ConfigError, match=re.escape(message)) as info:
+        parse_config(text, "cfg.toml")
+    assert str(info.value).startswith("cfg.toml")
+
+
+def test_a_config_that_is_not_toml_is_refused_with_its_line():
+    with pytest.raises(ConfigError, match=r"^cfg.toml: not valid TOML: .*\(at line 1, column 8\)"):
+        parse_config('[server\nmode = "team"\n', "cfg.toml")
+
+
+def test_an_unreadable_config_is_named(tmp_path):
+    path = tmp_path / "needlework.toml"
+    path.write_bytes(b'[server]\nmode = "\xff"\n')
+    with pytest.raises(ConfigError, match="needlework.toml: cannot read the config"):
+        load_config(path)
+
+
+def mode_cli(*args: str, config: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "needlework", "mode", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={**os.environ, "NEEDLEWORK_CONFIG": str(config)})
+
+
+def test_cli_mode_prints_what_make_run_uses(tmp_path):
+    path = tmp_path / "needlework.toml"
+    assert mode_cli(config=path).stdout == "local 127.0.0.1\n"
+    path.write_text(TEAM)
+    assert mode_cli(config=path).stdout == "team 10.0.0.5\n"
+    assert mode_cli("--address", config=path).stdout == "10.0.0.5\n"
+    path.write_text('[server]\nmode = "open"\n')
+    failed = mode_cli("--address", config=path)
+    assert failed.returncode == 1 and failed.stdout == ""
+    assert failed.stderr.strip() == (f"mode: {path}: server.mode must be \"local\" or \"team\", "
+                                     "got 'open'")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listeners(port: int) -> set[str]:
+    """Local addresses (hex, as /proc/net/tcp writes them) listening on ``port``."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                address, hexport = fields[1].rsplit(":", 1)
+                if int(hexport, 16) == port and fields[3] == "0A":  # 0A: LISTEN
+                    found.add(address)
+    return found
+
+
+def serve_with_make(tmp_path, config_text: str | None) -> set[str]:
+    """Run the Makefile's run recipe (its prerequisites taken as done) until the server
+    listens; return where it listens."""
+    port = free_port()
+    config = tmp_path / "needlework.toml"
+    if config_text is not None:
+        config.write_text(config_text)
+    env = {**os.environ, "NEEDLEWORK_CONFIG": str(config),
+           "NEEDLEWORK_DB": str(tmp_path / "app.db")}
+    proc = subprocess.Popen(["make", "-s", "-o", "venv", "-o", "seed", "run", f"PORT={port}"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            found = listeners(port)
+            if found:
+                return found
+            time.sleep(0.5)
+        raise AssertionError(f"the server did not listen on {port}: "
+                             f"{proc.stdout.read() if proc.poll() is not None else ''}")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+@pytest.mark.slow
+def test_make_run_listens_on_127_0_0_1_in_local_mode(tmp_path):
+    assert serve_with_make(tmp_path, None) == {"0100007F"}  # 127.0.0.1 only, no IPv6 any
+
+
+@pytest.mark.slow
+def test_make_run_listens_on_the_configured_address_in_team_mode(tmp_path):
+    # a loopback address other than 127.0.0.1, so the test never opens a port to the network
+    text = '[server]\nmode = "team"\naddress = "127.0.0.2"\n'
+    assert serve_with_make(tmp_path, text) == {"0200007F"}
+
+
+def test_make_run_refuses_a_wrong_config(tmp_path):
+    config = tmp_path / "needlework.toml"
+    config.write_text('[server]\nmode = "team"\naddress = "everywhere"\n')
+    done = subprocess.run(["make", "-s", "-o", "venv", "-o", "seed", "run"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NEEDLEWORK_CONFIG": str(config)})
+    assert done.returncode != 0
+    assert "server.address must be an IP address" in done.stderr
+    assert "streamlit" not in done.stdout
