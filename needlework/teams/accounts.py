@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 
 MAX_NAME = 60
 TOKEN_PREFIX = "nw_"
+#: The name under which the page keeps the session token (a cookie, or the browser's
+#: local storage); it holds the token only, never a password.
+SESSION_COOKIE = "needlework_session"
 _TOKEN = re.compile(r"^nw_[A-Za-z0-9_-]{43}$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -311,6 +314,12 @@ def session_expiry(db: Database, token: str | None, *, now: datetime | None = No
         return None
     row = store_users.session_user(db, token_hash(token), iso(_now(now)))
     return row["session_expires_at"] if row else None
+
+
+def seconds_left(expires_at: str, *, now: datetime | None = None) -> int:
+    """Whole seconds until ``expires_at`` (0 when past): the cookie's ``max-age``."""
+    left = (datetime.fromisoformat(expires_at) - _now(now)).total_seconds()
+    return max(0, int(left))
 
 
 def sign_out(db: Database, token: str | None) -> bool:
