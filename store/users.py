@@ -136,10 +136,12 @@ def insert_session(db: Database, *, token_hash: str, user_id: int, method: str,
 
 def session_user(db: Database, token_hash: str, at: str) -> dict[str, Any] | None:
     """The account of an unexpired session (``expires_at`` later than ``at``), with the
-    session's ``expires_at`` as ``session_expires_at``."""
+    session's ``expires_at`` and ``last_seen_at`` as ``session_expires_at`` and
+    ``session_last_seen_at``."""
     rows = db.execute_returning_dicts(
         f"select {', '.join('u.' + c for c in _COLUMNS)}, "
-        "u.password_hash is not null as has_password, s.expires_at as session_expires_at "
+        "u.password_hash is not null as has_password, s.expires_at as session_expires_at, "
+        "s.last_seen_at as session_last_seen_at "
         "from sessions s join users u on u.id = s.user_id "
         "where s.token_hash = ? and s.expires_at > ?", [token_hash, at])
     return rows[0] if rows else None

@@ -78,6 +78,8 @@ def test_a_session_survives_a_reload_then_expires_or_ends_at_sign_out(tmp_path):
     user = accounts.resume(again, signed.token, now=start + timedelta(hours=7, minutes=59))
     assert user is not None and user.name == "ana" and user.role == "annotator"
     assert accounts.resume(again, signed.token, now=start + timedelta(hours=8)) is None
+    seen = again.execute("select last_seen_at from sessions").fetchone()[0]
+    assert seen == accounts.iso(start + timedelta(hours=7, minutes=59))
     assert accounts.session_expiry(again, signed.token, now=start) == signed.expires_at
     assert accounts.seconds_left(signed.expires_at, now=start) == 8 * 3600
     # a fresh session ends at sign-out

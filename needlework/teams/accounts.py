@@ -42,6 +42,7 @@ TOKEN_PREFIX = "nw_"
 #: local storage); it holds the token only, never a password.
 SESSION_COOKIE = "needlework_session"
 _TOKEN = re.compile(r"^nw_[A-Za-z0-9_-]{43}$")
+TOUCH_EVERY = timedelta(minutes=5)  # how often a session's last_seen_at is brought up to date
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
@@ -300,11 +301,12 @@ def resume(db: Database, token: str | None, *, now: datetime | None = None) -> U
     unknown, expired, signed out, account disabled)."""
     if not isinstance(token, str) or not _TOKEN.match(token):
         return None
-    moment = iso(_now(now))
-    row = store_users.session_user(db, token_hash(token), moment)
+    moment = _now(now)
+    row = store_users.session_user(db, token_hash(token), iso(moment))
     if row is None or row["disabled"]:
         return None
-    store_users.touch_session(db, token_hash(token), moment)
+    if row["session_last_seen_at"] < iso(moment - TOUCH_EVERY):  # not a write on every rerun
+        store_users.touch_session(db, token_hash(token), iso(moment))
     return User.from_row(row)
 
 
