@@ -14,8 +14,12 @@ its top.
 
 from __future__ import annotations
 
-import importlib
-import threading
+from typing import TYPE_CHECKING
+
+from needlework import startup
+
+if TYPE_CHECKING:
+    from threading import Thread
 
 #: Components that import the reward engine (PyTorch, transformers: seconds to import).
 ENGINE = ("jobs", "model_picker", "needle_builder", "needle_charts",
@@ -27,23 +31,23 @@ LIGHT = ("agreement", "answer", "datasets", "diff_view", "grounding", "keyboard"
 #: Logic the engine's closure shares with pages (imported with the light components).
 SHARED = ("needlework.metrics", "needlework.needle.builder", "needlework.needle.findings")
 
-_LOCK = threading.Lock()
-_DONE: list[bool] = []
+
+
+def _light() -> tuple[str, ...]:
+    return (*(f"components.{m}" for m in LIGHT), *SHARED)
+
+
+def _engine() -> tuple[str, ...]:
+    return ("needlework.rewards.job", "needlework.needle.job", "needlework.rewards.token_pairs",
+            *(f"components.{m}" for m in ENGINE))
 
 
 def import_app() -> None:
     """Import every light component and the logic it uses, once per process."""
-    with _LOCK:
-        if _DONE:
-            return
-        for name in (*(f"components.{m}" for m in LIGHT), *SHARED):
-            importlib.import_module(name)
-        _DONE.append(True)
+    startup.import_first(_light())
 
 
-def import_engine() -> None:
-    """Import the reward engine and the components that use it (the warm-up thread)."""
-    import_app()
-    for name in ("needlework.rewards.job", "needlework.needle.job", "needlework.rewards.token_pairs",
-                 *(f"components.{m}" for m in ENGINE)):
-        importlib.import_module(name)
+def warm_up() -> Thread:
+    """The warm-up thread (started on the first call): it imports the reward engine and
+    the components that use it, after the light ones."""
+    return startup.warm_up(_light(), _engine())

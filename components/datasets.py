@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from urllib.parse import quote, urlencode
 
 import pandas as pd
 import streamlit as st
 from sqlite_utils import Database
 
+from components.state import get_db
 from components.text import label, render_text
 from needlework.datasets import (
     ExportError,
@@ -174,8 +174,9 @@ def render_import(db: Database, annotator: str) -> str | None:
     return str(summary)
 
 
-def render_export(db_factory: Callable[[], Database], rows: list[dict], dataset: str | None) -> None:
-    """Pick a dataset and a format; the file is written when the button is clicked."""
+def render_export(rows: list[dict], dataset: str | None) -> None:
+    """Pick a dataset and a format; the file is written when the button is clicked (in the
+    server thread that serves the download: with that thread's connection)."""
     if not rows:
         return
     names = [r["name"] for r in rows]
@@ -190,7 +191,7 @@ def render_export(db_factory: Callable[[], Database], rows: list[dict], dataset:
 
     def build() -> bytes:
         try:
-            return export_text(db_factory(), name, fmt).encode("utf-8")
+            return export_text(get_db(), name, fmt).encode("utf-8")
         except ExportError as e:  # shown as the file's content: nothing else can be shown here
             return f"export failed: {e}\n".encode()
 

@@ -8,12 +8,13 @@ from typing import Any
 import streamlit as st
 
 import store
+from components.state import get_db
 from needlework.formats import preference_view
 from needlework.review.filters import REVIEW_STATES, Filters
 from needlework.review.lengths import ItemFacts, item_facts, method
 from needlework.review.queue import SCOPES
 from needlework.rewards.registry import newest_token_counter
-from store.datasets import iter_items
+from store.datasets import get_dataset, iter_items
 
 
 def model_tokenizer() -> tuple[Callable[[str], int] | None, str]:
@@ -25,17 +26,16 @@ def model_tokenizer() -> tuple[Callable[[str], int] | None, str]:
 
 @st.cache_data(show_spinner="Counting tokens…", max_entries=16)
 def _facts(path: str, dataset: str, stamp: str, how: str, _fallback: Any = None) -> list[ItemFacts]:
-    db = store.connect(path)
-    try:
-        fmt = db.execute("select format from datasets where name = ?", [dataset]).fetchone()[0]
-        name = how.split(":", 1)[1] if how.startswith("tokenizer:") else "model"
-        return [
-            item_facts(it["key"], it["position"], it["subset"],
-                       preference_view(fmt, it["record"]), _fallback, name)
-            for it in iter_items(db, dataset)
-        ]
-    finally:
-        db.conn.close()
+    """Facts of every item (read with the calling run's connection to ``path``, the app's
+    database), cached per dataset version (``stamp``) and counting method."""
+    db = get_db()
+    fmt = get_dataset(db, dataset)["format"]
+    name = how.split(":", 1)[1] if how.startswith("tokenizer:") else "model"
+    return [
+        item_facts(it["key"], it["position"], it["subset"],
+                   preference_view(fmt, it["record"]), _fallback, name)
+        for it in iter_items(db, dataset)
+    ]
 
 
 def load_facts(row: dict[str, Any]) -> tuple[list[ItemFacts], str]:

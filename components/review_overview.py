@@ -4,14 +4,14 @@ and the TRL export."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
 import pandas as pd
 import streamlit as st
-from sqlite_utils import Database
 
+from components.state import get_db
 from needlework.datasets import ExportError, export_text
 from needlework.review.lengths import ItemFacts, length_rows, length_summary
 from needlework.review.queue import item_comparisons
@@ -82,7 +82,7 @@ def annotator_table(verdicts: Sequence[dict[str, Any]]) -> pd.DataFrame:
 
 def render_overview(
     facts: Sequence[ItemFacts], verdicts: Sequence[dict[str, Any]], scope: str, how: str,
-    dataset: str, db_factory: Callable[[], Database],
+    dataset: str,
 ) -> None:
     """Length distributions, counts per subset, verdicts per annotator, TRL export."""
     rows = length_rows(facts)
@@ -107,11 +107,12 @@ def render_overview(
     else:
         st.dataframe(table, hide_index=True, width="stretch", column_config={
             "agreement": st.column_config.NumberColumn(format="percent")})
-    render_trl_export(dataset, sorted({v["annotator"] for v in verdicts}), db_factory)
+    render_trl_export(dataset, sorted({v["annotator"] for v in verdicts}))
 
 
-def render_trl_export(dataset: str, annotators: list[str], db_factory: Callable[[], Database]) -> None:
-    """Download the reviewed dataset as TRL preference JSONL."""
+def render_trl_export(dataset: str, annotators: list[str]) -> None:
+    """Download the reviewed dataset as TRL preference JSONL (written when clicked, in the
+    server thread that serves the download: with that thread's connection)."""
     st.markdown("#### Export for TRL")
     st.caption("One line per comparison. Rejected better: chosen and rejected swapped. Skip: "
                "dropped. Tie / both bad: dropped unless kept below. Not reviewed: kept as the "
@@ -124,7 +125,7 @@ def render_trl_export(dataset: str, annotators: list[str], db_factory: Callable[
 
     def build() -> bytes:
         try:
-            return export_text(db_factory(), dataset, "trl", conversational=conversational,
+            return export_text(get_db(), dataset, "trl", conversational=conversational,
                                keep_ties=keep_ties, annotator=who or None).encode("utf-8")
         except ExportError as e:
             return f"export failed: {e}\n".encode()

@@ -3,7 +3,6 @@
 import pandas as pd
 import streamlit as st
 
-import store
 from components.datasets import render_export, render_import
 from components.state import annotator, current_dataset, get_db, require_annotator
 from store.annotations import history, undo
@@ -22,7 +21,7 @@ if render_import(db, annotator()):
     st.rerun()
 
 st.subheader("Export")
-render_export(lambda: store.connect(), list_datasets(db), current_dataset())
+render_export(list_datasets(db), current_dataset())
 
 st.subheader("History")
 dataset = current_dataset()

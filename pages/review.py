@@ -4,7 +4,6 @@ See docs/review.md."""
 
 import streamlit as st
 
-import store
 from components.outbox import view_for
 from components.review import (
     REVIEWABLE,
@@ -53,7 +52,7 @@ if mode == "Dataset overview":
     keys = {f.key for f in shown}
     verdicts = [v for v in verdict_rows(db, dataset) if v["item_key"] in keys]
     st.caption(f"{len(shown)} of {len(facts)} items (the filters apply here too).")
-    render_overview(shown, verdicts, scope, how, dataset, store.connect)
+    render_overview(shown, verdicts, scope, how, dataset)
     render_review_keys("overview", keys_slot)
     st.stop()
 

@@ -4,6 +4,6 @@ Every function takes a :class:`sqlite_utils.Database` as its first argument, so
 tests can pass an in-memory database and the app a file-backed one.
 """
 
-from store.db import connect, default_path
+from store.db import connect, default_path, thread_connection
 
-__all__ = ["connect", "default_path"]
+__all__ = ["connect", "default_path", "thread_connection"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,4 +75,30 @@ def connect(path: str | Path | None = None, *, migrate: bool = True) -> Database
         conn.execute("PRAGMA synchronous = NORMAL")
     if migrate:
         migrations.apply(db)
+    return db
+
+
+_MIGRATED: set[str] = set()
+_MIGRATED_LOCK = threading.Lock()
+_THREAD = threading.local()
+
+
+def thread_connection(path: str | Path | None = None) -> Database:
+    """The calling thread's connection to ``path`` (default :func:`default_path`), opened
+    on first use; migrations run once per file and process.
+
+    For a server that runs many threads at once (each Streamlit script run, a deferred
+    download): a connection shared by two threads can be used by both at once (``no such
+    savepoint``); one per thread never is. Call it where the connection is used rather
+    than keeping one from another thread.
+    """
+    key = str(path if path is not None else default_path())
+    db = getattr(_THREAD, "db", None)
+    if db is not None and getattr(_THREAD, "path", None) == key:
+        return db
+    with _MIGRATED_LOCK:
+        migrate = key not in _MIGRATED or not Path(key).exists()
+        db = connect(key, migrate=migrate)
+        _MIGRATED.add(key)
+    _THREAD.db, _THREAD.path = db, key
     return db
