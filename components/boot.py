@@ -1,19 +1,28 @@
-"""Importing the app's modules once, in one thread, before anything runs in parallel.
+"""Importing the app's modules once, never by two threads at once (the start-up rule).
 
 Streamlit runs each browser session's script in a thread of its own, and the server's
 warm-up thread imports the reward engine meanwhile. Two threads importing modules
 that import each other can see one of them half initialised (``cannot import name
 'get_db' from partially initialized module 'components.state'``, ``partially
-initialized module 'needlework.formats.garage'``: about one server start in ten). So
-``app.py`` calls :func:`import_app` before anything else: the first session imports
-every light component under a lock while any other session waits for it; the warm-up
-thread (:func:`components.state.engine`) imports the engine components afterwards, and
-the pages that need those wait for the warm-up. This module imports nothing of ours at
-its top.
+initialized module 'needlework.formats.garage'``: about one server start in ten). So:
+
+- every component is **light** or **engine**: the engine ones are the modules of the
+  subpackages in :data:`ENGINE_PACKAGES` (they import PyTorch and transformers), every
+  other component is light and never imports an engine module;
+- ``app.py`` calls :func:`import_app` before anything else: the first session imports
+  every light component (and :data:`SHARED` logic) under a lock while any other session
+  waits for it (:func:`needlework.startup.import_first`);
+- the warm-up thread (:func:`warm_up`, started by the first ``get_db()``) imports the
+  engine components afterwards, and the pages that need them call
+  :func:`components.state.engine` (which waits for it) before importing them.
+
+The lists are found on disk (no module is imported to find them); this module imports
+only :mod:`needlework.startup`, which imports nothing of ours.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from needlework import startup
@@ -21,33 +30,57 @@ from needlework import startup
 if TYPE_CHECKING:
     from threading import Thread
 
-#: Components that import the reward engine (PyTorch, transformers: seconds to import).
-ENGINE = ("jobs", "model_picker", "needle_builder", "needle_charts",
-          "needle_scoring", "per_token", "presentation", "rewards", "token_view")
-#: Every other component: imported by :func:`import_app`.
-LIGHT = ("agreement", "answer", "datasets", "diff_view", "grounding", "keyboard", "long_text",
-         "needle", "outbox", "passages", "question_list", "review", "review_filters",
-         "review_keys", "review_overview", "review_state", "sidebar", "state", "text")
+#: Subpackages of components/ whose modules import the reward engine.
+ENGINE_PACKAGES = ("models", "needle", "rewards")
+#: Engine components still outside those subpackages.
+ENGINE_MODULES = ("needle_builder", "needle_charts", "needle_scoring", "presentation")
 #: Logic the engine's closure shares with pages (imported with the light components).
-SHARED = ("needlework.metrics", "needlework.needle.builder", "needlework.needle.findings")
+SHARED = ("needlework.jobs", "needlework.metrics", "needlework.needle.builder",
+          "needlework.needle.findings", "needlework.rewards.registry")
+#: Logic the warm-up thread imports before the engine components.
+ENGINE_LOGIC = ("needlework.rewards.job", "needlework.needle.job", "needlework.rewards.token_pairs")
+_HERE = Path(__file__).parent
 
 
+def components() -> list[str]:
+    """Every component module (dotted, without ``components.``), packages' own files left out."""
+    names = []
+    for path in sorted(_HERE.rglob("*.py")):
+        parts = path.relative_to(_HERE).with_suffix("").parts
+        if parts[-1] != "__init__" and parts != ("boot",):
+            names.append(".".join(parts))
+    return names
 
-def _light() -> tuple[str, ...]:
-    return (*(f"components.{m}" for m in LIGHT), *SHARED)
+
+def is_engine(name: str) -> bool:
+    """True for a component that imports the reward engine (``rewards.scoring``)."""
+    return name.split(".")[0] in ENGINE_PACKAGES or name in ENGINE_MODULES
 
 
-def _engine() -> tuple[str, ...]:
-    return ("needlework.rewards.job", "needlework.needle.job", "needlework.rewards.token_pairs",
-            *(f"components.{m}" for m in ENGINE))
+def light() -> list[str]:
+    """The light components."""
+    return [m for m in components() if not is_engine(m)]
+
+
+def engine_components() -> list[str]:
+    """The engine components."""
+    return [m for m in components() if is_engine(m)]
+
+
+def _light_imports() -> tuple[str, ...]:
+    return (*(f"components.{m}" for m in light()), *SHARED)
+
+
+def _engine_imports() -> tuple[str, ...]:
+    return (*ENGINE_LOGIC, *(f"components.{m}" for m in engine_components()))
 
 
 def import_app() -> None:
     """Import every light component and the logic it uses, once per process."""
-    startup.import_first(_light())
+    startup.import_first(_light_imports())
 
 
 def warm_up() -> Thread:
     """The warm-up thread (started on the first call): it imports the reward engine and
     the components that use it, after the light ones."""
-    return startup.warm_up(_light(), _engine())
+    return startup.warm_up(_light_imports(), _engine_imports())

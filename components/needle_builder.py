@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components.model_picker import current_model
+from components.models.picker import current_model
 from components.state import DATASET_KEY, annotator
 from components.text import label, render_text
 from needlework.datasets import import_bytes

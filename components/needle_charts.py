@@ -10,9 +10,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from components.model_picker import current_model
+from components.models.per_token import render_token_pair
+from components.models.picker import current_model
 from components.needle import COMPARE, PRIMARY, ResultSet
-from components.per_token import render_token_pair
 from components.text import label, render_marked_text, render_text
 from needlework.needle import charts
 from needlework.needle.analysis import (

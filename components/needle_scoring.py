@@ -95,9 +95,5 @@ def render_needle_scoring(db: Any, current: tuple[ModelKey, RewardModel] | None,
                                "cache are not scored again."):
             start_needle_job(db, store.default_path(), key, rm, row["name"], reuse)
             st.rerun()
-    if job is not None:
-        if active:
-            render_job(job)
-        else:
-            render_outcome(job)
+    render_job(job, render_outcome)
     return active

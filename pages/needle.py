@@ -7,7 +7,7 @@ from components.state import engine
 
 with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     engine()  # imported once, by the server's warm-up thread
-    from components.model_picker import code, current_model, render_model_picker
+    from components.models.picker import code, current_model, render_model_picker
     from components.needle import (
         all_sets,
         needle_records,

@@ -13,12 +13,12 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.state import engine
 
     engine()  # imported once, by the server's warm-up thread
-    from components.jobs import render_scoring, truncation_policy
-    from components.model_picker import render_model_picker
-    from components.rewards import render_failures, render_metrics, render_run_picker
+    from components.models.picker import render_model_picker
+    from components.rewards.results import render_failures, render_metrics, render_run_picker
+    from components.rewards.scoring import render_scoring, truncation_policy
+    from components.rewards.token_view import render_per_token_section
     from components.state import current_dataset, get_db
     from components.text import label
-    from components.token_view import render_per_token_section
     from needlework.rewards.results import results
     from store.datasets import get_dataset, item_index
 

@@ -226,7 +226,7 @@ def test_too_long_inputs_are_reported_before_scoring(app_db, tmp_path):
     long_inputs = frame(at, "over the window by")
     assert list(long_inputs["response"]) == ["chosen[0]"]
     assert at.radio(key="rw_truncation").options == [
-        f"{p}: {d}" for p, d in __import__("components.jobs").jobs.POLICIES.items()]
+        f"{p}: {d}" for p, d in __import__("components.rewards.scoring").rewards.scoring.POLICIES.items()]
 
 
 def test_scoring_job_then_metrics_and_per_token_deep_link(app_db, tiny_model_dir):  # noqa: F811
@@ -263,7 +263,7 @@ def test_failures_count_ties_and_sort_by_margin():
 
 
 def test_text_segments_are_the_text_exactly():
-    from components.per_token import aligned_segments, segments  # noqa: PLC0415
+    from components.models.per_token import aligned_segments, segments  # noqa: PLC0415
     from needlework.rewards.per_token import PerTokenResult  # noqa: PLC0415
 
     text = "Hi 😀 there<end>"

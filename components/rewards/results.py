@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from components.model_picker import code
+from components.models.picker import code
 from components.text import label
 from needlework.formats import RMBENCH_STYLES
 from needlework.rewards.results import Failure

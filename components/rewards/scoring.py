@@ -1,25 +1,24 @@
-"""Scoring a dataset as a background job: the length check, start, progress, cancel.
+"""Step 2 of the reward page: the length check, the Score button and the scoring job.
 
-The job runs in a server-side thread with its own database connection
-(:mod:`needlework.jobs`, kind ``score`` of :mod:`needlework.rewards.job`), so the page stays usable and the user can leave
-and come back: the page shows the newest job of the dataset by polling its row in
-the ``jobs`` table from a fragment that reruns every second while it is active.
-Every batch is written to the score cache as it finishes, so a cancelled or
-interrupted run keeps its scores and a new run resumes where it stopped.
+The page submits a ``score`` job (:mod:`needlework.rewards.job`) and shows the newest
+job of the dataset (:func:`components.jobs.render_job`: progress and Cancel while it
+runs, then the outcome below). Every batch is written to the score cache as it
+finishes, so a cancelled or interrupted run keeps its scores and a new run resumes
+where it stopped.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 import store
+from components.jobs import render_job
 from components.state import get_db
 from components.text import label
-from needlework.jobs import ACTIVE, INTERRUPTED, RUNNER
+from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.rewards.job import latest_scoring_job, start_scoring
 from needlework.rewards.lengths import LengthReport, cached_length_report
 from needlework.rewards.loading import RewardModel
@@ -32,7 +31,6 @@ POLICIES = {
     "keep-end": "keep the end (cut the start of the text: prompt and template go first)",
     "keep-start": "keep the start (cut the end of the response)",
 }
-POLL_SECONDS = 1.0
 
 
 def truncation_policy() -> str:
@@ -96,52 +94,6 @@ def _finished(job: dict[str, Any]) -> None:
         st.error(f"Scoring failed: {label(job.get('error') or 'unknown error', 1500)}", icon="🚫")
 
 
-def _elapsed(started_at: str | None) -> str:
-    """``running for 1 min 5 s`` since an ISO time (empty when unknown)."""
-    if not started_at:
-        return "queued"
-    seconds = int((datetime.now(UTC) - datetime.fromisoformat(started_at)).total_seconds())
-    minutes, seconds = divmod(max(seconds, 0), 60)
-    return f"running for {minutes} min {seconds} s" if minutes else f"running for {seconds} s"
-
-
-def _cancel(job_id: int) -> None:
-    """The Cancel button's callback (the connection of the run that calls it)."""
-    RUNNER.cancel(get_db(), job_id)
-
-
-def _live(job_id: int) -> None:
-    """Progress of a running job; reruns the whole page once it has finished."""
-    job = RUNNER.get(get_db(), job_id)
-    if job is None or job["display_status"] not in ACTIVE:
-        st.rerun()
-    total, done = int(job["total"] or 0), int(job["done"] or 0)
-    text = (f"Scoring {label(job['dataset'], 60)} with {label(job['model'], 60)}: "
-            f"{done:,} of {total:,} {job['unit']}" if total
-            else "Starting: tokenizing and reading the cache …")
-    text += f" · {_elapsed(job.get('started_at'))}"
-    cols = st.columns([5, 1], vertical_alignment="center")
-    cols[0].progress(done / total if total else 0.0, text=text)
-    if job["cancel_requested"]:
-        cols[1].caption("Cancelling after this batch …")
-    else:
-        cols[1].button("Cancel", key=f"rw_cancel_{job_id}", icon="⏹️",
-                       on_click=_cancel, args=(job_id,))
-    st.caption("Runs on the server: you can use other pages and come back. The longest texts "
-               "go first, so the count moves slowly at the start. Scores are cached as each "
-               "batch finishes.")
-
-
-def render_job(job: dict[str, Any] | None) -> None:
-    """The newest job of the dataset: live progress while active, else its outcome."""
-    if job is None:
-        return
-    if job["display_status"] in ACTIVE:
-        st.fragment(run_every=POLL_SECONDS)(_live)(int(job["id"]))
-    else:
-        _finished(job)
-
-
 def render_scoring(current: tuple[ModelKey, RewardModel] | None, row: dict[str, Any]) -> bool:
     """Length check, Score button and the job panel; True while a job is active."""
     db = get_db()
@@ -158,5 +110,5 @@ def render_scoring(current: tuple[ModelKey, RewardModel] | None, row: dict[str, 
                           "scored again."):
             start_scoring(db, store.default_path(), key, rm, row["name"], policy)
             st.rerun()
-    render_job(job)
+    render_job(job, _finished)
     return active

@@ -11,8 +11,8 @@ from typing import Any
 
 import streamlit as st
 
-from components.per_token import render_token_pair
-from components.rewards import review_link
+from components.models.per_token import render_token_pair
+from components.rewards.results import review_link
 from components.text import label
 from needlework.formats import Preference, preference_view
 from needlework.rewards.errors import RewardModelError

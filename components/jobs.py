@@ -1,0 +1,71 @@
+"""A background job on the page: live progress with Cancel while it runs, then its outcome.
+
+Pages only submit, poll and render: the job itself runs in the server's job runner
+(:mod:`needlework.jobs`), in a thread with its own database connection, so the page
+stays usable and the user can leave and come back. :func:`render_job` polls the job's
+row from a fragment that reruns every second while it is active, and reruns the page
+once it has finished so that its results appear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import streamlit as st
+
+from components.state import get_db
+from components.text import label
+from needlework.jobs import ACTIVE, RUNNER
+
+POLL_SECONDS = 1.0
+NOTE = ("Runs on the server: you can use other pages and come back. The longest texts "
+        "go first, so the count moves slowly at the start. Scores are cached as each "
+        "batch finishes.")
+
+
+def _elapsed(started_at: str | None) -> str:
+    """``running for 1 min 5 s`` since an ISO time (empty when unknown)."""
+    if not started_at:
+        return "queued"
+    seconds = int((datetime.now(UTC) - datetime.fromisoformat(started_at)).total_seconds())
+    minutes, seconds = divmod(max(seconds, 0), 60)
+    return f"running for {minutes} min {seconds} s" if minutes else f"running for {seconds} s"
+
+
+def _cancel(job_id: int) -> None:
+    """The Cancel button's callback (the connection of the run that calls it)."""
+    RUNNER.cancel(get_db(), job_id)
+
+
+def _live(job_id: int) -> None:
+    """Progress of a running job; reruns the whole page once it has finished."""
+    job = RUNNER.get(get_db(), job_id)
+    if job is None or job["display_status"] not in ACTIVE:
+        st.rerun()
+    total, done = int(job["total"] or 0), int(job["done"] or 0)
+    text = (f"Scoring {label(job['dataset'], 60)} with {label(job['model'], 60)}: "
+            f"{done:,} of {total:,} {job['unit']}" if total
+            else "Starting: tokenizing and reading the cache …")
+    text += f" · {_elapsed(job.get('started_at'))}"
+    cols = st.columns([5, 1], vertical_alignment="center")
+    cols[0].progress(done / total if total else 0.0, text=text)
+    if job["cancel_requested"]:
+        cols[1].caption("Cancelling after this batch …")
+    else:
+        cols[1].button("Cancel", key=f"rw_cancel_{job_id}", icon="⏹️",
+                       on_click=_cancel, args=(job_id,))
+    st.caption(NOTE)
+
+
+def render_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, Any]], None]) -> None:
+    """A job row from :meth:`needlework.jobs.JobRunner.latest`: live progress while it is
+    active, else ``outcome(job)`` (the page's own words for done, cancelled, failed,
+    interrupted)."""
+    if job is None:
+        return
+    if job["display_status"] in ACTIVE:
+        st.fragment(run_every=POLL_SECONDS)(_live)(int(job["id"]))
+    else:
+        outcome(job)
