@@ -7,7 +7,7 @@ Prints figures; asserts nothing. Run: ``.venv/bin/python benchmarks/bench_annota
    ``needlework.datasets.import_bytes`` (parse, validate, insert) into a file DB
    in WAL mode. Target ≤ 10 s.
 2. Label write: the function the label buttons and keys call
-   (``components.grounding.save`` → ``store.annotations.set_annotation``: read old
+   (``components.annotate.item.save`` → ``store.annotations.set_annotation``: read old
    value, upsert, history row, commit), timed from the call to the committed return
    on the same file DB. Target p95 ≤ 20 ms.
 3. Annotate-page rerun with a 15-passage item: ``streamlit.testing`` AppTest runs
@@ -101,7 +101,7 @@ def bench_import(path: Path, data: bytes) -> None:
 
 def bench_writes(path: Path, writes: int) -> None:
     import store  # noqa: PLC0415
-    from components.grounding import load_context, save  # noqa: PLC0415
+    from components.annotate.item import load_context, save  # noqa: PLC0415
     from store.datasets import get_item  # noqa: PLC0415
 
     db = store.connect(path)

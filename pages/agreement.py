@@ -11,8 +11,8 @@ from components.agreement import (
     render_final_answer,
     render_final_dims,
 )
-from components.question_list import cached_summaries
 from components.state import current_dataset, get_db, require_annotator
+from components.summaries import cached_summaries
 from needlework.grounding.agreement import report as agreement_report
 from needlework.grounding.resolve import RULE_TEXT
 from store import default_path

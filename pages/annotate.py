@@ -3,17 +3,17 @@ cited answer (the GaRAGe protocol). Every change is saved the moment it is made.
 
 import streamlit as st
 
-from components.answer import render_answer
-from components.grounding import (
+from components.annotate.answer import render_answer
+from components.annotate.item import (
     load_context,
     render_dimensions,
     render_progress,
     render_question,
 )
-from components.keyboard import first_unlabeled, render_keyboard
+from components.annotate.keyboard import first_unlabeled, render_keyboard
+from components.annotate.passages import render_definitions, render_passage_keys, render_passages
+from components.annotate.questions import dataset_categories, render_item_keys, render_question_nav
 from components.outbox import view_for
-from components.passages import render_definitions, render_passage_keys, render_passages
-from components.question_list import dataset_categories, render_item_keys, render_question_nav
 from components.state import current_dataset, get_db, require_annotator
 from store.datasets import get_dataset, get_item
 

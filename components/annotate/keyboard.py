@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from components.grounding import ItemContext
+from components.annotate.item import ItemContext
 from components.outbox import applied_through, module, seen_rev
 from needlework.grounding.labels import LABEL_PREFIX
 

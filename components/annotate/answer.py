@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.grounding import ItemContext, saved_text
+from components.annotate.item import ItemContext, saved_text
 from components.state import get_db
 from components.text import render_marked_text, render_text
 from needlework.actions import save_answer

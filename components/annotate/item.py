@@ -1,7 +1,7 @@
 """The item being annotated: its context, question header, dimensions and progress.
 
-Passage cards and the keyboard toolbar are in :mod:`components.passages`, the answer
-editor in :mod:`components.answer`, the question list in :mod:`components.question_list`.
+Passage cards and the keyboard toolbar are in :mod:`.passages`, the answer editor in
+:mod:`.answer`, the question list in :mod:`.questions`.
 """
 
 from __future__ import annotations

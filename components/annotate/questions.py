@@ -11,7 +11,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 import store
-from components.state import get_db
+from components.summaries import cached_summaries
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding import keymap as km
@@ -21,22 +21,12 @@ from store.grounding import (
     annotator_status,
     changed_items,
     disagreeing_items,
-    item_summaries,
     last_change,
 )
 
 ECHO_SECONDS = 5.0
 ITEM_KEYS = {"previous": km.PREVIOUS_ITEM.upper(), "next": km.NEXT_ITEM.upper(),
              "unfinished": km.NEXT_UNFINISHED.upper()}
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def cached_summaries(path: str, dataset: str, created_at: str) -> list[dict[str, Any]]:
-    """Item summaries of a dataset (read with the calling run's connection to ``path``,
-    the app's database); records never change after import, so they are cached per
-    (database, dataset, import time). Shared, not copied (a resource cache): callers
-    must not modify them."""
-    return item_summaries(get_db(), dataset)
 
 
 FULL_RECOMPUTE = 400  # more changed items than this: recompute everything

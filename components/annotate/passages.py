@@ -1,6 +1,6 @@
 """Passage cards and the keyboard toolbar of the annotate page.
 
-A cursor (kept in the browser by the key script, :mod:`components.keyboard`) marks the
+A cursor (kept in the browser by the key script, :mod:`components.annotate.keyboard`) marks the
 current passage; keys and the card buttons label passages through the outbox. Every
 label is written the moment it arrives and the card shows when and by whom.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.grounding import ItemContext, local_time
+from components.annotate.item import ItemContext, local_time
 from components.text import render_marked_text, render_text
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
