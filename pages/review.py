@@ -5,7 +5,10 @@ See docs/review.md."""
 import streamlit as st
 
 from components.outbox import view_for
-from components.review import (
+from components.review.filters import load_facts, model_tokenizer, render_filters
+from components.review.keys import render_review_keyboard, render_review_keys
+from components.review.overview import render_overview
+from components.review.pair import (
     REVIEWABLE,
     render_item_header,
     render_pick_dataset,
@@ -15,10 +18,7 @@ from components.review import (
     render_verdict_panel,
     side_names,
 )
-from components.review_filters import load_facts, model_tokenizer, render_filters
-from components.review_keys import render_review_keyboard, render_review_keys
-from components.review_overview import render_overview
-from components.review_state import ADVANCE, apply_intent, follow, last_saved, remember, resolve
+from components.review.position import ADVANCE, apply_intent, follow, last_saved, remember, resolve
 from components.state import annotator, current_dataset, get_db
 from needlework.formats import preference_view
 from needlework.review.filters import apply_filters, disagreements

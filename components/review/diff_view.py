@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.long_text import render_long_text
+from components.review.long_text import render_long_text
 from components.text import render_marked_text
 from needlework.review.diff import TextDiff
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import streamlit as st
 
-from components.diff_view import render_diff
-from components.long_text import render_long_text
-from components.review_state import ADVANCE, Ident, intent, save_note, state_key
+from components.review.diff_view import render_diff
+from components.review.long_text import render_long_text
+from components.review.position import ADVANCE, Ident, intent, save_note, state_key
 from components.text import label, render_text
 from needlework.formats import RMBENCH_STYLES, Preference
 from needlework.review.diff import cached_diff, quick_similarity
