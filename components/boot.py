@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 
 #: Subpackages of components/ whose modules import the reward engine.
 ENGINE_PACKAGES = ("models", "needle", "rewards")
-#: Engine components still outside those subpackages.
-ENGINE_MODULES = ("needle_builder", "needle_charts", "needle_scoring", "presentation")
 #: Logic the engine's closure shares with pages (imported with the light components).
 SHARED = ("needlework.jobs", "needlework.metrics", "needlework.needle.builder",
           "needlework.needle.findings", "needlework.rewards.registry")
@@ -54,7 +52,7 @@ def components() -> list[str]:
 
 def is_engine(name: str) -> bool:
     """True for a component that imports the reward engine (``rewards.scoring``)."""
-    return name.split(".")[0] in ENGINE_PACKAGES or name in ENGINE_MODULES
+    return name.split(".")[0] in ENGINE_PACKAGES
 
 
 def light() -> list[str]:

@@ -8,15 +8,8 @@ from components.state import engine
 with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     engine()  # imported once, by the server's warm-up thread
     from components.models.picker import code, current_model, render_model_picker
-    from components.needle import (
-        all_sets,
-        needle_records,
-        needle_row,
-        render_needle_switch,
-        render_upload,
-    )
-    from components.needle_builder import render_builder
-    from components.needle_charts import (
+    from components.needle.builder import render_builder
+    from components.needle.charts import (
         pick_sets,
         picked_sets,
         render_cell,
@@ -25,13 +18,20 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
         render_lines,
         results_of,
     )
-    from components.needle_scoring import render_needle_scoring
-    from components.presentation import (
+    from components.needle.data import (
+        all_sets,
+        needle_records,
+        needle_row,
+        render_needle_switch,
+        render_upload,
+    )
+    from components.needle.presentation import (
         presenting,
         render_downloads,
         render_present_button,
         render_presentation,
     )
+    from components.needle.scoring import render_needle_scoring
     from components.state import current_dataset, get_db
 
 db = get_db()

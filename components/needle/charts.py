@@ -12,7 +12,7 @@ import streamlit as st
 
 from components.models.per_token import render_token_pair
 from components.models.picker import current_model
-from components.needle import COMPARE, PRIMARY, ResultSet
+from components.needle.data import COMPARE, PRIMARY, ResultSet
 from components.text import label, render_marked_text, render_text
 from needlework.needle import charts
 from needlework.needle.analysis import (

@@ -8,8 +8,8 @@ from typing import Any
 
 import streamlit as st
 
-from components.needle import ResultSet
-from components.needle_charts import heatmap_chart, results_of
+from components.needle.charts import heatmap_chart, results_of
+from components.needle.data import ResultSet
 from components.text import render_text
 from needlework.needle import charts
 from needlework.needle.analysis import length_label, results_csv

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from components.models.picker import current_model
-from components.state import DATASET_KEY, annotator
+from components.state import DATASET_KEY, annotator, get_db
 from components.text import label, render_text
 from needlework.datasets import import_bytes
 from needlework.formats import FormatError
@@ -136,8 +136,10 @@ def _request(db: Any) -> BuildRequest:
                         upload=s.get("nb_upload"), facts=s.get("nb_facts"))
 
 
-def _on_build(db: Any) -> None:
-    """The Build button's callback: build, import, select the new dataset in the sidebar."""
+def _on_build() -> None:
+    """The Build button's callback: build, import, select the new dataset in the sidebar
+    (with the connection of the run that calls it)."""
+    db = get_db()
     st.session_state.pop(ERRORS, None)
     started = time.perf_counter()
     try:
@@ -275,7 +277,7 @@ def render_builder(db: Any, current: str | None, collapsed: bool = False) -> str
             preset), help="Empty: the name shown. The new dataset is selected in the sidebar.")
         cols[1].checkbox("Replace a dataset of that name", key="nb_replace")
         cols[2].button("Build the needle set", type="primary", icon="🧵", key="nb_build",
-                       on_click=_on_build, args=(db,), width="stretch",
+                       on_click=_on_build, width="stretch",
                        help="Cuts the haystacks, inserts the needles, saves the records as a "
                             "needle dataset and selects it.")
     problems = st.session_state.get(ERRORS)
