@@ -3,14 +3,12 @@ adjudication of final labels, and attribution metrics of model answers."""
 
 import streamlit as st
 
-from components.agreement import (
+from components.agreement.adjudication import (
     render_adjudication,
-    render_attribution,
-    render_disagreements,
-    render_figures,
     render_final_answer,
     render_final_dims,
 )
+from components.agreement.figures import render_attribution, render_disagreements, render_figures
 from components.state import current_dataset, get_db, require_annotator
 from components.summaries import cached_summaries
 from needlework.grounding.agreement import report as agreement_report

@@ -1,0 +1,102 @@
+"""Adjudication on the agreement page: the reviewer's final passage labels, dimensions
+and answer (``final:*`` fields), which the export writes before the majority."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+from sqlite_utils import Database
+
+from components.agreement.figures import DIM_TITLES
+from components.state import get_db
+from components.text import render_marked_text, render_text
+from needlework.grounding import labels as gl
+from needlework.grounding.item import DIM_FIELDS, passages
+from needlework.grounding.resolve import resolve, split_entries
+from store.annotations import set_annotation
+from store.grounding import grouped_annotations
+
+
+def _on_final(dataset: str, key: str, reviewer: str, field: str, widget: str) -> None:
+    """A final value's callback: saved with the connection of the run that calls it."""
+    set_annotation(get_db(), dataset, key, reviewer, field, st.session_state.get(widget))
+
+
+def render_adjudication(db: Database, dataset: str, item: dict[str, Any], reviewer: str) -> None:
+    """Per passage: every annotator's label, what export writes now and why, and the
+    reviewer's final label (``final:label:N``, saved when set)."""
+    entries = grouped_annotations(db, dataset, item["key"]).get(item["key"], [])
+    render_text(str(item["record"].get("question") or ""), key="nw-adj-question")
+    disputed_only = st.toggle("Only passages the annotators disagree on", value=True,
+                              key=f"nw-adj-disputed|{dataset}")
+    for p in passages(item["record"]):
+        votes, finals = split_entries(entries, gl.label_field(p.number), gl.final_field(p.number))
+        if disputed_only and len(set(map(str, votes.values()))) < 2 and not finals:
+            continue
+        resolved = resolve(votes, finals, gl.imported_label(item["record"], p.number), gl.LABELS)
+        final = resolved.value if resolved.source == "final" else None
+        widget = f"nw-final|{dataset}|{item['key']}|{p.number}|{reviewer}|{final}"
+        with st.container(border=True, key=f"nw-adj-{p.number}"):
+            with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+                segments = [(f" {p.number} ", "nw-cite", None), ("  ", None, None)]
+                for who, value in sorted(votes.items()):
+                    segments += [(f"{who}: ", None, None),
+                                 (gl.SHORT.get(value, str(value)), None,
+                                  f"background:{gl.COLOURS.get(value, '#eee')}"), ("  ", None, None)]
+                segments.append((f"→ export: {gl.SHORT.get(resolved.value, 'imported/none')} "
+                                 f"({resolved.source})", None, None))
+                render_marked_text(segments, key=f"nw-adj-head-{p.number}")
+                st.segmented_control(
+                    f"Final label of passage {p.number}", gl.LABELS, key=widget, default=final,
+                    format_func=lambda v: gl.SHORT[v], label_visibility="collapsed",
+                    on_change=_on_final,
+                    args=(dataset, item["key"], reviewer, gl.final_field(p.number), widget),
+                    disabled=not reviewer,
+                )
+            render_text(p.text, box=True, max_height=120, key=f"nw-adj-text-{p.number}")
+
+
+def render_final_dims(db: Database, dataset: str, item: dict[str, Any], reviewer: str) -> None:
+    """For each dimension annotators disagree on: the votes and a final value
+    (``final:dim:FIELD``)."""
+    entries = grouped_annotations(db, dataset, item["key"]).get(item["key"], [])
+    for name in DIM_FIELDS:
+        votes, finals = split_entries(entries, f"dim:{name}", f"final:dim:{name}")
+        if len(set(map(str, votes.values()))) < 2:
+            continue
+        options = sorted(set(votes.values()), key=str)
+        resolved = resolve(votes, finals, item["record"].get(name), options)
+        final = resolved.value if resolved.source == "final" else None
+        widget = f"nw-final-dim|{dataset}|{item['key']}|{name}|{reviewer}|{final}"
+        with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+            render_text(f"{DIM_TITLES[name]}: " + ", ".join(f"{w}={v or '∅'}" for w, v in
+                                                            sorted(votes.items()))
+                        + f" → export: {resolved.value or '∅'} ({resolved.source})",
+                        key=f"nw-adj-dim-{name}")
+            st.segmented_control(f"Final {DIM_TITLES[name]}", options, key=widget,
+                                 default=final if final in options else None,
+                                 format_func=lambda v: v or "∅", label_visibility="collapsed",
+                                 on_change=_on_final,
+                                 args=(dataset, item["key"], reviewer, f"final:dim:{name}", widget),
+                                 disabled=not reviewer)
+
+
+def render_final_answer(db: Database, dataset: str, item: dict[str, Any], reviewer: str) -> None:
+    """When several annotators wrote answers: pick the one export writes (``final:answer``)."""
+    entries = grouped_annotations(db, dataset, item["key"]).get(item["key"], [])
+    answers = {e["annotator"]: e["value"] for e in entries
+               if e["field"] == "answer" and isinstance(e["value"], str) and e["value"].strip()}
+    if len(answers) < 2:
+        return
+    final = next((e["value"] for e in sorted(entries, key=lambda e: e["updated_at"], reverse=True)
+                  if e["field"] == "final:answer"), None)
+    st.markdown("**Answers** (export writes the chosen one, else the latest saved)")
+    for who, text in sorted(answers.items()):
+        with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+            render_text(f"{who}: {text}", box=True, max_height=140, key=f"nw-adj-ans-{who}")
+            chosen = final == text
+            if st.button("Chosen" if chosen else "Use this", key=f"nw-adj-use|{who}",
+                         disabled=chosen or not reviewer, type="primary" if chosen else "secondary"):
+                set_annotation(db, dataset, item["key"], reviewer, "final:answer", text)
+                st.rerun()
