@@ -17,6 +17,7 @@ from needlework.demo import haystack, loaders
 from needlework.demo._util import apply_edits
 from needlework.demo.grounding import GroundingEntry
 from needlework.demo.loaders import DemoDataError, check, parse_json, parse_sections
+from needlework.demo.rag_answers import demo_answer_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "needlework" / "demo" / "data"
@@ -102,6 +103,7 @@ def test_every_data_file_is_read_by_a_builder(monkeypatch):
     demo.grounding_records()
     demo.preference_records()
     demo.haystack_paragraphs()
+    demo_answer_sets()
     on_disk = {p.relative_to(DATA).as_posix() for p in DATA.rglob("*") if p.is_file()}
     assert read == on_disk - {"README.md"}
 
