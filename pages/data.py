@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from components.datasets import render_export, render_import
+from components.data.transfer import render_export, render_import
 from components.state import annotator, current_dataset, get_db, require_annotator
 from store.annotations import history, undo
 from store.datasets import list_datasets

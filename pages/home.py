@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from components.datasets import PAGE_FOR_KIND, render_activity, render_dataset_table
+from components.home.tables import PAGE_FOR_KIND, render_activity, render_dataset_table
 from components.state import current_dataset, get_db
 from store.annotations import history
 from store.datasets import annotated_items_by_annotator, get_dataset, list_datasets

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from streamlit.runtime.state.query_params import process_query_params
 
-from components.datasets import dataset_url
+from components.home.tables import dataset_url
 from needlework.datasets import dataset_name_for, import_bytes
 from needlework.formats import FormatError
 from store import datasets as ds
