@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from components.data.transfer import render_export, render_import
 from components.state import annotator, current_dataset, get_db, require_annotator
+from components.transfer.import_export import render_export, render_import
 from store.annotations import history, undo
 from store.datasets import list_datasets
 
