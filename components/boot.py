@@ -12,7 +12,7 @@ initialized module 'needlework.formats.garage'``: about one server start in ten)
 - ``app.py`` calls :func:`import_app` before anything else: the first session imports
   every light component (and :data:`SHARED` logic) under a lock while any other session
   waits for it (:func:`needlework.startup.import_first`);
-- the warm-up thread (:func:`warm_up`, started by the first ``get_db()``) imports the
+- the warm-up thread (:func:`start_warm_up`, started by the first ``get_db()``) imports the
   engine components afterwards, and the pages that need them call
   :func:`components.state.engine` (which waits for it) before importing them.
 
@@ -23,12 +23,8 @@ only :mod:`needlework.startup`, which imports nothing of ours.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from needlework import startup
-
-if TYPE_CHECKING:
-    from threading import Thread
 
 #: Subpackages of components/ whose modules import the reward engine.
 ENGINE_PACKAGES = ("models", "needle", "rewards")
@@ -78,7 +74,12 @@ def import_app() -> None:
     startup.import_first(_light_imports())
 
 
-def warm_up() -> Thread:
-    """The warm-up thread (started on the first call): it imports the reward engine and
-    the components that use it, after the light ones."""
-    return startup.warm_up(_light_imports(), _engine_imports())
+def start_warm_up() -> None:
+    """Start the warm-up (once per process): the reward engine and the components that
+    use it are imported in the background, after the light ones."""
+    startup.warm_up(_light_imports(), _engine_imports())
+
+
+def wait_for_engine() -> None:
+    """Wait until the warm-up has imported the engine components (starting it if needed)."""
+    startup.warm_up(_light_imports(), _engine_imports()).join()

@@ -6,7 +6,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 import store
-from components.boot import warm_up
+from components.boot import start_warm_up, wait_for_engine
 
 ANNOTATOR_KEY = "annotator"
 DATASET_KEY = "dataset"
@@ -16,7 +16,7 @@ def engine() -> None:
     """Wait until the reward engine and the components that use it are imported (call
     before importing engine components): the warm-up thread, started by the first
     :func:`get_db` of the process, imports them (:mod:`components.boot`)."""
-    warm_up().join()
+    wait_for_engine()
 
 
 def get_db() -> Database:
@@ -30,7 +30,7 @@ def get_db() -> Database:
     One connection per thread never is. Call it where the connection is used (inside
     a callback, a deferred download too) rather than keeping one from an earlier run.
     """
-    warm_up()
+    start_warm_up()
     return store.thread_connection()
 
 

@@ -40,3 +40,25 @@ def test_engine_pages_wait_for_the_warm_up_before_importing_engine_components():
             continue
         source = page.read_text(encoding="utf-8")
         assert not [m for m in boot.engine_components() if f"components.{m} " in source], page.name
+
+
+def test_startup_imports_light_modules_once_and_heavy_ones_in_one_thread():
+    """needlework.startup: the warm-up thread is one per process and imports the heavy
+    modules after the light ones; a caller of import_first waits for the first one."""
+    code = (
+        "import sys, threading, time; from needlework import startup\n"
+        "order = []\n"
+        "class Finder:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name in ('tomllib', 'wave', 'colorsys'): order.append((name, threading.current_thread().name))\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Finder())\n"
+        "a = startup.warm_up(['tomllib'], ['wave', 'colorsys'])\n"
+        "b = startup.warm_up(['other'], ['other'])\n"
+        "startup.import_first(['tomllib'])\n"
+        "a.join(30)\n"
+        "print(a is b, [n for n, _ in order], sorted({t for n, t in order if n != 'tomllib'}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1]
+    assert out == "True ['tomllib', 'wave', 'colorsys'] ['needlework-warm-up']"
