@@ -150,3 +150,15 @@ def test_job_entry_point_on_the_seeded_demo(db) -> None:
             "deflection_tpr", "deflection_fpr", "llmeval"))
     assert summary["coverage"]["demo-hasty"]["missing_ids"]  # it skips a question
     assert summary["questions"]["evaluated"] == 13
+
+
+def test_job_entry_point_takes_a_job_with_json_params(museum) -> None:
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    job = SimpleNamespace(params=json.dumps({
+        "dataset": "museum", "answer_sets": [{"model": "m", "answers": ANSWERS_M}], "judge": None}))
+    summary = run_rag_eval(job, museum, lambda done, total: None, lambda: False)
+    assert summary["models"] == ["m"] and summary["judge"] is None
+    assert rag_store.get_run(museum, summary["run_key"])["status"] == "done"
+    with pytest.raises(TypeError, match="RagEvalSpec or job parameters"):
+        run_rag_eval(object(), museum, lambda done, total: None, lambda: False)

@@ -23,6 +23,7 @@ after recording the run as cancelled / failed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,11 +32,11 @@ from needlework.judges.cache import run_key as make_run_key
 from needlework.judges.client import JudgeClient
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError
-from needlework.rag import metrics
+from needlework.rag import bergen, metrics
 from needlework.rag.answers import AnswerSet, coverage
 from needlework.rag.calls import CallStats, run_requests
 from needlework.rag.prompts import PROMPT_VERSION
-from needlework.rag.questions import RagQuestion, load_questions
+from needlework.rag.questions import RagQuestion, load_questions, strip_markers
 from needlework.rag.verdicts import AnswerCase, answer_row, requests_for
 from store import rag as store
 
@@ -204,8 +205,6 @@ def run_rag_eval(job: Any, db: Any, progress: Progress, should_stop: ShouldStop)
     else:
         params = job if isinstance(job, Mapping) else getattr(job, "params", None)
         if isinstance(params, str):
-            import json  # noqa: PLC0415
-
             params = json.loads(params)
         if not isinstance(params, Mapping):
             raise TypeError("run_rag_eval needs a RagEvalSpec or job parameters")
@@ -222,9 +221,6 @@ def answer_metrics(db: Any, dataset: str, answer_sets: Sequence[AnswerSet], *,
     (adjudicated first), per question and averaged, over the questions that have a
     human answer; a missing answer is scored as the empty answer. JSON-ready; nothing
     is stored (:func:`evaluate` stores a full evaluation)."""
-    from needlework.rag import bergen  # noqa: PLC0415
-    from needlework.rag.questions import strip_markers  # noqa: PLC0415
-
     questions = load_questions(db, dataset)
     scored = [q for q in questions if q.reference.strip()]
     models: dict[str, Any] = {}
