@@ -215,6 +215,7 @@ def _warn_coverage(summary: dict[str, Any]) -> None:
     for model, cov in summary["coverage"].items():
         for name, what in (("unknown_ids", "answers for unknown sample_id(s), ignored"),
                            ("missing_ids", "question(s) without an answer, counted as failures"),
+                           ("empty_ids", "blank answer(s), counted as failures"),
                            ("not_evaluated_ids", "answers to questions not evaluated")):
             if cov[name]:
                 print(f"{model}: {len(cov[name])} {what}: {', '.join(cov[name])}", file=sys.stderr)
