@@ -20,7 +20,7 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForSequenceClassification, PreTrainedTokenizerFast
 
-from needlework.needle import builder, run
+from needlework.needle import builder, prefix, run
 from needlework.rewards.loading import load_reward_model
 from needlework.rewards.pipeline import RewardPipeline
 
@@ -117,8 +117,8 @@ def test_prefix_scores_against_model_forward():
     a = tok("<|bos|>Shared start of a long text. Then the chosen ending.<|end|>", add_special_tokens=False)["input_ids"]
     b = tok("<|bos|>Shared start of a long text. A rejected ending, longer than the other one.<|end|>",
             add_special_tokens=False)["input_ids"]
-    c, r, p = run.prefix_scores(model, a, b, tok.pad_token_id)
-    assert p == run.shared_prefix_length(a, b) > 5
+    c, r, p = prefix.prefix_scores(model, a, b, tok.pad_token_id)
+    assert p == prefix.shared_prefix_length(a, b) > 5
     with torch.inference_mode():
         ref = [float(model(input_ids=torch.tensor([x])).logits[0, 0]) for x in (a, b)]
     assert abs(c - ref[0]) < 1e-4 and abs(r - ref[1]) < 1e-4
@@ -144,7 +144,7 @@ def test_model_without_cache_support_uses_plain_path():
         def forward(self, input_ids, attention_mask=None):
             raise AssertionError("not called")
 
-    ok, note = run.supports_prefix_reuse(NoCache())
+    ok, note = prefix.supports_prefix_reuse(NoCache())
     assert not ok and "past_key_values" in note
 
 

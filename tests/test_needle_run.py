@@ -56,6 +56,6 @@ def test_results_stored_under_a_dataset_come_back(db):
     records = small_records(lengths=(300,), count=1, positions=3)
     pipe = tiny_pipeline(db)
     result = run.run_needles(pipe, records, dataset="needles")
-    back = run.stored_results(db, "needles", records, pipe.fingerprint)
+    back = analysis.stored_results(db, "needles", records, pipe.fingerprint)
     assert sorted(back["id"]) == sorted(result.frame["id"])
     assert back.set_index("id")["chosen_score"].to_dict() == result.frame.set_index("id")["chosen_score"].to_dict()

@@ -18,8 +18,7 @@ import streamlit as st
 from components.state import DATASET_KEY
 from components.text import label, render_text
 from needlework.formats import FormatError
-from needlework.needle.analysis import read_scores
-from needlework.needle.run import stored_results
+from needlework.needle.analysis import read_scores, stored_results
 from store.datasets import get_dataset, iter_items, list_datasets
 from store.scores import scored_models
 
