@@ -15,8 +15,9 @@ always kept by the caller. Shapes:
   ``unsupported``, ``contradictory``, ``no_rad`` (``no rad`` / ``no-rad`` accepted);
   a sentence left without one, a number that is no sentence or an unknown label make
   the whole answer invalid.
-- **deflection**: JSON ``{"grade": "missing"}``, then ``Grade: attempted``, then an
-  answer that is just the word.
+- **deflection**: JSON ``{"grade": "missing"}``, then ``Grade: attempted`` (also inside
+  JSON that does not parse, such as the paper's own format with its trailing comma), then
+  an answer that is just the word.
 - **LLMeval**: BERGEN's rule for API judges (``models/evaluators/openai.py``): correct
   (1) when ``"yes"`` occurs in the lower-cased answer, else 0; an answer with neither
   ``yes`` nor ``no`` is counted as *weird*, as BERGEN does, and scores 0.
@@ -33,12 +34,12 @@ from needlework.rag.prompts import DEFLECTION_LABELS, ELIGIBILITY_LABELS, FACTUA
 ELIGIBILITY_KEYS = ("verdict", "instruction following", "eligibility", "final verdict")
 _ELIGIBILITY_WORDS = r"(?:no|minor|major)\s+issues?(?:\s*\(s\))?"
 _ELIGIBILITY_LINE = re.compile(
-    rf"(?:final\s+)?(?:verdict|instruction\s+following)\s*[:=]\s*[*_`\"'{{\[]*\s*({_ELIGIBILITY_WORDS})",
+    rf"(?:final\s+)?(?:verdict|instruction\s+following)[\"']?\s*[:=]\s*[*_`\"'{{\[]*\s*({_ELIGIBILITY_WORDS})",
     re.I)
 _FACT_LINE = re.compile(
     r"^\s*[*_]*(?:sentence\s*)?(\d+)\s*[*_]*\s*[.:)\-–]\s*[*_`\"']*\s*"
     r"(supported|unsupported|contradictory|no[\s_-]?rad)\b", re.I | re.M)
-_GRADE_LINE = re.compile(r"\bgrade\s*[:=]\s*[*_`\"']*\s*(missing|attempted)\b", re.I)
+_GRADE_LINE = re.compile(r"\bgrade[\"']?\s*[:=]\s*[*_`\"']*\s*(missing|attempted)\b", re.I)
 _GRADE_WHOLE = re.compile(r"^\W*(missing|attempted)\W*$", re.I)
 _SPACE = re.compile(r"\s+")
 
