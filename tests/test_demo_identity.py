@@ -33,7 +33,7 @@ import pytest
 import store
 from needlework import demo, tokens
 from needlework.formats import garage, lfrb
-from needlework.needle import builder
+from needlework.needle import builder, inputs
 from needlework.seed import seed_demo
 from store.datasets import iter_items, list_datasets
 
@@ -70,11 +70,11 @@ def seeded_dump() -> list[Any]:
 
 
 def needle_dump() -> list[Any]:
-    hays = builder.demo_haystacks(3, 4000, counter=tokens.estimate)
+    hays = inputs.demo_haystacks(3, 4000, counter=tokens.estimate)
     out: list[Any] = []
     for kind in builder.KINDS:
         options = builder.BuildOptions(kind=kind, lengths=(1000, 2000, 4000), positions=5)
-        result = builder.build_needles(hays, builder.builtin_pairs(kind), options, ESTIMATE)
+        result = builder.build_needles(hays, inputs.builtin_pairs(kind), options, ESTIMATE)
         out.append(result.records)
     return out
 
@@ -87,7 +87,7 @@ PARTS = {
     "haystack": demo.haystack_paragraphs,
     "corpus": demo.corpus_texts,
     "demo_haystacks": lambda: [[h.id, h.prompt, h.text] for h in
-                               builder.demo_haystacks(10, 8000, counter=tokens.estimate)],
+                               inputs.demo_haystacks(10, 8000, counter=tokens.estimate)],
     "needles": needle_dump,
 }
 

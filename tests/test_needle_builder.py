@@ -11,18 +11,18 @@ import pytest
 from needlework import formats, tokens
 from needlework.datasets import import_bytes
 from needlework.formats import FormatError
-from needlework.needle import builder, sites
+from needlework.needle import builder, inputs, sites
 from tests.test_needle_model import paragraphs
 
 ESTIMATE = builder.TokenCounter(tokens.estimate, "estimate")
 
 
 def hays(count=3, target=3300):
-    return builder.demo_haystacks(count, target, paragraphs=paragraphs(200), counter=tokens.estimate)
+    return inputs.demo_haystacks(count, target, paragraphs=paragraphs(200), counter=tokens.estimate)
 
 
 def build(kind="safety", lengths=(1000, 2000, 3000), haystacks=None, **options):
-    pairs = builder.builtin_pairs(kind)
+    pairs = inputs.builtin_pairs(kind)
     opts = builder.BuildOptions(kind=kind, lengths=tuple(lengths), **options)
     return builder.build_needles(haystacks or hays(), pairs, opts, ESTIMATE)
 
@@ -41,7 +41,7 @@ def first_difference(a: str, b: str) -> int:
 @pytest.mark.parametrize("kind", ["safety", "factuality"])
 def test_chosen_and_rejected_differ_only_at_the_site(kind):
     result = build(kind)
-    pairs = {p.id: p for p in builder.builtin_pairs(kind)}
+    pairs = {p.id: p for p in inputs.builtin_pairs(kind)}
     originals = {h.id: h.text for h in hays()}
     assert result.records
     for r in result.records:
@@ -91,10 +91,10 @@ def test_paper_mode_gives_length_over_1000_sites_one_per_stratum():
 
 
 def test_lengths_within_tolerance_and_short_haystacks_skipped():
-    short = builder.Haystack("short", "Tell me a bit.", "\n\n".join(paragraphs(6, seed=9)))
+    short = inputs.Haystack("short", "Tell me a bit.", "\n\n".join(paragraphs(6, seed=9)))
     stock = hays(2)
     result = build(haystacks=stock + [short], tolerance=0.05)
-    pairs = {p.id: p for p in builder.builtin_pairs("safety")}
+    pairs = {p.id: p for p in inputs.builtin_pairs("safety")}
     for r in result.records:
         cut = r["chosen"][0].replace(pairs[r["needle_id"]].chosen + " ", "", 1)
         assert abs(tokens.estimate(cut) - r["length_tokens"]) <= 0.05 * r["length_tokens"]
@@ -149,7 +149,7 @@ def test_facts_file_errors_name_file_line_and_field(tmp_path):
         json.dumps({"true": "D.", "false": "E.", "id": "a"}),
     ]) + "\n", encoding="utf-8")
     with pytest.raises(FormatError) as info:
-        builder.read_facts(str(path))
+        inputs.read_facts(str(path))
     messages = [str(p) for p in info.value.problems]
     assert "my_facts.jsonl line 2: false is missing" in messages
     assert "my_facts.jsonl line 3: true must be a string, got int" in messages
@@ -158,7 +158,7 @@ def test_facts_file_errors_name_file_line_and_field(tmp_path):
     assert any(m.startswith("my_facts.jsonl line 6: true must be one line") for m in messages)
     assert "my_facts.jsonl line 7: id 'a' is a duplicate (first seen on line 6)" in messages
     with pytest.raises(FormatError) as bad_json:
-        builder.read_facts(b'{"true": "x", "false": \n', "up.jsonl")
+        inputs.read_facts(b'{"true": "x", "false": \n', "up.jsonl")
     assert str(bad_json.value.problems[0]).startswith("up.jsonl line 1: invalid JSON")
 
 
@@ -171,7 +171,7 @@ def test_user_facts_are_added_to_the_builtin_set(tmp_path):
                                 for k, h in enumerate(hays(2))) + "\n", encoding="utf-8")
     options = builder.BuildOptions(kind="factuality", lengths=(1000,), positions=40)
     result = builder.build_from_source(str(source), options, facts=str(path), counter=ESTIMATE)
-    assert result.summary.pairs == len(builder.builtin_pairs("factuality")) + 1
+    assert result.summary.pairs == len(inputs.builtin_pairs("factuality")) + 1
     used = {r["needle_id"] for r in result.records}
     assert "facts:salt" in used
     record = next(r for r in result.records if r["needle_id"] == "facts:salt")
@@ -186,32 +186,32 @@ def test_haystack_sources_file_preferences_and_dataset(db, tmp_path):
     bad.write_text(json.dumps({"prompt": "p", "response": "r"}) + "\n" + json.dumps({"prompt": "p"}) + "\n"
                    + json.dumps({"prompt": 3, "response": ""}) + "\n", encoding="utf-8")
     with pytest.raises(FormatError) as info:
-        builder.load_haystacks(str(bad))
+        inputs.load_haystacks(str(bad))
     assert [str(p) for p in info.value.problems] == [
         "bad.jsonl line 2: response is missing", "bad.jsonl line 3: prompt must be a string, got int",
         "bad.jsonl line 3: response is empty"]
     lfrb = [{"id": f"Chat_{k}", "subset": "Chat", "prompt": f"P{k}", "chosen": [h.text],
              "rejected": ["a", "b", "c"]} for k, h in enumerate(hays(2))]
     data = "".join(json.dumps(r) + "\n" for r in lfrb).encode()
-    from_file = builder.haystacks_from_bytes(data, "lf.jsonl")
+    from_file = inputs.haystacks_from_bytes(data, "lf.jsonl")
     assert [(h.id, h.prompt) for h in from_file] == [("Chat_0", "P0"), ("Chat_1", "P1")]
     assert from_file[0].text == lfrb[0]["chosen"][0]
     import_bytes(db, data, "lf.jsonl", dataset="lf")
-    from_db = builder.load_haystacks("lf", db=db)
+    from_db = inputs.load_haystacks("lf", db=db)
     assert from_db == from_file
     with pytest.raises(ValueError, match="no file and no dataset"):
-        builder.load_haystacks("nope", db=db)
+        inputs.load_haystacks("nope", db=db)
 
 
 def test_demo_source_composes_long_haystacks_from_demo_paragraphs():
     demo = pytest.importorskip("needlework.demo")
     if not hasattr(demo, "haystack_paragraphs"):
         pytest.skip("needlework.demo.haystack_paragraphs is not there yet")
-    two = builder.demo_haystacks(2, 8000)
-    assert two == builder.demo_haystacks(2, 8000)  # deterministic
+    two = inputs.demo_haystacks(2, 8000)
+    assert two == inputs.demo_haystacks(2, 8000)  # deterministic
     assert all(tokens.estimate(h.text) >= 8000 for h in two)
     assert two[0].text != two[1].text
-    result = builder.build_needles(two, builder.builtin_pairs("safety"),
+    result = builder.build_needles(two, inputs.builtin_pairs("safety"),
                                    builder.BuildOptions(lengths=(8000,), positions=10), ESTIMATE)
     assert result.summary.kept == {8000: 2} and len(result.records) == 20
 

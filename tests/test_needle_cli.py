@@ -6,14 +6,14 @@ import json
 
 import store
 from needlework.cli import main
-from needlework.needle import analysis, builder
+from needlework.needle import analysis, inputs
 from needlework.needle.analysis import read_results_csv
 from store import datasets as store_datasets
 from tests.test_needle_model import one_thread, paragraphs, tiny_model_dir  # noqa: F401 (fixture)
 
 
 def _haystack_file(tmp_path):
-    hays = builder.demo_haystacks(2, 700, paragraphs=paragraphs(80))
+    hays = inputs.demo_haystacks(2, 700, paragraphs=paragraphs(80))
     path = tmp_path / "hay.jsonl"
     path.write_text("".join(json.dumps({"prompt": h.prompt, "response": h.text}) + "\n" for h in hays),
                     encoding="utf-8")

@@ -20,7 +20,8 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForSequenceClassification, PreTrainedTokenizerFast
 
-from needlework.needle import builder, prefix, run
+from needlework import tokens
+from needlework.needle import builder, inputs, prefix, run
 from needlework.rewards.loading import load_reward_model
 from needlework.rewards.pipeline import RewardPipeline
 
@@ -54,7 +55,7 @@ def tiny_model_dir() -> Path:
     special = ["<|pad|>", "<|bos|>", "<|end|>", "<|user|>", "<|assistant|>"]
     trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=special, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    texts = paragraphs(60) + [a for pair in builder.builtin_pairs("safety", "all") for a in (pair.chosen, pair.rejected)]
+    texts = paragraphs(60) + [a for pair in inputs.builtin_pairs("safety", "all") for a in (pair.chosen, pair.rejected)]
     core.train_from_iterator(texts, trainer=trainer)
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<|bos|>", eos_token="<|end|>",
                                         pad_token="<|pad|>", model_max_length=32768)
@@ -88,10 +89,10 @@ def tiny_pipeline(db=None, **kwargs):
 
 def small_records(lengths=(300, 600), count=2, positions=4, kind="safety"):
     """Needle records built from the test paragraphs (estimate token counts)."""
-    hays = builder.demo_haystacks(count, max(lengths), paragraphs=paragraphs())
+    hays = inputs.demo_haystacks(count, max(lengths), paragraphs=paragraphs())
     options = builder.BuildOptions(kind=kind, lengths=tuple(lengths), positions=positions)
-    return builder.build_needles(hays, builder.builtin_pairs(kind), options,
-                                 builder.TokenCounter(builder.tokens.estimate, "estimate")).records
+    return builder.build_needles(hays, inputs.builtin_pairs(kind), options,
+                                 builder.TokenCounter(tokens.estimate, "estimate")).records
 
 
 def test_prefix_reuse_equals_plain_path():

@@ -9,9 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
+from needlework import tokens
 from needlework.datasets import import_bytes
 from needlework.jobs import RUNNER
-from needlework.needle import builder
+from needlework.needle import builder, inputs
 from needlework.rewards import registry
 from store.datasets import get_dataset, iter_items
 from store.scores import list_jobs, save_item_scores
@@ -57,10 +58,10 @@ def charts(at: AppTest) -> list:
 
 def small_needles(count: int = 3) -> list[dict]:
     """Needle records from the test paragraphs: 2 lengths × 10 positions × ``count`` haystacks."""
-    hays = builder.demo_haystacks(count, 600, paragraphs=paragraphs())
+    hays = inputs.demo_haystacks(count, 600, paragraphs=paragraphs())
     options = builder.BuildOptions(lengths=(300, 600))
-    return builder.build_needles(hays, builder.builtin_pairs("safety"), options,
-                                 builder.TokenCounter(builder.tokens.estimate, "estimate")).records
+    return builder.build_needles(hays, inputs.builtin_pairs("safety"), options,
+                                 builder.TokenCounter(tokens.estimate, "estimate")).records
 
 
 def scores_lines(records: list[dict], model: str | None = None) -> bytes:
@@ -233,7 +234,7 @@ def test_factuality_with_own_facts_and_a_bad_facts_file(app_db):
     records = [i["record"] for i in iter_items(app_db, name)]
     assert name.startswith("needles-factuality-demo") and records
     assert {r["kind"] for r in records} == {"factuality"}
-    pairs = len(builder.builtin_pairs("factuality")) + 1  # the held-out pairs and the user's one
+    pairs = len(inputs.builtin_pairs("factuality")) + 1  # the held-out pairs and the user's one
     assert f"**phrase pairs:** {pairs}" in " ".join(m.value for m in at.markdown)
 
 

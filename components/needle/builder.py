@@ -20,7 +20,7 @@ from components.state import DATASET_KEY, annotator, get_db
 from components.text import label, render_text
 from needlework.datasets import import_bytes
 from needlework.formats import FormatError
-from needlework.needle import builder
+from needlework.needle import builder, inputs
 from needlework.needle.sites import resolve_counter
 from store.datasets import DatasetExists, get_dataset, list_datasets
 
@@ -93,18 +93,18 @@ def default_name(db: Any, kind: str, source: str, preset: str) -> str:
     return name
 
 
-def _haystacks(req: BuildRequest, db: Any, counter: Any) -> list[builder.Haystack]:
+def _haystacks(req: BuildRequest, db: Any, counter: Any) -> list[inputs.Haystack]:
     """The haystacks of the request's source (demo, a preference dataset, an upload)."""
     if req.source == "demo":
-        return builder.demo_haystacks(req.demo_count, max(req.lengths), counter=counter.count,
+        return inputs.demo_haystacks(req.demo_count, max(req.lengths), counter=counter.count,
                                       seed=req.seed)
     if req.source == "dataset":
         if not req.dataset:
             raise ValueError("pick a preference dataset for the haystacks")
-        return builder.haystacks_from_dataset(db, req.dataset)
+        return inputs.haystacks_from_dataset(db, req.dataset)
     if req.upload is None:
         raise ValueError("upload a JSONL file of {\"prompt\", \"response\"} lines first")
-    return builder.haystacks_from_bytes(req.upload.getvalue(), req.upload.name)
+    return inputs.haystacks_from_bytes(req.upload.getvalue(), req.upload.name)
 
 
 def build(req: BuildRequest, db: Any) -> builder.BuildResult:
@@ -115,9 +115,9 @@ def build(req: BuildRequest, db: Any) -> builder.BuildResult:
     loaded = current_model()
     counter = (resolve_counter(loaded[1].tokenizer, loaded[1].facts.name.rsplit("/", 1)[-1])
                if loaded else resolve_counter())
-    pairs = builder.builtin_pairs(req.kind)
+    pairs = inputs.builtin_pairs(req.kind)
     if req.kind == "factuality" and req.facts is not None:
-        pairs = pairs + builder.read_facts(req.facts.getvalue(), req.facts.name)
+        pairs = pairs + inputs.read_facts(req.facts.getvalue(), req.facts.name)
     return builder.build_needles(_haystacks(req, db, counter), pairs, options, counter)
 
 
