@@ -11,9 +11,9 @@ from transformers import AutoModelForSequenceClassification
 from transformers.modeling_outputs import SequenceClassifierOutputWithPast
 
 from needlework.rewards import errors
+from needlework.rewards.curves import compare_curves
 from needlework.rewards.per_token import (
     batch_token_rewards,
-    compare_curves,
     per_token_rewards,
     prefix_plan,
     token_rewards,

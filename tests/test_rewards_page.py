@@ -264,7 +264,7 @@ def test_failures_count_ties_and_sort_by_margin():
 
 def test_text_segments_are_the_text_exactly():
     from components.models.per_token import aligned_segments, segments  # noqa: PLC0415
-    from needlework.rewards.per_token import PerTokenResult  # noqa: PLC0415
+    from needlework.rewards.curves import PerTokenResult  # noqa: PLC0415
 
     text = "Hi 😀 there<end>"
     tokens = ["Hi", " ", "😀", "😀", " there", "<end>"]  # a split emoji repeats its character

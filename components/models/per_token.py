@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from components.text import label, render_marked_text
-from needlework.rewards.per_token import DiffSpan, PerTokenResult
+from needlework.rewards.curves import DiffSpan, PerTokenResult
 from needlework.rewards.token_pairs import TokenPair
 
 WINDOWS = (1, 5, 25, 100, 250)  # smoothing choices, tokens

@@ -13,13 +13,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from needlework.rewards.curves import CurveComparison, PerTokenResult, compare_curves
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.per_token import (
     DEFAULT_MAX_PASSES,
-    CurveComparison,
-    PerTokenResult,
     PrefixPlan,
-    compare_curves,
     per_token_rewards,
     prefix_plan,
 )
