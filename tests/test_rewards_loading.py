@@ -9,12 +9,8 @@ import pytest
 import torch
 
 from needlework.rewards import errors
-from needlework.rewards.loading import (
-    fingerprint,
-    load_reward_model,
-    resolve_device,
-    resolve_dtype,
-)
+from needlework.rewards.loading import load_reward_model, resolve_device, resolve_dtype
+from needlework.rewards.model_files import fingerprint
 from needlework.rewards.templates import FALLBACK_TEMPLATE_ID, render
 from tests import rewards_fixtures
 from tests.rewards_fixtures import save_tiny_model
