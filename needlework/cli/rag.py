@@ -92,7 +92,8 @@ def _read_file(path: Path) -> bytes:
 
 def cmd_answer_metrics(args: argparse.Namespace) -> int:
     from needlework.formats.errors import FormatError  # noqa: PLC0415
-    from needlework.formats.reader import decode, is_json_array  # noqa: PLC0415
+    from needlework.formats.json_array import is_json_array  # noqa: PLC0415
+    from needlework.formats.reader import decode  # noqa: PLC0415
     from needlework.rag.answers import parse_answers  # noqa: PLC0415
     from needlework.rag.bergen import METRICS  # noqa: PLC0415
     from needlework.rag.bergen_file import parse_bergen_output, score_rows  # noqa: PLC0415

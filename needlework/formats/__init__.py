@@ -23,17 +23,17 @@ from typing import IO, Any
 
 from needlework.formats import garage, lfrb, needle, pairs, rmbench
 from needlework.formats.errors import FormatError, Problem, ProblemList
+from needlework.formats.json_array import iter_json_array
 from needlework.formats.preference import RMBENCH_STYLES, Preference
 from needlework.formats.reader import (
     ByteSource,
     ProgressFn,
     RawRecord,
-    StrictJson,
-    iter_json_array,
     iter_jsonl,
     open_input,
     other_encoding,
 )
+from needlework.formats.strict_json import StrictJson
 
 FORMATS: dict[str, ModuleType] = {
     m.NAME: m for m in (garage, lfrb, rmbench, pairs, needle)

@@ -22,7 +22,8 @@ from typing import Any
 
 from needlework.formats.checks import type_name
 from needlework.formats.errors import FormatError, Problem
-from needlework.formats.reader import decode, is_json_array, open_input, read_json_array
+from needlework.formats.json_array import is_json_array, read_json_array
+from needlework.formats.reader import decode, open_input
 from needlework.rag import bergen
 
 
