@@ -91,7 +91,7 @@ def test_the_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 
 
-def test_relative_and_package_imports_are_edges(tmp_path):
+def test_package_imports_are_edges():
     package = ROOT / "needlework" / "formats"
     edges = imports_of("needlework.formats", package / "__init__.py", set(project_modules()))
     assert "needlework.formats.garage" in edges  # the package imports its modules
@@ -110,3 +110,27 @@ def test_no_shim_modules():
                 == ["__all__"]) for n in body):
             shims.append(name)
     assert shims == []
+
+
+def _imported_roots(path: Path) -> set[str]:
+    """The top-level packages a file imports (absolute imports)."""
+    roots = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_the_layers_import_downwards_only():
+    """pages -> components -> needlework -> store: logic never imports streamlit or the
+    components, and the store imports nothing of the logic."""
+    wrong = []
+    for package, refused in (("needlework", {"streamlit", "components", "pages"}),
+                             ("store", {"streamlit", "components", "pages", "needlework"})):
+        for path in (ROOT / package).rglob("*.py"):
+            found = _imported_roots(path) & refused
+            if found:
+                wrong.append(f"{path.relative_to(ROOT)} imports {sorted(found)}")
+    assert wrong == []
