@@ -112,15 +112,20 @@ def test_no_shim_modules():
     assert shims == []
 
 
-def _imported_roots(path: Path) -> set[str]:
-    """The top-level packages a file imports (absolute imports)."""
-    roots = set()
+def _imported_modules(path: Path) -> set[str]:
+    """The modules a file imports by absolute name (``from x.y import z`` gives ``x.y``)."""
+    names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            roots.update(a.name.split(".")[0] for a in node.names)
+            names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            roots.add(node.module.split(".")[0])
-    return roots
+            names.add(node.module)
+    return names
+
+
+def _imported_roots(path: Path) -> set[str]:
+    """The top-level packages a file imports."""
+    return {name.split(".")[0] for name in _imported_modules(path)}
 
 
 def test_the_layers_import_downwards_only():
@@ -133,4 +138,35 @@ def test_the_layers_import_downwards_only():
             found = _imported_roots(path) & refused
             if found:
                 wrong.append(f"{path.relative_to(ROOT)} imports {sorted(found)}")
+    assert wrong == []
+
+
+PAGE_PACKAGES = {"annotate": "annotate", "agreement": "agreement", "review": "review",
+                 "rewards": "rewards", "needle": "needle", "home": "home", "data": "transfer"}
+SHARED_PACKAGES = {"models"}  # engine components shared by the reward page and the needle lab
+
+
+def _component_packages(path: Path) -> set[str]:
+    """The subpackages of components/ a file imports from (``components.review.pair`` -> review)."""
+    subpackages = {p.name for p in (ROOT / "components").iterdir() if (p / "__init__.py").is_file()}
+    found = set()
+    for root in _imported_modules(path):
+        parts = root.split(".")
+        if parts[0] == "components" and len(parts) > 1 and parts[1] in subpackages:
+            found.add(parts[1])
+    return found
+
+
+def test_a_page_uses_its_own_components_and_the_shared_ones():
+    assert {p.stem for p in (ROOT / "pages").glob("*.py")} == set(PAGE_PACKAGES)
+    wrong = []
+    for page, package in PAGE_PACKAGES.items():
+        allowed = {package} | SHARED_PACKAGES
+        for path in [ROOT / "pages" / f"{page}.py", *(ROOT / "components" / package).glob("*.py")]:
+            other = _component_packages(path) - allowed
+            if other:
+                wrong.append(f"{path.relative_to(ROOT)} imports components.{sorted(other)}")
+    for path in [*(ROOT / "components").glob("*.py"), *(ROOT / "components" / "models").glob("*.py")]:
+        if _component_packages(path) - SHARED_PACKAGES:  # shared modules use no page's components
+            wrong.append(f"{path.relative_to(ROOT)} imports {sorted(_component_packages(path))}")
     assert wrong == []
