@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 from sqlite_utils import Database
 
@@ -46,6 +48,15 @@ def require_annotator() -> str | None:
         st.warning("Enter your name in the sidebar (Annotator) before making changes.", icon="✍️")
         return None
     return name
+
+
+SIGNED_IN = "nw-signed-in"
+
+
+def signed_in() -> Any:
+    """The signed-in account (a ``needlework.teams.permissions.User``) in team mode;
+    ``None`` in local mode, where nobody signs in. The team sign-in gate sets it."""
+    return st.session_state.get(SIGNED_IN)
 
 
 def current_dataset() -> str | None:

@@ -124,12 +124,32 @@ def test_facts_of_a_tiny_model_and_the_cache_across_sessions(app_db, tiny_model_
     assert len(registry.MODELS.loaded()) == 1
 
 
-def test_trust_remote_code_is_off_by_default_and_warns_when_on(app_db):
+@pytest.fixture
+def served_on():
+    """Set ``server.address`` as ``streamlit run --server.address`` would."""
+    from streamlit import config  # noqa: PLC0415
+
+    before = config.get_option("server.address")
+    yield lambda address: config.set_option("server.address", address)
+    config.set_option("server.address", before)
+
+
+def test_trust_remote_code_is_off_by_default_and_warns_when_on(app_db, served_on):
+    served_on("127.0.0.1")
     at = open_page()
     assert at.checkbox(key="rw_trust").value is False
+    assert not at.checkbox(key="rw_trust").disabled
     assert not any("trust_remote_code" in w.value for w in at.warning)
     at.checkbox(key="rw_trust").check().run()
     assert any("trust_remote_code is on" in w.value for w in at.warning)
+
+
+def test_trust_remote_code_is_not_offered_when_the_server_listens_beyond_this_machine(
+        app_db, served_on):
+    served_on("0.0.0.0")
+    at = open_page()
+    box = at.checkbox(key="rw_trust")
+    assert box.disabled and "listens on 0.0.0.0" in box.help
 
 
 def test_metrics_table_from_cached_scores(app_db):

@@ -192,3 +192,15 @@ def test_local_mode_writes_as_before(db):
     import_bytes(db, jsonl(garage_records(1)), "more.jsonl")
     assert export_text(db, "more", "garage")
     assert delete_dataset(db, "more") is True
+
+
+def test_remote_code_is_offered_only_on_a_loopback_server_and_to_admins():
+    from needlework.teams.permissions import User, remote_code_refusal  # noqa: PLC0415
+
+    admin = User(1, "ad", "admin")
+    annotator = User(2, "an", "annotator")
+    assert remote_code_refusal("127.0.0.1", None) is None
+    assert remote_code_refusal("localhost", admin) is None
+    assert "every network interface" in remote_code_refusal(None, None)
+    assert "listens on 0.0.0.0" in remote_code_refusal("0.0.0.0", admin)
+    assert "needs an admin" in remote_code_refusal("127.0.0.1", annotator)

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from components.state import signed_in
 from components.text import label
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import ModelFacts, RewardModel
 from needlework.rewards.registry import MODELS, ModelKey
+from needlework.teams.permissions import remote_code_refusal
 
 DEMO_MODEL_PATH = "data/demo-model"
 DEMO_BUILD = f"python -m needlework demo-model --out {DEMO_MODEL_PATH}"
@@ -89,9 +91,10 @@ def _form() -> ModelKey:
         st.caption("🧪 **Demo model** (the default): a tiny classifier this project trains on "
                    "synthetic safety needles, to try the workflow offline; its scores mean little. "
                    "For a real one, type its folder or hub id above.")
-    trust = st.checkbox("trust_remote_code", value=False, key="rw_trust",
-                        help="Run Python code shipped with the model (needed by a few custom "
-                             "architectures).")
+    refusal = remote_code_refusal(st.get_option("server.address"), signed_in())
+    trust = st.checkbox("trust_remote_code", value=False, key="rw_trust", disabled=bool(refusal),
+                        help=refusal or "Run Python code shipped with the model (needed by a few "
+                             "custom architectures).") and not refusal
     if trust:
         st.warning("trust_remote_code is on: Python code from the model's folder or hub "
                    "repository will run on this server when it loads. Only use it for models "

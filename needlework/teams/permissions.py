@@ -49,7 +49,11 @@ PERMISSIONS: dict[str, tuple[str, str]] = {
     "assign": (ADMIN, "assign items to annotators"),
     "guidelines": (ADMIN, "write guidelines"),
     "audit": (ADMIN, "export the change history"),
+    "remote_code": (ADMIN, "load a model that runs its own code"),
 }
+
+#: Addresses only this machine can reach.
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class PermissionDenied(PermissionError):
@@ -106,6 +110,23 @@ def require(actor: User | None, verb: str, dataset: str | None = None) -> None:
         raise PermissionDenied(f"the account {actor.name!r} is disabled: it may not {words}")
     raise PermissionDenied(f"{actor.name} is {_article(actor.role)} {actor.role} and may not "
                            f"{words}{_where(dataset)}: that needs the {role} role")
+
+
+def remote_code_refusal(address: str | None, actor: User | None) -> str | None:
+    """Why a browser may not load a model with ``trust_remote_code`` (``None``: it may).
+
+    Such a model runs Python code from its folder inside the server process, so a visitor
+    must not be able to ask for it: the app offers it only when the server listens on this
+    machine alone (``server.address`` a loopback address; unset means every interface)
+    and, in team mode, to admins. The CLI's ``--trust-remote-code`` is not affected."""
+    if (address or "") not in LOOPBACK:
+        where = f"listens on {address}" if address else "listens on every network interface"
+        return (f"Not offered here: this server {where}, so any visitor could run a model "
+                "folder's code on it. Serve the app on 127.0.0.1 (make run does in local mode), "
+                "or load the model with the CLI's --trust-remote-code.")
+    if not can(actor, "remote_code"):
+        return "Not offered to your role: loading a model that runs its own code needs an admin."
+    return None
 
 
 def _article(word: str) -> str:
