@@ -88,13 +88,19 @@ def render_marked_text(
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|$<>~:])")
+#: What Markdown turns into a link even when escaped (GFM autolinks): a URL scheme,
+#: ``www.`` and e-mail addresses. An invisible word joiner (U+2060) breaks each.
+_AUTOLINK = re.compile(r"(?i)(?<=:/)(?=/)|(?<=www)(?=\.)|(?<=@)")
+_JOINER = "\u2060"
 
 
 def label(text: str, limit: int = 120) -> str:
     """``text`` made safe for a widget label (labels render Markdown and LaTeX):
-    every Markdown/LaTeX special character is backslash-escaped, newlines become
-    spaces, and long text is cut with an ellipsis."""
+    every Markdown/LaTeX special character is backslash-escaped, autolinks (``://``,
+    ``www.``, ``@``) are broken by an invisible word joiner, newlines become spaces, and
+    long text is cut with an ellipsis."""
     text = " ".join(text.split())
     if len(text) > limit:
         text = text[: limit - 1] + "…"
+    text = _AUTOLINK.sub(_JOINER, text)
     return _MD_SPECIAL.sub(r"\\\1", text)
