@@ -23,6 +23,7 @@ POLL_SECONDS = 1.0
 NOTE = ("Runs on the server: you can use other pages and come back. The longest texts "
         "go first, so the count moves slowly at the start. Scores are cached as each "
         "batch finishes.")
+STARTING = "Starting: tokenizing and reading the cache …"
 
 
 def _elapsed(started_at: str | None) -> str:
@@ -39,15 +40,14 @@ def _cancel(job_id: int) -> None:
     RUNNER.cancel(get_db(), job_id)
 
 
-def _live(job_id: int) -> None:
+def _live(job_id: int, verb: str = "Scoring", starting: str = STARTING, note: str = NOTE) -> None:
     """Progress of a running job; reruns the whole page once it has finished."""
     job = RUNNER.get(get_db(), job_id)
     if job is None or job["display_status"] not in ACTIVE:
         st.rerun()
     total, done = int(job["total"] or 0), int(job["done"] or 0)
-    text = (f"Scoring {label(job['dataset'], 60)} with {label(job['model'], 60)}: "
-            f"{done:,} of {total:,} {job['unit']}" if total
-            else "Starting: tokenizing and reading the cache …")
+    text = (f"{verb} {label(job['dataset'], 60)} with {label(job['model'], 60)}: "
+            f"{done:,} of {total:,} {job['unit']}" if total else starting)
     text += f" · {_elapsed(job.get('started_at'))}"
     cols = st.columns([5, 1], vertical_alignment="center")
     cols[0].progress(done / total if total else 0.0, text=text)
@@ -56,16 +56,18 @@ def _live(job_id: int) -> None:
     else:
         cols[1].button("Cancel", key=f"rw_cancel_{job_id}", icon="⏹️",
                        on_click=_cancel, args=(job_id,))
-    st.caption(NOTE)
+    st.caption(note)
 
 
-def render_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, Any]], None]) -> None:
+def render_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, Any]], None], *,
+               verb: str = "Scoring", starting: str = STARTING, note: str = NOTE) -> None:
     """A job row from :meth:`needlework.jobs.JobRunner.latest`: live progress while it is
     active, else ``outcome(job)`` (the page's own words for done, cancelled, failed,
-    interrupted)."""
+    interrupted). ``verb``, ``starting`` and ``note`` are the progress line's words (the
+    defaults are the reward model's)."""
     if job is None:
         return
     if job["display_status"] in ACTIVE:
-        st.fragment(run_every=POLL_SECONDS)(_live)(int(job["id"]))
+        st.fragment(run_every=POLL_SECONDS)(_live)(int(job["id"]), verb, starting, note)
     else:
         outcome(job)
