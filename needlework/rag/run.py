@@ -196,19 +196,39 @@ def spec_from_params(db: Any, params: Mapping[str, Any]) -> RagEvalSpec:
     return RagEvalSpec(dataset, tuple(sets), connection, bool(params.get("with_related")))
 
 
-def run_rag_eval(job: Any, db: Any, progress: Progress, should_stop: ShouldStop) -> dict[str, Any]:
-    """Job-runner entry point: ``job`` is a :class:`RagEvalSpec`, a parameter mapping
-    (:func:`spec_from_params`) or an object with such a mapping as ``params``. Returns
-    the summary (the rows are in ``store.rag.run_results`` under ``summary["run_key"]``)."""
+def spec_of(job: Any, db: Any) -> RagEvalSpec:
+    """The :class:`RagEvalSpec` a job names: the job itself, ``job.inputs["spec"]`` (the
+    job runner's live inputs: a connection with an in-memory key, uploaded answers), or
+    JSON parameters (:func:`spec_from_params`): the job itself as a mapping, its
+    ``params`` or the runner's ``options``."""
     if isinstance(job, RagEvalSpec):
-        spec = job
-    else:
-        params = job if isinstance(job, Mapping) else getattr(job, "params", None)
-        if isinstance(params, str):
-            params = json.loads(params)
-        if not isinstance(params, Mapping):
-            raise TypeError("run_rag_eval needs a RagEvalSpec or job parameters")
-        spec = spec_from_params(db, params)
+        return job
+    inputs = getattr(job, "inputs", None)
+    if isinstance(inputs, Mapping) and isinstance(inputs.get("spec"), RagEvalSpec):
+        return inputs["spec"]
+    params = job if isinstance(job, Mapping) else getattr(job, "params", None)
+    if params is None and isinstance(getattr(job, "options", None), Mapping) \
+            and "dataset" in job.options:
+        params = job.options
+    if isinstance(params, str):
+        params = json.loads(params)
+    if not isinstance(params, Mapping):
+        raise TypeError("run_rag_eval needs a RagEvalSpec or job parameters")
+    return spec_from_params(db, params)
+
+
+def run_rag_eval(job: Any, db: Any, progress: Progress, should_stop: ShouldStop) -> dict[str, Any]:
+    """Job-runner entry point (the ``rag`` job kind, :mod:`.job`): ``job`` is a
+    :class:`RagEvalSpec`, a parameter mapping (:func:`spec_from_params`), an object with
+    such a mapping as ``params``, or a runner job (:func:`spec_of`). A runner job's
+    ``inputs["ready"]``, when given, is called with ``should_stop`` first (it waits for
+    a local judge to answer). Returns the summary (the rows are in
+    ``store.rag.run_results`` under ``summary["run_key"]``)."""
+    spec = spec_of(job, db)
+    inputs = getattr(job, "inputs", None)
+    ready = inputs.get("ready") if isinstance(inputs, Mapping) else None
+    if ready is not None:
+        ready(should_stop)
     return evaluate(db, spec, progress=progress, should_stop=should_stop).summary
 
 

@@ -104,8 +104,10 @@ def _grounded(parsed: Parsed | None) -> bool:
 def answer_row(case: AnswerCase, outcomes: dict[str, Outcome] | None, *,
                with_related: bool = False) -> dict[str, Any]:
     """Everything measured on one answer: BERGEN and attribution scores always, the judge
-    verdicts when ``outcomes`` (from :func:`needlework.rag.calls.run_requests`) is given.
-    JSON-ready."""
+    verdicts when ``outcomes`` (from :func:`needlework.rag.calls.run_requests`) is given;
+    with the question, the reference (human) answer and the passage labels it was
+    judged against (``labels``: passage number as text -> adjudicated label or
+    ``None``), so the answer can be shown beside the human one later. JSON-ready."""
     q = case.question
     answer = case.answer or ""
     gold = set(cited_numbers(q.reference))
@@ -116,7 +118,9 @@ def answer_row(case: AnswerCase, outcomes: dict[str, Outcome] | None, *,
         attribution = {"precision": p, "recall": r, "f1": f}
     row: dict[str, Any] = {
         "model": case.model, "item_key": q.key, "answered": case.answered,
-        "answer": case.answer, "needs_deflection": q.needs_deflection, "dims": dict(q.dims),
+        "answer": case.answer, "question": q.question, "reference": q.reference,
+        "labels": {str(p.number): p.label for p in q.passages},
+        "needs_deflection": q.needs_deflection, "dims": dict(q.dims),
         "bergen": bergen.answer_scores(strip_markers(answer),
                                        q.references(with_related)).as_dict(),
         "attribution": attribution,
