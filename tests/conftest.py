@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,10 @@ import pytest
 import store
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# AppTest runs pages in this process: show their errors in full (the app's own config hides
+# them from visitors; browser tests run servers with that config, see tests/browser/harness.py).
+os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
 SHARED_DATA = ROOT.parent / "shared" / "data"
 RMBENCH_DIR = SHARED_DATA / "rm-bench"
 

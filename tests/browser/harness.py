@@ -52,6 +52,7 @@ class AppServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ, NEEDLEWORK_DB=str(db_path), PYTHONUNBUFFERED="1",
                         **(env or {}))
+        self.env.pop("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", None)  # the app's own config
         self.log_path = self.db_path.parent / f"streamlit-{self.port}.log"
         self.proc: subprocess.Popen | None = None
 
@@ -129,10 +130,12 @@ def wait_idle(page, timeout: float = 30_000) -> None:
 
 
 def assert_no_exception(page) -> None:
-    """Fail when the page shows a Streamlit exception box."""
+    """Fail when the page shows a Streamlit exception box (visitors see a redacted notice:
+    the traceback is in the server's log, ``streamlit-PORT.log`` beside its database)."""
     boxes = page.locator('[data-testid="stException"]')
     if boxes.count():
-        raise AssertionError("Streamlit exception on the page:\n" + boxes.first.inner_text())
+        raise AssertionError("Streamlit exception on the page (the traceback is in the server "
+                             "log beside the test database):\n" + boxes.first.inner_text())
 
 
 def screenshot(page, name: str) -> Path:
