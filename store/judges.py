@@ -186,3 +186,85 @@ def run_results(db: Database, run_key: str, item_key: str | None = None) -> list
     for row in rows:
         row["entry"] = json.loads(row["entry"])
     return rows
+
+
+JUDGE_PREFIX = "judge:"  # how a judge run is named among scoring runs (store.review)
+
+
+def finished_runs(db: Database, dataset: str) -> list[dict[str, Any]]:
+    """The runs of ``dataset`` that have results (done, or cancelled with a summary),
+    newest first, with how many items they judged (``judged_items``)."""
+    rows = db.execute_returning_dicts(
+        "select r.*, (select count(distinct item_key) from judge_results x "
+        "where x.run_key = r.run_key) as judged_items from judge_runs r "
+        "where r.dataset = ? and r.status = 'done' order by r.updated_at desc, r.id desc",
+        [dataset])
+    return [_run(r) for r in rows]
+
+
+def _side(label: str) -> tuple[str, int]:
+    side, _, rest = label.partition("[")
+    return side, int(rest.rstrip("]"))
+
+
+def review_scores(db: Database, run_key: str) -> dict[str, dict[str, Any]]:
+    """A judge run in the shape of ``store.review.item_scores_map``, plus ``disagree``:
+    ``{item_key: {"chosen_scores", "rejected_scores", "disagree": [[i, j], ...]}}``.
+
+    Selection: each response's score is the share of the item's answered-or-invalid
+    trials that named it (skipped trials left out; ``None`` when every trial was
+    skipped); ``disagree`` lists the comparisons (chosen i, rejected j) the judge got
+    wrong in some trial: it named rejected j over chosen i, or its answer was invalid
+    (counted wrong, as in the run's accuracy). Scoring: the judge's ratings (``None``
+    where invalid or skipped); a comparison disagrees when rejected j rated at or above
+    chosen i, or either rating is invalid.
+    """
+    rows = db.execute("select item_key, entry from judge_results where run_key = ? order by rowid",
+                      [run_key]).fetchall()
+    items: dict[str, dict[str, Any]] = {}
+    for item_key, raw in rows:
+        e = json.loads(raw)
+        it = items.setdefault(item_key, {"named": {}, "trials": 0, "ratings": {}, "invalid": set(),
+                                         "disagree": set(), "members": set()})
+        members = [_side(m) for m in e["members"]]
+        it["members"].update(members)
+        if e.get("skipped"):
+            continue
+        if len(members) == 1:  # scoring: one response rated
+            if e.get("valid") and e.get("score") is not None:
+                it["ratings"][members[0]] = float(e["score"])
+            else:
+                it["invalid"].add(members[0])
+            continue
+        it["trials"] += 1
+        picked = members[e["picked"]] if e.get("valid") and e.get("picked") is not None else None
+        if picked is not None:
+            it["named"][picked] = it["named"].get(picked, 0) + 1
+        chosen = [m for m in members if m[0] == "chosen"]
+        rejected = [m for m in members if m[0] == "rejected"]
+        losers = rejected if picked is None else [picked] if picked[0] == "rejected" else []
+        it["disagree"].update((c[1], r[1]) for c in chosen for r in losers)
+    out: dict[str, dict[str, Any]] = {}
+    for item_key, it in items.items():
+        n_chosen = 1 + max((k for s, k in it["members"] if s == "chosen"), default=-1)
+        n_rejected = 1 + max((k for s, k in it["members"] if s == "rejected"), default=-1)
+        if it["ratings"] or it["invalid"]:
+            def rating(m: tuple[str, int], it: dict[str, Any] = it) -> float | None:
+                return it["ratings"].get(m)
+            chosen = [rating(("chosen", i)) for i in range(n_chosen)]
+            rejected = [rating(("rejected", j)) for j in range(n_rejected)]
+            disagree = sorted(
+                (i, j) for i in range(n_chosen) for j in range(n_rejected)
+                if ("chosen", i) in it["invalid"] or ("rejected", j) in it["invalid"]
+                or (chosen[i] is not None and rejected[j] is not None and rejected[j] >= chosen[i]))
+        else:
+            trials = it["trials"]
+
+            def share(m: tuple[str, int], it: dict[str, Any] = it, trials: int = trials) -> float | None:
+                return it["named"].get(m, 0) / trials if trials else None
+            chosen = [share(("chosen", i)) for i in range(n_chosen)]
+            rejected = [share(("rejected", j)) for j in range(n_rejected)]
+            disagree = sorted(it["disagree"])
+        out[item_key] = {"chosen_scores": chosen, "rejected_scores": rejected,
+                         "disagree": [list(p) for p in disagree]}
+    return out

@@ -7,6 +7,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from store.judges import JUDGE_PREFIX, finished_runs, review_scores
+
 VERDICT_PREFIX = "verdict:"
 
 
@@ -56,15 +58,28 @@ def _has_table(db: Database, name: str) -> bool:
 
 def scored_runs(db: Database, dataset: str) -> list[dict[str, Any]]:
     """Models that scored the dataset, newest first: ``model, fingerprint, variant,
-    items, updated_at`` ([] when there is no scores table)."""
-    if not _has_table(db, "item_scores"):
-        return []
-    return db.execute_returning_dicts(
-        "select model, fingerprint, variant, count(*) as items, max(updated_at) as updated_at "
-        "from item_scores where dataset = ? group by fingerprint, variant, model "
-        "order by updated_at desc",
-        [dataset],
-    )
+    items, updated_at`` ([] when there is no scores table); then the finished LLM-judge
+    runs of the dataset in the same shape, their ``fingerprint`` ``judge:RUN_KEY``
+    (:func:`item_scores_map` reads them like a scoring run)."""
+    runs: list[dict[str, Any]] = []
+    if _has_table(db, "item_scores"):
+        runs = db.execute_returning_dicts(
+            "select model, fingerprint, variant, count(*) as items, max(updated_at) as updated_at "
+            "from item_scores where dataset = ? group by fingerprint, variant, model "
+            "order by updated_at desc",
+            [dataset],
+        )
+    if _has_table(db, "judge_runs"):
+        for run in finished_runs(db, dataset):
+            summary = run.get("summary") or {}
+            order = summary.get("order") or run["options"].get("order") or ""
+            name = run["model"].rstrip("/").rsplit("/", 1)[-1] if run["model"].startswith("/") \
+                else run["model"]
+            runs.append({"model": f"judge {name}", "fingerprint": JUDGE_PREFIX + run["run_key"],
+                         "variant": f"{run['mode']}, {order}" if run["mode"] == "selection"
+                         else run["mode"],
+                         "items": run["judged_items"], "updated_at": run["updated_at"]})
+    return runs
 
 
 def item_scores_map(
@@ -72,12 +87,16 @@ def item_scores_map(
 ) -> dict[str, dict[str, list[float | None]]]:
     """``{item_key: {"chosen_scores": [...], "rejected_scores": [...]}}`` of one
     scoring run (default: the most recent one); {} when nothing is scored or there
-    is no scores table."""
+    is no scores table. A judge run (``fingerprint`` ``judge:RUN_KEY``) gives
+    :func:`store.judges.review_scores`: per-response shares or ratings, and the
+    comparisons it got wrong as ``disagree``."""
     runs = scored_runs(db, dataset)
     if not runs:
         return {}
     if fingerprint is None:
         fingerprint, variant = runs[0]["fingerprint"], runs[0]["variant"]
+    if fingerprint.startswith(JUDGE_PREFIX):
+        return review_scores(db, fingerprint[len(JUDGE_PREFIX):])
     sql = ("select item_key, chosen_scores, rejected_scores from item_scores "
            "where dataset = ? and fingerprint = ?")
     params: list[Any] = [dataset, fingerprint]

@@ -97,11 +97,14 @@ def _result(trial: Trial, call_key: str | None, parsed: Parsed | None,
 
 
 def _identity(connection: Connection, dataset: str, mode: str, order: str, seed: int,
-              policy: str) -> dict[str, Any]:
-    return {"dataset": dataset, "endpoint": connection.endpoint, "model": connection.model,
-            "params": connection.params(), "mode": mode, "order": order,
-            "seed": seed if order == "shuffle" else None, "context_policy": policy,
-            "context_window": connection.context_window, "prompt_version": PROMPT_VERSION}
+              policy: str, selection: dict[str, Any] | None = None) -> dict[str, Any]:
+    identity = {"dataset": dataset, "endpoint": connection.endpoint, "model": connection.model,
+                "params": connection.params(), "mode": mode, "order": order,
+                "seed": seed if order == "shuffle" else None, "context_policy": policy,
+                "context_window": connection.context_window, "prompt_version": PROMPT_VERSION}
+    if selection:  # a run on part of the dataset is a run of its own
+        identity["selection"] = dict(selection)
+    return identity
 
 
 def run_judge(
@@ -118,6 +121,7 @@ def run_judge(
     progress: Progress | None = None,
     should_stop: ShouldStop | None = None,
     client: JudgeClient | None = None,
+    selection: dict[str, Any] | None = None,
 ) -> JudgeRun:
     """Judge ``items`` (``(item key, Preference)``, e.g. from
     :func:`needlework.rewards.runs.load_preferences`) in ``mode`` (selection or scoring).
@@ -126,8 +130,11 @@ def run_judge(
     rotation; both orders of a pair). ``context_policy`` is skip, keep-start or keep-end
     (used when ``connection.context_window`` is set). ``progress(done, total)`` counts
     trials; ``should_stop()`` cancels. Pass ``client`` to share one (and its request
-    counter); otherwise one is made and closed here. Raises :class:`JudgeError` (or
-    :class:`JudgeCancelled`) after recording the run as failed (or cancelled).
+    counter); otherwise one is made and closed here. ``selection`` (JSON-ready, e.g.
+    ``{"per_subset": 2}``) says that ``items`` are part of the dataset: it is recorded with
+    the run and is part of its identity, so a run on a few items never replaces the run on
+    all of them. Raises :class:`JudgeError` (or :class:`JudgeCancelled`) after recording the
+    run as failed (or cancelled).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -141,7 +148,7 @@ def run_judge(
     keys: list[str | None] = [
         None if t.skipped else cache.call_key(endpoint, model, params, cache.prompt_hash(t.messages))
         for t in trials]
-    identity = _identity(connection, dataset, mode, order, seed, context_policy)
+    identity = _identity(connection, dataset, mode, order, seed, context_policy, selection)
     run_key = cache.run_key(**identity)
     options = {**identity, "connection": connection.describe(), "trials": len(trials)}
     store.start_run(db, run_key, dataset=dataset, endpoint=endpoint, model=model, mode=mode,
@@ -187,7 +194,8 @@ def run_judge(
         "model": model, "mode": mode, "order": order,
         "seed": seed if order == "shuffle" else None, "context_policy": context_policy,
         "context_window": connection.context_window, "prompt_version": PROMPT_VERSION,
-        "params": params, "items": len(items), "requests": requests, "retries": retries,
+        "params": params, "items": len(items), "selection": selection or None,
+        "requests": requests, "retries": retries,
         "cached": sum(1 for k in keys if k and k not in pending),
         "sent": len(pending), "errors": len(errors),
         "cut": sum(1 for t in trials if t.fit.cut and not t.skipped),

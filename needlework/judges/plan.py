@@ -154,3 +154,24 @@ def plan_trials(items: Sequence[tuple[str, Preference]], mode: str, *, order: st
                                     render_one(fit.responses), fit, dict(pref.meta)))
                 k += 1
     return trials
+
+
+def select_items(items: Sequence[tuple[str, Preference]], *, subsets: Sequence[str] | None = None,
+                 per_subset: int | None = None) -> list[tuple[str, Preference]]:
+    """Part of a dataset, to try a judge on a few items first: the items of ``subsets``
+    (all when ``None`` or empty), at most ``per_subset`` of each subset (the first ones in
+    import order; all when ``None``). Every subset stays represented, so accuracy and the
+    invalid rate are still reported per subset."""
+    if per_subset is not None and per_subset < 1:
+        raise ValueError(f"items per subset must be at least 1, got {per_subset}")
+    wanted = set(subsets or ())
+    taken: dict[str, int] = {}
+    out = []
+    for key, pref in items:
+        if wanted and pref.subset not in wanted:
+            continue
+        if per_subset is not None and taken.get(pref.subset, 0) >= per_subset:
+            continue
+        taken[pref.subset] = taken.get(pref.subset, 0) + 1
+        out.append((key, pref))
+    return out

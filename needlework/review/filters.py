@@ -39,9 +39,14 @@ class Filters:
 
 def disagreements(entry: Mapping[str, Any] | None, pairs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """The ``(i, j)`` of ``pairs`` where rejected[j] scored at or above chosen[i]
-    (a tie counts as the model disagreeing, as in the benchmarks' strict rule)."""
+    (a tie counts as the model disagreeing, as in the benchmarks' strict rule). An entry
+    that lists its wrong comparisons itself (``disagree``: ``[[i, j], ...]``, an LLM
+    judge's run, see :func:`store.judges.review_scores`) is read as it says."""
     if not entry:
         return []
+    if "disagree" in entry:
+        wrong = {(int(i), int(j)) for i, j in entry["disagree"] or []}
+        return [(i, j) for i, j in pairs if (i, j) in wrong]
     chosen = list(entry.get("chosen_scores") or [])
     rejected = list(entry.get("rejected_scores") or [])
     out = []

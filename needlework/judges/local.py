@@ -1,0 +1,115 @@
+"""The local demo judge of this server process, started on demand.
+
+The Reward model page and the Needle lab offer to start the offline demo judge
+(``data/demo-judge``, built by ``python -m needlework demo-judge``) with
+``transformers serve`` on 127.0.0.1 (:mod:`.serve`). :data:`LOCAL` keeps that one
+child process for the whole server, shared by every session: :meth:`LocalJudges.start`
+starts it once (concurrent callers wait for the first), :meth:`LocalJudges.running`
+says whether it answers, :meth:`LocalJudges.stop` ends it, and the process stops it
+when it exits. From the command line the same server is::
+
+    python -m needlework serve-judge            # prints the base URL and model name
+
+The demo judge is a demo: a tiny model trained for a few minutes on synthetic safety
+needles (and the RAG judge prompts on the demo answers). Point the page at a real
+endpoint (OpenAI, vLLM, Ollama) for real judgements.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from pathlib import Path
+from typing import Any
+
+from needlework.judges import demo
+from needlework.judges.connection import Connection
+from needlework.judges.serve import LocalServer, ServerError, start_server
+
+DEMO_JUDGE_DIR = Path("data/demo-judge")
+DEMO_BUILD = f"python -m needlework demo-judge --out {DEMO_JUDGE_DIR}"
+DEMO_THREADS = 2
+
+
+def demo_folder() -> Path:
+    """The demo judge's folder, absolute (``data/demo-judge`` below the working directory)."""
+    return DEMO_JUDGE_DIR.resolve()
+
+
+def context_window_of(model: str) -> int | None:
+    """The context window recorded by a demo judge folder named ``model`` (the name the
+    local server is pinned to), else ``None`` (unknown)."""
+    try:
+        folder = Path(model)
+        if not folder.is_absolute() or not folder.is_dir():
+            return None
+        report = demo.read_report(folder)
+    except (OSError, ValueError):
+        return None
+    window = (report or {}).get("context_window")
+    return int(window) if isinstance(window, int) and window > 0 else None
+
+
+def short_name(model: str) -> str:
+    """A model name as people read it: a local folder's last part (``demo-judge``)."""
+    text = model.rstrip("/")
+    if text.startswith("/") and Path(text).name:
+        return Path(text).name
+    return text or "judge"
+
+
+class LocalJudges:
+    """One local judge server per process (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: LocalServer | None = None
+
+    def start(self, folder: str | Path | None = None, *, threads: int = DEMO_THREADS,
+              ready_timeout: float | None = None) -> LocalServer:
+        """Serve ``folder`` (default: the demo judge) and wait until it answers; returns the
+        server. A server already running for that folder is returned as is. Raises
+        :class:`~.serve.ServerError` with what went wrong (the folder is not built, the
+        server exited, it did not answer in time)."""
+        folder = Path(folder).resolve() if folder is not None else demo_folder()
+        if not (folder / "config.json").is_file():
+            raise ServerError(f"no judge model in {folder}: build the demo judge first "
+                              f"({DEMO_BUILD}, about 3 minutes)")
+        with self._lock:
+            server = self._server
+            if server is not None and server.alive() and Path(server.model) == folder:
+                return server
+            if server is not None:
+                server.stop()
+                self._server = None
+            options: dict[str, Any] = {"threads": threads}
+            if ready_timeout is not None:
+                options["ready_timeout"] = ready_timeout
+            self._server = start_server(folder, **options)
+            return self._server
+
+    def running(self) -> LocalServer | None:
+        """The server while its process lives, else ``None``."""
+        with self._lock:
+            server = self._server
+        return server if server is not None and server.alive() else None
+
+    def connection(self, **options: Any) -> Connection | None:
+        """A connection to the running server (its model's context window filled in), or ``None``."""
+        server = self.running()
+        if server is None:
+            return None
+        options.setdefault("context_window", context_window_of(server.model))
+        return server.connection(**options)
+
+    def stop(self) -> None:
+        """Stop the server (idempotent)."""
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop()
+
+
+#: The local judge server of this process.
+LOCAL = LocalJudges()
+atexit.register(LOCAL.stop)

@@ -1,0 +1,226 @@
+"""A finished judge run as the pages show it: figures per subset, position bias, the
+failures with the judge's own words, per-item outcomes (to compare with another run),
+and the rows of its downloads.
+
+Numbering is the reader's everywhere: ``chosen 1``, ``rejected 2`` are ``chosen[0]``
+and ``rejected[1]`` of the record (the Review page says the same), and the letters
+``A, B, ...`` are the order the judge saw.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from needlework import metrics
+from needlework.judges import evaluate
+from needlework.judges.local import short_name
+from needlework.judges.parse import letters
+
+ORDER_WORDS = {"shuffle": "one shuffled order", "rotations": "every rotation"}
+
+
+def member_words(label: str) -> str:
+    """``rejected[1]`` → ``rejected 2`` (the reader's numbering)."""
+    side, _, rest = label.partition("[")
+    return f"{side} {int(rest.rstrip(']')) + 1}"
+
+
+def member_index(label: str) -> tuple[str, int]:
+    """``rejected[1]`` → ``("rejected", 1)``."""
+    side, _, rest = label.partition("[")
+    return side, int(rest.rstrip("]"))
+
+
+def run_title(run: Mapping[str, Any]) -> str:
+    """``judge demo-judge · selection, one shuffled order (seed 0) · 10 items``."""
+    summary = run.get("summary") or {}
+    options = run.get("options") or {}
+    mode = run.get("mode") or summary.get("mode")
+    order = summary.get("order") or options.get("order")
+    how = mode or "?"
+    if mode == "selection" and order:
+        how += f", {ORDER_WORDS.get(order, order)}"
+        if order == "shuffle" and summary.get("seed") is not None:
+            how += f" (seed {summary['seed']})"
+    items = summary.get("items")
+    part = " of a selection" if summary.get("selection") else ""
+    return (f"judge {short_name(str(run.get('model') or ''))} · {how}"
+            + (f" · {items} items{part}" if items is not None else ""))
+
+
+def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Accuracy and invalid rate per subset, then an ``overall`` row (figures as numbers:
+    accuracy and rates in [0, 1], ``None`` where nothing was answered)."""
+    unit = "trials" if summary.get("mode") == "selection" else "items"
+    rows = []
+    for name, part in (summary.get("subsets") or {}).items():
+        rows.append({"subset": name, unit: part.get("n", 0), "correct": part.get("correct", 0),
+                     "accuracy": part.get("accuracy"), "answered": part.get("answered", 0),
+                     "invalid": part.get("invalid", 0), "invalid rate": part.get("invalid_rate"),
+                     "skipped (too long)": part.get("skipped", 0)})
+    bon = (summary.get("metrics") or {}).get("bon") or {}
+    rows.append({"subset": "overall", unit: bon.get("n", summary.get("trials", 0)),
+                 "correct": bon.get("correct", 0), "accuracy": summary.get("accuracy"),
+                 "answered": summary.get("answered", 0), "invalid": summary.get("invalid", 0),
+                 "invalid rate": summary.get("invalid_rate"),
+                 "skipped (too long)": summary.get("skipped", 0)})
+    return rows
+
+
+def bias_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The position-bias figures of a rotation run, one row per group size (``[]`` for a
+    shuffled run): accuracy with the chosen response shown at each position, their spread,
+    the share of answers naming each position, and consistency across rotations."""
+    rows = []
+    for n, bias in sorted((summary.get("position_bias") or {}).items(), key=lambda kv: int(kv[0])):
+        marks = letters(int(n))
+        row: dict[str, Any] = {"responses": int(n), "groups": bias.get("groups")}
+        for k, acc in enumerate(bias.get("accuracy_by_position") or []):
+            row[f"accuracy, chosen shown as {marks[k]}"] = acc
+        row["spread"] = bias.get("spread")
+        for k, rate in enumerate(bias.get("pick_rate") or []):
+            row[f"answers naming {marks[k]}"] = rate
+        row["consistency"] = bias.get("consistency")
+        rows.append(row)
+    return rows
+
+
+@dataclass(frozen=True)
+class JudgeFailure:
+    """One trial the judge got wrong: it named a rejected response, or its answer was
+    invalid (or missing), which counts wrong."""
+
+    item: str
+    subset: str
+    trial: int
+    rotation: int | None
+    shown: tuple[str, ...]  # member labels in the order shown (A, B, ...)
+    picked: str | None  # the label it named, or None (invalid or no answer)
+    reason: str | None
+    raw: str | None  # the judge's own words
+    pair: tuple[int, int]  # (chosen i, rejected j), 0-based: the comparison to open in Review
+
+    @property
+    def verdict(self) -> str:
+        """``named rejected 2 over chosen 1`` or ``invalid answer: …``."""
+        chosen = [member_words(m) for m in self.shown if m.startswith("chosen")]
+        if self.picked is not None:
+            return f"named {member_words(self.picked)} over {' / '.join(chosen)}"
+        return f"invalid answer: {self.reason}" if self.reason else "invalid answer"
+
+    @property
+    def order_words(self) -> str:
+        """``A = rejected 2, B = chosen 1``: what each letter stood for."""
+        return ", ".join(f"{mark} = {member_words(m)}"
+                         for mark, m in zip(letters(len(self.shown)), self.shown, strict=True))
+
+    @property
+    def comparison(self) -> str:
+        """``chosen 1 vs rejected 2`` (the Review page's words for the pair to open)."""
+        return f"chosen {self.pair[0] + 1} vs rejected {self.pair[1] + 1}"
+
+
+def failures(rows: Iterable[Mapping[str, Any]]) -> list[JudgeFailure]:
+    """The wrong trials of a selection run (``store.judges.run_results`` rows: ``entry``
+    and the judge's ``raw`` answer), in run order; skipped trials are not failures here
+    (they are counted as skipped)."""
+    out = []
+    for row in rows:
+        entry = row["entry"]
+        if entry.get("skipped") or entry.get("correct"):
+            continue
+        members = tuple(entry["members"])
+        chosen = [member_index(m)[1] for m in members if m.startswith("chosen")]
+        rejected = [member_index(m)[1] for m in members if m.startswith("rejected")]
+        picked = None
+        if entry.get("valid") and entry.get("picked") is not None:
+            picked = members[int(entry["picked"])]
+        j = member_index(picked)[1] if picked and picked.startswith("rejected") else \
+            (rejected[0] if rejected else 0)
+        out.append(JudgeFailure(str(entry["item_key"]), str(entry.get("subset", "")),
+                                int(entry.get("trial", 0)), entry.get("rotation"), members, picked,
+                                entry.get("reason"), row.get("raw"), (chosen[0] if chosen else 0, j)))
+    return out
+
+
+def scoring_failures(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The items a scoring run gets wrong: per item, the judge's ratings (``None`` where
+    invalid or skipped) and each answer, worst pair first by the classifier rule."""
+    rows = list(rows)
+    entries = evaluate.scoring_entries([r["entry"] for r in rows])
+    answers: dict[str, dict[str, Any]] = defaultdict(dict)
+    for r in rows:
+        e = r["entry"]
+        answers[e["item_key"]][e["members"][0]] = {
+            "score": e.get("score") if e.get("valid") else None, "valid": e.get("valid"),
+            "skipped": e.get("skipped"), "reason": e.get("reason"), "raw": r.get("raw")}
+    out = []
+    for entry in entries:
+        if metrics.bon_correct(entry["chosen_scores"], entry["rejected_scores"]):
+            continue
+        chosen, rejected = entry["chosen_scores"], entry["rejected_scores"]
+        pairs = [(c - r if c is not None and r is not None else float("-inf"), i, j)
+                 for i, c in enumerate(chosen) for j, r in enumerate(rejected)]
+        _, i, j = min(pairs) if pairs else (0, 0, 0)
+        out.append({"item": entry["id"], "subset": entry["subset"], "pair": (i, j),
+                    "answers": answers[entry["id"]]})
+    return out
+
+
+def item_outcomes(mode: str, results: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    """Per item, the share of its judged comparisons the judge got right: selection, the
+    share of right trials (a needle pair in both orders: 0, 0.5 or 1); scoring, 1 or 0 by
+    the strict best-of-n rule (an invalid rating counts wrong). ``None``: all skipped."""
+    if mode == "selection":
+        return evaluate.item_accuracy(results)
+    out: dict[str, float | None] = {}
+    for entry in evaluate.scoring_entries(results):
+        gaps = metrics.missing_count(entry)
+        skipped = gaps == len(entry["chosen_scores"]) + len(entry["rejected_scores"])
+        out[entry["id"]] = None if skipped else float(
+            metrics.bon_correct(entry["chosen_scores"], entry["rejected_scores"]))
+    return out
+
+
+def trials_csv(rows: Iterable[Mapping[str, Any]]) -> str:
+    """One line per trial: item, subset, trial, rotation, order shown (reader's numbering),
+    what it named, right or wrong, valid, skipped, reason, and the judge's answer."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["item", "subset", "trial", "rotation", "order shown", "named", "score",
+                     "correct", "valid", "skipped", "reason", "judge answer"])
+    for row in rows:
+        e = row["entry"]
+        members = e["members"]
+        named = ""
+        if e.get("valid") and e.get("picked") is not None:
+            named = member_words(members[int(e["picked"])])
+        writer.writerow([e["item_key"], e.get("subset", ""), e.get("trial"), e.get("rotation"),
+                         " | ".join(member_words(m) for m in members), named,
+                         e.get("score") if e.get("score") is not None else "",
+                         e.get("correct"), e.get("valid"), e.get("skipped"), e.get("reason") or "",
+                         row.get("raw") or ""])
+    return buffer.getvalue()
+
+
+def metrics_rows_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Rows of dicts (the per-subset figures) as CSV, columns in the first row's order."""
+    if not rows:
+        return ""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def jsonl(lines: Iterable[Mapping[str, Any]]) -> str:
+    """JSON lines."""
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
