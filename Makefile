@@ -40,7 +40,7 @@ seed: venv
 run: venv seed
 	@line=$$($(PY) -m needlework mode) || exit 1; mode=$${line%% *}; address=$${line#* }; \
 	echo "needlework: $$mode mode, serving on http://$$address:$(PORT)"; \
-	$(PY) -m streamlit run app.py --server.address "$$address" --server.port $(PORT) \
+	$(PY) -m streamlit run serve.py --server.address "$$address" --server.port $(PORT) \
 	  --server.headless true --browser.gatherUsageStats false --server.fileWatcherType $(WATCH)
 
 # The OpenID Connect provider the teams tests start (panva's oidc-provider, from npm).

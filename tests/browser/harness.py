@@ -42,7 +42,7 @@ def page_paths() -> list[str]:
 
 
 class AppServer:
-    """``streamlit run app.py`` on a fixed localhost port, which a test may kill (even
+    """``streamlit run serve.py`` on a fixed localhost port, which a test may kill (even
     with SIGKILL, or freeze with SIGSTOP) and start again on the same port and database."""
 
     def __init__(self, db_path: Path, env: dict[str, str] | None = None,
@@ -59,7 +59,7 @@ class AppServer:
     def start(self, timeout: float = 60) -> str:
         log = open(self.log_path, "a")  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+            [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true",
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,

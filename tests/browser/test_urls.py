@@ -1,0 +1,30 @@
+"""Natural URLs in Chromium: every page answers at its own name and at the words people
+type for it, /home and unknown paths land on Home, and no "Page not found" dialog opens."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.harness import assert_no_exception, wait_idle
+
+CASES = [
+    ("home", "/", "Home"),
+    ("home?dataset=demo-preference", "/?dataset=demo-preference", "Home"),
+    ("Annotate?dataset=xss", "/annotate?dataset=xss", "Annotate"),
+    ("review-pairs", "/review", "Review pairs"),
+    ("reward-model", "/rewards", "Reward model"),
+    ("needle-lab", "/needle", "Needle lab"),
+    ("import", "/data", "Import & export"),
+    ("no-such-page?x=1", "/?x=1", "Home"),
+]
+
+
+@pytest.mark.parametrize(("path", "lands", "page_name"), CASES)
+def test_natural_urls_open_their_page_without_a_dialog(page, app_url, path, lands, page_name):
+    page.goto(f"{app_url}/{path}")
+    wait_idle(page, timeout=60_000)
+    assert page.url.startswith(app_url + lands), page.url
+    assert page.locator('[role="dialog"]').count() == 0
+    nav = page.locator('[data-testid="stSidebarNav"] a[aria-current="page"]')
+    assert nav.first.inner_text().strip().endswith(page_name)
+    assert_no_exception(page)
