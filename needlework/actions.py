@@ -19,6 +19,9 @@ Kinds (the JSON the browser sends, all fields strings unless said):
   comparison chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
 - ``reasons``: ``{..., "i", "j", "reasons": [...]}`` replaces the reasons of an existing
   verdict (no verdict yet: nothing changes).
+- ``undo`` / ``redo``: ``{"id", "kind", "dataset", "annotator", "scope": "annotate"|"review"}``
+  reverts the annotator's newest own change on that page's fields not undone yet (redo:
+  the newest undo, unless a new change came after it). Sent twice, it still reverts once.
 
 An action that cannot apply (unknown item, passage out of range, a label that does not
 exist) is *rejected*: it is acknowledged with the reason, recorded, and changes nothing.
@@ -32,7 +35,7 @@ import logging
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlite_utils import Database
@@ -45,12 +48,20 @@ from needlework.grounding.labels import LABEL_PREFIX, LABELS
 from needlework.review.verdicts import REASONS, VERDICTS, field_name, make_value, verdict_of
 from needlework.teams.permissions import User, action_guard, check_write
 from store import actions as store_actions
-from store.annotations import get_value, set_annotation
+from store.annotations import get_value, last_redoable, last_undoable, set_annotation, undo
 from store.datasets import get_item
 
 log = logging.getLogger(__name__)
 
-KINDS = ("set", "deflect", "verdict", "reasons")
+KINDS = ("set", "deflect", "verdict", "reasons", "undo", "redo")
+#: What an undo or redo key may revert, by page (``scope``): the annotate page's fields
+#: (the ``deflected`` flag follows the answer) and the review page's verdicts.
+UNDO_SCOPES: dict[str, tuple[str, ...]] = {
+    "annotate": (LABEL_PREFIX, "dim:", "answer", "flag", "skipped", "comment"),
+    "review": ("verdict:",),
+}
+#: Item fields the annotate keys set besides labels and dimensions (value: a string or null).
+ITEM_FIELDS = {"flag": ("flagged",), "skipped": ("skipped",), "comment": None}
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")
 MAX_BATCH = 500  # actions applied per call; the rest wait for the next delivery
 MAX_TEXT = 2000  # longest note or dimension value an action may carry
@@ -87,6 +98,8 @@ class Outcome:
     status: str
     message: str = ""
     history_id: int | None = None
+    item: str = ""   # what an undo or redo reverted
+    field: str = ""
 
 
 @dataclass
@@ -143,6 +156,12 @@ def parse(raw: Any) -> Action:
     kind = raw.get("kind")
     if kind not in KINDS:
         raise Rejected(f"kind: expected one of {', '.join(KINDS)}")
+    if kind in ("undo", "redo"):
+        scope = raw.get("scope")
+        if scope not in UNDO_SCOPES:
+            raise Rejected(f"scope: expected one of {', '.join(UNDO_SCOPES)}")
+        return Action(str(raw.get("id")), kind, _text(raw, "dataset"), "",
+                      _text(raw, "annotator").strip(), field=scope)
     common = {"id": str(raw.get("id")), "kind": kind, "dataset": _text(raw, "dataset"),
               "item": _text(raw, "item", limit=1000), "annotator": _text(raw, "annotator").strip()}
     if kind == "set":
@@ -225,7 +244,35 @@ def _check_set(targets: _Targets, action: Action) -> None:
         if action.value is not None and allowed is not None and action.value not in allowed:
             raise Rejected(f"value {action.value!r}: not a value of {action.field[4:]}")
         return
-    raise Rejected(f"field {action.field!r}: keys set passage labels and dimensions only")
+    if action.field in ITEM_FIELDS:
+        allowed = ITEM_FIELDS[action.field]
+        if action.value is not None and allowed is not None and action.value not in allowed:
+            raise Rejected(f"value {action.value!r}: not a value of {action.field}")
+        return
+    raise Rejected(f"field {action.field!r}: keys set passage labels, dimensions, the flag, "
+                   "the skip mark and the comment only")
+
+
+def _revert(db: Database, targets: _Targets, action: Action,
+            allowed: Callable[[Action], str | None] | None) -> Outcome:
+    """Undo or redo (see the module docstring); the change it reverts must be allowed too."""
+    prefixes = UNDO_SCOPES[action.field]
+    targets.dataset(action.dataset, GROUNDING if action.field == "annotate" else PREFERENCE)
+    find = last_undoable if action.kind == "undo" else last_redoable
+    row = find(db, action.dataset, action.annotator, prefixes)
+    if row is None:
+        return Outcome(action.id, "unchanged", f"nothing to {action.kind}")
+    target = replace(action, item=row["item_key"], field=row["field"])
+    why = allowed(target) if allowed else None
+    if why:
+        raise Rejected(why)
+    hid = undo(db, row["id"], action.annotator, action=action.kind)
+    if row["field"] == "answer":  # the deflected flag follows the restored answer
+        restored = get_value(db, action.dataset, row["item_key"], action.annotator, "answer") or ""
+        set_annotation(db, action.dataset, row["item_key"], action.annotator, "deflected",
+                       True if ga.is_deflection(restored) else None)
+    return Outcome(action.id, "applied", f"{action.kind}: {row['field']} of {row['item_key']}",
+                   history_id=hid, item=row["item_key"], field=row["field"])
 
 
 def _apply_one(db: Database, targets: _Targets, action: Action) -> Outcome:
@@ -335,11 +382,14 @@ def _apply_batch(db: Database, todo: list[Action],
                 try:
                     if action.kind == "invalid":
                         raise Rejected(action.value)
-                    why = allowed(action) if allowed else None
+                    why = allowed(action) if allowed and action.kind not in ("undo", "redo") \
+                        else None
                     if why:
                         raise Rejected(why)
                     with db.atomic():  # a savepoint: a rejected action leaves nothing behind
-                        outcome = _apply_one(db, targets, action)
+                        outcome = (_revert(db, targets, action, allowed)
+                                   if action.kind in ("undo", "redo")
+                                   else _apply_one(db, targets, action))
                 except (Rejected, ValueError, KeyError, TypeError) as exc:
                     outcome = Outcome(action.id, "rejected", str(exc))
                 store_actions.record(db, action.id, action.dataset, action.item, action.annotator,

@@ -186,11 +186,11 @@ def history(
     return rows
 
 
-def undo(db: Database, history_id: int, annotator: str) -> int | None:
+def undo(db: Database, history_id: int, annotator: str, *, action: str = "undo") -> int | None:
     """Revert the change logged as ``history_id``: its field gets back the value it
-    had before. The revert is itself logged (action ``undo``), so it can be undone
-    too. ``annotator`` is who performs the undo; the value is restored for the
-    annotator of the original change."""
+    had before. The revert is itself logged (``action``: ``undo``, or ``redo`` when it
+    reverts an undo), so it can be undone too. ``annotator`` is who performs the undo;
+    the value is restored for the annotator of the original change."""
     annotator = (annotator or "").strip()
     if not annotator:
         raise AnnotatorRequired("Enter your annotator name before making changes.")
@@ -210,7 +210,41 @@ def undo(db: Database, history_id: int, annotator: str) -> int | None:
         )
         if hid is not None:
             db.execute(
-                "update history set action = 'undo', undoes = ? where id = ?",
-                [history_id, hid],
+                "update history set action = ?, undoes = ? where id = ?",
+                [action, history_id, hid],
             )
     return hid
+
+
+def _fields(prefixes: tuple[str, ...]) -> tuple[str, list[str]]:
+    clause = " or ".join("(field >= ? and field < ?)" for _ in prefixes)
+    params = [x for p in prefixes for x in (p, p + "\U0010ffff")]
+    return f"({clause})", params
+
+
+def last_undoable(db: Database, dataset: str, who: str,
+                  prefixes: tuple[str, ...]) -> dict[str, Any] | None:
+    """``who``'s newest own change in ``dataset`` (a field starting with one of
+    ``prefixes``) that is not undone yet: what an undo key reverts (``None``: nothing)."""
+    where, params = _fields(prefixes)
+    rows = db.execute_returning_dicts(
+        f"select * from history h where dataset = ? and annotator = ? and by = ? and {where} "
+        "and action in ('set', 'redo') and not exists "
+        "(select 1 from history u where u.undoes = h.id) order by id desc limit 1",
+        [dataset, who, who, *params])
+    return rows[0] if rows else None
+
+
+def last_redoable(db: Database, dataset: str, who: str,
+                  prefixes: tuple[str, ...]) -> dict[str, Any] | None:
+    """``who``'s newest undo in ``dataset`` not redone yet, when no new change of theirs
+    came after it (a new change ends what can be redone, as in any editor)."""
+    where, params = _fields(prefixes)
+    rows = db.execute_returning_dicts(
+        f"select * from history h where dataset = ? and annotator = ? and by = ? and {where} "
+        "and action = 'undo' and not exists (select 1 from history r where r.undoes = h.id) "
+        "and not exists (select 1 from history n where n.dataset = h.dataset and n.id > h.id "
+        f"and n.annotator = h.annotator and n.by = h.by and n.action = 'set' and "
+        f"{where.replace('field', 'n.field')}) order by id desc limit 1",
+        [dataset, who, who, *params, *params])
+    return rows[0] if rows else None

@@ -61,7 +61,8 @@ def test_a_batch_applies_in_order_to_the_items_it_names(grounding):
     ({"field": "label:4"}, "field label:4: the item has 3 passages"),
     ({"field": "label:0"}, "field label:0: the item has 3 passages"),
     ({"value": "MAYBE"}, "value 'MAYBE': not a passage label"),
-    ({"field": "answer"}, "keys set passage labels and dimensions only"),
+    ({"field": "answer"}, "keys set passage labels, dimensions, the flag"),
+    ({"field": "flag", "value": "maybe"}, "value 'maybe': not a value of flag"),
     ({"annotator": "  "}, "annotator: expected a non-empty string"),
     ({"kind": "drop"}, "kind: expected one of"),
 ])
@@ -175,3 +176,56 @@ def test_two_runs_delivering_the_same_batch_at_once_apply_it_once(tmp_path):
         t.join()
     assert all(r.error is None and len(r.acked) == 60 for r in results)
     assert len(history(db, "g", limit=1000)) == 60
+
+
+def undo_key(action_id: str, kind: str = "undo", scope: str = "annotate") -> dict:
+    return {"id": action_id, "kind": kind, "dataset": "g", "annotator": WHO, "scope": scope}
+
+
+def test_undo_and_redo_revert_my_own_changes_in_order_once_each(grounding):
+    apply_actions(grounding, [label("u-000001", "sample-1", 1, "OUTDATED"),
+                              label("u-000002", "sample-2", 3, "UNKNOWN"),
+                              {"id": "u-000003", "kind": "set", "dataset": "g", "item": "sample-2",
+                               "annotator": WHO, "field": "flag", "value": "flagged"}])
+    store.annotations.set_annotation(grounding, "g", "sample-1", "bo", "label:1", "UNKNOWN")
+    first = apply_actions(grounding, [undo_key("z-000001"), undo_key("z-000001")])
+    (outcome,) = first.outcomes
+    assert (outcome.status, outcome.item, outcome.field) == ("applied", "sample-2", "flag")
+    assert get_value(grounding, "g", "sample-2", WHO, "flag") is None
+    apply_actions(grounding, [undo_key("z-000002")])  # the label of sample-2 goes too
+    assert get_value(grounding, "g", "sample-2", WHO, "label:3") is None
+    apply_actions(grounding, [undo_key("z-000003")])
+    assert get_value(grounding, "g", "sample-1", WHO, "label:1") is None
+    assert get_value(grounding, "g", "sample-1", "bo", "label:1") == "UNKNOWN"  # not mine
+    assert apply_actions(grounding, [undo_key("z-000004")]).outcomes[0].message == "nothing to undo"
+    apply_actions(grounding, [undo_key("y-000001", "redo")])
+    assert get_value(grounding, "g", "sample-1", WHO, "label:1") == "OUTDATED"
+    # a new change ends what can be redone
+    apply_actions(grounding, [label("u-000004", "sample-1", 2, "irrelevant")])
+    assert apply_actions(grounding, [undo_key("y-000002", "redo")]).outcomes[0].message == \
+        "nothing to redo"
+    apply_actions(grounding, [undo_key("z-000005")])  # undoes the new change, then the redo
+    apply_actions(grounding, [undo_key("z-000006")])
+    assert get_value(grounding, "g", "sample-1", WHO, "label:1") is None
+    assert get_value(grounding, "g", "sample-1", WHO, "label:2") is None
+
+
+def test_undo_of_a_deflection_restores_the_answer_and_its_flag(grounding):
+    apply_actions(grounding, [{"id": "d-000001", "kind": "deflect", "dataset": "g",
+                               "item": "sample-1", "annotator": WHO}])
+    assert get_value(grounding, "g", "sample-1", WHO, "deflected") is True
+    apply_actions(grounding, [undo_key("z-000010")])
+    assert get_value(grounding, "g", "sample-1", WHO, "answer") is None
+    assert get_value(grounding, "g", "sample-1", WHO, "deflected") is None
+
+
+def test_review_undo_reverts_verdicts_only(db):
+    record = {"id": "p1", "subset": "QA", "prompt": "Q", "chosen": ["a"], "rejected": ["b"]}
+    import_bytes(db, (json.dumps(record) + "\n").encode(), "p.jsonl", dataset="p")
+    apply_actions(db, [{"id": "v-000010", "kind": "verdict", "dataset": "p", "item": "p1",
+                        "annotator": WHO, "i": 0, "j": 0, "verdict": "tie"}])
+    out = apply_actions(db, [dict(undo_key("z-000020", scope="review"), dataset="p")])
+    assert out.outcomes[0].field == "verdict:0:0"
+    assert get_value(db, "p", "p1", WHO, "verdict:0:0") is None
+    wrong = apply_actions(db, [dict(undo_key("z-000021", scope="annotate"), dataset="p")])
+    assert "is a preference dataset" in wrong.outcomes[0].message
