@@ -45,7 +45,7 @@ with top:
         render_definitions()
 
 render_question(ctx, nav.position, nav.total)
-render_progress(ctx, nav.done, nav.total)
+render_progress(ctx, nav.done, nav.started, nav.total)
 passages_col, side_col = st.columns([3, 2], gap="medium")
 with passages_col:
     render_passages(ctx, cursor)

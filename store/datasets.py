@@ -20,6 +20,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.annotations import now
+from store.facts import add_item_facts, drop_item_facts
 
 MAX_NAME_LENGTH = 120
 
@@ -135,9 +136,11 @@ ItemRow = tuple[str, str, str, str]
 class DatasetWriter:
     """Adds items to a dataset being created inside :func:`writing_dataset`'s transaction."""
 
-    def __init__(self, db: Database, name: str):
+    def __init__(self, db: Database, name: str, kind: str = "", format: str = ""):
         self.db = db
         self.name = name
+        self.kind = kind
+        self.format = format
         self.count = 0
 
     def existing(self, keys: Sequence[str]) -> dict[str, int]:
@@ -153,15 +156,17 @@ class DatasetWriter:
         return found
 
     def add(self, rows: Iterable[ItemRow]) -> int:
-        """Insert rows in order (positions continue from the last); returns how many.
-        A key already in the dataset raises ``sqlite3.IntegrityError`` (check with
-        :meth:`existing` first to report it)."""
+        """Insert rows in order (positions continue from the last), with their facts
+        (:mod:`store.facts`); returns how many. A key already in the dataset raises
+        ``sqlite3.IntegrityError`` (check with :meth:`existing` first to report it)."""
         start = self.count
         values = [(self.name, key, start + i, subset, title, record)
                   for i, (key, subset, title, record) in enumerate(rows)]
         self.db.conn.executemany(
             "insert into items (dataset, key, position, subset, title, record) "
             "values (?, ?, ?, ?, ?, ?)", values)
+        add_item_facts(self.db, self.name, self.kind, self.format, start,
+                       [(v[1], v[4]) for v in values])
         self.count += len(values)
         return len(values)
 
@@ -214,7 +219,7 @@ def writing_dataset(
                 "meta": json.dumps(meta or {}),
             }
         )
-        yield DatasetWriter(db, name)
+        yield DatasetWriter(db, name, kind, format)
 
 
 def create_dataset(
@@ -253,6 +258,7 @@ _ITEM_TABLES = ("annotations", "history", "items", "item_scores")
 
 
 def _delete(db: Database, name: str) -> None:
+    drop_item_facts(db, name)  # first: the annotations' triggers then have nothing to update
     for table in _ITEM_TABLES:
         if db[table].exists():
             db.execute(f"delete from {table} where dataset = ?", [name])

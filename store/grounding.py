@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from sqlite_utils import Database
+
+from store.facts import DIM_COLUMNS
 
 #: Record fields read for the question list (one json_extract call per record).
 SUMMARY_FIELDS = (
@@ -158,3 +162,219 @@ def label_annotators(db: Database, dataset: str) -> list[str]:
         [dataset],
     ).fetchall()
     return [r[0] for r in rows]
+
+
+# --- the question list at any size: item facts and progress (store.facts, m008) -----------
+
+#: Item states as the SQL below names them (needlework.grounding.progress maps its own).
+UNLABELED, IN_PROGRESS, DONE, DISAGREE = "unlabeled", "in progress", "done", "disagree"
+#: Deflection filters: what the SQL below understands.
+DEFLECTED, ANSWERED, NO_ANSWER, NEEDS_DEFLECTION = "deflected", "answered", "no answer", "needs"
+TIME_COLUMN = "time"  # the combined time sensitivity (static / slow-changing / fast-changing)
+
+
+@dataclass(frozen=True)
+class ItemQuery:
+    """What the question list shows, in plain values: ``text`` (case-folded) matched in the
+    question and id, or ``position`` (an item's 0-based place); ``dims`` {column: allowed
+    values} (``time``: the combined time sensitivity; ``''`` is "not set"); ``states``
+    (any of :data:`UNLABELED`, :data:`IN_PROGRESS`, :data:`DONE`, :data:`DISAGREE`, for
+    ``annotator``); ``deflection`` (``''`` or one of the four above);
+    ``deflection_text``: the standard deflection, case-folded. Dimensions and states
+    use the annotator's own value where set, else the record's."""
+
+    annotator: str = ""
+    text: str = ""
+    position: int | None = None
+    dims: dict[str, frozenset[str]] = dataclass_field(default_factory=dict)
+    states: frozenset[str] = frozenset()
+    deflection: str = ""
+    deflection_text: str = ""
+
+
+def _own(column: str) -> str:
+    return ("(select json_extract(o.value, '$') from annotations o where o.dataset = g.dataset "
+            f"and o.item_key = g.key and o.annotator = :who and o.field = 'dim:{column}')")
+
+
+def _dim_value(column: str) -> str:
+    if column == TIME_COLUMN:
+        sensitive, qtype = _dim_value("question_sensitive"), _dim_value("question_type")
+        return (f"(case {sensitive} when 'NO' then 'static' when 'YES' then (case {qtype} "
+                "when 'SLOW-CHANGING' then 'slow-changing' when 'FAST-CHANGING' then "
+                "'fast-changing' else '' end) else '' end)")
+    if column not in DIM_COLUMNS:
+        raise ValueError(f"unknown dimension {column!r}")
+    return f"coalesce({_own(column)}, g.{column})"
+
+
+_DISPUTED = ("exists (select 1 from annotations x where x.dataset = g.dataset and x.item_key = "
+             "g.key and ((x.field >= 'label:' and x.field < 'label;') or (x.field >= 'dim:' and "
+             "x.field < 'dim;')) group by x.field having count(distinct x.value) > 1)")
+_DEFLECTED = ("(coalesce(p.deflected, 0) > 0 or (coalesce(p.answered, 0) = 0 "
+              "and g.answer_head = :deflection_text))")
+_NEEDS = ("coalesce(p.answer_labels, 0) = 0 and not exists (select 1 from json_each(g.evidence) e "
+          "where e.value = 'ANSWER-THE-QUESTION' and e.key < g.n_passages and not exists "
+          "(select 1 from annotations o where o.dataset = g.dataset and o.item_key = g.key "
+          "and o.annotator = :who and o.field = 'label:' || (e.key + 1)))")
+
+
+def _where(query: ItemQuery, params: dict[str, Any]) -> str:
+    """The SQL condition of ``query`` over ``g`` (grounding_items) left-joined with ``p``
+    (the annotator's item_progress row)."""
+    params.update(who=query.annotator, deflection_text=query.deflection_text)
+    parts: list[str] = []
+    if query.text or query.position is not None:
+        found = []
+        if query.text:
+            params["text"] = query.text
+            found.append("instr(g.fold, :text) > 0")
+        if query.position is not None:
+            params["pos"] = query.position
+            found.append("g.position = :pos")
+        parts.append("(" + " or ".join(found) + ")")
+    for n, (column, allowed) in enumerate(sorted(query.dims.items())):
+        if allowed:
+            marks = ", ".join(f":d{n}_{k}" for k in range(len(allowed)))
+            params.update({f"d{n}_{k}": v for k, v in enumerate(sorted(allowed))})
+            parts.append(f"{_dim_value(column)} in ({marks})")
+    if query.states:
+        states = {
+            UNLABELED: "coalesce(p.fields, 0) = 0",
+            IN_PROGRESS: "(coalesce(p.fields, 0) > 0 and coalesce(p.done, 0) = 0)",
+            DONE: "coalesce(p.done, 0) = 1",
+            DISAGREE: _DISPUTED,
+        }
+        parts.append("(" + " or ".join(states[s] for s in sorted(query.states)) + ")")
+    if query.deflection:
+        parts.append({
+            DEFLECTED: _DEFLECTED,
+            ANSWERED: f"(coalesce(p.answered, 0) > 0 and not {_DEFLECTED})",
+            NO_ANSWER: "coalesce(p.answered, 0) = 0",
+            NEEDS_DEFLECTION: f"({_NEEDS})",
+        }[query.deflection])
+    return " and ".join(parts) or "1"
+
+
+_FROM = ("from grounding_items g left join item_progress p on p.dataset = g.dataset "
+         "and p.item_key = g.key and p.annotator = :who where g.dataset = :dataset")
+
+
+def matching_items(db: Database, dataset: str, query: ItemQuery,
+                   keys: Collection[str] | None = None) -> list[tuple[int, str]]:
+    """``(position, key)`` of the items (of ``keys``, or all) that ``query`` keeps, in
+    order. One pass over the dataset's facts: call it when the filter changes, and with
+    ``keys`` (the items that changed) to bring an earlier answer up to date."""
+    params: dict[str, Any] = {"dataset": dataset}
+    where = _where(query, params)
+    if keys is None:
+        sql = f"select g.position, g.key {_FROM} and {where} order by g.position"
+        return [(position, key) for position, key in db.execute(sql, params).fetchall()]
+    keys = list(keys)
+    found: list[tuple[int, str]] = []
+    for start in range(0, len(keys), 500):
+        chunk = keys[start:start + 500]
+        marks = ", ".join(f":k{n}" for n in range(len(chunk)))
+        found += db.execute(f"select g.position, g.key {_FROM} and g.key in ({marks}) and {where}",
+                            {**params, **{f"k{n}": k for n, k in enumerate(chunk)}}).fetchall()
+    return sorted(found)
+
+
+def item_count(db: Database, dataset: str) -> int:
+    """Items of a grounding dataset (an index count)."""
+    return db.execute("select count(*) from grounding_items where dataset = ?",
+                      [dataset]).fetchone()[0]
+
+
+def item_position(db: Database, dataset: str, key: str) -> int | None:
+    """The 0-based place of ``key`` in its dataset (``None``: no such item)."""
+    row = db.execute("select position from grounding_items where dataset = ? and key = ?",
+                     [dataset, key]).fetchone()
+    return None if row is None else row[0]
+
+
+def key_at(db: Database, dataset: str, position: int, direction: int = 0) -> str | None:
+    """The item at ``position`` (``direction`` 0), or the nearest one after (1) / before
+    (-1) it; ``None`` past either end."""
+    if direction > 0:
+        sql, order = "position > ?", "position"
+    elif direction < 0:
+        sql, order = "position < ?", "position desc"
+    else:
+        sql, order = "position = ?", "position"
+    row = db.execute(f"select key from grounding_items where dataset = ? and {sql} "
+                     f"order by {order} limit 1", [dataset, position]).fetchone()
+    return None if row is None else row[0]
+
+
+def list_rows(db: Database, dataset: str, annotator: str,
+              positions: Collection[int] | None = None, *, start: int = 0,
+              stop: int = 0) -> list[dict[str, Any]]:
+    """The picker's rows, in order: ``key, position, title, n_passages`` and the
+    annotator's ``fields`` (anything set, adjudications aside) and ``done``; for the
+    items at ``positions``, or at positions ``start`` to ``stop`` (excluded)."""
+    params: dict[str, Any] = {"dataset": dataset, "who": annotator}
+    if positions is not None:
+        if not positions:
+            return []
+        params.update({f"q{n}": p for n, p in enumerate(positions)})
+        where = "g.position in (" + ", ".join(f":q{n}" for n in range(len(positions))) + ")"
+    else:
+        params.update(start=start, stop=stop)
+        where = "g.position >= :start and g.position < :stop"
+    return db.execute_returning_dicts(
+        "select g.key, g.position, g.title, g.n_passages, coalesce(p.fields, 0) as fields, "
+        f"coalesce(p.done, 0) as done {_FROM} and {where} order by g.position", params)
+
+
+def unfinished_after(db: Database, dataset: str, annotator: str, position: int,
+                     positions: Sequence[int] | None = None) -> str | None:
+    """The first item after ``position`` (wrapping around) that ``annotator`` has not
+    finished, of ``positions`` (sorted) or of all; ``None`` when every one is done. Walks
+    forward over finished items only: as long as the run of done items ahead."""
+    if positions is None:
+        sql = ("select g.key from grounding_items g where g.dataset = ? and g.position {} ? "
+               "and not exists (select 1 from item_progress p where p.dataset = g.dataset and "
+               "p.item_key = g.key and p.annotator = ? and p.done = 1) order by g.position limit 1")
+        for op in (">", "<"):
+            row = db.execute(sql.format(op), [dataset, position, annotator]).fetchone()
+            if row is not None:
+                return row[0]
+        return None
+    after = [p for p in positions if p > position] + [p for p in positions if p < position]
+    for start in range(0, len(after), 200):
+        chunk = after[start:start + 200]
+        marks = ", ".join("?" * len(chunk))
+        rows = dict(db.execute(
+            f"select g.position, g.key from grounding_items g where g.dataset = ? and "
+            f"g.position in ({marks}) and not exists (select 1 from item_progress p where "
+            "p.dataset = g.dataset and p.item_key = g.key and p.annotator = ? and p.done = 1)",
+            [dataset, *chunk, annotator]).fetchall())
+        for p in chunk:
+            if p in rows:
+                return rows[p]
+    return None
+
+
+def progress_total(db: Database, dataset: str, annotator: str) -> tuple[int, int]:
+    """``(started, done)``: items ``annotator`` set anything on (adjudications aside),
+    and finished, in ``dataset`` (kept by triggers: one row read)."""
+    row = db.execute("select started, done from progress_totals where dataset = ? and "
+                     "annotator = ?", [dataset, annotator]).fetchone()
+    return (row[0], row[1]) if row else (0, 0)
+
+
+def used_categories(db: Database, dataset: str) -> list[str]:
+    """The distinct non-empty ``question_category`` values of a dataset's records."""
+    rows = db.execute("select distinct question_category from grounding_items where dataset = ? "
+                      "and question_category <> '' order by question_category", [dataset])
+    return [r[0] for r in rows]
+
+
+def item_progress_row(db: Database, dataset: str, item_key: str,
+                      annotator: str) -> dict[str, Any] | None:
+    """One annotator's item_progress counts on one item (``None``: nothing set)."""
+    rows = db.execute_returning_dicts(
+        "select * from item_progress where dataset = ? and item_key = ? and annotator = ?",
+        [dataset, item_key, annotator])
+    return rows[0] if rows else None

@@ -10,6 +10,8 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from store.facts import backfill_item_facts
+
 migrations = Migrations("needlework")
 
 
@@ -365,3 +367,151 @@ def m007_rag_answers_runs(db: Database) -> None:
         },
         pk=("run_key", "model", "item_key"),
     )
+
+
+def _progress_deltas(row: str) -> dict[str, str]:
+    """What one annotation row ``row`` (``new``, ``old`` or a table alias) adds to its
+    item_progress row, column by column (each 0 or 1)."""
+    f, v = f"{row}.field", f"{row}.value"
+    label = f"({f} >= 'label:' and {f} < 'label;')"
+    verdict = f"({f} >= 'verdict:' and {f} < 'verdict;')"
+    same = (f"(substr({f}, 9, instr(substr({f}, 9), ':') - 1) "
+            f"= substr({f}, 9 + instr(substr({f}, 9), ':')))")
+    flip = f"(json_type({v}) = 'object' and json_extract({v}, '$.verdict') = 'flip')"
+    text = f"json_extract({v}, '$')"
+    # a [cite_N] marker whose N is no passage of the item (N < 1 or N > its passages):
+    # the answer is split on '[cite_' (inside its JSON quoting) and each piece after the
+    # first is a marker when it starts with digits and a ']'
+    piece = "substr(e.value, 1, instr(e.value, ']') - 1)"
+    bad_cite = (
+        "exists (select 1 from json_each('[' || replace(json_quote(" + text + "), '[cite_', "
+        "'\",\"') || ']') e where e.key > 0 and instr(e.value, ']') > 1 "
+        f"and {piece} not glob '*[^0-9]*' and cast({piece} as integer) not between 1 and "
+        f"coalesce((select g.n_passages from grounding_items g where g.dataset = {row}.dataset "
+        f"and g.key = {row}.item_key), 0))"
+    )
+    deltas = {
+        "labels": label,
+        "answer_labels": f"({label} and {v} = '\"ANSWER-THE-QUESTION\"')",
+        "dims": f"({f} >= 'dim:' and {f} < 'dim;')",
+        "answered": (f"(case when {f} = 'answer' and json_type({v}) = 'text' then "
+                     f"trim({text}, char(32, 9, 10, 11, 12, 13)) <> '' else 0 end)"),
+        "answer_error": (f"(case when {f} = 'answer' and json_type({v}) = 'text' then "
+                         f"{bad_cite} else 0 end)"),
+        "deflected": f"({f} = 'deflected' and {v} = 'true')",
+        "verdicts": verdict,
+        "same_style": f"(case when {verdict} then {same} else 0 end)",
+        "flips": f"(case when {verdict} then {flip} else 0 end)",
+        "same_style_flips": f"(case when {verdict} then {same} and {flip} else 0 end)",
+        "fields": f"({f} < 'final:' or {f} >= 'final;')",
+    }
+    return {name: f"coalesce({expr}, 0)" for name, expr in deltas.items()}
+
+
+#: item_progress.done for the row being updated (kind by the item's facts).
+_PROGRESS_DONE = (
+    "coalesce((select item_progress.labels >= g.n_passages and item_progress.answered > 0 "
+    "and item_progress.answer_error = 0 from grounding_items g "
+    "where g.dataset = item_progress.dataset and g.key = item_progress.item_key), "
+    "(select item_progress.verdicts >= r.n_chosen * r.n_rejected from preference_items r "
+    "where r.dataset = item_progress.dataset and r.key = item_progress.item_key), 0)"
+)
+
+
+@migrations()
+def m008_item_facts_and_progress(db: Database) -> None:
+    """Item facts and per-annotator progress kept by SQL, so that pages read what one
+    screen needs instead of every record and every annotation (issue 20).
+
+    - ``grounding_items`` / ``preference_items``: a slim row per item (store.facts),
+      written with the items and backfilled here;
+    - ``item_progress``: per (dataset, item, annotator), counts of what the annotator
+      set (passage labels, ANSWER-THE-QUESTION labels, dimensions, an answer, whether
+      the answer cites a passage that does not exist, the deflection, verdicts, verdicts
+      on same-style comparisons, flips, fields other than adjudications) and ``done``
+      (grounding: every passage labelled and an answer without a marker pointing to no
+      passage; preference: a verdict on every comparison). Triggers on ``annotations``
+      keep it up to date in the write's own transaction, whoever writes;
+    - ``progress_totals``: per (dataset, annotator), items started and done, kept by
+      triggers on ``item_progress``.
+
+    Writes that delete a row to replace it (``insert or replace``) fire no delete
+    trigger: annotations are written with an upsert (store.annotations).
+    """
+    dims = "".join(f"{c} text not null default '', " for c in (
+        "question_valid", "question_false_premise", "question_seeking", "question_sensitive",
+        "question_type", "question_complexity", "question_popularity", "question_category"))
+    counts = list(_progress_deltas("new"))
+    statements = [
+        "create table grounding_items (dataset text not null, key text not null, "
+        "position integer not null, title text not null default '', "
+        "fold text not null default '', n_passages integer not null default 0, " + dims +
+        "evidence text not null default '[]', answer_head text not null default '', "
+        "primary key (dataset, key)) without rowid",
+        "create index grounding_items_position on grounding_items(dataset, position)",
+        "create table preference_items (dataset text not null, key text not null, "
+        "position integer not null, fold text not null default '', "
+        "subset text not null default '', source_subset text not null default '', "
+        "n_chosen integer not null default 1, n_rejected integer not null default 1, "
+        "primary key (dataset, key)) without rowid",
+        "create index preference_items_position on preference_items(dataset, position)",
+        "create table item_progress (dataset text not null, item_key text not null, "
+        "annotator text not null, "
+        + "".join(f"{c} integer not null default 0, " for c in counts) +
+        "done integer not null default 0, primary key (dataset, item_key, annotator)) "
+        "without rowid",
+        "create index item_progress_annotator on item_progress(dataset, annotator, done)",
+        "create table progress_totals (dataset text not null, annotator text not null, "
+        "started integer not null default 0, done integer not null default 0, "
+        "primary key (dataset, annotator)) without rowid",
+    ]
+
+    def upsert(row: str) -> str:
+        deltas = _progress_deltas(row)
+        return (f"insert into item_progress (dataset, item_key, annotator, {', '.join(counts)}) "
+                f"values ({row}.dataset, {row}.item_key, {row}.annotator, "
+                f"{', '.join(deltas.values())}) on conflict (dataset, item_key, annotator) do "
+                "update set " + ", ".join(f"{c} = {c} + excluded.{c}" for c in counts) + ";")
+
+    def subtract(row: str) -> str:
+        deltas = _progress_deltas(row)
+        return ("update item_progress set " + ", ".join(f"{c} = {c} - {deltas[c]}" for c in counts)
+                + f" where dataset = {row}.dataset and item_key = {row}.item_key "
+                f"and annotator = {row}.annotator;")
+
+    def settle(row: str) -> str:
+        return (f"update item_progress set done = {_PROGRESS_DONE} where dataset = {row}.dataset "
+                f"and item_key = {row}.item_key and annotator = {row}.annotator;")
+
+    statements += [
+        "create trigger annotations_progress_insert after insert on annotations begin "
+        f"{upsert('new')} {settle('new')} end",
+        "create trigger annotations_progress_delete after delete on annotations begin "
+        f"{subtract('old')} {settle('old')} end",
+        "create trigger annotations_progress_update after update on annotations begin "
+        f"{subtract('old')} {upsert('new')} {settle('old')} {settle('new')} end",
+        "create trigger item_progress_totals_insert after insert on item_progress begin "
+        "insert into progress_totals (dataset, annotator, started, done) values (new.dataset, "
+        "new.annotator, new.fields > 0, new.done) on conflict (dataset, annotator) do update "
+        "set started = started + excluded.started, done = done + excluded.done; end",
+        "create trigger item_progress_totals_update after update on item_progress "
+        "when old.done <> new.done or (old.fields > 0) <> (new.fields > 0) "
+        "or old.dataset <> new.dataset or old.annotator <> new.annotator begin "
+        "update progress_totals set started = started - (old.fields > 0), done = done - old.done "
+        "where dataset = old.dataset and annotator = old.annotator; "
+        "insert into progress_totals (dataset, annotator, started, done) values (new.dataset, "
+        "new.annotator, new.fields > 0, new.done) on conflict (dataset, annotator) do update "
+        "set started = started + excluded.started, done = done + excluded.done; end",
+        "create trigger item_progress_totals_delete after delete on item_progress begin "
+        "update progress_totals set started = started - (old.fields > 0), done = done - old.done "
+        "where dataset = old.dataset and annotator = old.annotator; end",
+    ]
+    for statement in statements:
+        db.execute(statement)
+    backfill_item_facts(db)
+    deltas = _progress_deltas("a")
+    db.execute(f"insert into item_progress (dataset, item_key, annotator, {', '.join(counts)}) "
+               f"select a.dataset, a.item_key, a.annotator, "
+               f"{', '.join(f'sum({d})' for d in deltas.values())} from annotations a "
+               "group by a.dataset, a.item_key, a.annotator")
+    db.execute(f"update item_progress set done = {_PROGRESS_DONE}")

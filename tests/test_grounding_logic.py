@@ -7,7 +7,6 @@ import pytest
 from needlework.formats.garage import DEFLECTION
 from needlework.grounding import answer as ga
 from needlework.grounding import labels as gl
-from needlework.grounding import progress as gp
 from needlework.grounding.item import categories, derive_age, parse_categories, passages
 from needlework.grounding.resolve import resolve, resolve_answer
 
@@ -103,50 +102,6 @@ def test_resolve_answer():
     assert resolve_answer(entries).value == "new [cite_2]"
     entries.append(_e("rev", "final:answer", "old [cite_1]", "2025-01-01"))
     assert resolve_answer(entries).source == "final"
-
-
-def _summary(key, n, title="q", **fields):
-    return {"key": key, "position": int(key[1:]), "title": title, "n_passages": n,
-            "fields": fields}
-
-
-def test_progress_states_filters_and_navigation():
-    summaries = [_summary("k0", 2, "Museum tickets", question_complexity="Simple",
-                          evidence_correct=["ANSWER-THE-QUESTION", ""]),
-                 _summary("k1", 2, "Tide tables", question_complexity="Set",
-                          question_sensitive="YES", question_type="FAST-CHANGING"),
-                 _summary("k2", 1, "Opening hours", question_complexity="Simple",
-                          answer_generate=DEFLECTION)]
-    status = {"k0": {"labels": 2, "answered": True, "deflected": False, "has_answer_label": True,
-                     "dims": {}},
-              "k1": {"labels": 1, "answered": False, "deflected": False,
-                     "has_answer_label": False, "dims": {"question_complexity": "Simple"}}}
-    assert gp.item_state(2, status["k0"]) == gp.DONE
-    assert gp.item_state(2, status["k1"]) == gp.IN_PROGRESS
-    assert gp.item_state(1, None) == gp.UNLABELED
-    assert gp.counts(summaries, status) == {gp.UNLABELED: 1, gp.IN_PROGRESS: 1, gp.DONE: 1}
-
-    def keys(**kw):
-        return gp.filter_items(summaries, status, {"k2"}, gp.ItemFilter(**kw))
-
-    assert keys() == ["k0", "k1", "k2"]
-    assert keys(text="TIDE") == ["k1"]
-    assert keys(states={gp.DONE}) == ["k0"]
-    assert keys(states={gp.DISAGREE}) == ["k2"]
-    # the annotator's own value overrides the record's
-    assert keys(dims={"question_complexity": {"Simple"}}) == ["k0", "k1", "k2"]
-    assert keys(dims={gp.TIME: {"fast-changing"}}) == ["k1"]
-    assert keys(deflection="deflected") == ["k2"]
-    assert keys(deflection="answered (not deflected)") == ["k0"]
-    assert keys(deflection="no answer yet") == ["k1", "k2"]
-    assert keys(deflection="needs deflection (no ANSWER passage)") == ["k1", "k2"]
-    by_key = {s["key"]: s for s in summaries}
-    order = list(by_key)
-    assert gp.step(order, "k0", 1, order) == "k1"
-    assert gp.step(order, "k0", -1, order) is None
-    assert gp.step(["k0", "k2"], "k1", 1, order) == "k2"
-    assert gp.next_unfinished(order, "k1", by_key, status) == "k2"
-    assert gp.next_unfinished(order, "k2", by_key, status) == "k1"
 
 
 def test_category_list():

@@ -145,6 +145,13 @@ def test_annotate_dimensions_categories_and_filters(app_db):
     at.text_input(key="nw-nav-f-text|ground").set_value("museum").run()
     assert len(by_label(at.selectbox, "Question").options) == 3
     at.text_input(key="nw-nav-f-text|ground").set_value("sample-2").run()
+    # search jumps to the match (issue 18, point 13)
+    assert len(by_label(at.selectbox, "Question").options) == 1
+    assert at.query_params["item"] == "sample-2"
+    assert any("1 of 3 questions match" in c.value for c in at.caption)
+    at.query_params["item"] = "sample-3"  # a link to a question the search does not keep
+    at.run()
+    assert at.query_params["item"] == "sample-3"
     assert len(by_label(at.selectbox, "Question").options) == 2  # + current (filtered out)
     assert any("filtered out" in c.value for c in at.caption)
 

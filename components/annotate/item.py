@@ -19,6 +19,7 @@ from components.text import render_marked_text, render_text
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import label_field
+from needlework.grounding.progress import progress_text
 from store.annotations import set_annotation
 from store.datasets import get_dataset, set_dataset_meta
 from store.grounding import item_fields
@@ -171,13 +172,14 @@ def render_category_editor(db: Database, dataset: str, categories: list[str]) ->
             st.toast("Category list saved")
 
 
-def render_progress(ctx: ItemContext, done: int, total: int) -> None:
-    """Passages labeled in this item and items finished in the dataset (this annotator)."""
+def render_progress(ctx: ItemContext, done: int, started: int, total: int) -> None:
+    """Passages labeled in this item, and questions finished in the dataset by this
+    annotator, in the same words as the home page (:func:`progress.progress_text`)."""
     labeled = sum(1 for v in ctx.labels.values() if v is not None)
     n = len(ctx.passages)
-    answered = "answer saved" if ctx.value("answer") else "no answer yet"
+    answered = "answer saved" if (ctx.value("answer") or "").strip() else "no answer yet"
     cols = st.columns([2, 2])
     cols[0].progress(labeled / n if n else 1.0,
-                     text=f"This item: {labeled}/{n} passages labeled · {answered}")
+                     text=f"This question: {labeled}/{n} passages labeled · {answered}")
     cols[1].progress(done / total if total else 0.0,
-                     text=f"Dataset: {done}/{total} items done by {ctx.annotator or 'you'}")
+                     text=progress_text(done, started, total, ctx.annotator or "you"))

@@ -1,9 +1,17 @@
-"""The question list of the annotate page: filters, the picker, item navigation
-(with keys) and the ``?item=`` deep link."""
+"""The question list of the annotate page: filters and search, the picker, item navigation
+(with keys), resuming where the annotator left off, and the ``?item=`` deep link.
+
+Nothing here walks the dataset on a rerun: the picker shows a window of about 50
+questions around the current one (search, the filters or N / P reach the others), its
+states and the counts come from SQL kept up to date as labels are written
+(:mod:`needlework.grounding.progress`), and a filtered list is made once per filter and
+then brought up to date from the items that changed since.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,52 +19,33 @@ import streamlit as st
 from sqlite_utils import Database
 
 import store
-from components.summaries import cached_summaries
+from components.state import get_db
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding import keymap as km
 from needlework.grounding import progress as gp
 from store.grounding import (
-    annotator_labels,
-    annotator_status,
     changed_items,
     disagreeing_items,
+    item_position,
     last_change,
+    list_rows,
+    used_categories,
 )
 
 ECHO_SECONDS = 5.0
+WINDOW = 50  # questions in the picker
 ITEM_KEYS = {"previous": km.PREVIOUS_ITEM.upper(), "next": km.NEXT_ITEM.upper(),
              "unfinished": km.NEXT_UNFINISHED.upper()}
 
 
-FULL_RECOMPUTE = 400  # more changed items than this: recompute everything
+@dataclass(frozen=True)
+class Queue:
+    """An annotator's own queue (team mode): its items in order, and the first item not
+    done after a given one (``needlework.teams.assignment.queue`` / ``next_item``)."""
 
-
-def tracked_progress(db: Database, dataset: str, created_at: str,
-                     who: str) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
-    """This annotator's per-item status and the items in dispute, kept in the session
-    and brought up to date from the history rows written since the last rerun (only
-    the items that changed are read again)."""
-    key = _state(dataset, f"progress|{who}|{created_at}")
-    head = last_change(db, dataset)
-    cache = st.session_state.get(key)
-    if cache is not None and cache["as_of"] != head:
-        keys = changed_items(db, dataset, cache["as_of"])
-        if len(keys) > FULL_RECOMPUTE:
-            cache = None
-        else:
-            for name, fresh in (("status", annotator_status(db, dataset, who, keys) if who
-                                 else {}),
-                                ("disagree", disagreeing_items(db, dataset, keys))):
-                for k in keys:
-                    cache[name].pop(k, None)
-                cache[name].update(fresh)
-            cache["as_of"] = head
-    if cache is None:
-        cache = {"as_of": head, "status": annotator_status(db, dataset, who) if who else {},
-                 "disagree": disagreeing_items(db, dataset)}
-    st.session_state[key] = cache
-    return cache["status"], cache["disagree"]
+    keys: list[str]
+    next_after: Callable[[str], str | None]
 
 
 @dataclass
@@ -66,16 +55,15 @@ class Nav:
     dataset: str
     created_at: str
     current: str
-    keys: list[str]
-    order: list[str]
-    position: int
-    total: int
-    shown: int
+    position: int  # 0-based place in the dataset
+    total: int  # items in the dataset
+    shown: int  # items in the list (filters, queue)
+    index: int | None  # 0-based place in the list (None: filtered out)
     previous: str | None
     next: str | None
     unfinished: str | None
     done: int
-    summaries: dict[str, dict[str, Any]]
+    started: int
 
 
 def _state(dataset: str, name: str) -> str:
@@ -102,11 +90,31 @@ def current_item(dataset: str) -> str | None:
     return st.session_state.get(_state(dataset, "current"))
 
 
-def _resolve_current(dataset: str, keys: list[str], all_keys: set[str],
-                     asked: str | None = None) -> str:
-    """The item to show: the item the browser's keyboard asked for (``asked``), else a
-    changed ``?item=`` (deep link), else this session's current item, else the first
-    item of the list.
+def _item_list(db: Database, dataset: str, created_at: str, who: str, flt: gp.ItemFilter,
+               queue: Queue | None) -> tuple[gp.ItemList, bool]:
+    """The list to move through, kept in the session per dataset version, annotator and
+    filter, and brought up to date from the items changed since (history ids); and
+    whether it was made again for a new filter (the page then jumps to its first item)."""
+    key = _state(dataset, f"list|{who}|{created_at}")
+    head = last_change(db, dataset)
+    cached: gp.ItemList | None = st.session_state.get(key)
+    signature = flt.signature() + (None if queue is None else tuple(queue.keys),)
+    if cached is not None and cached.signature == signature:
+        if cached.as_of == head or cached.refresh(
+                db, flt, changed_items(db, dataset, cached.as_of), head):
+            return cached, False
+    fresh = gp.make_list(db, dataset, who, flt, head, None if queue is None else queue.keys)
+    st.session_state[key] = fresh
+    return fresh, cached is not None and cached.signature[:-1] != signature[:-1]
+
+
+def _resolve_current(db: Database, dataset: str, items: gp.ItemList, asked: str | None,
+                     jump: bool) -> tuple[str, int]:
+    """The item to show and its dataset position: the item the browser's keyboard asked
+    for (``asked``), else a changed ``?item=`` (deep link), else the first match of a
+    filter or search just changed (``jump``) when this session's item is not one, else
+    this session's item, else where the annotator left off (their first unfinished
+    item of the list), else the list's first item.
 
     A rerun request carries the browser's URL, which lags behind when keys are
     pressed faster than the page reruns; an ``item`` this page itself wrote in the
@@ -119,32 +127,44 @@ def _resolve_current(dataset: str, keys: list[str], all_keys: set[str],
     current = state.get(_state(dataset, "current"))
     now = time.monotonic()
     echo = link in written and now - written[link] < ECHO_SECONDS
-    if asked in all_keys:
+    position = None
+    if asked is not None:
         current = asked
-    elif link and link != seen and link in all_keys and not echo:
+    elif link and link != seen and not echo and item_position(db, dataset, link) is not None:
         current = link
-    if current not in all_keys:
-        current = keys[0] if keys else next(iter(all_keys))
+    elif jump and current is not None and not items.contains(current) and items.shown():
+        current = items.first(db)
+    if current is not None:
+        position = item_position(db, dataset, current)
+    if position is None:  # nothing yet in this session, or an item that is gone: resume
+        current = items.next_unfinished(db, "", -1) or items.first(db) or ""
+        position = item_position(db, dataset, current) if current else None
+    if position is None:  # a filter that keeps nothing: the dataset's first item
+        current = gp.ItemList(dataset, items.annotator).first(db) or ""
+        position = item_position(db, dataset, current) or 0
     state[_state(dataset, "current")] = current
     state[_state(dataset, "seen")] = current
     if link != current:
         st.query_params["item"] = current
         written[current] = now
-    return current
+    return current, position
 
 
-def _followed(view: dict[str, Any] | None, keys: list[str], order: list[str],
-              summaries: dict[str, dict[str, Any]], status: dict[str, dict[str, Any]]) -> str | None:
+def _followed(db: Database, dataset: str, view: dict[str, Any] | None, items: gp.ItemList,
+              queue: Queue | None) -> str | None:
     """The item a browser view asks for: its item, or the question after / before it /
     the next unfinished one when it asks to ``seek`` (``None``: no view)."""
-    if not view or view.get("item") not in summaries:
+    if not view or not isinstance(view.get("item"), str):
         return None
     start = view["item"]
+    position = item_position(db, dataset, start)
+    if position is None:
+        return None
     seek = view.get("seek")
     if seek in ("next", "previous"):
-        found = gp.step(keys, start, 1 if seek == "next" else -1, order)
+        found = items.step(db, start, position, 1 if seek == "next" else -1)
     elif seek == "unfinished":
-        found = gp.next_unfinished(keys, start, summaries, status)
+        found = _unfinished(db, start, position, items, queue)
     else:
         return start
     if found is None:
@@ -152,6 +172,16 @@ def _followed(view: dict[str, Any] | None, keys: list[str], order: list[str],
                   "previous": "This is the first question in the list.",
                   "unfinished": "No unfinished question after this one."}[seek], icon="ℹ️")
     return found or start
+
+
+def _unfinished(db: Database, key: str, position: int, items: gp.ItemList,
+                queue: Queue | None) -> str | None:
+    """The next item not done: in team mode the queue's own rule (when no filter narrows
+    the list), else the list's."""
+    if queue is not None and len(items.keys or []) == len(queue.keys):
+        found = queue.next_after(key)
+        return None if found == key else found
+    return items.next_unfinished(db, key, position)
 
 
 def _render_filters(dataset: str, categories: list[str]) -> gp.ItemFilter:
@@ -176,51 +206,70 @@ def _render_filters(dataset: str, categories: list[str]) -> gp.ItemFilter:
     return gp.ItemFilter(dims=dims, states=states, deflection=deflection)
 
 
-def _option(summary: dict[str, Any], state: str, disagree: bool) -> str:
-    title = " ".join(summary["title"].split())
+def _option(row: dict[str, Any], disagree: bool) -> str:
+    title = " ".join(str(row["title"]).split())
     title = title if len(title) <= 90 else title[:89] + "…"
     flag = " ⚠" if disagree else ""
-    return f"{gp.STATE_ICONS[state]} {summary['position'] + 1}. {title}{flag}"
+    state = gp.item_state(row["fields"], bool(row["done"]))
+    return f"{gp.STATE_ICONS[state]} {row['position'] + 1}. {title}{flag}"
 
 
-def render_question_nav(db: Database, row: dict[str, Any], who: str,
-                        categories: list[str], view: dict[str, Any] | None = None) -> Nav | None:
+def render_question_nav(db: Database, row: dict[str, Any], who: str, categories: list[str],
+                        view: dict[str, Any] | None = None,
+                        queue: Queue | None = None) -> Nav | None:
     """Filters, search and the question picker; returns the navigation state.
-    ``view`` is a new position the browser's keyboard asked for (:mod:`components.outbox`)."""
+    ``view`` is a new position the browser's keyboard asked for (:mod:`components.outbox`);
+    ``queue`` the annotator's own queue in team mode (the list is then that queue)."""
     dataset = row["name"]
-    summaries = cached_summaries(str(store.default_path()), dataset, row["created_at"])
-    if not summaries:
-        st.info("This dataset has no questions.")
-        return None
-    by_key = {s["key"]: s for s in summaries}
-    order = [s["key"] for s in summaries]
-    status, disagree = tracked_progress(db, dataset, row["created_at"], who)
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         flt = _render_filters(dataset, categories)
         flt.text = st.text_input("Search", key=_state(dataset, "f-text"),
-                                 placeholder="search questions", label_visibility="collapsed",
-                                 width=200)
-        own = annotator_labels(db, dataset, who) if who and flt.deflection.startswith(
-            "needs") else None
-        keys = gp.filter_items(summaries, status, disagree, flt, own)
-        asked = _followed(view, keys, order, by_key, status)
-        current = _resolve_current(dataset, keys, set(order), asked)
-        options = keys if current in keys else sorted(keys + [current], key=order.index)
-        labels = {k: _option(by_key[k], gp.item_state(by_key[k]["n_passages"], status.get(k)),
-                             k in disagree) for k in options}
+                                 placeholder="search questions or #number",
+                                 label_visibility="collapsed", width=200)
+        items, jump = _item_list(db, dataset, row["created_at"], who, flt, queue)
+        if not items.total:
+            st.info("This dataset has no questions.")
+            return None
+        asked = _followed(db, dataset, view, items, queue)
+        current, position = _resolve_current(db, dataset, items, asked, jump)
+        rows = items.window(db, current, position, WINDOW)
+        if not any(r["key"] == current for r in rows):  # filtered out: shown in its place
+            rows = list_rows(db, dataset, who, [position]) + rows
+            if not items.ordered:
+                rows.sort(key=lambda r: r["position"])
+        disputed = disagreeing_items(db, dataset, [r["key"] for r in rows])
+        labels = {r["key"]: _option(r, r["key"] in disputed) for r in rows}
+        options = list(labels)
         # keyed by the current item and the option labels: never assigned by the server
         picker = _state(dataset, f"pick-{current}-{hash(tuple(labels.values()))}")
         st.selectbox(
             "Question", options, index=options.index(current), key=picker,
             label_visibility="collapsed", width=520, format_func=labels.__getitem__,
-            on_change=_picked, args=(dataset, picker, set(order), current),
+            on_change=_picked, args=(dataset, picker, set(options), current),
         )
-        shown = f"{len(keys)} of {len(order)} shown" if flt.active() else f"{len(order)} questions"
-        st.caption(shown + ("" if current in keys else " · this one is filtered out"))
-    done = gp.counts(summaries, status)[gp.DONE]
-    return Nav(dataset, row["created_at"], current, keys, order, by_key[current]["position"], len(order), len(keys),
-               gp.step(keys, current, -1, order), gp.step(keys, current, 1, order),
-               gp.next_unfinished(keys, current, by_key, status), done, by_key)
+        index = items.index_of(current, position)
+        st.caption(_caption(items, index, flt.active(), queue))
+    done, started, _ = gp.progress(db, dataset, who)
+    return Nav(dataset, row["created_at"], current, position, items.total, items.shown(), index,
+               items.step(db, current, position, -1), items.step(db, current, position, 1),
+               _unfinished(db, current, position, items, queue), done, started)
+
+
+def _caption(items: gp.ItemList, index: int | None, active: bool, queue: Queue | None) -> str:
+    """What the list holds and where this question is in it, in words."""
+    if queue is not None:
+        text = (f"{items.shown():,} of the {len(queue.keys):,} questions in your queue match"
+                if active else f"{items.shown():,} questions in your queue")
+    elif active:
+        text = f"{items.shown():,} of {items.total:,} questions match"
+    else:
+        text = f"{items.total:,} questions"
+    if index is None:
+        text += " · this one is filtered out" if active or queue is None else \
+            " · this one is not in your queue"
+    elif items.shown() > WINDOW:
+        text += f" · the list shows {WINDOW} around this one: search, or N / P"
+    return text
 
 
 def render_item_keys(nav: Nav) -> None:
@@ -238,8 +287,14 @@ def render_item_keys(nav: Nav) -> None:
               help="Next question you have not finished (all passages labeled and an answer)")
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _used_categories(path: str, dataset: str, created_at: str) -> list[str]:
+    """The categories a dataset's records use, read with the calling run's connection
+    (records never change after import: cached per database, dataset and import time)."""
+    return used_categories(get_db(), dataset)
+
+
 def dataset_categories(row: dict[str, Any]) -> list[str]:
     """The dataset's category list plus every category its records use."""
-    summaries = cached_summaries(str(store.default_path()), row["name"], row["created_at"])
-    seen = [str(s["fields"].get("question_category") or "") for s in summaries]
-    return gitem.categories(row["meta"], seen)
+    return gitem.categories(row["meta"], _used_categories(str(store.default_path()), row["name"],
+                                                          row["created_at"]))
