@@ -196,7 +196,7 @@ def test_the_job_is_started_in_the_background_and_the_key_is_stored_nowhere(
     job = latest_judge_job(db, "prefs")
     assert job["id"] == job_id and job["display_status"] == "done", job
     assert job["options"]["connection"]["key_env"] == "OPENAI_API_KEY"
-    assert job["options"]["label"] == "Judging with judge"
+    assert job["model"] == "judge"
     run = store_judges.get_run(db, job["result"]["run_key"])
     assert run["summary"]["position_bias"]["4"]["groups"] == 6
     rows = store_judges.run_results(db, run["run_key"])

@@ -197,7 +197,10 @@ def test_missing_scores_count_wrong_beside_the_headline(app_db):
     assert any("counts as **wrong** in best-of-n" in c.value for c in at.caption)
     fails = at.dataframe(key="rw_failures").value
     assert list(fails["item"]) == ["q3", "q1", "q2"]  # scored failures first, then the missing
-    assert fails.set_index("item").loc["q1", "worst pair"] == "1 missing score(s): counted wrong"
+    assert fails.set_index("item").loc["q1", "failing comparison"] == "1 missing score(s): counted wrong"
+    # one numbering: the Review page's (from 1), with the scores beside the responses
+    assert fails.set_index("item").loc["q3", "failing comparison"] == \
+        "chosen 1 (0.000) ≤ rejected 1 (1.000)"
 
 
 def test_a_partial_run_says_so(app_db):

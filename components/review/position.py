@@ -54,18 +54,31 @@ def resolve(
     mine: Mapping[Ident, str],
     scope: str,
 ) -> Comparison | None:
-    """The comparison to show: a new ``?item=`` (deep link, edited URL) wins, then
-    where this session was in this dataset, then the first unreviewed one."""
+    """The comparison to show: a new ``?item=`` (deep link, edited URL) wins, on the
+    comparison ``&i=I&j=J`` names (chosen I vs rejected J, numbered from 1 as on the
+    page) when it has one, then where this session was in this dataset, then the first
+    unreviewed one."""
     state = st.session_state.get(POS) or {}
     asked = st.query_params.get("item")
     if asked is not None and asked != state.get("written") and asked in by_key:
-        return first_of(by_key[asked], scope, mine)
+        return asked_pair(by_key[asked]) or first_of(by_key[asked], scope, mine)
     if state.get("dataset") == dataset and state.get("item") in by_key:
         facts = by_key[state["item"]]
         i, j = state["i"], state["j"]
         if i < facts.n_chosen and j < facts.n_rejected:
             return Comparison(facts.position, facts.key, i, j)
     return next_unreviewed(queue, None, mine) or (queue[0] if queue else None)
+
+
+def asked_pair(facts: ItemFacts) -> Comparison | None:
+    """The comparison ``?i=I&j=J`` names on ``facts``' item (1-based), if it exists there."""
+    try:
+        i, j = int(st.query_params.get("i", "")) - 1, int(st.query_params.get("j", "")) - 1
+    except ValueError:
+        return None
+    if 0 <= i < facts.n_chosen and 0 <= j < facts.n_rejected:
+        return Comparison(facts.position, facts.key, i, j)
+    return None
 
 
 def follow(
@@ -97,7 +110,7 @@ def follow(
 
 
 def remember(dataset: str, current: Comparison | None) -> None:
-    """Keep the position in the session and in ``?item=``."""
+    """Keep the position in the session and in ``?item=&i=&j=``."""
     if current is None:
         st.session_state[POS] = {"dataset": dataset, "written": st.query_params.get("item")}
         return
@@ -105,6 +118,9 @@ def remember(dataset: str, current: Comparison | None) -> None:
                              "j": current.j, "written": current.item}
     if st.query_params.get("item") != current.item:
         st.query_params["item"] = current.item
+    for name, value in (("i", current.i), ("j", current.j)):  # the comparison, from 1
+        if st.query_params.get(name) != str(value + 1):
+            st.query_params[name] = str(value + 1)
 
 
 def last_saved(db: Database, dataset: str, me: str) -> str:

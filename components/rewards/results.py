@@ -18,10 +18,11 @@ from streamlit.errors import StreamlitAPIException
 from components.models.picker import code
 from components.text import label
 from needlework.formats import RMBENCH_STYLES
+from needlework.judges.local import short_name
+from needlework.rewards.compare import RunRef, list_runs
 from needlework.rewards.results import Failure
 from needlework.rewards.runs import dataset_metrics
 from store.datasets import get_dataset
-from store.scores import scored_models
 
 REVIEW_PAGE = "pages/review.py"
 TIES = ("Ties count as wrong: a chosen response must score **strictly** higher than a "
@@ -29,29 +30,56 @@ TIES = ("Ties count as wrong: a chosen response must score **strictly** higher t
 FAILURE_PICK = "rw_failure_pick"
 
 
-def render_run_picker(db: Any, dataset: str, fingerprint: str | None) -> dict[str, Any] | None:
-    """The scored run to show (default: the loaded model's, else the newest); ``None`` if none."""
-    runs = scored_models(db, dataset)
-    if not runs:
-        st.caption("No scores for this dataset yet: score it above (with a model loaded).")
+RUN = "rw_run"  # the RunRef key shown in Results
+
+
+def render_run_picker(db: Any, dataset: str, fingerprint: str | None,
+                      prefer: str | None = None) -> RunRef | None:
+    """The result to show, reward-model scores or an LLM-judge run (default: the one
+    ``prefer`` names, else the loaded model's scores, else the newest); ``None`` if none."""
+    refs = list_runs(db, dataset)
+    if not refs:
+        st.caption("No results for this dataset yet: score it with a reward model (step 2) or "
+                   "judge it with an LLM (step 3).")
         return None
-    default = next((k for k, r in enumerate(runs) if r["fingerprint"] == fingerprint), 0)
-    if len(runs) == 1:
-        run = runs[0]
-    else:
-        run = st.selectbox(
-            "Scores of", runs, index=default, key="rw_run",
-            format_func=lambda r: f"{r['model']} · {r['variant']} · {r['items']} items · "
-                                  f"{(r['updated_at'] or '')[:16].replace('T', ' ')}")
-    st.caption(f"Scores of {code(run['model'])} ({code(run['variant'])}, fingerprint "
-               f"{code(run['fingerprint'][:12])}), {run['items']} items, "
-               f"{(run['updated_at'] or '')[:16].replace('T', ' ')}.")
-    row = get_dataset(db, dataset)
-    if row is not None and run["items"] < row["items"]:
-        st.warning(f"Partial results: {run['items']:,} of {row['items']:,} items are scored (the "
-                   "run was cancelled or stopped). The figures below cover only those; score "
-                   "again to finish, the scored texts come from the cache.", icon="⏸️")
-    return run
+    keys = [r.key for r in refs]
+    by_key = {r.key: r for r in refs}
+    if prefer in by_key:
+        st.session_state[RUN] = prefer
+    if st.session_state.get(RUN) not in by_key:
+        st.session_state[RUN] = next((r.key for r in refs if r.kind == "classifier"
+                                      and r.row["fingerprint"] == fingerprint), keys[0])
+    if len(refs) > 1:
+        st.selectbox("Results of", keys, key=RUN,
+                     format_func=lambda k: f"{by_key[k].title} · {by_key[k].items} items · "
+                                           f"{by_key[k].updated_at[:16].replace('T', ' ')}")
+    ref = by_key[st.session_state[RUN]]
+    if ref.kind == "classifier":
+        run = ref.row
+        st.caption(f"Scores of {code(short_name(run['model']))} ({run['variant']}: "
+                   f"{variant_words(run['variant'])}; fingerprint {code(run['fingerprint'][:12])}), "
+                   f"{run['items']} items, {(run['updated_at'] or '')[:16].replace('T', ' ')}.")
+        row = get_dataset(db, dataset)
+        if row is not None and run["items"] < row["items"]:
+            st.warning(f"Partial results: {run['items']:,} of {row['items']:,} items are scored (the "
+                       "run was cancelled or stopped). The figures below cover only those; score "
+                       "again to finish, the scored texts come from the cache.", icon="⏸️")
+    return ref
+
+
+def variant_words(variant: str) -> str:
+    """``fp32|full`` → ``32-bit floats, whole texts``: the run's variant in words."""
+    dtype, _, view = variant.partition("|")
+    words = {"fp32": "32-bit floats", "bf16": "bfloat16", "fp16": "16-bit floats",
+             "auto": "the model's own precision"}.get(dtype, dtype)
+    if view in ("", "full"):
+        return f"{words}, whole texts"
+    policy, _, size = view.partition(":")
+    how = {"skip": "texts over {n} tokens skipped", "keep-end": "texts cut to their last {n} tokens",
+           "keep-start": "texts cut to their first {n} tokens"}
+    if policy in how and size:
+        return f"{words}, {how[policy].format(n=size)}"
+    return f"{words}, {view}"
 
 
 def _pct(x: float | None) -> str:
@@ -168,28 +196,37 @@ def render_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str,
     return metrics
 
 
-def review_link(dataset: str, item: str, text: str = "Review this pair") -> None:
-    """A page link to the Review page opened on ``item``; plain text while that page is absent."""
+def review_link(dataset: str, item: str, text: str = "Review this pair",
+                pair: tuple[int, int] | None = None) -> None:
+    """A page link to the Review page opened on ``item`` (and on the comparison ``pair``,
+    0-based (chosen i, rejected j), sent as ``i=I+1&j=J+1``: the reader's numbering);
+    plain text while that page is absent."""
+    query = {"dataset": dataset, "item": item}
+    if pair is not None:
+        query |= {"i": str(pair[0] + 1), "j": str(pair[1] + 1)}
     try:
-        st.page_link(REVIEW_PAGE, label=text, icon="⚖️",
-                     query_params={"dataset": dataset, "item": item})
+        st.page_link(REVIEW_PAGE, label=text, icon="⚖️", query_params=query)
     except StreamlitAPIException:  # the review page is not in the navigation
         st.caption(f"Review page not available: open item {label(item, 80)} there later.")
+
+
+def worst_words(f: Failure, s: dict[str, Any]) -> str:
+    """``chosen 1 (0.120) ≤ rejected 2 (0.480)``: the failing comparison, numbered as the
+    Review page numbers it."""
+    i, j = f.worst
+    if f.margin is None:
+        return f"{f.missing} missing score(s): counted wrong"
+    return (f"chosen {i + 1} ({s['chosen_scores'][i]:.3f}) ≤ "
+            f"rejected {j + 1} ({s['rejected_scores'][j]:.3f})")
 
 
 def _failure_frame(fails: list[Failure], scores: dict[str, dict[str, Any]]) -> pd.DataFrame:
     rows = []
     for f in fails:
-        s = scores[f.item]
-        i, j = f.worst
-        if f.margin is None:
-            worst = f"{f.missing} missing score(s): counted wrong"
-        else:
-            worst = (f"chosen[{i}] {s['chosen_scores'][i]:.3f} ≤ "
-                     f"rejected[{j}] {s['rejected_scores'][j]:.3f}")
         rows.append({"item": f.item, "subset": f.subset,
                      "margin": None if f.margin is None else round(f.margin, 4),
-                     "worst pair": worst, "wrong pairs": f"{f.beaten}/{f.pairs}"})
+                     "failing comparison": worst_words(f, scores[f.item]),
+                     "wrong pairs": f"{f.beaten}/{f.pairs}"})
     return pd.DataFrame(rows)
 
 
@@ -203,14 +240,18 @@ def render_failures(dataset: str, fails: list[Failure],
     st.caption(f"{len(fails)} item(s) counted wrong: a rejected response scored at least as high "
                "as a chosen one (margin = lowest chosen − highest rejected; 0 is a tie)"
                + (f", or a score is missing ({unscored}, listed last)" if unscored else "")
-               + ". Click a row to see it per token below.")
+               + ". Responses are numbered from 1, as on the Review page. Click a row to see it "
+                 "per token below.")
     event = st.dataframe(_failure_frame(fails, scores), hide_index=True, width="stretch",
                          on_select="rerun", selection_mode="single-row", key="rw_failures",
                          height=min(36 * (len(fails) + 1) + 4, 320))
     picked_rows = event.selection.rows if event is not None else []
     picked = fails[picked_rows[0]].item if picked_rows else None
     with st.expander(f"Open failures in Review pairs ({min(len(fails), 50)} links)"):
+        st.caption("Each link opens the failing comparison on the Review page.")
         for f in fails[:50]:
-            review_link(dataset, f.item, f"{label(f.item, 60)} · {label(f.subset, 30)} · "
-                        + ("missing score" if f.margin is None else f"margin {f.margin:+.3f}"))
+            what = ("missing score" if f.margin is None
+                    else f"chosen {f.worst[0] + 1} vs rejected {f.worst[1] + 1}, margin {f.margin:+.3f}")
+            review_link(dataset, f.item, f"{label(f.item, 60)} · {label(f.subset, 30)} · {what}",
+                        pair=f.worst)
     return picked

@@ -83,6 +83,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_demo_judge)
 
+    p = subparsers.add_parser(
+        "serve-judge", help="serve the demo judge (or any causal LM folder) on 127.0.0.1",
+        description="Start transformers serve for DIR on 127.0.0.1, print the base URL and "
+        "model name to use (on the Reward model page, or with judge --base-url --model), and "
+        "serve until Ctrl+C. The Reward model page can also start the demo judge itself.")
+    p.add_argument("--folder", default="data/demo-judge", metavar="DIR",
+                   help="the model folder (default data/demo-judge)")
+    p.add_argument("--port", type=int, default=None, help="default: a free port")
+    p.add_argument("--threads", type=int, default=2, help="torch threads of the server (default 2)")
+    p.set_defaults(func=cmd_serve_judge)
+
 
 def _fail(message: str, code: int = 2) -> int:
     print(f"error: {message}", file=sys.stderr)
@@ -202,4 +213,31 @@ def cmd_demo_judge(args: argparse.Namespace) -> int:
         print(f"demo judge saved to {out}: held-out selection accuracy {acc['accuracy']:.3f} "
               f"({acc['pairs']} pairs in both orders, invalid {acc['invalid_rate']:.1%}), "
               f"built in {report['build_seconds']} s")
+    return 0
+
+
+def cmd_serve_judge(args: argparse.Namespace) -> int:
+    import time  # noqa: PLC0415
+
+    from needlework.judges.local import context_window_of  # noqa: PLC0415
+    from needlework.judges.serve import ServerError, start_server  # noqa: PLC0415
+
+    folder = Path(args.folder)
+    if not (folder / "config.json").is_file():
+        return _fail(f"{folder} holds no model (no config.json): build the demo judge with "
+                     f"python -m needlework demo-judge --out {folder}", 1)
+    try:
+        server = start_server(folder, port=args.port, threads=args.threads)
+    except ServerError as exc:
+        return _fail(str(exc).splitlines()[0], 1)
+    window = context_window_of(server.model)
+    print(f"serving {server.model}\nbase URL: {server.base_url}\nmodel: {server.model}"
+          + (f"\ncontext window: {window}" if window else "") + "\nCtrl+C stops it.", flush=True)
+    try:
+        while server.alive():
+            time.sleep(1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
     return 0

@@ -108,8 +108,7 @@ def start_judge_job(db: Database, db_path: str | Path, connection: Connection, d
     this job resumes them)."""
     checked = judge_options(**options)
     checked["connection"] = connection.describe()
-    checked["label"] = f"Judging with {short_name(connection.model)}"
-    job_id = RUNNER.submit(db, KIND, dataset, connection.model, checked)
+    job_id = RUNNER.submit(db, KIND, dataset, short_name(connection.model), checked)
     RUNNER.start(db_path, job_id, inputs={"connection": connection})
     return job_id
 
@@ -160,9 +159,8 @@ def start_write_job(db: Database, db_path: str | Path, connection: Connection, d
     """Queue and start a ``judge-needles`` job that saves its needles as ``dataset``."""
     options = {"aspect": aspect, "per_haystack": int(per_haystack), "seed": int(seed),
                "replace": bool(replace), "created_by": created_by,
-               "connection": connection.describe(),
-               "label": f"Writing needles with {short_name(connection.model)}"}
-    job_id = RUNNER.submit(db, WRITE_KIND, dataset, connection.model, options)
+               "connection": connection.describe()}
+    job_id = RUNNER.submit(db, WRITE_KIND, dataset, short_name(connection.model), options)
     RUNNER.start(db_path, job_id, inputs={"connection": connection, "haystacks": list(haystacks)})
     return job_id
 

@@ -7,6 +7,8 @@ wrong, as in Long-form RewardBench's scorer), worst margin first.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,3 +102,49 @@ def failures(entries: Iterable[dict[str, Any]]) -> list[Failure]:
             scored.append(Failure(str(e["id"]), str(e.get("subset", "")), chosen[i] - rejected[j],
                                   (i, j), beaten, counted))
     return sorted(scored, key=lambda f: (f.margin, f.item)) + sorted(unscored, key=lambda f: f.item)
+
+
+# -- downloads ---------------------------------------------------------------------------
+
+
+def scores_lines(entries: Iterable[dict[str, Any]], model: str) -> list[dict[str, Any]]:
+    """A run's scores as Long-form RewardBench-shaped lines (what ``metrics`` reads)."""
+    return [{"id": e["id"], "subset": e.get("subset", ""), "chosen_scores": e["chosen_scores"],
+             "rejected_scores": e["rejected_scores"], "model": model}
+            | ({"domain": e["domain"]} if e.get("domain") else {}) for e in entries]
+
+
+def scores_csv(entries: Sequence[dict[str, Any]]) -> str:
+    """A run's scores as CSV: ``id, subset, chosen 1, …, rejected 1, …`` (the reader's
+    numbering; an empty cell is a missing score), and whether best-of-n counts it right."""
+    n_chosen = max((len(e["chosen_scores"] or []) for e in entries), default=0)
+    n_rejected = max((len(e["rejected_scores"] or []) for e in entries), default=0)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["id", "subset", *[f"chosen {k + 1}" for k in range(n_chosen)],
+                     *[f"rejected {k + 1}" for k in range(n_rejected)], "best-of-n correct"])
+
+    def cells(values: Sequence[Any] | None, n: int) -> list[Any]:
+        values = list(values or [])
+        return [("" if metrics.missing(v) else v) for v in values] + [""] * (n - len(values))
+
+    for e in entries:
+        writer.writerow([e["id"], e.get("subset", ""), *cells(e["chosen_scores"], n_chosen),
+                         *cells(e["rejected_scores"], n_rejected),
+                         metrics.bon_correct(e["chosen_scores"] or [], e["rejected_scores"] or [])])
+    return buffer.getvalue()
+
+
+def metrics_rows(figures: dict[str, Any]) -> list[dict[str, Any]]:
+    """Best-of-n and pairwise figures per subset and overall, as numbers (for a CSV)."""
+    bon, pair = figures["bon"], figures["pairwise"]
+    rows = []
+    for subset, m in bon["subsets"].items():
+        p = pair["subsets"].get(subset, {})
+        rows.append({"subset": subset, "items": m["n"], "missing": m["missing"],
+                     "best_of_n_correct": m["correct"], "best_of_n_accuracy": m["accuracy"],
+                     "pairs": p.get("pairs", 0), "pairwise_accuracy": p.get("accuracy")})
+    rows.append({"subset": "overall", "items": bon["n"], "missing": bon["missing"],
+                 "best_of_n_correct": bon["correct"], "best_of_n_accuracy": bon["accuracy"],
+                 "pairs": pair["pairs"], "pairwise_accuracy": pair["accuracy"]})
+    return rows

@@ -1,0 +1,217 @@
+"""The LLM-judge connection, shared by the Reward model page and the Needle lab.
+
+A form (base URL, model, where the API key comes from, temperature, max tokens,
+timeout, concurrency, context window), **Test connection** with its one-line result,
+and **Start the local demo judge** (``transformers serve`` of ``data/demo-judge`` on
+127.0.0.1, labelled as a demo) with how to point at a real endpoint instead.
+
+The API key is never in the session, the form, the database, a log or an export: the
+form holds only the *name* of an environment variable or of a Streamlit secret, and
+the key is read when a connection is made (:func:`connection`), into a
+:class:`~needlework.judges.connection.Secret` that prints as ``***``. The form's values
+outlive the widgets (kept in :data:`SAVED`), so both pages share one connection.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from components.text import label
+from needlework.judges.client import check_connection
+from needlework.judges.connection import DEFAULT_KEY_ENV, Connection, Secret
+from needlework.judges.local import DEMO_BUILD, LOCAL, context_window_of, demo_folder, short_name
+from needlework.judges.serve import ServerError
+
+SAVED = "jd_saved"  # the form's values (never a key)
+PENDING = "jd_pending"  # values to put into the widgets before they are drawn
+CHECK = "jd_check"  # the last test's {"ok", "message"}
+KEY_SOURCES = {
+    "none": "No key (local servers: the demo judge, vLLM, Ollama)",
+    "env": "An environment variable of this server",
+    "secrets": "A Streamlit secret (.streamlit/secrets.toml)",
+}
+DEFAULTS: dict[str, Any] = {
+    "base_url": "", "model": "", "key_from": "none", "key_env": DEFAULT_KEY_ENV,
+    "secret": "openai_api_key", "temperature": 0.0, "max_tokens": 512, "timeout": 120.0,
+    "concurrency": 4, "window": 0,
+}
+REAL_ENDPOINTS = """\
+| server | base URL | model | API key |
+|---|---|---|---|
+| OpenAI | `https://api.openai.com/v1` | e.g. `gpt-4o-mini` | environment variable `OPENAI_API_KEY` (set before starting the app), or a Streamlit secret |
+| vLLM (`vllm serve MODEL --port 8000`) | `http://127.0.0.1:8000/v1` | the served name (`MODEL`) | none, or the `--api-key` you set |
+| Ollama | `http://127.0.0.1:11434/v1` | as in `ollama list`, e.g. `llama3.1:8b` | none |
+| any folder (`python -m needlework serve-judge --folder DIR`) | the URL it prints | the folder's absolute path | none |
+"""
+DEMO_LABEL = ("🧪 **Demo judge**: a tiny model this project trains in about 3 minutes on "
+              "synthetic safety needles and the demo RAG answers. It shows the workflow; its "
+              "verdicts on anything else mean little (expect many invalid answers on real "
+              "preference data).")
+
+
+def _key(name: str) -> str:
+    return f"jd_{name}"
+
+
+def values() -> dict[str, Any]:
+    """The form's current values (widgets while drawn, else the ones remembered)."""
+    saved = st.session_state.setdefault(SAVED, dict(DEFAULTS))
+    for name in DEFAULTS:
+        if _key(name) in st.session_state:
+            saved[name] = st.session_state[_key(name)]
+    return dict(DEFAULTS) | saved
+
+
+def _seed() -> None:
+    """Give every widget its remembered value (and apply a pending change) before drawing."""
+    values()  # the widgets' latest values first
+    saved = st.session_state[SAVED]
+    pending = st.session_state.pop(PENDING, None) or {}
+    saved.update(pending)
+    for name, default in DEFAULTS.items():
+        value = saved.get(name, default)
+        if st.session_state.get(_key(name)) != value or name in pending:
+            st.session_state[_key(name)] = value
+
+
+def _secret(name: str) -> Secret | None:
+    """The Streamlit secret ``name`` as a :class:`Secret` (``None`` when absent)."""
+    try:
+        value = st.secrets.get(name)
+    except Exception:  # no secrets file at all: Streamlit raises
+        return None
+    return Secret(str(value)) if value else None
+
+
+def connection(form: dict[str, Any] | None = None) -> Connection:
+    """The connection the form describes, its key read now (``ValueError`` says what is
+    missing or wrong, never the key)."""
+    v = form or values()
+    base_url, model = str(v["base_url"]).strip(), str(v["model"]).strip()
+    if not base_url or not model:
+        raise ValueError("fill in the base URL and the model name (or start the demo judge)")
+    key_env, key = None, None
+    if v["key_from"] == "env":
+        key_env = str(v["key_env"]).strip() or None
+        if key_env is None:
+            raise ValueError("name the environment variable that holds the key")
+    elif v["key_from"] == "secrets":
+        name = str(v["secret"]).strip()
+        key = _secret(name)
+        if key is None:
+            raise ValueError(f"no Streamlit secret named {name!r} (add it to .streamlit/secrets.toml)")
+    window = int(v["window"] or 0) or context_window_of(model)
+    return Connection(base_url, model, key_env=key_env, key=key,
+                      temperature=float(v["temperature"]), max_tokens=int(v["max_tokens"]),
+                      timeout=float(v["timeout"]), concurrency=int(v["concurrency"]),
+                      context_window=window)
+
+
+def _test() -> None:
+    """The Test connection button's callback: one line, kept for the page."""
+    try:
+        result = check_connection(connection())
+    except (ValueError, TypeError) as exc:
+        st.session_state[CHECK] = {"ok": False, "message": str(exc)}
+        return
+    st.session_state[CHECK] = {"ok": result.ok, "message": result.message}
+
+
+def _start_demo() -> None:
+    """Start the demo judge (once per server) and fill the form with it."""
+    try:
+        server = LOCAL.start()
+    except ServerError as exc:
+        st.session_state[CHECK] = {"ok": False, "message": f"the demo judge did not start: {exc}"}
+        return
+    st.session_state[PENDING] = {"base_url": server.base_url, "model": server.model,
+                                 "key_from": "none", "window": context_window_of(server.model) or 0,
+                                 "max_tokens": 16, "concurrency": 2}
+    st.session_state[CHECK] = {"ok": True, "message": f"ok: the demo judge answers at {server.base_url}"}
+
+
+def _stop_demo() -> None:
+    LOCAL.stop()
+    st.session_state[CHECK] = {"ok": False, "message": "the demo judge was stopped"}
+
+
+def is_demo(model: str) -> bool:
+    """True when ``model`` names the local demo judge's folder."""
+    return bool(model) and model.rstrip("/") == str(demo_folder())
+
+
+def _demo_row() -> None:
+    built = (demo_folder() / "config.json").is_file()
+    running = LOCAL.running()
+    cols = st.columns([3, 2], vertical_alignment="center")
+    cols[0].markdown(DEMO_LABEL)
+    if running is not None:
+        cols[1].caption(f"Demo judge running at `{running.base_url}`.")
+        cols[1].button("Stop the demo judge", key="jd_stop", icon="⏹️", on_click=_stop_demo)
+    elif built:
+        cols[1].button("Start the local demo judge", key="jd_demo", icon="🧪", type="primary",
+                       on_click=_start_demo, width="stretch",
+                       help="transformers serve on 127.0.0.1 and a free port, for this server; "
+                            "about 15 s. Fills in the form below.")
+    else:
+        cols[1].caption(f"The demo judge is not built here: `{DEMO_BUILD}` (about 3 minutes), "
+                        "or `make run`, which builds it.")
+
+
+def render_connection(expanded: bool = True) -> Connection | None:
+    """The connection form in an expander; returns the connection when the form is
+    complete and valid (``None`` otherwise, with the reason shown)."""
+    _seed()
+    current = values()
+    title = ("Judge connection · " + short_name(str(current["model"]))) if current["model"] \
+        else "Judge connection"
+    with st.expander(title, expanded=expanded or not current["model"], icon="🔌"):
+        _demo_row()
+        cols = st.columns([3, 3])
+        cols[0].text_input("Base URL", key=_key("base_url"),
+                           placeholder="http://127.0.0.1:8000/v1 or https://api.openai.com/v1")
+        cols[1].text_input("Model", key=_key("model"), placeholder="gpt-4o-mini")
+        cols = st.columns([3, 3])
+        source = cols[0].selectbox("API key", list(KEY_SOURCES), key=_key("key_from"),
+                                   format_func=KEY_SOURCES.get,
+                                   help="The key itself is never typed here, stored, logged or "
+                                        "shown: only where to read it.")
+        if source == "env":
+            cols[1].text_input("Environment variable", key=_key("key_env"))
+        elif source == "secrets":
+            cols[1].text_input("Secret name", key=_key("secret"))
+        cols = st.columns(5)
+        cols[0].number_input("Temperature", 0.0, 2.0, step=0.1, key=_key("temperature"))
+        cols[1].number_input("Max tokens", 1, 32768, step=64, key=_key("max_tokens"),
+                             help="The longest answer; also kept free in the context window.")
+        cols[2].number_input("Timeout (s)", 1.0, 3600.0, step=10.0, key=_key("timeout"))
+        cols[3].number_input("Concurrency", 1, 64, key=_key("concurrency"),
+                             help="Requests in flight at once.")
+        cols[4].number_input("Context window", 0, 10_000_000, step=1024, key=_key("window"),
+                             help="The judge's window in tokens (0: unknown, not checked). "
+                                  "Filled in for the demo judge from its report.")
+        try:
+            conn = connection()
+            problem = None
+        except (ValueError, TypeError) as exc:
+            conn, problem = None, str(exc)
+        row = st.columns([1, 4], vertical_alignment="center")
+        row[0].button("Test connection", key="jd_test", icon="📡", on_click=_test,
+                      disabled=conn is None)
+        check = st.session_state.get(CHECK)
+        if check:
+            (row[1].success if check["ok"] else row[1].error)(label(check["message"], 400))
+        elif problem:
+            row[1].caption(label(problem, 300))
+        if conn is not None:
+            st.caption(f"Key: {label(conn.key_source(), 80)} · window: "
+                       + (f"{conn.context_window:,} tokens" if conn.context_window else "unknown")
+                       + " (longer prompts follow the context policy below).")
+        with st.popover("Use a real judge instead", icon="🌐"):
+            st.markdown(REAL_ENDPOINTS)
+            st.caption("Keys: set the variable in the shell that starts the app (`export "
+                       "OPENAI_API_KEY=…` then `make run`), or put it in `.streamlit/secrets.toml` "
+                       "and name it here. The page never asks for the key itself.")
+    return conn

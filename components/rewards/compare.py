@@ -1,0 +1,111 @@
+"""Step 4's extras on the reward page: the shown result's downloads (JSONL and CSV of the
+scores or answers, CSV of the figures), and a second result side by side (two reward
+models, or a reward model and an LLM judge) on the items both judged.
+
+The files are made when a button is clicked (deferred downloads), with the connection
+of the run that makes them (:func:`components.state.get_db`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from components.rewards.results import review_link
+from components.state import get_db
+from components.text import label
+from needlework.judges.engine import output_entries
+from needlework.judges.results import jsonl, metrics_rows_csv, subset_rows, trials_csv
+from needlework.rewards.compare import RunRef, compare, list_runs, outcomes
+from needlework.rewards.results import metrics_rows, results, scores_csv, scores_lines
+from needlework.rewards.runs import dataset_metrics
+from store import judges as store_judges
+
+NONE = "(none)"
+COMPARE = "rw_compare"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def _files(row: dict[str, Any], ref: RunRef) -> list[tuple[str, Callable[[], str], str, str]]:
+    """(label, make, file name, mime) of the result's downloads."""
+    stem = f"{row['name']}-{ref.short}".replace("/", "_").replace(" ", "_")
+    if ref.kind == "judge":
+        def answers() -> str:
+            run = store_judges.get_run(get_db(), ref.row["run_key"]) or ref.row
+            rows = store_judges.run_results(get_db(), ref.row["run_key"])
+            return jsonl(output_entries(run["summary"], [r["entry"] for r in rows]))
+
+        def trials() -> str:
+            return trials_csv(store_judges.run_results(get_db(), ref.row["run_key"]))
+
+        def figures() -> str:
+            run = store_judges.get_run(get_db(), ref.row["run_key"]) or ref.row
+            return metrics_rows_csv(subset_rows(run["summary"]))
+
+        return [("Answers JSONL", answers, f"{stem}-answers.jsonl", "application/jsonl"),
+                ("Answers CSV", trials, f"{stem}-answers.csv", "text/csv"),
+                ("Figures CSV", figures, f"{stem}-metrics.csv", "text/csv")]
+
+    def entries() -> list[dict[str, Any]]:
+        return results(get_db(), row, ref.row).entries
+
+    return [("Scores JSONL", lambda: jsonl(scores_lines(entries(), ref.row["model"])),
+             f"{stem}-scores.jsonl", "application/jsonl"),
+            ("Scores CSV", lambda: scores_csv(entries()), f"{stem}-scores.csv", "text/csv"),
+            ("Figures CSV", lambda: metrics_rows_csv(metrics_rows(dataset_metrics(row["format"], entries()))),
+             f"{stem}-metrics.csv", "text/csv")]
+
+
+def render_downloads(row: dict[str, Any], ref: RunRef) -> None:
+    """The result's files (made on click)."""
+    cols = st.columns(3)
+    for col, (text, make, name, mime) in zip(cols, _files(row, ref), strict=True):
+        col.download_button(text, data=make, file_name=name, mime=mime, icon="⬇️",
+                            key=f"rw_dl_{text}", on_click="ignore", width="stretch")
+
+
+def render_compare(db: Any, row: dict[str, Any], ref: RunRef) -> None:
+    """A second result side by side with ``ref`` (pick it; none by default)."""
+    refs = [r for r in list_runs(db, row["name"]) if r.key != ref.key]
+    by_key = {r.key: r for r in refs}
+    options = [NONE] + list(by_key)
+    if st.session_state.get(COMPARE) not in options:
+        st.session_state[COMPARE] = NONE
+    other = st.selectbox("Compare with", options, key=COMPARE, disabled=not refs,
+                         format_func=lambda k: k if k == NONE else f"{by_key[k].title} · "
+                                                                   f"{by_key[k].items} items",
+                         help="Another reward model's scores or an LLM judge's run on this "
+                              "dataset, side by side on the items both judged.")
+    if other == NONE:
+        if not refs:
+            st.caption("Score the dataset with a second model, or judge it with an LLM (step 3), "
+                       "to compare two results side by side.")
+        return
+    second = by_key[other]
+    both = compare(outcomes(db, row, ref), outcomes(db, row, second))
+    a, b = ref.short, second.short  # dataframe headers are shown as text
+    if a == b:
+        a, b = f"{a} (1)", f"{b} (2)"
+    frame = pd.DataFrame([{"subset": r["subset"], "items": r["items"], a: _pct(r["first"]),
+                           b: _pct(r["second"]), f"only {a} right": r["only_first"],
+                           f"only {b} right": r["only_second"]} for r in both["rows"]])
+    st.dataframe(frame, hide_index=True, width="stretch", key="rw_compare_table")
+    st.caption("On the items both judged: the share of each item's comparisons each got right "
+               "(one chosen response: best-of-n; several: pair by pair; a judge's invalid answer "
+               "wrong; a needle pair judged in both orders counts half per order), then how many "
+               "items one got right and the other wrong."
+               + (f" Left out: {both['only_in_first']} item(s) only {label(a, 40)} judged, "
+                  f"{both['only_in_second']} only {label(b, 40)} judged." if both["only_in_first"]
+                  or both["only_in_second"] else ""))
+    if both["differ"]:
+        with st.expander(f"Items where they differ ({len(both['differ'])})"):
+            for d in both["differ"][:50]:
+                review_link(row["name"], d["item"], f"{label(d['item'], 60)} · "
+                            f"{label(d['subset'], 30)} · {label(a, 40)} {_pct(d['first'])}, "
+                            f"{label(b, 40)} {_pct(d['second'])}")

@@ -1,0 +1,273 @@
+"""Step 3 of the reward page: judging the dataset with an LLM judge, and a judge run's
+results in step 4 (accuracy and invalid rate per subset, position bias, the failures with
+the judge's own words).
+
+The run is a ``judge`` job (:mod:`needlework.judges.job`): the page submits it with the
+connection as the job's input (its key, if any, never stored) and draws the newest judge
+job of the dataset with :func:`components.jobs.render_job`. Every answer is cached as it
+arrives, so a cancelled or interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import store
+from components.jobs import render_job
+from components.models.judge import is_demo, render_connection
+from components.rewards.results import review_link
+from components.text import label, render_text
+from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.judges.connection import Connection
+from needlework.judges.job import latest_judge_job, start_judge_job
+from needlework.judges.local import short_name
+from needlework.judges.results import (
+    JudgeFailure,
+    bias_rows,
+    failures,
+    member_words,
+    scoring_failures,
+    subset_rows,
+)
+from store import judges as store_judges
+from store.datasets import item_index
+
+MODES = {
+    "selection": "selection: the judge sees all responses and names the best (the paper's headline mode)",
+    "scoring": "scoring: the judge rates each response alone, 0–10 (ties count wrong)",
+}
+ORDERS = {
+    "shuffle": "one shuffled order per item (seeded, recorded)",
+    "rotations": "every rotation: each response shown in every position (measures position bias)",
+}
+POLICIES = {
+    "skip": "skip them (not sent; counted as skipped)",
+    "keep-start": "keep the start of each response (cut the end, marked)",
+    "keep-end": "keep the end of each response (cut the start, marked)",
+}
+SEEN = "rj_seen"  # the last finished judge job whose run was put in front
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def _options(row: dict[str, Any], subsets: list[str]) -> dict[str, Any]:
+    """Mode, order, seed, context policy and which items; returns the job options."""
+    needle = row["kind"] == "needle"
+    cols = st.columns([3, 3])
+    mode = "selection" if needle else cols[0].radio("Mode", list(MODES), key="rj_mode",
+                                                    format_func=MODES.get)
+    if needle:
+        cols[0].caption("Needle pairs are judged in both orders (A/B and B/A), so position "
+                        "bias cancels in the accuracy and is reported.")
+        order = "rotations"
+    elif mode == "selection":
+        order = cols[1].radio("Order of the responses", list(ORDERS), key="rj_order",
+                              format_func=ORDERS.get)
+    else:
+        order = "shuffle"
+        cols[1].caption("Scoring shows one response at a time: there is no order to choose.")
+    cols = st.columns([1, 3, 2, 2])
+    seed = int(cols[0].number_input("Seed", 0, 10**6, 0, key="rj_seed",
+                                    disabled=order != "shuffle" or mode != "selection",
+                                    help="The shuffle's seed; recorded with the run."))
+    policy = cols[1].selectbox("Prompts longer than the judge's window", list(POLICIES),
+                               key="rj_policy", format_func=lambda p: f"{p}: {POLICIES[p]}",
+                               help="Never cut silently: every cut or skip is listed with the "
+                                    "run, and the policy is recorded.")
+    picked = cols[2].multiselect("Subsets", subsets, key="rj_subsets", placeholder="all")
+    per = int(cols[3].number_input("Items per subset (0 = all)", 0, 100_000, 0, key="rj_per",
+                                   help="Try the judge on a few items of each subset first: "
+                                        "a run on part of the set is kept apart from a full run."))
+    return {"mode": mode, "order": order, "seed": seed, "context_policy": policy,
+            "subsets": picked or None, "per_subset": per or None}
+
+
+def _outcome(job: dict[str, Any]) -> None:
+    """A finished judge job in one line (the figures are in Results below)."""
+    status, result = job["display_status"], job.get("result") or {}
+    model = label(job["model"], 80)
+    if status == "done":
+        acc, rate = result.get("accuracy"), result.get("invalid_rate")
+        st.success(f"Judged {result.get('trials', 0):,} trials of {result.get('items', 0):,} items "
+                   f"with {model}: accuracy {_pct(acc)}, invalid answers {_pct(rate)}, "
+                   f"{result.get('skipped', 0)} skipped as too long; {result.get('sent', 0):,} "
+                   f"requests sent, {result.get('cached', 0):,} answers from the cache. The figures "
+                   "are under Results.", icon="✅")
+    elif status == "cancelled":
+        st.warning("Judging was cancelled. The answers received are cached: run it again to "
+                   "finish (nothing already answered is asked again).", icon="⏹️")
+    elif status == INTERRUPTED:
+        st.warning(f"Judge job {job['id']} was interrupted: the server stopped while it ran. The "
+                   "answers so far are cached; run again to resume.", icon="⚠️")
+    elif status == "failed":
+        st.error(f"Judging failed: {label(job.get('error') or 'unknown error', 600)}", icon="🚫")
+
+
+def render_judging(db: Any, row: dict[str, Any]) -> str | None:
+    """The connection, the run's options, Run and the job panel. Returns the run key of a
+    judge job that has just finished (to show it in Results), else ``None``."""
+    conn = render_connection(expanded=False)
+    subsets = sorted({i["subset"] for i in item_index(db, row["name"]) if i["subset"]})
+    options = _options(row, subsets)
+    job = latest_judge_job(db, row["name"])
+    active = job is not None and job["display_status"] in ACTIVE
+    cols = st.columns([2, 3], vertical_alignment="center")
+    go = cols[0].button(f"Judge {label(row['name'], 40)}", type="primary", icon="⚖️", key="rj_run",
+                        disabled=conn is None or active, width="stretch",
+                        help="Runs on the server in the background; answers already in the "
+                             "judge cache are not asked again.")
+    if conn is not None and is_demo(conn.model):
+        cols[1].caption("With the demo judge: small sets first (items per subset: 1–2). It "
+                        "answers safety needles well and most real preference prompts with "
+                        "invalid answers, which count wrong.")
+    if go and conn is not None:
+        start(db, conn, row["name"], options)
+        st.rerun()
+    render_job(job, _outcome, verb="Judging",
+               starting="Starting: planning the prompts and reading the judge cache …",
+               note="Runs on the server: you can use other pages and come back. Every answer is "
+                    "cached as it arrives; Cancel stops sending requests.")
+    if job is not None and job["display_status"] == "done" and st.session_state.get(SEEN) != job["id"]:
+        st.session_state[SEEN] = job["id"]
+        return (job.get("result") or {}).get("run_key")
+    return None
+
+
+def start(db: Any, conn: Connection, dataset: str, options: dict[str, Any]) -> int:
+    """Submit and start the judge job."""
+    return start_judge_job(db, store.default_path(), conn, dataset, **options)
+
+
+# -- a judge run in Results -----------------------------------------------------------------
+
+
+def _bias(summary: dict[str, Any]) -> None:
+    rows = bias_rows(summary)
+    if not rows:
+        st.caption("Position bias is measured by runs in every rotation (step 3, Order).")
+        return
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        if column not in ("responses", "groups"):
+            frame[column] = [_pct(x) for x in frame[column]]
+    st.markdown("**Position bias**")
+    st.dataframe(frame, hide_index=True, width="stretch", key="rj_bias")
+    spread = [r["spread"] for r in rows if r.get("spread") is not None]
+    st.caption("Accuracy when the chosen response was shown as A, B, …: equal figures mean the "
+               "position does not matter; spread = highest − lowest"
+               + (f" (here {max(spread):.0%})" if spread else "")
+               + ". Answers naming each position: an unbiased judge spreads them evenly. "
+                 "Consistency: share of items whose rotations all named the same response.")
+
+
+def _judge_words(raw: str | None, key: str) -> None:
+    st.caption("The judge's own words:")
+    render_text(raw if raw is not None else "(no answer)", mono=True, box=True, max_height=220,
+                key=key)
+
+
+def _selection_failures(dataset: str, fails: list[JudgeFailure]) -> str | None:
+    frame = pd.DataFrame([{"item": f.item, "subset": f.subset, "trial": f.trial + 1,
+                           "verdict": f.verdict, "order shown": f.order_words,
+                           "opens": f.comparison} for f in fails])
+    st.caption(f"{len(fails)} wrong trial(s): the judge named a rejected response, or its answer "
+               "could not be read (invalid, counted wrong). Responses are numbered from 1, as on "
+               "the Review page; the letters are the order the judge saw. Click a row for the "
+               "judge's own words.")
+    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun",
+                         selection_mode="single-row", key="rj_failures",
+                         height=min(36 * (len(fails) + 1) + 4, 320))
+    picked = event.selection.rows[0] if event is not None and event.selection.rows else 0
+    f = fails[picked]
+    cols = st.columns([3, 2])
+    with cols[0]:
+        st.markdown(f"**{label(f.item, 60)}** · trial {f.trial + 1} · {label(f.verdict, 200)}")
+        _judge_words(f.raw, "rj-words")
+    with cols[1]:
+        st.caption(f"Shown as: {f.order_words}.")
+        review_link(dataset, f.item, f"Open {f.comparison} in Review pairs", pair=f.pair)
+    return f.item
+
+
+def _scoring_failures(dataset: str, wrong: list[dict[str, Any]]) -> str | None:
+    frame = pd.DataFrame([{"item": w["item"], "subset": w["subset"],
+                           "failing comparison": f"chosen {w['pair'][0] + 1} vs rejected {w['pair'][1] + 1}",
+                           "ratings": ", ".join(
+                               f"{member_words(k)}: "
+                               + ("skipped" if a["skipped"] else "invalid" if not a["valid"]
+                                  else f"{a['score']:g}")
+                               for k, a in sorted(w["answers"].items()))} for w in wrong])
+    st.caption(f"{len(wrong)} item(s) wrong: a rejected response rated at or above a chosen one, "
+               "or a rating could not be read (counted wrong). Responses are numbered from 1, as "
+               "on the Review page; click a row for the judge's words.")
+    event = st.dataframe(frame, hide_index=True, width="stretch", on_select="rerun",
+                         selection_mode="single-row", key="rj_failures",
+                         height=min(36 * (len(wrong) + 1) + 4, 320))
+    picked = event.selection.rows[0] if event is not None and event.selection.rows else 0
+    w = wrong[picked]
+    i, j = w["pair"]
+    cols = st.columns(2)
+    for col, side, k in ((cols[0], "chosen", i), (cols[1], "rejected", j)):
+        answer = w["answers"].get(f"{side}[{k}]") or {}
+        with col:
+            st.markdown(f"**{side} {k + 1}**: " + ("invalid" if answer.get("valid") is False
+                                                  else f"rated {answer.get('score')}"))
+            _judge_words(answer.get("raw"), f"rj-words-{side}")
+    review_link(dataset, w["item"], f"Open chosen {i + 1} vs rejected {j + 1} in Review pairs",
+                pair=w["pair"])
+    return w["item"]
+
+
+def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | None:
+    """A judge run: headline, the table per subset, position bias, the failures (a row
+    opens the judge's words and the comparison in Review). Returns the picked item."""
+    summary = run.get("summary") or {}
+    options = run.get("options") or {}
+    cols = st.columns(4)
+    cols[0].metric("accuracy", _pct(summary.get("accuracy")),
+                   help="Judged by the classifier metrics' rules: an invalid answer counts wrong, "
+                        "a trial skipped as too long is missing (counted wrong in best-of-n).")
+    cols[1].metric("invalid answers", _pct(summary.get("invalid_rate")),
+                   help=f"{summary.get('invalid', 0)} of {summary.get('answered', 0)} answers could "
+                        "not be read as a verdict.")
+    cols[2].metric("skipped (too long)", f"{summary.get('skipped', 0):,}",
+                   help=f"Context policy: {summary.get('context_policy')}; window "
+                        f"{summary.get('context_window') or 'unknown'}.")
+    cols[3].metric("requests / from cache", f"{summary.get('requests', 0):,} / {summary.get('cached', 0):,}")
+    st.caption(f"Judge {label(short_name(run['model']), 60)} at {label(run['endpoint'], 80)} · "
+               f"{summary.get('mode')} · "
+               + (f"order: {ORDERS.get(summary.get('order'), summary.get('order'))}"
+                  + (f", seed {summary['seed']}" if summary.get("seed") is not None else "") + " · "
+                  if summary.get("mode") == "selection" else "")
+               + f"context policy {summary.get('context_policy')} · prompts "
+               f"{summary.get('prompt_version')} · key from "
+               + ("memory" if (options.get("connection") or {}).get("key_in_memory")
+                  else f"${(options.get('connection') or {}).get('key_env') or 'none'}")
+               + (f" · a selection of the set: {summary['selection']}" if summary.get("selection") else ""))
+    frame = pd.DataFrame(subset_rows(summary))
+    for column in ("accuracy", "invalid rate"):
+        frame[column] = [_pct(x) for x in frame[column]]
+    st.dataframe(frame, hide_index=True, width="stretch", key="rj_metrics")
+    st.caption("Per subset: accuracy (selection: share of trials where the judge named the chosen "
+               "response; scoring: best-of-n on its ratings, ties wrong) and the invalid rate "
+               "(answers that could not be read, over answered trials).")
+    if summary.get("mode") == "selection":
+        _bias(summary)
+    rows = store_judges.run_results(db, run["run_key"])
+    st.markdown("**Failures**")
+    if summary.get("mode") == "selection":
+        fails = failures(rows)
+        if not fails:
+            st.success("No failures: the judge named the chosen response every time.", icon="🎯")
+            return None
+        return _selection_failures(dataset, fails)
+    wrong = scoring_failures(rows)
+    if not wrong:
+        st.success("No failures: every chosen response rated above every rejected one.", icon="🎯")
+        return None
+    return _scoring_failures(dataset, wrong)

@@ -1,0 +1,128 @@
+"""Every result of a preference dataset, classifier runs and LLM-judge runs alike, and two
+of them side by side.
+
+A :class:`RunRef` names one result: a reward model's stored scores
+(``score:FINGERPRINT|VARIANT``) or a finished judge run (``judge:RUN_KEY``).
+:func:`outcomes` reads a result as a number per item, the share of its comparisons
+the model got right by the benchmark's strict rule (a classifier: 1 or 0 by
+best-of-n, a missing score wrong; a judge: the share of right trials, so a needle pair
+judged in both orders gives 0, 0.5 or 1; an invalid answer wrong; with several chosen
+responses, as RM-Bench has, the share of chosen/rejected pairs for both), and
+:func:`compare` puts two of them side by side per subset, on the items both judged.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from needlework import metrics
+from needlework.judges.local import short_name
+from needlework.judges.results import item_outcomes, run_title
+from needlework.rewards.results import entries_from_rows, item_domains
+from store import judges as store_judges
+from store.scores import item_scores, scored_models
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """One result of a dataset: ``kind`` is ``classifier`` or ``judge``."""
+
+    key: str
+    kind: str
+    title: str
+    updated_at: str
+    items: int
+    row: dict[str, Any]
+
+    @property
+    def short(self) -> str:
+        """A name for column headers: the model's short name (``judge`` prefixed for a judge)."""
+        name = short_name(str(self.row.get("model") or ""))
+        return f"judge {name}" if self.kind == "judge" else name
+
+
+def classifier_key(run: Mapping[str, Any]) -> str:
+    return f"score:{run['fingerprint']}|{run['variant']}"
+
+
+def list_runs(db: Any, dataset: str) -> list[RunRef]:
+    """Every result of ``dataset``, newest first: the reward models' stored scores and
+    the finished judge runs."""
+    refs = []
+    for run in scored_models(db, dataset):
+        refs.append(RunRef(classifier_key(run), "classifier",
+                           f"{short_name(run['model'])} · {run['variant']} · reward model",
+                           run.get("updated_at") or "", int(run["items"]), dict(run)))
+    for run in store_judges.finished_runs(db, dataset):
+        refs.append(RunRef(f"judge:{run['run_key']}", "judge", run_title(run),
+                           run.get("updated_at") or "", int(run.get("judged_items") or 0), run))
+    return sorted(refs, key=lambda r: r.updated_at, reverse=True)
+
+
+def outcomes(db: Any, dataset: Mapping[str, Any], ref: RunRef) -> dict[str, dict[str, Any]]:
+    """``{item: {"subset", "outcome"}}``: the share of the item's comparisons ``ref`` got
+    right (``None`` when none was judged: every trial skipped as too long)."""
+    if ref.kind == "judge":
+        rows = store_judges.run_results(db, ref.row["run_key"])
+        entries = [r["entry"] for r in rows]
+        per = item_outcomes(ref.row.get("mode") or "selection", entries)
+        subsets = {e["item_key"]: e.get("subset", "") for e in entries}
+        return {k: {"subset": subsets.get(k, ""), "outcome": v} for k, v in per.items()}
+    domains = item_domains(db, dataset["name"]) if dataset.get("format") == "rmbench" else None
+    rows = item_scores(db, dataset["name"], ref.row["fingerprint"], ref.row["variant"])
+    out = {}
+    for e in entries_from_rows(rows, domains):
+        out[str(e["id"])] = {"subset": e.get("subset", ""),
+                             "outcome": classifier_outcome(e["chosen_scores"], e["rejected_scores"])}
+    return out
+
+
+def classifier_outcome(chosen: list[Any], rejected: list[Any]) -> float:
+    """A classifier's outcome on one item, by the rule a judge is held to on it: with one
+    chosen response, best-of-n (1 or 0); with several (RM-Bench, judged pair by pair), the
+    share of (chosen, rejected) pairs where chosen scores strictly higher. A missing score
+    loses its pairs."""
+    if len(chosen) <= 1:
+        return float(metrics.bon_correct(chosen, rejected))
+    pairs = [(c, r) for c in chosen for r in rejected]
+    won = sum(1 for c, r in pairs if not metrics.missing(c) and not metrics.missing(r) and c > r)
+    return won / len(pairs) if pairs else 0.0
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def compare(first: Mapping[str, Mapping[str, Any]],
+            second: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Two results side by side on the items both judged: per subset and overall, the
+    mean outcome of each and how many items each got right where the other did not
+    (``only_first``, ``only_second``: outcomes that differ by at least one half), and the
+    list of those items, most different first."""
+    common = [k for k in first if k in second and first[k]["outcome"] is not None
+              and second[k]["outcome"] is not None]
+    per: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"a": [], "b": []})
+    differ = []
+    for key in common:
+        a, b = float(first[key]["outcome"]), float(second[key]["outcome"])
+        subset = str(first[key].get("subset") or second[key].get("subset") or "")
+        per[subset]["a"].append(a)
+        per[subset]["b"].append(b)
+        if abs(a - b) >= 0.5:
+            differ.append({"item": key, "subset": subset, "first": a, "second": b})
+
+    def row(name: str, a: list[float], b: list[float]) -> dict[str, Any]:
+        return {"subset": name, "items": len(a), "first": _mean(a), "second": _mean(b),
+                "only_first": sum(1 for x, y in zip(a, b, strict=True) if x - y >= 0.5),
+                "only_second": sum(1 for x, y in zip(a, b, strict=True) if y - x >= 0.5)}
+
+    rows = [row(name, v["a"], v["b"]) for name, v in sorted(per.items())]
+    all_a = [x for v in per.values() for x in v["a"]]
+    all_b = [x for v in per.values() for x in v["b"]]
+    rows.append(row("overall", all_a, all_b))
+    differ.sort(key=lambda d: (-abs(d["first"] - d["second"]), d["item"]))
+    return {"rows": rows, "differ": differ, "only_in_first": sum(1 for k in first if k not in second),
+            "only_in_second": sum(1 for k in second if k not in first)}
