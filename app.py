@@ -7,25 +7,33 @@ from components.boot import import_app
 import_app()  # first, once: a second session starting meanwhile waits (components/boot.py)
 from components.sidebar import render_sidebar  # noqa: E402
 from components.state import get_db  # noqa: E402
+from components.teams.session import offered_pages, sign_in_gate  # noqa: E402
 
 st.set_page_config(page_title="Needlework", page_icon="🪡", layout="wide")
 
-navigation = st.navigation(
-    {
-        "Work": [
-            st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
-            st.Page("pages/annotate.py", title="Annotate", icon="🏷️", url_path="annotate"),
-            st.Page("pages/agreement.py", title="Agreement", icon="🤝", url_path="agreement"),
-            st.Page("pages/review.py", title="Review pairs", icon="⚖️", url_path="review"),
-        ],
-        "Inspect": [
-            st.Page("pages/rewards.py", title="Reward model", icon=":material/model_training:", url_path="rewards"),
-            st.Page("pages/needle.py", title="Needle lab", icon=":material/search_insights:", url_path="needle"),
-        ],
-        "Data": [
-            st.Page("pages/data.py", title="Import & export", icon=":material/swap_vert:", url_path="data"),
-        ],
-    }
-)
+PAGES = {
+    "Work": [
+        st.Page("pages/home.py", title="Home", icon=":material/home:", url_path="home", default=True),
+        st.Page("pages/annotate.py", title="Annotate", icon="🏷️", url_path="annotate"),
+        st.Page("pages/agreement.py", title="Agreement", icon="🤝", url_path="agreement"),
+        st.Page("pages/review.py", title="Review pairs", icon="⚖️", url_path="review"),
+    ],
+    "Inspect": [
+        st.Page("pages/rewards.py", title="Reward model", icon=":material/model_training:", url_path="rewards"),
+        st.Page("pages/needle.py", title="Needle lab", icon=":material/search_insights:", url_path="needle"),
+    ],
+    "Data": [
+        st.Page("pages/data.py", title="Import & export", icon=":material/swap_vert:", url_path="data"),
+    ],
+    "Team": [  # team mode only, by role (components/teams/session.py)
+        st.Page("pages/users.py", title="Users", icon=":material/group:", url_path="users"),
+        st.Page("pages/assign.py", title="Assignment", icon=":material/assignment_ind:", url_path="assign"),
+        st.Page("pages/quality.py", title="Quality", icon=":material/verified:", url_path="quality"),
+        st.Page("pages/guidelines.py", title="Guidelines", icon=":material/menu_book:", url_path="guidelines"),
+        st.Page("pages/audit.py", title="Audit", icon=":material/history_edu:", url_path="audit"),
+    ],
+}
+user = sign_in_gate(get_db(), PAGES)  # team mode: who is signed in, else the sign-in form (and stop)
+navigation = st.navigation(offered_pages(PAGES, user))
 render_sidebar(get_db())
 navigation.run()

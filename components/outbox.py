@@ -22,6 +22,7 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
+from components.state import signed_in
 from needlework.actions import Action, Delivery, apply_actions
 
 _JS = Path(__file__).parent / "js"
@@ -52,7 +53,9 @@ def _keep(_: Any = None) -> None:
 
 def deliver(db: Database, allowed: Callable[[Action], str | None] | None = None) -> Delivery:
     """Apply the actions the browser sent with this run and answer it (call once per
-    run, before the page draws, so the page shows what was just saved)."""
+    run, before the page draws, so the page shows what was just saved). In team mode
+    they are applied as the signed-in user: an action that user may not make is
+    refused with the reason."""
     with st.container(key="nw-outbox-box"):
         st.html(_HIDE)
         state = _OUTBOX(key="nw-outbox", on_outbox_change=_keep)
@@ -60,7 +63,8 @@ def deliver(db: Database, allowed: Callable[[Action], str | None] | None = None)
         if not isinstance(payload, dict):
             payload = {}
         actions = payload.get("actions") or []
-        delivery = apply_actions(db, actions if isinstance(actions, list) else [], allowed)
+        delivery = apply_actions(db, actions if isinstance(actions, list) else [], allowed,
+                                 actor=signed_in())
         view = payload.get("view")
         if isinstance(view, dict):
             st.session_state[VIEW] = view

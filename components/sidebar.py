@@ -1,46 +1,63 @@
-"""The sidebar shared by every page: annotator name and dataset picker."""
+"""The sidebar shared by every page: who works (a typed name, or the signed-in account
+in team mode), the dataset picker and the dataset's guidelines."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from components.outbox import deliver
-from components.state import ANNOTATOR_KEY, DATASET_KEY
+from components.state import ANNOTATOR_KEY, DATASET_KEY, signed_in
+from components.teams.guidelines import render_guidelines_panel
+from components.teams.session import render_account
+from needlework.teams.assignment import visible_datasets
 from store.datasets import list_datasets
 
 
 def render_sidebar(db) -> dict[str, str | None]:
-    """Deliver the browser's pending key actions, then draw the annotator field and the
-    dataset picker; return both values.
+    """Deliver the browser's pending key actions, then draw who works and the dataset
+    picker; return both values.
 
-    The annotator name is kept for the browser session (across pages). The
-    dataset is bound to the ``?dataset=`` query parameter, so links to a dataset
-    (and ``?dataset=NAME&item=ID`` deep links) open it.
+    Local mode: the annotator name is typed and kept for the browser session (across
+    pages). Team mode: the signed-in account is shown with its role and a sign-out
+    button, never a name field, and an annotator picks among the datasets assigned to
+    them. The dataset is bound to the ``?dataset=`` query parameter, so links to a
+    dataset (and ``?dataset=NAME&item=ID`` deep links) open it.
     """
     with st.sidebar:
         deliver(db)
+    user = signed_in()
     rows = list_datasets(db)
+    if user is not None:
+        mine = visible_datasets(db, user)
+        if mine is not None:
+            rows = [r for r in rows if r["name"] in set(mine)]
     names = [r["name"] for r in rows]
     kinds = {r["name"]: r["kind"] for r in rows}
     with st.sidebar:
-        name = st.text_input(
-            "Annotator",
-            key=ANNOTATOR_KEY,
-            placeholder="your name (required to save work)",
-            persist_state="session",
-            help="Every label, answer and verdict is saved under this name, with the time.",
-        )
-        if not (name or "").strip():
-            st.caption("✍️ Enter your name to save work.")
+        if user is not None:
+            render_account(user)
+            name = user.name
+        else:
+            name = st.text_input(
+                "Annotator",
+                key=ANNOTATOR_KEY,
+                placeholder="your name (required to save work)",
+                persist_state="session",
+                help="Every label, answer and verdict is saved under this name, with the time.",
+            )
+            if not (name or "").strip():
+                st.caption("✍️ Enter your name to save work.")
         dataset = st.selectbox(
             "Dataset",
             names,
             index=0 if names else None,
             key=DATASET_KEY,
             bind="query-params",
-            placeholder="no datasets yet: import one",
+            placeholder="no datasets assigned to you yet" if user is not None and not names
+            else "no datasets yet: import one",
             help="Links open a dataset with ?dataset=NAME (and an item with &item=ID).",
         )
         if dataset:
             st.caption(f"{kinds.get(dataset, '')} dataset")
+            render_guidelines_panel(db, dataset)
     return {"annotator": (name or "").strip(), "dataset": dataset}

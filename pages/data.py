@@ -3,9 +3,12 @@
 import pandas as pd
 import streamlit as st
 
-from components.state import annotator, current_dataset, get_db, require_annotator
+from components.state import annotator, current_dataset, get_db, require_annotator, signed_in
+from components.text import label
 from components.transfer.import_export import render_export, render_import
-from store.annotations import history, undo
+from needlework.teams.permissions import PermissionDenied
+from needlework.teams.writes import undo_change
+from store.annotations import history
 from store.datasets import list_datasets
 
 db = get_db()
@@ -52,8 +55,8 @@ if dataset:
                                       key="undo_id")
         if cols[1].button("Undo this change", key="undo_go") and require_annotator():
             try:
-                undo(db, int(target), annotator())
+                undo_change(db, int(target), who=annotator(), actor=signed_in())
                 st.toast(f"Change #{int(target)} undone")
                 st.rerun()
-            except KeyError as e:
-                st.error(str(e))
+            except (KeyError, PermissionDenied) as e:
+                st.error(label(str(e), 300))

@@ -166,6 +166,14 @@ def loads(db: Database, dataset: str) -> dict[str, int]:
         [dataset])}
 
 
+def datasets_of(db: Database, annotator: str) -> list[str]:
+    """The datasets where ``annotator`` has assignments, by name (one index probe per
+    dataset: ``assignments_queue`` starts with dataset, annotator)."""
+    return [r[0] for r in db.execute(
+        "select name from datasets d where exists (select 1 from assignments a where "
+        "a.dataset = d.name and a.annotator = ?) order by name", [annotator])]
+
+
 def assignees(db: Database, dataset: str, item_key: str) -> list[str]:
     """Who has ``item_key`` in their queue."""
     return [r[0] for r in db.execute(

@@ -36,3 +36,8 @@ def authors(db: Database, dataset: str) -> list[str]:
     """Everyone who made a change in ``dataset``."""
     return [r[0] for r in db.execute(
         "select distinct by from history where dataset = ? order by by", [dataset])]
+
+
+def changes(db: Database, dataset: str) -> int:
+    """How many history rows ``dataset`` has."""
+    return db.execute("select count(*) from history where dataset = ?", [dataset]).fetchone()[0]

@@ -9,18 +9,29 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components.agreement.figures import DIM_TITLES
-from components.state import get_db
-from components.text import render_marked_text, render_text
+from components.state import get_db, signed_in
+from components.text import label, render_marked_text, render_text
 from needlework.grounding import labels as gl
 from needlework.grounding.item import DIM_FIELDS, passages
 from needlework.grounding.resolve import resolve, split_entries
-from store.annotations import set_annotation
+from needlework.teams.permissions import PermissionDenied
+from needlework.teams.writes import adjudicate
 from store.grounding import grouped_annotations
+
+
+def _save_final(db: Database, dataset: str, key: str, reviewer: str, field: str,
+                value: Any) -> None:
+    """Save a final value as the reviewer (team mode: the signed-in user, who may be
+    refused: said in a toast)."""
+    try:
+        adjudicate(db, dataset, key, field, value, reviewer=reviewer, actor=signed_in())
+    except PermissionDenied as e:
+        st.toast(label(str(e), 300), icon=":material/block:")
 
 
 def _on_final(dataset: str, key: str, reviewer: str, field: str, widget: str) -> None:
     """A final value's callback: saved with the connection of the run that calls it."""
-    set_annotation(get_db(), dataset, key, reviewer, field, st.session_state.get(widget))
+    _save_final(get_db(), dataset, key, reviewer, field, st.session_state.get(widget))
 
 
 def render_adjudication(db: Database, dataset: str, item: dict[str, Any], reviewer: str) -> None:
@@ -98,5 +109,5 @@ def render_final_answer(db: Database, dataset: str, item: dict[str, Any], review
             chosen = final == text
             if st.button("Chosen" if chosen else "Use this", key=f"nw-adj-use|{who}",
                          disabled=chosen or not reviewer, type="primary" if chosen else "secondary"):
-                set_annotation(db, dataset, item["key"], reviewer, "final:answer", text)
+                _save_final(db, dataset, item["key"], reviewer, "final:answer", text)
                 st.rerun()

@@ -6,13 +6,14 @@ from __future__ import annotations
 import streamlit as st
 
 from components.annotate.item import ItemContext, saved_text
-from components.state import get_db
-from components.text import render_marked_text, render_text
-from needlework.actions import save_answer
+from components.state import get_db, signed_in
+from components.text import label, render_marked_text, render_text
 from needlework.formats.garage import DEFLECTION
 from needlework.grounding import answer as ga
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
+from needlework.teams.permissions import PermissionDenied
+from needlework.teams.writes import save_answer
 from store.annotations import get_value
 
 DEFLECT_KEY = km.DEFLECT.upper()
@@ -35,8 +36,13 @@ def _rewrite(ctx: ItemContext, text: str) -> None:
 
 
 def _store_answer(ctx: ItemContext, text: str) -> None:
-    """Save the answer (an empty one is removed) and the ``deflected`` flag."""
-    save_answer(get_db(), ctx.dataset, ctx.key, ctx.annotator, text)
+    """Save the answer (an empty one is removed) and the ``deflected`` flag (in team mode
+    as the signed-in user, who may be refused: said in a toast)."""
+    try:
+        save_answer(get_db(), ctx.dataset, ctx.key, text, annotator=ctx.annotator,
+                    actor=signed_in())
+    except PermissionDenied as e:
+        st.toast(label(str(e), 300), icon=":material/block:")
 
 
 def _on_answer(ctx: ItemContext, key: str) -> None:

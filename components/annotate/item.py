@@ -14,13 +14,14 @@ from zoneinfo import ZoneInfo
 import streamlit as st
 from sqlite_utils import Database
 
-from components.state import get_db
-from components.text import render_marked_text, render_text
+from components.state import get_db, signed_in
+from components.text import label, render_marked_text, render_text
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import label_field
 from needlework.grounding.progress import progress_text
-from store.annotations import set_annotation
+from needlework.teams.permissions import PermissionDenied
+from needlework.teams.writes import write_annotation
 from store.datasets import get_dataset, set_dataset_meta
 from store.grounding import item_fields
 
@@ -87,8 +88,13 @@ def saved_text(ctx: ItemContext, field: str) -> str:
 
 def save(ctx: ItemContext, field: str, value: Any) -> None:
     """Write one annotation now (committed before returning). A callback: it uses this
-    run's connection, never the one of the run that drew the widget."""
-    set_annotation(get_db(), ctx.dataset, ctx.key, ctx.annotator, field, value)
+    run's connection, never the one of the run that drew the widget. In team mode it is
+    written as the signed-in user, who may be refused (said in a toast)."""
+    try:
+        write_annotation(get_db(), ctx.dataset, ctx.key, field, value, annotator=ctx.annotator,
+                         actor=signed_in())
+    except PermissionDenied as e:
+        st.toast(label(str(e), 300), icon=":material/block:")
 
 
 def render_question(ctx: ItemContext, position: int, total: int) -> None:

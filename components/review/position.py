@@ -16,12 +16,14 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
-from components.state import annotator, get_db
+from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.review.lengths import ItemFacts
 from needlework.review.queue import Comparison, item_comparisons, next_unreviewed, step
 from needlework.review.verdicts import VERDICTS, field_name, make_value, parse_field, verdict_of
-from store.annotations import get_value, set_annotation
+from needlework.teams.permissions import PermissionDenied
+from needlework.teams.writes import write_annotation
+from store.annotations import get_value
 from store.review import last_verdict_change
 
 POS = "rv_pos"
@@ -148,8 +150,11 @@ def save_note(dataset: str, ident: Ident) -> None:
     verdict = verdict_of(saved)
     if verdict is not None:
         reasons = saved.get("reasons", []) if isinstance(saved, Mapping) else []
-        set_annotation(db, dataset, ident[0], me, field_name(ident[1], ident[2]),
-                       make_value(verdict, reasons, note))
+        try:
+            write_annotation(db, dataset, ident[0], field_name(ident[1], ident[2]),
+                             make_value(verdict, reasons, note), annotator=me, actor=signed_in())
+        except PermissionDenied as e:
+            st.toast(label(str(e), 300), icon=":material/block:")
 
 
 def apply_intent(dataset: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 from sqlite_utils import Database
 
-from components.state import get_db
+from components.state import get_db, signed_in
 from components.text import label, render_text
 from needlework.datasets import (
     ExportError,
@@ -17,6 +17,7 @@ from needlework.datasets import (
     import_stream,
 )
 from needlework.formats import FORMATS, FormatError
+from needlework.teams.permissions import PermissionDenied
 from store import datasets as store_datasets
 
 
@@ -81,6 +82,7 @@ def render_import(db: Database, annotator: str) -> str | None:
             drop_annotations=drop,
             created_by=annotator,
             progress=progress,
+            actor=signed_in(),
         )
     except FormatError as e:
         st.error(f"Nothing imported: {e.total} problem(s).")
@@ -92,7 +94,7 @@ def render_import(db: Database, annotator: str) -> str | None:
     except store_datasets.AnnotationsExist as e:
         st.error(label(f"{e}. Tick 'Also delete' to replace it anyway, or export it first.", 600))
         return None
-    except (store_datasets.DatasetExists, ImportFailed) as e:
+    except (store_datasets.DatasetExists, ImportFailed, PermissionDenied) as e:
         st.error(label(str(e), 600))
         return None
     finally:
@@ -118,8 +120,8 @@ def render_export(rows: list[dict], dataset: str | None) -> None:
 
     def build() -> bytes:
         try:
-            return export_text(get_db(), name, fmt).encode("utf-8")
-        except ExportError as e:  # shown as the file's content: nothing else can be shown here
+            return export_text(get_db(), name, fmt, actor=signed_in()).encode("utf-8")
+        except (ExportError, PermissionDenied) as e:  # shown as the file's content: nothing else can be shown here
             return f"export failed: {e}\n".encode()
 
     st.download_button(f"Download {label(name, 80)}{suffix}", data=build, file_name=f"{name}{suffix}",

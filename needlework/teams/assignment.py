@@ -222,6 +222,15 @@ def visible_items(db: Database, dataset: str, actor: User | None) -> list[str] |
     return [r["item_key"] for r in store_assignments.status(db, dataset, actor.name)]
 
 
+def visible_datasets(db: Database, actor: User | None) -> list[str] | None:
+    """The datasets ``actor`` works on: ``None`` means all (local mode, reviewers,
+    admins); an annotator gets those with items in their queue."""
+    actor = refresh(db, actor)
+    if actor is None or actor.at_least("reviewer"):
+        return None
+    return store_assignments.datasets_of(db, actor.name)
+
+
 def reassign_unfinished(db: Database, dataset: str, leaver: str, *,
                         to: Sequence[str] | None = None,
                         actor: User | None = None) -> ReassignSummary:
@@ -320,4 +329,5 @@ def dataset_progress(db: Database, dataset: str | None = None) -> list[DatasetPr
 __all__ = ["AnnotatorProgress", "AssignSummary", "AssignmentError", "DatasetProgress",
            "PermissionDenied", "QueueEntry", "ReassignSummary", "add_gold_to_queues",
            "annotator_progress", "assign_dataset", "dataset_progress", "distribute",
-           "item_units", "next_item", "queue", "reassign_unfinished", "visible_items"]
+           "item_units", "next_item", "queue", "reassign_unfinished", "visible_datasets",
+           "visible_items"]

@@ -1,0 +1,125 @@
+"""The Assignment page's widgets (admins): a dataset's plan, distributing its items with
+an overlap, and giving the unfinished items of someone who left to the others.
+
+The work is :mod:`needlework.teams.assignment`'s, called with the signed-in admin as
+``actor``; these widgets collect the choices and show the outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from components.state import get_db, signed_in
+from components.text import label
+from needlework.teams.assignment import AssignmentError, assign_dataset, reassign_unfinished
+from needlework.teams.permissions import PermissionDenied, User
+
+FLASH = "nw-assign-flash"
+EACH, SHARE = "Every item by k annotators", "One annotator per item, a share by two"
+ERRORS = (AssignmentError, PermissionDenied)
+
+
+def render_flash() -> None:
+    """The outcome of the last distribution or reassignment."""
+    flash = st.session_state.pop(FLASH, None)
+    if flash:
+        (st.success if flash[0] else st.error)(label(flash[1], 600))
+
+
+def render_plan(plan: dict[str, Any] | None) -> None:
+    """How the dataset is assigned now (or that it is not)."""
+    if plan is None:
+        st.info("This dataset is not assigned yet: every reviewer and admin may annotate it, "
+                "annotators may not until it is.", icon=":material/assignment:")
+        return
+    overlap = (f"each item by {plan['overlap']}" if plan["overlap"] > 1 or not plan["double_share"]
+               else f"one per item, {plan['double_share']:.0%} of the items by two")
+    people = ", ".join(plan["annotators"])
+    st.markdown(f"**Assigned** {(plan.get('created_at') or '')[:16].replace('T', ' ')} UTC "
+                f"by {label(plan.get('created_by') or '?', 40)}: {overlap}, among "
+                f"{label(people, 300)}")
+
+
+def _distribute(dataset: str, replace: bool) -> None:
+    state = st.session_state
+    names = list(state.get("nw-assign-who") or [])
+    each = state.get("nw-assign-mode", EACH) == EACH
+    try:
+        summary = assign_dataset(
+            get_db(), dataset, names, per_item=int(state.get("nw-assign-k") or 1) if each else 1,
+            double_share=0.0 if each else float(state.get("nw-assign-share") or 0) / 100,
+            seed=int(state.get("nw-assign-seed") or 0), replace=replace, actor=signed_in())
+    except ERRORS as e:
+        st.session_state[FLASH] = (False, str(e))
+        return
+    loads = ", ".join(f"{who} {n}" for who, n in sorted(summary.per_annotator.items()))
+    gold = f" and {summary.gold_items} gold item(s) in every queue" if summary.gold_items else ""
+    st.session_state[FLASH] = (True, f"{summary.items} items distributed as "
+                               f"{summary.assignments} assignments{gold}: {loads}.")
+
+
+def render_assign(dataset: str, people: Sequence[User], plan: dict[str, Any] | None) -> None:
+    """Choose annotators and the overlap, then distribute (again, with replace)."""
+    names = [u.name for u in people]
+    default = [n for n in (plan or {}).get("annotators", []) if n in names] or \
+        [u.name for u in people if u.role == "annotator"]
+    st.multiselect("Annotators", names, default=default, key="nw-assign-who",
+                   format_func=lambda n: label(n, 60),
+                   help="Accounts that are not disabled. Items go to the least loaded, so loads "
+                   "differ by at most one item.")
+    mode = st.radio("Overlap", (EACH, SHARE), key="nw-assign-mode", horizontal=True)
+    cols = st.columns(3)
+    if mode == EACH:
+        cols[0].number_input("k: annotators per item", min_value=1, max_value=max(1, len(names)),
+                             value=min(2, max(1, len(names))), step=1, key="nw-assign-k",
+                             help="2 or more gives agreement figures on every item.")
+    else:
+        cols[0].slider("Share double-annotated (%)", 0, 100, 20, step=5, key="nw-assign-share",
+                       help="Drawn at random with the seed; agreement is computed on these.")
+    cols[1].number_input("Seed", min_value=0, value=0, step=1, key="nw-assign-seed",
+                         help="Decides which items are double-annotated and where gold items "
+                         "sit in the queues.")
+    replace = False
+    if plan is not None:
+        replace = cols[2].checkbox("Distribute again from scratch", key="nw-assign-replace",
+                                   help="Every assignment of this dataset is replaced; the "
+                                   "annotations stay.")
+    st.button("Distribute the items", type="primary", key="nw-assign-go",
+              disabled=plan is not None and not replace, on_click=_distribute,
+              args=(dataset, replace), icon=":material/call_split:")
+
+
+def _reassign(dataset: str) -> None:
+    leaver = st.session_state.get("nw-reassign-from")
+    to = list(st.session_state.get("nw-reassign-to") or []) or None
+    try:
+        summary = reassign_unfinished(get_db(), dataset, leaver or "", to=to, actor=signed_in())
+    except ERRORS as e:
+        st.session_state[FLASH] = (False, str(e))
+        return
+    moved = ", ".join(f"{n} to {who}" for who, n in sorted(summary.moved.items())) or "nothing"
+    extra = ""
+    if summary.kept:
+        extra += f" {len(summary.kept)} item(s) stay with {leaver}: everyone else has them already."
+    if summary.dropped_gold:
+        extra += f" {summary.dropped_gold} gold item(s) left their queue."
+    st.session_state[FLASH] = (True, f"Unfinished items of {leaver} moved: {moved}.{extra}")
+
+
+def render_reassign(dataset: str, holders: Sequence[str], people: Sequence[User]) -> None:
+    """Give every unfinished item of one annotator to the others, in one action."""
+    if not holders:
+        st.caption("Nobody has items in this dataset yet.")
+        return
+    cols = st.columns(2)
+    leaver = cols[0].selectbox("Whose unfinished items", holders, key="nw-reassign-from",
+                               format_func=lambda n: label(n, 60))
+    cols[1].multiselect("To (default: the plan's other annotators)",
+                        [u.name for u in people if u.name != leaver], key="nw-reassign-to",
+                        format_func=lambda n: label(n, 60))
+    st.button("Reassign the unfinished items", key="nw-reassign-go", on_click=_reassign,
+              args=(dataset,), icon=":material/move_up:",
+              help="Their finished items and every annotation stay; nobody gets an item twice.")

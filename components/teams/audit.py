@@ -1,0 +1,44 @@
+"""The Audit page's widgets (admins): who changed what in a dataset, and the history as a
+file (:func:`needlework.teams.audit.export_history`, written when the button is clicked,
+in the thread that serves the download, with that thread's connection)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from components.state import get_db, signed_in
+from components.text import label
+from needlework.teams.audit import AuditError, export_history
+from needlework.teams.permissions import PermissionDenied
+
+
+def history_file(dataset: str, fmt: str) -> bytes:
+    """The history of ``dataset`` as CSV or JSONL bytes (the signed-in user must be an
+    admin: a refusal becomes the file's one line, nothing else can be shown then)."""
+    with tempfile.TemporaryDirectory(prefix="nw-audit-") as folder:
+        path = Path(folder) / f"history.{fmt}"
+        try:
+            export_history(get_db(), dataset, path, format=fmt, actor=signed_in())
+        except (AuditError, PermissionDenied) as e:
+            return f"export failed: {e}\n".encode()
+        return path.read_bytes()
+
+
+def render_audit(dataset: str, changes: int, authors: list[str]) -> None:
+    """What the history holds and a download of it."""
+    st.markdown(f"**{changes:,}** change(s) in {label(dataset, 80)}, by "
+                + (label(", ".join(authors), 400) if authors else "nobody yet"))
+    fmt = st.radio("Format", ("csv", "jsonl"), key="nw-audit-format", horizontal=True,
+                   help="Columns: id, dataset, item_key, annotator, field, old_value, "
+                   "new_value, at, by, action, undoes; oldest first. In CSV the values are "
+                   "their JSON text.")
+    st.download_button(f"Download the history of {label(dataset, 60)}",
+                       data=lambda: history_file(dataset, fmt),
+                       file_name=f"{dataset}-history.{fmt}",
+                       mime="text/csv" if fmt == "csv" else "application/jsonl",
+                       key="nw-audit-go", icon=":material/download:", type="primary")
+    st.caption("Values are data: open a CSV export in a spreadsheet with care (a value that "
+               "starts with = may be read as a formula).")
