@@ -3,7 +3,8 @@
 import streamlit as st
 
 from components.home.tables import PAGE_FOR_KIND, render_activity, render_dataset_table
-from components.state import current_dataset, get_db
+from components.state import current_dataset, get_db, signed_in
+from components.teams.progress import render_team_progress
 from store.annotations import history
 from store.datasets import annotated_items_by_annotator, get_dataset, list_datasets
 
@@ -25,5 +26,6 @@ rows = list_datasets(db)
 progress = {r["name"]: annotated_items_by_annotator(db, r["name"]) for r in rows}
 st.subheader("Datasets")
 render_dataset_table(rows, progress)
+render_team_progress(db, signed_in())  # assigned work, per dataset and annotator (teams)
 st.subheader("Recent activity")
 render_activity(history(db, limit=15))
