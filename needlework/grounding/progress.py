@@ -237,7 +237,8 @@ def progress(db: Database, dataset: str, annotator: str) -> tuple[int, int, int]
 
 def progress_text(done: int, started: int, total: int, who: str) -> str:
     """The one wording of a grounding progress figure, used wherever one is shown:
-    ``3 of 16 questions done by ana · 8 more started``."""
+    ``3 of 16 items done by ana · 5 more started`` (done: every passage labeled and an
+    answer without a marker pointing to no passage)."""
     more = started - done
-    return (f"{done:,} of {total:,} questions done by {who}"
+    return (f"{done:,} of {total:,} items done by {who}"
             + (f" · {more:,} more started" if more else ""))
