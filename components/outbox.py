@@ -76,6 +76,8 @@ def deliver(db: Database, allowed: Callable[[Action], str | None] | None = None)
             "seen": nonce,
             "acks": delivery.acked,
             "rejected": [{"id": o.id, "message": o.message} for o in delivery.rejected],
+            "undone": [{"id": o.id, "item": o.item, "field": o.field} for o in delivery.outcomes
+                       if o.item and o.status == "applied"],
             "error": delivery.error,
         })
     return delivery

@@ -19,7 +19,10 @@ import streamlit as st
 
 from components.annotate.item import ItemContext
 from components.outbox import applied_through, module, seen_rev
+from needlework.grounding.keymap import dimension_keys
 from needlework.grounding.labels import LABEL_PREFIX
+
+HIDE_IMPORTED = "nw-hide-imported"
 
 _KEYS = st.components.v2.component("needlework.annotate_keys", isolate_styles=False,
                                    js=module("annotate_keys.js"))
@@ -31,7 +34,8 @@ _STYLE = """
   box-shadow:0 -3.75rem 0 0 var(--nw-bg,#fff);
   border-bottom:1px solid rgba(128,128,128,.3)}
 .stMainBlockContainer{padding-top:3.2rem;padding-left:2.2rem;padding-right:2.2rem}
-.st-key-nw-toolbar button{padding-left:.6rem;padding-right:.6rem;min-height:2.2rem}
+.st-key-nw-toolbar button{padding-left:.42rem;padding-right:.42rem;min-height:2.1rem;font-size:.86rem}
+.st-key-nw-toolbar{column-gap:.25rem}
 </style>
 """
 
@@ -48,10 +52,24 @@ def key_data(ctx: ItemContext, cursor: int) -> dict[str, Any]:
     return {"dataset": ctx.dataset, "annotator": ctx.annotator, "item": ctx.key,
             "n": len(ctx.passages), "cursor": cursor, "labels": labels,
             "answered": bool((ctx.value("answer") or "").strip()), "seenRev": seen_rev(),
-            "seen": applied_through()}
+            "seen": applied_through(), "flag": bool(ctx.value("flag")),
+            "dims": dimension_keys()}
+
+
+def hide_imported() -> bool:
+    """Whether the file's labels and dimensions are hidden (the H key; avoids anchoring)."""
+    return bool(st.session_state.get(HIDE_IMPORTED))
 
 
 def render_keyboard(ctx: ItemContext, cursor: int) -> None:
-    """The page style and the key script, which also shows ``#cursor/passages``."""
+    """The page style and the key script, which also shows ``passage N of M`` and short
+    notes about what a key did."""
     st.html(_STYLE)
     _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor), width="content")
+
+
+def render_view_switches() -> None:
+    """The switch that hides the file's own labels and dimensions (key H)."""
+    st.toggle("Hide the file's own labels and dimensions (H)", key=HIDE_IMPORTED,
+              help="Hide the labels and dimensions the file came with, so they do not anchor "
+                   "your judgement (H).")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.annotate.item import ItemContext, local_time
+from components.annotate.keyboard import hide_imported, render_view_switches
 from components.text import render_marked_text, render_text
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
@@ -46,11 +47,13 @@ def _badge(label: str | None) -> str | None:
 def _header(ctx: ItemContext, passage, current: bool) -> list[tuple[str, str | None, str | None]]:
     meta = " · ".join(x for x in (passage.provider or "provider ?", passage.date or "no date",
                                   passage.age and f"age {passage.age}") if x)
+    head = [(f" {passage.number} ", "nw-current" if current else "nw-cite", None),
+            (f"  {meta}{_AGE_NOTES.get(passage.age_note, '')}", None, None)]
+    if hide_imported():
+        return head
     imported = gl.imported_label(ctx.record, passage.number)
-    return [(f" {passage.number} ", "nw-current" if current else "nw-cite", None),
-            (f"  {meta}{_AGE_NOTES.get(passage.age_note, '')}", None, None),
-            ("   imported: ", None, "background:none;color:#666"),
-            (gl.imported_text(ctx.record, passage.number), None, _badge(imported))]
+    return head + [("   file's label: ", None, "background:none;color:#666"),
+                   (gl.imported_text(ctx.record, passage.number), None, _badge(imported))]
 
 
 def _stamp(ctx: ItemContext, number: int) -> list[tuple[str, str | None, str | None]]:
@@ -91,6 +94,7 @@ def render_passage_card(ctx: ItemContext, passage, current: bool) -> None:
 
 def render_passages(ctx: ItemContext, cursor: int) -> None:
     """Every passage card; the key script outlines the one under the cursor."""
+    render_view_switches()
     if not ctx.passages:
         st.info("This question has no grounding passages.")
     with st.container(key="nw-cards", gap="small"):
@@ -100,7 +104,8 @@ def render_passages(ctx: ItemContext, cursor: int) -> None:
 
 def render_definitions() -> None:
     """The label definitions (GaRAGe appendix A.2) and the keyboard map, in a popover."""
-    with st.popover("", icon=":material/keyboard:", help="Label definitions and keys"):
+    with st.container(key="nw-keymap", width="content"), st.popover(
+            "", icon=":material/keyboard:", help="Label definitions and keys (?)"):
         for label in gl.LABELS:
             st.markdown(f"**{gl.LABEL_KEYS[label]} · {label}**: {gl.DEFINITIONS[label]}")
         st.markdown("**Keys** (they act only when no text field has focus)\n\n"

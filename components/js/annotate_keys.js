@@ -12,6 +12,7 @@ const LABELS = {"1": "irrelevant", "2": "ANSWER-THE-QUESTION", "3": "RELATED-INF
 const SHORT = {"irrelevant": "Irrelevant", "ANSWER-THE-QUESTION": "Answer",
                "RELATED-INFORMATION": "Related", "OUTDATED": "Outdated", "UNKNOWN": "Unknown"};
 const SEEK = {n: "next", p: "previous", u: "unfinished"};
+const ONE_KEY = "jk0dzsfmrh?";  // keys handled here besides labels, moves and Q
 const BARRIER = "nw-annotate-barrier";
 
 function annotateKeys() {
@@ -55,8 +56,18 @@ function annotateKeys() {
     style.textContent = css;
     const where = document.querySelector(".nw-cursor-pos");
     if (where) {
-      where.textContent = S.barrier ? "opening…" : `#${c}/${S.n}`;
+      where.textContent = S.barrier ? "opening…" : S.prefix ? S.prefixText() :
+        S.n ? `passage\n${c} of ${S.n}` : "no\npassages";
     }
+  };
+
+  S.say = (text) => {  // a short note in view, next to the cursor counter (our own words)
+    const note = document.querySelector(".nw-key-note");
+    if (!note) return;
+    note.textContent = text;
+    note.style.opacity = "1";
+    clearTimeout(S.sayTimer);
+    S.sayTimer = setTimeout(() => { note.style.opacity = "0"; }, 3500);
   };
 
   S.scroll = () => {
@@ -103,22 +114,106 @@ function annotateKeys() {
     nwCore.setView(S.barrier);
   };
 
+  S.dims = () => (S.data && S.data.dims) || [];
+  S.prefixText = () => {
+    if (S.prefix.dim === undefined) {
+      return "Q: " + S.dims().map((d, i) => `${i + 1} ${d.title}`).join(" · ") + " · Esc";
+    }
+    const d = S.dims()[S.prefix.dim];
+    return `${d.title}: ` + d.options.map((o, i) => `${i + 1} ${o}`).join(" · ") + " · 0 clear";
+  };
+  S.setDim = (d, option) => {
+    const values = option === null ? d.fields.map(() => null) : d.values[option];
+    d.fields.forEach((f, k) => nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
+      annotator: S.data.annotator, field: "dim:" + f, value: values[k]}));
+    S.say(`${d.title}: ${option === null ? "cleared" : d.options[option]}`);
+  };
+  S.flagged = () => {
+    let value = S.data.item === S.item ? S.data.flag : null;
+    for (const a of nwCore.overlay((a) => a.kind === "set" && a.item === S.item &&
+                                   a.field === "flag")) value = a.value;
+    return !!value;
+  };
+  S.click = (selector) => {
+    const el = document.querySelector(selector);
+    if (el) el.click();
+    return !!el;
+  };
+
   S.handle = (key) => {
     if (!S.data) return;
     if (S.barrier) { S.held.push(key); saveBarrier(); return; }
+    if (S.prefix) {  // Q, then a dimension, then its option
+      const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
+      if (S.prefix.dim === undefined) {
+        if (digit && digit <= S.dims().length) S.prefix.dim = digit - 1;
+        else S.prefix = null;
+      } else {
+        const d = S.dims()[S.prefix.dim];
+        if (digit === 0) S.setDim(d, null);
+        else if (digit && digit <= d.options.length) S.setDim(d, digit - 1);
+        S.prefix = null;
+      }
+      S.paint();
+      return;
+    }
+    if (key === "q") {
+      if (!S.data.annotator) { S.hint(); return; }
+      S.prefix = {};
+      S.paint();
+      return;
+    }
     if (key in SEEK) { S.ask(SEEK[key]); return; }
+    if (key === "?") { S.click(".st-key-nw-keymap button"); return; }
+    if (key === "h") { S.click(".st-key-nw-hide-imported input"); return; }
     if (key === "j" || key === "k") {
       S.cursor = Math.max(1, Math.min(S.cursor + (key === "j" ? 1 : -1), Math.max(1, S.n)));
       S.paint();
       setTimeout(S.scroll, 30);
       return;
     }
+    if (!S.data.annotator) { S.hint(); return; }
+    if (key === "z" || key === "Z") {
+      nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
+                   annotator: S.data.annotator, scope: "annotate"});
+      S.say(key === "z" ? "undoing your last change…" : "redoing…");
+      return;
+    }
+    if (key === "m") {
+      const box = document.querySelector(".st-key-nw-comment input");
+      if (box) { box.focus(); box.setSelectionRange(box.value.length, box.value.length); }
+      return;
+    }
+    if (key === "f") {
+      const on = !S.flagged();
+      nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
+                   annotator: S.data.annotator, field: "flag", value: on ? "flagged" : null});
+      S.say(on ? "flagged for later" : "flag removed");
+      return;
+    }
+    if (key === "s") {
+      nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
+                   annotator: S.data.annotator, field: "skipped", value: "skipped"});
+      S.say("skipped");
+      S.ask("next");
+      return;
+    }
     if (!S.n && key !== "d") return;
     if (key in LABELS) S.label(S.cursor, LABELS[key], true);
     else if (key === "0") S.label(S.cursor, null, false);
-    else if (key === "d" && S.data.annotator && !S.data.answered) {
-      nwCore.push({kind: "deflect", dataset: S.data.dataset, item: S.item,
-                   annotator: S.data.annotator});
+    else if (key === "r") {
+      let count = 0;
+      for (let num = 1; num <= S.n; num += 1) {
+        if (S.labelOf(num) === null) { S.label(num, "irrelevant", false); count += 1; }
+      }
+      S.say(count ? `${count} unlabeled passage(s) marked irrelevant` : "every passage has a label");
+    } else if (key === "d") {
+      if (S.data.answered) S.say("the answer is not empty: D writes the deflection into an empty answer only");
+      else {
+        nwCore.push({kind: "deflect", dataset: S.data.dataset, item: S.item,
+                     annotator: S.data.annotator});
+        S.say("deflection written in the answer");
+      }
     }
   };
 
@@ -167,10 +262,18 @@ function annotateKeys() {
       ["text", "search", "password", "email", ""].includes(t.type || "") &&
       !t.closest('[data-baseweb="select"]'));
     if (e.key === "Escape" && textField) { t.blur(); return; }
-    // Shift is allowed: digits need it on some layouts (AZERTY)
-    if (textField || (t && t.isContentEditable) || e.ctrlKey || e.metaKey || e.altKey || !e.key) return;
-    const key = e.key.toLowerCase();
-    if (key === "a") {
+    if (e.key === "Escape" && S.prefix) { S.prefix = null; S.paint(); return; }
+    if (textField || (t && t.isContentEditable) || e.altKey || !e.key) return;
+    const lower = e.key.toLowerCase();
+    if (e.ctrlKey || e.metaKey) {
+      // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y outside a text field: our undo and redo (the
+      // browser's own would undo the last text typed, e.g. blank the name field)
+      if (lower !== "z" && lower !== "y") return;
+      e.preventDefault(); e.stopPropagation();
+      if (!e.repeat) S.handle(lower === "y" || e.shiftKey ? "Z" : "z");
+      return;
+    }
+    if (lower === "a" && !S.prefix) {
       const box = document.querySelector(".st-key-nw-answer textarea");
       if (box && !box.disabled) {
         e.preventDefault(); e.stopPropagation();
@@ -179,7 +282,11 @@ function annotateKeys() {
       }
       return;
     }
-    if (!(key in LABELS || key in SEEK || "jk0d".includes(key)) || key.length !== 1) return;
+    // Shift is allowed: digits need it on some layouts (AZERTY); Shift+Z is redo
+    const key = lower === "z" && e.shiftKey ? "Z" : e.key === "?" ? "?" : lower;
+    if (key.length !== 1 ||
+        !(key in LABELS || key in SEEK || ONE_KEY.includes(key) || key === "Z" || key === "q" ||
+          (S.prefix && /^[0-9]$/.test(key)))) return;
     e.preventDefault(); e.stopPropagation();
     if (e.repeat) return;  // a key held down acts once
     S.handle(key);
@@ -219,6 +326,16 @@ function annotateKeys() {
     }, 1500);
   }, true);
   nwCore.listeners.add(() => S.paint());
+  nwCore.revertListeners.add((u) => {  // an undo or redo came back: show what it reverted
+    const label = u.field.startsWith("label:") ? `passage ${u.field.slice(6)}'s label` :
+      u.field.startsWith("dim:") ? "a dimension" : u.field;
+    if (S.data && u.item === S.item && u.field.startsWith("label:")) {
+      S.cursor = parseInt(u.field.slice(6), 10) || S.cursor;
+      S.paint();
+      setTimeout(S.scroll, 30);
+    }
+    S.say(u.item === S.item ? `reverted ${label}` : `reverted ${label} of another question`);
+  });
   // a question asked and not answered in 3 s (a restart, a lost request): ask again
   setInterval(() => {
     if (S.barrier && S.data && Date.now() - (S.askedAt || 0) > 3000) {
@@ -236,8 +353,17 @@ export default function (component) {
     const span = document.createElement("span");
     span.className = "nw-cursor-pos";
     span.title = "The current passage (outlined): the label keys act on it.";
-    span.style.cssText = "font-weight:600;font-size:.95rem;white-space:nowrap";
+    span.style.cssText = "display:inline-block;font-weight:600;font-size:.82rem;line-height:1.15;" +
+      "white-space:pre;text-align:center";
     holder.appendChild(span);
+    const note = document.createElement("span");
+    note.className = "nw-key-note";
+    note.setAttribute("role", "status");
+    note.style.cssText = "position:absolute;left:0;top:2.6rem;z-index:95;white-space:nowrap;" +
+      "font-size:.8rem;padding:2px 8px;border-radius:9px;background:#eef4ff;color:#1e3a8a;" +
+      "box-shadow:0 1px 3px rgba(0,0,0,.15);opacity:0;transition:opacity .3s;pointer-events:none";
+    holder.style.position = "relative";
+    holder.appendChild(note);
   }
   S.receive(component.data);
 }

@@ -35,6 +35,8 @@ const nwCore = (() => {
     refused: [],         // messages of refused actions, newest last
     answeredAt: Date.now(),
     listeners: new Set(),
+    revertListeners: new Set(),
+    reverted: new Set(),
     counter: 0,
     save() {
       try {
@@ -124,6 +126,11 @@ const nwCore = (() => {
         this.save();
       }
       for (const r of data.rejected || []) this.refused.push(r.message);
+      for (const u of data.undone || []) {  // what an undo or redo key reverted (once per id)
+        if (this.reverted.has(u.id)) continue;
+        this.reverted.add(u.id);
+        for (const fn of this.revertListeners) { try { fn(u); } catch (e) { /* ignore */ } }
+      }
       this.refused = this.refused.slice(-5);
       if (this.inFlight && this.inFlight.nonce === Number(data.seen)) this.inFlight = null;
       this.answeredAt = Date.now();

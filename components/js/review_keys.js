@@ -97,6 +97,11 @@ function reviewKeys() {
       if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
       return;
     }
+    if (key === "z" || key === "Z") {
+      nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
+                   annotator: S.data.annotator, scope: "review"});
+      return;
+    }
     if (key in VERDICTS) {
       nwCore.push({kind: "verdict", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
                    j: S.at.j, annotator: S.data.annotator, verdict: VERDICTS[key],
@@ -158,10 +163,18 @@ function reviewKeys() {
     if (!S.active() || !S.data) return;
     const t = e.target;
     if (e.key === "Escape" && textField(t)) { t.blur(); return; }
-    if (textField(t) || (t && t.isContentEditable) || e.ctrlKey || e.metaKey || e.altKey ||
-        !e.key || e.shiftKey && !/^[0-9]$/.test(e.key)) return;
-    const key = e.key.toLowerCase();
-    if (key.length !== 1 || !(key in VERDICTS || key in REASONS || key in SEEK)) return;
+    if (textField(t) || (t && t.isContentEditable) || e.altKey || !e.key) return;
+    const lower = e.key.toLowerCase();
+    if (e.ctrlKey || e.metaKey) {  // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y: our undo and redo
+      if (lower !== "z" && lower !== "y") return;
+      e.preventDefault(); e.stopPropagation();
+      if (!e.repeat) S.handle(lower === "y" || e.shiftKey ? "Z" : "z");
+      return;
+    }
+    if (e.shiftKey && !/^[0-9]$/.test(e.key) && lower !== "z") return;
+    const key = lower === "z" && e.shiftKey ? "Z" : lower;
+    if (key.length !== 1 || !(key in VERDICTS || key in REASONS || key in SEEK ||
+                              key === "z" || key === "Z")) return;
     e.preventDefault(); e.stopPropagation();
     if (e.repeat) return;
     S.handle(key);

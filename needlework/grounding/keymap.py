@@ -7,6 +7,10 @@ aimed at a passage (``components/js/annotate_keys.js``, :mod:`needlework.actions
 
 from __future__ import annotations
 
+from typing import Any
+
+from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
+from needlework.grounding.item import TIME_SENSITIVITY, YES_NO_DIMS
 from needlework.grounding.labels import LABEL_KEYS
 
 NEXT_PASSAGE, PREVIOUS_PASSAGE, CLEAR = "j", "k", "0"
@@ -27,5 +31,31 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("A", "put the cursor in the answer (type freely: keys do nothing there)"),
     ("Esc", "leave a text field; the answer is saved then (and after each pause in typing)"),
     ("D", "write the standard deflection (when the answer is empty)"),
+    ("Q then 1-6, then a digit", "set a question dimension: Q, the dimension's number, the "
+                                 "value's number (0 clears); the numbers are in the dimension "
+                                 "titles"),
+    ("R", "mark every passage still unlabeled irrelevant"),
+    ("S", "skip this question (marked skipped) and open the next"),
+    ("F", "flag this question for later (again: unflag)"),
+    ("M", "put the cursor in the comment"),
+    ("Z / Shift+Z", "undo / redo your own last change on this page (also Ctrl+Z, Ctrl+Shift+Z, "
+                    "Ctrl+Y outside a text field)"),
+    ("H", "hide / show the labels and dimensions the file came with (avoid anchoring)"),
+    ("?", "open this key map"),
 )
+
+
+def dimension_keys() -> list[dict[str, Any]]:
+    """The dimensions the ``Q`` key path sets, in key order: title, the ``dim:`` fields
+    one choice writes, the options shown and the field values of each option."""
+    out = [{"title": title, "fields": [name], "options": list(YES_NO),
+            "values": [[v] for v in YES_NO]} for name, title, _ in YES_NO_DIMS]
+    out.append({"title": "Time sensitivity", "fields": ["question_sensitive", "question_type"],
+                "options": list(TIME_SENSITIVITY),
+                "values": [list(v) for v in TIME_SENSITIVITY.values()]})
+    for name, title, options in (("question_complexity", "Complexity", COMPLEXITIES),
+                                 ("question_popularity", "Popularity", POPULARITY)):
+        out.append({"title": title, "fields": [name], "options": list(options),
+                    "values": [[v] for v in options]})
+    return out
 

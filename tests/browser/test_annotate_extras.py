@@ -1,0 +1,104 @@
+"""The annotate page's keys beyond labels: dimensions by Q, undo and redo (Z, Shift+Z,
+Ctrl+Z, which never blanks the name field), flag, skip, the rest irrelevant, the file's
+labels hidden, the key map, and a note in view for what a key did (issue 18, 8, 9, 20)."""
+
+from __future__ import annotations
+
+import uuid
+
+from tests.browser.harness import screenshot
+from tests.browser.keys import DATASET, errors, items, open_annotate, read, settle
+
+
+def value(db_path, key: str, who: str, field: str):
+    import json  # noqa: PLC0415
+
+    rows = read(db_path, "select value from annotations where dataset = ? and item_key = ? and "
+                "annotator = ? and field = ?", [DATASET, key, who, field])
+    return json.loads(rows[0][0]) if rows else None
+
+
+def note(page) -> str:
+    return page.locator(".nw-key-note").inner_text()
+
+
+def test_dimension_keys_undo_redo_flag_skip_rest_and_hide(page, app_url, seeded_db):
+    order = items(seeded_db)
+    key, n = order[3]
+    who = f"extras-{uuid.uuid4().hex[:6]}"
+    open_annotate(page, app_url, key, who)
+    # Q 5 3: complexity = Set; Q 4 3: time sensitivity = fast-changing (two fields)
+    page.keyboard.type("q5")
+    assert "Complexity: 1 Simple" in page.locator(".nw-cursor-pos").inner_text()
+    page.keyboard.type("3q43")
+    settle(page)
+    assert value(seeded_db, key, who, "dim:question_complexity") == "Set"
+    assert value(seeded_db, key, who, "dim:question_sensitive") == "YES"
+    assert value(seeded_db, key, who, "dim:question_type") == "FAST-CHANGING"
+    # labels, then Z undoes the last one and puts the cursor back on it; Shift+Z redoes
+    page.keyboard.type("24")
+    settle(page)
+    page.keyboard.press("z")
+    settle(page)
+    assert value(seeded_db, key, who, "label:2") is None
+    assert value(seeded_db, key, who, "label:1") == "ANSWER-THE-QUESTION"
+    page.wait_for_function("() => document.querySelector('.nw-key-note').innerText"
+                           ".includes('reverted passage 2')", timeout=15_000)
+    page.keyboard.press("Shift+Z")
+    settle(page)
+    assert value(seeded_db, key, who, "label:2") == "OUTDATED"
+    # Ctrl+Z outside a text field is our undo, and leaves the name field alone
+    page.keyboard.press("Control+z")
+    settle(page)
+    assert value(seeded_db, key, who, "label:2") is None
+    assert page.get_by_label("Annotator", exact=True).input_value() == who
+    # R: every passage still unlabeled becomes irrelevant
+    page.keyboard.press("r")
+    settle(page)
+    assert all(value(seeded_db, key, who, f"label:{p}") for p in range(1, n + 1))
+    assert value(seeded_db, key, who, "label:1") == "ANSWER-THE-QUESTION"
+    # D with an empty answer writes the deflection and says so in view
+    page.keyboard.press("d")
+    page.wait_for_function("() => document.querySelector('.nw-key-note').innerText"
+                           ".includes('deflection written')", timeout=10_000)
+    settle(page)
+    assert value(seeded_db, key, who, "deflected") is True
+    # F flags, and again unflags; H hides the file's labels; ? opens the key map
+    page.keyboard.press("f")
+    settle(page)
+    assert value(seeded_db, key, who, "flag") == "flagged"
+    page.keyboard.press("h")
+    page.wait_for_function("() => !document.body.innerText.includes(\"file's label:\")",
+                           timeout=15_000)
+    page.keyboard.press("h")
+    page.get_by_text("file's label:").first.wait_for(timeout=15_000)
+    page.keyboard.press("?")
+    page.get_by_text("set a question dimension").wait_for(timeout=10_000)
+    screenshot(page, "annotate-keymap")
+    page.keyboard.press("Escape")
+    # S marks the question skipped and opens the next
+    page.keyboard.press("s")
+    settle(page)
+    assert value(seeded_db, key, who, "skipped") == "skipped"
+    page.wait_for_function(f"() => !location.search.includes('item={key}')", timeout=20_000)
+    assert errors(page) == []
+
+
+def test_review_undo_and_redo_keys(page, app_url, seeded_db):
+    from tests.browser.keys import comparisons, open_review, settle_review, verdicts_of  # noqa: PLC0415
+
+    who = f"rv-undo-{uuid.uuid4().hex[:6]}"
+    first = comparisons(seeded_db)[0]
+    open_review(page, app_url, who)
+    page.keyboard.press("t")
+    settle_review(page)
+    field = (first[0], f"verdict:{first[1]}:{first[2]}")
+    assert verdicts_of(seeded_db, who)[field]["verdict"] == "tie"
+    page.keyboard.press("z")
+    settle_review(page)
+    assert field not in verdicts_of(seeded_db, who)
+    page.keyboard.press("Control+Shift+Z")
+    settle_review(page)
+    assert verdicts_of(seeded_db, who)[field]["verdict"] == "tie"
+    assert page.get_by_label("Annotator", exact=True).input_value() == who
+    assert errors(page) == []
