@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.name_memory import restore_name
 from components.outbox import deliver
 from components.state import ANNOTATOR_KEY, DATASET_KEY, signed_in
 from components.teams.guidelines import render_guidelines_panel
@@ -38,6 +39,7 @@ def render_sidebar(db) -> dict[str, str | None]:
             render_account(user)
             name = user.name
         else:
+            restore_name(ANNOTATOR_KEY)
             name = st.text_input(
                 "Annotator",
                 key=ANNOTATOR_KEY,
