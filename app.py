@@ -21,6 +21,7 @@ PAGES = {
     "Inspect": [
         st.Page("pages/rewards.py", title="Reward model", icon=":material/model_training:", url_path="rewards"),
         st.Page("pages/needle.py", title="Needle lab", icon=":material/search_insights:", url_path="needle"),
+        st.Page("pages/rag.py", title="RAG answers", icon="📑", url_path="rag"),
     ],
     "Data": [
         st.Page("pages/data.py", title="Import & export", icon=":material/swap_vert:", url_path="data"),

@@ -14,6 +14,7 @@ from components.annotate.keyboard import first_unlabeled, render_keyboard
 from components.annotate.passages import render_definitions, render_passage_keys, render_passages
 from components.annotate.questions import dataset_categories, render_item_keys, render_question_nav
 from components.outbox import view_for
+from components.rag.answer_panel import render_linked_answer
 from components.state import current_dataset, get_db, require_annotator
 from store.datasets import get_dataset, get_item
 
@@ -46,6 +47,7 @@ with top:
 
 render_question(ctx, nav.position, nav.total)
 render_progress(ctx, nav.done, nav.started, nav.total)
+render_linked_answer(db, row["name"], nav.current)  # ?rag_run=: a RAG run's model answer
 passages_col, side_col = st.columns([3, 2], gap="medium")
 with passages_col:
     render_passages(ctx, cursor)

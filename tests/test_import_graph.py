@@ -144,7 +144,7 @@ def test_the_layers_import_downwards_only():
 PAGE_PACKAGES = {"annotate": "annotate", "agreement": "agreement", "review": "review",
                  "rewards": "rewards", "needle": "needle", "home": "home", "data": "transfer",
                  "users": "teams", "assign": "teams", "quality": "teams", "guidelines": "teams",
-                 "audit": "teams"}
+                 "audit": "teams", "rag": "rag"}
 # models: engine components shared by the reward page and the needle lab; teams: the sign-in
 # gate, who is signed in, guidelines beside the task and progress, used by every page
 SHARED_PACKAGES = {"models", "teams"}

@@ -21,7 +21,6 @@ from sqlite_utils import Database
 
 from needlework.jobs import RUNNER, register
 from needlework.judges.errors import JudgeCancelled, JudgeError
-from needlework.rag.local_judge import LOCAL_JUDGES
 from needlework.rag.questions import DatasetError
 from needlework.rag.run import RagEvalSpec, run_rag_eval
 
@@ -31,29 +30,23 @@ register(KIND, run_rag_eval, unit="judge calls", errors=(JudgeError, DatasetErro
          cancelled=(JudgeCancelled,))
 
 
-def job_options(spec: RagEvalSpec, *, local_judge: str | None = None) -> dict[str, Any]:
+def job_options(spec: RagEvalSpec) -> dict[str, Any]:
     """The JSON-ready description of a run stored on its job row: no answer text, no key."""
     conn = spec.connection
     return {"dataset": spec.dataset, "models": [s.model for s in spec.answer_sets],
             "sources": {s.model: s.source for s in spec.answer_sets},
             "judge": conn.describe() if conn is not None else None,
-            "local_judge": local_judge, "with_related": spec.with_related}
+            "with_related": spec.with_related}
 
 
-def start_rag_job(db: Database, db_path: str | Path, spec: RagEvalSpec, *,
-                  local_judge: str | Path | None = None) -> int:
-    """Queue and start the evaluation of ``spec``; returns the job id. With
-    ``local_judge`` (a model folder served by :data:`~needlework.rag.local_judge.LOCAL_JUDGES`),
-    the job first waits until that server answers (cancel works meanwhile)."""
+def start_rag_job(db: Database, db_path: str | Path, spec: RagEvalSpec) -> int:
+    """Queue the evaluation of ``spec`` and start it in the runner's thread (its own
+    connection to ``db_path``); returns the job id."""
     if not spec.answer_sets:
         raise ValueError("no answer sets to evaluate")
-    folder = str(local_judge) if local_judge is not None else None
     job_id = RUNNER.submit(db, KIND, spec.dataset, ", ".join(s.model for s in spec.answer_sets),
-                           job_options(spec, local_judge=folder))
-    inputs: dict[str, Any] = {"spec": spec}
-    if folder is not None:
-        inputs["ready"] = lambda should_stop: LOCAL_JUDGES.wait_ready(folder, should_stop)
-    RUNNER.start(db_path, job_id, inputs=inputs)
+                           job_options(spec))
+    RUNNER.start(db_path, job_id, inputs={"spec": spec})
     return job_id
 
 

@@ -220,15 +220,9 @@ def spec_of(job: Any, db: Any) -> RagEvalSpec:
 def run_rag_eval(job: Any, db: Any, progress: Progress, should_stop: ShouldStop) -> dict[str, Any]:
     """Job-runner entry point (the ``rag`` job kind, :mod:`.job`): ``job`` is a
     :class:`RagEvalSpec`, a parameter mapping (:func:`spec_from_params`), an object with
-    such a mapping as ``params``, or a runner job (:func:`spec_of`). A runner job's
-    ``inputs["ready"]``, when given, is called with ``should_stop`` first (it waits for
-    a local judge to answer). Returns the summary (the rows are in
-    ``store.rag.run_results`` under ``summary["run_key"]``)."""
+    such a mapping as ``params``, or a runner job (:func:`spec_of`). Returns the summary
+    (the rows are in ``store.rag.run_results`` under ``summary["run_key"]``)."""
     spec = spec_of(job, db)
-    inputs = getattr(job, "inputs", None)
-    ready = inputs.get("ready") if isinstance(inputs, Mapping) else None
-    if ready is not None:
-        ready(should_stop)
     return evaluate(db, spec, progress=progress, should_stop=should_stop).summary
 
 
