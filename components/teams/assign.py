@@ -39,7 +39,7 @@ def render_plan(plan: dict[str, Any] | None) -> None:
                else f"one per item, {plan['double_share']:.0%} of the items by two")
     people = ", ".join(plan["annotators"])
     st.markdown(f"**Assigned** {(plan.get('created_at') or '')[:16].replace('T', ' ')} UTC "
-                f"by {label(plan.get('created_by') or '?', 40)}: {overlap}, among "
+                f"by {label(plan.get('created_by') or 'the command line', 40)}: {overlap}, among "
                 f"{label(people, 300)}")
 
 
