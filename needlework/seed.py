@@ -22,7 +22,7 @@ def seed_demo(db: Database, *, if_empty: bool = False) -> list[ImportSummary]:
     """
     from needlework import demo  # noqa: PLC0415  (the generator is only needed here)
 
-    existing = {row["name"] for row in list_datasets(db)}
+    existing = {row["name"] for row in list_datasets(db, archived=True)}
     done = []
     sets = (
         (DEMO_GROUNDING, "garage", lambda: garage.dump(demo.grounding_records())),

@@ -1,12 +1,15 @@
-"""Home: the datasets, progress per annotator, recent activity, and deep links."""
+"""Home: the datasets (search, progress in words, open where you left off, manage),
+progress of assigned work in team mode, recent activity, and deep links."""
 
 import streamlit as st
 
-from components.home.tables import PAGE_FOR_KIND, render_activity, render_dataset_table
+from components.home.activity import render_activity
+from components.home.tables import PAGE_FOR_KIND, render_datasets, render_flash
 from components.state import current_dataset, get_db, signed_in
 from components.teams.progress import render_team_progress
 from store.annotations import history
-from store.datasets import annotated_items_by_annotator, get_dataset, list_datasets
+from store.datasets import get_dataset, list_datasets
+from store.facts import progress_by_dataset, scored_by
 
 db = get_db()
 # Deep link ?dataset=NAME&item=ID: the sidebar picker (bound to ?dataset=) already
@@ -16,16 +19,29 @@ if "item" in st.query_params and current_dataset():
     if row is not None:
         st.switch_page(PAGE_FOR_KIND[row["kind"]], query_params={"item": st.query_params["item"]})
 
+render_flash()
 st.title("🪡 Needlework")
 st.caption(
     "Label the grounding passages of RAG questions and write cited answers; review "
     "chosen/rejected pairs; score them with a reward model and see where it fails; "
     "run needle-in-a-haystack tests."
 )
-rows = list_datasets(db)
-progress = {r["name"]: annotated_items_by_annotator(db, r["name"]) for r in rows}
-st.subheader("Datasets")
-render_dataset_table(rows, progress)
+every = list_datasets(db, archived=True)
+with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+    st.subheader("Datasets", width="stretch")
+    query = st.text_input("Search datasets", placeholder="search datasets by name",
+                          label_visibility="collapsed", key="nw-home-search", width=240)
+    show_archived = st.toggle("Archived", key="nw-home-archived", width="content",
+                              help="Show archived datasets (hidden from the pickers)")
+if not every:
+    st.info("No datasets yet. Import one on the **Import & export** page, or run "
+            "`python -m needlework seed-demo`.", icon=":material/upload_file:")
+else:
+    wanted = " ".join(query.split()).casefold()
+    rows = [r for r in every if bool(r["archived_at"]) == show_archived
+            and wanted in r["name"].casefold()]
+    render_datasets(rows, progress_by_dataset(db), {r["name"]: scored_by(db, r["name"]) for r in rows},
+                    archived=show_archived)
 render_team_progress(db, signed_in())  # assigned work, per dataset and annotator (teams)
 st.subheader("Recent activity")
-render_activity(history(db, limit=15))
+render_activity(history(db, limit=15), {r["name"]: r["kind"] for r in every})

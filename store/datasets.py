@@ -129,6 +129,23 @@ def dataset_work(db: Database, name: str) -> DatasetWork:
     return DatasetWork(annotations, history, who, scored)
 
 
+def dataset_losses(db: Database, name: str) -> dict[str, int]:
+    """What deleting a dataset deletes, counted: ``items``, ``annotations``, ``history``,
+    ``annotators``, ``scored_items`` (model scores), ``judge_runs``, ``rag_runs``,
+    ``assignments``."""
+    work = dataset_work(db, name)
+    out = {"items": db.execute("select coalesce(item_count, (select count(*) from items where "
+                               "dataset = name)) from datasets where name = ?",
+                               [name]).fetchone()[0] or 0,
+           "annotations": work.annotations, "history": work.history,
+           "annotators": len(work.annotators), "scored_items": work.scored_items}
+    for table, key in (("judge_runs", "judge_runs"), ("rag_runs", "rag_runs"),
+                       ("assignments", "assignments")):
+        out[key] = (db.execute(f"select count(*) from {table} where dataset = ?", [name]).fetchone()[0]
+                    if db[table].exists() else 0)
+    return out
+
+
 ItemRow = tuple[str, str, str, str]
 """``(key, subset, title, record as JSON text)``: one item as :class:`DatasetWriter` takes it."""
 
@@ -219,7 +236,9 @@ def writing_dataset(
                 "meta": json.dumps(meta or {}),
             }
         )
-        yield DatasetWriter(db, name, kind, format)
+        writer = DatasetWriter(db, name, kind, format)
+        yield writer
+        db.execute("update datasets set item_count = ? where name = ?", [writer.count, name])
 
 
 def create_dataset(
@@ -276,14 +295,72 @@ def delete_dataset(db: Database, name: str) -> None:
         _delete(db, name)
 
 
-def list_datasets(db: Database) -> list[dict[str, Any]]:
-    """All datasets with ``name, kind, format, source, created_at, items``."""
-    rows = db.execute_returning_dicts(
-        "select d.name, d.kind, d.format, d.source, d.created_at, "
-        "(select count(*) from items i where i.dataset = d.name) as items "
-        "from datasets d order by d.created_at, d.name"
+_ITEMS = ("coalesce(d.item_count, (select count(*) from items i where i.dataset = d.name)) "
+          "as items")
+
+
+class DatasetBusy(ValueError):
+    """A dataset with a job still running cannot be renamed."""
+
+
+def _dataset_tables(db: Database) -> list[str]:
+    """Every table with a ``dataset`` column (items, annotations, history, scores, facts,
+    jobs, judge and RAG runs, assignments, ...: whoever added them)."""
+    names = [r[0] for r in db.execute("select name from sqlite_master where type = 'table' "
+                                      "and name not like 'sqlite_%'")]
+    return [n for n in names if n != "datasets" and any(
+        c[1] == "dataset" for c in db.execute(f"pragma table_info({json.dumps(n)})"))]
+
+
+def rename_dataset(db: Database, old: str, new: str) -> str:
+    """Rename dataset ``old`` to ``new`` (checked by the name rule; returned trimmed),
+    everything that belongs to it following in one transaction. Raises ``KeyError``
+    when there is no ``old``, :class:`DatasetExists` when ``new`` is taken up to case
+    and spaces, :class:`DatasetBusy` while one of its jobs runs."""
+    new = check_dataset_name(new)
+    with db.atomic():
+        if db.execute("select 1 from datasets where name = ?", [old]).fetchone() is None:
+            raise KeyError(f"no dataset {old!r}")
+        taken = same_name(db, new)
+        if taken is not None and taken != old:
+            raise DatasetExists(f"the name {new!r} is taken by dataset {taken!r}")
+        if new == old:
+            return new
+        for table in ("jobs", "judge_runs", "rag_runs"):
+            if db[table].exists() and db.execute(
+                    f"select 1 from {table} where dataset = ? and status in ('queued', 'running')",
+                    [old]).fetchone():
+                raise DatasetBusy(f"dataset {old!r} has a job running: rename it when it is done")
+        db.execute("pragma defer_foreign_keys = on")  # items and what references them move together
+        # progress is made again by the annotations' triggers as they move, which read the
+        # item facts under the new name: facts first, progress dropped, then the rest
+        for table in ("item_progress", "progress_totals"):
+            db.execute(f"delete from {table} where dataset = ?", [old])
+        tables = [t for t in _dataset_tables(db) if t not in ("item_progress", "progress_totals")]
+        for table in sorted(tables, key=lambda t: t not in ("grounding_items", "preference_items")):
+            db.execute(f"update {json.dumps(table)} set dataset = ? where dataset = ?", [new, old])
+        db.execute("update datasets set name = ? where name = ?", [new, old])
+    return new
+
+
+def set_archived(db: Database, name: str, archived: bool) -> None:
+    """Archive a dataset (hidden from the pickers, kept whole) or bring it back."""
+    with db.atomic():
+        found = db.execute("update datasets set archived_at = ? where name = ?",
+                           [now() if archived else None, name]).rowcount
+    if not found:
+        raise KeyError(f"no dataset {name!r}")
+
+
+def list_datasets(db: Database, *, archived: bool = False) -> list[dict[str, Any]]:
+    """The datasets (not archived ones, unless ``archived``) with ``name, kind, format,
+    source, created_at, created_by, archived_at, items``, oldest first. Counts nothing:
+    the item count is stored with the dataset."""
+    where = "" if archived else " where d.archived_at is null"
+    return db.execute_returning_dicts(
+        "select d.name, d.kind, d.format, d.source, d.created_at, d.created_by, d.archived_at, "
+        f"{_ITEMS} from datasets d{where} order by d.created_at, d.name"
     )
-    return rows
 
 
 def get_dataset(db: Database, name: str) -> dict[str, Any] | None:
@@ -293,9 +370,9 @@ def get_dataset(db: Database, name: str) -> dict[str, Any] | None:
         return None
     row = rows[0]
     row["meta"] = json.loads(row["meta"] or "{}")
-    row["items"] = db.execute(
-        "select count(*) from items where dataset = ?", [name]
-    ).fetchone()[0]
+    row["items"] = row.pop("item_count", None)
+    if row["items"] is None:
+        row["items"] = db.execute("select count(*) from items where dataset = ?", [name]).fetchone()[0]
     return row
 
 

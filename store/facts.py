@@ -112,3 +112,21 @@ def backfill_item_facts(db: Database, batch: int = 2000) -> None:
                 run.append((key, title or ""))
             add_item_facts(db, name, kind, format, first, run)
             start = rows[-1][2] + 1
+
+
+def progress_by_dataset(db: Database) -> dict[str, list[dict[str, object]]]:
+    """``{dataset: [{annotator, started, done}, ...]}`` of everyone who started something,
+    most done first (progress_totals: one row per dataset and annotator, no counting)."""
+    out: dict[str, list[dict[str, object]]] = {}
+    for dataset, who, started, done in db.execute(
+            "select dataset, annotator, started, done from progress_totals where started > 0 "
+            "order by dataset, done desc, started desc, annotator"):
+        out.setdefault(dataset, []).append({"annotator": who, "started": started, "done": done})
+    return out
+
+
+def scored_by(db: Database, dataset: str) -> str | None:
+    """A model whose scores of ``dataset`` are stored (reward scores or a needle run;
+    one indexed row), or ``None``."""
+    row = db.execute("select model from item_scores where dataset = ? limit 1", [dataset]).fetchone()
+    return None if row is None else str(row[0] or "a model")

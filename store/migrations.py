@@ -515,3 +515,14 @@ def m008_item_facts_and_progress(db: Database) -> None:
                f"{', '.join(f'sum({d})' for d in deltas.values())} from annotations a "
                "group by a.dataset, a.item_key, a.annotator")
     db.execute(f"update item_progress set done = {_PROGRESS_DONE}")
+
+
+@migrations()
+def m009_dataset_counts_and_archive(db: Database) -> None:
+    """``datasets.item_count``: the items of a dataset, written when it is imported, so
+    that lists of datasets (the sidebar, every rerun) count nothing; ``archived_at``: set
+    when a dataset is archived (hidden from the pickers, kept whole)."""
+    db.execute("alter table datasets add column item_count integer")
+    db.execute("alter table datasets add column archived_at text")
+    db.execute("update datasets set item_count = (select count(*) from items i "
+               "where i.dataset = datasets.name)")

@@ -150,8 +150,7 @@ def test_the_datasets_table_links_use_the_encoder(db, tmp_path, monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     at.run()
     assert not at.exception
-    table = at.dataframe[0].value
-    link = table[table["dataset"] == EVIL].iloc[0]["open"]
-    assert parse_qs(urlsplit(link).query)["dataset"] == [EVIL] and urlsplit(link).path == "/annotate"
-    activity = at.dataframe[1].value.iloc[0]["open"]
-    assert parse_qs(urlsplit(activity).query) == {"dataset": [EVIL], "item": ["sample-1"]}
+    opened, activity = [(link.proto.page, link.proto.query_string) for link in at.get("page_link")]
+    assert opened[0] == "annotate" and parse_qs(opened[1]) == {"dataset": [EVIL]}
+    assert activity[0] == "annotate"
+    assert parse_qs(activity[1]) == {"dataset": [EVIL], "item": ["sample-1"]}

@@ -37,14 +37,16 @@ def run_app(page: str | None = None, annotator: str = "") -> AppTest:
 def test_home_lists_datasets_with_progress(app_db):
     set_annotation(app_db, "ground", "sample-1", "ana", "label:1", "OUTDATED")
     at = run_app()
-    table = at.dataframe[0].value
-    row = table[table["dataset"] == "ground"].iloc[0]
-    assert row["items"] == 3 and row["progress"] == "ana: 1/3"
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("3 grounding questions · garage") for c in captions)
+    assert "0 of 3 items done by ana · 1 more started" in captions  # the annotate page's words
     assert at.sidebar.selectbox[0].value == "ground"
-    activity = at.dataframe[1].value.iloc[0]
     title = app_db.execute("select title from items where key = 'sample-1'").fetchone()[0]
-    assert (activity["who"], activity["item"], activity["field"]) == ("ana", title[:80], "label:1")
-    assert activity["open"] == "/?dataset=ground&item=sample-1"
+    html = " ".join(h.proto.body for h in at.main.get("html"))
+    assert f"ana labeled passage 1 as Outdated on “{title}” in ground" in html
+    links = [(link.proto.label, link.proto.page, str(link.proto)) for link in at.get("page_link")]
+    assert any(text == "Open ›" and "annotate" in page and "sample-1" in proto
+               for text, page, proto in links)
 
 
 def test_home_without_datasets_says_how_to_start(tmp_path, monkeypatch):

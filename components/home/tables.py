@@ -1,18 +1,36 @@
-"""The home page's tables: the datasets (with progress per annotator and a link that
-opens each on its page) and the latest changes; and the links they use."""
+"""The home page's dataset list: search, a row per dataset with its progress in words and
+a link that opens it on its page (in this tab, where the annotator left off), and the
+dataset's management (rename, archive, delete with what is lost named first).
+
+Nothing here counts items or annotations: the counts are stored with the dataset and
+kept by SQL as work is saved (``progress_totals``), so the page costs the same with a
+dataset of 100,000 questions.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
 from urllib.parse import quote, urlencode
 
-import pandas as pd
 import streamlit as st
+
+from components.state import get_db, signed_in
+from components.text import label
+from needlework import catalog
+from needlework.grounding.progress import progress_text
+from needlework.review.verdicts import progress_text as review_progress_text
+from needlework.teams.permissions import PermissionDenied
+from store.datasets import DatasetBusy, DatasetExists, InvalidDatasetName
 
 PAGE_FOR_KIND = {
     "grounding": "pages/annotate.py",
     "preference": "pages/review.py",
     "needle": "pages/needle.py",
 }
+KIND_WORDS = {"grounding": "grounding questions", "preference": "preference pairs",
+              "needle": "needle pairs"}
+SHOWN_ANNOTATORS = 3
 
 
 def dataset_url(page: str, dataset: str, item: str | None = None) -> str:
@@ -24,57 +42,108 @@ def dataset_url(page: str, dataset: str, item: str | None = None) -> str:
     return ("/" if path == "home" else "/" + path) + "?" + urlencode(params, quote_via=quote)
 
 
-def render_dataset_table(rows: list[dict], progress: dict[str, dict[str, int]]) -> None:
-    """A table of datasets with items and, per annotator, items annotated."""
+def progress_lines(row: Mapping[str, Any], people: Sequence[Mapping[str, Any]],
+                   scored: str | None) -> list[str]:
+    """The progress of one dataset in words: per annotator (the pages' own wording),
+    whether a model scored it; ``not started`` when nobody and nothing did."""
+    words = progress_text if row["kind"] == "grounding" else review_progress_text
+    lines = [words(int(p["done"]), int(p["started"]), int(row["items"]), str(p["annotator"]))
+             for p in people[:SHOWN_ANNOTATORS]]
+    if len(people) > SHOWN_ANNOTATORS:
+        lines.append(f"and {len(people) - SHOWN_ANNOTATORS} more annotators")
+    if scored:
+        lines.append(f"scored by {scored}" if row["kind"] != "needle"
+                     else f"needle run scored by {scored}")
+    return lines or ["not started: nobody has labeled or reviewed anything yet"]
+
+
+def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Sequence[Mapping[str, Any]]],
+                    scored: Mapping[str, str | None], *, archived: bool = False) -> None:
+    """One row per dataset (of ``rows``, already searched): name, what it is, progress in
+    words, **Open ›** (this tab) and **Manage**."""
     if not rows:
-        st.info("No datasets yet. Import one on the **Import & export** page.")
+        st.caption("No archived datasets." if archived else "No dataset matches the search.")
         return
-    table = pd.DataFrame(
-        [
-            {
-                "dataset": r["name"],
-                "kind": r["kind"],
-                "format": r["format"],
-                "items": r["items"],
-                "progress": ", ".join(
-                    f"{who}: {n}/{r['items']}" for who, n in progress.get(r["name"], {}).items()
-                )
-                or "not started",
-                "imported": (r["created_at"] or "")[:16].replace("T", " "),
-                "open": dataset_url(PAGE_FOR_KIND[r["kind"]], r["name"]),
-            }
-            for r in rows
-        ]
-    )
-    st.dataframe(
-        table,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "open": st.column_config.LinkColumn("open", display_text="Open ›", width="small"),
-            "items": st.column_config.NumberColumn("items", width="small"),
-        },
-    )
+    for r in rows:
+        name = r["name"]
+        with st.container(border=True, horizontal=True, vertical_alignment="center", gap="small",
+                          key=f"nw-ds-{abs(hash(name))}"):
+            with st.container(gap=None, width="stretch"):
+                st.markdown(f"**{label(name, 80)}**")
+                st.caption(f"{r['items']:,} {KIND_WORDS.get(r['kind'], r['kind'])} · {r['format']} · "
+                           f"imported {(r['created_at'] or '')[:10]}"
+                           + (f" by {label(r['created_by'], 40)}" if r.get("created_by") else ""))
+            with st.container(gap=None, width="stretch"):
+                for line in progress_lines(r, progress.get(name, ()), scored.get(name)):
+                    st.caption(label(line, 160))
+            if not archived:
+                st.page_link(PAGE_FOR_KIND[r["kind"]], label="Open ›", query_params={"dataset": name},
+                             help="Opens where you left off: your first unfinished item")
+            _manage(name, archived)
 
 
-def render_activity(entries: list[dict]) -> None:
-    """The latest changes (who, when, what), newest first."""
-    if not entries:
-        st.caption("Nothing yet: labels, answers and verdicts appear here as they are saved.")
+def _manage(name: str, archived: bool) -> None:
+    """Rename, archive (or restore) and delete one dataset, drawn only while open."""
+    box = st.popover("Manage", icon=":material/more_horiz:", key=f"nw-ds-manage|{name}",
+                     on_change="rerun", help="Rename, archive or delete this dataset")
+    if not box.open:
         return
-    frame = pd.DataFrame(
-        [
-            {
-                "at": e["at"][:19].replace("T", " "),
-                "who": e["by"],
-                "dataset": e["dataset"],
-                "item": (e.get("item_title") or e["item_key"])[:80],
-                "field": e["field"],
-                "value": "" if e["new_value"] is None else str(e["new_value"])[:60],
-                "open": dataset_url("pages/home.py", e["dataset"], e["item_key"]),
-            }
-            for e in entries
-        ]
-    )
-    st.dataframe(frame, hide_index=True, width="stretch", column_config={
-        "open": st.column_config.LinkColumn("open", display_text="Open ›", width="small")})
+    with box:
+        new = st.text_input("New name", value=name, key=f"nw-ds-name|{name}", max_chars=120)
+        st.button("Rename", key=f"nw-ds-rename|{name}", on_click=_rename, args=(name, new),
+                  disabled=new.strip() == name)
+        st.divider()
+        if archived:
+            st.button("Restore", key=f"nw-ds-restore|{name}", on_click=_archive, args=(name, False),
+                      help="Back in the dataset pickers")
+        else:
+            st.button("Archive", key=f"nw-ds-archive|{name}", on_click=_archive, args=(name, True),
+                      help="Hidden from the dataset pickers; nothing is deleted; restore it here")
+        st.divider()
+        st.caption(label(f"Deleting {name} deletes {catalog.loss_text(get_db(), name)}. "
+                         "This cannot be undone: export it first to keep a copy.", 600))
+        typed = st.text_input("Type the dataset's name to delete it", key=f"nw-ds-confirm|{name}")
+        st.button("Delete for good", key=f"nw-ds-delete|{name}", type="primary",
+                  icon=":material/delete_forever:", disabled=typed.strip() != name,
+                  on_click=_delete, args=(name,))
+
+
+def _say(message: str, icon: str = ":material/error:") -> None:
+    st.session_state["nw-home-flash"] = (message, icon)
+
+
+def _rename(old: str, new: str) -> None:
+    try:
+        done = catalog.rename(get_db(), old, new, actor=signed_in())
+    except (InvalidDatasetName, DatasetExists, DatasetBusy, KeyError, PermissionDenied) as e:
+        _say(f"Not renamed: {e}")
+        return
+    if st.session_state.get("dataset") == old:
+        st.session_state["dataset"] = done
+    _say(f"Renamed {old} to {done}.", ":material/check:")
+
+
+def _archive(name: str, archived: bool) -> None:
+    try:
+        catalog.archive(get_db(), name, archived, actor=signed_in())
+    except (KeyError, PermissionDenied) as e:
+        _say(f"Nothing changed: {e}")
+        return
+    _say(f"Archived {name}: find it under “Archived”." if archived else f"Restored {name}.",
+         ":material/inventory_2:")
+
+
+def _delete(name: str) -> None:
+    try:
+        catalog.delete(get_db(), name, actor=signed_in())
+    except PermissionDenied as e:
+        _say(f"Not deleted: {e}")
+        return
+    _say(f"Deleted {name}.", ":material/delete:")
+
+
+def render_flash() -> None:
+    """The outcome of the last management action, once."""
+    flash = st.session_state.pop("nw-home-flash", None)
+    if flash:
+        st.toast(label(flash[0], 300), icon=flash[1])

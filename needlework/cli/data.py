@@ -192,7 +192,7 @@ def cmd_datasets(args: argparse.Namespace) -> int:
     db = connect(args.db)
     rows = [
         {"name": r["name"], "kind": r["kind"], "format": r["format"], "items": r["items"]}
-        for r in list_datasets(db)
+        for r in list_datasets(db, archived=True)
     ]
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))

@@ -102,3 +102,12 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> list[AnnotatorSummary]:
         summary.counts[verdict] += 1
         summary.last_at = max(summary.last_at, row.get("updated_at") or "")
     return [out[name] for name in sorted(out)]
+
+
+def progress_text(done: int, started: int, total: int, who: str) -> str:
+    """The one wording of a review progress figure (home and review pages): ``3 of 28
+    items fully reviewed by ana · 2 more started`` (fully: a verdict on every
+    comparison, skip included)."""
+    more = started - done
+    return (f"{done:,} of {total:,} items fully reviewed by {who}"
+            + (f" · {more:,} more started" if more else ""))
