@@ -56,7 +56,7 @@ if ref is not None and ref.kind == "classifier":
     st.markdown("**Failures**")
     picked = render_failures(row["name"], scored.failures, scored.rows)
 elif ref is not None:
-    picked = render_judge_results(db, row["name"], ref.row)
+    render_judge_results(db, row["name"], ref.row)  # a failure opens the judge's words there
 if ref is not None:
     render_downloads(row, ref)
     render_compare(db, row, ref)

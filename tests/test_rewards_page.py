@@ -247,7 +247,7 @@ def test_too_long_inputs_are_reported_before_scoring(app_db, tmp_path):
     at = load(open_page({"dataset": "long"}), model, rw_device="cpu")
     assert any("1 of 4 responses, in 1 item, are longer" in w.value for w in at.warning)
     long_inputs = frame(at, "over the window by")
-    assert list(long_inputs["response"]) == ["chosen[0]"]
+    assert list(long_inputs["response"]) == ["chosen 1"]
     assert at.radio(key="rw_truncation").options == [
         f"{p}: {d}" for p, d in __import__("components.rewards.scoring").rewards.scoring.POLICIES.items()]
 
@@ -269,7 +269,7 @@ def test_scoring_job_then_metrics_and_per_token_deep_link(app_db, tiny_model_dir
     linked = open_page({"dataset": "prefs", "item": "q2"})
     assert linked.selectbox(key="rw_item").value == "q2"
     assert len(linked.get("vega_lite_chart")) == 2  # curves and their difference
-    assert metric_values(linked)["score chosen[0]"] != ""
+    assert metric_values(linked)["score chosen 1"] != ""
     linked.selectbox(key="rw_item").set_value("q1").run()
     assert linked.query_params["item"] == "q1"
 

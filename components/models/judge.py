@@ -65,15 +65,14 @@ def values() -> dict[str, Any]:
 
 
 def _seed() -> None:
-    """Give every widget its remembered value (and apply a pending change) before drawing."""
+    """Apply a pending change (the demo judge started) to the remembered values and to
+    the widgets, before they are drawn. Widgets are otherwise drawn with the remembered
+    value as their default (``value=``), so one mounted late in the browser starts from it."""
     values()  # the widgets' latest values first
-    saved = st.session_state[SAVED]
     pending = st.session_state.pop(PENDING, None) or {}
-    saved.update(pending)
-    for name, default in DEFAULTS.items():
-        value = saved.get(name, default)
-        if st.session_state.get(_key(name)) != value or name in pending:
-            st.session_state[_key(name)] = value
+    st.session_state[SAVED].update(pending)
+    for name, value in pending.items():
+        st.session_state[_key(name)] = value
 
 
 def _secret(name: str) -> Secret | None:
@@ -142,76 +141,92 @@ def is_demo(model: str) -> bool:
     return bool(model) and model.rstrip("/") == str(demo_folder())
 
 
-def _demo_row() -> None:
+def _demo_row(model: str) -> None:
+    """The demo judge: what it is, and Start (or Use, when it runs for another session)
+    and Stop."""
     built = (demo_folder() / "config.json").is_file()
     running = LOCAL.running()
     cols = st.columns([3, 2], vertical_alignment="center")
     cols[0].markdown(DEMO_LABEL)
     if running is not None:
-        cols[1].caption(f"Demo judge running at `{running.base_url}`.")
+        if not is_demo(model):
+            cols[1].button("Use the running demo judge", key="jd_demo", icon="🧪", type="primary",
+                           on_click=_start_demo, width="stretch",
+                           help="It already runs on this server: fill in the form with it.")
+        cols[1].caption(f"Demo judge running at `{running.base_url}`. From a terminal: "
+                        "`python -m needlework serve-judge`.")
         cols[1].button("Stop the demo judge", key="jd_stop", icon="⏹️", on_click=_stop_demo)
     elif built:
         cols[1].button("Start the local demo judge", key="jd_demo", icon="🧪", type="primary",
                        on_click=_start_demo, width="stretch",
                        help="transformers serve on 127.0.0.1 and a free port, for this server; "
-                            "about 15 s. Fills in the form below.")
+                            "about 15 s. Fills in the form below. From a terminal: "
+                            "python -m needlework serve-judge.")
     else:
         cols[1].caption(f"The demo judge is not built here: `{DEMO_BUILD}` (about 3 minutes), "
                         "or `make run`, which builds it.")
 
 
 def render_connection(expanded: bool = True) -> Connection | None:
-    """The connection form in an expander; returns the connection when the form is
-    complete and valid (``None`` otherwise, with the reason shown)."""
+    """The demo judge's row, the connection form (in an expander, folded once a model is
+    set unless ``expanded``), Test connection and its one-line result; returns the
+    connection when the form is complete and valid (``None`` otherwise, with the reason)."""
     _seed()
     current = values()
+    v = current
+    _demo_row(str(current["model"]))
     title = ("Judge connection · " + short_name(str(current["model"]))) if current["model"] \
         else "Judge connection"
     with st.expander(title, expanded=expanded or not current["model"], icon="🔌"):
-        _demo_row()
         cols = st.columns([3, 3])
-        cols[0].text_input("Base URL", key=_key("base_url"),
+        cols[0].text_input("Base URL", value=v["base_url"], key=_key("base_url"),
                            placeholder="http://127.0.0.1:8000/v1 or https://api.openai.com/v1")
-        cols[1].text_input("Model", key=_key("model"), placeholder="gpt-4o-mini")
+        cols[1].text_input("Model", value=v["model"], key=_key("model"), placeholder="gpt-4o-mini")
         cols = st.columns([3, 3])
         source = cols[0].selectbox("API key", list(KEY_SOURCES), key=_key("key_from"),
+                                   index=list(KEY_SOURCES).index(v["key_from"]),
                                    format_func=KEY_SOURCES.get,
                                    help="The key itself is never typed here, stored, logged or "
                                         "shown: only where to read it.")
         if source == "env":
-            cols[1].text_input("Environment variable", key=_key("key_env"))
+            cols[1].text_input("Environment variable", value=v["key_env"], key=_key("key_env"))
         elif source == "secrets":
-            cols[1].text_input("Secret name", key=_key("secret"))
+            cols[1].text_input("Secret name", value=v["secret"], key=_key("secret"))
         cols = st.columns(5)
-        cols[0].number_input("Temperature", 0.0, 2.0, step=0.1, key=_key("temperature"))
-        cols[1].number_input("Max tokens", 1, 32768, step=64, key=_key("max_tokens"),
+        cols[0].number_input("Temperature", 0.0, 2.0, float(v["temperature"]), step=0.1,
+                             key=_key("temperature"))
+        cols[1].number_input("Max tokens", 1, 32768, int(v["max_tokens"]), step=64,
+                             key=_key("max_tokens"),
                              help="The longest answer; also kept free in the context window.")
-        cols[2].number_input("Timeout (s)", 1.0, 3600.0, step=10.0, key=_key("timeout"))
-        cols[3].number_input("Concurrency", 1, 64, key=_key("concurrency"),
+        cols[2].number_input("Timeout (s)", 1.0, 3600.0, float(v["timeout"]), step=10.0,
+                             key=_key("timeout"))
+        cols[3].number_input("Concurrency", 1, 64, int(v["concurrency"]), key=_key("concurrency"),
                              help="Requests in flight at once.")
-        cols[4].number_input("Context window", 0, 10_000_000, step=1024, key=_key("window"),
+        cols[4].number_input("Context window", 0, 10_000_000, int(v["window"]), step=1024,
+                             key=_key("window"),
                              help="The judge's window in tokens (0: unknown, not checked). "
                                   "Filled in for the demo judge from its report.")
-        try:
-            conn = connection()
-            problem = None
-        except (ValueError, TypeError) as exc:
-            conn, problem = None, str(exc)
-        row = st.columns([1, 4], vertical_alignment="center")
-        row[0].button("Test connection", key="jd_test", icon="📡", on_click=_test,
-                      disabled=conn is None)
-        check = st.session_state.get(CHECK)
-        if check:
-            (row[1].success if check["ok"] else row[1].error)(label(check["message"], 400))
-        elif problem:
-            row[1].caption(label(problem, 300))
-        if conn is not None:
-            st.caption(f"Key: {label(conn.key_source(), 80)} · window: "
-                       + (f"{conn.context_window:,} tokens" if conn.context_window else "unknown")
-                       + " (longer prompts follow the context policy below).")
         with st.popover("Use a real judge instead", icon="🌐"):
             st.markdown(REAL_ENDPOINTS)
             st.caption("Keys: set the variable in the shell that starts the app (`export "
                        "OPENAI_API_KEY=…` then `make run`), or put it in `.streamlit/secrets.toml` "
                        "and name it here. The page never asks for the key itself.")
+    try:
+        conn = connection()
+        problem = None
+    except (ValueError, TypeError) as exc:
+        conn, problem = None, str(exc)
+    row = st.columns([1, 4], vertical_alignment="center")
+    row[0].button("Test connection", key="jd_test", icon="📡", on_click=_test,
+                  disabled=conn is None)
+    check = st.session_state.get(CHECK)
+    if check:
+        (row[1].success if check["ok"] else row[1].error)(label(check["message"], 400))
+    elif problem:
+        row[1].caption(label(problem, 300))
+    if conn is not None:
+        st.caption(f"Judge {label(short_name(conn.model), 60)} at {label(conn.endpoint, 80)} · key: "
+                   f"{label(conn.key_source(), 80)} · window: "
+                   + (f"{conn.context_window:,} tokens" if conn.context_window else "unknown")
+                   + " (longer prompts follow the policy below).")
     return conn

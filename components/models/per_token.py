@@ -117,15 +117,24 @@ def default_window(n_tokens: int) -> int:
 
 def curves_chart(pair: TokenPair, names: tuple[str, str], window: int = 1) -> alt.LayerChart:
     """Reward against token position for both responses, first difference marked."""
-    rows = [{"token": k, "reward": v, "response": name}
-            for name, res in zip(names, (pair.chosen, pair.rejected), strict=True)
+    rows = [{"token": k, "reward": v, "response": name, "order": side}
+            for side, (name, res) in enumerate(zip(names, (pair.chosen, pair.rejected), strict=True))
             for k, v in downsample(smooth(res.rewards, window))]
-    lines = alt.Chart(pd.DataFrame(rows)).mark_line(strokeWidth=1.5).encode(
+    # Where the texts are the same the curves coincide: chosen is drawn wide and pale below,
+    # rejected thin and dashed on top, so both stay visible (issue 18, 16).
+    lines = alt.Chart(pd.DataFrame(rows)).mark_line().encode(
         x=alt.X("token:Q", title="token position in the response"),
         y=alt.Y("reward:Q", title="reward if the text ended here"),
         color=alt.Color("response:N", scale=alt.Scale(domain=list(names),
                                                       range=["#2b8a3e", "#c92a2a"]),
                         legend=alt.Legend(orient="top", title=None)),
+        strokeWidth=alt.StrokeWidth("response:N", scale=alt.Scale(domain=list(names), range=[4.5, 1.6]),
+                                    legend=None),
+        strokeDash=alt.StrokeDash("response:N", scale=alt.Scale(domain=list(names),
+                                                                range=[[1, 0], [6, 3]]), legend=None),
+        opacity=alt.Opacity("response:N", scale=alt.Scale(domain=list(names), range=[0.55, 1.0]),
+                            legend=None),
+        order=alt.Order("order:Q"),
         tooltip=["response:N", "token:Q", alt.Tooltip("reward:Q", format=".4f")])
     ends = pd.DataFrame([{"token": pooled_token(res), "reward": res.score, "response": name,
                           "what": f"the model's score (checked here, token {pooled_token(res)})"}
@@ -213,16 +222,30 @@ def lacking(spans: Sequence[DiffSpan], side: str) -> int:
     return sum(s.chosen_end - s.chosen_start for s in spans if s.rejected_end == s.rejected_start)
 
 
+MOSTLY_DIFFERENT = 0.4  # above this share of differing tokens the outline marks only the start
+
+
+def outlined(changed: set[int], n_tokens: int) -> tuple[set[int], bool]:
+    """The tokens to outline, and whether the texts differ so much that only the first
+    differing token is marked (outlining most of a text would hide the shading)."""
+    if n_tokens and changed and len(changed) / n_tokens > MOSTLY_DIFFERENT:
+        return {min(changed)}, True
+    return changed, False
+
+
 def _text_panel(result: PerTokenResult, text: str, spans: Sequence[DiffSpan], scale: float,
                 name: str, side: str, key: str) -> None:
     changed = changed_positions(spans, side)
+    marked, only_start = outlined(changed, len(result.tokens))
     missing = lacking(spans, side)
     st.caption(f"{name}: score {result.score:.4f} · {len(result.tokens):,} response tokens"
                + f" · method: {result.method}" + (f", stride {result.stride}" if result.stride > 1 else "")
                + (" · truncated to the window" if result.truncated else "")
-               + f" · {len(changed):,} tokens differ from the other response (outlined)"
+               + (f" · {len(changed):,} of {len(result.tokens):,} tokens differ from the other "
+                  "response: only where they start to differ is outlined" if only_start
+                  else f" · {len(changed):,} tokens differ from the other response (outlined)")
                + (f" · the other has {missing:,} tokens this one lacks" if missing else ""))
-    render_marked_text(segments(result, text, changed, scale), box=True, max_height=420, key=key)
+    render_marked_text(segments(result, text, marked, scale), box=True, max_height=420, key=key)
     with st.expander(f"Tokens where the reward of {name} moves most"):
         st.dataframe(biggest_moves(result), hide_index=True, width="stretch", key=f"{key}-moves")
 

@@ -30,6 +30,7 @@ from needlework.judges.results import (
     failures,
     member_words,
     scoring_failures,
+    selection_words,
     subset_rows,
 )
 from store import judges as store_judges
@@ -223,6 +224,15 @@ def _scoring_failures(dataset: str, wrong: list[dict[str, Any]]) -> str | None:
     return w["item"]
 
 
+def _key_words(described: dict[str, Any]) -> str:
+    """Where the run's key came from, in words (never the key)."""
+    if described.get("key_in_memory"):
+        return "key from a Streamlit secret"
+    if described.get("key_env"):
+        return f"key from ${described['key_env']}"
+    return "no key"
+
+
 def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | None:
     """A judge run: headline, the table per subset, position bias, the failures (a row
     opens the judge's words and the comparison in Review). Returns the picked item."""
@@ -245,10 +255,8 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
                   + (f", seed {summary['seed']}" if summary.get("seed") is not None else "") + " · "
                   if summary.get("mode") == "selection" else "")
                + f"context policy {summary.get('context_policy')} · prompts "
-               f"{summary.get('prompt_version')} · key from "
-               + ("memory" if (options.get("connection") or {}).get("key_in_memory")
-                  else f"${(options.get('connection') or {}).get('key_env') or 'none'}")
-               + (f" · a selection of the set: {summary['selection']}" if summary.get("selection") else ""))
+               f"{summary.get('prompt_version')} · " + _key_words(options.get("connection") or {})
+               + (f" · {selection_words(summary['selection'])}" if summary.get("selection") else ""))
     frame = pd.DataFrame(subset_rows(summary))
     for column in ("accuracy", "invalid rate"):
         frame[column] = [_pct(x) for x in frame[column]]

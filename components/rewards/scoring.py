@@ -38,8 +38,14 @@ def truncation_policy() -> str:
     return st.session_state.get(TRUNCATION) or "skip"
 
 
+def reader_words(label_text: str) -> str:
+    """``chosen[0]`` → ``chosen 1``: the Review page's numbering."""
+    side, _, rest = label_text.partition("[")
+    return f"{side} {int(rest.rstrip(']')) + 1}" if rest.rstrip("]").isdigit() else label_text
+
+
 def _length_table(report: LengthReport) -> None:
-    rows = [{"item": t.item, "response": t.response, "tokens": t.n_tokens,
+    rows = [{"item": t.item, "response": reader_words(t.response), "tokens": t.n_tokens,
              "over the window by": t.n_tokens - (report.window or 0)} for t in report.too_long]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                  height=min(36 * (len(rows) + 1) + 4, 260), key="rw_long_table")

@@ -24,6 +24,14 @@ from needlework.rewards.token_pairs import TokenPair, cached_token_pair, prefix_
 from store.datasets import get_item
 
 ITEM = "rw_item"
+ANCHOR = "nw-per-token"
+# A failure clicked in the table above: bring its per-token view into sight (our own script,
+# no data in it; retried while the page settles).
+SCROLL = """<script>(() => {
+  const go = () => { const a = document.getElementById("{id}");
+                     if (a) a.scrollIntoView({block: "start", behavior: "instant"}); };
+  [60, 400, 1200].forEach((ms) => setTimeout(go, ms));
+})();</script>"""
 SEEN = "rw_item_seen"  # the last ?item= / failure click applied, so it is applied once
 
 
@@ -68,7 +76,7 @@ def _pick_responses(pref: Preference, item: str, scores: dict[str, Any] | None) 
     cols = st.columns(2)
 
     def fmt(side: str, values: list[Any] | None):
-        return lambda k: f"{side}[{k}]" + (f" · score {values[k]:.4f}" if values and values[k]
+        return lambda k: f"{side} {k + 1}" + (f" · score {values[k]:.4f}" if values and values[k]
                                            is not None else "")
 
     i = cols[0].selectbox("Chosen response", range(len(pref.chosen)), index=min(i0, len(pref.chosen) - 1),
@@ -88,6 +96,9 @@ def render_per_token_section(db: Any, row: dict[str, Any], rm: RewardModel | Non
         return None
     dataset = row["name"]
     by_key = {f.item: f for f in fails}
+    clicked = picked in keys and picked != (st.session_state.get(SEEN) or {}).get("click")
+    st.html(f'<div id="{ANCHOR}"></div>' + (SCROLL.replace("{id}", ANCHOR) if clicked else ""),
+            unsafe_allow_javascript=clicked)
     item = _pick_item(dataset, keys, by_key, picked)
     pref = preference_view(row["format"], get_item(db, dataset, item)["record"])
     head = st.columns([3, 1], vertical_alignment="center")
@@ -101,7 +112,7 @@ def render_per_token_section(db: Any, row: dict[str, Any], rm: RewardModel | Non
         return item
     pair = compute_pair(rm, pref.prompt, pref.chosen[i], pref.rejected[j], truncation, key=f"{item}|{i}|{j}")
     if pair is not None:
-        render_token_pair(pair, (f"chosen[{i}]", f"rejected[{j}]"), key=f"rw-tok-{i}-{j}")
+        render_token_pair(pair, (f"chosen {i + 1}", f"rejected {j + 1}"), key=f"rw-tok-{i}-{j}")
     return item
 
 

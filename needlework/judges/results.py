@@ -49,9 +49,22 @@ def run_title(run: Mapping[str, Any]) -> str:
         if order == "shuffle" and summary.get("seed") is not None:
             how += f" (seed {summary['seed']})"
     items = summary.get("items")
-    part = " of a selection" if summary.get("selection") else ""
+    part = f" ({selection_words(summary['selection'])})" if summary.get("selection") else ""
     return (f"judge {short_name(str(run.get('model') or ''))} · {how}"
             + (f" · {items} items{part}" if items is not None else ""))
+
+
+def selection_words(selection: Mapping[str, Any] | None) -> str:
+    """``{"per_subset": 2, "subsets": ["QA"]}`` → ``part of the set: subsets QA, 2 items each``."""
+    if not selection:
+        return "every item"
+    parts = []
+    if selection.get("subsets"):
+        parts.append("subsets " + ", ".join(selection["subsets"]))
+    if selection.get("per_subset"):
+        n = int(selection["per_subset"])
+        parts.append(f"{n} item{'s' if n != 1 else ''} per subset")
+    return "part of the set: " + ", ".join(parts)
 
 
 def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -142,7 +155,7 @@ def failures(rows: Iterable[Mapping[str, Any]]) -> list[JudgeFailure]:
         if entry.get("valid") and entry.get("picked") is not None:
             picked = members[int(entry["picked"])]
         j = member_index(picked)[1] if picked and picked.startswith("rejected") else \
-            (rejected[0] if rejected else 0)
+            (min(rejected) if rejected else 0)
         out.append(JudgeFailure(str(entry["item_key"]), str(entry.get("subset", "")),
                                 int(entry.get("trial", 0)), entry.get("rotation"), members, picked,
                                 entry.get("reason"), row.get("raw"), (chosen[0] if chosen else 0, j)))
