@@ -12,10 +12,15 @@ from components.annotate.item import (
 )
 from components.annotate.keyboard import first_unlabeled, render_keyboard
 from components.annotate.passages import render_definitions, render_passage_keys, render_passages
-from components.annotate.questions import dataset_categories, render_item_keys, render_question_nav
+from components.annotate.questions import (
+    dataset_categories,
+    render_item_keys,
+    render_question_nav,
+    team_queue,
+)
 from components.outbox import view_for
 from components.rag.answer_panel import render_linked_answer
-from components.state import current_dataset, get_db, require_annotator
+from components.state import current_dataset, get_db, require_annotator, signed_in
 from store.datasets import get_dataset, get_item
 
 db = get_db()
@@ -30,7 +35,7 @@ categories = dataset_categories(row)
 view = view_for("annotate", row["name"])
 top = st.container(key="nw-top", gap="small")
 with top:
-    nav = render_question_nav(db, row, who, categories, view)
+    nav = render_question_nav(db, row, who, categories, view, team_queue(db, row["name"], signed_in()))
 if nav is None:
     st.stop()
 ctx = load_context(db, row["name"], get_item(db, row["name"], nav.current), who)

@@ -18,22 +18,17 @@ from typing import Any
 
 from sqlite_utils import Database
 
-_MINE = ("n.dataset = a.dataset and n.item_key = a.item_key and n.annotator = a.annotator")
+_PROGRESS = ("(select {column} from item_progress p where p.dataset = a.dataset "
+             "and p.item_key = a.item_key and p.annotator = a.annotator)")
 
-#: 1 when the assignment ``a`` (joined with its dataset ``d``) is done, else 0.
-DONE_SQL = (
-    "(case when d.kind = 'grounding' then "
-    f"(select count(*) from annotations n where {_MINE} "
-    "and n.field >= 'label:' and n.field < 'label;') >= a.units "
-    f"and exists (select 1 from annotations n where {_MINE} and n.field = 'answer' "
-    "and n.value not in ('\"\"', 'null')) "
-    f"else (select count(*) from annotations n where {_MINE} "
-    "and n.field >= 'verdict:' and n.field < 'verdict;') >= a.units end)"
-)
+#: 1 when the assignment ``a`` is done, else 0: the pages' own rule, kept by SQL as the
+#: annotations are written (``item_progress.done``, store.migrations m008): every passage
+#: labelled and an answer with no marker pointing to no passage (grounding), a verdict on
+#: every comparison (preference, needle).
+DONE_SQL = "coalesce(" + _PROGRESS.format(column="p.done") + ", 0)"
 
 #: 1 when the annotator has set anything on the item (adjudications aside).
-STARTED_SQL = (f"exists (select 1 from annotations n where {_MINE} "
-               "and not (n.field >= 'final:' and n.field < 'final;'))")
+STARTED_SQL = "coalesce(" + _PROGRESS.format(column="p.fields > 0") + ", 0)"
 
 _STATUS = (f"select a.dataset, a.item_key, a.annotator, a.queue_pos, a.units, a.gold, a.source, "
            f"{DONE_SQL} as done, {STARTED_SQL} as started from assignments a "
@@ -150,6 +145,13 @@ def next_unfinished(db: Database, dataset: str, annotator: str,
     row = db.execute(base + " order by a.queue_pos, a.item_key limit 1",
                      [dataset, annotator]).fetchone()
     return row[1] if row else None
+
+
+def queue_keys(db: Database, dataset: str, annotator: str) -> list[str]:
+    """``annotator``'s items in queue order (keys only: an index scan, no progress)."""
+    return [r[0] for r in db.execute(
+        "select item_key from assignments where dataset = ? and annotator = ? "
+        "order by queue_pos, item_key", [dataset, annotator])]
 
 
 def queue_pos(db: Database, dataset: str, item_key: str, annotator: str) -> float | None:

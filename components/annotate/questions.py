@@ -24,6 +24,8 @@ from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding import keymap as km
 from needlework.grounding import progress as gp
+from needlework.teams.assignment import next_item
+from store.assignments import queue_keys
 from store.grounding import (
     changed_items,
     disagreeing_items,
@@ -46,6 +48,17 @@ class Queue:
 
     keys: list[str]
     next_after: Callable[[str], str | None]
+
+
+def team_queue(db: Database, dataset: str, user: Any) -> Queue | None:
+    """The signed-in user's own queue of ``dataset`` in team mode, when they have one
+    (``None``: local mode, or nothing assigned to them: the whole list)."""
+    if user is None:
+        return None
+    keys = queue_keys(db, dataset, user.name)
+    if not keys:
+        return None
+    return Queue(keys, lambda key: next_item(get_db(), dataset, user.name, after=key, actor=user))
 
 
 @dataclass

@@ -1,0 +1,82 @@
+"""The annotate page in team mode: a signed-in annotator moves through their own queue
+(needlework.teams.assignment's queue and next_item), a reviewer without one through the
+whole list; local mode keeps the whole list."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import store
+from components.teams.session import TOKEN
+from needlework.teams import accounts
+from needlework.teams.assignment import assign_dataset, queue
+from store.annotations import set_annotation
+from tests.conftest import ROOT
+from tests.teams_fixtures import grounding
+
+PASSWORDS = {"lead": "lead-passphrase-1", "rita": "rita-passphrase-1", "ana": "ana-passphrase-1",
+             "bob": "bob-passphrase-1"}
+ROLES = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
+
+
+@pytest.fixture
+def team_db(tmp_path, monkeypatch):
+    path = tmp_path / "team.db"
+    config = tmp_path / "needlework.toml"
+    config.write_text('[server]\nmode = "team"\n', encoding="utf-8")
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config))
+    db = store.connect(path)
+    for name, role in ROLES.items():
+        accounts.add_user(db, name, role, password=PASSWORDS[name])
+    grounding(db, 8, "g")
+    assign_dataset(db, "g", ["ana", "bob"], per_item=1, actor=accounts.get_user(db, "lead"))
+    return db
+
+
+def annotate(db, who: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state[TOKEN] = accounts.sign_in(db, who, PASSWORDS[who]).token
+    at.query_params["dataset"] = "g"
+    at.run()
+    at.switch_page("pages/annotate.py")
+    at.query_params["dataset"] = "g"
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def ask(at: AppTest, item: str, seek: str) -> str:
+    """What the key script sends for N / P / U; returns the item the page then shows."""
+    rev = at.session_state["nw-outbox-seen"] + 1 if "nw-outbox-seen" in at.session_state else 1
+    at.session_state["nw-outbox-view"] = {"page": "annotate", "dataset": "g", "item": item,
+                                          "cursor": 1, "rev": rev, "seek": seek}
+    at.run()
+    assert not at.exception, at.exception
+    return at.query_params["item"]
+
+
+def test_an_annotator_moves_through_their_own_queue(team_db):
+    mine = [e.key for e in queue(team_db, "g", "ana")]
+    theirs = [e.key for e in queue(team_db, "g", "bob")]
+    assert mine and theirs and not set(mine) & set(theirs)
+    at = annotate(team_db, "ana")
+    assert at.query_params["item"] == mine[0]  # where ana starts: her first unfinished
+    assert any(f"{len(mine)} questions in your queue" in c.value for c in at.caption)
+    assert ask(at, mine[0], "next") == mine[1]
+    assert ask(at, mine[1], "previous") == mine[0]
+    for n in (1, 2, 3):  # ana finishes her second item: U skips it
+        set_annotation(team_db, "g", mine[1], "ana", f"label:{n}", "UNKNOWN")
+    set_annotation(team_db, "g", mine[1], "ana", "answer", "Yes [cite_1].")
+    assert ask(at, mine[0], "unfinished") == mine[2]
+    assert ask(at, mine[-1], "next") == mine[-1]  # the end of her queue: stays
+    (picker,) = [w for w in at.selectbox if w.label == "Question"]
+    shown = {int(option.split(" ", 2)[1].rstrip(".")) for option in picker.options}
+    assert shown == {int(key.split("-")[1]) for key in mine}  # numbered as in the dataset
+
+
+def test_a_reviewer_without_a_queue_sees_the_whole_list(team_db):
+    at = annotate(team_db, "rita")
+    assert any("8 questions" in c.value for c in at.caption)
+    assert ask(at, "sample-1", "next") == "sample-2"
