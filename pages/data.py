@@ -6,6 +6,7 @@ import streamlit as st
 from components.state import annotator, current_dataset, get_db, require_annotator, signed_in
 from components.text import label
 from components.transfer.import_export import render_export, render_import
+from needlework.changes import describe, value_text
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import undo_change
 from store.annotations import history
@@ -29,6 +30,8 @@ render_export(list_datasets(db), current_dataset())
 st.subheader("History")
 dataset = current_dataset()
 if dataset:
+    st.caption("The latest 100 changes of this dataset, newest first: who changed what on which "
+               "item, and the value it had before. Undo restores that value.")
     entries = history(db, dataset=dataset, limit=100)
     if not entries:
         st.caption("No changes in this dataset yet.")
@@ -37,14 +40,12 @@ if dataset:
             [
                 {
                     "id": e["id"],
-                    "at": e["at"][:19].replace("T", " "),
-                    "by": e["by"],
-                    "annotator": e["annotator"],
-                    "item": e["item_key"],
-                    "field": e["field"],
-                    "old": "" if e["old_value"] is None else str(e["old_value"])[:80],
-                    "new": "" if e["new_value"] is None else str(e["new_value"])[:80],
-                    "action": e["action"] + (f" of #{e['undoes']}" if e["undoes"] else ""),
+                    "when (UTC)": e["at"][:19].replace("T", " "),
+                    "who": e["by"] + ("" if e["annotator"] in ("", e["by"]) else f" (for {e['annotator']})"),
+                    "item": " ".join(str(e.get("item_title") or e["item_key"]).split())[:90],
+                    "change": describe(e),
+                    "was": "" if e["old_value"] is None else value_text(e["old_value"]),
+                    "undoes": f"#{e['undoes']}" if e["undoes"] else "",
                 }
                 for e in entries
             ]

@@ -3,6 +3,8 @@ written when it is clicked."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 from sqlite_utils import Database
 
@@ -12,6 +14,7 @@ from needlework.datasets import (
     ExportError,
     ImportFailed,
     dataset_name_for,
+    export_file,
     export_formats,
     export_text,
     import_stream,
@@ -103,9 +106,16 @@ def render_import(db: Database, annotator: str) -> str | None:
     return str(summary)
 
 
+#: Datasets with more items than this are exported to a file on the server, streamed,
+#: rather than built in memory for a download.
+IN_BROWSER_ITEMS = 20_000
+
+
 def render_export(rows: list[dict], dataset: str | None) -> None:
     """Pick a dataset and a format; the file is written when the button is clicked (in the
-    server thread that serves the download: with that thread's connection)."""
+    server thread that serves the download: with that thread's connection). A dataset of
+    more than :data:`IN_BROWSER_ITEMS` items is streamed into a file on the server
+    instead (a download would hold it all in memory)."""
     if not rows:
         return
     names = [r["name"] for r in rows]
@@ -117,12 +127,35 @@ def render_export(rows: list[dict], dataset: str | None) -> None:
     options = export_formats(row["kind"], row["format"])
     fmt = cols[1].selectbox("Format", options, key="export_format")
     suffix = ".json" if fmt == "rmbench" else ".jsonl"
+    if row["items"] > IN_BROWSER_ITEMS:
+        _export_to_file(name, fmt, suffix, row["items"])
+        return
 
     def build() -> bytes:
         try:
-            return export_text(get_db(), name, fmt, actor=signed_in()).encode("utf-8")
-        except (ExportError, PermissionDenied) as e:  # shown as the file's content: nothing else can be shown here
+            return export_text(get_db(), name, fmt).encode("utf-8")
+        except ExportError as e:  # shown as the file's content: nothing else can be shown here
             return f"export failed: {e}\n".encode()
 
     st.download_button(f"Download {label(name, 80)}{suffix}", data=build, file_name=f"{name}{suffix}",
                        mime="application/json", key="export_go", icon="⬇️")
+
+
+def _export_to_file(name: str, fmt: str, suffix: str, items: int) -> None:
+    """Stream a large export into a file on the server (written whole or not at all)."""
+    st.caption(f"{items:,} items: too many for a download through the browser, so the export is "
+               "streamed into a file on the server (the same as `python -m needlework export`).")
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)[:80] or "export"
+    path = st.text_input("File on the server", value=str(Path("exports") / f"{safe}-{fmt}{suffix}"),
+                         key=f"export_path|{name}|{fmt}")
+    if not st.button("Write the file", key="export_file_go", icon=":material/save:"):
+        return
+    target = Path(path).expanduser()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with st.spinner(f"Writing {items:,} items…"):
+            size = export_file(get_db(), name, fmt, target)
+    except (ExportError, OSError) as e:
+        st.error(label(f"Nothing written: {e}", 600))
+        return
+    st.success(label(f"Wrote {size / 1e6:,.1f} MB to {target.resolve()}", 600))
