@@ -76,10 +76,11 @@ def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]]) -> N
                                    e["sentences"][0] if e["sentences"] else None)}
              for e in entries]
     st.markdown(f"**{len(entries)} answer(s)**" + (" failing" if judged else ""))
-    st.dataframe(pd.DataFrame.from_records(table, columns=["model", "question", "failed",
-                                                           "failing sentences", "F1", "id", "open"]),
+    st.dataframe(pd.DataFrame.from_records(table, columns=["model", "open", "failed", "question",
+                                                           "failing sentences", "F1", "id"]),
                  hide_index=True, key="rag-failures", column_config={
                      "open": _link_column(), "F1": st.column_config.NumberColumn(format="%.3f"),
+                     "failed": st.column_config.TextColumn(width="medium"),
                      "question": st.column_config.TextColumn(width="large")})
     sentences = [s for s in sentence_table(rows) if s["model"] in shown_models
                  and (not kinds or set(kinds) & set(answer_failures(by_key[(s["model"],
@@ -88,11 +89,11 @@ def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]]) -> N
         st.markdown(f"**{len(sentences)} failing sentence(s)**: not supported (or not labelled) "
                     "against all passages or the relevant ones")
         st.dataframe(pd.DataFrame.from_records(
-            [{"model": s["model"], "question": s["question"], "#": s["index"] + 1,
-              "sentence": s["text"], "all passages": s["all"] or "no label",
-              "relevant passages": s["relevant"] or "no label",
-              "rationale": "" if s["rationale"] is None else str(s["rationale"]),
-              "open": annotate_url(dataset, s["item_key"], run_key, s["model"], s["index"])}
+            [{"model": s["model"],
+              "open": annotate_url(dataset, s["item_key"], run_key, s["model"], s["index"]),
+              "#": s["index"] + 1, "sentence": s["text"], "all passages": s["all"] or "no label",
+              "relevant passages": s["relevant"] or "no label", "question": s["question"],
+              "rationale": "" if s["rationale"] is None else str(s["rationale"])}
              for s in sentences]), hide_index=True, key="rag-failing-sentences",
             column_config={"open": _link_column(),
                            "sentence": st.column_config.TextColumn(width="large")})

@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 from sqlite_utils import Database
 
+from components.rag.answer_panel import short_name
 from components.text import label
 from needlework.rag.bergen import METRICS as BERGEN_METRICS
 from needlework.rag.definitions import DEFINITIONS, TITLES
@@ -41,7 +42,7 @@ def _run_title(run: dict[str, Any]) -> str:
     judge = run.get("judge_model") or ""
     return (f"{(run.get('updated_at') or '')[:16].replace('T', ' ')} · "
             f"{', '.join(run.get('models') or [])} · "
-            + (f"judge {_short(Path(judge).name if '/' in judge else judge)}" if judge
+            + (f"judge {_short(short_name(judge))}" if judge
                else "no judge"))
 
 
@@ -105,7 +106,8 @@ def render_scope(summary: dict[str, Any]) -> None:
     q = summary["questions"]
     judge = summary.get("judge")
     st.markdown(f"**{q['evaluated']}** of {q['total']} questions evaluated · "
-                + (f"judge {label(judge['model'], 80)} at {label(judge['endpoint'], 80)}"
+                + (f"judge {label(short_name(judge['model']), 80)} at "
+                   f"{label(judge['endpoint'], 80)}"
                    if judge else "no judge (BERGEN metrics and attribution only)")
                 + (" · `answer_related_info` is a second BERGEN reference"
                    if summary.get("with_related") else ""))

@@ -1,0 +1,144 @@
+"""The RAG answers page in Chromium: demo answers evaluated by the demo judge (served by
+``transformers serve`` through needlework.judges.serve, started here), the figures and a
+failure, then one failing sentence opened on the annotate page beside the human answer.
+
+The run uses a subset of the demo answers (three of demo-hasty's, uploaded as a file):
+the other questions count as unanswered and are not sent, so the run takes seconds.
+The demo judge's verdicts are not checked (a tiny model); the page's mechanics are."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import store
+from needlework.demo.rag_answers import demo_answer_sets
+from needlework.judges.serve import start_server
+from needlework.rag.failures import failing_sentences
+from needlework.rag.sentences import split_sentences
+from store.rag import list_runs, run_results
+from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
+
+DATASET = "demo-grounding"
+MODEL = "hasty-subset"
+RUN_TIMEOUT_MS = 400_000
+
+
+@pytest.fixture(scope="module")
+def demo_judge(tmp_path_factory):
+    """data/demo-judge (built by make test), else built now into a tmp dir; served on
+    127.0.0.1 for this module."""
+    from needlework.judges import demo  # noqa: PLC0415
+
+    folder = ROOT / "data" / "demo-judge"
+    if not demo.is_built(folder):
+        folder = tmp_path_factory.mktemp("demo-judge")
+        demo.build_demo_judge(folder)
+    server = start_server(folder, threads=1)
+    yield server
+    server.stop()
+
+
+def _subset(path: Path) -> dict[str, str]:
+    """Three of demo-hasty's answers with several sentences, as a model answers file."""
+    hasty = dict(demo_answer_sets())["demo-hasty"]
+    picked = {k: v for k, v in hasty.items() if len(split_sentences(v)) >= 2}
+    picked = dict(list(picked.items())[:3])
+    path.write_text("".join(json.dumps({"sample_id": k, "answer": v, "model": MODEL}) + "\n"
+                            for k, v in picked.items()), encoding="utf-8")
+    return picked
+
+
+def _main(page):
+    return page.locator('[data-testid="stMain"]')
+
+
+def _fill(page, name: str, value: str) -> None:
+    field = _main(page).get_by_label(name, exact=True)
+    field.fill(value)
+    field.press("Enter")
+    wait_idle(page)
+
+
+def _shots(page, heading: str, name: str) -> None:
+    for width in (1440, 1280, 1024):
+        page.set_viewport_size({"width": width, "height": 1000})
+        page.get_by_text(heading).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(400)
+        screenshot(page, f"{name}-{width}")
+
+
+def test_demo_answers_through_the_demo_judge_and_a_failing_sentence(
+        app_url, seeded_db, page, demo_judge, tmp_path):
+    answers = _subset(tmp_path / f"{MODEL}.jsonl")
+    page.goto(f"{app_url}/rag?dataset={DATASET}")
+    wait_idle(page, 90_000)
+    main = _main(page)
+    main.get_by_text("RAG answers").first.wait_for()
+    for name in ("demo-careful", "demo-hasty"):  # the stored sets: not this time
+        main.locator(f'button[aria-label^="Remove {name}"]').click()
+        wait_idle(page)
+    main.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+        str(tmp_path / f"{MODEL}.jsonl"))
+    wait_idle(page)
+    main.get_by_text(f"{MODEL} ({len(answers)} answers)").wait_for()
+
+    main.get_by_text("With a judge: GaRAGe metrics and LLMeval too").click()
+    wait_idle(page, 120_000)  # the judge form waits for the engine import
+    _fill(page, "Base URL", demo_judge.base_url)
+    _fill(page, "Model", demo_judge.model)
+    _fill(page, "Max tokens", "16")  # the demo judge answers in a few tokens
+    main.get_by_role("button", name="Evaluate 1 model(s)").click()
+    main.get_by_text("judge calls:").wait_for(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page, 60_000)
+    assert_no_exception(page)
+
+    db = store.connect(seeded_db)
+    run = next(r for r in list_runs(db, DATASET) if r["models"] == [MODEL])
+    assert run["status"] == "done" and run["summary"]["overall"][MODEL]["judged"]
+    assert run["summary"]["calls"]["sent"] + run["summary"]["calls"]["cached"] > 0
+    rows = {r["item_key"]: r for r in run_results(db, run["run_key"]) if r["answered"]}
+    assert set(rows) == set(answers)
+    main.get_by_text("Eligibility").first.wait_for()
+    main.get_by_text("What each figure means").first.wait_for()
+    _shots(page, "4 · Results", "rag-results")
+
+    # failures: keep those with a failing sentence, open the first on the annotate page
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    wait_idle(page)
+    option = page.get_by_role("option", name="not factual", exact=True)
+    for _ in range(3):  # a rerun can close the list as it opens
+        main.get_by_role("combobox", name="Failed checks").click()
+        try:
+            option.wait_for(timeout=5_000)
+            break
+        except Exception:  # noqa: BLE001 - Playwright's timeout: try again
+            page.keyboard.press("Escape")
+            wait_idle(page)
+    option.click()
+    page.keyboard.press("Escape")
+    wait_idle(page)
+    detail = page.locator(".st-key-rag-failure-detail")
+    detail.wait_for()
+    _shots(page, "6 · Failures", "rag-failures")
+    link = detail.get_by_role("link", name="Open this question on the annotate page")
+    link.click()
+    page.wait_for_url("**/annotate?**", timeout=60_000)
+    wait_idle(page, 90_000)
+    assert_no_exception(page)
+    url = page.url
+    assert f"rag_run={run['run_key']}" in url and f"model={MODEL}" in url and "sentence=" in url
+    item = url.split("item=", 1)[1].split("&", 1)[0]
+    index = int(url.split("sentence=", 1)[1].split("&", 1)[0]) - 1
+    assert index in failing_sentences(rows[item])  # a failing sentence, as the page counts it
+    panel = page.locator(".st-key-nw-rag-panel")
+    panel.wait_for()
+    assert "RAG run answer" in panel.inner_text() and MODEL in panel.inner_text()
+    marked = panel.locator("mark.nw-current")
+    expected = rows[item]["sentences"][index]["text"]
+    assert marked.count() >= 1
+    assert "".join(marked.all_inner_texts()).split() == expected.split()
+    assert "Human answer" in panel.inner_text()
+    _shots(page, "RAG run answer", "rag-annotate-panel")
