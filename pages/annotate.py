@@ -4,6 +4,7 @@ cited answer (the GaRAGe protocol). Every change is saved the moment it is made.
 import streamlit as st
 
 from components.annotate.answer import render_answer
+from components.annotate.extras import render_item_extras
 from components.annotate.item import (
     load_context,
     render_dimensions,
@@ -30,11 +31,11 @@ if row is None or row["kind"] != "grounding":
     st.info("Pick a grounding dataset (GaRAGe) in the sidebar to annotate it.")
     st.stop()
 
-who = require_annotator() or ""
 categories = dataset_categories(row)
 view = view_for("annotate", row["name"])
 top = st.container(key="nw-top", gap="small")
-with top:
+with top:  # the name warning inside the sticky bar: never hidden under it
+    who = require_annotator() or ""
     nav = render_question_nav(db, row, who, categories, view, team_queue(db, row["name"], signed_in()))
 if nav is None:
     st.stop()
@@ -58,5 +59,6 @@ with passages_col:
     render_passages(ctx, cursor)
 with side_col:
     render_answer(ctx)
+    render_item_extras(ctx)
     st.markdown("**Question dimensions**")
     render_dimensions(ctx, categories)

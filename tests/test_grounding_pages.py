@@ -130,10 +130,10 @@ def test_annotate_answer_checks_and_deflection(app_db):
 
 def test_annotate_dimensions_categories_and_filters(app_db):
     at = open_page("pages/annotate.py", annotator="ana")
-    by_label(at.selectbox, "Time sensitivity").set_value("fast-changing").run()
+    by_label(at.selectbox, "Time sensitivity · Q4").set_value("fast-changing").run()
     assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_type") == "FAST-CHANGING"
     assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_sensitive") == "YES"
-    by_label(at.selectbox, "Complexity").set_value("Set").run()
+    by_label(at.selectbox, "Complexity · Q5").set_value("Set").run()
     assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_complexity") == "Set"
     at.text_area(key="nw-categories|ground").set_value("Travel\nSpace\n")
     at.button(key="nw-categories-save|ground").click().run()

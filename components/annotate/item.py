@@ -55,6 +55,14 @@ class ItemContext:
         return f"nw-{name}|{self.dataset}|{self.key}|{self.annotator}"
 
 
+HIDE_IMPORTED = "nw-hide-imported"
+
+
+def hide_imported() -> bool:
+    """Whether the file's labels and dimensions are hidden (the H key; avoids anchoring)."""
+    return bool(st.session_state.get(HIDE_IMPORTED))
+
+
 def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> ItemContext:
     """Read one item and the annotator's fields on it."""
     fields = item_fields(db, dataset, item["key"], who) if who else {}
@@ -121,7 +129,9 @@ def _dim_callback(ctx: ItemContext, widget: str, fields: tuple[str, ...]) -> Non
 
 
 def _placeholder(value: str) -> str:
-    return f"{value} (imported)" if value else "— (not in record)"
+    if hide_imported():
+        return "—"
+    return f"{value} (in the file)" if value else "— (not in the file)"
 
 
 def _dim_select(ctx: ItemContext, column, title: str, options: list[str], name: str,
@@ -138,22 +148,24 @@ def render_dimensions(ctx: ItemContext, categories: list[str]) -> None:
     """A compact grid of selects for the question dimensions; each saves when
     changed. Empty selects show the imported value as their placeholder."""
     imported = gitem.imported_dims(ctx.record)
-    st.caption("Grey text is the record's imported value; choosing a value saves yours.")
+    st.caption("Grey text is the file's own value (hidden with H); choosing a value saves "
+               "yours. Keys: Q, the number after a title, then the value's number.")
     row = st.columns(2, gap="small") + st.columns(2, gap="small")
-    for column, (name, title, help_text) in zip(row, gitem.YES_NO_DIMS, strict=False):
-        _dim_select(ctx, column, title, list(YES_NO), name, (name,),
+    for k, (column, (name, title, help_text)) in enumerate(
+            zip(row, gitem.YES_NO_DIMS, strict=False), start=1):
+        _dim_select(ctx, column, f"{title} · Q{k}", list(YES_NO), name, (name,),
                     ctx.value(f"dim:{name}"), imported[name], help_text)
     time_mine = gitem.time_sensitivity(ctx.value("dim:question_sensitive"),
                                        ctx.value("dim:question_type"))
     time_imported = gitem.time_sensitivity(imported["question_sensitive"],
                                            imported["question_type"]) or ""
-    _dim_select(ctx, row[3], "Time sensitivity", list(gitem.TIME_SENSITIVITY), "time",
+    _dim_select(ctx, row[3], "Time sensitivity · Q4", list(gitem.TIME_SENSITIVITY), "time",
                 ("question_sensitive", "question_type"), time_mine, time_imported, gitem.TIME_HELP)
     row = st.columns(2, gap="small")
-    _dim_select(ctx, row[0], "Complexity", list(COMPLEXITIES), "question_complexity",
+    _dim_select(ctx, row[0], "Complexity · Q5", list(COMPLEXITIES), "question_complexity",
                 ("question_complexity",), ctx.value("dim:question_complexity"),
                 imported["question_complexity"])
-    _dim_select(ctx, row[1], "Popularity", list(POPULARITY), "question_popularity",
+    _dim_select(ctx, row[1], "Popularity · Q6", list(POPULARITY), "question_popularity",
                 ("question_popularity",), ctx.value("dim:question_popularity"),
                 imported["question_popularity"])
     row = st.columns([2, 1], gap="small", vertical_alignment="bottom")

@@ -17,12 +17,10 @@ from typing import Any
 
 import streamlit as st
 
-from components.annotate.item import ItemContext
+from components.annotate.item import HIDE_IMPORTED, ItemContext
 from components.outbox import applied_through, module, seen_rev
 from needlework.grounding.keymap import dimension_keys
 from needlework.grounding.labels import LABEL_PREFIX
-
-HIDE_IMPORTED = "nw-hide-imported"
 
 _KEYS = st.components.v2.component("needlework.annotate_keys", isolate_styles=False,
                                    js=module("annotate_keys.js"))
@@ -55,10 +53,6 @@ def key_data(ctx: ItemContext, cursor: int) -> dict[str, Any]:
             "seen": applied_through(), "flag": bool(ctx.value("flag")),
             "dims": dimension_keys()}
 
-
-def hide_imported() -> bool:
-    """Whether the file's labels and dimensions are hidden (the H key; avoids anchoring)."""
-    return bool(st.session_state.get(HIDE_IMPORTED))
 
 
 def render_keyboard(ctx: ItemContext, cursor: int) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.annotate.item import ItemContext, local_time
-from components.annotate.keyboard import hide_imported, render_view_switches
+from components.annotate.item import ItemContext, hide_imported, local_time
+from components.annotate.keyboard import render_view_switches
 from components.text import render_marked_text, render_text
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl

@@ -76,6 +76,15 @@ def test_dimension_keys_undo_redo_flag_skip_rest_and_hide(page, app_url, seeded_
     page.get_by_text("set a question dimension").wait_for(timeout=10_000)
     screenshot(page, "annotate-keymap")
     page.keyboard.press("Escape")
+    # M puts the cursor in the comment; Enter saves it; Esc leaves
+    page.keyboard.press("m")
+    assert page.evaluate("document.activeElement.closest('.st-key-nw-comment') !== null")
+    page.keyboard.type("source 3 is a press release")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    page.get_by_text("✓ comment saved").wait_for(timeout=15_000)
+    assert value(seeded_db, key, who, "comment") == "source 3 is a press release"
+    page.get_by_text("flagged for later (F)").wait_for(timeout=10_000)
     # S marks the question skipped and opens the next
     page.keyboard.press("s")
     settle(page)
