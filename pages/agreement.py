@@ -1,5 +1,8 @@
 """Agreement: inter-annotator agreement, the items annotators disagree on,
-adjudication of final labels, and attribution metrics of model answers."""
+adjudication of final labels, and attribution metrics of model answers.
+
+The figures and the list of disputes are read from what SQL keeps up to date as labels
+are written (store.migrations m010): the page costs the same whatever the dataset's size."""
 
 import streamlit as st
 
@@ -10,12 +13,11 @@ from components.agreement.adjudication import (
 )
 from components.agreement.figures import render_attribution, render_disagreements, render_figures
 from components.state import current_dataset, get_db, require_annotator
-from components.summaries import cached_summaries
-from needlework.grounding.agreement import report as agreement_report
+from components.text import label
+from needlework.grounding.agreement import figures
 from needlework.grounding.resolve import RULE_TEXT
-from store import default_path
-from store.annotations import dataset_annotations
 from store.datasets import get_dataset, get_item
+from store.grounding import disputed_count, disputed_items, item_count, key_at
 
 db = get_db()
 row = get_dataset(db, current_dataset() or "")
@@ -25,32 +27,45 @@ if row is None or row["kind"] != "grounding":
     st.stop()
 
 dataset = row["name"]
-report = agreement_report(dataset_annotations(db, dataset))
-summaries = cached_summaries(str(default_path()), dataset, row["created_at"])
-titles = {s["key"]: (s["position"], s["title"]) for s in summaries}
+fig = figures(db, dataset)
 figures_tab, adjudicate_tab, attribution_tab = st.tabs(
     ["Agreement", "Adjudication", "Attribution"])
 
 with figures_tab:
-    render_figures(report)
+    overlap = render_figures(fig)
     st.subheader("Where annotators disagree")
-    render_disagreements(report, dataset, titles)
+    render_disagreements(db, dataset, overlap)
 
 with adjudicate_tab:
     st.info("Export rule: " + RULE_TEXT, icon=":material/rule:")
     reviewer = require_annotator() or ""
-    disputed = [d.item_key for d in report.disagreements]
-    every = st.toggle("All items, not only those with disagreements", key="nw-adj-all")
-    keys = [s["key"] for s in summaries] if every else disputed
-    if not keys:
-        st.caption("Nothing to adjudicate.")
+    cols = st.columns([3, 1], vertical_alignment="bottom")
+    every = cols[1].toggle("Any question", key="nw-adj-all",
+                           help="Open any question by its number, not only those in dispute")
+    key = None
+    if every:
+        total = item_count(db, dataset)
+        number = cols[0].number_input(f"Question number (1–{total:,})", min_value=1,
+                                      max_value=max(total, 1), step=1, key=f"nw-adj-number|{dataset}")
+        key = key_at(db, dataset, int(number) - 1)
     else:
-        key = st.selectbox("Item", keys, key=f"nw-adj-item|{dataset}",
-                           format_func=lambda k: f"{titles[k][0] + 1}. {titles[k][1][:90]}")
+        disputed = disputed_items(db, dataset, limit=200)
+        titles = {r["key"]: f"{r['position'] + 1}. {' '.join(r['title'].split())[:90]}" for r in disputed}
+        if not disputed:
+            st.caption("Nothing to adjudicate: no question is in dispute.")
+        else:
+            many = disputed_count(db, dataset)
+            key = cols[0].selectbox(
+                "Question in dispute" + (f" (the first 200 of {many:,}: “Any question” opens the others)"
+                                         if many > len(disputed) else ""),
+                list(titles), key=f"nw-adj-item|{dataset}", format_func=titles.__getitem__)
+    if key is not None:
         item = get_item(db, dataset, key)
         render_adjudication(db, dataset, item, reviewer)
         render_final_dims(db, dataset, item, reviewer)
         render_final_answer(db, dataset, item, reviewer)
+    elif every:
+        st.caption(label("No question has that number.", 80))
 
 with attribution_tab:
     render_attribution(db, dataset)

@@ -20,24 +20,6 @@ SUMMARY_FIELDS = (
 )
 
 
-def item_summaries(db: Database, dataset: str) -> list[dict[str, Any]]:
-    """Every item of a grounding dataset in order: ``key, position, title,
-    n_passages`` and the record's ``fields`` (dimension values, imported answer and
-    evidence lists; missing ones are ``None``)."""
-    paths = ", ".join(f"'$.{f}'" for f in SUMMARY_FIELDS)
-    rows = db.execute(
-        f"select key, position, title, json_array_length(record, '$.grounding'), "
-        f"json_extract(record, {paths}) from items where dataset = ? order by position",
-        [dataset],
-    ).fetchall()
-    out = []
-    for key, position, title, n, extracted in rows:
-        values = json.loads(extracted) if extracted else [None] * len(SUMMARY_FIELDS)
-        out.append({"key": key, "position": position, "title": title or "",
-                    "n_passages": n or 0, "fields": dict(zip(SUMMARY_FIELDS, values, strict=True))})
-    return out
-
-
 def _only(keys: Collection[str] | None, params: list[Any]) -> str:
     """An ``and item_key in (...)`` clause for ``keys`` (none when ``keys`` is None)."""
     if keys is None:
@@ -46,67 +28,15 @@ def _only(keys: Collection[str] | None, params: list[Any]) -> str:
     return f" and item_key in ({', '.join('?' * len(keys))})" if keys else " and 0"
 
 
-def annotator_status(db: Database, dataset: str, annotator: str,
-                     keys: Collection[str] | None = None) -> dict[str, dict[str, Any]]:
-    """Per item that ``annotator`` touched (of ``keys``, or all): ``labels`` (passages
-    labeled), ``answered`` (a non-empty answer), ``deflected``, ``has_answer_label``
-    (some passage labeled ANSWER-THE-QUESTION) and ``dims`` ({field: value})."""
-    params: list[Any] = [dataset, annotator]
-    only = _only(keys, params)
-    rows = db.execute(
-        "select item_key, "
-        "sum(field like 'label:%'), "
-        "max(field = 'answer' and value not in ('\"\"', 'null')), "
-        "max(field = 'deflected' and value = 'true'), "
-        "max(field like 'label:%' and value = '\"ANSWER-THE-QUESTION\"') "
-        f"from annotations where dataset = ? and annotator = ?{only} group by item_key",
-        params,
-    ).fetchall()
-    out = {
-        key: {"labels": labels or 0, "answered": bool(answered), "deflected": bool(deflected),
-              "has_answer_label": bool(has_answer), "dims": {}}
-        for key, labels, answered, deflected, has_answer in rows
-    }
-    params = [dataset, annotator]
-    only = _only(keys, params)
-    for key, field, value in db.execute(
-        "select item_key, field, value from annotations where dataset = ? and annotator = ? "
-        f"and field like 'dim:%'{only}",
-        params,
-    ):
-        out[key]["dims"][field[4:]] = json.loads(value)
-    return out
-
-
-def annotator_labels(db: Database, dataset: str, annotator: str) -> dict[str, dict[int, str]]:
-    """``{item_key: {passage number: label}}`` of one annotator's own labels."""
-    out: dict[str, dict[int, str]] = {}
-    for key, field, value in db.execute(
-        "select item_key, field, value from annotations where dataset = ? and annotator = ? "
-        "and field like 'label:%'",
-        [dataset, annotator],
-    ):
-        number = field[6:]
-        if number.isdigit():
-            out.setdefault(key, {})[int(number)] = json.loads(value)
-    return out
-
-
 def disagreeing_items(db: Database, dataset: str,
                       keys: Collection[str] | None = None) -> dict[str, int]:
     """``{item_key: number of fields}`` (of ``keys``, or all items) where annotators
-    gave different passage labels or dimension values (adjudicated or not)."""
+    gave different passage labels or dimension values (adjudicated or not): read from
+    ``item_disputes``, kept by SQL as annotations are written (m010)."""
     params: list[Any] = [dataset]
     only = _only(keys, params)
-    rows = db.execute(
-        "select item_key, count(*) from ("
-        f" select item_key, field from annotations where dataset = ?{only} "
-        " and (field like 'label:%' or field like 'dim:%') "
-        " group by item_key, field having count(distinct value) > 1"
-        ") group by item_key",
-        params,
-    ).fetchall()
-    return {key: n for key, n in rows}
+    return dict(db.execute(f"select item_key, units from item_disputes where dataset = ?{only}",
+                           params).fetchall())
 
 
 def last_change(db: Database, dataset: str) -> int:
@@ -154,16 +84,6 @@ def grouped_annotations(
     return out
 
 
-def label_annotators(db: Database, dataset: str) -> list[str]:
-    """Everyone with at least one passage label or dimension in ``dataset``."""
-    rows = db.execute(
-        "select distinct annotator from annotations where dataset = ? "
-        "and (field like 'label:%' or field like 'dim:%') order by annotator",
-        [dataset],
-    ).fetchall()
-    return [r[0] for r in rows]
-
-
 # --- the question list at any size: item facts and progress (store.facts, m008) -----------
 
 #: Item states as the SQL below names them (needlework.grounding.progress maps its own).
@@ -208,9 +128,8 @@ def _dim_value(column: str) -> str:
     return f"coalesce({_own(column)}, g.{column})"
 
 
-_DISPUTED = ("exists (select 1 from annotations x where x.dataset = g.dataset and x.item_key = "
-             "g.key and ((x.field >= 'label:' and x.field < 'label;') or (x.field >= 'dim:' and "
-             "x.field < 'dim;')) group by x.field having count(distinct x.value) > 1)")
+_DISPUTED = ("exists (select 1 from item_disputes x where x.dataset = g.dataset "
+             "and x.item_key = g.key)")
 _DEFLECTED = ("(coalesce(p.deflected, 0) > 0 or (coalesce(p.answered, 0) = 0 "
               "and g.answer_head = :deflection_text))")
 _NEEDS = ("coalesce(p.answer_labels, 0) = 0 and not exists (select 1 from json_each(g.evidence) e "
@@ -378,3 +297,73 @@ def item_progress_row(db: Database, dataset: str, item_key: str,
         "select * from item_progress where dataset = ? and item_key = ? and annotator = ?",
         [dataset, item_key, annotator])
     return rows[0] if rows else None
+
+
+# --- agreement kept by SQL (m010): coincidences, confusions, disputes --------------------
+
+
+def agreement_pairs(db: Database, dataset: str) -> list[tuple[str, str, str, int, int]]:
+    """``(scope, a, b, m, n)``: Krippendorff coincidence sums of ``dataset`` (scope
+    ``label`` or a ``dim:FIELD``; values as stored JSON; see store.migrations m010)."""
+    return db.execute("select scope, a, b, m, n from agreement_pairs where dataset = ? and n <> 0",
+                      [dataset]).fetchall()
+
+
+def agreement_confusion(db: Database, dataset: str) -> list[tuple[str, str, str, str, int]]:
+    """``(x, y, label of x, label of y, units)`` over passages both x < y labelled."""
+    return db.execute("select x, y, vx, vy, n from agreement_confusion where dataset = ? "
+                      "and n <> 0", [dataset]).fetchall()
+
+
+def coders(db: Database, dataset: str, *, labels_only: bool = False) -> list[str]:
+    """Everyone with a passage label (and, unless ``labels_only``, a dimension) in
+    ``dataset``, sorted: one indexed probe per person who started anything."""
+    what = "p.labels > 0" if labels_only else "(p.labels > 0 or p.dims > 0)"
+    return [r[0] for r in db.execute(
+        "select t.annotator from progress_totals t where t.dataset = ? and exists (select 1 from "
+        "item_progress p where p.dataset = t.dataset and p.annotator = t.annotator "
+        f"and {what}) order by t.annotator", [dataset])]
+
+
+def disputed_count(db: Database, dataset: str) -> int:
+    """Items where annotators gave different passage labels or dimension values."""
+    return db.execute("select count(*) from item_disputes where dataset = ?", [dataset]).fetchone()[0]
+
+
+def disputed_items(db: Database, dataset: str, limit: int = 40,
+                   after: int = -1) -> list[dict[str, Any]]:
+    """The first ``limit`` items in dispute after position ``after``, in dataset order:
+    ``key, position, title, units`` (units in dispute)."""
+    return db.execute_returning_dicts(
+        "select g.key, g.position, g.title, d.units from item_disputes d join grounding_items g "
+        "on g.dataset = d.dataset and g.key = d.item_key where d.dataset = ? and g.position > ? "
+        "order by g.position limit ?", [dataset, after, limit])
+
+
+def item_titles(db: Database, dataset: str, keys: Collection[str]) -> dict[str, tuple[int, str]]:
+    """``{key: (position, title)}`` of some items of a grounding dataset."""
+    out: dict[str, tuple[int, str]] = {}
+    keys = list(keys)
+    for start in range(0, len(keys), 500):
+        chunk = keys[start:start + 500]
+        marks = ", ".join("?" * len(chunk))
+        for key, position, title in db.execute(
+                f"select key, position, title from grounding_items where dataset = ? and key in ({marks})",
+                [dataset, *chunk]):
+            out[key] = (position, title)
+    return out
+
+
+def items_annotations(db: Database, dataset: str, keys: Collection[str]) -> list[dict[str, Any]]:
+    """Current annotations of some items (``item_key, annotator, field, value, updated_at``)."""
+    out: list[dict[str, Any]] = []
+    keys = list(keys)
+    for start in range(0, len(keys), 500):
+        chunk = keys[start:start + 500]
+        marks = ", ".join("?" * len(chunk))
+        out += [{"item_key": k, "annotator": a, "field": f, "value": json.loads(v), "updated_at": u}
+                for k, a, f, v, u in db.execute(
+                    "select item_key, annotator, field, value, updated_at from annotations "
+                    f"where dataset = ? and item_key in ({marks}) order by item_key, annotator, field",
+                    [dataset, *chunk])]
+    return out

@@ -526,3 +526,148 @@ def m009_dataset_counts_and_archive(db: Database) -> None:
     db.execute("alter table datasets add column archived_at text")
     db.execute("update datasets set item_count = (select count(*) from items i "
                "where i.dataset = datasets.name)")
+
+
+#: A field that is an agreement unit: a passage label (``label:N``) or a dimension.
+_UNIT_FIELD = ("(({f} >= 'label:' and {f} < 'label;' and length({f}) > 6 "
+               "and substr({f}, 7) not glob '*[^0-9]*') or ({f} >= 'dim:' and {f} < 'dim;'))")
+
+
+def _unit_votes(row: str, *, minus: str = "", plus: str = "", when_plus: str = "1",
+                when_minus: str = "1") -> str:
+    """``(annotator, value)`` of the unit of trigger row ``row`` (``new`` or ``old``) as
+    stored now, without ``minus``'s annotator and with ``plus``'s vote (each when its
+    condition holds): the unit as it was before the change."""
+    sql = (f"select annotator, value from annotations where dataset = {row}.dataset "
+           f"and item_key = {row}.item_key and field = {row}.field")
+    if minus:
+        sql += f" and not ({when_minus} and annotator = {minus}.annotator)"
+    if plus:
+        sql += f" union all select {plus}.annotator, {plus}.value where {when_plus}"
+    return f"({sql})"
+
+
+def _unit_sql(row: str, sign: int, votes: str, when: str = "1") -> str:
+    """Statements adding (``sign`` 1) or taking away (-1) what the unit of trigger row
+    ``row`` gives to the agreement tables when its votes are ``votes`` (a subquery of
+    ``annotator, value``); nothing when the row's field is not a unit or ``when`` fails."""
+    scope = f"(case when {row}.field < 'label:' then {row}.field else 'label' end)"
+    counts = f"(select value, count(*) as n from {votes} group by value)"
+    guard = f"{_UNIT_FIELD.format(f=f'{row}.field')} and {when}"
+    return (
+        # coincidences: value pair (a, b) of a unit with m coders adds n_a * n_b (n_a * (n_a - 1)
+        # when a = b); Krippendorff's o_ab is the sum over m of that divided by m - 1
+        "insert into agreement_pairs (dataset, scope, a, b, m, n) "
+        f"select {row}.dataset, {scope}, va.value, vb.value, mm.m, "
+        f"{sign} * (case when va.value = vb.value then va.n * (va.n - 1) else va.n * vb.n end) "
+        f"from {counts} va, {counts} vb, (select count(*) as m from {votes}) mm "
+        f"where {guard} and mm.m >= 2 and (va.value <> vb.value or va.n > 1) "
+        "on conflict (dataset, scope, a, b, m) do update set n = n + excluded.n; "
+        # Cohen's kappa: the unit's pairs of annotators (x < y) and their two labels
+        "insert into agreement_confusion (dataset, x, y, vx, vy, n) "
+        f"select {row}.dataset, a.annotator, b.annotator, a.value, b.value, {sign} "
+        f"from {votes} a, {votes} b where {guard} and {row}.field >= 'label:' "
+        "and b.annotator > a.annotator "
+        "on conflict (dataset, x, y, vx, vy) do update set n = n + excluded.n;"
+    )
+
+
+def _change_sql(row: str, before: str, when: str = "1") -> str:
+    """The unit of ``row`` (when ``when``): take away what it gave with the votes
+    ``before``, add what it gives with its votes now."""
+    return f"{_unit_sql(row, -1, before, when)} {_unit_sql(row, 1, _unit_votes(row), when)}"
+
+
+def _dispute_sql(row: str) -> str:
+    """Statements that record whether the unit of ``row`` is in dispute now."""
+    unit = f"dataset = {row}.dataset and item_key = {row}.item_key and field = {row}.field"
+    return (f"delete from unit_disputes where {unit}; "
+            f"insert into unit_disputes (dataset, item_key, field) select {row}.dataset, "
+            f"{row}.item_key, {row}.field where {_UNIT_FIELD.format(f=f'{row}.field')} and "
+            f"(select count(distinct value) from annotations where {unit}) > 1;")
+
+
+@migrations()
+def m010_agreement_kept_by_sql(db: Database) -> None:
+    """Agreement figures kept up to date as annotations are written (issue 20): pages
+    read a few rows instead of every annotation.
+
+    A *unit* is one passage of one item (``label:N``) or one dimension of one item
+    (``dim:FIELD``); ``scope`` is ``label`` or the dimension's field.
+
+    - ``agreement_pairs(dataset, scope, a, b, m, n)``: over units with ``m`` >= 2
+      coders, the sum of n_a * n_b for each pair of values (n_a * (n_a - 1) for a = b):
+      Krippendorff's coincidence o_ab = sum over m of n / (m - 1); pairable units with m
+      coders = (sum of n over a, b) / (m * (m - 1)). Integers, so adding and taking away
+      never drifts.
+    - ``agreement_confusion(dataset, x, y, vx, vy, n)``: passage-label units both
+      annotators x < y labelled, by their two labels (Cohen's kappa per pair).
+    - ``unit_disputes(dataset, item_key, field)``: units whose annotators gave different
+      values; ``item_disputes(dataset, item_key, units)``: how many per item.
+
+    Triggers after a change take away what the changed unit gave before it (its votes
+    rebuilt from the row's old and new values) and add what it gives now.
+    """
+    statements = [
+        "create table agreement_pairs (dataset text not null, scope text not null, "
+        "a text not null, b text not null, m integer not null, n integer not null default 0, "
+        "primary key (dataset, scope, a, b, m)) without rowid",
+        "create table agreement_confusion (dataset text not null, x text not null, "
+        "y text not null, vx text not null, vy text not null, n integer not null default 0, "
+        "primary key (dataset, x, y, vx, vy)) without rowid",
+        "create table unit_disputes (dataset text not null, item_key text not null, "
+        "field text not null, primary key (dataset, item_key, field)) without rowid",
+        "create table item_disputes (dataset text not null, item_key text not null, "
+        "units integer not null default 0, primary key (dataset, item_key)) without rowid",
+        "create trigger unit_disputes_insert after insert on unit_disputes begin "
+        "insert into item_disputes (dataset, item_key, units) values (new.dataset, "
+        "new.item_key, 1) on conflict (dataset, item_key) do update set units = units + 1; end",
+        "create trigger unit_disputes_delete after delete on unit_disputes begin "
+        "update item_disputes set units = units - 1 where dataset = old.dataset "
+        "and item_key = old.item_key; delete from item_disputes where dataset = old.dataset "
+        "and item_key = old.item_key and units <= 0; end",
+    ]
+    new_unit, old_unit = _UNIT_FIELD.format(f="new.field"), _UNIT_FIELD.format(f="old.field")
+    same = "(new.dataset, new.item_key, new.field) is (old.dataset, old.item_key, old.field)"
+    # after triggers only: an upsert fires BEFORE INSERT triggers and then its UPDATE's,
+    # so the state before a change is rebuilt from the row's own old and new values
+    statements += [
+        f"create trigger agreement_insert after insert on annotations when {new_unit} begin "
+        f"{_change_sql('new', _unit_votes('new', minus='new'))} {_dispute_sql('new')} end",
+        f"create trigger agreement_delete after delete on annotations when {old_unit} begin "
+        f"{_change_sql('old', _unit_votes('old', plus='old'))} {_dispute_sql('old')} end",
+        f"create trigger agreement_update after update on annotations "
+        f"when {old_unit} or {new_unit} begin "
+        f"{_change_sql('new', _unit_votes('new', minus='new', plus='old', when_plus=same))} "
+        f"{_dispute_sql('new')} "
+        f"{_change_sql('old', _unit_votes('old', plus='old'), when=f'not {same}')} "
+        f"{_dispute_sql('old')} end",
+    ]
+    for statement in statements:
+        db.execute(statement)
+    # what the annotations already stored give (one pass, the same sums)
+    unit = _UNIT_FIELD.format(f="field")
+    db.execute(
+        "insert into agreement_pairs (dataset, scope, a, b, m, n) "
+        "select va.dataset, case when va.field < 'label:' then va.field else 'label' end, "
+        "va.value, vb.value, u.m, sum(case when va.value = vb.value then va.n * (va.n - 1) "
+        "else va.n * vb.n end) "
+        f"from (select dataset, item_key, field, value, count(*) as n from annotations where {unit} "
+        "group by dataset, item_key, field, value) va "
+        f"join (select dataset, item_key, field, value, count(*) as n from annotations where {unit} "
+        "group by dataset, item_key, field, value) vb on vb.dataset = va.dataset "
+        "and vb.item_key = va.item_key and vb.field = va.field "
+        f"join (select dataset, item_key, field, count(*) as m from annotations where {unit} "
+        "group by dataset, item_key, field having count(*) >= 2) u on u.dataset = va.dataset "
+        "and u.item_key = va.item_key and u.field = va.field "
+        "where va.value <> vb.value or va.n > 1 group by 1, 2, 3, 4, 5")
+    db.execute(
+        "insert into agreement_confusion (dataset, x, y, vx, vy, n) "
+        "select a.dataset, a.annotator, b.annotator, a.value, b.value, count(*) "
+        "from annotations a join annotations b on b.dataset = a.dataset "
+        "and b.item_key = a.item_key and b.field = a.field and b.annotator > a.annotator "
+        f"where {_UNIT_FIELD.format(f='a.field')} and a.field >= 'label:' group by 1, 2, 3, 4, 5")
+    db.execute(
+        "insert into unit_disputes (dataset, item_key, field) select dataset, item_key, field "
+        f"from annotations where {unit} group by dataset, item_key, field "
+        "having count(distinct value) > 1")

@@ -12,9 +12,11 @@ from sqlite_utils import Database
 from components.text import label, render_marked_text
 from needlework.grounding import agreement as ag
 from needlework.grounding import labels as gl
+from needlework.grounding.agreement import disputes_of
 from needlework.grounding.attribution import AnswersError, attribution, read_answers
 from needlework.grounding.export import human_answers
 from needlework.grounding.item import DIM_FIELDS
+from store.grounding import disputed_count, disputed_items
 
 DIM_TITLES = {
     "question_valid": "valid", "question_false_premise": "false premise",
@@ -29,29 +31,42 @@ def number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def render_figures(report: ag.Report) -> None:
-    """Alpha for passage labels and per dimension, and kappa per pair of annotators."""
+def render_figures(fig: ag.Figures) -> bool:
+    """Alpha for passage labels and per dimension, and kappa per pair of annotators;
+    when no passage or dimension has two annotators yet, says so instead (there is
+    nothing to agree on, which is not the same as agreeing). Returns whether there is
+    any overlap."""
+    if not fig.overlap:
+        who = ", ".join(fig.annotators[:5]) + (" and others" if len(fig.annotators) > 5 else "")
+        st.info(label(
+            ("Nothing overlaps yet: " + (f"only {who} has labeled this dataset. " if len(fig.annotators) == 1
+                                          else f"{who} have labeled different passages. "
+                                          if fig.annotators else "nobody has labeled it. ")
+             + "Agreement needs two annotators on the same passage or dimension."), 400),
+            icon=":material/group_add:")
+        return False
     cols = st.columns(3)
-    cols[0].metric("Annotators", len(report.annotators))
-    cols[1].metric("Krippendorff's α, passage labels", number(report.labels.value),
+    cols[0].metric("Annotators", len(fig.annotators))
+    cols[1].metric("Krippendorff's α, passage labels", number(fig.labels.value),
                    help="Nominal alpha over passages labeled by at least two annotators.")
-    cols[2].metric("Passages labeled by ≥ 2", report.labels.units)
-    if report.labels.note:
-        st.caption(f"α n/a: {report.labels.note}")
+    cols[2].metric("Passages labeled by ≥ 2", fig.labels.units)
+    if fig.labels.note:
+        st.caption(f"α n/a: {fig.labels.note}")
     left, right = st.columns(2)
-    dims = pd.DataFrame([{"dimension": DIM_TITLES[name], "alpha": number(report.dims[name].value),
-                          "units": report.dims[name].units, "note": report.dims[name].note}
+    dims = pd.DataFrame([{"dimension": DIM_TITLES[name], "alpha": number(fig.dims[name].value),
+                          "units": fig.dims[name].units, "note": fig.dims[name].note}
                          for name in DIM_FIELDS])
     left.markdown("**Per question dimension** (Krippendorff's α, nominal)")
     left.dataframe(dims, hide_index=True, width="stretch")
     right.markdown("**Passage labels per pair** (Cohen's κ)")
     kappas = pd.DataFrame([{"annotator A": k.a, "annotator B": k.b, "kappa": number(k.value),
                             "raw agreement": k.agreement, "shared passages": k.units}
-                           for k in report.kappas],
+                           for k in fig.kappas],
                           columns=["annotator A", "annotator B", "kappa", "raw agreement",
                                    "shared passages"])
     right.dataframe(kappas, hide_index=True, width="stretch",
                     column_config={"raw agreement": st.column_config.NumberColumn(format="%.2f")})
+    return True
 
 
 def _tally(votes: dict[str, Any], short: dict[str, str]) -> str:
@@ -63,24 +78,43 @@ def _tally(votes: dict[str, Any], short: dict[str, str]) -> str:
 
 
 def _disputes(d: ag.Disagreement) -> str:
-    parts = [f"#{n} {_tally(votes, gl.SHORT)}" for n, votes in sorted(d.passages.items())]
-    parts += [f"{DIM_TITLES.get(name, name)} {_tally(votes, {})}" for name, votes in d.dims.items()]
+    parts = [f"passage {n}: {_tally(votes, gl.SHORT)}" for n, votes in sorted(d.passages.items())]
+    parts += [f"{DIM_TITLES.get(name, name)}: {_tally(votes, {})}" for name, votes in d.dims.items()]
     return " · ".join(parts)
 
 
-def render_disagreements(report: ag.Report, dataset: str, titles: dict[str, tuple[int, str]],
-                         limit: int = 40) -> None:
-    """The items where annotators disagree, each linked to the annotate page."""
-    if not report.disagreements:
+PAGE = 40
+
+
+def render_disagreements(db: Database, dataset: str, overlap: bool) -> None:
+    """The items where annotators disagree, a page of :data:`PAGE` at a time in dataset
+    order, each linked to the annotate page (read from what SQL keeps: the page costs
+    the same whatever the dataset's size)."""
+    if not overlap:
+        st.caption("Nothing to compare yet.")
+        return
+    total = disputed_count(db, dataset)
+    if not total:
         st.success("No disagreements: every passage and dimension that two annotators "
                    "judged got the same value.")
         return
-    shown = report.disagreements[:limit]
-    st.caption(f"{len(report.disagreements)} item(s) with disagreements"
-               + (f"; the first {limit} are listed" if len(shown) < len(report.disagreements)
-                  else ""))
-    for d in shown:
-        position, title = titles.get(d.item_key, (0, d.item_key))
+    state = f"nw-dis-after|{dataset}"
+    after = int(st.session_state.get(state, -1))
+    rows = disputed_items(db, dataset, PAGE, after)
+    if not rows and after >= 0:  # the page emptied (settled meanwhile): back to the start
+        after, rows = -1, disputed_items(db, dataset, PAGE, -1)
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.caption(f"{total:,} item(s) with disagreements"
+                   + (f" · questions {rows[0]['position'] + 1:,}–{rows[-1]['position'] + 1:,} "
+                      f"shown" if total > len(rows) and rows else ""))
+        if after >= 0:
+            st.button("‹ First", key="nw-dis-first", on_click=st.session_state.__setitem__,
+                      args=(state, -1))
+        if len(rows) == PAGE:
+            st.button(f"Next {PAGE} ›", key="nw-dis-next", on_click=st.session_state.__setitem__,
+                      args=(state, rows[-1]["position"]))
+    for d, r in zip(disputes_of(db, dataset, [r["key"] for r in rows]), rows, strict=False):
+        position, title = r["position"], r["title"]
         settled = f"adjudicated {len(d.adjudicated & set(d.passages))}/{len(d.passages)} · " \
             if d.passages else ""
         with st.container(border=True, gap="xxsmall", key=f"nw-dis-{position}"):

@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from sqlite_utils import Database
+
 from needlework.grounding.item import DIM_FIELDS
 from needlework.grounding.labels import FINAL_PREFIX, passage_number
+from store import grounding as sg
 
 Unit = tuple[str, int | str]  # (item_key, passage number or dimension field)
 
@@ -162,3 +165,103 @@ def report(rows: Iterable[dict[str, Any]]) -> Report:
         kappas=cohen_kappas(units),
         disagreements=disagreements(everything),
     )
+
+
+# --- the same figures from the sums SQL keeps (store.migrations m010) ---------------------
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Agreement figures of a dataset, read from what SQL keeps as labels are written:
+    the same numbers :func:`report` computes from every annotation row."""
+
+    annotators: list[str]
+    labels: Alpha
+    dims: dict[str, Alpha]
+    kappas: list[Kappa]
+
+    @property
+    def overlap(self) -> bool:
+        """Whether any passage or dimension has two annotators (else nothing to agree on)."""
+        return bool(self.labels.units or any(a.units for a in self.dims.values()))
+
+
+def alpha_from_pairs(pairs: Iterable[tuple[str, str, int, int]]) -> Alpha:
+    """Nominal Krippendorff's alpha from coincidence sums ``(a, b, m, n)``: over units
+    with ``m`` coders, n = the sum of n_a * n_b (n_a * (n_a - 1) when a = b);
+    o_ab = sum over m of n / (m - 1), and alpha = 1 - (N - 1) * sum_{a != b} o_ab /
+    sum_{a != b} n_a * n_b with n_a = sum_b o_ab, N = sum_a n_a."""
+    o: dict[tuple[str, str], float] = {}
+    per_m: dict[int, int] = {}
+    for a, b, m, n in pairs:
+        if n and m >= 2:
+            o[(a, b)] = o.get((a, b), 0.0) + n / (m - 1)
+            per_m[m] = per_m.get(m, 0) + n
+    units = round(sum(total / (m * (m - 1)) for m, total in per_m.items()))
+    if not units:
+        return Alpha(None, 0, "no unit has two annotators")
+    totals: dict[str, float] = {}
+    for (a, _), value in o.items():
+        totals[a] = totals.get(a, 0.0) + value
+    values = [v for v, t in totals.items() if t > 0]
+    if len(values) < 2:
+        return Alpha(None, units, "only one value used: alpha is undefined")
+    n_all = sum(totals.values())
+    observed = sum(v for (a, b), v in o.items() if a != b)
+    expected = sum(totals[a] * totals[b] for a in values for b in values if a != b)
+    value = 1 - (n_all - 1) * observed / expected
+    return Alpha(None if math.isnan(value) else value, units)
+
+
+def kappas_from_confusion(coders: Iterable[str],
+                          rows: Iterable[tuple[str, str, str, str, int]]) -> list[Kappa]:
+    """Cohen's kappa for every pair of ``coders`` (sorted) from confusion counts ``(x, y,
+    label of x, label of y, units)``, x < y: p_o the share of equal labels, p_e = sum over
+    labels of the two annotators' shares of it, kappa = (p_o - p_e) / (1 - p_e)."""
+    table: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
+    for x, y, vx, vy, n in rows:
+        if n:
+            cell = table.setdefault((x, y), {})
+            cell[(vx, vy)] = cell.get((vx, vy), 0) + n
+    out = []
+    for a, b in combinations(sorted(set(coders)), 2):
+        cells = table.get((a, b), {})
+        total = sum(cells.values())
+        if not total:
+            out.append(Kappa(a, b, None, 0, None))
+            continue
+        agreement = sum(n for (x, y), n in cells.items() if x == y) / total
+        left: dict[str, int] = {}
+        right: dict[str, int] = {}
+        for (x, y), n in cells.items():
+            left[x] = left.get(x, 0) + n
+            right[y] = right.get(y, 0) + n
+        if len(set(left) | set(right)) < 2:
+            out.append(Kappa(a, b, None, total, agreement))
+            continue
+        chance = sum(left.get(v, 0) * right.get(v, 0) for v in set(left) | set(right)) / total ** 2
+        value = (agreement - chance) / (1 - chance) if chance < 1 else math.nan
+        out.append(Kappa(a, b, None if math.isnan(value) else value, total, agreement))
+    return out
+
+
+def figures(db: Database, dataset: str) -> Figures:
+    """Every agreement figure of ``dataset``, from the sums SQL keeps up to date (reads
+    a few rows per value and annotator pair, however large the dataset)."""
+    by_scope: dict[str, list[tuple[str, str, int, int]]] = {}
+    for scope, a, b, m, n in sg.agreement_pairs(db, dataset):
+        by_scope.setdefault(scope, []).append((a, b, m, n))
+    return Figures(
+        annotators=sg.coders(db, dataset),
+        labels=alpha_from_pairs(by_scope.get("label", [])),
+        dims={name: alpha_from_pairs(by_scope.get(f"dim:{name}", [])) for name in DIM_FIELDS},
+        kappas=kappas_from_confusion(sg.coders(db, dataset, labels_only=True),
+                                     sg.agreement_confusion(db, dataset)),
+    )
+
+
+def disputes_of(db: Database, dataset: str, keys: Iterable[str]) -> list[Disagreement]:
+    """What is in dispute on each of ``keys`` (a page of the list), in their order."""
+    keys = list(keys)
+    found = {d.item_key: d for d in disagreements(sg.items_annotations(db, dataset, keys))}
+    return [found[k] for k in keys if k in found]
