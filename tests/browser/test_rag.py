@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 import store
+from needlework.datasets import import_bytes
 from needlework.demo.rag_answers import demo_answer_sets
 from needlework.judges.serve import start_server
 from needlework.rag.failures import failing_sentences
@@ -142,3 +144,38 @@ def test_demo_answers_through_the_demo_judge_and_a_failing_sentence(
     assert "".join(marked.all_inner_texts()).split() == expected.split()
     assert "Human answer" in panel.inner_text()
     _shots(page, "RAG run answer", "rag-annotate-panel")
+
+
+def test_hostile_names_are_text_on_the_rag_page_and_the_panel(app_url, seeded_db, page, tmp_path):
+    """A dataset and a model named in Markdown, LaTeX and HTML: shown as text in the
+    answers, results, failures and the annotate page's panel (no judge needed)."""
+    from tests.browser.test_hostile_names import MARK, made_from_data  # noqa: PLC0415
+    from tests.conftest import garage_records, jsonl  # noqa: PLC0415
+
+    dataset = f"rag **d{MARK}** ![i](http://img.invalid/{MARK}.png) $x^{MARK}$"
+    model = f"__m{MARK}__ <img src=http://img.invalid/{MARK}2.png> [l](http://link.invalid/{MARK})"
+    db = store.connect(seeded_db)
+    import_bytes(db, jsonl(garage_records(3)), "hostile.jsonl", dataset=dataset)
+    db.conn.close()
+    path = tmp_path / "answers.jsonl"
+    path.write_text(json.dumps({"sample_id": "sample-1", "answer": f"**a{MARK}** $y_{MARK}$",
+                                "model": model}) + "\n", encoding="utf-8")
+    page.goto(f"{app_url}/rag?dataset={quote(dataset, safe='')}")
+    wait_idle(page, 90_000)
+    main = _main(page)
+    main.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+    wait_idle(page)
+    main.get_by_role("button", name="Evaluate 1 model(s)").click()
+    main.get_by_text("no judge: BERGEN metrics and attribution only").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    page.locator(".st-key-rag-failure-detail").wait_for()
+    assert made_from_data(page) == []
+    page.locator(".st-key-rag-failure-detail").get_by_role(
+        "link", name="Open this question on the annotate page").click()
+    page.wait_for_url("**/annotate?**", timeout=60_000)
+    wait_idle(page, 90_000)
+    assert_no_exception(page)
+    page.locator(".st-key-nw-rag-panel").wait_for()
+    assert f"**a{MARK}** $y_{MARK}$" in page.locator(".st-key-nw-rag-panel").inner_text()
+    assert made_from_data(page) == []
