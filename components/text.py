@@ -57,6 +57,16 @@ def render_text(
     st.html(_block(escape(text), mono=mono, box=box, max_height=max_height, key=key))
 
 
+def render_heading_text(text: str, limit: int = 80) -> None:
+    """Draw ``text`` (a name from data) as a short bold line, literally: HTML-escaped, one line,
+    cut with an ellipsis past ``limit`` characters. Use it where Markdown's ``**name**`` would
+    be tempting: there the name's own ``**`` or ``$`` would become formatting."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    st.html(f'<div class="nw-text" style="font-weight:600">{escape(text)}</div>')
+
+
 def marked_html(segments: Iterable[tuple[str, str | None, str | None]]) -> str:
     """HTML for text made of ``(text, css_class, style)`` segments, each escaped.
 

@@ -4,6 +4,7 @@ repeated query parameters become redirects; Streamlit's own routes are never tou
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -62,7 +63,9 @@ def test_the_middleware_redirects_page_loads_only():
     def request(path: str, accept: bytes) -> None:
         scope = {"type": "http", "method": "GET", "path": path, "query_string": b"",
                  "headers": [(b"accept", accept)]}
-        asyncio.run(middleware(scope, None, send))
+        # a thread of its own: an event loop left running by another test cannot interfere
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, middleware(scope, None, send)).result()
 
     request("/review-pairs", b"text/html,application/xhtml+xml")
     assert sent[0]["status"] == 307 and (b"location", b"/review") in sent[0]["headers"]

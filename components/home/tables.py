@@ -16,11 +16,11 @@ from urllib.parse import quote, urlencode
 import streamlit as st
 
 from components.state import get_db, signed_in
-from components.text import label
+from components.text import label, render_heading_text
 from needlework import catalog
 from needlework.grounding.progress import progress_text
 from needlework.review.verdicts import progress_text as review_progress_text
-from needlework.teams.permissions import PermissionDenied
+from needlework.teams.permissions import PermissionDenied, can
 from store.datasets import DatasetBusy, DatasetExists, InvalidDatasetName
 
 PAGE_FOR_KIND = {
@@ -69,7 +69,7 @@ def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Se
         with st.container(border=True, horizontal=True, vertical_alignment="center", gap="small",
                           key=f"nw-ds-{abs(hash(name))}"):
             with st.container(gap=None, width="stretch"):
-                st.markdown(f"**{label(name, 80)}**")
+                render_heading_text(name, 80)
                 st.caption(f"{r['items']:,} {KIND_WORDS.get(r['kind'], r['kind'])} · {r['format']} · "
                            f"imported {(r['created_at'] or '')[:10]}"
                            + (f" by {label(r['created_by'], 40)}" if r.get("created_by") else ""))
@@ -79,7 +79,8 @@ def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Se
             if not archived:
                 st.page_link(PAGE_FOR_KIND[r["kind"]], label="Open ›", query_params={"dataset": name},
                              help="Opens where you left off: your first unfinished item")
-            _manage(name, archived)
+            if can(signed_in(), "delete"):  # rename, archive, delete: admins in team mode
+                _manage(name, archived)
 
 
 def _manage(name: str, archived: bool) -> None:

@@ -78,7 +78,7 @@ def test_keyboard_labels_every_passage_and_writes_a_cited_answer(page, app_url, 
     for number, press in enumerate(sequence, start=1):
         page.keyboard.press(press)
         wait_stored(seeded_db, key, who, f"label:{number}", KEYS[press])
-    page.get_by_text(f"This item: {count}/{count} passages labeled").wait_for()
+    page.get_by_text(f"This question: {count}/{count} passages labeled").wait_for()
     # the cursor's card (the last passage) was scrolled to just under the sticky toolbar
     page.wait_for_function(
         f"""() => {{ const bar = document.querySelector('.st-key-nw-top').getBoundingClientRect();
@@ -160,11 +160,11 @@ def test_two_annotators_in_two_browsers_and_closing_one_mid_item_lose_nothing(
                                                 for n, p in enumerate("213", start=1)}
         assert _labels(seeded_db, key, bo) == {f"label:{n}": KEYS[p]
                                                for n, p in enumerate("3324", start=1)}
-        page_b.get_by_text("This item: 4/").wait_for()
+        page_b.get_by_text("This question: 4/").wait_for()
         assert _stamps(page_b) == 4
         again = reopened.new_page()
         open_item(again, app_url, key, ana)
-        again.get_by_text("This item: 3/").wait_for()
+        again.get_by_text("This question: 3/").wait_for()
         assert _stamps(again) == 3
         area = again.locator(".st-key-nw-answer textarea")
         assert area.input_value() == "Draft saved while typing [cite_1]"

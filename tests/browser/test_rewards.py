@@ -108,7 +108,7 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     metrics.filter(has_text="overall").first.wait_for(state="attached", timeout=30_000)
     cells = " ".join(metrics.all_inner_texts())
     assert "overall" in cells and "best-of-n accuracy" in cells, cells[:500]
-    _shot(page, "3 · Results", "rewards-results", 1400)
+    _shot(page, "4 · Results", "rewards-results", 1400)
 
     db = store.connect(seeded_db)
     rows = item_scores(db, DATASET, job["result"]["fingerprint"])
@@ -129,7 +129,7 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     review = main.get_by_role("link", name="Review this pair")
     review.wait_for(timeout=30_000)
     assert f"item={short.item}" in (review.get_attribute("href") or "")
-    _shot(page, "4 · Per-token view", "rewards-per-token", 2200)
+    _shot(page, "5 · Per-token view", "rewards-per-token", 2200)
 
     review.click()  # the failure's deep link into Review pairs
     page.wait_for_url("**/review**", timeout=60_000)
