@@ -20,7 +20,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.annotations import now
-from store.facts import add_item_facts, drop_item_facts
+from store.facts import add_item_facts, drop_agreement, drop_item_facts
 
 MAX_NAME_LENGTH = 120
 
@@ -281,6 +281,7 @@ def _delete(db: Database, name: str) -> None:
     for table in _ITEM_TABLES:
         if db[table].exists():
             db.execute(f"delete from {table} where dataset = ?", [name])
+    drop_agreement(db, name)  # last: the annotations' triggers updated it as they went
     if db["judge_runs"].exists():  # LLM-judge results on the old items
         if db["judge_results"].exists():
             db.execute("delete from judge_results where run_key in "

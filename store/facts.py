@@ -85,8 +85,17 @@ def add_item_facts(db: Database, dataset: str, kind: str, format: str, start: in
 
 
 def drop_item_facts(db: Database, dataset: str) -> None:
-    """Delete the facts and the progress rows of ``dataset`` (its items are going)."""
-    for table in ("grounding_items", "preference_items", "item_progress", "progress_totals"):
+    """Delete the facts and the progress rows of ``dataset`` (its items are going): before
+    its annotations are deleted, so that their triggers have no progress to update."""
+    for table in ("grounding_items", "preference_items", "item_progress", "progress_totals",
+                  "response_lengths"):
+        db.execute(f"delete from {table} where dataset = ?", [dataset])
+
+
+def drop_agreement(db: Database, dataset: str) -> None:
+    """Delete what the agreement triggers kept for ``dataset``: after its annotations are
+    deleted (their triggers take their part away as they go)."""
+    for table in ("agreement_pairs", "agreement_confusion", "unit_disputes", "item_disputes"):
         db.execute(f"delete from {table} where dataset = ?", [dataset])
 
 

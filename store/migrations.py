@@ -671,3 +671,15 @@ def m010_agreement_kept_by_sql(db: Database) -> None:
         "insert into unit_disputes (dataset, item_key, field) select dataset, item_key, field "
         f"from annotations where {unit} group by dataset, item_key, field "
         "having count(distinct value) > 1")
+
+
+@migrations()
+def m011_response_lengths(db: Database) -> None:
+    """Token counts of a preference dataset's responses, counted once by a background job
+    (needlework/review/counting.py, kind ``lengths``) per counting method, so the review
+    page's length filter and charts never count a whole dataset on a rerun."""
+    db.execute(
+        "create table response_lengths (dataset text not null, item_key text not null, "
+        "method text not null, chosen text not null, rejected text not null, "
+        "longest integer not null, primary key (dataset, method, item_key)) without rowid")
+    db.execute("create index response_lengths_longest on response_lengths(dataset, method, longest)")
