@@ -1,11 +1,22 @@
 """Review pairs: chosen vs rejected, side by side or as a word diff, with verdicts
 saved per keystroke; and the dataset view (lengths, subsets, verdicts, TRL export).
-See docs/review.md."""
+See docs/review.md.
+
+Nothing here reads every item on a rerun: the list of comparisons is SQL over the
+items' slim facts and the reviewer's progress (components/review/filters.py)."""
 
 import streamlit as st
 
+import store
 from components.outbox import view_for
-from components.review.filters import load_facts, model_tokenizer, render_filters
+from components.review.filters import (
+    model_tokenizer,
+    render_filters,
+    render_search,
+    review_list,
+    run_scores,
+    scores_of,
+)
 from components.review.keys import render_review_keyboard, render_review_keys
 from components.review.overview import render_overview
 from components.review.pair import (
@@ -15,16 +26,27 @@ from components.review.pair import (
     render_picker,
     render_queue_nav,
     render_responses,
+    render_verdict_bar,
     render_verdict_panel,
     side_names,
 )
-from components.review.position import ADVANCE, apply_intent, follow, last_saved, remember, resolve
+from components.review.position import (
+    ADVANCE,
+    apply_intent,
+    follow,
+    into_view,
+    last_saved,
+    remember,
+    resolve,
+)
+from components.review.selection import render_bulk_verdict
 from components.state import annotator, current_dataset, get_db
 from needlework.formats import preference_view
-from needlework.review.filters import apply_filters, disagreements
-from needlework.review.queue import build_queue, index_of, item_comparisons, unreviewed_count
+from needlework.review.filters import disagreements
+from needlework.review.queue import item_comparisons
+from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item, list_datasets
-from store.review import item_scores_map, item_verdicts, my_verdicts, scored_runs, verdict_rows
+from store.review import item_verdicts, scored_runs
 
 db = get_db()
 dataset = current_dataset()
@@ -34,55 +56,61 @@ head[0].title("⚖️ Review pairs")
 keys_slot = head[1].empty()  # the Esc / scroll-to-difference script, drawn last
 if row is None or row["kind"] not in REVIEWABLE:
     render_review_keys("none", keys_slot)
-    render_pick_dataset(list_datasets(db))
+    render_pick_dataset(list_datasets(db), row)
     st.stop()
 mode = head[1].segmented_control("Mode", ["Review", "Dataset overview"], default="Review",
                                  key="rv_mode", label_visibility="collapsed") or "Review"
 
 me = annotator()
-facts, how = load_facts(row)
-by_key = {f.key: f for f in facts}
-filters, scope, run = render_filters(facts, scored_runs(db, dataset))
-scores = item_scores_map(db, dataset, run["fingerprint"], run["variant"]) if run else {}
-mine = my_verdicts(db, dataset, me)
-shown = apply_filters(facts, filters, mine, scores, scope)
-queue = build_queue(((f.position, f.key, f.n_chosen, f.n_rejected) for f in shown), scope)
+runs = scored_runs(db, dataset)
+with st.container(horizontal=True, vertical_alignment="top", gap="small"):
+    render_search()
+    with st.container(width="stretch"):
+        view = render_filters(db, row, runs, me)
+scores = {}
+if view.run is not None and (view.disagrees or view.by_margin):
+    scores = run_scores(str(store.default_path()), dataset, view.run["fingerprint"],
+                        view.run["variant"], f"{view.run['updated_at']}|{view.run['items']}")
+items = review_list(db, row, me, view, scores)
 
 if mode == "Dataset overview":
-    keys = {f.key for f in shown}
-    verdicts = [v for v in verdict_rows(db, dataset) if v["item_key"] in keys]
-    st.caption(f"{len(shown)} of {len(facts)} items (the filters apply here too).")
-    render_overview(shown, verdicts, scope, how, dataset)
+    render_overview(db, row, items, view)
     render_review_keys("overview", keys_slot)
     st.stop()
 
-current = resolve(dataset, queue, by_key, mine, scope)
-current = follow(view_for("review", dataset), current, queue, by_key, mine)
+scope = view.query.scope
+current = resolve(db, dataset, items, me, scope)
+current = into_view(db, dataset, current, items, view.signature())
+current = follow(db, dataset, view_for("review", dataset), current, items)
 apply_intent(dataset)
 remember(dataset, current)
-place = index_of(queue, current)
-left = unreviewed_count(queue, mine)
-st.caption(f"{len(shown)} of {len(facts)} items · comparison {'–' if place is None else place + 1} of "
-           f"{len(queue)} in this view · {left} not reviewed by you · token counts: {how}")
-if current is None:
+if current is None or items.total() == 0:
     render_review_keys("empty", keys_slot)
-    st.info("No comparisons match the filters.", icon="🔎")
+    st.info("No comparisons match the filters and the search.", icon="🔎")
     st.stop()
 
-pref = preference_view(row["format"], get_item(db, dataset, current.item)["record"])
+_, key, n_chosen, n_rejected = pairs_store.item(db, dataset, current.item)
+total = items.total()
+place = items.index_of(current, n_chosen, n_rejected)
+left = items.unreviewed(db)
+count = (f"{items.items():,} of {row['items']:,} items" if items.filtered
+         else f"{row['items']:,} items")
+st.caption(f"{count} · comparison {'–' if place is None else f'{place + 1:,}'} of {total:,} in this "
+           f"view · {left:,} not reviewed by you")
+record = get_item(db, dataset, current.item)
+pref = preference_view(row["format"], record["record"])
 names = side_names(pref, row["format"])
 verdicts = item_verdicts(db, dataset, current.item)
 mine_now = next((v for v in verdicts if v["annotator"] == me and (v["i"], v["j"]) == (current.i, current.j)), None)
 others = [v for v in verdicts if v["annotator"] != me and (v["i"], v["j"]) == (current.i, current.j)]
-facts_now = by_key[current.item]
-disagree = disagreements(scores.get(current.item),
-                         item_comparisons(facts_now.n_chosen, facts_now.n_rejected, "all"))
-render_item_header(current.item, facts_now.subset, pref, place is not None, disagree)
-render_picker(pref, names, current, mine,
-              item_comparisons(facts_now.n_chosen, facts_now.n_rejected, scope))
+entry = scores_of(db, dataset, view.run, current.item, scores)
+disagree = disagreements(entry, item_comparisons(n_chosen, n_rejected, "all"))
+render_item_header(current.item, record["subset"], pref, place is not None, disagree)
+mine = {(v["item_key"], v["i"], v["j"]): v["verdict"] for v in verdicts if v["annotator"] == me}
+render_picker(pref, names, current, mine, item_comparisons(n_chosen, n_rejected, scope))
 with st.container(key="rv-responses"):
-    marker = render_responses(dataset, pref, names, current, scores.get(current.item),
-                              model_tokenizer())
+    marker = render_responses(dataset, pref, names, current, entry, model_tokenizer())
+render_verdict_bar(mine_now, left)
 with st.sidebar:  # drawn after the responses so the first screen arrives first
     st.divider()
     render_verdict_panel(dataset, current.ident, mine_now, others, me, names,
@@ -90,5 +118,6 @@ with st.sidebar:  # drawn after the responses so the first screen arrives first
     render_review_keyboard(dataset, me, current.ident, mine_now,
                            bool(st.session_state.get(ADVANCE, True)))
     st.divider()
-    render_queue_nav(queue, place, left)
+    render_queue_nav(total, place, left)
+    render_bulk_verdict(db, dataset, items, me)
 render_review_keys(marker, keys_slot)

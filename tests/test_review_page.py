@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.actions import apply_actions
 from needlework.datasets import import_bytes, import_file
+from needlework.jobs import RUNNER
+from needlework.review.lengths import method
 from needlework.review.verdicts import make_value
 from store.annotations import set_annotation
 from tests.conftest import RMBENCH_DIR, ROOT, garage_records, jsonl
@@ -204,7 +206,7 @@ def test_model_disagrees_filter_reads_scores(app_db):
     at.checkbox(key="rv_f_disagree").check().run()
     assert any(c.value.startswith("1 of 2 items") for c in at.caption)
     assert "score 1.000" in markdown(at)
-    assert any(e.label == "Filters · 1 active" for e in at.expander)
+    assert any(e.label == "Filters and sort · 1 active" for e in at.expander)
     at.session_state["rv_filters"] = False  # closed: the filter still applies
     at.run()
     assert any(c.value.startswith("1 of 2 items") for c in at.caption)
@@ -217,20 +219,114 @@ def test_dataset_overview_shows_lengths_subsets_and_agreement(app_db):
     at = open_review("lf", "ana")
     at.segmented_control(key="rv_mode").set_value("Dataset overview").run()
     assert not at.exception
+    # no token counts yet: the page says so and counts nothing itself
+    assert not at.get("vega_lite_chart")
+    assert any("need counting first: 0 of 2 items" in c.value for c in at.caption)
+    job = RUNNER.submit(db, "lengths", "lf", options={"method": method()})
+    assert RUNNER.run(app_db, job)["status"] == "done"
+    at.run()
     assert len(at.get("vega_lite_chart")) == 1
     tables = [d.value for d in at.dataframe]
+    lengths = next(t for t in tables if "side" in t.columns)
+    assert dict(zip(lengths["side"], lengths["responses"], strict=True)) == {"chosen": 2, "rejected": 6}
     subsets = next(t for t in tables if "subset" in t.columns)
     assert list(subsets["items"]) == [1, 1]
+    assert list(subsets["reviewed"]) == [3, 0]
     people = next(t for t in tables if "annotator" in t.columns)
     row = people.iloc[0]
-    assert row["annotator"] == "ana" and row["flip"] == 1 and row["agreement"] == pytest.approx(2 / 3)
+    assert row["annotator"] == "ana" and row["Rejected better"] == 1
+    assert row["agreement"] == pytest.approx(2 / 3)
     assert at.get("download_button")
 
 
-def test_a_grounding_dataset_gets_links_to_the_preference_ones(app_db):
+def test_a_grounding_dataset_gets_buttons_that_open_the_preference_ones(app_db):
     db = store.connect(app_db)
     import_bytes(db, jsonl(garage_records(2)), "ground.jsonl", dataset="ground")
     at = open_review("ground", "ana")
-    assert any("reviews preference datasets" in i.value for i in at.info)
-    links = {p.label for p in at.get("page_link")}
-    assert {"lf · 2 items", "rmchat · 129 items"} <= links
+    assert any("ground is a grounding dataset" in i.value and "Annotate" in i.value for i in at.info)
+    assert {b.label for b in at.button} >= {"lf · 2 items", "rmchat · 129 items"}
+    click(at, "rv_pick_ds|lf")
+    assert "#### Item QA\\_1" in markdown(at)
+    assert at.session_state["dataset"] == "lf"
+
+
+def caption_with(at: AppTest, start: str) -> str:
+    return next(c.value for c in at.caption if c.value.startswith(start))
+
+
+def test_search_finds_prompts_and_ids_and_lands_on_the_match(app_db):
+    at = open_review("lf", "ana")
+    assert "#### Item QA\\_1" in markdown(at)
+    at.text_input(key="rv_search").input("rag_2").run()  # an id, any case
+    assert "#### Item RAG\\_2" in markdown(at)
+    assert caption_with(at, "1 of 2 items").startswith("1 of 2 items · comparison 1 of 3 in this view")
+    at.text_input(key="rv_search").input("  EXPLAIN   at ").run()  # the prompt's words, any case
+    assert "#### Item RAG\\_2" in markdown(at) and caption_with(at, "1 of 2 items")
+    at.text_input(key="rv_search").input("<b>this</b>").run()  # literal text, not markup
+    assert "#### Item QA\\_1" in markdown(at)
+    at.text_input(key="rv_search").input("no such words").run()
+    assert any("No comparisons match the filters and the search" in i.value for i in at.info)
+    at.text_input(key="rv_search").input("").run()
+    assert caption_with(at, "2 items").startswith("2 items · comparison")
+
+
+def test_sort_by_model_margin_puts_the_worst_first_and_moves_in_that_order(app_db):
+    db = store.connect(app_db)
+    db.execute(
+        "insert into item_scores (dataset, item_key, fingerprint, variant, model, subset, "
+        "chosen_scores, rejected_scores, updated_at) values "
+        "('lf', 'QA_1', 'f', 'fp32|full', 'tiny-rm', 'QA', '[5.0]', '[0.2, 1.0, -1.0]', 't'), "
+        "('lf', 'RAG_2', 'f', 'fp32|full', 'tiny-rm', 'RAG', '[3.0]', '[1.0, 2.0, 0.0]', 't')")
+    db.conn.commit()
+    at = open_review("lf", "ana")
+    assert "#### Item QA\\_1" in markdown(at)
+    at.session_state["rv_filters"] = True
+    at.run()
+    at.checkbox(key="rv_f_margin").check().run()
+    # RAG_2's smallest margin is 3 - 2 = 1, QA_1's 5 - 1 = 4: RAG_2 first
+    assert "#### Item RAG\\_2" in markdown(at)
+    assert caption_with(at, "2 of 2 items").startswith("2 of 2 items · comparison 1 of 6")
+    ask(at, "lf", "RAG_2", 0, 2, "next")  # after RAG_2's last comparison: QA_1
+    assert "#### Item QA\\_1" in markdown(at)
+    assert caption_with(at, "2 of 2 items").startswith("2 of 2 items · comparison 4 of 6")
+    assert any(e.label == "Filters and sort · 1 active" for e in at.expander)
+
+
+def test_one_verdict_for_the_next_comparisons_of_the_view(app_db):
+    db = store.connect(app_db)
+    set_annotation(db, "lf", "QA_1", "ana", "verdict:0:1", make_value("flip"))
+    db.conn.commit()
+    at = open_review("lf", "ana")
+    assert "#### Item QA\\_1" in markdown(at)  # at its first comparison without a verdict
+    at.session_state["rv-bulk"] = True
+    at.run()
+    at.number_input(key="rv-bulk-n").set_value(3).run()
+    at.selectbox(key="rv-bulk-verdict").set_value("tie").run()
+    assert any(c.value.replace("\\", "").startswith("3 comparison(s): QA_1 (1 vs 1), QA_1 (1 vs 3), "
+                                                     "RAG_2 (1 vs 1)") for c in at.sidebar.caption)
+    click(at, "rv-bulk-go")
+    saved = verdicts(app_db)
+    assert {k: v[0]["verdict"] for k, v in saved.items()} == {
+        ("QA_1", "ana", "verdict:0:0"): "tie", ("QA_1", "ana", "verdict:0:1"): "flip",
+        ("QA_1", "ana", "verdict:0:2"): "tie", ("RAG_2", "ana", "verdict:0:0"): "tie"}
+    assert any("saved on 3 comparison(s)" in t.value.replace("\\", "") for t in at.toast)
+    assert caption_with(at, "2 items").endswith("2 not reviewed by you")
+
+
+def test_the_length_filter_waits_for_the_count_then_keeps_long_items(app_db):
+    at = open_review("lf", "ana")
+    at.session_state["rv_filters"] = True
+    at.run()
+    assert not at.slider  # not counted yet: no length filter
+    assert any("needs every response's token count (2 items" in c.value for c in at.caption)
+    click(at, "rv_count_tokens")
+    db = store.connect(app_db)
+    job = RUNNER.latest(db, "lengths", "lf")
+    RUNNER.join(int(job["id"]), 60)
+    at.run()
+    slider = at.slider(key="rv_f_len")
+    top = slider.max
+    assert top > 1000  # RAG_2's long response
+    slider.set_value((100, top)).run()
+    assert "#### Item RAG\\_2" in markdown(at)
+    assert caption_with(at, "1 of 2 items")

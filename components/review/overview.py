@@ -5,109 +5,158 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from statistics import median
 from typing import Any
 
 import altair as alt
 import pandas as pd
 import streamlit as st
+from sqlite_utils import Database
 
+import store
 from components.state import get_db
 from needlework.datasets import ExportError, export_text
-from needlework.review.lengths import ItemFacts, length_rows, length_summary
-from needlework.review.queue import item_comparisons
+from needlework.review.queue import PairList, item_comparisons
 from needlework.review.verdicts import VERDICTS, summarize
+from store import pairs as pairs_store
 
 TICKS = [math.log10(v) for v in (10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)]
 SIDE_COLORS = alt.Scale(domain=["chosen", "rejected"], range=["#2b8a3e", "#c92a2a"])
+BINS = 40
+
+
+def length_bins(facts: Sequence[tuple[str, str, Sequence[int], Sequence[int]]], by_subset: bool,
+                bins: int = BINS) -> list[dict[str, Any]]:
+    """Histogram rows of response lengths on a log scale (``side, subset, start, end,
+    share``, log10 tokens), each side (and subset) normalised to its own total: 1 chosen
+    vs 3 rejected per prompt would otherwise dwarf the chosen side (Long-form
+    RewardBench's length figure). Binned here, so a chart of 100,000 items carries 80
+    bars, not 400,000 points."""
+    values = [t for _, _, c, r in facts for t in (*c, *r) if t > 0]
+    if not values:
+        return []
+    low, high = math.log10(min(values)), math.log10(max(values))
+    width = max((high - low) / bins, 1e-9)
+    counts: dict[tuple[str, str, int], int] = {}
+    totals: dict[tuple[str, str], int] = {}
+    for subset, _, chosen, rejected in facts:
+        group = subset if by_subset else ""
+        for side, tokens in (("chosen", chosen), ("rejected", rejected)):
+            for t in tokens:
+                if t > 0:
+                    b = min(int((math.log10(t) - low) / width), bins - 1)
+                    counts[(side, group, b)] = counts.get((side, group, b), 0) + 1
+                    totals[(side, group)] = totals.get((side, group), 0) + 1
+    return [{"side": side, "subset": group, "start": low + b * width, "end": low + (b + 1) * width,
+             "responses": n, "share": n / totals[(side, group)]}
+            for (side, group, b), n in sorted(counts.items())]
 
 
 def length_chart(rows: list[dict[str, Any]], by_subset: bool) -> alt.Chart:
-    """Histogram of response lengths (log-spaced bins), chosen vs rejected overlaid and
-    each normalised to its own total (1 chosen vs 3 rejected per prompt would otherwise
-    dwarf the chosen side), as in Long-form RewardBench's length figure; one row per
-    subset if asked."""
+    """Overlaid bars of :func:`length_bins` (log-scale x axis in tokens)."""
     frame = pd.DataFrame(rows)
-    groups = ["side", "subset"] if by_subset else ["side"]
-    base = (
-        alt.Chart(frame)
-        .transform_filter("datum.tokens > 0")
-        .transform_joinaggregate(total="count()", groupby=groups)
-        .transform_calculate(log_tokens="log(datum.tokens) / LN10", share="1 / datum.total")
-    )
-    chart = base.mark_bar(opacity=0.55, binSpacing=0).encode(
-        x=alt.X("log_tokens:Q", bin=alt.Bin(maxbins=40), title="tokens per response (log scale)",
+    chart = alt.Chart(frame).mark_bar(opacity=0.55, binSpacing=0).encode(
+        x=alt.X("start:Q", title="tokens per response (log scale)",
                 axis=alt.Axis(values=TICKS, labelExpr="format(pow(10, datum.value), ',.0f')")),
-        y=alt.Y("sum(share):Q", stack=None, title="share of responses", axis=alt.Axis(format="%")),
+        x2="end:Q",
+        y=alt.Y("share:Q", stack=None, title="share of responses", axis=alt.Axis(format="%")),
         color=alt.Color("side:N", scale=SIDE_COLORS, title=None),
-        tooltip=["side:N", alt.Tooltip("count():Q", title="responses"),
-                 alt.Tooltip("sum(share):Q", title="share", format=".1%")],
+        tooltip=["side:N", alt.Tooltip("responses:Q"), alt.Tooltip("share:Q", format=".1%")],
     ).properties(height=160 if by_subset else 260)
     return chart.facet(row=alt.Row("subset:N", title=None)) if by_subset else chart
 
 
-def subset_table(facts: Sequence[ItemFacts], verdicts: Sequence[dict[str, Any]], scope: str) -> pd.DataFrame:
+def length_summary(facts: Sequence[tuple[str, str, Sequence[int], Sequence[int]]]) -> list[dict[str, Any]]:
+    """Per side: responses, median, mean, max tokens."""
+    by_side: dict[str, list[int]] = {"chosen": [], "rejected": []}
+    for _, _, chosen, rejected in facts:
+        by_side["chosen"].extend(chosen)
+        by_side["rejected"].extend(rejected)
+    return [{"side": side, "responses": len(v), "median": int(median(v)), "mean": round(sum(v) / len(v)),
+             "max": max(v)} for side, v in by_side.items() if v]
+
+
+def subset_table(keys: Sequence[str], subsets: dict[str, tuple[str, int, int]],
+                 reviewed: dict[str, tuple[list[str], int]], scope: str) -> pd.DataFrame:
     """Per subset: items, comparisons in scope, reviewed (by anyone), flips."""
-    subset_of = {f.key: f.subset or "(none)" for f in facts}
     rows: dict[str, dict[str, Any]] = {}
-    for f in facts:
-        row = rows.setdefault(f.subset or "(none)", {"subset": f.subset or "(none)", "items": 0,
-                                                    "comparisons": 0, "reviewed": 0, "flips": 0})
+    for key in keys:
+        subset, n_c, n_r = subsets.get(key, ("", 1, 1))
+        name = subset or "(none)"
+        row = rows.setdefault(name, {"subset": name, "items": 0, "comparisons": 0, "reviewed": 0,
+                                     "rejected better": 0})
+        pairs = item_comparisons(n_c, n_r, scope)
         row["items"] += 1
-        row["comparisons"] += len(item_comparisons(f.n_chosen, f.n_rejected, scope))
-    seen: set[tuple[str, int, int]] = set()
-    for v in verdicts:
-        subset = subset_of.get(v["item_key"])
-        if subset is None:
-            continue
-        ident = (v["item_key"], v["i"], v["j"])
-        if ident not in seen:
-            seen.add(ident)
-            rows[subset]["reviewed"] += 1
-        rows[subset]["flips"] += v["verdict"] == "flip"
+        row["comparisons"] += len(pairs)
+        fields, flips = reviewed.get(key, ([], 0))
+        row["reviewed"] += sum(1 for i, j in pairs if f"verdict:{i}:{j}" in fields)
+        row["rejected better"] += flips
     return pd.DataFrame(sorted(rows.values(), key=lambda r: r["subset"]))
 
 
-def annotator_table(verdicts: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def annotator_table(counts: Sequence[tuple[str, str, str, int, str]], keys: set[str] | None) -> pd.DataFrame:
     """Per annotator: verdict counts, agreement with the dataset's labels, last verdict."""
     out = []
-    for s in summarize({"annotator": v["annotator"], "value": {"verdict": v["verdict"]},
-                        "updated_at": v["updated_at"]} for v in verdicts):
+    rows = ({"annotator": who, "value": {"verdict": verdict}, "updated_at": last}
+            for who, key, verdict, n, last in counts if keys is None or key in keys for _ in range(n))
+    for s in summarize(rows):
         row: dict[str, Any] = {"annotator": s.annotator, "verdicts": s.total}
-        row.update({name: s.counts[name] for name in VERDICTS})
+        row.update({VERDICTS[name][0]: s.counts[name] for name in VERDICTS})
         row["agreement"] = s.agreement
         row["last verdict (UTC)"] = s.last_at[:19].replace("T", " ")
         out.append(row)
     return pd.DataFrame(out)
 
 
-def render_overview(
-    facts: Sequence[ItemFacts], verdicts: Sequence[dict[str, Any]], scope: str, how: str,
-    dataset: str,
-) -> None:
-    """Length distributions, counts per subset, verdicts per annotator, TRL export."""
-    rows = length_rows(facts)
+@st.cache_data(show_spinner="Reading the token counts…", max_entries=8)
+def _lengths(path: str, dataset: str, how: str, counted: int, view: tuple, keys: tuple | None):
+    """``(subset, key, chosen, rejected)`` of the view's items (cached per count and view)."""
+    db = get_db()
+    subsets = pairs_store.item_subsets(db, dataset)
+    found = pairs_store.lengths(db, dataset, how, None if keys is None else list(keys))
+    return [(subsets.get(k, ("",))[0], k, c, r) for k, (c, r) in found.items()]
+
+
+def render_overview(db: Database, row: dict[str, Any], items: PairList, view: Any) -> None:
+    """Length distributions, counts per subset, verdicts per annotator, TRL export, over
+    the items of the view (its filters and search apply)."""
+    dataset, how = row["name"], view.how
+    keys = None if not items.filtered else tuple(r[1] for r in items.rows or [])
+    n_items = row["items"] if keys is None else len(keys)
+    st.caption(f"{n_items:,} of {row['items']:,} items (the filters and the search apply here too).")
     st.markdown("#### Response lengths")
-    counted = ("o200k_base" if how == "o200k_base" else
-               "**estimates** (o200k_base is not available here)" if how == "estimate" else
-               f"the loaded model's tokenizer, {how.split(':', 1)[1]} (o200k_base is not available)")
-    st.caption(f"Tokens per response, chosen vs rejected; counted with {counted}.")
-    if rows:
-        by_subset = st.toggle("One chart per subset", key="rv_o_facet",
-                              disabled=len({f.subset for f in facts}) < 2)
-        st.altair_chart(length_chart(rows, by_subset), width="stretch")
-        st.dataframe(pd.DataFrame(length_summary(rows)), hide_index=True)
+    counted = pairs_store.counted(db, dataset, how)
+    counted_words = ("o200k_base" if how == "o200k_base" else
+                     "**estimates** (o200k_base is not available here)" if how == "estimate" else
+                     f"the loaded model's tokenizer, {how.split(':', 1)[1]} (o200k_base is not available)")
+    if counted < row["items"]:
+        st.caption(f"Tokens per response need counting first: {counted:,} of {row['items']:,} items "
+                   f"counted with {counted_words}. Open “Filters and sort” to count them (once, in "
+                   "the background).")
+    else:
+        facts = _lengths(str(store.default_path()), dataset, how, counted, view.signature(), keys)
+        st.caption(f"Tokens per response, chosen vs rejected; counted with {counted_words}.")
+        if facts:
+            by_subset = st.toggle("One chart per subset", key="rv_o_facet",
+                                  disabled=len({f[0] for f in facts}) < 2)
+            st.altair_chart(length_chart(length_bins(facts, by_subset), by_subset), width="stretch")
+            st.dataframe(pd.DataFrame(length_summary(facts)), hide_index=True)
     st.markdown("#### Subsets")
-    st.dataframe(subset_table(facts, verdicts, scope), hide_index=True, width="stretch")
+    subsets = pairs_store.item_subsets(db, dataset)
+    listed = list(keys) if keys is not None else list(subsets)
+    st.dataframe(subset_table(listed, subsets, pairs_store.reviewed_comparisons(db, dataset),
+                              view.query.scope), hide_index=True, width="stretch")
     st.markdown("#### Verdicts per annotator")
-    st.caption("Agreement = share of “chosen better” among the verdicts that pick a side "
+    st.caption("Agreement = share of “Chosen better” among the verdicts that pick a side "
                "(chosen better or rejected better).")
-    table = annotator_table(verdicts)
+    counts = pairs_store.verdict_counts(db, dataset)
+    table = annotator_table(counts, None if keys is None else set(keys))
     if table.empty:
         st.caption("No verdicts yet.")
     else:
         st.dataframe(table, hide_index=True, width="stretch", column_config={
             "agreement": st.column_config.NumberColumn(format="percent")})
-    render_trl_export(dataset, sorted({v["annotator"] for v in verdicts}))
+    render_trl_export(dataset, sorted({c[0] for c in counts}))
 
 
 def render_trl_export(dataset: str, annotators: list[str]) -> None:

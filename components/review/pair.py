@@ -12,6 +12,7 @@ import streamlit as st
 from components.review.diff_view import render_diff
 from components.review.long_text import render_long_text
 from components.review.position import ADVANCE, Ident, intent, save_note, state_key
+from components.state import DATASET_KEY
 from components.text import label, render_text
 from needlework.formats import RMBENCH_STYLES, Preference
 from needlework.review.diff import cached_diff, quick_similarity
@@ -37,41 +38,79 @@ def side_names(pref: Preference, fmt: str) -> tuple[list[str], list[str]]:
     return names(len(pref.chosen)), names(len(pref.rejected))
 
 
-def render_pick_dataset(rows: Sequence[Mapping[str, Any]]) -> None:
-    """Say what this page needs, with a link to each dataset it can review."""
+def _pick(name: str) -> None:
+    """Choose ``name`` in the sidebar's dataset picker (bound to ``?dataset=``)."""
+    st.session_state[DATASET_KEY] = name
+
+
+def render_pick_dataset(rows: Sequence[Mapping[str, Any]], current: Mapping[str, Any] | None = None) -> None:
+    """Say what this page needs (and what the dataset picked is for), with a button that
+    opens each dataset it can review here."""
     usable = [r for r in rows if r["kind"] in REVIEWABLE]
     if not usable:
         st.info("No preference datasets yet: import Long-form RewardBench, RM-Bench, pairs or "
                 "needle files on the Import & export page.", icon="⚖️")
         return
-    st.info("This page reviews preference datasets: pick one.", icon="⚖️")
+    if current is not None:
+        st.info(label(f"{current['name']} is a {current['kind']} dataset: it is annotated on the "
+                      f"{'Annotate' if current['kind'] == 'grounding' else 'Needle lab'} page. "
+                      "This page reviews preference pairs: pick one of these.", 300), icon="⚖️")
+    else:
+        st.info("This page reviews preference datasets: pick one.", icon="⚖️")
     for r in usable:
-        st.page_link("pages/review.py", label=f"{label(r['name'], 60)} · {r['items']} items",
-                     query_params={"dataset": r["name"]}, icon="➡️")
+        st.button(f"{label(r['name'], 60)} · {r['items']:,} items", key=f"rv_pick_ds|{r['name']}",
+                  icon=":material/arrow_forward:", on_click=_pick, args=(r["name"],))
+
+
+BAR_STYLE = """
+<style>
+.st-key-rv-bar{position:sticky;bottom:0;z-index:90;background:var(--nw-bg,#fff);
+  border-top:1px solid rgba(128,128,128,.3);padding:.45rem 0 .35rem 0;
+  box-shadow:0 .9rem 0 0 var(--nw-bg,#fff)}
+.st-key-rv-bar button{min-height:2.1rem;padding-left:.55rem;padding-right:.55rem}
+.st-key-rv-bar button p{white-space:nowrap}
+</style>
+"""
+
+
+def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int) -> None:
+    """The verdict buttons (A F T B S), the reasons (1–7) and the moves (K J N), in a bar
+    that stays at the bottom of the window while the responses scroll above it. The key
+    script handles the keys and the clicks on these buttons (``js/review_keys.js``)."""
+    current = (mine or {}).get("verdict")
+    saved_reasons = list((mine or {}).get("reasons") or [])
+    st.html(BAR_STYLE)
+    with st.container(key="rv-bar", gap="xsmall"):
+        with st.container(horizontal=True, gap="xsmall", key="rv-verdicts",
+                          vertical_alignment="center"):
+            for verdict, (text, key) in VERDICTS.items():
+                st.button(text, key=f"rv_v_{verdict}", shortcut=key, icon=VERDICT_ICONS[verdict],
+                          type="primary" if verdict == current else "secondary")
+            st.space("stretch")
+            st.button("", key="rv_prev", shortcut="K", icon=":material/arrow_back:",
+                      help="Previous comparison")
+            st.button("", key="rv_next", shortcut="J", icon=":material/arrow_forward:",
+                      help="Next comparison")
+            st.button("Next unreviewed", key="rv_next_unreviewed", shortcut="N",
+                      icon=":material/skip_next:", type="primary", disabled=unreviewed == 0)
+        with st.container(horizontal=True, gap="xsmall", vertical_alignment="center"):
+            st.caption("Reasons")
+            for tag, key in REASONS.items():
+                st.button(tag, key=f"rv_r_{key}", shortcut=key,
+                          type="primary" if tag in saved_reasons else "secondary")
 
 
 def render_verdict_panel(
     dataset: str, ident: Ident, mine: Mapping[str, Any] | None, others: Sequence[dict[str, Any]],
     me: str, names: tuple[list[str], list[str]], last: str = "",
 ) -> None:
-    """Verdict buttons (A F T B S), reason toggles (1–7), note, saved status. The key
-    script handles the keys and the clicks on these buttons (``components/js/review_keys.js``)."""
-    current = (mine or {}).get("verdict")
-    saved_reasons = list((mine or {}).get("reasons") or [])
+    """Which comparison the verdict is for, the note, the saved status and the others'
+    verdicts (the buttons are in :func:`render_verdict_bar`)."""
     pair = f"{side_title('chosen', names[0][ident[1]])} vs {side_title('rejected', names[1][ident[2]])}"
     st.markdown(f"**Verdict** · {pair}")
-    grid = st.container(horizontal=True, gap="small", key="rv-verdicts")
-    for verdict, (text, key) in VERDICTS.items():
-        grid.button(text, key=f"rv_v_{verdict}", shortcut=key, icon=VERDICT_ICONS[verdict],
-                    type="primary" if verdict == current else "secondary", width="stretch")
     note_key = state_key("note", dataset, ident)
     if note_key not in st.session_state:
         st.session_state[note_key] = (mine or {}).get("note") or ""
-    st.caption("Reasons")
-    tags = st.container(horizontal=True, gap="small")
-    for tag, key in REASONS.items():
-        tags.button(tag, key=f"rv_r_{key}", shortcut=key,
-                    type="primary" if tag in saved_reasons else "secondary")
     st.text_input("Note", key=note_key, placeholder="optional · Enter saves · Esc leaves",
                   on_change=save_note, args=(dataset, ident))
     st.toggle("Next unreviewed after a verdict", value=True, key=ADVANCE)
@@ -79,7 +118,8 @@ def render_verdict_panel(
     for row in others:
         reasons = label(", ".join(map(str, row["reasons"])), 80)
         st.caption(f"{label(row['annotator'], 40)}: {VERDICT_ICONS.get(row['verdict'], '')} "
-                   f"{label(str(row['verdict']), 20)}" + (f" · {reasons}" if reasons else ""))
+                   f"{label(VERDICTS.get(row['verdict'], (str(row['verdict']),))[0], 30)}"
+                   + (f" · {reasons}" if reasons else ""))
 
 
 def _status(mine: Mapping[str, Any] | None, me: str, last: str) -> None:
@@ -94,16 +134,11 @@ def _status(mine: Mapping[str, Any] | None, me: str, last: str) -> None:
         st.caption(f"Last saved: {last}")
 
 
-def render_queue_nav(queue: Sequence[Comparison], position: int | None, unreviewed: int) -> None:
-    """Where I am in the queue; previous / next / next unreviewed (K / J / N)."""
-    where = f"{position + 1} of {len(queue)}" if position is not None else f"outside this view ({len(queue)})"
+def render_queue_nav(total: int, position: int | None, unreviewed: int) -> None:
+    """Where I am in the list (the moves are in the verdict bar: K / J / N)."""
+    where = f"{position + 1:,} of {total:,}" if position is not None else f"outside this view ({total:,})"
     st.markdown(f"**Queue** · comparison {where}")
-    st.caption(f"{unreviewed} not reviewed by you in this view.")
-    row = st.container(horizontal=True, gap="small")
-    row.button("Previous", key="rv_prev", shortcut="K", icon="⬅️")
-    row.button("Next", key="rv_next", shortcut="J", icon="➡️")
-    st.button("Next unreviewed", key="rv_next_unreviewed", shortcut="N", icon="⏩", type="primary",
-              width="stretch", disabled=unreviewed == 0)
+    st.caption(f"{unreviewed:,} not reviewed by you in this view.")
 
 
 def render_item_header(
@@ -151,7 +186,8 @@ def render_picker(
             cols[0].caption(chosen_names[i])
         for j, col in enumerate(cols[1:] if many else cols):
             verdict = mine.get((current.item, i, j))
-            text = (f"{VERDICT_ICONS.get(verdict, '')} {label(str(verdict), 20)}" if verdict
+            text = (f"{VERDICT_ICONS.get(verdict, '')} "
+                    f"{label(VERDICTS.get(verdict, (str(verdict),))[0], 20)}" if verdict
                     else "○ not reviewed")
             if not many:
                 text = f"Rejected {rejected_names[j]} · {text}"

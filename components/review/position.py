@@ -10,7 +10,7 @@ are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
@@ -18,12 +18,13 @@ from sqlite_utils import Database
 
 from components.state import annotator, get_db, signed_in
 from components.text import label
-from needlework.review.lengths import ItemFacts
-from needlework.review.queue import Comparison, item_comparisons, next_unreviewed, step
+from needlework.review.queue import Comparison, PairList, item_comparisons
 from needlework.review.verdicts import VERDICTS, field_name, make_value, parse_field, verdict_of
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import write_annotation
+from store import pairs as pairs_store
 from store.annotations import get_value
+from store.pairs import ItemRow
 from store.review import last_verdict_change
 
 POS = "rv_pos"
@@ -42,73 +43,86 @@ def state_key(kind: str, dataset: str, ident: Ident) -> str:
     return f"rv_{kind}|{dataset}|{ident[0]}|{ident[1]}|{ident[2]}"
 
 
-def first_of(facts: ItemFacts, scope: str, mine: Mapping[Ident, str]) -> Comparison:
+def first_of(db: Database, dataset: str, row: ItemRow, scope: str, me: str) -> Comparison:
     """The item's first comparison I have not reviewed (else its first)."""
-    pairs = item_comparisons(facts.n_chosen, facts.n_rejected, scope)
-    i, j = next(((i, j) for i, j in pairs if (facts.key, i, j) not in mine), pairs[0])
-    return Comparison(facts.position, facts.key, i, j)
+    pairs = item_comparisons(row[2], row[3], scope)
+    mine = pairs_store.my_verdicts_on(db, dataset, row[1], me) if me else {}
+    i, j = next(((i, j) for i, j in pairs if (i, j) not in mine), pairs[0])
+    return Comparison(row[0], row[1], i, j)
 
 
-def resolve(
-    dataset: str,
-    queue: Sequence[Comparison],
-    by_key: Mapping[str, ItemFacts],
-    mine: Mapping[Ident, str],
-    scope: str,
-) -> Comparison | None:
+def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str) -> Comparison | None:
     """The comparison to show: a new ``?item=`` (deep link, edited URL) wins, on the
     comparison ``&i=I&j=J`` names (chosen I vs rejected J, numbered from 1 as on the
-    page) when it has one, then where this session was in this dataset, then the first
-    unreviewed one."""
+    page) when it has one, then where this session was in this dataset, then where the
+    reviewer left off: the first comparison of the list without their verdict."""
     state = st.session_state.get(POS) or {}
     asked = st.query_params.get("item")
-    if asked is not None and asked != state.get("written") and asked in by_key:
-        return asked_pair(by_key[asked]) or first_of(by_key[asked], scope, mine)
-    if state.get("dataset") == dataset and state.get("item") in by_key:
-        facts = by_key[state["item"]]
+    if asked is not None and asked != state.get("written"):
+        row = pairs_store.item(db, dataset, asked)
+        if row is not None:
+            return asked_pair(row) or first_of(db, dataset, row, scope, me)
+    if state.get("dataset") == dataset and state.get("item"):
+        row = pairs_store.item(db, dataset, state["item"])
         i, j = state["i"], state["j"]
-        if i < facts.n_chosen and j < facts.n_rejected:
-            return Comparison(facts.position, facts.key, i, j)
-    return next_unreviewed(queue, None, mine) or (queue[0] if queue else None)
+        if row is not None and i < row[2] and j < row[3]:
+            return Comparison(row[0], row[1], i, j)
+    if me:
+        found = items.next_unreviewed(db, None)
+        if found is not None:
+            return found
+    return items.first(db)
 
 
-def asked_pair(facts: ItemFacts) -> Comparison | None:
-    """The comparison ``?i=I&j=J`` names on ``facts``' item (1-based), if it exists there."""
+def asked_pair(row: ItemRow) -> Comparison | None:
+    """The comparison ``?i=I&j=J`` names on ``row``'s item (1-based), if it exists there."""
     try:
         i, j = int(st.query_params.get("i", "")) - 1, int(st.query_params.get("j", "")) - 1
     except ValueError:
         return None
-    if 0 <= i < facts.n_chosen and 0 <= j < facts.n_rejected:
-        return Comparison(facts.position, facts.key, i, j)
+    if 0 <= i < row[2] and 0 <= j < row[3]:
+        return Comparison(row[0], row[1], i, j)
     return None
 
 
-def follow(
-    view: Mapping[str, Any] | None,
-    current: Comparison | None,
-    queue: Sequence[Comparison],
-    by_key: Mapping[str, ItemFacts],
-    mine: Mapping[Ident, str],
-) -> Comparison | None:
+def follow(db: Database, dataset: str, view: Mapping[str, Any] | None,
+           current: Comparison | None, items: PairList) -> Comparison | None:
     """The comparison a browser view asks for (the key script's J / K / N, a verdict that
     moves on, a click in the comparison grid), from the comparison it was on."""
-    if not view or view.get("item") not in by_key:
+    if not view or not isinstance(view.get("item"), str):
         return current
-    facts = by_key[view["item"]]
+    row = pairs_store.item(db, dataset, view["item"])
     i, j = view.get("i"), view.get("j")
-    if not (isinstance(i, int) and isinstance(j, int) and 0 <= i < facts.n_chosen
-            and 0 <= j < facts.n_rejected):
+    if row is None or not (isinstance(i, int) and isinstance(j, int) and 0 <= i < row[2]
+                           and 0 <= j < row[3]):
         return current
-    start = Comparison(facts.position, facts.key, i, j)
+    start = Comparison(row[0], row[1], i, j)
     seek = view.get("seek")
     if seek in ("next", "previous"):
-        return step(queue, start, 1 if seek == "next" else -1) or start
+        return items.step(db, start, 1 if seek == "next" else -1, row[2], row[3]) or start
     if seek == "unreviewed":
-        found = next_unreviewed(queue, start, mine)
+        found = items.next_unreviewed(db, start, row[2], row[3])
         if found is None:
             st.toast("Every comparison in this view is reviewed.", icon="🎉")
         return found or start
     return start
+
+
+SEEN = "rv_seen_view"
+
+
+def into_view(db: Database, dataset: str, current: Comparison | None, items: PairList,
+              signature: tuple) -> Comparison | None:
+    """When the view has just changed (filters, search, sort) and leaves the comparison on
+    screen out, or now sorts by margin: its first comparison (a search lands on its first
+    match). A first run, a deep link and a view that did not change keep ``current``."""
+    seen = st.session_state.get(SEEN)
+    st.session_state[SEEN] = (dataset, signature)
+    if seen is None or seen == (dataset, signature) or seen[0] != dataset:
+        return current
+    if current is not None and items.contains(current.item) and not items.ordered:
+        return current
+    return items.first(db) or current
 
 
 def remember(dataset: str, current: Comparison | None) -> None:
