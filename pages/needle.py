@@ -10,11 +10,12 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.models.picker import code, current_model, render_model_picker
     from components.needle.builder import render_builder
     from components.needle.charts import (
+        heatmap_caption,
         pick_sets,
         picked_sets,
         render_cell,
         render_findings,
-        render_heatmap,
+        render_heatmaps,
         render_lines,
         results_of,
     )
@@ -25,11 +26,14 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
         render_needle_switch,
         render_upload,
     )
+    from components.needle.judge import render_needle_judging, show_beside
     from components.needle.presentation import (
+        TITLE,
         presenting,
         render_downloads,
         render_present_button,
         render_presentation,
+        slide_title,
     )
     from components.needle.scoring import render_needle_scoring
     from components.state import current_dataset, get_db
@@ -41,9 +45,9 @@ loaded = current_model()
 fingerprint = loaded[1].facts.fingerprint if loaded else None
 sets = all_sets(db, row, records)
 
+default_title = f"Needle in a haystack · {row['name']}" if row else "Needle in a haystack"
 if presenting():
-    title = f"Needle in a haystack · {row['name']}" if row else "Needle in a haystack"
-    render_presentation(picked_sets(sets, fingerprint), title)
+    render_presentation(picked_sets(sets, fingerprint), slide_title(default_title), records)
     st.stop()
 
 st.title("🔎 Needle lab")
@@ -70,6 +74,12 @@ else:
     running = render_needle_scoring(db, current, row)
     render_needle_switch(db, row["name"])
 
+finished = None
+if row is not None:
+    st.markdown("**… or judge it with an LLM**, to compare a generative judge with the reward "
+                "model on the same needles (Long-form RewardBench's figure 4).")
+    finished = render_needle_judging(db, row)
+
 st.subheader("3 · Where does it miss the needle?")
 st.caption("Accuracy per length and needle position; click a cell for its pairs, then a pair for "
            "its reward token by token with the needle marked.")
@@ -78,17 +88,21 @@ sets = all_sets(db, row, records)
 if not sets:
     st.caption("No results yet: score the needle dataset (step 2) or upload a scores file.")
     st.stop()
+show_beside(sets, finished)
 chosen = pick_sets(sets, fingerprint)
 frame = results_of(chosen)
-cell = render_heatmap(chosen)
+clicked = render_heatmaps(chosen)
+heatmap_caption(chosen)
 render_findings(frame)
-if cell is not None:
-    render_cell(cell, chosen, records)
+if clicked is not None:
+    render_cell(*clicked, records)
 st.markdown("**Accuracy against needle position**, one line per length")
-render_lines(frame)
+render_lines(chosen)
 
 st.subheader("4 · Present and share")
 st.caption("Presentation mode shows only the heatmaps and the finding, in large type. The files "
            "are made when you click.")
+st.text_input("Slide title", key=TITLE, placeholder=default_title,
+              help="Shown on the slide and on the heatmap PNG and SVG; kept with a saved report.")
 render_present_button()
-render_downloads(chosen, row["name"] if row else "needle", "nw_dl")
+render_downloads(chosen, row["name"] if row else "needle", "nw_dl", slide_title(default_title))

@@ -59,12 +59,16 @@ def _grid(acc: dict[tuple[int, int], tuple[int, int]], model="m"):
 def test_finding_is_computed_from_the_data():
     frame = _grid({(2000, 9): (10, 10), (8000, 4): (6, 10), (8000, 0): (9, 10), (4000, 5): (0, 2)})
     assert findings.finding(frame) == ("Accuracy is lowest at 8K tokens, positions 40–50 % (60 %, n=10), "
-                                       "40 points below the best cell (100 % at 2K tokens, positions 90–100 %).")
+                                       "40 points below the best cell (100 % at 2K tokens, positions 90–100 %)."
+                                       # the thinner, lower cell on screen is named, with why (issue 18, 17)
+                                       " Cells with fewer than 3 pairs are left out: the lowest of them, "
+                                       "0 % at 4K tokens, positions 50–60 % (n=2), is too thin to say.")
     moved = _grid({(2000, 9): (10, 10), (8000, 4): (9, 10), (1000, 2): (3, 5)})
     assert findings.finding(moved).startswith("Accuracy is lowest at 1K tokens, positions 20–30 % (60 %, n=5), "
                                               "40 points below")
     flat = _grid({(1000, 0): (5, 5), (2000, 3): (4, 4)})
     assert "100 % in every cell" in findings.finding(flat)
+    assert "left out" not in findings.finding(moved)  # no thin cell below the lowest
     assert findings.finding(_grid({(1000, 0): (1, 2)})).startswith("Not enough data")
     two = analysis.combine([frame, _grid({(1000, 1): (1, 4), (1000, 2): (4, 4)}, model="other")])
     lines = findings.findings(two)
@@ -232,3 +236,53 @@ def test_exports_png_svg_and_csv(tmp_path):
     pd.testing.assert_frame_equal(back, frame, check_dtype=False)
     with pytest.raises(ValueError, match="png or .svg"):
         charts.save_chart(charts.heatmap(frame), tmp_path / "x.pdf")
+
+
+# -- an LLM judge's needle run ---------------------------------------------------------------
+
+NEEDLE_RECORDS = [{"id": "p1", "tagged_position": 0.05, "length_tokens": 1000, "site_index": 0,
+                   "needle_id": "safety:1", "haystack_id": "h"},
+                  {"id": "p2", "tagged_position": 0.55, "length_tokens": 1000, "site_index": 5,
+                   "needle_id": "safety:2", "haystack_id": "h"}]
+
+
+def trial(item, number, chosen_at, *, picked=None, valid=True, skipped=False, raw="[[A]]"):
+    """A ``store.judges.run_results`` row of a pairwise selection trial."""
+    members = ["chosen[0]", "rejected[0]"] if chosen_at == 0 else ["rejected[0]", "chosen[0]"]
+    return {"item_key": item, "trial": number, "raw": raw,
+            "entry": {"item_key": item, "trial": number, "members": members,
+                      "chosen_positions": [chosen_at], "picked": picked, "valid": valid,
+                      "skipped": skipped, "reason": "prompt over the window: skipped" if skipped else None}}
+
+
+def test_a_judge_run_is_one_row_per_trial_and_invalid_or_skipped_is_wrong():
+    trials = [trial("p1", 0, 0, picked=0, raw="A is better [[A]]"),    # named chosen (shown first)
+              trial("p1", 1, 1, picked=0, raw="[[A]]"),                # named rejected (shown first)
+              trial("p2", 0, 0, picked=None, valid=False, raw="both are fine"),  # invalid: wrong
+              trial("p2", 1, 1, skipped=True, raw=None),               # too long: missing, wrong
+              trial("gone", 0, 0, picked=0)]                           # not in the set: left out
+    frame = analysis.judge_results(NEEDLE_RECORDS, trials, "judge x")
+    assert frame["id"].tolist() == ["p1", "p1", "p2", "p2"]
+    assert frame["correct"].tolist() == [True, False, False, False]
+    assert frame["missing"].tolist() == [False, False, False, True]
+    assert frame["order"].tolist() == [analysis.ORDER_NAMES[0], analysis.ORDER_NAMES[1]] * 2
+    assert frame["judge_answer"].tolist() == ["A is better [[A]]", "[[A]]", "both are fine",
+                                              "prompt over the window: skipped"]
+    assert set(frame["model"]) == {"judge x"} and frame["bucket"].tolist() == [0, 0, 5, 5]
+    cells = analysis.heatmap_frame(frame, thin=3)
+    got = {(r.length_tokens, r.bucket): (r.n, r.n_correct, r.n_missing) for r in cells.itertuples()}
+    assert got == {(1000, 0): (2, 1, 0), (1000, 5): (2, 0, 1)}  # a cell counts trials, two per pair
+    # position bias: the judge always names the response shown first
+    assert analysis.order_accuracy(frame) == {analysis.ORDER_NAMES[0]: 0.5, analysis.ORDER_NAMES[1]: 0.0}
+    assert analysis.order_accuracy(analysis.results_frame(HAND)) == {}  # a reward model: no orders
+
+
+def test_heatmap_panel_fits_its_column_on_the_fixed_scale_with_lengths_as_written():
+    spec = charts.heatmap_panel(analysis.results_frame(HAND), title="m").to_dict()
+    assert spec["width"] == "container" and spec["autosize"]["type"] == "fit"
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 1]
+    assert spec["layer"][0]["encoding"]["color"]["legend"]["orient"] == "bottom"
+    assert spec["layer"][0]["encoding"]["y"]["axis"]["labelExpr"] == charts.LENGTH_LABEL
+    assert [p["name"] for p in _spec_params(spec) if p.get("select")] == ["cell"]
+    png = charts.to_png(charts.heatmap_panel(analysis.results_frame(HAND)).properties(width=500), scale=1)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"  # a valid spec (vl-convert renders it)

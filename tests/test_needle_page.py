@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 import store
@@ -209,8 +210,12 @@ def test_two_models_side_by_side(app_db):
     assert not at.exception, at.exception
     text = html_text(at)
     assert "alpha-rm: Accuracy" in text and "beta-rm: " in text
-    spec = json.loads(charts(at)[0].proto.spec)
-    assert "facet" in spec  # one chart, a panel per model, one colour scale
+    # a panel per model, each as wide as its column (fits 1024 px), on one fixed colour scale
+    heat = [c for c in charts(at) if (c.key or "").startswith("nw_heat|")]
+    assert sorted(c.key.split("|")[1] for c in heat) == ["alpha-rm", "beta-rm"]
+    specs = [json.loads(c.proto.spec) for c in heat]
+    assert all(s["width"] == "container" for s in specs)
+    assert all(s["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 1] for s in specs)
 
 
 def test_factuality_with_own_facts_and_a_bad_facts_file(app_db):
@@ -266,3 +271,58 @@ def test_a_cancelled_run_keeps_what_it_scored(app_db, monkeypatch):
     at = open_page({"dataset": "needles"})
     assert any("Cancelled after" in w.value for w in at.warning)
     assert any((c.key or "").startswith("nw_heat|") for c in charts(at))  # the partial results
+
+
+def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
+    """Judge the needle set with an LLM judge (a real local HTTP server that always names the
+    response shown first) in the page; its heatmap sits beside the reward model's, each pair
+    counted in both orders, with the position bias in words."""
+    from tests.judges_fixtures import FakeJudgeServer  # noqa: PLC0415
+
+    records = small_needles(count=2)
+    import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
+                 dataset="needles")
+    save_item_scores(app_db, "needles", "a" * 32, "fp32|full", "/models/alpha-rm",
+                     [{"item_key": r["id"], "subset": str(r["length_tokens"]),
+                       "chosen_scores": [1.0], "rejected_scores": [0.0]} for r in records])
+    at = open_page({"dataset": "needles"})
+    assert at.button(key="nj_run").disabled  # no judge configured yet
+    with FakeJudgeServer(lambda body: "Response A is better. [[A]]") as server:
+        at.text_input(key="jd_base_url").set_value(server.base_url)
+        at.text_input(key="jd_model").set_value("judge")
+        at.run()
+        at.number_input(key="nj_per").set_value(5).run()  # part of the set: 5 pairs per length
+        at.button(key="nj_run").click().run()
+        job = next(j for j in list_jobs(app_db) if j["kind"] == "judge")
+        RUNNER.join(int(job["id"]), timeout=120)
+        at.run()
+    assert not at.exception, at.exception
+    job = next(j for j in list_jobs(app_db) if j["kind"] == "judge")
+    assert job["status"] == "done", job
+    assert job["options"]["order"] == "rotations" and job["options"]["per_subset"] == 5
+    assert len(server.chat_requests()) == 20  # 2 lengths × 5 pairs × both orders
+    assert any("Judged 20 trials (10 pairs in both orders)" in s.value for s in at.success)
+    # the judge's result is put beside the reward model's, on one fixed colour scale
+    assert at.selectbox(key="nw_results").value == "alpha-rm"
+    assert at.selectbox(key="nw_compare").value == "judge judge"
+    heat = {c.key.split("|")[1]: json.loads(c.proto.spec) for c in charts(at)
+            if (c.key or "").startswith("nw_heat|")}
+    assert sorted(heat) == ["alpha-rm", "judge judge"]
+    assert all(s["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0, 1] for s in heat.values())
+    panel = next(c for c in charts(at) if c.key == "nw_heat|judge judge")
+    judged = convert_arrow_bytes_to_pandas_df(panel.proto.datasets[0].data.data)
+    assert judged["n"].sum() == 20  # one count per trial
+    assert set(judged["accuracy"]) <= {0.0, 0.5, 1.0}  # a pair: right in one order, wrong in the other
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")  # Markdown escapes
+    assert "Position bias of judge judge: chosen shown first (A): 100%, chosen shown second (B): 0%" \
+        in captions
+    assert "50 % overall over 20 trials" in captions and f"100 % overall over {len(records)} pairs" in captions
+    text = html_text(at)
+    assert "alpha-rm: Accuracy is 100 % in every cell" in text
+    assert "judge judge: " in text
+    # presentation: both panels, the counts in words
+    at.button(key="nw_present").click().run()
+    assert not at.exception, at.exception
+    assert len([c for c in charts(at) if (c.key or "").startswith("nw_pheat|")]) == 2
+    assert f"alpha-rm vs judge judge · {len(records)} pairs / 20 trials" in html_text(at)
+    assert "names the chosen" in html_text(at)

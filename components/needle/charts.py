@@ -16,11 +16,13 @@ from components.needle.data import COMPARE, PRIMARY, ResultSet
 from components.text import label, render_marked_text, render_text
 from needlework.needle import charts
 from needlework.needle.analysis import (
+    ORDER_NAMES,
     THIN_CELL,
     bucket_label,
     cell_rows,
     combine,
     length_label,
+    order_accuracy,
     selected_cell,
 )
 from needlework.needle.findings import findings, position_trend
@@ -41,8 +43,10 @@ def pick_sets(sets: list[ResultSet], fingerprint: str | None) -> list[ResultSet]
         st.session_state[PRIMARY] = next((s.name for s in sets if fingerprint and s.fingerprint == fingerprint),
                                          names[0])
     others = [NONE] + [n for n in names if n != st.session_state[PRIMARY]]
-    if st.session_state.get(COMPARE) not in others:
-        st.session_state[COMPARE] = NONE
+    if st.session_state.get(COMPARE) not in others:  # a judge beside a model, if there is one
+        kind = by_name[st.session_state[PRIMARY]].kind
+        st.session_state[COMPARE] = next((s.name for s in sets if s.kind != kind
+                                          and s.name in others), NONE)
     cols = st.columns(2)
     primary = cols[0].selectbox("Results of", names, key=PRIMARY, persist_state="session",
                                 format_func=lambda n: f"{n} · {by_name[n].source} · {len(by_name[n].frame):,} pairs")
@@ -89,8 +93,10 @@ def _text_size(chart: alt.TopLevelMixin, size: int) -> None:
             layer.mark = alt.MarkDef(type="text", fontSize=size, lineBreak="\n")
 
 
-def heatmap_chart(chosen: list[ResultSet], *, select: bool = True, large: bool = False) -> alt.TopLevelMixin:
-    """The heatmap of one set, or two side by side on one colour scale (large: for presenting)."""
+def heatmap_chart(chosen: list[ResultSet], *, select: bool = True, large: bool = False,
+                  title: str | None = None) -> alt.TopLevelMixin:
+    """The heatmap of one set, or two side by side on one colour scale, at a fixed size: the
+    PNG and SVG downloads (large: for presenting; ``title`` on top, as on the slide)."""
     frame = results_of(chosen)
     lengths = max(1, frame["length_tokens"].nunique())
     if large:
@@ -100,26 +106,82 @@ def heatmap_chart(chosen: list[ResultSet], *, select: bool = True, large: bool =
     chart = charts.heatmap(frame, select=select, width=width, height=max(3 * row, row * lengths))
     _text_size(chart, font)
     chart = chart.configure_axis(labelFontSize=font, titleFontSize=font + 1).configure_axisX(
-        labelAngle=0 if width / 10 >= 5 * font else -40, labelOverlap=False).configure_legend(
+        labelAngle=0 if width / 10 >= 5 * font else -40, labelOverlap=False).configure_axisY(
+        labelExpr=charts.LENGTH_LABEL).configure_legend(
         labelFontSize=font - 1, titleFontSize=font, gradientLength=max(3 * row, row * lengths) - 20)
     if large:
         chart = chart.configure_header(labelFontSize=19, labelFontWeight="bold")
+    if title:
+        chart = chart.properties(title=alt.TitleParams(title, fontSize=font + 9, anchor="start",
+                                                       offset=14))
     return for_page(chart)
 
 
-def render_heatmap(chosen: list[ResultSet]) -> tuple[int, int] | None:
-    """The clickable heatmap; returns the clicked cell (length_tokens, bucket) or None."""
-    key = "nw_heat|" + "|".join(s.name for s in chosen)
-    event = st.altair_chart(heatmap_chart(chosen), on_select="rerun", key=key, width="content")
+LAST = "nw_heat_last"  # each panel's selection at the last run, to tell which was clicked
+CELL = "nw_heat_cell"  # (set name, length, bucket) of the last cell clicked
+
+
+def panel_key(prefix: str, s: ResultSet) -> str:
+    return f"{prefix}|{s.name}"
+
+
+def render_heatmaps(chosen: list[ResultSet], *, large: bool = False,
+                    prefix: str = "nw_heat") -> tuple[ResultSet, tuple[int, int]] | None:
+    """One clickable heatmap per result set, side by side, each as wide as its column (they
+    fit the page at any width down to 1024 px, and each fills its own fullscreen view), all on
+    the one 0–100 % colour scale. Returns the set and cell (length, bucket) clicked last."""
+    cols = st.columns(len(chosen), gap="medium") if len(chosen) > 1 else [st.container()]
+    row, font = (64, 15) if large else (40, 11)
+    cells: dict[str, tuple[int, int] | None] = {}
+    for col, s in zip(cols, chosen, strict=True):
+        name = s.name + (" (both orders)" if s.kind == "judge" else "")
+        chart = for_panel(charts.heatmap_panel(s.frame, title=name if len(chosen) > 1 or large else None,
+                                               row_height=row, font=font))
+        event = col.altair_chart(chart, on_select="rerun", width="stretch",
+                                 key=panel_key(prefix, s))
+        cells[s.name] = selected_cell(event)
+    last = st.session_state.get(f"{LAST}|{prefix}") or {}
+    changed = [n for n, c in cells.items() if c is not None and c != last.get(n)]
+    st.session_state[f"{LAST}|{prefix}"] = cells
+    picked = st.session_state.get(f"{CELL}|{prefix}")
+    if changed:
+        picked = (changed[-1], *cells[changed[-1]])
+    elif picked is not None and cells.get(picked[0]) is None:
+        picked = None  # its panel was cleared (double-click) or is no longer shown
+    st.session_state[f"{CELL}|{prefix}"] = picked
+    if picked is None:
+        return None
+    by_name = {s.name: s for s in chosen}
+    return by_name[picked[0]], (int(picked[1]), int(picked[2]))
+
+
+def for_panel(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """A page panel: SVG in the browser (each cell an element with an aria label), no
+    Streamlit theme sizing (the panel sets its own)."""
+    return chart.properties(usermeta={"embedOptions": {"renderer": "svg"}})
+
+
+def heatmap_caption(chosen: list[ResultSet]) -> None:
+    """What the heatmap shows: rows, columns, colour, missing and thin cells, a judge's trials."""
     missing = sum(int(s.frame["missing"].sum()) for s in chosen if "missing" in s.frame)
+    judged = [s for s in chosen if s.kind == "judge"]
     st.caption("Rows: response length; columns: where the needle sits (share of the response). "
-               "Colour and label: accuracy (chosen scored strictly above rejected; ties are wrong). "
+               "Colour and label: accuracy (chosen scored strictly above rejected; ties are wrong), "
+               "one colour scale for every panel. "
                + (f"**{missing} pair(s) have a missing score** (skipped as too long, or NaN/inf): "
                   "they count as wrong and stay in every cell's n, as in Long-form RewardBench's "
                   "scorer. " if missing else "")
-               + f"Dashed outline with n: a thin cell, fewer than {THIN_CELL} pairs. Hover for counts; "
+               + ("A judge's cells count trials, each pair twice (chosen shown first, then "
+                  "second): right = it named the chosen response; an invalid answer is wrong. "
+                  if judged else "")
+               + f"Dashed outline with n: a thin cell, fewer than {THIN_CELL}. Hover for counts; "
                "**click a cell to see its pairs** (double-click clears).")
-    return selected_cell(event)
+    for s in judged:
+        by_order = order_accuracy(s.frame)
+        if by_order:
+            st.caption(f"Position bias of {label(s.name, 60)}: "
+                       + ", ".join(f"{k}: {v:.0%}" for k, v in by_order.items())
+                       + " (equal figures: the order does not matter).")
 
 
 def render_findings(frame: pd.DataFrame) -> list[str]:
@@ -132,10 +194,16 @@ def render_findings(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
-def render_lines(frame: pd.DataFrame) -> None:
-    """Accuracy against position, one line per length."""
-    st.altair_chart(for_page(charts.accuracy_lines(frame, width=560, height=260)),
-                    width="content", key="nw_lines|" + "|".join(sorted(frame["model"].unique())))
+def render_lines(chosen: list[ResultSet]) -> None:
+    """Accuracy against position, one line per length: a chart per result set, side by
+    side, each as wide as its column (they fit the page down to 1024 px)."""
+    cols = st.columns(len(chosen), gap="medium") if len(chosen) > 1 else [st.container()]
+    for col, s in zip(cols, chosen, strict=True):
+        chart = charts.accuracy_lines(s.frame, title=s.name if len(chosen) > 1 else None,
+                                      width="container", height=240)
+        chart = chart.properties(autosize=alt.AutoSizeParams(type="fit", contains="padding"),
+                                 height=300, usermeta={"embedOptions": {"renderer": "svg"}})
+        col.altair_chart(chart, width="stretch", key=panel_key("nw_lines", s))
 
 
 # -- one cell, one pair -------------------------------------------------------------------
@@ -197,38 +265,52 @@ def pairs_frame(rows: pd.DataFrame) -> pd.DataFrame:
                    for c, m in zip(rows["correct"], rows.get("missing", [False] * len(rows)), strict=True)]})
 
 
-def _cell_model(chosen: list[ResultSet]) -> str:
-    """Whose pairs to list when two models are compared."""
-    if len(chosen) == 1:
-        return chosen[0].name
-    return st.radio("Pairs of", [s.name for s in chosen], horizontal=True, key="nw_cell_model")
+def trials_frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """A judge cell's trials as shown: wrong first."""
+    named = ["(skipped: too long)" if m else "chosen" if c == 1 else "rejected (the needle)"
+             if r == 1 else "nothing readable (invalid)"
+             for c, r, m in zip(rows["chosen_score"], rows["rejected_score"], rows["missing"], strict=True)]
+    return pd.DataFrame({
+        "pair": rows["id"], "order shown": rows["order"],
+        "position": [f"{p:.1%}" for p in rows["tagged_position"]], "the judge named": named,
+        "result": ["✓ correct" if c else "✗ wrong" for c in rows["correct"]]})
 
 
-def render_cell(cell: tuple[int, int], chosen: list[ResultSet], records: list[dict[str, Any]]) -> str | None:
-    """The pairs of the clicked cell (pick one) and that pair's per-token view; returns its id."""
+def render_cell(picked: ResultSet, cell: tuple[int, int], records: list[dict[str, Any]]) -> str | None:
+    """The pairs of the clicked cell of ``picked``'s heatmap (pick one) and that pair's view
+    (a judge's words, or the reward token by token); returns the pair's id."""
     length, bucket = cell
-    model = _cell_model(chosen)
-    picked_set = next(s for s in chosen if s.name == model)
-    rows = cell_rows(picked_set.frame, length, bucket)
+    rows = cell_rows(picked.frame, length, bucket)
+    judge = picked.kind == "judge"
+    if judge:
+        rows = rows.sort_values(["correct", "id", "order"]).reset_index(drop=True)
     st.markdown(f"**{length_label(length)} tokens, needle at {bucket_label(bucket)}** · "
-                f"{len(rows)} pair(s), {int(rows['correct'].sum()) if len(rows) else 0} correct"
+                f"{label(picked.name, 60)} · "
+                + (f"{len(rows)} trial(s) of {rows['id'].nunique() if len(rows) else 0} pair(s)"
+                   if judge else f"{len(rows)} pair(s)")
+                + f", {int(rows['correct'].sum()) if len(rows) else 0} correct"
                 + (f", {int(rows['missing'].sum())} with a missing score (wrong)"
                    if "missing" in rows and rows["missing"].any() else ""))
     if rows.empty:
         st.caption("No pairs of this model in that cell.")
         return None
-    event = st.dataframe(pairs_frame(rows), hide_index=True, width="stretch", on_select="rerun",
-                         selection_mode="single-row", key=f"nw_pairs|{model}|{length}|{bucket}",
+    table = trials_frame(rows) if judge else pairs_frame(rows)
+    event = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun",
+                         selection_mode="single-row", key=f"nw_pairs|{picked.name}|{length}|{bucket}",
                          height=min(36 * (len(rows) + 1) + 4, 260))
-    picked = event.selection.rows[0] if event is not None and event.selection.rows else 0
-    pair_id = str(rows.iloc[picked]["id"])
-    st.caption("Worst margin first; pick a row for its per-token view (default: the first).")
-    render_pair(pair_id, records, picked_set)
+    chosen_row = event.selection.rows[0] if event is not None and event.selection.rows else 0
+    pair_id = str(rows.iloc[chosen_row]["id"])
+    st.caption("Wrong first; pick a row for the judge's own words and the needle in context "
+               "(default: the first)." if judge else
+               "Worst margin first; pick a row for its per-token view (default: the first).")
+    render_pair(pair_id, records, picked, rows.iloc[chosen_row] if judge else None)
     return pair_id
 
 
-def render_pair(pair_id: str, records: list[dict[str, Any]], scored: ResultSet) -> None:
-    """One pair: the needle in context, then the reward token by token (the loaded model)."""
+def render_pair(pair_id: str, records: list[dict[str, Any]], scored: ResultSet,
+                trial: pd.Series | None = None) -> None:
+    """One pair: the needle in context, then (a judge's trial) the judge's own words, or the
+    reward token by token (the loaded model)."""
     record = next((r for r in records if str(r.get("id")) == pair_id), None)
     st.markdown(f"##### Pair {label(pair_id, 80)}")
     if record is None:
@@ -237,6 +319,12 @@ def render_pair(pair_id: str, records: list[dict[str, Any]], scored: ResultSet) 
         return
     names = SIDE_NAMES.get(record.get("kind", "safety"), SIDE_NAMES["safety"])
     render_needle_context(record, names)
+    if trial is not None:
+        first = "the chosen" if str(trial["order"]) == ORDER_NAMES[0] else "the rejected (the needle)"
+        st.caption(f"{label(scored.name, 60)} saw {first} response as A: its own words")
+        render_text(str(trial.get("judge_answer") or "(no answer)"), mono=True, box=True,
+                    max_height=200, key="nw-judge-words")
+        return
     loaded = current_model()
     if loaded is None:
         st.info("Load a model in step 2 to follow its reward token by token.", icon="🔬")

@@ -18,7 +18,9 @@ import streamlit as st
 from components.state import DATASET_KEY
 from components.text import label, render_text
 from needlework.formats import FormatError
-from needlework.needle.analysis import read_scores, stored_results
+from needlework.judges.local import short_name as judge_short_name
+from needlework.needle.analysis import judge_results, read_scores, stored_results
+from store import judges as store_judges
 from store.datasets import get_dataset, iter_items, list_datasets
 from store.scores import scored_models
 
@@ -33,8 +35,10 @@ class ResultSet:
 
     name: str
     frame: pd.DataFrame
-    source: str  # "scored here" or "uploaded FILE"
+    source: str  # "scored here", "judged here (both orders)", "uploaded FILE", "report NAME"
     fingerprint: str | None = None
+    kind: str = "model"  # or "judge": one row per trial, each pair in both orders
+    run_key: str | None = None  # a judge run's key
 
 
 def needle_row(db: Any, dataset: str | None) -> dict[str, Any] | None:
@@ -112,19 +116,38 @@ def stored_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any
     return out
 
 
+def judge_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]],
+               taken: set[str]) -> list[ResultSet]:
+    """Every finished LLM-judge run of the needle dataset (newest first), one result set each
+    (one row per trial: each pair in both orders)."""
+    if row is None or not records:
+        return []
+    out = []
+    for run in store_judges.finished_runs(db, row["name"]):
+        if run["mode"] != "selection":
+            continue
+        name = _unique(f"judge {judge_short_name(run['model'])}", taken)
+        frame = judge_results(records, store_judges.run_results(db, run["run_key"]), name)
+        if frame.empty:
+            continue
+        out.append(ResultSet(name, frame, "judged here (both orders)", None, "judge", run["run_key"]))
+    return out
+
+
 def uploaded_sets() -> list[ResultSet]:
     """Result sets uploaded in this session."""
     return list((st.session_state.get(UPLOADS) or {}).values())
 
 
 def all_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]]) -> list[ResultSet]:
-    """Stored runs of the dataset, then uploads (names unique across both)."""
+    """Stored runs of the dataset, its LLM-judge runs, then uploads (names unique across all)."""
     stored = stored_sets(db, row, records)
     taken = {s.name for s in stored}
-    out = list(stored)
+    out = list(stored) + judge_sets(db, row, records, taken)
     for s in uploaded_sets():
         name = _unique(s.name, taken)
-        out.append(s if name == s.name else ResultSet(name, s.frame.assign(model=name), s.source))
+        out.append(s if name == s.name else ResultSet(name, s.frame.assign(model=name), s.source,
+                                                       s.fingerprint, s.kind, s.run_key))
     return out
 
 

@@ -1,5 +1,6 @@
-"""Presentation mode for stakeholders (``?present=1``): the heatmaps and the one-line
-finding in large type on one clean screen, and the downloads (PNG, SVG, CSV)."""
+"""Presentation mode for stakeholders (``?present=1``): the presenter's title, the one-line
+finding and the heatmaps in large type on one clean screen; a cell click opens its pairs
+right there; the downloads (PNG and SVG carry the title, CSV) and Exit sit below the slide."""
 
 from __future__ import annotations
 
@@ -8,14 +9,15 @@ from typing import Any
 
 import streamlit as st
 
-from components.needle.charts import heatmap_chart, results_of
+from components.needle.charts import heatmap_chart, render_cell, render_heatmaps, results_of
 from components.needle.data import ResultSet
 from components.text import render_text
 from needlework.needle import charts
-from needlework.needle.analysis import length_label, results_csv
+from needlework.needle.analysis import counted, length_label, results_csv
 from needlework.needle.findings import findings
 
 PARAM = "present"
+TITLE = "nw_title"  # the slide's title, set by the presenter (kept with a saved report)
 _STYLE = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 header[data-testid="stHeader"], [data-testid="stToolbar"] {display: none !important;}
@@ -50,24 +52,28 @@ def render_present_button(disabled: bool = False) -> None:
 
 
 def subtitle(frame: Any) -> str:
-    """``demo-model · 90 pairs · 1K, 2K, 4K tokens · accuracy = …`` (pairs per model)."""
+    """``demo-model · 90 pairs · 1K, 2K, 4K tokens · accuracy = …`` (pairs per model; a
+    judge's rows are trials, each pair in both orders)."""
     lengths = ", ".join(length_label(int(n)) for n in sorted(frame["length_tokens"].unique()))
-    sizes = frame.groupby("model").size()
-    models = " vs ".join(sorted(sizes.index))
-    pairs = (f"{sizes.iloc[0]:,} pairs" + (" each" if len(sizes) > 1 else "") if sizes.nunique() == 1
-             else " / ".join(f"{n:,}" for _, n in sorted(sizes.items())) + " pairs")
-    return (f"{models} · {pairs} · {lengths} tokens · accuracy = chosen scored strictly above "
-            "rejected (ties are wrong)")
+    models = sorted(frame["model"].unique())
+    sizes = [f"{int((frame['model'] == m).sum()):,} {counted(frame[frame['model'] == m])}"
+             for m in models]
+    size = sizes[0] + (" each" if len(sizes) > 1 else "") if len(set(sizes)) == 1 else " / ".join(sizes)
+    judged = counted(frame[frame["model"].isin(models)]) == "trials"
+    return (f"{' vs '.join(models)} · {size} · {lengths} tokens · accuracy = chosen scored strictly "
+            "above rejected (ties are wrong)"
+            + ("; a judge's trial is right when it names the chosen (an invalid answer is wrong)"
+               if judged else ""))
 
 
-def _png(chosen: list[ResultSet]) -> Callable[[], bytes]:
-    """The presentation heatmap as PNG, made when called."""
-    return lambda: charts.to_png(heatmap_chart(chosen, select=False, large=True))
+def _png(chosen: list[ResultSet], title: str | None) -> Callable[[], bytes]:
+    """The presentation heatmap as PNG, with the slide's title, made when called."""
+    return lambda: charts.to_png(heatmap_chart(chosen, select=False, large=True, title=title))
 
 
-def _svg(chosen: list[ResultSet]) -> Callable[[], str]:
-    """The presentation heatmap as SVG, made when called."""
-    return lambda: charts.to_svg(heatmap_chart(chosen, select=False, large=True))
+def _svg(chosen: list[ResultSet], title: str | None) -> Callable[[], str]:
+    """The presentation heatmap as SVG, with the slide's title, made when called."""
+    return lambda: charts.to_svg(heatmap_chart(chosen, select=False, large=True, title=title))
 
 
 def _lines(chosen: list[ResultSet], fmt: str) -> Callable[[], bytes | str]:
@@ -78,11 +84,16 @@ def _lines(chosen: list[ResultSet], fmt: str) -> Callable[[], bytes | str]:
     return make
 
 
-def render_downloads(chosen: list[ResultSet], stem: str, key: str) -> None:
-    """Heatmap and lines as PNG and SVG, the results as CSV (files are made on click)."""
+def slide_title(default: str) -> str:
+    """The title the presenter set (default: ``default``)."""
+    return (st.session_state.get(TITLE) or "").strip() or default
+
+
+def render_downloads(chosen: list[ResultSet], stem: str, key: str, title: str | None = None) -> None:
+    """Heatmap (with ``title``) and lines as PNG and SVG, the results as CSV (made on click)."""
     cols = st.columns(5)
-    items = [("Heatmap PNG", _png(chosen), "heatmap.png", "image/png"),
-             ("Heatmap SVG", _svg(chosen), "heatmap.svg", "image/svg+xml"),
+    items = [("Heatmap PNG", _png(chosen, title), "heatmap.png", "image/png"),
+             ("Heatmap SVG", _svg(chosen, title), "heatmap.svg", "image/svg+xml"),
              ("Lines PNG", _lines(chosen, "png"), "lines.png", "image/png"),
              ("Lines SVG", _lines(chosen, "svg"), "lines.svg", "image/svg+xml"),
              ("Results CSV", lambda: results_csv(results_of(chosen)), "results.csv", "text/csv")]
@@ -91,8 +102,10 @@ def render_downloads(chosen: list[ResultSet], stem: str, key: str) -> None:
                             key=f"{key}_{name}", on_click="ignore", width="stretch")
 
 
-def render_presentation(chosen: list[ResultSet], title: str) -> None:
-    """The clean screen: title, finding(s), heatmap(s); downloads and Exit at the bottom."""
+def render_presentation(chosen: list[ResultSet], title: str,
+                        records: list[dict[str, Any]] | None = None) -> None:
+    """The slide: title, subtitle, finding(s), the heatmaps (click a cell: its pairs open below,
+    still in presentation mode). Below the slide: downloads and Exit."""
     st.html(_STYLE)
     if not chosen:
         render_text(title, key="nw-present-title")
@@ -104,8 +117,15 @@ def render_presentation(chosen: list[ResultSet], title: str) -> None:
     render_text(subtitle(frame), key="nw-present-sub")
     for k, line in enumerate(findings(frame)):
         render_text(line, key=f"nw-finding-{k}")
-    st.altair_chart(heatmap_chart(chosen, select=False, large=True), width="content",
-                    key="nw_present_heat")
+    clicked = render_heatmaps(chosen, large=True, prefix="nw_pheat")
+    if clicked is not None:
+        with st.container(border=True):
+            render_cell(*clicked, records or [])
+    else:
+        st.caption("Click a cell to show its pairs here.")
+    for _ in range(6):  # the tools sit below the slide, out of its picture
+        st.write("")
     st.divider()
-    render_downloads(chosen, "needle", "nw_pdl")
     st.button("Exit presentation", key="nw_leave", on_click=_leave, icon="↩️")
+    with st.expander("Downloads: the heatmap with this title, the lines, the results", icon="⬇️"):
+        render_downloads(chosen, "needle", "nw_pdl", title)

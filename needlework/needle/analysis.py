@@ -261,3 +261,61 @@ def read_scores(source: str | Path | bytes, filename: str | None = None, *, mode
     if problems:
         raise FormatError(problems)
     return results_frame(rows)
+
+
+# -- an LLM judge's needle run -------------------------------------------------------------
+
+ORDER_NAMES = ("chosen shown first (A)", "chosen shown second (B)")
+
+
+def judge_results(records: Sequence[Mapping[str, Any]], trials: Iterable[Mapping[str, Any]],
+                  model: str) -> pd.DataFrame:
+    """The results frame of a judge's selection run on a needle set: **one row per trial**
+    (each pair is judged in both orders, so a cell's n counts trials, two per pair).
+
+    A trial's ``chosen_score`` is 1 when the judge named the chosen response and
+    ``rejected_score`` 1 when it named the rejected one; an invalid answer names neither
+    (0 and 0: a tie, wrong); a trial skipped as too long has no scores (missing, wrong).
+    ``trials`` are ``store.judges.run_results`` rows (``entry`` and the judge's ``raw``
+    answer). Extra columns: ``order`` (:data:`ORDER_NAMES`), ``trial`` and ``judge_answer``.
+    """
+    by_id = {str(r["id"]): r for r in records}
+    rows, orders, numbers, answers = [], [], [], []
+    for row in trials:
+        entry = row["entry"]
+        record = by_id.get(str(entry["item_key"]))
+        if record is None or len(entry.get("members") or []) != 2:
+            continue
+        chosen_at = (entry.get("chosen_positions") or [0])[0]
+        if entry.get("skipped"):
+            chosen_score = rejected_score = None
+        elif entry.get("valid") and entry.get("picked") is not None:
+            chosen_score = 1.0 if entry["picked"] == chosen_at else 0.0
+            rejected_score = 1.0 - chosen_score
+        else:
+            chosen_score = rejected_score = 0.0
+        rows.append(dict(record, chosen_score=chosen_score, rejected_score=rejected_score,
+                         model=model))
+        orders.append(ORDER_NAMES[0] if chosen_at == 0 else ORDER_NAMES[1])
+        numbers.append(int(entry.get("trial", 0)))
+        answers.append(row.get("raw") if row.get("raw") is not None else entry.get("reason") or "")
+    frame = results_frame(rows)
+    frame["order"] = orders
+    frame["trial"] = numbers
+    frame["judge_answer"] = answers
+    return frame
+
+
+def counted(results: pd.DataFrame) -> str:
+    """What a results frame's rows are: ``"trials"`` for a judge's (each pair in both
+    orders, rows with an ``order``), else ``"pairs"``."""
+    judged = "order" in results.columns and bool(results["order"].notna().any())
+    return "trials" if judged else "pairs"
+
+
+def order_accuracy(frame: pd.DataFrame) -> dict[str, float]:
+    """A judge frame's accuracy by the order shown (position bias: equal figures mean the
+    order does not matter)."""
+    if "order" not in frame.columns or frame.empty:
+        return {}
+    return {str(k): float(v) for k, v in frame.groupby("order")["correct"].mean().items()}

@@ -25,6 +25,7 @@ from needlework.needle.analysis import (
     THIN_CELL,
     bucket_label,
     combine,
+    counted,
     heatmap_frame,
 )
 
@@ -46,6 +47,8 @@ def cell_selection() -> alt.Parameter:
 def _cells(results: pd.DataFrame, thin: int) -> pd.DataFrame:
     cells = heatmap_frame(results, thin)
     cells["label"] = [f"{round(a * 100)} %" + (f"\nn={n}" if t else "")
+                      for a, n, t in zip(cells["accuracy"], cells["n"], cells["thin"], strict=True)]
+    cells["short"] = [f"{round(a * 100)}" + (f"\nn={n}" if t else "")  # narrow panels: no " %"
                       for a, n, t in zip(cells["accuracy"], cells["n"], cells["thin"], strict=True)]
     return cells
 
@@ -100,6 +103,76 @@ def heatmap(results: pd.DataFrame, *, title: str | None = None, thin: int = THIN
     return chart.properties(title=title) if title else chart
 
 
+LENGTH_LABEL = ("toNumber(datum.value) >= 1000 ? format(toNumber(datum.value) / 1000, '~g') + 'K'"
+                " : datum.value")  # axis labels as the text says them: 1K, 1.5K, 800
+
+
+def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int = THIN_CELL,
+                  select: bool = True, row_height: int = 40, font: int = 11,
+                  selection_name: str = SELECTION) -> alt.LayerChart:
+    """One model's heatmap for a page: as wide as its container (``width="container"``),
+    so it fits any column down to a 1024-px screen and fills the chart's fullscreen view;
+    ``row_height`` pixels per length. Lengths read 1K, 2K, …; cell labels and axis
+    labels shrink on a narrow panel (Vega expressions on the panel's width), and the
+    legend sits below the cells, so nothing is cut at the right edge. Several panels drawn
+    side by side share the one fixed colour scale (0–100 %)."""
+    cells = _cells(results, thin)
+    lengths = max(1, cells["length_tokens"].nunique())
+    narrow = "width < 400"  # cells too small for "100 %": numbers only
+    # a column label ("90–100 %", about 5 font sizes wide) lies flat only where it fits its
+    # column; else it turns, so the last one never runs past the panel's right edge
+    crowded = f"width < {10 * 5 * font + 40}"
+    base = alt.Chart().encode(
+        x=alt.X("position:O", sort=POSITION_ORDER, scale=alt.Scale(domain=POSITION_ORDER),
+                title="needle position (share of the response)",
+                axis=alt.Axis(labelAngle={"expr": f"{crowded} ? -45 : 0"}, labelOverlap=False,
+                              labelExpr=f"{narrow} ? replace(datum.label, ' %', '') : datum.label",
+                              labelFontSize=font - 1, titleFontSize=font)),
+        y=alt.Y("length_tokens:O", sort="ascending", title="length (tokens)",
+                axis=alt.Axis(labelExpr=LENGTH_LABEL, labelFontSize=font, titleFontSize=font)),
+    )
+    tooltip = [
+        alt.Tooltip("model:N", title="model"),
+        alt.Tooltip("length:N", title="length (tokens)"),
+        alt.Tooltip("position:N", title="needle position"),
+        alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
+        alt.Tooltip("n_correct:Q", title="correct"),
+        alt.Tooltip("n:Q", title=f"{counted(results)} (n)"),
+        alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
+        alt.Tooltip("thin:N", title=f"thin (n < {THIN_CELL})"),
+    ]
+    rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
+        color=alt.Color("accuracy:Q", scale=_accuracy_scale(), title="accuracy",
+                        legend=alt.Legend(format=".0%", orient="bottom", direction="horizontal",
+                                          gradientLength=160, labelFontSize=font - 1,
+                                          titleFontSize=font)),
+        tooltip=tooltip,
+    )
+    if select:
+        cell = alt.selection_point(name=selection_name, fields=CELL_FIELDS, on="click",
+                                   clear="dblclick")
+        rect = rect.add_params(cell).encode(
+            opacity=alt.condition(cell, alt.value(1.0), alt.value(0.35)))
+    size = {"expr": f"{narrow} ? {max(8, font - 2)} : {font}"}
+    text = base.mark_text(fontSize=size, lineBreak="\n").transform_calculate(
+        shown=f"{narrow} ? datum.short : datum.label").encode(
+        text="shown:N",
+        color=alt.condition("datum.accuracy > 0.6", alt.value("black"), alt.value("white")),
+        tooltip=tooltip,
+    )
+    outline = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
+        tooltip=tooltip).transform_filter("datum.thin")
+    # autosize "fit": width and height hold the axes, legend and title too, so the chart's
+    # fullscreen view (which gives it the window's size) shows every column, the x axis and
+    # the legend; the height leaves room for them below and above the rows.
+    chart = alt.layer(rect, text, outline, data=cells).properties(
+        width="container", height=row_height * max(lengths, 2) + 185 + (3 * font if title else 0),
+        autosize=alt.AutoSizeParams(type="fit", contains="padding"))
+    if title:
+        chart = chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=font + 2))
+    return chart
+
+
 def compare_heatmaps(first: pd.DataFrame, second: pd.DataFrame, **kwargs: object) -> alt.Chart:
     """Two models' heatmaps side by side on one colour scale (their ``model`` values must differ)."""
     both = combine([first, second])
@@ -108,14 +181,15 @@ def compare_heatmaps(first: pd.DataFrame, second: pd.DataFrame, **kwargs: object
     return heatmap(both, **kwargs)  # type: ignore[arg-type]
 
 
-def accuracy_lines(results: pd.DataFrame, *, title: str | None = None, width: int = 420,
+def accuracy_lines(results: pd.DataFrame, *, title: str | None = None, width: int | str = 420,
                    height: int = 260) -> alt.Chart:
-    """Accuracy against needle position (bucket centres), one line per length."""
+    """Accuracy against needle position (bucket centres), one line per length
+    (``width="container"``: as wide as the page's column, one model per chart)."""
     cells = heatmap_frame(results)
     cells["position_pct"] = (cells["bucket"] + 0.5) * (100 / BUCKETS)
     tooltip = [alt.Tooltip("model:N"), alt.Tooltip("length_tokens:O", title="length (tokens)"),
                alt.Tooltip("position:N", title="needle position"),
-               alt.Tooltip("accuracy:Q", format=".0%"), alt.Tooltip("n:Q", title="pairs (n)")]
+               alt.Tooltip("accuracy:Q", format=".0%"), alt.Tooltip("n:Q", title=f"{counted(results)} (n)")]
     base = alt.Chart(cells).encode(
         x=alt.X("position_pct:Q", scale=alt.Scale(domain=[0, 100]), title="needle position (relative, %)"),
         y=alt.Y("accuracy:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format=".0%"), title="accuracy"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from needlework.needle.analysis import THIN_CELL, bucket_label, heatmap_frame, length_label
+from needlework.needle.analysis import THIN_CELL, bucket_label, counted, heatmap_frame, length_label
 
 
 def _pct(value: float) -> int:
@@ -28,21 +28,36 @@ def _of_model(results: pd.DataFrame, model: str | None) -> pd.DataFrame:
 def finding(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_CELL) -> str:
     """E.g. "Accuracy is lowest at 8K tokens, positions 40–50 % (62 %, n=10), 31 points below
     the best cell (93 % at 2K tokens, positions 90–100 %)." for one model (or all rows)."""
-    cells = heatmap_frame(_of_model(results, model))
-    cells = cells[cells["n"] >= min_n]
+    rows = _of_model(results, model)
+    unit = counted(rows)  # a judge's cells count trials (each pair in both orders)
+    every = heatmap_frame(rows)
+    cells = every[every["n"] >= min_n]
     if cells.empty:
-        return f"Not enough data for a finding: no cell has at least {min_n} pairs."
+        return f"Not enough data for a finding: no cell has at least {min_n} {unit}."
     ranked = cells.sort_values(["accuracy", "n", "length_tokens", "bucket"],
                                ascending=[True, False, False, True])
     worst = ranked.iloc[0]
     best = cells.sort_values(["accuracy", "n", "length_tokens", "bucket"],
                              ascending=[False, False, True, True]).iloc[0]
     if _pct(best["accuracy"]) == _pct(worst["accuracy"]):
-        return (f"Accuracy is {_pct(worst['accuracy'])} % in every cell with at least {min_n} pairs "
-                f"({len(cells)} cells): no position or length stands out.")
+        return (f"Accuracy is {_pct(worst['accuracy'])} % in every cell with at least {min_n} {unit} "
+                f"({len(cells)} cells): no position or length stands out."
+                + _thin_note(every, worst, min_n, unit))
     gap = _pct(best["accuracy"]) - _pct(worst["accuracy"])
     return (f"Accuracy is lowest at {_where(worst)} ({_pct(worst['accuracy'])} %, n={int(worst['n'])}), "
-            f"{gap} points below the best cell ({_pct(best['accuracy'])} % at {_where(best)}).")
+            f"{gap} points below the best cell ({_pct(best['accuracy'])} % at {_where(best)})."
+            + _thin_note(every, worst, min_n, unit))
+
+
+def _thin_note(every: pd.DataFrame, worst: pd.Series, min_n: int, unit: str = "pairs") -> str:
+    """When a thin cell (fewer than ``min_n`` pairs, left out of the finding) is lower than
+    the lowest cell named, say so: it is on screen, and the reader would wonder."""
+    thin = every[(every["n"] < min_n) & (every["accuracy"] < worst["accuracy"])]
+    if thin.empty:
+        return ""
+    low = thin.sort_values(["accuracy", "n"], ascending=[True, False]).iloc[0]
+    return (f" Cells with fewer than {min_n} {unit} are left out: the lowest of them, "
+            f"{_pct(low['accuracy'])} % at {_where(low)} (n={int(low['n'])}), is too thin to say.")
 
 
 def position_trend(results: pd.DataFrame, model: str | None = None) -> str:
@@ -54,7 +69,7 @@ def position_trend(results: pd.DataFrame, model: str | None = None) -> str:
     parts = []
     for name, group in rows.groupby(thirds, observed=True)["correct"]:
         parts.append(f"{_pct(group.mean())} % in the {name} third (n={len(group)})")
-    return f"Accuracy {', '.join(parts)}; {_pct(rows['correct'].mean())} % overall over {len(rows)} pairs."
+    return f"Accuracy {', '.join(parts)}; {_pct(rows['correct'].mean())} % overall over {len(rows)} {counted(rows)}."
 
 
 def findings(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:

@@ -1,0 +1,94 @@
+"""Step 2 of the needle lab, the other way: judge the needle set with an LLM judge (pairwise
+selection, each pair in both orders so position bias cancels and is reported), as a
+background ``judge`` job. Its heatmap then sits beside the reward model's on one scale:
+Long-form RewardBench's classifier-vs-judge comparison (its figure 4), live.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+import store
+from components.jobs import render_job
+from components.models.judge import is_demo, render_connection
+from components.needle.data import COMPARE, PRIMARY
+from components.text import label
+from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.judges.job import latest_judge_job, start_judge_job
+
+SEEN = "nj_seen"  # the last finished judge job put beside the model's heatmap
+POLICIES = {"skip": "skip them (counted as missing: wrong)",
+            "keep-start": "keep each response's start (cut, marked)",
+            "keep-end": "keep each response's end (cut, marked)"}
+
+
+def _outcome(job: dict[str, Any]) -> None:
+    status, result = job["display_status"], job.get("result") or {}
+    if status == "done":
+        st.success(f"Judged {result.get('trials', 0):,} trials ({result.get('items', 0):,} pairs in "
+                   f"both orders) with {label(job['model'], 60)}: accuracy "
+                   f"{(result.get('accuracy') or 0):.0%}, {result.get('invalid', 0)} invalid answers, "
+                   f"{result.get('skipped', 0)} skipped as too long. Its heatmap is below, beside "
+                   "the reward model's.", icon="✅")
+    elif status == "cancelled":
+        st.warning("Judging was cancelled; the answers so far are cached. Judge again to finish.",
+                   icon="⏹️")
+    elif status == INTERRUPTED:
+        st.warning(f"Judge job {job['id']} was interrupted: the server stopped while it ran. Judge "
+                   "again to resume from the cache.", icon="⚠️")
+    elif status == "failed":
+        st.error(f"Judging failed: {label(job.get('error') or 'unknown error', 600)}", icon="🚫")
+
+
+def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
+    """The judge connection, how many pairs, Judge and the job panel. Returns the run key
+    of a judge job that has just finished (the page shows it beside the model's heatmap)."""
+    conn = render_connection(expanded=False)
+    cols = st.columns([2, 2, 3], vertical_alignment="bottom")
+    per = int(cols[0].number_input("Pairs per length (0 = all)", 0, 100_000, 0, key="nj_per",
+                                   help="Try a judge on the first pairs of each length first (a "
+                                        "local model takes seconds per long prompt). A run on "
+                                        "part of the set is kept apart from a full run."))
+    policy = cols[1].selectbox("Prompts longer than the window", list(POLICIES), key="nj_policy",
+                               format_func=lambda p: f"{p}: {POLICIES[p]}")
+    job = latest_judge_job(db, row["name"])
+    active = job is not None and job["display_status"] in ACTIVE
+    pairs = row["items"] if not per else f"up to {per} per length of {row['items']:,}"
+    go = cols[2].button(f"Judge {label(row['name'], 40)} ({pairs} pairs, both orders)",
+                        type="primary", icon="⚖️", key="nj_run", disabled=conn is None or active,
+                        width="stretch", help="Runs on the server in the background; every "
+                                              "answer is cached, so a re-run asks nothing twice.")
+    if conn is not None and is_demo(conn.model):
+        st.caption("The demo judge was trained on ~100-token responses: expect it to lose the "
+                   "needle in longer ones, and to favour one position (a real limitation of a "
+                   "tiny model, shown as measured). Each long prompt takes it a few seconds.")
+    if go and conn is not None:
+        start_judge_job(db, store.default_path(), conn, row["name"], mode="selection",
+                        order="rotations", context_policy=policy, per_subset=per or None)
+        st.rerun()
+    render_job(job, _outcome, verb="Judging",
+               starting="Starting: planning the prompts and reading the judge cache …",
+               note="Runs on the server: you can use other pages and come back. Every answer is "
+                    "cached as it arrives; Cancel stops sending requests.")
+    if job is not None and job["display_status"] == "done" and st.session_state.get(SEEN) != job["id"]:
+        st.session_state[SEEN] = job["id"]
+        return (job.get("result") or {}).get("run_key")
+    return None
+
+
+def show_beside(sets: list[Any], run_key: str | None) -> None:
+    """Put the judge run ``run_key`` beside the first reward model's set (before the pickers
+    are drawn)."""
+    if not run_key:
+        return
+    judged = next((s for s in sets if s.run_key == run_key), None)
+    model = next((s for s in sets if s.kind == "model"), None)
+    if judged is None:
+        return
+    if model is not None:
+        st.session_state[PRIMARY] = model.name
+        st.session_state[COMPARE] = judged.name
+    else:
+        st.session_state[PRIMARY] = judged.name
