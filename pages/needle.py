@@ -28,11 +28,11 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     )
     from components.needle.judge import render_needle_judging, show_beside
     from components.needle.presentation import (
-        TITLE,
         presenting,
         render_downloads,
         render_present_button,
         render_presentation,
+        render_title_input,
         slide_title,
     )
     from components.needle.scoring import render_needle_scoring
@@ -47,7 +47,7 @@ sets = all_sets(db, row, records)
 
 default_title = f"Needle in a haystack · {row['name']}" if row else "Needle in a haystack"
 if presenting():
-    render_presentation(picked_sets(sets, fingerprint), slide_title(default_title), records)
+    render_presentation(picked_sets(sets, fingerprint), slide_title(row, default_title), records)
     st.stop()
 
 st.title("🔎 Needle lab")
@@ -102,7 +102,6 @@ render_lines(chosen)
 st.subheader("4 · Present and share")
 st.caption("Presentation mode shows only the heatmaps and the finding, in large type. The files "
            "are made when you click.")
-st.text_input("Slide title", key=TITLE, placeholder=default_title,
-              help="Shown on the slide and on the heatmap PNG and SVG; kept with a saved report.")
+render_title_input(row, default_title)
 render_present_button()
-render_downloads(chosen, row["name"] if row else "needle", "nw_dl", slide_title(default_title))
+render_downloads(chosen, row["name"] if row else "needle", "nw_dl", slide_title(row, default_title))

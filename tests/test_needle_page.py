@@ -326,3 +326,45 @@ def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
     assert len([c for c in charts(at) if (c.key or "").startswith("nw_pheat|")]) == 2
     assert f"alpha-rm vs judge judge · {len(records)} pairs / 20 trials" in html_text(at)
     assert "names the chosen" in html_text(at)
+
+
+def test_the_slide_title_is_the_presenters_and_kept_with_the_needle_set(app_db):
+    records = small_needles(count=1)
+    import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
+                 dataset="needles")
+    save_item_scores(app_db, "needles", "a" * 32, "fp32|full", "/models/alpha-rm",
+                     [{"item_key": r["id"], "subset": str(r["length_tokens"]),
+                       "chosen_scores": [1.0], "rejected_scores": [0.0]} for r in records])
+    at = open_page({"dataset": "needles"})
+    field = at.text_input(key="nw_title|needles")
+    assert field.value == "" and field.placeholder == "Needle in a haystack · needles"
+    title = "Q3 review: *safety* needles <b>"  # data: shown as text, never Markdown or HTML
+    field.set_value(title).run()
+    meta = get_dataset(app_db, "needles")["meta"]["slide_title"]
+    assert meta["text"] == title and meta["at"]  # saved when typed, with when (and who)
+    at.button(key="nw_present").click().run()
+    assert not at.exception, at.exception
+    assert 'id="nw-present-title"' in html_text(at) and "Q3 review: *safety* needles &lt;b&gt;" in html_text(at)
+    at.run()  # a rerun on the slide (the field is not drawn there) keeps it
+    assert "Q3 review: *safety* needles &lt;b&gt;" in html_text(at)
+    # a new session opens the dataset with the kept title
+    again = open_page({"dataset": "needles"})
+    assert again.text_input(key="nw_title|needles").value == title
+    again.text_input(key="nw_title|needles").set_value("").run()  # empty: the default again
+    assert "slide_title" not in get_dataset(app_db, "needles")["meta"]
+    again.button(key="nw_present").click().run()
+    assert "Needle in a haystack · needles" in html_text(again)
+
+
+def test_the_downloaded_heatmap_carries_the_title():
+    from components.needle.charts import heatmap_chart  # noqa: PLC0415
+    from components.needle.data import ResultSet  # noqa: PLC0415
+    from needlework.needle import analysis  # noqa: PLC0415
+    from needlework.needle import charts as needle_charts  # noqa: PLC0415
+
+    frame = analysis.read_scores(scores_lines(small_needles(count=1)), "s.jsonl", model="m")
+    chart = heatmap_chart([ResultSet("m", frame, "uploaded s.jsonl")], select=False, large=True,
+                          title="Safety needles <Q3>")
+    svg = needle_charts.to_svg(chart)
+    assert "Safety needles &lt;Q3&gt;" in svg  # the title, as text
+    assert needle_charts.to_png(chart, scale=1)[:8] == b"\x89PNG\r\n\x1a\n"

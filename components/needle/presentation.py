@@ -5,19 +5,22 @@ right there; the downloads (PNG and SVG carry the title, CSV) and Exit sit below
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import streamlit as st
 
 from components.needle.charts import heatmap_chart, render_cell, render_heatmaps, results_of
 from components.needle.data import ResultSet
+from components.state import annotator, get_db
 from components.text import render_text
 from needlework.needle import charts
 from needlework.needle.analysis import counted, length_label, results_csv
-from needlework.needle.findings import findings
+from needlework.needle.findings import findings, slide_title_of, with_slide_title
+from store.datasets import get_dataset, set_dataset_meta
 
 PARAM = "present"
-TITLE = "nw_title"  # the slide's title, set by the presenter (kept with a saved report)
+TITLE = "nw_title"  # the slide's title field (per needle dataset), set by the presenter
 _STYLE = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 header[data-testid="stHeader"], [data-testid="stToolbar"] {display: none !important;}
@@ -84,9 +87,43 @@ def _lines(chosen: list[ResultSet], fmt: str) -> Callable[[], bytes | str]:
     return make
 
 
-def slide_title(default: str) -> str:
-    """The title the presenter set (default: ``default``)."""
-    return (st.session_state.get(TITLE) or "").strip() or default
+def _title_key(row: dict[str, Any] | None) -> str:
+    return f"{TITLE}|{row['name']}" if row else TITLE
+
+
+def slide_title(row: dict[str, Any] | None, default: str) -> str:
+    """The title the presenter set for the needle dataset ``row`` (this session's field,
+    else the one kept with the dataset), or ``default``."""
+    key = _title_key(row)
+    typed = st.session_state.get(key, st.session_state.get(f"{key}|kept"))
+    if typed is None and row:
+        typed = slide_title_of(row.get("meta"))
+    return (typed or "").strip() or default
+
+
+def _save_title(key: str, name: str | None) -> None:
+    """Field callback: keep the title for this session (the field is not drawn on the
+    slide) and with the needle dataset ``name``, with who set it and when."""
+    title = st.session_state.get(key) or ""
+    st.session_state[f"{key}|kept"] = title
+    row = get_dataset(get_db(), name) if name else None
+    if row is None:
+        return
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    set_dataset_meta(get_db(), row["name"], with_slide_title(row["meta"], title, annotator(), now))
+
+
+def render_title_input(row: dict[str, Any] | None, default: str) -> None:
+    """The slide's title field; a title typed for a needle dataset is saved with it at once
+    (it reopens with the dataset, on the slide and in the PNG and SVG)."""
+    key = _title_key(row)
+    if key not in st.session_state:
+        kept = st.session_state.get(f"{key}|kept")
+        st.session_state[key] = kept if kept is not None else slide_title_of((row or {}).get("meta"))
+    st.text_input("Slide title", key=key, placeholder=default, max_chars=200,
+                  on_change=_save_title, args=(key, row["name"] if row else None),
+                  help="Shown on the slide and on the heatmap PNG and SVG; kept with the needle "
+                       "dataset (empty: the default title).")
 
 
 def render_downloads(chosen: list[ResultSet], stem: str, key: str, title: str | None = None) -> None:

@@ -78,3 +78,26 @@ def findings(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
     if len(models) <= 1:
         return [finding(results, None, min_n)]
     return [f"{m}: {finding(results, m, min_n)}" for m in models]
+
+
+# -- the slide's title, kept with the needle dataset ------------------------------------------
+
+SLIDE_TITLE = "slide_title"  # the key in a needle dataset's ``meta``
+
+
+def slide_title_of(meta: dict | None) -> str:
+    """The presenter's title kept in a needle dataset's ``meta`` ('' when none)."""
+    kept = (meta or {}).get(SLIDE_TITLE) or {}
+    return str(kept.get("text") or "") if isinstance(kept, dict) else ""
+
+
+def with_slide_title(meta: dict | None, title: str, by: str, at: str) -> dict:
+    """``meta`` with the presenter's title (stripped) recorded with who set it and when
+    (an empty title removes it); the other keys are kept."""
+    out = dict(meta or {})
+    title = title.strip()
+    if title:
+        out[SLIDE_TITLE] = {"text": title, "by": by, "at": at}
+    else:
+        out.pop(SLIDE_TITLE, None)
+    return out
