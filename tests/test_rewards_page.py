@@ -297,6 +297,9 @@ def test_text_segments_are_the_text_exactly():
     assert [p for p in parts if p[1] == "nw-chg"][0][0] == " there"
     assert all("background" in p[2] for p in parts if p[0] in ("😀",))
     assert aligned_segments([(0, 0, 0.0), (1, 1, 0.0), (5, 2, 1.0), (6, 3, 1.0)]) == [0, 0, 1, 1]
+    # texts that differ almost everywhere: only the first differing token that is not blank
+    first = segments(result, text, changed={1, 2, 3, 4, 5}, scale=2.0, first_only=True)
+    assert [p[0] for p in first if p[1] == "nw-chg"] == ["😀"]
 
 
 def test_job_outcomes_cancelled_failed_and_interrupted(app_db):

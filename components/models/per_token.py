@@ -69,15 +69,20 @@ def _pieces(tokens: Sequence[str], text: str) -> tuple[list[str], str]:
     return pieces, text[cursor:]
 
 
-def segments(result: PerTokenResult, text: str, changed: set[int], scale: float) -> list[Segment]:
-    """``(text, class, style)`` segments: shading per token, ``nw-chg`` where the texts differ."""
+def segments(result: PerTokenResult, text: str, changed: set[int], scale: float, *,
+             first_only: bool = False) -> list[Segment]:
+    """``(text, class, style)`` segments: shading per token, ``nw-chg`` where the texts differ
+    (with ``first_only``, only the first differing token that is not blank)."""
     pieces, rest = _pieces(result.tokens, text)
     out: list[Segment] = []
+    outlined_once = False
     for k, (piece, d) in enumerate(zip(pieces, deltas(result.rewards), strict=True)):
         if not piece:
             continue
         style = shade(d, scale)
-        if k in changed and piece.strip():  # an outlined line break only draws a stray bar
+        # an outlined line break only draws a stray bar: blank tokens are never outlined
+        if k in changed and piece.strip() and not (first_only and outlined_once):
+            outlined_once = True
             out.append((piece, "nw-chg", (style or TIGHT) + ";outline:1px solid #b58900"))
         elif style:
             out.append((piece, None, style))
@@ -245,7 +250,8 @@ def _text_panel(result: PerTokenResult, text: str, spans: Sequence[DiffSpan], sc
                   "response: only where they start to differ is outlined" if only_start
                   else f" · {len(changed):,} tokens differ from the other response (outlined)")
                + (f" · the other has {missing:,} tokens this one lacks" if missing else ""))
-    render_marked_text(segments(result, text, marked, scale), box=True, max_height=420, key=key)
+    render_marked_text(segments(result, text, changed if only_start else marked, scale,
+                                first_only=only_start), box=True, max_height=420, key=key)
     with st.expander(f"Tokens where the reward of {name} moves most"):
         st.dataframe(biggest_moves(result), hide_index=True, width="stretch", key=f"{key}-moves")
 
