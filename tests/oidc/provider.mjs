@@ -8,16 +8,22 @@
 // It listens on a free port of 127.0.0.1 and prints one JSON line, {"issuer": URL}, once ready.
 // Sign-in is a plain HTML form (login = the e-mail, password); consent is granted at once.
 // ID tokens carry the email claims (conformIdTokenClaims off), as Streamlit's st.login reads
-// the user from the ID token. PKCE (S256) is required of every client.
+// the user from the ID token. PKCE (S256) is required of every client. prompt=select_account
+// (which Streamlit's st.login sends, as Google or Microsoft accept it) is answered by the same
+// sign-in form.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 
-import Provider from 'oidc-provider';
+import Provider, { interactionPolicy } from 'oidc-provider';
 
 const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const users = config.users || {};
+
+// The default prompts (login, consent) and select_account, resolved by signing in.
+const policy = interactionPolicy.base();
+policy.add(new interactionPolicy.Prompt({ name: 'select_account', requestable: true }), 0);
 
 function signingKey() {
   const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -74,8 +80,8 @@ async function interaction(provider, req, res, uid, action) {
     res.end(form(uid, 'wrong e-mail or password'));
     return;
   }
-  await provider.interactionFinished(req, res, { login: { accountId: login } },
-    { mergeWithLastSubmission: false });
+  await provider.interactionFinished(req, res,
+    { select_account: {}, login: { accountId: login } }, { mergeWithLastSubmission: false });
 }
 
 const server = http.createServer();
@@ -89,7 +95,7 @@ server.listen(0, '127.0.0.1', () => {
     conformIdTokenClaims: false,
     pkce: { required: () => true },
     features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx, details) => `/interaction/${details.uid}` },
+    interactions: { policy, url: (_ctx, details) => `/interaction/${details.uid}` },
     async findAccount(_ctx, id) {
       const user = users[id];
       if (!user) return undefined;
