@@ -16,8 +16,8 @@ import streamlit as st
 
 from needlework.judges.connection import Connection
 
-MODES = {"none": "No judge: BERGEN metrics and attribution only",
-         "judge": "With a judge: GaRAGe metrics and LLMeval too"}
+MODES = {"none": "No judge (BERGEN, attribution)",
+         "judge": "With a judge (GaRAGe, LLMeval too)"}
 MODE_KEY = "rag_judge_mode"
 
 

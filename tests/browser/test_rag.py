@@ -87,8 +87,10 @@ def test_demo_answers_through_the_demo_judge_and_a_failing_sentence(
     wait_idle(page)
     main.get_by_text(f"{MODEL} ({len(answers)} answers)").wait_for()
 
-    main.get_by_text("With a judge: GaRAGe metrics and LLMeval too").click()
-    wait_idle(page, 120_000)  # the judge form waits for the engine import
+    main.get_by_text("With a judge (GaRAGe, LLMeval too)").click()
+    # the judge form (shared with the reward page) waits for the engine import at a cold start
+    main.get_by_label("Base URL", exact=True).wait_for(timeout=240_000)
+    wait_idle(page, 60_000)
     _fill(page, "Base URL", demo_judge.base_url)
     _fill(page, "Model", demo_judge.model)
     _fill(page, "Max tokens", "16")  # the demo judge answers in a few tokens
@@ -119,6 +121,8 @@ def test_demo_answers_through_the_demo_judge_and_a_failing_sentence(
         except Exception:  # noqa: BLE001 - Playwright's timeout: try again
             page.keyboard.press("Escape")
             wait_idle(page)
+    else:  # the list never showed the option: keep a picture of the page for the log
+        screenshot(page, "rag-failures-no-option")
     option.click()
     page.keyboard.press("Escape")
     wait_idle(page)

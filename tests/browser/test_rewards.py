@@ -39,6 +39,8 @@ def _main(page):
 
 def _load_model(page, path: Path) -> None:
     field = page.get_by_role("textbox", name="Model folder or hub id")
+    folded = page.get_by_test_id("stExpander").get_by_text("Load another model")
+    field.or_(folded).first.wait_for(timeout=240_000)  # a cold start imports the engine first
     if not field.is_visible():  # a model is already loaded in this server: the picker is folded
         page.get_by_test_id("stExpander").get_by_text("Load another model").click()
         wait_idle(page)
