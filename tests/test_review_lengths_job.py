@@ -9,7 +9,7 @@ import pytest
 import store
 from needlework.datasets import import_bytes
 from needlework.jobs import RUNNER, Cancelled, Job, Progress
-from needlework.review.counting import counter_for, lengths_job, start_lengths_job
+from needlework.review.counting import counter_for, describe, lengths_job, start_lengths_job
 from needlework.tokens import estimate
 from store import pairs as pairs_store
 from store.annotations import set_annotation
@@ -153,3 +153,11 @@ def test_deleting_a_dataset_leaves_none_of_its_kept_rows(tmp_path):
     assert all(db.execute(f"select count(*) from {t}").fetchone()[0] for t in kept)
     delete_dataset(db, "g")
     assert {t: db.execute(f"select count(*) from {t}").fetchone()[0] for t in kept} == dict.fromkeys(kept, 0)
+
+
+def test_the_job_names_its_method_in_words(path):
+    db = store.connect(path)
+    job = start_lengths_job(db, path, "lf", "estimate")
+    RUNNER.join(job, 60)
+    assert RUNNER.get(db, job)["model"] == "an estimate (a token per word or mark)"
+    assert describe("tokenizer:tiny-rm") == "the tokenizer of tiny-rm"

@@ -182,7 +182,7 @@ def _lengths(db: Database, dataset: str, counted: bool, how: str, fallback, name
     """The length filter's note: counted, being counted, or a button to count."""
     job = latest_lengths_job(db, dataset)
     if job is not None and job["display_status"] in ("queued", "running"):
-        render_job(job, lambda _: None, verb="Counting tokens", starting="Starting…",
+        render_job(job, lambda _: None, verb="Counting the tokens of", starting="Starting…",
                    note="The length filter and the length charts appear when every response "
                         "is counted.")
         return

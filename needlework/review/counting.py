@@ -55,6 +55,13 @@ def lengths_job(job: Job, db: Database, progress: Progress, should_stop: ShouldS
     return {"counted": done, "method": method}
 
 
+def describe(method: str) -> str:
+    """A counting method in words (``Counting tokens of X with …``)."""
+    if method.startswith("tokenizer:"):
+        return f"the tokenizer of {method.split(':', 1)[1]}"
+    return "an estimate (a token per word or mark)" if method == "estimate" else method
+
+
 def counter_for(method: str, counter: Callable[[str], int] | None = None) -> Callable[[str], int]:
     """Count with exactly ``method`` (a run never mixes methods): ``o200k_base``,
     ``tokenizer:NAME`` (``counter`` is that tokenizer) or ``estimate``. Raises
@@ -79,7 +86,8 @@ register(KIND, lengths_job, unit="items", errors=(ValueError, LookupError))
 def start_lengths_job(db: Database, db_path: str | Path, dataset: str, method: str,
                       counter: Callable[[str], int] | None = None, name: str = "model") -> int:
     """Queue and start counting ``dataset``'s responses with ``method``; returns the job id."""
-    job_id = RUNNER.submit(db, KIND, dataset, options={"method": method, "name": name})
+    job_id = RUNNER.submit(db, KIND, dataset, model=describe(method),
+                           options={"method": method, "name": name})
     RUNNER.start(db_path, job_id, inputs={"counter": counter} if counter is not None else None)
     return job_id
 
