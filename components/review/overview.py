@@ -108,13 +108,31 @@ def annotator_table(counts: Sequence[tuple[str, str, str, int, str]], keys: set[
     return pd.DataFrame(out)
 
 
-@st.cache_data(show_spinner="Reading the token counts…", max_entries=8)
-def _lengths(path: str, dataset: str, how: str, counted: int, view: tuple, keys: tuple | None):
-    """``(subset, key, chosen, rejected)`` of the view's items (cached per count and view)."""
+@st.cache_resource(show_spinner="Reading the token counts…", max_entries=4)
+def _lengths(path: str, dataset: str, created: str, how: str, counted: int, view: tuple, head: int,
+             by_subset: bool, _keys: tuple | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """The length chart's bins, the length table and the number of subsets of the view's
+    items (``_keys``, given by ``view`` and ``head``), made once per count, view and
+    change, then shared by the reruns (never changed)."""
     db = get_db()
     subsets = pairs_store.item_subsets(db, dataset)
-    found = pairs_store.lengths(db, dataset, how, None if keys is None else list(keys))
-    return [(subsets.get(k, ("",))[0], k, c, r) for k, (c, r) in found.items()]
+    found = pairs_store.lengths(db, dataset, how, None if _keys is None else list(_keys))
+    facts = [(subsets.get(k, ("",))[0], k, c, r) for k, (c, r) in found.items()]
+    return length_bins(facts, by_subset), length_summary(facts), len({f[0] for f in facts})
+
+
+@st.cache_resource(show_spinner="Counting the verdicts…", max_entries=4)
+def _tables(path: str, dataset: str, created: str, scope: str, view: tuple, head: int,
+            _keys: tuple | None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """The subset and annotator tables and the annotators, once per view and change
+    (``head``: the dataset's latest history id), shared by the reruns (never changed)."""
+    db = get_db()
+    subsets = pairs_store.item_subsets(db, dataset)
+    listed = list(_keys) if _keys is not None else list(subsets)
+    counts = pairs_store.verdict_counts(db, dataset)
+    return (subset_table(listed, subsets, pairs_store.reviewed_comparisons(db, dataset), scope),
+            annotator_table(counts, None if _keys is None else set(_keys)),
+            sorted({c[0] for c in counts}))
 
 
 def render_overview(db: Database, row: dict[str, Any], items: PairList, view: Any) -> None:
@@ -134,29 +152,28 @@ def render_overview(db: Database, row: dict[str, Any], items: PairList, view: An
                    f"counted with {counted_words}. Open “Filters and sort” to count them (once, in "
                    "the background).")
     else:
-        facts = _lengths(str(store.default_path()), dataset, how, counted, view.signature(), keys)
         st.caption(f"Tokens per response, chosen vs rejected; counted with {counted_words}.")
-        if facts:
-            by_subset = st.toggle("One chart per subset", key="rv_o_facet",
-                                  disabled=len({f[0] for f in facts}) < 2)
-            st.altair_chart(length_chart(length_bins(facts, by_subset), by_subset), width="stretch")
-            st.dataframe(pd.DataFrame(length_summary(facts)), hide_index=True)
+        by_subset = bool(st.session_state.get("rv_o_facet"))
+        path, head = str(store.default_path()), items.as_of
+        bins, summary, n_subsets = _lengths(path, dataset, row["created_at"], how, counted,
+                                            view.signature(), head, by_subset, keys)
+        if bins:
+            st.toggle("One chart per subset", key="rv_o_facet", disabled=n_subsets < 2)
+            st.altair_chart(length_chart(bins, by_subset), width="stretch")
+            st.dataframe(pd.DataFrame(summary), hide_index=True)
+    subset_df, people, annotators = _tables(str(store.default_path()), dataset, row["created_at"],
+                                            view.query.scope, view.signature(), items.as_of, keys)
     st.markdown("#### Subsets")
-    subsets = pairs_store.item_subsets(db, dataset)
-    listed = list(keys) if keys is not None else list(subsets)
-    st.dataframe(subset_table(listed, subsets, pairs_store.reviewed_comparisons(db, dataset),
-                              view.query.scope), hide_index=True, width="stretch")
+    st.dataframe(subset_df, hide_index=True, width="stretch")
     st.markdown("#### Verdicts per annotator")
     st.caption("Agreement = share of “Chosen better” among the verdicts that pick a side "
                "(chosen better or rejected better).")
-    counts = pairs_store.verdict_counts(db, dataset)
-    table = annotator_table(counts, None if keys is None else set(keys))
-    if table.empty:
+    if people.empty:
         st.caption("No verdicts yet.")
     else:
-        st.dataframe(table, hide_index=True, width="stretch", column_config={
+        st.dataframe(people, hide_index=True, width="stretch", column_config={
             "agreement": st.column_config.NumberColumn(format="percent")})
-    render_trl_export(dataset, sorted({c[0] for c in counts}))
+    render_trl_export(dataset, annotators)
 
 
 def render_trl_export(dataset: str, annotators: list[str]) -> None:
