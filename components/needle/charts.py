@@ -189,7 +189,7 @@ def render_findings(frame: pd.DataFrame) -> list[str]:
     lines = findings(frame)
     for line in lines:
         render_text(line, key=None)
-    for model in sorted(frame["model"].unique()):
+    for model in dict.fromkeys(frame["model"]):  # the panels' order
         st.caption(f"{label(model, 60)}: {label(position_trend(frame, model), 300)}")
     return lines
 
@@ -202,7 +202,8 @@ def render_lines(chosen: list[ResultSet]) -> None:
         chart = charts.accuracy_lines(s.frame, title=s.name if len(chosen) > 1 else None,
                                       width="container", height=240)
         chart = chart.properties(autosize=alt.AutoSizeParams(type="fit", contains="padding"),
-                                 height=300, usermeta={"embedOptions": {"renderer": "svg"}})
+                                 height=300, usermeta={"embedOptions": {"renderer": "svg"}}
+                                 ).configure_legend(orient="bottom", direction="horizontal")
         col.altair_chart(chart, width="stretch", key=panel_key("nw_lines", s))
 
 
@@ -270,10 +271,12 @@ def trials_frame(rows: pd.DataFrame) -> pd.DataFrame:
     named = ["(skipped: too long)" if m else "chosen" if c == 1 else "rejected (the needle)"
              if r == 1 else "nothing readable (invalid)"
              for c, r, m in zip(rows["chosen_score"], rows["rejected_score"], rows["missing"], strict=True)]
+    words = [" ".join(str(w or "").split()) for w in rows["judge_answer"]]
     return pd.DataFrame({
         "pair": rows["id"], "order shown": rows["order"],
         "position": [f"{p:.1%}" for p in rows["tagged_position"]], "the judge named": named,
-        "result": ["✓ correct" if c else "✗ wrong" for c in rows["correct"]]})
+        "result": ["✓ correct" if c else "✗ wrong" for c in rows["correct"]],
+        "its answer": [w if len(w) <= 80 else w[:79] + "…" for w in words]})
 
 
 def render_cell(picked: ResultSet, cell: tuple[int, int], records: list[dict[str, Any]]) -> str | None:

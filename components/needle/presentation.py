@@ -58,7 +58,7 @@ def subtitle(frame: Any) -> str:
     """``demo-model · 90 pairs · 1K, 2K, 4K tokens · accuracy = …`` (pairs per model; a
     judge's rows are trials, each pair in both orders)."""
     lengths = ", ".join(length_label(int(n)) for n in sorted(frame["length_tokens"].unique()))
-    models = sorted(frame["model"].unique())
+    models = list(dict.fromkeys(frame["model"]))  # the panels' order
     sizes = [f"{int((frame['model'] == m).sum()):,} {counted(frame[frame['model'] == m])}"
              for m in models]
     size = sizes[0] + (" each" if len(sizes) > 1 else "") if len(set(sizes)) == 1 else " / ".join(sizes)

@@ -73,8 +73,9 @@ def position_trend(results: pd.DataFrame, model: str | None = None) -> str:
 
 
 def findings(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
-    """:func:`finding` for every model in the frame, prefixed with the model when there are several."""
-    models = sorted(results["model"].unique())
+    """:func:`finding` for every model in the frame (in the frame's order: the panels'),
+    prefixed with the model when there are several."""
+    models = list(dict.fromkeys(results["model"]))
     if len(models) <= 1:
         return [finding(results, None, min_n)]
     return [f"{m}: {finding(results, m, min_n)}" for m in models]
