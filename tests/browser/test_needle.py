@@ -99,10 +99,10 @@ def _shot(page, name: str, height: int = 2600) -> None:
 
 def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, needle_model_dir):
     page.goto(f"{app_url}/needle")
+    main = _main(page)
+    main.get_by_text("1 · Build a needle set").first.wait_for(timeout=240_000)  # the engine's import
     wait_idle(page)
     assert_no_exception(page)
-    main = _main(page)
-    assert "1 · Build a needle set" in main.inner_text()
     # A small set: 2 lengths × 3 demo haystacks × up to 10 positions, built in the page.
     page.get_by_text("Custom lengths").click()
     wait_idle(page)
@@ -157,8 +157,26 @@ def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, ne
     assert "Accuracy is lowest at 1K tokens" in main.inner_text()
     assert not page.locator('section[data-testid="stSidebar"]').is_visible()
     assert page.get_by_role("button", name="Build the needle set").count() == 0
-    assert page.get_by_role("button", name="Heatmap PNG").count() == 1
+    assert page.get_by_role("button", name="Exit presentation").count() == 1
     _shot(page, "needle-present", 1300)
+    # a cell click drills into its pairs on the slide (issue 18, 17)
+    slide = _heatmap(page)
+    cells = _cells(slide)
+    labels = cells.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    accuracy = [int(re.search(r"accuracy: (\d+)%", lab).group(1)) for lab in labels]
+    target = accuracy.index(min(accuracy))
+    position = re.search(r"needle position: (\d+–\d+ %)", labels[target]).group(1)
+    cells.nth(target).scroll_into_view_if_needed()
+    box = cells.nth(target).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.get_by_text(f"needle at {position}").first.wait_for(timeout=60_000)
+    wait_idle(page, timeout=120_000)
+    assert_no_exception(page)
+    assert "Presentation mode" not in [b.inner_text() for b in page.get_by_role("button").all()]
+    # the downloads sit below the slide, folded
+    page.get_by_text("Downloads: the heatmap with this title").click()
+    page.get_by_role("button", name="Heatmap PNG").wait_for(timeout=30_000)
+    _shot(page, "needle-present-cell", 2000)
 
 
 @pytest.mark.slow

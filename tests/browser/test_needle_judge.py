@@ -1,0 +1,181 @@
+"""The needle lab with an LLM judge in Chromium (issue 13's needle point, issue 18's 1, 2, 17).
+
+A small needle set and a stand-in reward model's stored scores; the demo judge started from
+the needle lab (``transformers serve`` on 127.0.0.1, built by ``make test`` into
+data/demo-judge); two pairs per length judged in both orders as a background job; the model's
+and the judge's heatmaps side by side, each inside the page at 1440, 1280 and 1024 px; a judge
+cell opened to its trials and the judge's own words; then presentation mode with the
+presenter's title, where a cell click drills into its pairs on the slide.
+
+The demo judge is a tiny model: its verdicts are not checked, the page's counts are (each
+judged pair is two trials, as stored)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+
+import store
+from needlework.datasets import import_bytes
+from needlework.judges import demo
+from needlework.needle import builder, inputs
+from needlework.needle.builder import needle_format
+from store import judges as store_judges
+from store.scores import save_item_scores
+from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
+
+RUN_TIMEOUT_MS = 400_000
+TITLE = "Reward model vs LLM judge: safety needles"
+
+
+@pytest.fixture(scope="module")
+def demo_judge_built():
+    folder = ROOT / "data" / "demo-judge"
+    if not demo.is_built(folder):  # make test builds it; without it the page offers no Start
+        demo.build_demo_judge(folder)
+    return folder
+
+
+def _seed(db_path) -> tuple[str, int]:
+    """A needle set (2 lengths × 2 demo haystacks × up to 10 sites) and a stand-in model's
+    scores for it (wrong in the middle of the longer responses). Returns (name, pairs)."""
+    name = f"needles-judge-{uuid.uuid4().hex[:6]}"
+    hays = inputs.demo_haystacks(2, 440)
+    records = builder.build_needles(hays, inputs.builtin_pairs("safety"),
+                                    builder.BuildOptions(lengths=(200, 400))).records
+    db = store.connect(db_path)
+    try:
+        import_bytes(db, needle_format.dump(records).encode(), f"{name}.jsonl", format="needle",
+                     dataset=name)
+        save_item_scores(db, name, "6" * 32, "fp32|full", "/models/seeded-rm", [
+            {"item_key": r["id"], "subset": str(r["length_tokens"]),
+             "chosen_scores": [-1.0 if r["length_tokens"] >= 400 and 0.3 <= r["tagged_position"] < 0.7
+                               else 1.0], "rejected_scores": [0.0]} for r in records])
+    finally:
+        db.conn.close()
+    return name, len(records)
+
+
+def _main(page):
+    return page.locator('[data-testid="stMain"]')
+
+
+def _panels(page):
+    return page.locator('[data-testid="stVegaLiteChart"]').filter(
+        has=page.locator('g.mark-rect path[aria-label*="accuracy"]'))
+
+
+def _panel_of(page, model: str):
+    return _panels(page).filter(has=page.locator(f'g.mark-rect path[aria-label*="model: {model};"]')).first
+
+
+def _cells(chart):
+    return chart.locator('g.mark-rect path[aria-label*="accuracy"][fill]')
+
+
+def _counts(chart) -> int:
+    labels = _cells(chart).evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    return sum(int(re.search(r"(?:pairs|trials) \(n\): (\d+)", lab).group(1)) for lab in labels)
+
+
+def _click(page, cell) -> None:
+    cell.scroll_into_view_if_needed()
+    box = cell.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def _inside_the_page(page, width: int) -> None:
+    """Both panels fit the main column at this width (nothing cut at the right)."""
+    page.set_viewport_size({"width": width, "height": 1300})
+    page.wait_for_timeout(800)
+    right = _main(page).locator('[data-testid="stMainBlockContainer"]').bounding_box()
+    right = right["x"] + right["width"]
+    for k in range(2):
+        box = _panels(page).nth(k).locator("svg").first.bounding_box()
+        assert box["x"] + box["width"] <= right + 1, (width, k, box, right)
+
+
+def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_built):
+    name, pairs = _seed(seeded_db)
+    page.set_viewport_size({"width": 1400, "height": 1300})
+    page.goto(f"{app_url}/needle?dataset={name}")
+    main = _main(page)
+    main.get_by_text("3 · Where does it miss the needle?").first.wait_for(timeout=240_000)
+    wait_idle(page, 120_000)
+    start = main.get_by_role("button", name="Start the local demo judge")
+    use = main.get_by_role("button", name="Use the running demo judge")
+    stop = main.get_by_role("button", name="Stop the demo judge")
+    start.or_(use).or_(stop).first.wait_for(timeout=240_000)
+    if start.or_(use).count():
+        start.or_(use).first.click()
+    stop.wait_for(timeout=120_000)
+    wait_idle(page, 60_000)
+    if use.count():  # running for another session, and this form holds something else
+        use.click()
+        wait_idle(page, 60_000)
+    field = main.get_by_label("Pairs per length (0 = all)", exact=True)
+    field.fill("2")
+    field.press("Enter")
+    wait_idle(page)
+    main.get_by_role("button", name=re.compile(rf"^Judge {name} ")).click()
+    main.get_by_text(re.compile(r"^Judged \d+ trials")).first.wait_for(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page, 120_000)
+    assert_no_exception(page)
+
+    db = store.connect(seeded_db)
+    try:
+        run = store_judges.finished_runs(db, name)[0]
+    finally:
+        db.conn.close()
+    trials = run["summary"]["requests"]
+    assert trials == 2 * run["judged_items"] == 2 * 2 * 2  # 2 lengths × 2 pairs × both orders
+    # side by side on one scale: the model's pairs, the judge's trials
+    _panel_of(page, "judge demo-judge").locator("svg").first.wait_for(timeout=60_000)
+    assert _panels(page).count() == 2
+    assert _counts(_panel_of(page, "seeded-rm")) == pairs
+    assert _counts(_panel_of(page, "judge demo-judge")) == trials
+    text = main.inner_text()
+    assert "judge demo-judge (both orders)" in text
+    assert re.search(r"Position bias of judge demo-judge: chosen shown first \(A\): \d+%, "
+                     r"chosen shown second \(B\): \d+%", text)
+    for width in (1440, 1280, 1024):
+        _inside_the_page(page, width)
+        main.get_by_text("3 · Where does it miss the needle?").first.evaluate(
+            "e => e.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(400)
+        screenshot(page, f"needle-judge-{width}")
+
+    # a judge cell: its trials (two per pair), then the judge's own words beside the needle
+    page.set_viewport_size({"width": 1400, "height": 1300})
+    _click(page, _cells(_panel_of(page, "judge demo-judge")).first)
+    main.get_by_text("its own words").first.wait_for(timeout=60_000)
+    wait_idle(page, 60_000)
+    assert_no_exception(page)
+    text = main.inner_text()
+    assert re.search(r"judge demo-judge · \d+ trial\(s\) of \d+ pair\(s\), \d+ correct", text)
+    assert main.locator("#nw-judge-words").count() == 1
+    assert main.locator("#nw-judge-words").inner_text().strip()
+    assert main.locator(".nw-text mark.nw-needle").count() >= 1
+    main.get_by_text("its own words").first.scroll_into_view_if_needed()
+    screenshot(page, "needle-judge-cell")
+
+    # presentation: the presenter's title, both panels, a cell click drills in on the slide
+    title = main.get_by_role("textbox", name="Slide title")
+    title.fill(TITLE)
+    title.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Presentation mode").click()
+    page.locator("#nw-finding-0").wait_for(timeout=60_000)
+    wait_idle(page, 60_000)
+    assert_no_exception(page)
+    assert TITLE in main.inner_text()
+    _panel_of(page, "judge demo-judge").locator("svg").first.wait_for(timeout=60_000)
+    assert _panels(page).count() == 2
+    _click(page, _cells(_panel_of(page, "seeded-rm")).first)
+    main.get_by_text(re.compile(r"· seeded-rm · \d+ pair\(s\)")).first.wait_for(timeout=60_000)
+    wait_idle(page, 60_000)
+    assert_no_exception(page)
+    assert page.get_by_role("button", name="Exit presentation").count() == 1
+    screenshot(page, "needle-judge-present")
