@@ -305,6 +305,9 @@ def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
     # the judge's result is put beside the reward model's, on one fixed colour scale
     assert at.selectbox(key="nw_results").value == "alpha-rm"
     assert at.selectbox(key="nw_compare").value == "judge judge"
+    assert f"judge judge · judged here, both orders, part of the set (10 of {len(records)} pairs) · " \
+        "10 pairs, 20 trials" in at.selectbox(key="nw_results").options
+    assert f"alpha-rm · scored here · {len(records)} pairs" in at.selectbox(key="nw_results").options
     heat = {c.key.split("|")[1]: json.loads(c.proto.spec) for c in charts(at)
             if (c.key or "").startswith("nw_heat|")}
     assert sorted(heat) == ["alpha-rm", "judge judge"]

@@ -35,6 +35,12 @@ SIDE_NAMES = {"safety": ("chosen (harmless)", "rejected (harmful needle)"),
               "factuality": ("chosen (true)", "rejected (false needle)")}
 
 
+def size(s: ResultSet) -> str:
+    """``58 pairs``, or for a judge ``58 pairs, 116 trials`` (each pair in both orders)."""
+    pairs = s.frame["id"].nunique() if len(s.frame) else 0
+    return f"{pairs:,} pairs" + (f", {len(s.frame):,} trials" if s.kind == "judge" else "")
+
+
 def pick_sets(sets: list[ResultSet], fingerprint: str | None) -> list[ResultSet]:
     """'Results of' and 'Compare with' pickers; returns one or two result sets."""
     by_name = {s.name: s for s in sets}
@@ -49,11 +55,13 @@ def pick_sets(sets: list[ResultSet], fingerprint: str | None) -> list[ResultSet]
                                           and s.name in others), NONE)
     cols = st.columns(2)
     primary = cols[0].selectbox("Results of", names, key=PRIMARY, persist_state="session",
-                                format_func=lambda n: f"{n} · {by_name[n].source} · {len(by_name[n].frame):,} pairs")
+                                format_func=lambda n: f"{n} · {by_name[n].source} · {size(by_name[n])}")
     other = cols[1].selectbox("Compare with (side by side, one colour scale)", others, key=COMPARE,
                               persist_state="session", disabled=len(others) == 1,
-                              help="Another model's results on the same needles: score the dataset "
-                                   "with a second model, or upload its scores below.")
+                              format_func=lambda n: n if n == NONE else f"{n} · {size(by_name[n])}",
+                              help="Another model's or an LLM judge's results on the same needles: "
+                                   "score the dataset with a second model, judge it (step 2), or "
+                                   "upload scores below.")
     chosen = [by_name[primary]] + ([by_name[other]] if other in by_name else [])
     return chosen
 

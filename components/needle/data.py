@@ -35,7 +35,7 @@ class ResultSet:
 
     name: str
     frame: pd.DataFrame
-    source: str  # "scored here", "judged here (both orders)", "uploaded FILE", "report NAME"
+    source: str  # "scored here", "judged here, both orders[, part of the set …]", "uploaded FILE"
     fingerprint: str | None = None
     kind: str = "model"  # or "judge": one row per trial, each pair in both orders
     run_key: str | None = None  # a judge run's key
@@ -130,7 +130,10 @@ def judge_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]
         frame = judge_results(records, store_judges.run_results(db, run["run_key"]), name)
         if frame.empty:
             continue
-        out.append(ResultSet(name, frame, "judged here (both orders)", None, "judge", run["run_key"]))
+        judged = frame["id"].nunique()
+        source = "judged here, both orders" + (f", part of the set ({judged} of {len(records)} pairs)"
+                                               if judged < len(records) else "")
+        out.append(ResultSet(name, frame, source, None, "judge", run["run_key"]))
     return out
 
 
