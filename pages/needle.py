@@ -82,7 +82,7 @@ if row is not None:
 
 st.subheader("3 · Where does it miss the needle?")
 st.caption("Accuracy per length and needle position; click a cell for its pairs, then a pair for "
-           "its reward token by token with the needle marked.")
+           "its reward token by token (or a judge's own words) with the needle marked.")
 render_upload(records, expanded=not sets)
 sets = all_sets(db, row, records)
 if not sets:

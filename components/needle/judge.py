@@ -19,9 +19,7 @@ from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.job import latest_judge_job, start_judge_job
 
 SEEN = "nj_seen"  # the last finished judge job put beside the model's heatmap
-POLICIES = {"skip": "skip them (counted as missing: wrong)",
-            "keep-start": "keep each response's start (cut, marked)",
-            "keep-end": "keep each response's end (cut, marked)"}
+POLICIES = {"skip": "counted wrong", "keep-start": "cut, start kept", "keep-end": "cut, end kept"}
 
 
 def _outcome(job: dict[str, Any]) -> None:
@@ -52,7 +50,11 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
                                         "local model takes seconds per long prompt). A run on "
                                         "part of the set is kept apart from a full run."))
     policy = cols[1].selectbox("Prompts longer than the window", list(POLICIES), key="nj_policy",
-                               format_func=lambda p: f"{p}: {POLICIES[p]}")
+                               format_func=lambda p: f"{p}: {POLICIES[p]}",
+                               help="skip: such a trial is not sent and counts as missing (wrong); "
+                                    "keep-start / keep-end: every response is cut to its share of "
+                                    "the window, keeping its start or its end. Recorded with the "
+                                    "run and reported.")
     job = latest_judge_job(db, row["name"])
     active = job is not None and job["display_status"] in ACTIVE
     pairs = row["items"] if not per else f"up to {per} per length of {row['items']:,}"
