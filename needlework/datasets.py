@@ -32,6 +32,7 @@ from needlework.teams.permissions import User, check
 from store import assignments as store_assignments
 from store import datasets as store_datasets
 from store import guidelines as store_guidelines
+from store import names as store_names
 
 BATCH_RECORDS = 500
 BATCH_BYTES = 2 << 20
@@ -56,10 +57,10 @@ class ImportFailed(RuntimeError):
 def dataset_name_for(filename: str) -> str:
     """The default dataset name: the file's stem (``sample.jsonl`` → ``sample``), with
     characters a name may not hold (control, invisible formatting) turned into spaces,
-    trimmed and cut to :data:`store.datasets.MAX_NAME_LENGTH` characters."""
+    trimmed and cut to :data:`store.names.MAX_NAME_LENGTH` characters."""
     stem = Path(filename).stem
     cleaned = "".join(ch if ch.isprintable() else " " for ch in stem).strip()
-    return cleaned[: store_datasets.MAX_NAME_LENGTH].strip()
+    return cleaned[: store_names.MAX_NAME_LENGTH].strip()
 
 
 def _dataset_name(filename: str, dataset: str | None) -> str:
@@ -72,8 +73,8 @@ def _dataset_name(filename: str, dataset: str | None) -> str:
     else:
         name = dataset
     try:
-        return store_datasets.check_dataset_name(name)
-    except store_datasets.InvalidDatasetName as e:
+        return store_names.check_dataset_name(name)
+    except store_names.InvalidDatasetName as e:
         raise FormatError([Problem(filename, None, str(e))]) from None
 
 
@@ -192,7 +193,7 @@ def import_stream(
             count = writer.count
     except sqlite3.Error as e:
         raise ImportFailed(f"{filename}: {storage_message(e, database_path(db))}") from None
-    except store_datasets.InvalidDatasetName as e:
+    except store_names.InvalidDatasetName as e:
         raise FormatError([Problem(filename, None, str(e))]) from None
     return ImportSummary(name, records.kind, records.format, count)
 

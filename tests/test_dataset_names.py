@@ -16,6 +16,7 @@ from components.home.tables import dataset_url
 from needlework.datasets import dataset_name_for, import_bytes
 from needlework.formats import FormatError
 from store import datasets as ds
+from store import names
 from tests.conftest import ROOT, garage_records, jsonl
 
 EVIL = "a&item=zz#x?dataset=evil"
@@ -24,7 +25,7 @@ EVIL = "a&item=zz#x?dataset=evil"
 @pytest.mark.parametrize("name", ["demo-grounding", "  padded  ", "Données 2025", "日本語のデータ", "x" * 120,
                                   "emoji 😀 set", EVIL, "a/b\\c <b>bold</b> $5 [x](y)"])
 def test_valid_names_are_trimmed_and_kept(name):
-    assert ds.check_dataset_name(name) == name.strip()
+    assert names.check_dataset_name(name) == name.strip()
 
 
 @pytest.mark.parametrize(
@@ -50,15 +51,15 @@ def test_valid_names_are_trimmed_and_kept(name):
     ],
 )
 def test_invalid_names_are_refused_saying_why(name, why):
-    with pytest.raises(ds.InvalidDatasetName) as info:
-        ds.check_dataset_name(name)
+    with pytest.raises(names.InvalidDatasetName) as info:
+        names.check_dataset_name(name)
     assert why in str(info.value)
 
 
 def test_the_store_enforces_the_rule_for_every_caller(db):
-    with pytest.raises(ds.InvalidDatasetName):
+    with pytest.raises(names.InvalidDatasetName):
         ds.create_dataset(db, "bad\u202ename", "preference", "lfrb", [])
-    with pytest.raises(ds.InvalidDatasetName, match="surrounding spaces"):
+    with pytest.raises(names.InvalidDatasetName, match="surrounding spaces"):
         ds.create_dataset(db, " padded ", "preference", "lfrb", [])
     assert ds.list_datasets(db) == []
 

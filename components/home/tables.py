@@ -21,7 +21,8 @@ from needlework import catalog
 from needlework.grounding.progress import progress_text
 from needlework.review.verdicts import progress_text as review_progress_text
 from needlework.teams.permissions import PermissionDenied, can
-from store.datasets import DatasetBusy, DatasetExists, InvalidDatasetName
+from store.datasets import DatasetBusy, DatasetExists
+from store.names import InvalidDatasetName
 
 PAGE_FOR_KIND = {
     "grounding": "pages/annotate.py",

@@ -22,6 +22,7 @@ from needlework.datasets import (
 from needlework.formats import FORMATS, FormatError
 from needlework.teams.permissions import PermissionDenied
 from store import datasets as store_datasets
+from store.names import MAX_NAME_LENGTH
 
 
 def _import_target(db: Database, name: str, upload) -> tuple[str, store_datasets.DatasetWork | None]:
@@ -47,7 +48,7 @@ def render_import(db: Database, annotator: str) -> str | None:
     cols = st.columns(3)
     fmt = cols[0].selectbox("Format", ["detect"] + sorted(FORMATS), key="import_format")
     name = cols[1].text_input("Dataset name", placeholder="default: the file's name",
-                              key="import_name", max_chars=store_datasets.MAX_NAME_LENGTH,
+                              key="import_name", max_chars=MAX_NAME_LENGTH,
                               help="1-120 printable characters; unique regardless of case and spaces")
     replace = cols[2].checkbox("Replace a dataset of that name", key="import_replace",
                                help="Its items and model scores are replaced by the file's.")
