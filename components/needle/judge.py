@@ -44,7 +44,7 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
     """The judge connection, how many pairs, Judge and the job panel. Returns the run key
     of a judge job that has just finished (the page shows it beside the model's heatmap)."""
     conn = render_connection(expanded=False)
-    cols = st.columns([2, 2, 3], vertical_alignment="bottom")
+    cols = st.columns(2, vertical_alignment="bottom")
     per = int(cols[0].number_input("Pairs per length (0 = all)", 0, 100_000, 0, key="nj_per",
                                    help="Try a judge on the first pairs of each length first (a "
                                         "local model takes seconds per long prompt). A run on "
@@ -57,11 +57,11 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
                                     "run and reported.")
     job = latest_judge_job(db, row["name"])
     active = job is not None and job["display_status"] in ACTIVE
-    pairs = row["items"] if not per else f"up to {per} per length of {row['items']:,}"
-    go = cols[2].button(f"Judge {label(row['name'], 40)} ({pairs} pairs, both orders)",
-                        type="primary", icon="⚖️", key="nj_run", disabled=conn is None or active,
-                        width="stretch", help="Runs on the server in the background; every "
-                                              "answer is cached, so a re-run asks nothing twice.")
+    pairs = f"{row['items']:,}" if not per else f"up to {per} per length of {row['items']:,}"
+    go = st.button(f"Judge {label(row['name'], 40)} ({pairs} pairs, both orders)",
+                   type="primary", icon="⚖️", key="nj_run", disabled=conn is None or active,
+                   width="stretch", help="Runs on the server in the background; every answer is "
+                                         "cached, so a re-run asks nothing twice.")
     if conn is not None and is_demo(conn.model):
         st.caption("The demo judge was trained on ~100-token responses: expect it to lose the "
                    "needle in longer ones, and to favour one position (a real limitation of a "
