@@ -20,7 +20,7 @@ import store
 from components.jobs import render_job
 from components.state import get_db
 from needlework.review import queue as rq
-from needlework.review.counting import latest_lengths_job, start_lengths_job
+from needlework.review.counting import describe, latest_lengths_job, start_lengths_job
 from needlework.review.filters import REVIEW_STATES, disagreements
 from needlework.review.lengths import method
 from needlework.review.queue import SCOPES, item_comparisons
@@ -189,7 +189,7 @@ def _lengths(db: Database, dataset: str, counted: bool, how: str, fallback, name
     if counted:
         return
     st.caption(f"The length filter needs every response's token count ({items:,} items, "
-               f"counted once with {how} in the background).")
+               f"counted once, in the background, with {describe(how)}).")
     if st.button("Count tokens", key="rv_count_tokens", icon=":material/straighten:"):
         start_lengths_job(get_db(), store.default_path(), dataset, how,
                           fallback if how.startswith("tokenizer:") else None, name)

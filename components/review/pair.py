@@ -64,18 +64,24 @@ def render_pick_dataset(rows: Sequence[Mapping[str, Any]], current: Mapping[str,
 
 BAR_STYLE = """
 <style>
-.st-key-rv-bar{position:sticky;bottom:0;z-index:90;background:var(--nw-bg,#fff);
-  border-top:1px solid rgba(128,128,128,.3);padding:.45rem 0 .35rem 0;
-  box-shadow:0 .9rem 0 0 var(--nw-bg,#fff)}
-.st-key-rv-bar button{min-height:2.1rem;padding-left:.55rem;padding-right:.55rem}
-.st-key-rv-bar button p{white-space:nowrap}
+@media (min-height: 780px){
+  [data-testid="stLayoutWrapper"]:has(> .st-key-rv-bar){position:sticky;bottom:0;z-index:90}
+}
+.st-key-rv-bar{background:var(--nw-bg,#fff);border-top:1px solid rgba(128,128,128,.3);
+  padding:.35rem 0 2.1rem 0}
+.st-key-rv-bar button{min-height:1.85rem;padding:0 .45rem}
+.st-key-rv-bar button p{white-space:nowrap;font-size:.88rem}
+.st-key-rv-picker button div,.st-key-rv-picker button p{white-space:normal;overflow:visible;
+  text-overflow:clip}
 </style>
 """
 
 
 def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int) -> None:
     """The verdict buttons (A F T B S), the reasons (1–7) and the moves (K J N), in a bar
-    that stays at the bottom of the window while the responses scroll above it. The key
+    that stays at the bottom of the window while the responses scroll above it (in a
+    window at least 780 px high; in a lower one it follows the responses, which then
+    keep the first screen). The key
     script handles the keys and the clicks on these buttons (``js/review_keys.js``)."""
     current = (mine or {}).get("verdict")
     saved_reasons = list((mine or {}).get("reasons") or [])
@@ -170,17 +176,23 @@ def render_picker(
 ) -> None:
     """A grid of comparisons (rows: chosen, columns: rejected) with my verdicts;
     comparisons outside the queue's scope are drawn plain."""
-    chosen_names, rejected_names = names
     if len(pref.chosen) == 1 and len(pref.rejected) == 1:
         return
-    many = len(pref.chosen) > 1
-    spec = [1.1] + [1] * len(pref.rejected) if many else len(pref.rejected)
+    with st.container(key="rv-picker"):
+        _picker_grid(names, current, mine, in_scope, len(pref.chosen), len(pref.rejected))
+
+
+def _picker_grid(names: tuple[list[str], list[str]], current: Comparison, mine: Mapping[Ident, str],
+                 in_scope: Sequence[tuple[int, int]], n_chosen: int, n_rejected: int) -> None:
+    chosen_names, rejected_names = names
+    many = n_chosen > 1
+    spec = [1.1] + [1] * n_rejected if many else n_rejected
     if many:
         header = st.columns(spec)
         header[0].caption("chosen ↓ · rejected →")
         for col, name in zip(header[1:], rejected_names, strict=True):
             col.caption(name)
-    for i in range(len(pref.chosen)):
+    for i in range(n_chosen):
         cols = st.columns(spec, vertical_alignment="center")
         if many:
             cols[0].caption(chosen_names[i])
