@@ -167,3 +167,42 @@ def test_dataset_overview(page, app_url):
     wait_idle(page)
     assert_no_exception(page)
     screenshot(page, "review-overview")
+
+
+def test_a_grounding_dataset_offers_buttons_that_open_a_preference_one(page, app_url):
+    """Issue 18, point 3: the page's action with a grounding dataset picked is not a dead
+    link: it opens the preference dataset, in the same tab."""
+    page.goto(f"{app_url}/review?dataset=demo-grounding")
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("is a grounding dataset").wait_for(timeout=15_000)
+    main.get_by_role("button", name=f"{DEMO} ·").click()
+    main.get_by_text("in this view").wait_for(timeout=15_000)
+    main.get_by_text("Item QA_1").wait_for(timeout=15_000)
+    assert f"dataset={DEMO}" in page.url
+    assert_no_exception(page)
+
+
+def test_search_then_one_verdict_for_the_next_comparisons(page, app_url, seeded_db):
+    """Issue 18, point 22 in the browser: a search by id lands on the match; the sidebar's
+    one-verdict-for-several saves each comparison under the reviewer's name."""
+    who = f"bulk-{uuid.uuid4().hex[:6]}"
+    page.goto(f"{app_url}/review?dataset={DEMO}")
+    page.locator('[data-testid="stMain"]').get_by_text("in this view").wait_for(timeout=15_000)
+    sign_in(page, who)
+    search = page.get_by_placeholder("search prompts or ids")
+    search.fill("qa_2")
+    search.press("Enter")
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("Item QA_2").wait_for(timeout=15_000)
+    main.get_by_text("1 of 28 items").wait_for(timeout=15_000)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("One verdict for several comparisons").click()
+    go = sidebar.get_by_role("button", name="on these")
+    go.wait_for(timeout=15_000)
+    assert "these 3" in go.inner_text()  # the view holds QA_2's three comparisons
+    go.click()
+    rows = wait_rows(seeded_db, who, 3)
+    assert {(k, f) for k, f in rows} == {("QA_2", f"verdict:0:{j}") for j in range(3)}
+    assert {v["verdict"] for v, _ in rows.values()} == {"agree"}
+    wait_idle(page)
+    assert_no_exception(page)
