@@ -16,6 +16,7 @@ import re
 import uuid
 
 import pytest
+from playwright.sync_api import expect
 
 import store
 from needlework.datasets import import_bytes
@@ -133,7 +134,8 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     assert trials == 2 * run["judged_items"] == 2 * 2 * 2  # 2 lengths × 2 pairs × both orders
     # side by side on one scale: the model's pairs, the judge's trials
     _panel_of(page, "judge demo-judge").locator("svg").first.wait_for(timeout=60_000)
-    assert _panels(page).count() == 2
+    expect(_panels(page)).to_have_count(2, timeout=60_000)  # the single panel of before is gone
+    wait_idle(page, 60_000)
     assert _counts(_panel_of(page, "seeded-rm")) == pairs
     assert _counts(_panel_of(page, "judge demo-judge")) == trials
     text = main.inner_text()
@@ -172,7 +174,7 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     assert_no_exception(page)
     assert TITLE in main.inner_text()
     _panel_of(page, "judge demo-judge").locator("svg").first.wait_for(timeout=60_000)
-    assert _panels(page).count() == 2
+    expect(_panels(page)).to_have_count(2, timeout=60_000)
     _click(page, _cells(_panel_of(page, "seeded-rm")).first)
     main.get_by_text(re.compile(r"· seeded-rm · \d+ pair\(s\)")).first.wait_for(timeout=60_000)
     wait_idle(page, 60_000)
