@@ -137,19 +137,23 @@ def not_fully_reviewed_after(db: Database, dataset: str, annotator: str, scope: 
 
 
 def reviewed_by_item(db: Database, dataset: str, annotator: str, scope: str,
-                     keys: Collection[str]) -> dict[str, int]:
-    """``{key: comparisons in scope judged}`` of some items (items with none left out)."""
+                     keys: Collection[str] | None = None) -> dict[str, int]:
+    """``{key: comparisons in scope judged}`` of some items (``keys``), or of every item
+    ``annotator`` touched (their own progress rows); items with none left out."""
+    sql = (f"select p.item_key, min({REVIEWED}, {TOTAL}) from item_progress p join preference_items r "
+           "on r.dataset = p.dataset and r.key = p.item_key where p.dataset = :dataset and "
+           "p.annotator = :who")
+    params = {"dataset": dataset, "who": annotator, "scope": scope}
     out: dict[str, int] = {}
-    keys = list(keys)
-    for start in range(0, len(keys), 500):
-        chunk = keys[start:start + 500]
-        marks = ", ".join(f":k{n}" for n in range(len(chunk)))
-        out.update(db.execute(
-            f"select p.item_key, min({REVIEWED}, {TOTAL}) from item_progress p join preference_items r "
-            "on r.dataset = p.dataset and r.key = p.item_key where p.dataset = :dataset and "
-            f"p.annotator = :who and p.item_key in ({marks})",
-            {"dataset": dataset, "who": annotator, "scope": scope,
-             **{f"k{n}": k for n, k in enumerate(chunk)}}).fetchall())
+    if keys is None:
+        out.update(db.execute(sql, params).fetchall())
+    else:
+        keys = list(keys)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            marks = ", ".join(f":k{n}" for n in range(len(chunk)))
+            out.update(db.execute(f"{sql} and p.item_key in ({marks})",
+                                  {**params, **{f"k{n}": k for n, k in enumerate(chunk)}}).fetchall())
     return {k: n for k, n in out.items() if n}
 
 

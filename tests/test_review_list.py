@@ -256,3 +256,22 @@ def test_item_near_and_the_empty_list(tmp_path):
     assert pairs_store.item_near(db, "s", 2, -1)[1] == "it00001"
     empty = PairList("s", "ana", rows=[])
     assert empty.total() == 0 and empty.first(db) is None and empty.next_unreviewed(db, None) is None
+
+
+def test_the_whole_list_keeps_its_count_of_what_is_left_from_the_items_that_changed(tmp_path):
+    db = store.connect(tmp_path / "r.db")
+    import_bytes(db, jsonl(RECORDS[:300]), "big.jsonl", dataset="big")
+    query = pairs_store.PairQuery("ana")
+    set_annotation(db, "big", RECORDS[1]["id"], "ana", "verdict:0:0", make_value("tie"))
+    items = make_pairs(db, "big", "ana", query, last_change(db, "big"))
+    total = items.total()
+    assert items.unreviewed(db) == total - 1
+    r4 = RECORDS[4]
+    for i, j in item_comparisons(len(r4["chosen"]), len(r4["rejected"])):
+        set_annotation(db, "big", r4["id"], "ana", f"verdict:{i}:{j}", make_value("agree"))
+    db.execute("delete from annotations where dataset = 'big' and item_key = ?", [RECORDS[1]["id"]])
+    set_annotation(db, "big", RECORDS[1]["id"], "bo", "verdict:0:0", make_value("flip"))
+    assert items.refresh(db, query, changed_items(db, "big", items.as_of), last_change(db, "big"))
+    left = total - len(item_comparisons(len(r4["chosen"]), len(r4["rejected"])))
+    assert items.unreviewed(db) == left
+    assert make_pairs(db, "big", "ana", query, 0).unreviewed(db) == left

@@ -106,7 +106,10 @@ def render_filters(db: Database, row: dict[str, Any], runs: Sequence[dict[str, A
     subsets, sources, square = _shape(str(store.default_path()), dataset, stamp)
     fallback, name = model_tokenizer()
     how = method(fallback, name)
-    counted = pairs_store.counted(db, dataset, how) >= row["items"]
+    done_key = f"rv_counted|{dataset}|{row['created_at']}|{how}"  # once counted, it stays so
+    counted = bool(st.session_state.get(done_key)) or pairs_store.counted(db, dataset, how) >= row["items"]
+    if counted:
+        st.session_state[done_key] = True
     top = max(pairs_store.longest(db, dataset, how), 1) if counted else 1
     values = {
         "subsets": [v for v in _value("subsets", []) if v in subsets],

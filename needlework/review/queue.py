@@ -124,7 +124,7 @@ class PairList:
     rows: list[tuple[int, str, int, int]] | None = None
     ordered: bool = False
     prefix: list[int] = field(default_factory=list)  # comparisons before each row (or position)
-    reviewed: dict[str, int] = field(default_factory=dict)  # filtered lists: judged per item
+    reviewed: dict[str, int] = field(default_factory=dict)  # comparisons judged, per item
     as_of: int = 0
     signature: tuple = ()
     _index: dict[str, int] = field(default_factory=dict, repr=False)
@@ -243,9 +243,6 @@ class PairList:
         """Comparisons in the list without this reviewer's verdict."""
         if not self.annotator:
             return self.total()
-        if self.rows is None:
-            return self.total() - pairs_store.reviewed_total(db, self.dataset, self.annotator,
-                                                             self.scope)
         return self.total() - sum(self.reviewed.values())
 
     def refresh(self, db: Database, query: pairs_store.PairQuery, changed: Iterable[str],
@@ -255,10 +252,17 @@ class PairList:
         scores). ``False`` when too many changed: make the list again."""
         self.as_of = head
         changed = list(changed)
-        if self.rows is None or not changed:
+        if not changed:
             return True
         if len(changed) > REFRESH_LIMIT:
             return False
+        if self.rows is None:  # every item: only the reviewer's counts change
+            fresh = pairs_store.reviewed_by_item(db, self.dataset, self.annotator, self.scope,
+                                                 changed) if self.annotator else {}
+            for key in changed:
+                self.reviewed.pop(key, None)
+            self.reviewed.update(fresh)
+            return True
         found = pairs_store.matching(db, self.dataset, query, changed)
         if keep is not None:
             found = keep(found)
@@ -301,8 +305,11 @@ def make_pairs(db: Database, dataset: str, annotator: str, query: pairs_store.Pa
         prefix = [0]
         for n in counts:
             prefix.append(prefix[-1] + n)
-        return PairList(dataset, annotator, query.scope, None, prefix=prefix, as_of=head,
+        made = PairList(dataset, annotator, query.scope, None, prefix=prefix, as_of=head,
                         signature=signature)
+        made.reviewed = pairs_store.reviewed_by_item(db, dataset, annotator, query.scope) \
+            if annotator else {}
+        return made
     rows = pairs_store.matching(db, dataset, query)
     if keep is not None:
         rows = keep(rows)
