@@ -1,8 +1,8 @@
 """LLM judges in Chromium (issue 13's acceptance): the demo judge started from the Reward model
 page (``transformers serve`` on 127.0.0.1, built by ``make test`` into data/demo-judge), a
-selection run on the demo preference set with accuracy and the invalid rate per subset, then
-a needle set judged on the needle lab with the classifier's and the judge's heatmaps side by
-side.
+selection run on the demo preference set with accuracy and the invalid rate per subset. The
+acceptance's second half (a needle set judged in the needle lab, the classifier's and the
+judge's heatmaps side by side) is tests/browser/test_needle_judge.py.
 
 The demo judge is a tiny model: its verdicts are not checked here, the page's mechanics are
 (the figures on the page are the stored run's figures)."""
