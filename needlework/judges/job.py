@@ -134,11 +134,12 @@ def write_job(job: Job, db: Database, progress: Progress, should_stop: ShouldSto
     haystacks = job.inputs.get("haystacks") or []
     if not haystacks:
         raise JudgeJobError("no haystacks to write needles into")
-    progress.begin(len(haystacks) * int(options.get("per_haystack") or 1))
+    lengths = options.get("lengths") or None
+    progress.begin(len(haystacks) * len(lengths or [0]) * int(options.get("per_haystack") or 1))
     written = write_needles(db, job_connection(job), haystacks, aspect=options.get("aspect", "factuality"),
                             per_haystack=int(options.get("per_haystack") or 1),
-                            seed=int(options.get("seed") or 0), progress=progress,
-                            should_stop=should_stop)
+                            seed=int(options.get("seed") or 0), verifier=job.inputs.get("verifier"),
+                            lengths=lengths, progress=progress, should_stop=should_stop)
     result = {**written.summary(), "dataset": None, "attempts_list": written.attempts[:200]}
     if written.records:
         data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in written.records)
@@ -155,13 +156,18 @@ register(WRITE_KIND, write_job, unit="needles",
 
 def start_write_job(db: Database, db_path: str | Path, connection: Connection, dataset: str,
                     haystacks: Sequence[Any], *, aspect: str, per_haystack: int = 1, seed: int = 0,
+                    lengths: Sequence[int] | None = None, verifier: Connection | None = None,
                     replace: bool = False, created_by: str = "") -> int:
-    """Queue and start a ``judge-needles`` job that saves its needles as ``dataset``."""
+    """Queue and start a ``judge-needles`` job that saves its needles as ``dataset``
+    (``verifier``: a second connection that checks the rewrites; default the writer)."""
     options = {"aspect": aspect, "per_haystack": int(per_haystack), "seed": int(seed),
+               "lengths": sorted({int(n) for n in lengths}) if lengths else None,
                "replace": bool(replace), "created_by": created_by,
-               "connection": connection.describe()}
+               "connection": connection.describe(),
+               "verifier": verifier.describe() if verifier is not None else None}
     job_id = RUNNER.submit(db, WRITE_KIND, dataset, short_name(connection.model), options)
-    RUNNER.start(db_path, job_id, inputs={"connection": connection, "haystacks": list(haystacks)})
+    RUNNER.start(db_path, job_id, inputs={"connection": connection, "verifier": verifier,
+                                          "haystacks": list(haystacks)})
     return job_id
 
 
