@@ -36,6 +36,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
         slide_title,
     )
     from components.needle.scoring import render_needle_scoring
+    from components.needle.writer import render_writer
     from components.state import current_dataset, get_db
 
 db = get_db()
@@ -60,6 +61,7 @@ st.subheader("1 · Build a needle set")
 st.caption("Cut long responses to a few lengths and insert a needle at evenly spaced positions: "
            "rejected gets the harmful (or false) phrase, chosen the harmless (or true) one.")
 render_builder(db, current_dataset(), collapsed=row is not None)
+render_writer(db, row)  # or: needles written by an LLM, verified (components/needle/writer.py)
 
 st.subheader("2 · Score it with a reward model")
 st.caption("The model scores both responses of every pair; it is right when chosen scores "
