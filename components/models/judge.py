@@ -216,14 +216,16 @@ def render_connection(expanded: bool = True) -> Connection | None:
         problem = None
     except (ValueError, TypeError) as exc:
         conn, problem = None, str(exc)
-    row = st.columns([1, 4], vertical_alignment="center")
-    row[0].button("Test connection", key="jd_test", icon="📡", on_click=_test,
-                  disabled=conn is None)
+    # the button as wide as its words (a column cut it to "Test co…" at 1024 px), the
+    # one-line result beside it, taking the rest of the row
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.button("Test connection", key="jd_test", icon="📡", on_click=_test,
+               disabled=conn is None, width="content")
     check = st.session_state.get(CHECK)
     if check:
-        (row[1].success if check["ok"] else row[1].error)(label(check["message"], 400))
+        (row.success if check["ok"] else row.error)(label(check["message"], 400))
     elif problem:
-        row[1].caption(label(problem, 300))
+        row.caption(label(problem, 300))
     if conn is not None:
         st.caption(f"Judge {label(short_name(conn.model), 60)} at {label(conn.endpoint, 80)} · key: "
                    f"{label(conn.key_source(), 80)} · window: "

@@ -49,6 +49,8 @@ POLICIES = {
     "keep-start": "keep the start of each response (cut the end, marked)",
     "keep-end": "keep the end of each response (cut the start, marked)",
 }
+#: The choices in a few words (the select is narrow at 1024 px); POLICIES in its help.
+POLICY_WORDS = {"skip": "skip them", "keep-start": "keep the start", "keep-end": "keep the end"}
 SEEN = "rj_seen"  # the last finished judge job whose run was put in front
 
 
@@ -77,9 +79,11 @@ def _options(row: dict[str, Any], subsets: list[str]) -> dict[str, Any]:
                                     disabled=order != "shuffle" or mode != "selection",
                                     help="The shuffle's seed; recorded with the run."))
     policy = cols[1].selectbox("Prompts longer than the judge's window", list(POLICIES),
-                               key="rj_policy", format_func=lambda p: f"{p}: {POLICIES[p]}",
+                               key="rj_policy", format_func=POLICY_WORDS.get,
                                help="Never cut silently: every cut or skip is listed with the "
-                                    "run, and the policy is recorded.")
+                                    "run, and the policy is recorded. "
+                                    + " ".join(f"{POLICY_WORDS[p]}: {POLICIES[p]}."
+                                               for p in POLICIES))
     picked = cols[2].multiselect("Subsets", subsets, key="rj_subsets", placeholder="all")
     per = int(cols[3].number_input("Items per subset (0 = all)", 0, 100_000, 0, key="rj_per",
                                    help="Try the judge on a few items of each subset first: "
