@@ -142,9 +142,10 @@ def _form(db: Any) -> dict[str, Any]:
     aspect = st.radio("Needle", ASPECTS, horizontal=True, key="nwr_aspect",
                       format_func=lambda a: f"{a}: {ASPECT_HELP[a]}")
     cols = st.columns([3, 1.5, 1.5, 1])
-    lengths = cols[0].text_input("Lengths (tokens; empty: each haystack whole)", value="1000, 2000",
-                                 key="nwr_lengths", help="Each haystack is cut to each length "
-                                 "before a paragraph is drawn, as the builder cuts.")
+    lengths = cols[0].text_input("Lengths (tokens)", value="1000, 2000", key="nwr_lengths",
+                                 help="Each haystack is cut to each length before a paragraph is "
+                                      "drawn, as the builder cuts. Empty: each haystack whole, its "
+                                      "length rounded to 1000s as its row.")
     count = cols[1].number_input("Demo haystacks", 1, 10, 2, key="nwr_count",
                                  disabled=source != "demo")
     per = cols[2].number_input("Needles per haystack", 1, 20, 1, key="nwr_per",
