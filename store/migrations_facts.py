@@ -324,5 +324,19 @@ def m011_response_lengths(db: Database) -> None:
     db.execute("create index response_lengths_longest on response_lengths(dataset, method, longest)")
 
 
+
+def m012_needle_reports(db: Database) -> None:
+    """Saved needle-lab reports (store/needle_reports.py): a named view of one needle
+    dataset (its result sets and slide title, ``spec`` as JSON, needlework/needle/reports.py)
+    with who saved it and when. A report outlives the scores it names: the page says
+    which result set is gone."""
+    db.execute(
+        "create table needle_reports (id integer primary key, dataset text not null, "
+        "name text not null, spec text not null, created_by text not null, "
+        "created_at text not null, updated_by text not null, updated_at text not null)")
+    db.execute("create unique index needle_reports_name on needle_reports(dataset, name collate nocase)")
+
+
 #: In the order they apply.
-STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,)
+STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
+         m012_needle_reports,)
