@@ -60,6 +60,7 @@ def length_chart(rows: list[dict[str, Any]], by_subset: bool) -> alt.Chart:
                 axis=alt.Axis(values=TICKS, labelExpr="format(pow(10, datum.value), ',.0f')")),
         x2="end:Q",
         y=alt.Y("share:Q", stack=None, title="share of responses", axis=alt.Axis(format="%")),
+        y2=alt.datum(0),  # bars from zero: with x and x2 alone Vega-Lite draws thin ticks at y
         color=alt.Color("side:N", scale=SIDE_COLORS, title=None),
         tooltip=["side:N", alt.Tooltip("responses:Q"), alt.Tooltip("share:Q", format=".1%")],
     ).properties(height=160 if by_subset else 260)
