@@ -7,7 +7,13 @@ OpenAI-compatible one: a tiny model cannot be made to write a one-fact rewrite o
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -15,6 +21,7 @@ from needlework import tokens
 from needlework.cli import main
 from needlework.formats import needle as needle_format
 from needlework.jobs import RUNNER
+from needlework.judges.cache import prompt_hash
 from needlework.judges.connection import Connection
 from needlework.judges.job import WRITE_KIND, latest_write_job
 from needlework.judges.needles import Haystack, length_bin, write_needles
@@ -24,6 +31,7 @@ from needlework.needle.sites import TokenCounter, paragraph_spans
 from store import connect
 from store.datasets import get_dataset, iter_items
 from store.scores import list_jobs
+from tests.conftest import ROOT
 from tests.judges_fixtures import FakeJudgeServer, free_port, last_user_text
 
 SECRET = "sk-test-SECRET123"
@@ -225,3 +233,45 @@ def test_bad_arguments_are_refused():
         write_needles(db, conn, haystacks(1), aspect="safety", per_haystack=0)
     with pytest.raises(ValueError, match="positive"):
         write_needles(db, conn, haystacks(1), aspect="safety", lengths=(0,))
+
+
+def cached_hashes(db) -> set[str]:
+    conn = sqlite3.connect(db)
+    try:
+        return {row[0] for row in conn.execute("select prompt_hash from judge_calls")}
+    except sqlite3.OperationalError:  # not created yet
+        return set()
+    finally:
+        conn.close()
+
+
+def test_sigkill_then_restart_resumes_from_the_cache(tmp_path):
+    """A killed ``needle write`` and a restart: no cached call is sent again, and the
+    restart writes the same file an uninterrupted run writes."""
+    db, out = tmp_path / "kill.db", tmp_path / "killed.jsonl"
+    with FakeJudgeServer(writer_answer, delay=0.3) as server:
+        args = ["needle", "write", "--haystacks", "demo", "--demo-count", "3", "--lengths", "500,1000",
+                "--base-url", server.base_url, "--model", "judge", "--key-env", "", "--no-progress",
+                "--out", str(out), "--db", str(db)]
+        proc = subprocess.Popen([sys.executable, "-m", "needlework", *args], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and len(cached_hashes(db)) < 4:
+            time.sleep(0.1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        cached = cached_hashes(db)
+        assert 4 <= len(cached) < 12 and not out.exists(), "killed mid-run"
+        before = len(server.chat_requests())
+        done = subprocess.run([sys.executable, "-m", "needlework", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        resent = [prompt_hash(r["body"]["messages"]) for r in server.chat_requests()[before:]]
+        fresh = tmp_path / "fresh.db"
+        whole = subprocess.run([sys.executable, "-m", "needlework", *args[:-4], "--out",
+                                str(tmp_path / "whole.jsonl"), "--db", str(fresh)],
+                               cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert whole.returncode == 0, whole.stderr
+    assert not set(resent) & cached, "a cached call was sent again"
+    assert len(resent) == 12 - len(cached)  # 6 needles: 6 rewrites + 6 checks in all
+    assert out.read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
