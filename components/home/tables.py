@@ -71,7 +71,9 @@ def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Se
                           key=f"nw-ds-{abs(hash(name))}"):
             with st.container(gap=None, width="stretch"):
                 render_heading_text(name, 80)
-                st.caption(f"{r['items']:,} {KIND_WORDS.get(r['kind'], r['kind'])} · {r['format']} · "
+                words = KIND_WORDS.get(r["kind"], r["kind"])
+                words = words[:-1] if r["items"] == 1 and words.endswith("s") else words
+                st.caption(f"{r['items']:,} {words} · {r['format']} · "
                            f"imported {(r['created_at'] or '')[:10]}"
                            + (f" by {label(r['created_by'], 40)}" if r.get("created_by") else ""))
             with st.container(gap=None, width="stretch"):
