@@ -50,8 +50,9 @@ def render_import(db: Database, annotator: str) -> str | None:
     name = cols[1].text_input("Dataset name", placeholder="default: the file's name",
                               key="import_name", max_chars=MAX_NAME_LENGTH,
                               help="1-120 printable characters; unique regardless of case and spaces")
-    replace = cols[2].checkbox("Replace a dataset of that name", key="import_replace",
-                               help="Its items and model scores are replaced by the file's.")
+    replace = cols[2].checkbox("Replace existing", key="import_replace",
+                               help="Replace the dataset of that name: its items and model "
+                                    "scores are replaced by the file's.")
     drop = False
     if replace:
         target, work = _import_target(db, name, upload)
