@@ -39,6 +39,7 @@ class ResultSet:
     fingerprint: str | None = None
     kind: str = "model"  # or "judge": one row per trial, each pair in both orders
     run_key: str | None = None  # a judge run's key
+    variant: str | None = None  # a stored run's variant (dtype, device): with the fingerprint, its key
 
 
 def needle_row(db: Any, dataset: str | None) -> dict[str, Any] | None:
@@ -112,7 +113,7 @@ def stored_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any
         dtype = run["variant"].split("|")[0]
         name = _unique(short if counts[short] == 1 else f"{short} · {dtype}", taken)
         frame["model"] = name
-        out.append(ResultSet(name, frame, "scored here", run["fingerprint"]))
+        out.append(ResultSet(name, frame, "scored here", run["fingerprint"], variant=run["variant"]))
     return out
 
 
@@ -150,7 +151,7 @@ def all_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]])
     for s in uploaded_sets():
         name = _unique(s.name, taken)
         out.append(s if name == s.name else ResultSet(name, s.frame.assign(model=name), s.source,
-                                                       s.fingerprint, s.kind, s.run_key))
+                                                       s.fingerprint, s.kind, s.run_key, s.variant))
     return out
 
 
