@@ -10,6 +10,8 @@ PORT ?= 8501
 WATCH ?= none
 DEMO_MODEL := data/demo-model
 DEMO_JUDGE := data/demo-judge
+# The demo variant trained only on short responses: it scores the needle lab's seeded result.
+DEMO_SHORT := data/demo-model-short
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test venv test-deps chromium oidc-provider seed lint bench clean
@@ -34,6 +36,8 @@ seed: venv
 	$(PY) -m needlework seed-demo --if-empty
 	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
 	$(PY) -m needlework demo-judge --out $(DEMO_JUDGE) --if-missing
+	$(PY) -m needlework demo-model --variant short --out $(DEMO_SHORT) --if-missing
+	$(PY) -m needlework needle seed-demo --model $(DEMO_SHORT)
 
 # Local mode (the default) listens on 127.0.0.1 only; team mode on the address in needlework.toml
 # (docs/teams.md). A wrong needlework.toml stops here with the file and key named.

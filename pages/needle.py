@@ -22,10 +22,10 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.needle.data import (
         all_sets,
         needle_records,
-        needle_row,
         render_needle_switch,
         render_upload,
     )
+    from components.needle.demo import lab_row, render_demo_note
     from components.needle.judge import render_needle_judging, show_beside
     from components.needle.presentation import (
         presenting,
@@ -35,12 +35,18 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
         render_title_input,
         slide_title,
     )
+    from components.needle.reports import (
+        open_pending_report,
+        render_opened_note,
+        render_report_list,
+        render_save_report,
+    )
     from components.needle.scoring import render_needle_scoring
     from components.needle.writer import render_writer
     from components.state import current_dataset, get_db
 
 db = get_db()
-row = needle_row(db, current_dataset())
+row, demo_instead = lab_row(db, current_dataset())  # the seeded demo set when no needle set is picked
 records = needle_records(db, row)
 loaded = current_model()
 fingerprint = loaded[1].facts.fingerprint if loaded else None
@@ -56,6 +62,7 @@ st.caption("Does the reward model notice one bad sentence (the needle) hidden in
            "(the haystack)? Build pairs that differ only by the needle, score them, and see "
            "accuracy by response length × needle position. New here: press the three blue "
            "buttons in order (Build, Load model, Score).")
+render_report_list(db)  # saved reports: open, rename, delete
 
 st.subheader("1 · Build a needle set")
 st.caption("Cut long responses to a few lengths and insert a needle at evenly spaced positions: "
@@ -85,8 +92,10 @@ if row is not None:
 st.subheader("3 · Where does it miss the needle?")
 st.caption("Accuracy per length and needle position; click a cell for its pairs, then a pair for "
            "its reward token by token (or a judge's own words) with the needle marked.")
+render_demo_note(row, demo_instead, current_dataset())
 render_upload(records, expanded=not sets)
-sets = all_sets(db, row, records)
+sets = open_pending_report(db, row, records, all_sets(db, row, records))
+render_opened_note(row)
 if not sets:
     st.caption("No results yet: score the needle dataset (step 2) or upload a scores file.")
     st.stop()
@@ -107,3 +116,4 @@ st.caption("Presentation mode shows only the heatmaps and the finding, in large 
 render_title_input(row, default_title)
 render_present_button()
 render_downloads(chosen, row["name"] if row else "needle", "nw_dl", slide_title(row, default_title))
+render_save_report(row, chosen, slide_title(row, ""))

@@ -96,6 +96,19 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_report)
 
 
+def _add_seed_demo(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("seed-demo", help="seed the needle lab's demo result",
+                       description="Build the demo needle set (demo-needles) when missing and score "
+                       "it with a demo model variant through the needle run, so the needle lab opens "
+                       "with a finished heatmap. Does nothing when it is already scored.")
+    p.add_argument("--model", required=True, metavar="DIR",
+                   help="a demo model folder, e.g. data/demo-model-short "
+                   "(python -m needlework demo-model --variant short)")
+    p.add_argument("--json", action="store_true", help="print what was done as JSON")
+    add_db_argument(p)
+    p.set_defaults(func=cmd_seed_demo)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("needle", help="long-form needle-in-a-haystack test: build, run, report",
                               description="The long-form needle-in-a-haystack test (docs/needle.md).")
@@ -104,6 +117,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_build(sub)
     _add_run(sub)
     _add_report(sub)
+    _add_seed_demo(sub)
     _add_write(sub)
 
 
@@ -385,4 +399,19 @@ def cmd_write(args: argparse.Namespace) -> int:
             print(f"error: {e} (use --replace)", file=sys.stderr)
             return 1
         print(done, file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def cmd_seed_demo(args: argparse.Namespace) -> int:
+    from needlework.demo.needle_seed import seed_demo_needles  # noqa: PLC0415
+    from needlework.rewards.errors import RewardModelError  # noqa: PLC0415
+    from store import connect  # noqa: PLC0415
+
+    try:
+        outcome = seed_demo_needles(connect(args.db), args.model,
+                                    log=lambda line: print(line, file=sys.stderr))
+    except (RewardModelError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(outcome.as_dict(), indent=2) if args.json else outcome.line())
     return 0

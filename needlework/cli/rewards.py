@@ -90,6 +90,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="do nothing when DIR already holds a demo model")
     p.add_argument("--seconds", type=float, default=None,
                    help="training compute budget: CPU seconds over the thread count (default 170)")
+    p.add_argument("--variant", choices=("short",), default=None,
+                   help="a demo variant with a real, stated limitation: 'short' is trained only on "
+                   "responses of 24-96 tokens (the needle lab's seeded demo result, docs/needle.md)")
+    p.add_argument("--steps", type=int, default=None, metavar="N", help="training steps at most")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_demo_model)
 
@@ -248,11 +252,13 @@ def cmd_demo_model(args: argparse.Namespace) -> int:
         else:
             print(f"demo model already in {out}")
         return 0
-    from needlework.rewards.demo_model import DemoSettings, build_demo_model  # noqa: PLC0415
+    from needlework.rewards.demo_model import build_demo_model, variant_settings  # noqa: PLC0415
 
-    settings = DemoSettings()
+    settings = variant_settings(args.variant or "")
     if args.seconds is not None:
         settings = replace(settings, train_seconds=args.seconds)
+    if args.steps is not None:
+        settings = replace(settings, max_steps=args.steps)
     report = build_demo_model(out, settings, log=lambda line: print(line, file=sys.stderr))
     if args.json:
         print(json.dumps(report, indent=2))

@@ -62,6 +62,30 @@ class DemoSettings:
     eval_tokens: int = 1000
     threads: int = 2
     seed: int = 0
+    variant: str = ""  # "" (the demo model) or a key of VARIANTS
+
+
+# A demo variant is the demo model trained with one real, stated limitation: the needle
+# lab's seeded result (needlework.demo.needle_seed) shows what that limitation does.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "short": {
+        "settings": {"min_tokens": 24, "max_tokens": 96, "max_steps": 120, "train_seconds": 90.0,
+                     "eval_tokens": 80, "variant": "short"},
+        "limitation": "trained only on responses of 24-96 tokens (one or two paragraphs), so it "
+                      "never saw a long response nor a needle more than about 100 tokens into one",
+    },
+}
+
+
+def variant_settings(variant: str, base: DemoSettings | None = None) -> DemoSettings:
+    """The settings of a demo ``variant`` (a key of :data:`VARIANTS`; ``""``: the demo model)
+    over ``base`` (default :class:`DemoSettings`)."""
+    base = base or DemoSettings()
+    if not variant:
+        return base
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown demo variant {variant!r}: one of {', '.join(VARIANTS)}")
+    return DemoSettings(**{**asdict(base), **VARIANTS[variant]["settings"]})
 
 
 def build_tokenizer(texts: Sequence[str], vocab_size: int = 4096, model_max_length: int = 16384) -> Any:
@@ -82,6 +106,11 @@ def build_tokenizer(texts: Sequence[str], vocab_size: int = 4096, model_max_leng
     return tokenizer
 
 
+def _label(settings: DemoSettings) -> str:
+    return f"reward (needlework demo, {settings.variant} variant)" if settings.variant else \
+        "reward (needlework demo)"
+
+
 def build_model(tokenizer: Any, settings: DemoSettings = DemoSettings(), *, demo: bool = True) -> Any:
     """A randomly initialised ``LlamaForSequenceClassification`` sized by ``settings``."""
     torch.manual_seed(settings.seed)
@@ -91,8 +120,8 @@ def build_model(tokenizer: Any, settings: DemoSettings = DemoSettings(), *, demo
         intermediate_size=settings.intermediate, max_position_embeddings=settings.max_positions,
         num_labels=1, pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=False,
-        id2label={0: "reward (needlework demo)" if demo else "reward"},
-        label2id={"reward (needlework demo)" if demo else "reward": 0},
+        id2label={0: _label(settings) if demo else "reward"},
+        label2id={_label(settings) if demo else "reward": 0},
     )
     if demo:
         config.needlework_demo = True
@@ -293,6 +322,8 @@ def build_demo_model(out: str | Path, settings: DemoSettings = DemoSettings(), *
         "heldout_safety": heldout,
         "heldout_note": "held-out haystack paragraphs and held-out phrase pairs "
                         "(needlework.needle.phrases.SAFETY_HELDOUT)",
+        "variant": settings.variant,
+        "limitation": VARIANTS[settings.variant]["limitation"] if settings.variant else "",
         "training": trained,
         "build_seconds": round(time.perf_counter() - started, 1),
         "settings": asdict(settings),
