@@ -76,16 +76,17 @@ def _load(key: ModelKey) -> RewardModel | None:
 
 def _form() -> ModelKey:
     """The picker's fields; returns the key they describe."""
-    cols = st.columns([5, 1.3, 1.3, 1.8], vertical_alignment="bottom")
-    name = cols[0].text_input(
+    name = st.text_input(
         "Model folder or hub id", value=DEMO_MODEL_PATH, key="rw_model",
         help="A local folder with config.json, weights and tokenizer, or a hub id. "
              f"The default, {DEMO_MODEL_PATH}, is the demo model.")
-    dtype = cols[1].selectbox("dtype", DTYPES, key="rw_dtype",
+    # the three choices on a row of their own: beside the folder they were cut to "a" at 1024 px
+    dtype_col, device_col, attn_col = st.columns(3, vertical_alignment="bottom")
+    dtype = dtype_col.selectbox("dtype", DTYPES, key="rw_dtype",
                               help="auto: bf16 on CUDA (fp16 without bf16), fp16 on MPS, fp32 on CPU")
-    device = cols[2].selectbox("Device", DEVICES, key="rw_device",
+    device = device_col.selectbox("Device", DEVICES, key="rw_device",
                                help="auto: CUDA, then MPS, then CPU")
-    attn = cols[3].selectbox("Attention", ATTENTION, key="rw_attn",
+    attn = attn_col.selectbox("Attention", ATTENTION, key="rw_attn",
                              help="attn_implementation passed to transformers; default lets it choose")
     if name.strip() in (DEMO_MODEL_PATH, str(Path(DEMO_MODEL_PATH).resolve())):
         st.caption("🧪 **Demo model** (the default): a tiny classifier this project trains on "

@@ -26,6 +26,9 @@ OVERFLOW = """() => {
 def test_page_opens_without_exception(page, app_url, path):
     page.goto(f"{app_url}/{path}")
     wait_idle(page)
+    # pages that need the reward engine draw once it is imported (a cold server: a minute)
+    page.get_by_text("Loading the reward engine").wait_for(state="detached", timeout=240_000)
+    wait_idle(page)
     assert_no_exception(page)
     assert page.locator('[data-testid="stSidebar"]').count() == 1
     screenshot(page, f"page-{path}")
