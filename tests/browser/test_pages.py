@@ -35,6 +35,7 @@ def test_page_opens_without_exception(page, app_url, path):
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         page.wait_for_timeout(500)
+        wait_idle(page)
         found = page.evaluate(OVERFLOW)
         assert found["scroll"] <= 1 and not found["out"], (width, found)
         screenshot(page, f"page-{path or 'home'}-{width}")
