@@ -404,13 +404,12 @@ def cmd_write(args: argparse.Namespace) -> int:
 
 def cmd_seed_demo(args: argparse.Namespace) -> int:
     from needlework.demo.needle_seed import seed_demo_needles  # noqa: PLC0415
-    from needlework.rewards.errors import RewardModelError  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
     try:
         outcome = seed_demo_needles(connect(args.db), args.model,
                                     log=lambda line: print(line, file=sys.stderr))
-    except (RewardModelError, ValueError) as e:
+    except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(json.dumps(outcome.as_dict(), indent=2) if args.json else outcome.line())

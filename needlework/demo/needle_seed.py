@@ -15,6 +15,7 @@ demo did not create is never touched.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -29,6 +30,7 @@ DEMO_CREATOR = "demo"
 SEED_LENGTHS: tuple[int, ...] = (250, 500, 1000, 2000)
 SEED_HAYSTACKS = 10
 DEMO_NOTE = "demo_result"  # the key in the needle dataset's ``meta``
+REPORT_FILE = "needlework_demo.json"  # needlework.rewards.demo_model.REPORT_FILE
 
 
 @dataclass
@@ -68,11 +70,12 @@ def demo_note(meta: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _limitation(model_dir: Path) -> tuple[str, str]:
-    """(variant, limitation) from the demo model's report; a folder without one is refused."""
-    from needlework.rewards.demo_model import read_report  # noqa: PLC0415
-
-    report = read_report(model_dir)
-    if report is None:
+    """(variant, limitation) from the demo model's report (read here, without importing the
+    engine: a seeded result is kept at start-up in a fraction of a second); a folder without
+    one is refused."""
+    path = model_dir / REPORT_FILE
+    report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    if not isinstance(report, dict):
         raise ValueError(f"{model_dir}: no demo model here (build it with "
                          "'python -m needlework demo-model --variant short --out DIR')")
     return str(report.get("variant") or ""), str(report.get("limitation") or "")
@@ -97,10 +100,7 @@ def seed_demo_needles(db: Database, model_dir: str | Path, *,
     ``model_dir`` through :func:`~needlework.needle.run.run_needles`, saving the scores as the
     dataset's item scores (the lab's stored result) and a note in the dataset's ``meta``.
 
-    Raises ``ValueError`` when ``model_dir`` holds no demo model."""
-    from needlework.needle.run import run_needles  # noqa: PLC0415
-    from needlework.rewards.loading import load_reward_model  # noqa: PLC0415
-    from needlework.rewards.pipeline import RewardPipeline  # noqa: PLC0415
+    Raises ``ValueError`` when ``model_dir`` holds no demo model or it does not load."""
     from store.datasets import get_dataset, iter_items, set_dataset_meta  # noqa: PLC0415
     from store.scores import scored_models  # noqa: PLC0415
 
@@ -121,7 +121,15 @@ def seed_demo_needles(db: Database, model_dir: str | Path, *,
             Path(r["model"]).name == model_dir.name and r["items"] >= len(records)
             for r in scored_models(db, DEMO_NEEDLES)):
         return SeedOutcome("kept", records=len(records), model=model_dir.name)
-    rm = load_reward_model(str(model_dir), dtype="fp32", device="cpu")
+    from needlework.needle.run import run_needles  # noqa: PLC0415  (the engine: only to score)
+    from needlework.rewards.errors import RewardModelError  # noqa: PLC0415
+    from needlework.rewards.loading import load_reward_model  # noqa: PLC0415
+    from needlework.rewards.pipeline import RewardPipeline  # noqa: PLC0415
+
+    try:
+        rm = load_reward_model(str(model_dir), dtype="fp32", device="cpu")
+    except RewardModelError as exc:
+        raise ValueError(f"{model_dir}: {exc}") from None
     pipe = RewardPipeline(rm, db=db, truncation="skip")
     log(f"scoring {len(records)} needle pairs with {model_dir.name} (the lab's needle run)")
     started = time.perf_counter()
