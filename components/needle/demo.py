@@ -40,13 +40,13 @@ def render_demo_note(row: dict[str, Any] | None, shown_instead: bool, sidebar: s
         cols = st.columns([4, 1], vertical_alignment="center")
         cols[0].info(f"The sidebar's dataset ({label(sidebar or 'none', 60)}) is not a needle set: "
                      f"the lab shows the demo needle set {label(row['name'], 60)}.", icon="🧵")
-        cols[1].button(f"Select {label(row['name'], 40)}", key="nw_demo_select", on_click=_select,
-                       args=(row["name"],), width="stretch")
+        cols[1].button("Select it", key="nw_demo_select", on_click=_select, args=(row["name"],),
+                       width="stretch", help="Select the demo needle set in the sidebar.")
     if note:
-        st.info(f"**Demo result.** {note.get('pairs', row['items'])} needle pairs scored by "
-                f"{label(str(note.get('model')), 60)}, a demo model "
-                f"{label(str(note.get('limitation') or 'with a stated limitation'), 300)}. The "
-                "heatmap is what the needle run computed with that model (the lab's own job, "
-                f"{note.get('run_seconds', '?')} s on this machine), a small grid "
-                f"({', '.join(str(n) for n in note.get('lengths', []))} tokens × 10 positions × "
-                f"{note.get('haystacks', '?')} haystacks), not a drawn picture.", icon="🎓")
+        st.info(f"**Demo result.** {label(str(note.get('model')), 60)} scored these "
+                f"{note.get('pairs', row['items'])} pairs: a demo model "
+                f"{label(str(note.get('limitation') or 'with a stated limitation'), 300)}. Its real "
+                "scores from the lab's own needle run "
+                f"({note.get('run_seconds', '?')} s when seeded), on a small grid: "
+                f"{', '.join(str(n) for n in note.get('lengths', []))} tokens × 10 positions × "
+                f"{note.get('haystacks', '?')} haystacks.", icon="🎓")
