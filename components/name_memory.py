@@ -5,6 +5,13 @@ deep link opened from Home showed every card read-only until the name was typed
 again. A tiny component keeps the name in the browser's storage (``js/name_memory.js``)
 and hands it back to a session that has none; clearing the field clears it. Team
 mode does not need it: the sign-in keeps the session.
+
+The name lives in session state under its own key (:data:`components.state.ANNOTATOR_KEY`),
+not in the text field's state: the field (:func:`field_key`) only edits it. When the name
+is restored, the field is drawn anew under a new key. Setting a text field's own state from
+the server raced with the browser: any rerun the browser asked for before it had drawn the
+restored name (the key script's, this component's) sent the field's old empty value back,
+which blanked the name again for the rest of the session (1 opening in 2 seen in tests).
 """
 
 from __future__ import annotations
@@ -20,6 +27,20 @@ _MEMORY = st.components.v2.component(
 
 
 _RESTORED = "nw-name-restored"
+_GENERATION = "nw-name-field-generation"
+
+
+def field_key() -> str:
+    """The session-state key of the name's text field now (it changes when the name is
+    set by the server, so that no value the browser still holds for the old field is
+    taken for a new one)."""
+    return f"nw-annotator-field-{st.session_state.get(_GENERATION, 0)}"
+
+
+def redraw_field() -> None:
+    """Draw the name's field anew (under a new key) on the next run: after the name was
+    set by the server rather than typed."""
+    st.session_state[_GENERATION] = st.session_state.get(_GENERATION, 0) + 1
 
 
 def _keep(_: Any = None) -> None:
@@ -38,4 +59,5 @@ def restore_name(key: str) -> None:
             and not st.session_state.get(_RESTORED)):
         st.session_state[_RESTORED] = True  # once per session: a name cleared stays cleared
         st.session_state[key] = remembered.strip()[:120]
+        redraw_field()
         st.rerun()  # draw everything with the name

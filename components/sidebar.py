@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.name_memory import restore_name
+from components.name_memory import field_key, redraw_field, restore_name
 from components.outbox import deliver
 from components.state import ANNOTATOR_KEY, DATASET_KEY, signed_in
 from components.teams.guidelines import render_guidelines_panel
 from components.teams.session import render_account
 from needlework.teams.assignment import visible_datasets
 from store.datasets import list_datasets
+
+
+def _typed(field: str) -> None:
+    """The name field's change: the typed name becomes the session's name."""
+    st.session_state[ANNOTATOR_KEY] = st.session_state.get(field) or ""
 
 
 def render_sidebar(db) -> dict[str, str | None]:
@@ -40,14 +45,21 @@ def render_sidebar(db) -> dict[str, str | None]:
             name = user.name
         else:
             restore_name(ANNOTATOR_KEY)
-            name = st.text_input(
+            name = st.session_state.get(ANNOTATOR_KEY) or ""
+            field = field_key()
+            if field in st.session_state and st.session_state[field] != name:
+                redraw_field()  # the name was set elsewhere (a test, a restore): show it
+                field = field_key()
+            st.text_input(
                 "Annotator",
-                key=ANNOTATOR_KEY,
+                value=name,
+                key=field,
+                on_change=_typed,
+                args=(field,),
                 placeholder="your name (required to save work)",
-                persist_state="session",
                 help="Every label, answer and verdict is saved under this name, with the time.",
             )
-            if not (name or "").strip():
+            if not name.strip():
                 st.caption("✍️ Enter your name to save work.")
         dataset = st.selectbox(
             "Dataset",
