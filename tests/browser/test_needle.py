@@ -97,6 +97,26 @@ def _shot(page, name: str, height: int = 2600) -> None:
     page.set_viewport_size({"width": 1400, "height": 1000})
 
 
+def _fullscreen_shows_the_whole_heatmap(page, chart) -> None:
+    """Issue 18, 1: the chart's own fullscreen view draws every column, the x axis and the
+    legend, inside the window (it once showed 1-3 columns blown up, no axis, no legend)."""
+    chart.scroll_into_view_if_needed()
+    element = chart.locator("xpath=ancestor::div[@data-testid='stElementContainer'][1]")
+    element.hover()
+    element.get_by_role("button", name="Fullscreen").click()
+    page.wait_for_timeout(1000)
+    svg = page.locator('[data-testid="stVegaLiteChart"] svg').first
+    text = " ".join(svg.locator("text").all_text_contents())
+    for bucket in ("0–10", "50–60", "90–100"):
+        assert bucket in text, (bucket, text[:300])
+    assert "needle position" in text and "accuracy" in text  # the x axis title and the legend's
+    box, window = svg.bounding_box(), page.viewport_size
+    assert box["x"] >= 0 and box["x"] + box["width"] <= window["width"] + 1, (box, window)
+    screenshot(page, "needle-heatmap-fullscreen")
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(500)
+
+
 def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, needle_model_dir):
     page.goto(f"{app_url}/needle")
     main = _main(page)
@@ -124,6 +144,7 @@ def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, ne
     assert all("model: seeded-rm" in lab for lab in labels)
     assert sum(int(re.search(r"pairs \(n\): (\d+)", lab).group(1)) for lab in labels) == pairs
     _shot(page, "needle-heatmap")
+    _fullscreen_shows_the_whole_heatmap(page, chart)
 
     # Click the cell with the lowest accuracy: a mouse click at the centre of its rectangle.
     accuracy = [int(re.search(r"accuracy: (\d+)%", lab).group(1)) for lab in labels]
