@@ -111,10 +111,12 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     cells = " ".join(metrics.all_inner_texts())
     assert "overall" in cells and "best-of-n accuracy" in cells, cells[:500]
     # one numbering everywhere (issue 18, 10): responses counted from 1, as on Review pairs
-    failing = tables.nth(1).locator("[role=gridcell]")
-    failing.filter(has_text="vs rejected").first.wait_for(state="attached", timeout=30_000)
-    words = " ".join(failing.all_inner_texts())
-    assert re.search(r"chosen [1-9]\d* vs rejected [1-9]", words) and "[0]" not in words, words[:300]
+    failing = tables.filter(has=page.locator("[role=columnheader]", has_text="failing comparison"))
+    cells_of = failing.first.locator("[role=gridcell]")
+    cells_of.filter(has_text="rejected").first.wait_for(state="attached", timeout=30_000)
+    words = " ".join(cells_of.all_inner_texts())
+    assert re.search(r"chosen [1-9]\d* \(.*\) ≤ rejected [1-9]", words), words[:300]
+    assert "[0]" not in words and "chosen 0" not in words, words[:300]
     _shot(page, "4 · Results", "rewards-results", 1400)
 
     db = store.connect(seeded_db)
