@@ -26,7 +26,7 @@ _MEMORY = st.components.v2.component(
     js=(Path(__file__).parent / "js" / "name_memory.js").read_text(encoding="utf-8"))
 
 
-_RESTORED = "nw-name-restored"
+_CLEARED = "nw-name-cleared"
 _GENERATION = "nw-name-field-generation"
 
 
@@ -43,21 +43,30 @@ def redraw_field() -> None:
     st.session_state[_GENERATION] = st.session_state.get(_GENERATION, 0) + 1
 
 
+def typed(key: str, value: str) -> None:
+    """The annotator typed ``value`` into the field: it becomes the session's name, and an
+    empty one is a name cleared on purpose (the browser forgets it, nothing restores it)."""
+    st.session_state[key] = value
+    st.session_state[_CLEARED] = not value.strip()
+
+
 def _keep(_: Any = None) -> None:
     """The name state needs a change callback to be a state; nothing to do in it."""
 
 
 def restore_name(key: str) -> None:
-    """Give session state ``key`` the name this browser remembers, when it has none
-    (call before the name's text input is drawn)."""
+    """Give session state ``key`` the name this browser remembers, when it has none and
+    the annotator did not clear it (call before the name's text input is drawn). A new
+    session after a server restart gets it back the same way: the browser sends the
+    remembered name with its first run."""
     current = (st.session_state.get(key) or "").strip()
+    cleared = bool(st.session_state.get(_CLEARED))
     with st.container(key="nw-name-memory-box"):
         st.html("<style>.st-key-nw-name-memory-box{display:none}</style>")
-        state = _MEMORY(key="nw-name-memory", data={"name": current}, on_name_change=_keep)
+        state = _MEMORY(key="nw-name-memory", data={"name": current, "cleared": cleared},
+                        on_name_change=_keep)
     remembered = state.get("name")
-    if (not current and isinstance(remembered, str) and remembered.strip()
-            and not st.session_state.get(_RESTORED)):
-        st.session_state[_RESTORED] = True  # once per session: a name cleared stays cleared
+    if not current and not cleared and isinstance(remembered, str) and remembered.strip():
         st.session_state[key] = remembered.strip()[:120]
         redraw_field()
         st.rerun()  # draw everything with the name
