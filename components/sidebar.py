@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.name_memory import field_key, redraw_field, restore_name, typed
+from components.name_memory import restore_name
 from components.outbox import deliver
 from components.state import ANNOTATOR_KEY, DATASET_KEY, signed_in
 from components.teams.guidelines import render_guidelines_panel
 from components.teams.session import render_account
 from needlework.teams.assignment import visible_datasets
 from store.datasets import list_datasets
-
-
-def _typed(field: str) -> None:
-    """The name field's change: the typed name becomes the session's name."""
-    typed(ANNOTATOR_KEY, st.session_state.get(field) or "")
 
 
 def render_sidebar(db) -> dict[str, str | None]:
@@ -45,28 +40,14 @@ def render_sidebar(db) -> dict[str, str | None]:
             name = user.name
         else:
             restore_name(ANNOTATOR_KEY)
-            name = st.session_state.get(ANNOTATOR_KEY) or ""
-            field = field_key()
-            held = st.session_state.get(field) if field in st.session_state else None
-            if held is not None and held != name:
-                if name:
-                    redraw_field()  # the name was set elsewhere (a test, a restore): show it
-                    field = field_key()
-                    held = None
-                else:  # a new session after a restart: the browser sent the field's value
-                    name = held
-                    st.session_state[ANNOTATOR_KEY] = held
-            if held is None:  # a field new to the browser starts with the session's name
-                st.session_state[field] = name
-            st.text_input(
+            name = st.text_input(
                 "Annotator",
-                key=field,
-                on_change=_typed,
-                args=(field,),
+                key=ANNOTATOR_KEY,
                 placeholder="your name (required to save work)",
+                persist_state="session",
                 help="Every label, answer and verdict is saved under this name, with the time.",
             )
-            if not name.strip():
+            if not (name or "").strip():
                 st.caption("✍️ Enter your name to save work.")
         dataset = st.selectbox(
             "Dataset",

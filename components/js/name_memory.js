@@ -7,15 +7,14 @@ export default function (component) {
   const name = (data && data.name) || "";
   let stored = null;
   try { stored = localStorage.getItem(KEY); } catch (e) { return; }
-  const page = window.__nwName || (window.__nwName = {asked: false});
-  if (name) {  // the session has a name: remember it
+  const page = window.__nwName || (window.__nwName = {asked: false, shown: false});
+  if (name) {
+    page.shown = true;  // the session has a name: remember it
     if (stored !== name) { try { localStorage.setItem(KEY, name); } catch (e) { /* full */ } }
-  } else if (data && data.cleared) {  // the annotator emptied the field: forget it
-    if (stored) { try { localStorage.removeItem(KEY); } catch (e) { /* ignore */ } }
-  } else if (stored && !page.asked) {
-    // hand the remembered name to this session (once per page: the value stays in this
-    // component's state, which the browser sends again to a new session after a restart)
-    page.asked = true;
+  } else if (!page.asked && !page.shown && stored) {
+    page.asked = true;  // once per page: hand the remembered name to this session
     setStateValue("name", stored);
+  } else if (page.shown && stored) {
+    try { localStorage.removeItem(KEY); } catch (e) { /* ignore */ }  // cleared on purpose
   }
 }

@@ -70,29 +70,31 @@ def test_name_warning_in_view_progress_agrees_and_open_resumes(browser, seeded_d
         page.get_by_text(f"1 of {len(items)} items done by {who}").wait_for(timeout=30_000)
         assert_no_exception(page)
 
-        # Home says the same, in the same words; a new page: the browser gives the name back
+        # a returning annotator: another day, another browser; Home says the same, in the
+        # same words, and Open › resumes (the name typed here: its memory across pages is
+        # tests/browser/test_name_memory.py)
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
         page.goto(f"{url}/home")
         wait_idle(page, 60_000)
-        field = page.get_by_label("Annotator", exact=True)
-        page.wait_for_function(
-            "() => { const f = document.querySelectorAll('[aria-label=Annotator]');"
-            "        return f.length === 1 && f[0].value !== ''; }", timeout=30_000)
-        assert field.input_value() == who
+        page.get_by_label("Annotator", exact=True).fill(who)
+        page.keyboard.press("Enter")
+        wait_idle(page, 60_000)
         page.get_by_text(f"1 of {len(items)} items done by {who}").wait_for(timeout=30_000)
 
         screenshot(page, "home-progress")
         # 7: Open › lands on the first question this annotator has not finished, same tab
-        pages_before = len(context.pages)
+        pages_before = len(page.context.pages)
         page.locator(f'a[data-testid="stPageLink-NavLink"][href="annotate?dataset={DATASET}"]',
                      has_text="Open ›").first.click()
         page.wait_for_function("() => location.pathname.endsWith('/annotate')", timeout=60_000)
         page.wait_for_function(f"() => location.search.includes('item={second}')", timeout=30_000)
         wait_idle(page, 60_000)
-        assert len(context.pages) == pages_before
+        assert len(page.context.pages) == pages_before
         page.get_by_text(f"Q2/{len(items)}", exact=True).wait_for(timeout=30_000)
-        assert page.get_by_label("Annotator", exact=True).input_value() == who  # remembered
+        assert page.get_by_label("Annotator", exact=True).input_value() == who
         assert_no_exception(page)
         screenshot(page, "annotate-resumed")
     finally:
+        page.context.close()
         context.close()
         server.stop()
