@@ -47,7 +47,11 @@ def _load_model(page, path: Path) -> None:
     field.fill(str(path))
     field.press("Enter")
     wait_idle(page)
-    page.get_by_role("button", name="Load model").click()
+    button = page.get_by_role("button", name="Load model")
+    if not button.is_visible() and folded.is_visible():  # a rerun folded the picker again
+        folded.click()
+        wait_idle(page)
+    button.click()
     page.get_by_text("LlamaForSequenceClassification").first.wait_for(timeout=120_000)
     wait_idle(page)
 
