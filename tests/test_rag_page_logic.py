@@ -124,7 +124,7 @@ def test_the_rag_kind_runs_in_the_job_runner_and_stores_no_key(museum):
         job_id = start_rag_job(db, path, spec)
         RUNNER.join(job_id, timeout=60)
     job = latest_rag_job(db, "museum")
-    assert job["id"] == job_id and job["status"] == "done"
+    assert job["id"] == job_id and job["status"] == "done", job.get("error")
     assert job["done"] == job["total"] == 25  # 5 answers x 5 checks
     assert job["result"]["calls"]["sent"] == 23  # q2 and q6: every passage is relevant, one prompt
     assert job["options"] == job_options(spec)
