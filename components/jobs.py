@@ -71,3 +71,18 @@ def render_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, Any]], N
         st.fragment(run_every=POLL_SECONDS)(_live)(int(job["id"]), verb, starting, note)
     else:
         outcome(job)
+
+
+def render_judge_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, Any]], None],
+                     seen_key: str) -> str | None:
+    """A judge job's panel (:func:`render_job`, in the judge's words); returns the run key of
+    a judge job that has just finished, once per job (remembered under ``seen_key``), so
+    the page can put its run in front."""
+    render_job(job, outcome, verb="Judging",
+               starting="Starting: planning the prompts and reading the judge cache …",
+               note="Runs on the server: you can use other pages and come back. Every answer is "
+                    "cached as it arrives; Cancel stops sending requests.")
+    if job is not None and job["display_status"] == "done" and st.session_state.get(seen_key) != job["id"]:
+        st.session_state[seen_key] = job["id"]
+        return (job.get("result") or {}).get("run_key")
+    return None

@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 import store
-from components.jobs import render_job
+from components.jobs import render_judge_job
 from components.models.judge import is_demo, render_connection
 from components.needle.data import COMPARE, PRIMARY
 from components.text import label
@@ -70,14 +70,7 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
         start_judge_job(db, store.default_path(), conn, row["name"], mode="selection",
                         order="rotations", context_policy=policy, per_subset=per or None)
         st.rerun()
-    render_job(job, _outcome, verb="Judging",
-               starting="Starting: planning the prompts and reading the judge cache …",
-               note="Runs on the server: you can use other pages and come back. Every answer is "
-                    "cached as it arrives; Cancel stops sending requests.")
-    if job is not None and job["display_status"] == "done" and st.session_state.get(SEEN) != job["id"]:
-        st.session_state[SEEN] = job["id"]
-        return (job.get("result") or {}).get("run_key")
-    return None
+    return render_judge_job(job, _outcome, SEEN)
 
 
 def show_beside(sets: list[Any], run_key: str | None) -> None:

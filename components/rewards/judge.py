@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 import store
-from components.jobs import render_job
+from components.jobs import render_judge_job
 from components.models.judge import is_demo, render_connection
 from components.rewards.results import review_link
 from components.text import label, render_text
@@ -133,14 +133,7 @@ def render_judging(db: Any, row: dict[str, Any]) -> str | None:
     if go and conn is not None:
         start(db, conn, row["name"], options)
         st.rerun()
-    render_job(job, _outcome, verb="Judging",
-               starting="Starting: planning the prompts and reading the judge cache …",
-               note="Runs on the server: you can use other pages and come back. Every answer is "
-                    "cached as it arrives; Cancel stops sending requests.")
-    if job is not None and job["display_status"] == "done" and st.session_state.get(SEEN) != job["id"]:
-        st.session_state[SEEN] = job["id"]
-        return (job.get("result") or {}).get("run_key")
-    return None
+    return render_judge_job(job, _outcome, SEEN)
 
 
 def start(db: Any, conn: Connection, dataset: str, options: dict[str, Any]) -> int:
