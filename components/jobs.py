@@ -73,16 +73,38 @@ def render_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, Any]], N
         outcome(job)
 
 
+def watch(job_id: int, seen_key: str) -> None:
+    """Remember that this session started (or saw running) job ``job_id``, so that
+    :func:`finished_here` puts its result in front once it finishes."""
+    st.session_state[seen_key] = {"watching": int(job_id)}
+
+
+def finished_here(job: dict[str, Any] | None, seen_key: str) -> bool:
+    """True once, on the first render after a job this session watched (started, or saw
+    running) has finished. A job that finished before this session opened the page is
+    not news: a new visitor sees the default result, not whatever ran last."""
+    if job is None:
+        return False
+    watching = (st.session_state.get(seen_key) or {}).get("watching")
+    if job["display_status"] in ACTIVE:
+        if watching != job["id"]:
+            watch(job["id"], seen_key)
+        return False
+    if watching == job["id"] and job["display_status"] == "done":
+        st.session_state[seen_key] = {"watching": None}
+        return True
+    return False
+
+
 def render_judge_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, Any]], None],
                      seen_key: str) -> str | None:
     """A judge job's panel (:func:`render_job`, in the judge's words); returns the run key of
-    a judge job that has just finished, once per job (remembered under ``seen_key``), so
-    the page can put its run in front."""
+    a judge job this session watched that has just finished, once (:func:`finished_here`),
+    so the page can put its run in front."""
     render_job(job, outcome, verb="Judging",
                starting="Starting: planning the prompts and reading the judge cache …",
                note="Runs on the server: you can use other pages and come back. Every answer is "
                     "cached as it arrives; Cancel stops sending requests.")
-    if job is not None and job["display_status"] == "done" and st.session_state.get(seen_key) != job["id"]:
-        st.session_state[seen_key] = job["id"]
+    if finished_here(job, seen_key):
         return (job.get("result") or {}).get("run_key")
     return None

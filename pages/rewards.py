@@ -38,7 +38,7 @@ if row is None or row["kind"] not in ("preference", "needle"):
     st.stop()
 
 st.subheader(f"2 · Score {label(row['name'], 80)}")
-render_scoring(current, row)
+scored_now = render_scoring(current, row)
 
 st.subheader("3 · Or judge it with an LLM")
 st.caption("A generative judge behind any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, or the "
@@ -48,7 +48,8 @@ finished = render_judging(db, row)
 
 st.subheader("4 · Results")
 ref = render_run_picker(db, row["name"], rm.facts.fingerprint if rm else None,
-                        prefer=f"judge:{finished}" if finished else None)
+                        prefer=f"judge:{finished}" if finished
+                        else f"score:{scored_now}" if scored_now else None)
 scored = results(db, row, ref.row) if ref is not None and ref.kind == "classifier" else Results()
 picked = None
 if ref is not None and ref.kind == "classifier":

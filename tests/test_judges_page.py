@@ -15,6 +15,7 @@ import store
 from needlework.datasets import import_bytes
 from needlework.jobs import RUNNER
 from needlework.rewards import registry
+from needlework.rewards.compare import list_runs
 from store.scores import list_jobs, save_item_scores
 from tests.conftest import ROOT, jsonl
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
@@ -177,3 +178,23 @@ def test_the_key_is_read_from_the_environment_and_stored_nowhere(app_db, tmp_pat
     for path in tmp_path.iterdir():
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_a_judge_run_another_session_finished_does_not_take_over_results(app_db):
+    """Only a run this session started (or saw running) comes to the front when it
+    finishes; a visitor who opens the page later sees the default (the newest result),
+    and a choice made in "Results of" sticks over later reruns."""
+    at = open_page()
+    with FakeJudgeServer(judge) as server:
+        connect(at, server)
+        judge_all(at, app_db)
+    save_item_scores(app_db, "prefs", "f" * 32, "fp32|full", "/models/some-rm",
+                     [{"item_key": f"q{k}", "subset": "QA", "chosen_scores": [1.0],
+                       "rejected_scores": [0.0, 0.0, 0.0]} for k in range(4)])
+    later = open_page()
+    assert later.selectbox(key="rw_run").value.startswith("score:"), later.selectbox(key="rw_run").value
+    assert any("Ties count as wrong" in c.value for c in later.caption)
+    judge_key = next(r.key for r in list_runs(app_db, "prefs") if r.kind == "judge")
+    later.selectbox(key="rw_run").set_value(judge_key).run()
+    later.run()
+    assert later.selectbox(key="rw_run").value == judge_key

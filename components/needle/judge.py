@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 import store
-from components.jobs import render_judge_job
+from components.jobs import render_judge_job, watch
 from components.models.judge import is_demo, render_connection
 from components.needle.data import COMPARE, PRIMARY
 from components.text import label
@@ -67,8 +67,9 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
                    "needle in longer ones, and to favour one position (a real limitation of a "
                    "tiny model, shown as measured). Each long prompt takes it a few seconds.")
     if go and conn is not None:
-        start_judge_job(db, store.default_path(), conn, row["name"], mode="selection",
-                        order="rotations", context_policy=policy, per_subset=per or None)
+        watch(start_judge_job(db, store.default_path(), conn, row["name"], mode="selection",
+                              order="rotations", context_policy=policy, per_subset=per or None),
+              SEEN)
         st.rerun()
     return render_judge_job(job, _outcome, SEEN)
 

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 import store
-from components.jobs import render_judge_job
+from components.jobs import render_judge_job, watch
 from components.models.judge import is_demo, render_connection
 from components.rewards.results import review_link
 from components.text import label, render_text
@@ -131,7 +131,7 @@ def render_judging(db: Any, row: dict[str, Any]) -> str | None:
                         "answers safety needles well and most real preference prompts with "
                         "invalid answers, which count wrong.")
     if go and conn is not None:
-        start(db, conn, row["name"], options)
+        watch(start(db, conn, row["name"], options), SEEN)
         st.rerun()
     return render_judge_job(job, _outcome, SEEN)
 

@@ -31,12 +31,20 @@ FAILURE_PICK = "rw_failure_pick"
 
 
 RUN = "rw_run"  # the RunRef key shown in Results
+PICKED = "rw_run_picked"  # the key the user chose in "Results of" (else the default follows)
+
+
+def _picked() -> None:
+    st.session_state[PICKED] = st.session_state.get(RUN)
 
 
 def render_run_picker(db: Any, dataset: str, fingerprint: str | None,
                       prefer: str | None = None) -> RunRef | None:
-    """The result to show, reward-model scores or an LLM-judge run (default: the one
-    ``prefer`` names, else the loaded model's scores, else the newest); ``None`` if none."""
+    """The result to show, reward-model scores or an LLM-judge run. ``prefer`` (a run that
+    has just finished here: ``judge:<run key>``, or ``score:<fingerprint>`` for the newest
+    scores of that model) wins once and sticks; then the user's own choice in "Results of";
+    else the default, which follows the loaded model: its scores, else the newest result.
+    ``None`` if the dataset has no result yet."""
     refs = list_runs(db, dataset)
     if not refs:
         st.caption("No results for this dataset yet: score it with a reward model (step 2) or "
@@ -44,13 +52,17 @@ def render_run_picker(db: Any, dataset: str, fingerprint: str | None,
         return None
     keys = [r.key for r in refs]
     by_key = {r.key: r for r in refs}
+    if prefer and prefer.startswith("score:") and prefer not in by_key:
+        prefer = next((r.key for r in refs if r.kind == "classifier"
+                       and r.row["fingerprint"] == prefer.removeprefix("score:")), None)
     if prefer in by_key:
-        st.session_state[RUN] = prefer
-    if st.session_state.get(RUN) not in by_key:
-        st.session_state[RUN] = next((r.key for r in refs if r.kind == "classifier"
-                                      and r.row["fingerprint"] == fingerprint), keys[0])
+        st.session_state[PICKED] = prefer
+    chosen = st.session_state.get(PICKED)
+    st.session_state[RUN] = chosen if chosen in by_key else next(
+        (r.key for r in refs if r.kind == "classifier" and r.row["fingerprint"] == fingerprint),
+        keys[0])
     if len(refs) > 1:
-        st.selectbox("Results of", keys, key=RUN,
+        st.selectbox("Results of", keys, key=RUN, on_change=_picked,
                      format_func=lambda k: f"{by_key[k].title} · {by_key[k].items} items · "
                                            f"{by_key[k].updated_at[:16].replace('T', ' ')}")
     ref = by_key[st.session_state[RUN]]

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import store
-from components.jobs import render_job
+from components.jobs import finished_here, render_job, watch
 from components.state import get_db
 from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
@@ -100,8 +100,13 @@ def _finished(job: dict[str, Any]) -> None:
         st.error(f"Scoring failed: {label(job.get('error') or 'unknown error', 1500)}", icon="🚫")
 
 
-def render_scoring(current: tuple[ModelKey, RewardModel] | None, row: dict[str, Any]) -> bool:
-    """Length check, Score button and the job panel; True while a job is active."""
+SEEN = "rw_score_seen"  # the scoring job this session started or saw running
+
+
+def render_scoring(current: tuple[ModelKey, RewardModel] | None, row: dict[str, Any]) -> str | None:
+    """Length check, Score button and the job panel. Returns the fingerprint of the model
+    whose scoring job (started or seen running here) has just finished, once, so Results
+    can put its scores in front; else ``None``."""
     db = get_db()
     job = latest_scoring_job(db, row["name"])
     active = job is not None and job["display_status"] in ACTIVE
@@ -114,7 +119,9 @@ def render_scoring(current: tuple[ModelKey, RewardModel] | None, row: dict[str, 
                      key="rw_score", disabled=active, icon="▶️",
                      help="Runs in the background; texts already in the score cache are not "
                           "scored again."):
-            start_scoring(db, store.default_path(), key, rm, row["name"], policy)
+            watch(start_scoring(db, store.default_path(), key, rm, row["name"], policy), SEEN)
             st.rerun()
     render_job(job, _finished)
-    return active
+    if finished_here(job, SEEN):
+        return (job.get("result") or {}).get("fingerprint")
+    return None
