@@ -143,3 +143,26 @@ def screenshot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def load_model(page, path: Path | str, architecture: str = "LlamaForSequenceClassification") -> None:
+    """Load the reward model at ``path`` through the page's model picker, as a person
+    would: the picker is folded ("Load another model") when this server already holds
+    a model (an earlier test loaded one), and a rerun may fold it again between the
+    field and the button."""
+    field = page.get_by_role("textbox", name="Model folder or hub id")
+    folded = page.get_by_test_id("stExpander").get_by_text("Load another model")
+    field.or_(folded).first.wait_for(timeout=240_000)  # a cold start imports the engine first
+    if not field.is_visible():
+        folded.first.click()
+        wait_idle(page)
+    field.fill(str(path))
+    field.press("Enter")
+    wait_idle(page)
+    button = page.get_by_role("button", name="Load model")
+    if not button.is_visible() and folded.first.is_visible():
+        folded.first.click()
+        wait_idle(page)
+    button.click()
+    page.get_by_text(architecture).first.wait_for(timeout=120_000)
+    wait_idle(page)

@@ -19,7 +19,7 @@ import pytest
 import store
 from store.datasets import iter_items
 from store.scores import save_item_scores
-from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import ROOT, assert_no_exception, load_model, screenshot, wait_idle
 
 SCORE_TIMEOUT_MS = 600_000
 
@@ -45,13 +45,6 @@ def _fill(page, name: str, value: str) -> None:
     field = page.get_by_label(name, exact=True)
     field.fill(value)
     field.press("Enter")
-    wait_idle(page)
-
-
-def _load_model(page, path: Path) -> None:
-    _fill(page, "Model folder or hub id", str(path))
-    page.get_by_role("button", name="Load model").click()
-    page.get_by_text("LlamaForSequenceClassification").first.wait_for(timeout=120_000)
     wait_idle(page)
 
 
@@ -136,7 +129,7 @@ def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, ne
     pairs = _seed_scores(seeded_db, dataset)  # scores of a stand-in model, stored for the dataset
     _shot(page, "needle-built", 1900)
 
-    _load_model(page, needle_model_dir)  # the demo model, for the per-token view
+    load_model(page, needle_model_dir)  # the demo model, for the per-token view
     chart = _heatmap(page)
     cells = _cells(chart)
     assert cells.count() >= 10

@@ -13,7 +13,7 @@ import pytest
 import store
 from needlework.rewards.results import failures
 from store.scores import item_scores, list_jobs
-from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import ROOT, assert_no_exception, load_model, screenshot, wait_idle
 
 DATASET = "demo-preference"
 SCORE_TIMEOUT_S = 600
@@ -35,25 +35,6 @@ def demo_model_dir(tmp_path_factory) -> Path:
 
 def _main(page):
     return page.locator('[data-testid="stMain"]')
-
-
-def _load_model(page, path: Path) -> None:
-    field = page.get_by_role("textbox", name="Model folder or hub id")
-    folded = page.get_by_test_id("stExpander").get_by_text("Load another model")
-    field.or_(folded).first.wait_for(timeout=240_000)  # a cold start imports the engine first
-    if not field.is_visible():  # a model is already loaded in this server: the picker is folded
-        page.get_by_test_id("stExpander").get_by_text("Load another model").click()
-        wait_idle(page)
-    field.fill(str(path))
-    field.press("Enter")
-    wait_idle(page)
-    button = page.get_by_role("button", name="Load model")
-    if not button.is_visible() and folded.is_visible():  # a rerun folded the picker again
-        folded.click()
-        wait_idle(page)
-    button.click()
-    page.get_by_text("LlamaForSequenceClassification").first.wait_for(timeout=120_000)
-    wait_idle(page)
 
 
 def _shot(page, heading: str, name: str, height: int = 1000) -> None:
@@ -84,7 +65,7 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     wait_idle(page)
     assert_no_exception(page)
     started = time.perf_counter()
-    _load_model(page, demo_model_dir)
+    load_model(page, demo_model_dir)
     load_s = time.perf_counter() - started
     main = _main(page)
     main.get_by_text("Demo model.").first.wait_for(timeout=30_000)
