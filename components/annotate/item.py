@@ -89,9 +89,10 @@ def local_time(iso: str, zone: ZoneInfo | None = None) -> str:
 
 
 def saved_text(ctx: ItemContext, field: str) -> str:
-    """``saved 14:02:11 by ana`` for a field this annotator set, else ``""``."""
+    """``saved 14:02:11 by ana`` for a field this annotator set, else ``""`` (Markdown-safe:
+    the name is escaped, as it is shown in captions)."""
     entry = ctx.fields.get(field)
-    return f"saved {local_time(entry[1], ctx.zone)} by {ctx.annotator}" if entry else ""
+    return f"saved {local_time(entry[1], ctx.zone)} by {label(ctx.annotator, 60)}" if entry else ""
 
 
 def save(ctx: ItemContext, field: str, value: Any) -> None:
@@ -200,4 +201,4 @@ def render_progress(ctx: ItemContext, done: int, started: int, total: int) -> No
     cols[0].progress(labeled / n if n else 1.0,
                      text=f"This question: {labeled}/{n} passages labeled · {answered}")
     cols[1].progress(done / total if total else 0.0,
-                     text=progress_text(done, started, total, ctx.annotator or "you"))
+                     text=label(progress_text(done, started, total, ctx.annotator or "you"), 160))
