@@ -198,6 +198,11 @@ def test_newcomer_path_with_the_quick_preset(page, app_url, needle_model_dir):
     """Defaults only: Build, Load model, Score, in that order, until the heatmap shows."""
     page.goto(f"{app_url}/needle")
     wait_idle(page)
+    # the model picker is drawn once the engine is imported (a cold server takes a while):
+    # only then does "Unload" tell whether another test of this server loaded a model
+    field = page.get_by_role("textbox", name="Model folder or hub id")
+    folded = page.get_by_test_id("stExpander").get_by_text("Load another model")
+    field.or_(folded).first.wait_for(state="attached", timeout=240_000)
     unload = page.get_by_role("button", name="Unload")
     if unload.count():  # another test of this server loaded a model: start as a newcomer would
         unload.first.click()
