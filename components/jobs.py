@@ -76,7 +76,7 @@ def render_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, Any]], N
 def watch(job_id: int, seen_key: str) -> None:
     """Remember that this session started (or saw running) job ``job_id``, so that
     :func:`finished_here` puts its result in front once it finishes."""
-    st.session_state[seen_key] = {"watching": int(job_id)}
+    st.session_state[seen_key] = int(job_id)
 
 
 def finished_here(job: dict[str, Any] | None, seen_key: str) -> bool:
@@ -85,13 +85,11 @@ def finished_here(job: dict[str, Any] | None, seen_key: str) -> bool:
     not news: a new visitor sees the default result, not whatever ran last."""
     if job is None:
         return False
-    watching = (st.session_state.get(seen_key) or {}).get("watching")
     if job["display_status"] in ACTIVE:
-        if watching != job["id"]:
-            watch(job["id"], seen_key)
+        watch(job["id"], seen_key)
         return False
-    if watching == job["id"] and job["display_status"] == "done":
-        st.session_state[seen_key] = {"watching": None}
+    if st.session_state.get(seen_key) == job["id"] and job["display_status"] == "done":
+        st.session_state[seen_key] = None
         return True
     return False
 

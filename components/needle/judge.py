@@ -18,7 +18,7 @@ from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.job import latest_judge_job, start_judge_job
 
-SEEN = "nj_seen"  # the last finished judge job put beside the model's heatmap
+SEEN = "nj_seen"  # the judge job this session started or saw running (components.jobs.watch)
 POLICIES = {"skip": "counted wrong", "keep-start": "cut, start kept", "keep-end": "cut, end kept"}
 
 

@@ -51,7 +51,7 @@ POLICIES = {
 }
 #: The choices in a few words (the select is narrow at 1024 px); POLICIES in its help.
 POLICY_WORDS = {"skip": "skip them", "keep-start": "keep the start", "keep-end": "keep the end"}
-SEEN = "rj_seen"  # the last finished judge job whose run was put in front
+SEEN = "rj_seen"  # the judge job this session started or saw running (components.jobs.watch)
 
 
 def _pct(x: float | None) -> str:
