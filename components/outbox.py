@@ -85,7 +85,8 @@ def deliver(db: Database, allowed: Callable[[Action], str | None] | None = None)
 
 def view_for(page: str, dataset: str) -> dict[str, Any] | None:
     """The browser's view for ``page`` on ``dataset`` if it is newer than the last one
-    this session followed (then it is marked followed), else ``None``.
+    this session followed, else ``None``. The page marks it followed with
+    :func:`followed` once it is on the place the view asks for.
 
     A view is ``{"page", "dataset", "item", "rev", ...}``; ``rev`` grows with every
     move the browser makes, so an old view resent after a reconnect is not followed
@@ -96,8 +97,20 @@ def view_for(page: str, dataset: str) -> dict[str, Any] | None:
     rev = view.get("rev")
     if not isinstance(rev, (int, float)) or rev <= st.session_state.get(SEEN, 0):
         return None
-    st.session_state[SEEN] = rev
     return view
+
+
+def followed(view: dict[str, Any] | None) -> None:
+    """Mark ``view`` (from :func:`view_for`) followed: the key scripts take the page's
+    position as theirs from now on (:func:`seen_rev`).
+
+    Call it right after the session's position was set from the view, with nothing
+    drawn in between: drawing is where Streamlit stops a run that a newer rerun request
+    replaces, and a view marked followed in a run stopped before it moved would leave
+    the page where it was while the browser took that place for the one it asked for
+    (its next keys then went to the wrong question)."""
+    if view is not None:
+        st.session_state[SEEN] = max(view["rev"], st.session_state.get(SEEN, 0))
 
 
 def applied_through() -> float:

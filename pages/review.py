@@ -81,9 +81,10 @@ if mode == "Dataset overview":
 scope = view.query.scope
 current = resolve(db, dataset, items, me, scope)
 current = into_view(db, dataset, current, items, view.signature())
-current = follow(db, dataset, view_for("review", dataset), current, items)
+keyboard = view_for("review", dataset)
+current = follow(db, dataset, keyboard, current, items)
 apply_intent(dataset)
-remember(dataset, current)
+remember(dataset, current, keyboard)
 if current is None or items.total() == 0:
     render_review_keys("empty", keys_slot)
     st.info("No comparisons match the filters and the search.", icon="🔎")

@@ -106,6 +106,35 @@ def test_annotate_deep_link_and_item_navigation(app_db):
     assert at.query_params["item"] == "sample-1"
 
 
+def test_a_restarted_server_stays_where_the_keyboard_asked_despite_the_old_url(app_db,
+                                                                              monkeypatch):
+    """After a server restart the browser's first requests carry the URL the old server
+    wrote (sample-1) and the view its keys asked for (sample-3). The new session goes to
+    sample-3 and stays there on the next request, which still carries the old URL: the
+    key script takes the page's item for its own once the view is followed, and its next
+    keys went to sample-1 (a CI failure of test_keys' kill test)."""
+    at = open_page("pages/annotate.py", annotator="ana", item="sample-1")
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)  # the new session
+    fresh.session_state["annotator"] = "ana"
+    fresh.session_state["nw-outbox-view"] = {"page": "annotate", "dataset": "ground",
+                                             "item": "sample-3", "cursor": 2, "rev": 7}
+    fresh.query_params.update({"dataset": "ground", "item": "sample-1"})
+    fresh.run()
+    fresh.switch_page("pages/annotate.py")
+    for _ in range(3):  # the requests sent before the new URL reached the browser
+        fresh.query_params.update({"dataset": "ground", "item": "sample-1"})
+        fresh.run()
+        assert not fresh.exception, fresh.exception
+        assert fresh.session_state["nw-outbox-seen"] == 7
+        assert fresh.query_params["item"] == "sample-3"
+    # once the echo window is over, a link to sample-1 is a link again
+    monkeypatch.setattr("components.annotate.questions.ECHO_SECONDS", 0.0)
+    fresh.query_params.update({"dataset": "ground", "item": "sample-1"})
+    fresh.run()
+    assert fresh.query_params["item"] == "sample-1"
+    assert at.query_params["item"] == "sample-1"
+
+
 def test_annotate_answer_checks_and_deflection(app_db):
     at = open_page("pages/annotate.py", annotator="ana")
     act(app_db, set_label("sample-1", 1, "irrelevant"))

@@ -109,6 +109,33 @@ def ask(at: AppTest, dataset: str, item: str, i: int, j: int, seek: str | None =
     return at
 
 
+def test_a_restarted_server_stays_where_the_keyboard_asked_despite_the_old_url(app_db,
+                                                                              monkeypatch):
+    """After a server restart the browser's first requests carry the URL the old server
+    wrote (QA_1, comparison 1 vs 1) and the view its keys asked for (RAG_2, 1 vs 3): the
+    new session goes to RAG_2 and stays there on the requests that still carry the old
+    URL; once the echo window is over, a link to QA_1 moves it again."""
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    fresh.session_state["dataset"] = "lf"
+    fresh.session_state["annotator"] = "ana"
+    fresh.session_state["nw-outbox-view"] = {"page": "review", "dataset": "lf", "item": "RAG_2",
+                                             "i": 0, "j": 2, "rev": 9, "seek": None}
+    old_url = {"item": "QA_1", "i": "1", "j": "1"}
+    fresh.query_params.update(old_url)
+    fresh.run()
+    fresh.switch_page("pages/review.py")
+    for _ in range(3):
+        fresh.query_params.update(old_url)
+        fresh.run()
+        assert not fresh.exception, fresh.exception
+        assert fresh.session_state["nw-outbox-seen"] == 9
+        assert (fresh.query_params["item"], fresh.query_params["j"]) == ("RAG_2", "3")
+    monkeypatch.setattr("components.review.position.ECHO_SECONDS", 0.0)  # a link, later
+    fresh.query_params.update({"item": "QA_1", "i": "1", "j": "2"})
+    fresh.run()
+    assert (fresh.query_params["item"], fresh.query_params["j"]) == ("QA_1", "2")
+
+
 def test_verdict_is_saved_with_who_and_when_and_the_page_moves_on(app_db):
     at = open_review("lf", "ana")
     act(app_db, "lf", {"kind": "verdict", "item": "QA_1", "i": 0, "j": 0, "verdict": "flip"})

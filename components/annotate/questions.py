@@ -19,6 +19,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 import store
+from components.outbox import followed
 from components.state import get_db
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
@@ -122,16 +123,20 @@ def _item_list(db: Database, dataset: str, created_at: str, who: str, flt: gp.It
 
 
 def _resolve_current(db: Database, dataset: str, items: gp.ItemList, asked: str | None,
-                     jump: bool) -> tuple[str, int]:
+                     jump: bool, view: dict[str, Any] | None) -> tuple[str, int]:
     """The item to show and its dataset position: the item the browser's keyboard asked
-    for (``asked``), else a changed ``?item=`` (deep link), else the first match of a
-    filter or search just changed (``jump``) when this session's item is not one, else
-    this session's item, else where the annotator left off (their first unfinished
-    item of the list), else the list's first item.
+    for (``asked``, from ``view``, which is then marked followed), else a new ``?item=``
+    (deep link), else the first match of a filter or search just changed (``jump``)
+    when this session's item is not one, else this session's item, else where the
+    annotator left off (their first unfinished item of the list), else the list's
+    first item.
 
     A rerun request carries the browser's URL, which lags behind when keys are
-    pressed faster than the page reruns; an ``item`` this page itself wrote in the
-    last few seconds is such an echo, not a link, and is ignored.
+    pressed faster than the page reruns, and after a server restart the first requests
+    of the new session still carry the URL the old server wrote. So an ``item`` this
+    page wrote, or moved away from to follow the keyboard, in the last few seconds is
+    such an echo, not a link, and is ignored (following it sent the key script's next
+    keys to the question it had left).
     """
     state = st.session_state
     link = st.query_params.get("item")
@@ -157,6 +162,10 @@ def _resolve_current(db: Database, dataset: str, items: gp.ItemList, asked: str 
         position = item_position(db, dataset, current) or 0
     state[_state(dataset, "current")] = current
     state[_state(dataset, "seen")] = current
+    if asked is not None:
+        followed(view)  # nothing drawn since the view was read: see outbox.followed
+        if link and link != current:
+            written[link] = now  # the URL it left: requests still carrying it are echoes
     if link != current:
         st.query_params["item"] = current
         written[current] = now
@@ -244,7 +253,7 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
             st.info("This dataset has no questions.")
             return None
         asked = _followed(db, dataset, view, items, queue)
-        current, position = _resolve_current(db, dataset, items, asked, jump)
+        current, position = _resolve_current(db, dataset, items, asked, jump, view)
         rows = items.window(db, current, position, WINDOW)
         if not any(r["key"] == current for r in rows):  # filtered out: shown in its place
             rows = list_rows(db, dataset, who, [position]) + rows

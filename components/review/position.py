@@ -10,12 +10,14 @@ are.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 from sqlite_utils import Database
 
+from components.outbox import followed
 from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.review.queue import Comparison, PairList, item_comparisons
@@ -28,6 +30,7 @@ from store.pairs import ItemRow
 from store.review import last_verdict_change
 
 POS = "rv_pos"
+ECHO_SECONDS = 5.0
 INTENT = "rv_intent"
 ADVANCE = "rv_advance"
 Ident = tuple[str, int, int]
@@ -55,10 +58,18 @@ def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str) ->
     """The comparison to show: a new ``?item=`` (deep link, edited URL) wins, on the
     comparison ``&i=I&j=J`` names (chosen I vs rejected J, numbered from 1 as on the
     page) when it has one, then where this session was in this dataset, then where the
-    reviewer left off: the first comparison of the list without their verdict."""
+    reviewer left off: the first comparison of the list without their verdict.
+
+    The URL is new when it is not the one this session wrote and not one it moved away
+    from in the last few seconds to follow the key script: requests sent before the
+    browser had the new URL still carry the old one (after a server restart, the one
+    the old server wrote), and jumping back to it sent the next keys to the comparison
+    the reviewer had left."""
     state = st.session_state.get(POS) or {}
     asked = st.query_params.get("item")
-    if asked is not None and asked != state.get("written"):
+    left = state.get("left") or {}
+    if (asked is not None and asked != state.get("written")
+            and time.monotonic() - left.get(asked, -ECHO_SECONDS) >= ECHO_SECONDS):
         row = pairs_store.item(db, dataset, asked)
         if row is not None:
             return asked_pair(row) or first_of(db, dataset, row, scope, me)
@@ -125,13 +136,24 @@ def into_view(db: Database, dataset: str, current: Comparison | None, items: Pai
     return items.first(db) or current
 
 
-def remember(dataset: str, current: Comparison | None) -> None:
-    """Keep the position in the session and in ``?item=&i=&j=``."""
+def remember(dataset: str, current: Comparison | None,
+             view: Mapping[str, Any] | None = None) -> None:
+    """Keep the position in the session and in ``?item=&i=&j=``; ``view``, the browser
+    view :func:`follow` just followed, is then marked followed (before anything is
+    drawn: see ``components.outbox.followed``)."""
+    link = st.query_params.get("item")
     if current is None:
-        st.session_state[POS] = {"dataset": dataset, "written": st.query_params.get("item")}
+        st.session_state[POS] = {"dataset": dataset, "written": link}
+        followed(view)
         return
+    now = time.monotonic()
+    left = {k: t for k, t in (st.session_state.get(POS) or {}).get("left", {}).items()
+            if now - t < ECHO_SECONDS}
+    if view is not None and link and link != current.item:
+        left[link] = now  # requests still carrying the URL it left are echoes, not links
     st.session_state[POS] = {"dataset": dataset, "item": current.item, "i": current.i,
-                             "j": current.j, "written": current.item}
+                             "j": current.j, "written": current.item, "left": left}
+    followed(view)
     if st.query_params.get("item") != current.item:
         st.query_params["item"] = current.item
     for name, value in (("i", current.i), ("j", current.j)):  # the comparison, from 1
