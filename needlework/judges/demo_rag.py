@@ -21,7 +21,7 @@ The prompts are rendered by the app's own prompt functions, so the judge is trai
 exactly the text the RAG page sends; the targets are the shortest answers that
 :mod:`needlework.rag.parse` reads (``Verdict: No Issues``, one ``N: label`` line per
 sentence numbered as :func:`needlework.rag.sentences.split_sentences` numbers them,
-``missing``). No example is made from the demo answers the RAG page evaluates
+from the last to the first, ``missing``). No example is made from the demo answers the RAG page evaluates
 (:mod:`needlework.demo.rag_answers`): their sentences and deflections are not in the
 phrase lists below, and the tests check it.
 
@@ -104,7 +104,11 @@ def eligibility_target(label: str) -> str:
 
 
 def factuality_target(labels: Sequence[str]) -> str:
-    return "\n".join(f"{k}: {label}" for k, label in enumerate(labels, start=1))
+    """One ``N: label`` line per sentence, the **last sentence first** (the parser reads
+    the lines in any order). So the judge starts by copying the last number it sees in
+    the answer-sentences block and stops after line ``1``: a tiny model cannot count the
+    sentences, but it can learn that."""
+    return "\n".join(f"{k}: {labels[k - 1]}" for k in range(len(labels), 0, -1))
 
 
 def deflection_target(grade: str) -> str:
