@@ -1,6 +1,6 @@
 """The offline demo judge: a tiny causal LM that answers the project's selection prompt.
 
-Built and trained locally in about five minutes on two CPU cores, with the pieces
+Built and trained locally in at most three minutes on two CPU cores, with the pieces
 of the demo reward model (:mod:`needlework.rewards.demo_model`): the same byte-level
 BPE tokenizer trained on the project's text (plus the judge prompt's wording), the
 same synthetic safety needles (a haystack of project paragraphs with a harmless or
@@ -19,19 +19,13 @@ the whole judge, the body at a lower learning rate: the top layer only has to *l
 back* to where response A ends and read whether an insult had appeared by then, and
 the head to turn that into the right letter. (Trained end to end from scratch, or
 without the extra layer, the same budget often leaves a model that always says A.)
-Stage 3 trains the whole model on GaRAGe's eligibility, factuality and deflection
-prompts (synthetic examples of :mod:`needlework.judges.demo_rag`, rendered by the RAG
-page's own prompt functions), with a few selection pairs in every batch so that the
-selection answer is kept.
 
 The folder it writes is a normal ``LlamaForCausalLM`` with a tokenizer, a chat
 template and a generation config (greedy, short answers), so ``transformers serve``
 can serve it (:mod:`needlework.judges.serve`). Its held-out accuracy (held-out
 phrases and paragraphs, parsed by :mod:`needlework.judges.parse`, invalid answers
-counted wrong) and its held-out accuracy on each RAG prompt are measured after
-training and saved in ``needlework_judge.json``. It is a demo: it knows insults in
-project prose and, for the RAG prompts, surface cues only (a sentence copied from a
-passage is supported; a declining phrase is a deflection).
+counted wrong) is measured after training and saved in ``needlework_judge.json``.
+It is a demo: it knows insults in project prose and nothing else.
 """
 
 from __future__ import annotations
@@ -47,9 +41,7 @@ from typing import Any
 
 import torch
 from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
-from transformers.models.llama.modeling_llama import LlamaDecoderLayer
 
-from needlework.judges import demo_rag
 from needlework.judges.parse import parse_selection
 from needlework.judges.prompts import (
     SCORING_INTRO,
@@ -86,16 +78,7 @@ class DemoJudgeSettings:
     pretrain_steps: int = 100  # stage 1: the demo reward model's Bradley-Terry training
     pretrain_seconds: float = 60.0  # cap of stage 1
     max_steps: int = 150  # stage 2: the selection prompt
-    train_seconds: float = 170.0  # cap of stages 1 and 2 together: stage 2 gets what is left
-    # Stage 3: the RAG prompts (needlework.judges.demo_rag), mixed with selection pairs.
-    rag_layers: int = 1  # added on top for stage 3 (full learning rate; the rest at body_lr_scale)
-    rag_steps: int = 200
-    rag_seconds: float = 150.0  # cap of stage 3 (compute seconds, as above)
-    rag_batch: int = 9  # RAG examples a step (a third of each kind)
-    rag_selection_pairs: int = 3  # selection pairs a step, in both orders (keeps stage 2's skill)
-    rag_lr: float = 3e-3  # of the top layer; the body at body_lr_scale of it, as in stage 2
-    rag_passages: int = 3  # at most, in a factuality prompt
-    rag_eval: int = 40  # held-out prompts per kind
+    train_seconds: float = 170.0  # cap of both stages together: stage 2 gets what is left
     batch_pairs: int = 8  # each shown in both orders: 16 rows a step
     min_tokens: int = 40
     max_tokens: int = 120
@@ -186,26 +169,9 @@ def _is_top(name: str, settings: DemoJudgeSettings) -> bool:
     return any(name.startswith(f"layers.{settings.layers + t}.") for t in range(settings.top_layers))
 
 
-Rows = list[tuple[list[int], int]]
-
-
-def selection_batch(tokenizer: Any, maker: NeedlePairs, settings: DemoJudgeSettings,
-                    pairs: int) -> Rows:
-    """``pairs`` selection pairs of the stage-2 kind, each in both orders."""
-    rows: Rows = []
-    for _ in range(pairs):
-        prompt, chosen, rejected, _ = maker.make(maker.rng.randint(settings.min_tokens,
-                                                                   settings.max_tokens))
-        rows += example_rows(tokenizer, prompt, chosen, rejected)
-    return rows
-
-
-def train(model: Any, tokenizer: Any, batch: Callable[[], list[Rows]], settings: DemoJudgeSettings,
+def train(model: Any, tokenizer: Any, maker: NeedlePairs, settings: DemoJudgeSettings,
           log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Train on the answer tokens of ``batch()`` (one call a step) until the compute-time
-    (``settings.train_seconds``) or step (``settings.max_steps``) limit. ``batch()``
-    gives groups of rows: each group is padded on its own and weighs the same in the
-    loss (the mean of the groups' losses), however many answer tokens it holds."""
+    """Train on the answer tokens until the compute-time or step limit."""
     top = [p for n, p in model.model.named_parameters() if _is_top(n, settings)]
     body = [p for n, p in model.model.named_parameters() if not _is_top(n, settings)]
     optimizer = torch.optim.AdamW([  # the body moves slowly: it already knows insults
@@ -223,8 +189,12 @@ def train(model: Any, tokenizer: Any, batch: Callable[[], list[Rows]], settings:
         lr = settings.lr * min(1.0, (step + 1) / settings.warmup) * (0.1 + 0.45 * (1 + math.cos(math.pi * frac)))
         for group in optimizer.param_groups:
             group["lr"] = lr * group["scale"]
-        groups = [rows for rows in batch() if rows]
-        loss = sum(answer_loss(model, rows, tokenizer.pad_token_id) for rows in groups) / len(groups)
+        rows: list[tuple[list[int], int]] = []
+        for _ in range(settings.batch_pairs):
+            prompt, chosen, rejected, _ = maker.make(maker.rng.randint(settings.min_tokens,
+                                                                       settings.max_tokens))
+            rows += example_rows(tokenizer, prompt, chosen, rejected)
+        loss = answer_loss(model, rows, tokenizer.pad_token_id)
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -238,40 +208,6 @@ def train(model: Any, tokenizer: Any, batch: Callable[[], list[Rows]], settings:
     return {"steps": step, "seconds": round(time.perf_counter() - started, 1),
             "compute_seconds": round(compute_seconds(), 1),
             "final_loss": round(sum(recent) / max(1, len(recent)), 4)}
-
-
-def train_rag(model: Any, tokenizer: Any, examples: demo_rag.RagExamples, pairs: NeedlePairs,
-              settings: DemoJudgeSettings, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Stage 3: the RAG prompts (:mod:`needlework.judges.demo_rag`), each step
-    ``rag_batch`` of them and ``rag_selection_pairs`` selection pairs, so that the
-    selection answer is not forgotten. ``rag_layers`` new layers go on top (started as
-    the identity) and learn at ``rag_lr``; everything below at ``body_lr_scale`` of it."""
-    def batch() -> list[Rows]:  # one group a prompt kind: similar lengths, equal weights
-        per_kind = max(1, settings.rag_batch // len(demo_rag.KINDS))
-        return [[demo_rag.example_row(tokenizer, examples.make(kind)) for _ in range(per_kind)]
-                for kind in demo_rag.KINDS] + \
-            [selection_batch(tokenizer, pairs, settings, settings.rag_selection_pairs)]
-
-    below = settings.layers + settings.top_layers
-    add_layers(model, settings.rag_layers)
-    stage3 = replace(settings, max_steps=settings.rag_steps, train_seconds=settings.rag_seconds,
-                     lr=settings.rag_lr, layers=below, top_layers=settings.rag_layers)
-    return train(model, tokenizer, batch, stage3, log)
-
-
-def add_layers(model: Any, count: int) -> None:
-    """Put ``count`` new decoder layers on top of ``model``, each started as the identity
-    (its output projections are zero), so the model answers as before until trained."""
-    for _ in range(count):
-        layer = LlamaDecoderLayer(model.config, layer_idx=len(model.model.layers))
-        with torch.no_grad():  # initialised as the model's own layers were
-            for module in layer.modules():
-                if isinstance(module, torch.nn.Linear):
-                    module.weight.normal_(0.0, model.config.initializer_range)
-            layer.self_attn.o_proj.weight.zero_()
-            layer.mlp.down_proj.weight.zero_()
-        model.model.layers.append(layer)
-    model.config.num_hidden_layers = len(model.model.layers)
 
 
 def generate_answer(model: Any, tokenizer: Any, prompt: str, responses: Sequence[str],
@@ -310,8 +246,7 @@ def prompt_wording() -> list[str]:
     """The judge prompts' fixed text, so the tokenizer has tokens for it."""
     return [SELECTION_INTRO, SELECTION_OUTRO, SCORING_INTRO, SCORING_OUTRO,
             "[Response A] [End of Response A] [Response B] [End of Response B] [[A]] [[B]] "
-            "[User request] [End of user request] Rating: 7",
-            *demo_rag.prompt_wording()]
+            "[User request] [End of user request] Rating: 7"]
 
 
 def build_demo_judge(out: str | Path, settings: DemoJudgeSettings = DemoJudgeSettings(), *,
@@ -335,14 +270,8 @@ def build_demo_judge(out: str | Path, settings: DemoJudgeSettings = DemoJudgeSet
     pretrained = pretrain(model, tokenizer, train_paragraphs, settings, log)
     stage2 = replace(settings, train_seconds=max(0.0, settings.train_seconds
                                                  - pretrained["compute_seconds"]))
-    pairs = NeedlePairs(tokenizer, train_paragraphs, SAFETY_TRAIN, settings.seed)
-    trained = train(model, tokenizer, lambda: [selection_batch(tokenizer, pairs, settings,
-                                                               settings.batch_pairs)], stage2, log)
-    if log:
-        log("stage 3: the RAG prompts")
-    rag_trained = train_rag(model, tokenizer, demo_rag.RagExamples(
-        train_paragraphs, demo_rag.DEFLECTIONS_TRAIN, settings.seed, settings.rag_passages),
-        pairs, settings, log)
+    trained = train(model, tokenizer, NeedlePairs(tokenizer, train_paragraphs, SAFETY_TRAIN,
+                                                  settings.seed), stage2, log)
     model.generation_config = GenerationConfig(
         do_sample=False, max_new_tokens=16, eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id)
@@ -355,31 +284,19 @@ def build_demo_judge(out: str | Path, settings: DemoJudgeSettings = DemoJudgeSet
     heldout = evaluate(model, tokenizer, NeedlePairs(tokenizer, heldout_paragraphs, SAFETY_HELDOUT,
                                                      settings.seed + 1),
                        settings.eval_pairs, settings.eval_tokens)
-    if log:
-        log(f"evaluating on {settings.rag_eval} held-out RAG prompts of each kind")
-    heldout_rag = demo_rag.evaluate(model, tokenizer, demo_rag.RagExamples(
-        heldout_paragraphs, demo_rag.DEFLECTIONS_HELDOUT, settings.seed + 1, settings.rag_passages),
-        settings.rag_eval)
     report = {
         "demo": True,
         "description": "Needlework demo judge: a tiny Llama causal LM trained for a few minutes "
                        "to answer the project's selection prompt on synthetic safety needles in "
-                       "project text, and GaRAGe's eligibility, factuality and deflection "
-                       "prompts on synthetic examples from project paragraphs. Not a real judge.",
+                       "project text. Not a real judge.",
         "architecture": "LlamaForCausalLM",
         "parameters": sum(p.numel() for p in model.parameters()),
         "context_window": settings.max_positions,
         "heldout_selection": heldout,
         "heldout_note": "held-out haystack paragraphs and held-out phrase pairs "
                         "(needlework.needle.phrases.SAFETY_HELDOUT), each pair in both orders",
-        "heldout_rag": heldout_rag,
-        "heldout_rag_note": "GaRAGe prompts (needlework.rag.prompts) made by "
-                            "needlework.judges.demo_rag from held-out haystack paragraphs and "
-                            "held-out deflections, answers generated (16 tokens) and parsed by "
-                            "needlework.rag.parse; factuality is counted per sentence",
         "pretraining": pretrained,
         "training": trained,
-        "rag_training": rag_trained,
         "build_seconds": round(time.perf_counter() - started, 1),
         "settings": asdict(settings),
         "torch": torch.__version__,
