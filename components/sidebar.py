@@ -14,6 +14,16 @@ from needlework.teams.assignment import visible_datasets
 from store.datasets import list_datasets
 
 
+def chosen_dataset(current: str | None, linked: str | None, names: list[str]) -> str | None:
+    """The dataset a run shows: the session's, else the ``?dataset=`` link's, else the
+    first one (``None``: no datasets)."""
+    if current in names:
+        return current
+    if linked in names:
+        return linked
+    return names[0] if names else None
+
+
 def render_sidebar(db) -> dict[str, str | None]:
     """Deliver the browser's pending key actions, then draw who works and the dataset
     picker; return both values.
@@ -40,8 +50,13 @@ def render_sidebar(db) -> dict[str, str | None]:
             name = user.name
         else:
             restore_name(ANNOTATOR_KEY)
+            # The session's own name is also the field's default: after a server restart
+            # the browser may send a field's default instead of what it holds (with "",
+            # the new session lost the name). A new session's first run cannot know the
+            # name yet: js/name_memory.js types it back if it is lost then.
             name = st.text_input(
                 "Annotator",
+                value=st.session_state.get(ANNOTATOR_KEY) or "",
                 key=ANNOTATOR_KEY,
                 placeholder="your name (required to save work)",
                 persist_state="session",
@@ -49,10 +64,19 @@ def render_sidebar(db) -> dict[str, str | None]:
             )
             if not (name or "").strip():
                 st.caption("✍️ Enter your name to save work.")
+        # With no default (index=None), a picker that lost its value sends None and the
+        # dataset comes back from the URL: after a server restart the browser may send
+        # a picker's default instead of its choice, and with the first dataset as the
+        # default the page silently switched to it (its key script then waited for a
+        # page that never came)
+        shown = chosen_dataset(st.session_state.get(DATASET_KEY),
+                               st.query_params.get(DATASET_KEY), names)
+        if shown != st.session_state.get(DATASET_KEY):
+            st.session_state[DATASET_KEY] = shown
         dataset = st.selectbox(
             "Dataset",
             names,
-            index=0 if names else None,
+            index=None,
             key=DATASET_KEY,
             bind="query-params",
             placeholder="no datasets assigned to you yet" if user is not None and not names
