@@ -37,6 +37,10 @@ function annotateKeys() {
   style.id = "nw-cursor-style";
   document.head.appendChild(style);
 
+  // who makes the changes: the session's annotator, or for a moment after a server
+  // restart (the session has no name yet) the name this browser remembers
+  S.who = () => (S.data && S.data.annotator) || nwCore.remembered();
+
   S.view = () => ({page: "annotate", dataset: S.data.dataset, item: S.item, cursor: S.cursor, rev: S.rev});
 
   S.paint = () => {
@@ -90,8 +94,8 @@ function annotateKeys() {
   };
 
   S.label = (num, value, advance) => {
-    if (!S.data.annotator) { S.hint(); return; }
-    nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item, annotator: S.data.annotator,
+    if (!S.who()) { S.hint(); return; }
+    nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item, annotator: S.who(),
                  field: "label:" + num, value});
     if (advance) S.cursor = Math.min(num + 1, Math.max(1, S.n));
     else S.cursor = num;
@@ -125,7 +129,7 @@ function annotateKeys() {
   S.setDim = (d, option) => {
     const values = option === null ? d.fields.map(() => null) : d.values[option];
     d.fields.forEach((f, k) => nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
-      annotator: S.data.annotator, field: "dim:" + f, value: values[k]}));
+      annotator: S.who(), field: "dim:" + f, value: values[k]}));
     S.say(`${d.title}: ${option === null ? "cleared" : d.options[option]}`);
   };
   S.flagged = () => {
@@ -158,7 +162,7 @@ function annotateKeys() {
       return;
     }
     if (key === "q") {
-      if (!S.data.annotator) { S.hint(); return; }
+      if (!S.who()) { S.hint(); return; }
       S.prefix = {};
       S.paint();
       return;
@@ -172,10 +176,10 @@ function annotateKeys() {
       setTimeout(S.scroll, 30);
       return;
     }
-    if (!S.data.annotator) { S.hint(); return; }
+    if (!S.who()) { S.hint(); return; }
     if (key === "z" || key === "Z") {
       nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
-                   annotator: S.data.annotator, scope: "annotate"});
+                   annotator: S.who(), scope: "annotate"});
       S.say(key === "z" ? "undoing your last change…" : "redoing…");
       return;
     }
@@ -187,13 +191,13 @@ function annotateKeys() {
     if (key === "f") {
       const on = !S.flagged();
       nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
-                   annotator: S.data.annotator, field: "flag", value: on ? "flagged" : null});
+                   annotator: S.who(), field: "flag", value: on ? "flagged" : null});
       S.say(on ? "flagged for later" : "flag removed");
       return;
     }
     if (key === "s") {
       nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
-                   annotator: S.data.annotator, field: "skipped", value: "skipped"});
+                   annotator: S.who(), field: "skipped", value: "skipped"});
       S.say("skipped");
       S.ask("next");
       return;
@@ -211,7 +215,7 @@ function annotateKeys() {
       if (S.data.answered) S.say("the answer is not empty: D writes the deflection into an empty answer only");
       else {
         nwCore.push({kind: "deflect", dataset: S.data.dataset, item: S.item,
-                     annotator: S.data.annotator});
+                     annotator: S.who()});
         S.say("deflection written in the answer");
       }
     }

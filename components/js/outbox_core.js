@@ -85,6 +85,12 @@ const nwCore = (() => {
       this.send(true);
     },
     pending() { return this.queue.length; },
+    // the name this browser remembers (js/name_memory.js, local mode): the key scripts
+    // use it while the session has none for a moment (a server restart), so that keys
+    // are neither lost nor typed into the name field; "" when the person emptied it
+    remembered() {
+      try { return (localStorage.getItem("nw-annotator") || "").trim(); } catch (e) { return ""; }
+    },
     pendingFor(predicate) { return this.queue.filter(predicate); },
     // actions whose effect the page's data may not show yet: acknowledged ones until
     // data drawn after their acknowledgement arrives (forget), then the pending ones

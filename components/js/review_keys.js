@@ -32,6 +32,9 @@ function reviewKeys() {
   style.id = "nw-review-style";
   document.head.appendChild(style);
 
+  // who gives the verdicts: the session's annotator, or for a moment after a server
+  // restart (the session has no name yet) the name this browser remembers
+  S.who = () => (S.data && S.data.annotator) || nwCore.remembered();
   const id = () => `${S.at.item}\u0000${S.at.i}\u0000${S.at.j}`;
   S.pendingVerdict = () => {
     let v = null;
@@ -92,19 +95,19 @@ function reviewKeys() {
     if (!S.data || !S.at) return;
     if (S.barrier) { S.held.push(key); saveBarrier(); return; }
     if (key in SEEK) { S.ask({seek: SEEK[key]}); return; }
-    if (!S.data.annotator) {  // nothing is saved without a name: go and type it
+    if (!S.who()) {  // nothing is saved without a name: go and type it
       const field = document.querySelector('[data-testid="stSidebar"] input[aria-label="Annotator"]');
       if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
       return;
     }
     if (key === "z" || key === "Z") {
       nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
-                   annotator: S.data.annotator, scope: "review"});
+                   annotator: S.who(), scope: "review"});
       return;
     }
     if (key in VERDICTS) {
       nwCore.push({kind: "verdict", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                   j: S.at.j, annotator: S.data.annotator, verdict: VERDICTS[key],
+                   j: S.at.j, annotator: S.who(), verdict: VERDICTS[key],
                    reasons: S.reasons(), note: note()});
       delete S.drafts[id()];
       if (S.data.advance) S.ask({seek: "unreviewed"});
@@ -120,7 +123,7 @@ function reviewKeys() {
            S.data.j === S.at.j) || S.pendingVerdict()) {
         delete S.drafts[id()];
         nwCore.push({kind: "reasons", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                     j: S.at.j, annotator: S.data.annotator, reasons});
+                     j: S.at.j, annotator: S.who(), reasons});
       } else {
         S.drafts[id()] = reasons;  // goes with the verdict
       }
