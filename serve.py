@@ -10,8 +10,16 @@ from pathlib import Path
 
 import streamlit as st
 from starlette.middleware import Middleware
+from streamlit.runtime.pages_manager import PagesManager
 
 from needlework.web import NaturalUrls, routes_of
+
+# app.py's st.navigation routes from the first run on. Streamlit otherwise treats an app
+# with a pages/ folder as a legacy multipage app until a session runs st.navigation, and
+# the way out for `streamlit run app.py` (components/__init__.py) reruns during the
+# package's import: at a fresh start with several pages opened at once, that took the
+# half-imported package away from another session (KeyError: 'components').
+PagesManager.uses_pages_directory = False
 
 app = st.App("app.py", middleware=[
     Middleware(NaturalUrls, routes=routes_of(Path(__file__).with_name("app.py")))])

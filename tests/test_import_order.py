@@ -62,3 +62,16 @@ def test_startup_imports_light_modules_once_and_heavy_ones_in_one_thread():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout.strip().splitlines()[-1]
     assert out == "True ['tomllib', 'wave', 'colorsys'] ['needlework-warm-up']"
+
+
+def test_the_server_routes_with_st_navigation_before_any_session_runs():
+    """serve.py switches Streamlit's legacy pages/ mode off when the server starts, so the
+    fallback in components/__init__.py (a rerun raised while the package is being
+    imported) never runs there: at a fresh start with four pages opened at once it took
+    the half-imported package away from another session (KeyError: 'components',
+    test_startup in a fresh clone)."""
+    code = ("import serve; from streamlit.runtime.pages_manager import PagesManager; "
+            "print(PagesManager.uses_pages_directory)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1]
+    assert out == "False"
