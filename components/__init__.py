@@ -12,7 +12,11 @@ def _use_the_router() -> None:
     until some session runs ``st.navigation``; a server's first visitor landing
     on ``/data`` would get ``pages/data.py`` run alone, without the sidebar. Every
     page imports this package, so the first such run switches the legacy mode off
-    and reruns, and ``app.py`` then routes as usual.
+    and reruns, and ``app.py`` then routes as usual. That rerun is raised while this
+    package is being imported, which can take it away from another session importing
+    it at the same moment; ``serve.py`` (what ``make run`` and the tests serve) switches
+    the mode off at server start, so this is only the fallback for ``streamlit run
+    app.py``.
     """
     from streamlit.runtime.pages_manager import PagesManager  # noqa: PLC0415
 
