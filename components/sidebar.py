@@ -64,19 +64,20 @@ def render_sidebar(db) -> dict[str, str | None]:
             )
             if not (name or "").strip():
                 st.caption("✍️ Enter your name to save work.")
-        # With no default (index=None), a picker that lost its value sends None and the
-        # dataset comes back from the URL: after a server restart the browser may send
-        # a picker's default instead of its choice, and with the first dataset as the
-        # default the page silently switched to it (its key script then waited for a
-        # page that never came)
-        shown = chosen_dataset(st.session_state.get(DATASET_KEY),
-                               st.query_params.get(DATASET_KEY), names)
+        # After a server restart the browser may send a picker's default instead of its
+        # choice: with the first dataset as the default the page silently switched to it
+        # (the review page's key script then waited for a page that never came). So
+        # while ?dataset= names a dataset the picker has no default, and a lost choice
+        # (None) comes back from the URL; without one the first dataset is the default
+        # (and shown: a value set here on a first visit is not drawn by the browser).
+        linked = st.query_params.get(DATASET_KEY)
+        shown = chosen_dataset(st.session_state.get(DATASET_KEY), linked, names)
         if shown != st.session_state.get(DATASET_KEY):
             st.session_state[DATASET_KEY] = shown
         dataset = st.selectbox(
             "Dataset",
             names,
-            index=None,
+            index=None if linked in names else 0 if names else None,
             key=DATASET_KEY,
             bind="query-params",
             placeholder="no datasets assigned to you yet" if user is not None and not names
