@@ -38,6 +38,9 @@ _ANSWER = st.components.v2.component(
 VIEW = "nw-outbox-view"
 SEEN = "nw-outbox-seen"
 NONCE = "nw-outbox-nonce"
+#: How long a URL the page wrote, or left to follow the keyboard, counts as an echo (a
+#: request sent before the browser had the new URL), not as a link to follow.
+ECHO_SECONDS = 5.0
 _HIDE = ("<style>.st-key-nw-outbox-box,[data-testid=stLayoutWrapper]:has(> .st-key-nw-outbox-box)"
          "{display:none}</style>")
 

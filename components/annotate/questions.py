@@ -19,7 +19,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 import store
-from components.outbox import followed
+from components.outbox import ECHO_SECONDS, followed
 from components.state import get_db
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
@@ -36,7 +36,6 @@ from store.grounding import (
     used_categories,
 )
 
-ECHO_SECONDS = 5.0
 WINDOW = 50  # questions in the picker
 ITEM_KEYS = {"previous": km.PREVIOUS_ITEM.upper(), "next": km.NEXT_ITEM.upper(),
              "unfinished": km.NEXT_UNFINISHED.upper()}

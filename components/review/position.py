@@ -17,7 +17,7 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
-from components.outbox import followed
+from components.outbox import ECHO_SECONDS, followed
 from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.review.queue import Comparison, PairList, item_comparisons
@@ -30,7 +30,6 @@ from store.pairs import ItemRow
 from store.review import last_verdict_change
 
 POS = "rv_pos"
-ECHO_SECONDS = 5.0
 INTENT = "rv_intent"
 ADVANCE = "rv_advance"
 Ident = tuple[str, int, int]
