@@ -81,6 +81,7 @@ def deliver(db: Database, allowed: Callable[[Action], str | None] | None = None)
             "rejected": [{"id": o.id, "message": o.message} for o in delivery.rejected],
             "undone": [{"id": o.id, "item": o.item, "field": o.field} for o in delivery.outcomes
                        if o.item and o.status == "applied"],
+            "told": [{"id": o.id, "message": o.message} for o in delivery.outcomes if o.tell],
             "error": delivery.error,
         })
     return delivery

@@ -15,6 +15,11 @@ Kinds (the JSON the browser sends, all fields strings unless said):
   ``field`` is ``label:N`` (value one of the five labels, or ``null`` to clear) or
   ``dim:FIELD`` (a question dimension; ``null`` clears).
 - ``deflect``: write the standard deflection as the answer, only if the answer is empty.
+- ``rest``: ``{"id", "kind": "rest", "dataset", "item", "annotator"}`` labels every
+  passage of the item that has no label of the annotator's yet as irrelevant. Which
+  passages those are is decided here, on what the database holds when the action
+  applies (after the undo sent just before it, say), never on the browser's copy.
+  Each passage gets its own change, so undo takes them back one at a time.
 - ``verdict``: ``{..., "i": int, "j": int, "verdict", "reasons": [...], "note"?}`` on the
   comparison chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
 - ``reasons``: ``{..., "i", "j", "reasons": [...]}`` replaces the reasons of an existing
@@ -44,7 +49,7 @@ from needlework.formats import preference_view
 from needlework.formats.garage import DEFLECTION, DIMENSIONS
 from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
-from needlework.grounding.labels import LABEL_PREFIX, LABELS
+from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
 from needlework.review.verdicts import REASONS, VERDICTS, field_name, make_value, verdict_of
 from needlework.teams.permissions import User, action_guard, check_write
 from store import actions as store_actions
@@ -53,7 +58,7 @@ from store.datasets import get_item
 
 log = logging.getLogger(__name__)
 
-KINDS = ("set", "deflect", "verdict", "reasons", "undo", "redo")
+KINDS = ("set", "deflect", "rest", "verdict", "reasons", "undo", "redo")
 #: What an undo or redo key may revert, by page (``scope``): the annotate page's fields
 #: (the ``deflected`` flag follows the answer) and the review page's verdicts.
 UNDO_SCOPES: dict[str, tuple[str, ...]] = {
@@ -100,6 +105,7 @@ class Outcome:
     history_id: int | None = None
     item: str = ""   # what an undo or redo reverted
     field: str = ""
+    tell: bool = False  # ``message`` is for the person who pressed the key (``rest``)
 
 
 @dataclass
@@ -174,6 +180,8 @@ def parse(raw: Any) -> Action:
         return Action(**common, field=name, value=value)
     if kind == "deflect":
         return Action(**common, field="answer")
+    if kind == "rest":
+        return Action(**common, field=LABEL_PREFIX + "*")
     i, j = _index(raw, "i"), _index(raw, "j")
     note = raw.get("note")
     if note is not None and (not isinstance(note, str) or len(note) > MAX_TEXT):
@@ -275,6 +283,23 @@ def _revert(db: Database, targets: _Targets, action: Action,
                    history_id=hid, item=row["item_key"], field=row["field"])
 
 
+def _rest(db: Database, targets: _Targets, action: Action) -> Outcome:
+    """Label the passages the annotator has not labeled yet as irrelevant."""
+    targets.dataset(action.dataset, GROUNDING)
+    count = len(gitem.passages(targets.record(action.dataset, action.item)))
+    marked, last = [], None
+    for number in range(1, count + 1):
+        name = f"{LABEL_PREFIX}{number}"
+        if get_value(db, action.dataset, action.item, action.annotator, name) is None:
+            last = set_annotation(db, action.dataset, action.item, action.annotator, name,
+                                  IRRELEVANT)
+            marked.append(number)
+    if not marked:
+        return Outcome(action.id, "unchanged", "every passage has a label", tell=True)
+    return Outcome(action.id, "applied", f"{len(marked)} unlabeled passage(s) marked irrelevant",
+                   history_id=last, tell=True)
+
+
 def _apply_one(db: Database, targets: _Targets, action: Action) -> Outcome:
     """Apply one checked action (inside the batch's transaction)."""
     if action.kind == "set":
@@ -290,6 +315,8 @@ def _apply_one(db: Database, targets: _Targets, action: Action) -> Outcome:
             return Outcome(action.id, "unchanged", "the answer is not empty")
         hid = save_answer(db, action.dataset, action.item, action.annotator, DEFLECTION)
         return Outcome(action.id, "applied", history_id=hid)
+    if action.kind == "rest":
+        return _rest(db, targets, action)
     fmt = targets.dataset(action.dataset, PREFERENCE)
     pref = preference_view(fmt, targets.record(action.dataset, action.item))
     i, j = (int(x) for x in action.field.split(":")[1:])

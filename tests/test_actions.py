@@ -95,6 +95,37 @@ def test_deflect_writes_the_deflection_only_when_the_answer_is_empty(grounding):
     assert get_value(grounding, "g", "sample-2", WHO, "answer") == "Mine [cite_1]."
 
 
+def test_rest_labels_what_is_unlabeled_when_it_applies_after_an_undo_before_it(grounding):
+    """R right after Z: the browser's copy may still show the label the undo took back;
+    the server decides which passages are unlabeled, in the order the actions came."""
+    rest = {"id": "rest-0001", "kind": "rest", "dataset": "g", "item": "sample-1",
+            "annotator": WHO}
+    undo = {"id": "undo-0001", "kind": "undo", "dataset": "g", "annotator": WHO,
+            "scope": "annotate"}
+    apply_actions(grounding, [label("s-0000001", "sample-1", 1, "ANSWER-THE-QUESTION"),
+                              label("s-0000002", "sample-1", 2, "OUTDATED")])
+    delivery = apply_actions(grounding, [undo, rest])
+    assert [o.status for o in delivery.outcomes] == ["applied", "applied"]
+    assert delivery.outcomes[1].tell
+    assert delivery.outcomes[1].message == "2 unlabeled passage(s) marked irrelevant"
+    labels = [get_value(grounding, "g", "sample-1", WHO, f"label:{n}") for n in (1, 2, 3)]
+    assert labels == ["ANSWER-THE-QUESTION", "irrelevant", "irrelevant"]
+    # another annotator's labels are theirs: R marks only the presser's own
+    assert get_value(grounding, "g", "sample-1", "bo", "label:3") is None
+    # every passage labeled: nothing changes, and the outcome says so
+    again = apply_actions(grounding, [dict(rest, id="rest-0002")])
+    assert again.outcomes[0].status == "unchanged"
+    assert again.outcomes[0].message == "every passage has a label"
+    # one change per passage: undo takes the marks back one at a time
+    apply_actions(grounding, [dict(undo, id="undo-0002")])
+    labels = [get_value(grounding, "g", "sample-1", WHO, f"label:{n}") for n in (1, 2, 3)]
+    assert labels == ["ANSWER-THE-QUESTION", "irrelevant", None]
+    # an unknown item is rejected and changes nothing
+    before = len(history(grounding, "g"))
+    bad = apply_actions(grounding, [dict(rest, id="rest-0003", item="nope")])
+    assert bad.outcomes[0].status == "rejected" and len(history(grounding, "g")) == before
+
+
 def test_verdicts_and_reasons_name_their_comparison(db):
     record = {"id": "p1", "subset": "QA", "prompt": "Q", "chosen": ["good"],
               "rejected": ["bad", "worse", "worst"]}

@@ -86,10 +86,13 @@ function annotateKeys() {
     }
   };
 
+  // what the page shows until it is redrawn (the server decides: R is applied there)
   S.labelOf = (num) => {
     let value = S.data.item === S.item ? (S.data.labels || {})[String(num)] || null : null;
-    for (const a of nwCore.overlay((a) => a.kind === "set" && a.item === S.item &&
-                                   a.field === "label:" + num)) value = a.value;
+    for (const a of nwCore.overlay((a) => a.item === S.item && (a.kind === "rest" ||
+                                   (a.kind === "set" && a.field === "label:" + num)))) {
+      value = a.kind === "rest" ? value || "irrelevant" : a.value;
+    }
     return value;
   };
 
@@ -206,11 +209,11 @@ function annotateKeys() {
     if (key in LABELS) S.label(S.cursor, LABELS[key], true);
     else if (key === "0") S.label(S.cursor, null, false);
     else if (key === "r") {
-      let count = 0;
-      for (let num = 1; num <= S.n; num += 1) {
-        if (S.labelOf(num) === null) { S.label(num, "irrelevant", false); count += 1; }
-      }
-      S.say(count ? `${count} unlabeled passage(s) marked irrelevant` : "every passage has a label");
+      // one action: the server labels what is unlabeled when it applies it, so an undo
+      // sent just before counts (the page's copy may still show the undone label)
+      nwCore.push({kind: "rest", dataset: S.data.dataset, item: S.item, annotator: S.who()});
+      S.say("marking the unlabeled passages irrelevant…");
+      S.paint();
     } else if (key === "d") {
       if (S.data.answered) S.say("the answer is not empty: D writes the deflection into an empty answer only");
       else {
@@ -340,6 +343,7 @@ function annotateKeys() {
     }
     S.say(u.item === S.item ? `reverted ${label}` : `reverted ${label} of another question`);
   });
+  nwCore.tellListeners.add((t) => S.say(t.message));  // R: how many it marked
   // a question asked and not answered in 3 s (a restart, a lost request): ask again
   setInterval(() => {
     if (S.barrier && S.data && Date.now() - (S.askedAt || 0) > 3000) {

@@ -37,6 +37,8 @@ const nwCore = (() => {
     listeners: new Set(),
     revertListeners: new Set(),
     reverted: new Set(),
+    tellListeners: new Set(),  // what an action's outcome says to the person (once per id)
+    told: new Set(),
     counter: 0,
     save() {
       try {
@@ -136,6 +138,11 @@ const nwCore = (() => {
         if (this.reverted.has(u.id)) continue;
         this.reverted.add(u.id);
         for (const fn of this.revertListeners) { try { fn(u); } catch (e) { /* ignore */ } }
+      }
+      for (const t of data.told || []) {
+        if (this.told.has(t.id)) continue;
+        this.told.add(t.id);
+        for (const fn of this.tellListeners) { try { fn(t); } catch (e) { /* ignore */ } }
       }
       this.refused = this.refused.slice(-5);
       if (this.inFlight && this.inFlight.nonce === Number(data.seen)) this.inFlight = null;

@@ -93,6 +93,33 @@ def test_dimension_keys_undo_redo_flag_skip_rest_and_hide(page, app_url, seeded_
     assert errors(page) == []
 
 
+def test_r_right_after_undo_marks_the_passage_the_undo_cleared(page, app_url, seeded_db):
+    """Z then R, as fast as the browser sends them: the page still shows the label the
+    undo took back, and R must not skip that passage (it did while R was decided in
+    the browser)."""
+    key, n = items(seeded_db)[5]
+    who = f"zr-{uuid.uuid4().hex[:6]}"
+    open_annotate(page, app_url, key, who)
+    page.keyboard.type("24")
+    page.keyboard.press("z")
+    page.keyboard.press("r")
+    settle(page)
+    labels = [value(seeded_db, key, who, f"label:{p}") for p in range(1, n + 1)]
+    assert labels == ["ANSWER-THE-QUESTION"] + ["irrelevant"] * (n - 1), labels
+    page.wait_for_function("() => document.querySelector('.nw-key-note').innerText"
+                           f".includes('{n - 1} unlabeled passage(s) marked irrelevant')",
+                           timeout=15_000)
+    # and again, at the 150 ms pace, after the labels are on the page
+    page.keyboard.press("z")
+    settle(page)
+    assert value(seeded_db, key, who, f"label:{n}") is None
+    page.keyboard.type("zr", delay=150)
+    settle(page)
+    labels = [value(seeded_db, key, who, f"label:{p}") for p in range(1, n + 1)]
+    assert labels == ["ANSWER-THE-QUESTION"] + ["irrelevant"] * (n - 1), labels
+    assert errors(page) == []
+
+
 def test_review_undo_and_redo_keys(page, app_url, seeded_db):
     from tests.browser.keys import comparisons, open_review, settle_review, verdicts_of  # noqa: PLC0415
 
