@@ -44,7 +44,7 @@ if wanted:
     with st.spinner("Loading the judge form …"):
         engine()
         from components.models.judge import render_connection
-    connection = render_connection(expanded=True)
+    connection = render_connection(expanded=True, rules=True)
 judge = choice(connection, wanted)
 
 st.subheader("3 · Evaluate")

@@ -31,6 +31,8 @@ from needlework.rag.sentences import split_sentences
     ('He said "stop." Then he left.', ['He said "stop."', "Then he left."]),
     ("It costs approx. 5 dollars. ok. Yes.", ["It costs approx. 5 dollars. ok.", "Yes."]),
     ("no full stop at all", ["no full stop at all"]),
+    ("No. US citizens need no visa. See No. 5 and Fig. 2 below.",
+     ["No.", "US citizens need no visa.", "See No. 5 and Fig. 2 below."]),
     ("   ", []),
 ])
 def test_sentences(text, expected) -> None:

@@ -3,7 +3,9 @@
 A form (base URL, model, where the API key comes from, temperature, max tokens,
 timeout, concurrency, context window), **Test connection** with its one-line result,
 and **Start the local demo judge** (``transformers serve`` of ``data/demo-judge`` on
-127.0.0.1, labelled as a demo) with how to point at a real endpoint instead.
+127.0.0.1, labelled as a demo) with how to point at a real endpoint instead. The RAG
+answers page also offers **Start the rules judge** (:mod:`needlework.rag.rules_judge`:
+the RAG prompts answered by fixed word-overlap rules, labelled as not an LLM).
 
 The API key is never in the session, the form, the database, a log or an export: the
 form holds only the *name* of an environment variable or of a Streamlit secret, and
@@ -22,6 +24,7 @@ from components.text import label
 from needlework.judges.client import check_connection
 from needlework.judges.connection import DEFAULT_KEY_ENV, Connection, Secret
 from needlework.judges.local import DEMO_BUILD, LOCAL, context_window_of, demo_folder, short_name
+from needlework.judges.rules_server import RULES
 from needlework.judges.serve import ServerError
 
 SAVED = "jd_saved"  # the form's values (never a key)
@@ -46,9 +49,13 @@ REAL_ENDPOINTS = """\
 | any folder (`python -m needlework serve-judge --folder DIR`) | the URL it prints | the folder's absolute path | none |
 """
 DEMO_LABEL = ("🧪 **Demo judge**: a tiny model this project trains in about 3 minutes on "
-              "synthetic safety needles and the demo RAG answers. It shows the workflow; its "
-              "verdicts on anything else mean little (expect many invalid answers on real "
-              "preference data).")
+              "synthetic safety needles. It shows the workflow; its verdicts on anything else "
+              "mean little (expect many invalid answers on real preference data, and on the "
+              "RAG prompts, which it was not trained on).")
+RULES_LABEL = ("📏 **Rules judge, not an LLM**: answers the RAG prompts (eligibility, "
+               "factuality, deflection, LLMeval) by fixed word-overlap rules, so every figure "
+               "can be seen offline. A baseline: it misses paraphrase and arithmetic (the "
+               "rules are in docs/rag.md).")
 
 
 def _key(name: str) -> str:
@@ -136,6 +143,32 @@ def _stop_demo() -> None:
     st.session_state[CHECK] = {"ok": False, "message": "the demo judge was stopped"}
 
 
+def _start_rules() -> None:
+    """Start the rules judge (once per server) and fill the form with it."""
+    server = RULES.start()
+    st.session_state[PENDING] = {"base_url": server.base_url, "model": server.model,
+                                 "key_from": "none", "window": 0, "max_tokens": 1024,
+                                 "concurrency": 4}
+    st.session_state[CHECK] = {"ok": True, "message": f"ok: the rules judge answers at "
+                                                      f"{server.base_url} (not an LLM)"}
+
+
+def _rules_row(model: str) -> None:
+    """The rules judge: what it is, and Start (or Use, when it already runs)."""
+    running = RULES.running()
+    cols = st.columns([3, 2], vertical_alignment="center")
+    cols[0].markdown(RULES_LABEL)
+    if running is not None and model == running.model:
+        cols[1].caption(f"Rules judge in use, at `{running.base_url}`. From a terminal: "
+                        "`python -m needlework serve-rules-judge`.")
+        return
+    cols[1].button("Use the rules judge" if running else "Start the rules judge", key="jd_rules",
+                   icon="📏", type="primary", on_click=_start_rules, width="stretch",
+                   help="An OpenAI-compatible endpoint on 127.0.0.1, in this server; starts at "
+                        "once. Fills in the form below. From a terminal: "
+                        "python -m needlework serve-rules-judge.")
+
+
 def is_demo(model: str) -> bool:
     """True when ``model`` names the local demo judge's folder."""
     return bool(model) and model.rstrip("/") == str(demo_folder())
@@ -167,13 +200,16 @@ def _demo_row(model: str) -> None:
                         "or `make run`, which builds it.")
 
 
-def render_connection(expanded: bool = True) -> Connection | None:
-    """The demo judge's row, the connection form (in an expander, folded once a model is
-    set unless ``expanded``), Test connection and its one-line result; returns the
-    connection when the form is complete and valid (``None`` otherwise, with the reason)."""
+def render_connection(expanded: bool = True, *, rules: bool = False) -> Connection | None:
+    """The demo judge's row (and the rules judge's with ``rules``: the RAG prompts), the
+    connection form (in an expander, folded once a model is set unless ``expanded``),
+    Test connection and its one-line result; returns the connection when the form is
+    complete and valid (``None`` otherwise, with the reason)."""
     _seed()
     current = values()
     v = current
+    if rules:
+        _rules_row(str(current["model"]))
     _demo_row(str(current["model"]))
     title = ("Judge connection · " + short_name(str(current["model"]))) if current["model"] \
         else "Judge connection"

@@ -42,5 +42,5 @@ def choice(connection: Connection | None, wanted: bool) -> JudgeChoice:
     if not wanted:
         return JudgeChoice()
     if connection is None:
-        return JudgeChoice(problem="complete the judge connection (or start the demo judge)")
+        return JudgeChoice(problem="complete the judge connection (or start the rules judge)")
     return JudgeChoice(connection)

@@ -94,6 +94,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=2, help="torch threads of the server (default 2)")
     p.set_defaults(func=cmd_serve_judge)
 
+    p = subparsers.add_parser(
+        "serve-rules-judge", help="serve the rules judge (RAG prompts, not an LLM) on 127.0.0.1",
+        description="Serve the rules judge (needlework.rag.rules_judge: GaRAGe's eligibility, "
+        "factuality and deflection prompts and LLMeval answered by fixed word-overlap rules, "
+        "not an LLM) as an OpenAI-compatible endpoint; print the base URL and model name, and "
+        "serve until Ctrl+C. The RAG answers page can also start it itself.")
+    p.add_argument("--port", type=int, default=0, help="default: a free port")
+    p.set_defaults(func=cmd_serve_rules_judge)
+
 
 def _fail(message: str, code: int = 2) -> int:
     print(f"error: {message}", file=sys.stderr)
@@ -233,6 +242,27 @@ def cmd_serve_judge(args: argparse.Namespace) -> int:
     window = context_window_of(server.model)
     print(f"serving {server.model}\nbase URL: {server.base_url}\nmodel: {server.model}"
           + (f"\ncontext window: {window}" if window else "") + "\nCtrl+C stops it.", flush=True)
+    try:
+        while server.alive():
+            time.sleep(1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+def cmd_serve_rules_judge(args: argparse.Namespace) -> int:
+    import time  # noqa: PLC0415
+
+    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
+
+    try:
+        server = start_rules_server(port=args.port)
+    except OSError as exc:
+        return _fail(f"serve-rules-judge: port {args.port}: {exc.strerror or exc}", 1)
+    print(f"serving the rules judge (not an LLM)\nbase URL: {server.base_url}\n"
+          f"model: {server.model}\nCtrl+C stops it.", flush=True)
     try:
         while server.alive():
             time.sleep(1)

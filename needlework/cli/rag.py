@@ -53,6 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--judge-base-url", metavar="URL",
                    help="API root of an OpenAI-compatible judge (e.g. http://127.0.0.1:8000/v1)")
     p.add_argument("--judge-model", metavar="M", help="the judge's model name")
+    p.add_argument("--rules-judge", action="store_true",
+                   help="judge with the rules judge (fixed word-overlap rules, not an LLM; "
+                   "served on 127.0.0.1 for this run) instead of --judge-base-url")
     p.add_argument("--judge-key-env", default="OPENAI_API_KEY", metavar="VAR",
                    help="environment variable holding the judge's API key (never written anywhere)")
     p.add_argument("--concurrency", type=int, default=4, metavar="N",
@@ -145,6 +148,21 @@ def _connection(args: argparse.Namespace):  # noqa: ANN202
 
 
 def cmd_rag_eval(args: argparse.Namespace) -> int:
+    if bool(args.judge_base_url) != bool(args.judge_model):
+        return _fail("rag-eval: give both --judge-base-url and --judge-model (or neither)", 2)
+    if args.rules_judge and args.judge_base_url:
+        return _fail("rag-eval: give --rules-judge or --judge-base-url, not both", 2)
+    if not args.rules_judge:
+        return _rag_eval(args)
+    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
+
+    with start_rules_server() as rules:
+        args.judge_base_url, args.judge_model, args.judge_key_env = \
+            rules.base_url, rules.model, None
+        return _rag_eval(args)
+
+
+def _rag_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm  # noqa: PLC0415
 
     from needlework.formats.errors import FormatError  # noqa: PLC0415
@@ -156,8 +174,6 @@ def cmd_rag_eval(args: argparse.Namespace) -> int:
     from store.datasets import get_dataset  # noqa: PLC0415
     from store.rag import answer_sets  # noqa: PLC0415
 
-    if bool(args.judge_base_url) != bool(args.judge_model):
-        return _fail("rag-eval: give both --judge-base-url and --judge-model (or neither)", 2)
     connection = None
     if args.judge_base_url:
         try:

@@ -11,8 +11,9 @@ when it exits. From the command line the same server is::
     python -m needlework serve-judge            # prints the base URL and model name
 
 The demo judge is a demo: a tiny model trained for a few minutes on synthetic safety
-needles (and the RAG judge prompts on the demo answers). Point the page at a real
-endpoint (OpenAI, vLLM, Ollama) for real judgements.
+needles; it does not know the RAG prompts (the RAG answers page offers the rules judge,
+:mod:`needlework.judges.rules_server`, for those). Point the page at a real endpoint
+(OpenAI, vLLM, Ollama) for real judgements.
 """
 
 from __future__ import annotations

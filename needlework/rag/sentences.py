@@ -15,7 +15,8 @@ The rules, in order:
    sentence they follow.
 4. Not an end: a known abbreviation (``e.g.``, ``Dr.``, ``U.S.``, ``approx.`` ...) or a
    single capital initial (``J. R. R. Tolkien``); a decimal point never is one, as no
-   space follows it.
+   space follows it. ``No.``, ``Vol.`` and ``Fig.`` abbreviate only before a number
+   (``No. 5``): "No. US citizens do not need a visa." is two sentences.
 
 Each :class:`Sentence` keeps its character span in the answer.
 """
@@ -31,6 +32,8 @@ ABBREVIATIONS = frozenset({
     "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "est", "dept", "vol",
     "ca", "al", "mt", "ft", "gen", "gov", "sen", "rep", "corp",
 })
+#: Abbreviations of a word followed by a number (elsewhere the word itself: "No.").
+BEFORE_NUMBER = frozenset({"no", "vol", "fig"})
 _END = re.compile(r"[.!?…]+[\"'”’)\]]*((?:\s*\[(?:cite_)?\d+\])*)(?=\s+|$)")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 
@@ -44,15 +47,19 @@ class Sentence:
     end: int
 
 
-def _is_abbreviation(line: str, dot: int) -> bool:
-    """Does the full stop at ``line[dot]`` end an abbreviation or an initial?"""
+def _is_abbreviation(line: str, dot: int, rest: str = "") -> bool:
+    """Does the full stop at ``line[dot]`` end an abbreviation or an initial? ``rest``:
+    what follows it (a word of :data:`BEFORE_NUMBER` abbreviates only before a number)."""
     match = _WORD_BEFORE.search(line[: dot + 1])
     if match is None:
         return False
     word = match.group(1)
     if len(word) == 1 and word.isupper():
         return True  # an initial: "J. R. R. Tolkien"
-    return word.lower().rstrip(".") in ABBREVIATIONS
+    word = word.lower().rstrip(".")
+    if word in BEFORE_NUMBER:
+        return rest[:1].isdigit()
+    return word in ABBREVIATIONS
 
 
 def _split_line(line: str, offset: int) -> list[Sentence]:
@@ -64,7 +71,7 @@ def _split_line(line: str, offset: int) -> list[Sentence]:
         if rest and rest[0].islower():
             continue
         if line[match.start()] == "." and match.group(0).startswith(".") and \
-                _is_abbreviation(line, match.start()):
+                _is_abbreviation(line, match.start(), rest):
             continue
         if not rest:
             break

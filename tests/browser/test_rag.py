@@ -9,6 +9,7 @@ The demo judge's verdicts are not checked (a tiny model); the page's mechanics a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -72,6 +73,31 @@ def _shots(page, heading: str, name: str) -> None:
         screenshot(page, f"{name}-{width}")
 
 
+def _only_failing(page, check: str) -> None:
+    """Pick ``check`` in the failures' "Failed checks" list."""
+    main = _main(page)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    wait_idle(page)
+    box = main.get_by_role("combobox", name="Failed checks")
+    box.scroll_into_view_if_needed()
+    option = page.get_by_role("option", name=check, exact=True)
+    for _ in range(5):  # a rerun can close the list as it opens
+        box.click()
+        box.fill(check)  # filters the list
+        try:
+            option.wait_for(timeout=5_000)
+            option.click()
+            break
+        except Exception:  # noqa: BLE001 - Playwright's timeout: try again
+            page.keyboard.press("Escape")
+            wait_idle(page)
+    else:  # the list never showed the option: keep a picture of the page for the log
+        screenshot(page, "rag-failures-no-option")
+        raise AssertionError(f"the 'Failed checks' list never offered {check!r}")
+    page.keyboard.press("Escape")
+    wait_idle(page)
+
+
 def test_demo_answers_through_the_demo_judge_and_a_failing_sentence(
         app_url, seeded_db, page, demo_judge, tmp_path):
     answers = _subset(tmp_path / f"{MODEL}.jsonl")
@@ -110,26 +136,7 @@ def test_demo_answers_through_the_demo_judge_and_a_failing_sentence(
     _shots(page, "4 · Results", "rag-results")
 
     # failures: keep those with a failing sentence, open the first on the annotate page
-    page.set_viewport_size({"width": 1400, "height": 1000})
-    wait_idle(page)
-    box = main.get_by_role("combobox", name="Failed checks")
-    box.scroll_into_view_if_needed()
-    option = page.get_by_role("option", name="not factual", exact=True)
-    for _ in range(5):  # a rerun can close the list as it opens
-        box.click()
-        box.fill("not factual")  # filters the list to the two "not factual" checks
-        try:
-            option.wait_for(timeout=5_000)
-            option.click()
-            break
-        except Exception:  # noqa: BLE001 - Playwright's timeout: try again
-            page.keyboard.press("Escape")
-            wait_idle(page)
-    else:  # the list never showed the option: keep a picture of the page for the log
-        screenshot(page, "rag-failures-no-option")
-        raise AssertionError("the 'Failed checks' list never offered 'not factual'")
-    page.keyboard.press("Escape")
-    wait_idle(page)
+    _only_failing(page, "not factual")
     detail = page.locator(".st-key-rag-failure-detail")
     detail.wait_for()
     _shots(page, "6 · Failures", "rag-failures")
@@ -187,3 +194,63 @@ def test_hostile_names_are_text_on_the_rag_page_and_the_panel(app_url, seeded_db
     page.locator(".st-key-nw-rag-panel").wait_for()
     assert f"**a{MARK}** $y_{MARK}$" in page.locator(".st-key-nw-rag-panel").inner_text()
     assert made_from_data(page) == []
+
+
+def test_every_figure_of_the_demo_answers_with_the_rules_judge(app_url, seeded_db, page):
+    """Issue 14, Deliver 6: the stored demo answers, the rules judge started from the page,
+    every judge figure for both demo models, and a failing sentence opened on the annotate
+    page with the rule that failed it."""
+    page.goto(f"{app_url}/rag?dataset={DATASET}")
+    wait_idle(page, 90_000)
+    main = _main(page)
+    main.get_by_text("RAG answers").first.wait_for()
+    main.get_by_text("With a judge (GaRAGe, LLMeval too)").click()
+    start = main.get_by_role("button", name=re.compile(r"(Start|Use) the rules judge"))
+    start.wait_for(timeout=240_000)
+    main.get_by_text("Rules judge, not an LLM").first.wait_for()
+    start.click()
+    wait_idle(page, 60_000)
+    assert main.get_by_label("Model", exact=True).input_value() == "needlework-rules"
+    main.get_by_role("button", name="Evaluate 2 model(s)").click()
+    main.get_by_text("judge calls:").wait_for(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page, 60_000)
+    assert_no_exception(page)
+
+    db = store.connect(seeded_db)
+    run = next(r for r in list_runs(db, DATASET)
+               if sorted(r["models"]) == ["demo-careful", "demo-hasty"]
+               and r.get("judge_model") == "needlework-rules")
+    assert run["status"] == "done"
+    overall = run["summary"]["overall"]
+    for model in ("demo-careful", "demo-hasty"):
+        for name in ("eligibility", "unadjusted_factuality", "factuality", "uraf", "raf",
+                     "deflection_tpr", "deflection_fpr", "llmeval"):
+            assert overall[model][name] is not None, (model, name)
+        assert not any(overall[model]["invalid"].values())
+    assert overall["demo-careful"]["raf"] > overall["demo-hasty"]["raf"]
+    _shots(page, "4 · Results", "rag-rules-results")
+
+    _only_failing(page, "not factual")
+    detail = page.locator(".st-key-rag-failure-detail")
+    detail.wait_for()
+    detail.get_by_text("The judge's raw replies").click()  # the rules that decided, in its words
+    detail.locator('[data-testid="stExpanderDetails"]').get_by_text("rule: ").first.wait_for(
+        timeout=15_000)
+    _shots(page, "6 · Failures", "rag-rules-failures")
+    detail.get_by_role("link", name="Open this question on the annotate page").click()
+    page.wait_for_url("**/annotate?**", timeout=60_000)
+    wait_idle(page, 90_000)
+    assert_no_exception(page)
+    url = page.url
+    item = url.split("item=", 1)[1].split("&", 1)[0]
+    model = url.split("model=", 1)[1].split("&", 1)[0]
+    index = int(url.split("sentence=", 1)[1].split("&", 1)[0]) - 1
+    row = next(r for r in run_results(db, run["run_key"])
+               if r["item_key"] == item and r["model"] == model)
+    assert index in failing_sentences(row)
+    assert row["sentences"][index]["all"]["label"] in ("unsupported", "contradictory")
+    panel = page.locator(".st-key-nw-rag-panel")
+    panel.wait_for()
+    marked = panel.locator("mark.nw-current")
+    assert "".join(marked.all_inner_texts()).split() == row["sentences"][index]["text"].split()
+    _shots(page, "RAG run answer", "rag-rules-annotate-panel")

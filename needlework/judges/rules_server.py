@@ -1,0 +1,179 @@
+"""The rules judge (:mod:`needlework.rag.rules_judge`) behind an OpenAI-compatible endpoint.
+
+A small HTTP server on 127.0.0.1 (the standard library's threading server, in a
+thread of this process) that speaks the two routes a judge client uses:
+
+- ``GET /v1/models``: the one model, :data:`~needlework.rag.rules_judge.MODEL`;
+- ``POST /v1/chat/completions``: ``{"model", "messages", ...}`` answered with one
+  ``chat.completion`` whose text is :func:`~needlework.rag.rules_judge.reply`. Another
+  model name is a 404, a streamed request or a body that is not a chat a 400, each with
+  an OpenAI-style ``{"error": {"message"}}``. Generation parameters are accepted and
+  have no effect: the rules are deterministic.
+
+So the RAG answers page and ``rag-eval`` use it like any judge, through the real
+``openai`` client, the call cache and the parsers. :data:`RULES` keeps one server per
+process for the app (:meth:`RulesJudges.start`, idempotent); from a terminal::
+
+    python -m needlework serve-rules-judge     # prints the base URL and model name
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from needlework.judges.connection import Connection
+from needlework.rag import rules_judge
+
+MAX_BODY = 8 * 1024 * 1024
+
+
+def _error(status: int, message: str) -> tuple[int, dict[str, Any]]:
+    return status, {"error": {"message": message, "type": "invalid_request_error", "code": status}}
+
+
+def answer(body: bytes) -> tuple[int, dict[str, Any]]:
+    """``(HTTP status, JSON body)`` for a chat completion request's ``body``."""
+    try:
+        request = json.loads(body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        return _error(400, "the body is not JSON")
+    if not isinstance(request, dict):
+        return _error(400, "the body must be a JSON object")
+    model = request.get("model")
+    if model != rules_judge.MODEL:
+        return _error(404, f"model {model!r}: this server has {rules_judge.MODEL!r} only")
+    if request.get("stream"):
+        return _error(400, "stream: this server answers whole completions only")
+    messages = request.get("messages")
+    if not isinstance(messages, list) or not messages or not all(
+            isinstance(m, dict) and isinstance(m.get("content", ""), str) for m in messages):
+        return _error(400, "messages: expected a non-empty list of {role, content} objects")
+    text = rules_judge.reply(messages)
+    prompt_words = sum(len(str(m.get("content") or "").split()) for m in messages)
+    return 200, {
+        "id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion",
+        "created": int(time.time()), "model": rules_judge.MODEL,
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": prompt_words, "completion_tokens": len(text.split()),
+                  "total_tokens": prompt_words + len(text.split())},
+    }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "needlework-rules"
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+        if self.path.rstrip("/") == "/v1/models":
+            self._send(200, {"object": "list", "data": [
+                {"id": rules_judge.MODEL, "object": "model", "created": 0, "owned_by": "needlework"}]})
+        else:
+            self._send(*_error(404, f"no route {self.path}"))
+
+    def do_POST(self) -> None:  # noqa: N802
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(*_error(404, f"no route {self.path}"))
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            self._send(*_error(413, f"the body is over {MAX_BODY} bytes"))
+            return
+        self._send(*answer(self.rfile.read(length)))
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """Quiet: requests carry data, and the app's log is not the place for it."""
+
+
+@dataclass
+class RulesServer:
+    """A running rules judge server (a thread of this process)."""
+
+    httpd: ThreadingHTTPServer
+    thread: threading.Thread
+    model: str = rules_judge.MODEL
+
+    @property
+    def host(self) -> str:
+        return str(self.httpd.server_address[0])
+
+    @property
+    def port(self) -> int:
+        return int(self.httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def connection(self, **options: Any) -> Connection:
+        """A :class:`Connection` to this server (no key: it needs none)."""
+        return Connection(self.base_url, self.model, key_env=None, **options)
+
+    def alive(self) -> bool:
+        return self.thread.is_alive()
+
+    def stop(self) -> None:
+        """Stop serving and free the port (idempotent)."""
+        if self.thread.is_alive():
+            self.httpd.shutdown()
+            self.thread.join(10)
+        self.httpd.server_close()
+
+    def __enter__(self) -> RulesServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_rules_server(host: str = "127.0.0.1", port: int = 0) -> RulesServer:
+    """Serve the rules judge on ``host:port`` (``0``: a free port) in a daemon thread."""
+    httpd = ThreadingHTTPServer((host, port), _Handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, name="needlework-rules-judge",
+                              daemon=True)
+    thread.start()
+    return RulesServer(httpd, thread)
+
+
+class RulesJudges:
+    """One rules judge server per process, shared by every session of the app."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: RulesServer | None = None
+
+    def start(self) -> RulesServer:
+        """The running server, started now if there is none."""
+        with self._lock:
+            if self._server is None or not self._server.alive():
+                self._server = start_rules_server()
+            return self._server
+
+    def running(self) -> RulesServer | None:
+        with self._lock:
+            server = self._server
+        return server if server is not None and server.alive() else None
+
+    def stop(self) -> None:
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop()
+
+
+#: The rules judge server of this process.
+RULES = RulesJudges()
