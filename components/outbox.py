@@ -23,7 +23,8 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components.state import signed_in
-from needlework.actions import Action, Delivery, apply_actions
+from needlework.action_parse import Action
+from needlework.actions import Delivery, apply_actions
 
 _JS = Path(__file__).parent / "js"
 CORE = (_JS / "outbox_core.js").read_text(encoding="utf-8")

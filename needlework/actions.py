@@ -28,8 +28,8 @@ Kinds (the JSON the browser sends, all fields strings unless said):
   reverts the annotator's newest own change on that page's fields not undone yet (redo:
   the newest undo, unless a new change came after it). Sent twice, it still reverts once.
 
-An action that cannot apply (unknown item, passage out of range, a label that does not
-exist) is *rejected*: it is acknowledged with the reason, recorded, and changes nothing.
+Each action's shape is checked by :func:`needlework.action_parse.parse`. An action that
+cannot apply (unknown item, passage out of range, a label that does not exist) is *rejected*: it is acknowledged with the reason, recorded, and changes nothing.
 A database that is busy or full applies nothing and acknowledges nothing
 (:attr:`Delivery.error`): the browser keeps the actions and sends them again.
 """
@@ -37,7 +37,6 @@ A database that is busy or full applies nothing and acknowledges nothing
 from __future__ import annotations
 
 import logging
-import re
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -45,12 +44,13 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from needlework.action_parse import ID, UNDO_SCOPES, Action, Rejected, parse
 from needlework.formats import preference_view
 from needlework.formats.garage import DEFLECTION, DIMENSIONS
 from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
-from needlework.review.verdicts import REASONS, VERDICTS, field_name, make_value, verdict_of
+from needlework.review.verdicts import make_value, verdict_of
 from needlework.teams.permissions import User, action_guard, check_write
 from store import actions as store_actions
 from store.annotations import get_value, last_redoable, last_undoable, set_annotation, undo
@@ -58,40 +58,12 @@ from store.datasets import get_item
 
 log = logging.getLogger(__name__)
 
-KINDS = ("set", "deflect", "rest", "verdict", "reasons", "undo", "redo")
-#: What an undo or redo key may revert, by page (``scope``): the annotate page's fields
-#: (the ``deflected`` flag follows the answer) and the review page's verdicts.
-UNDO_SCOPES: dict[str, tuple[str, ...]] = {
-    "annotate": (LABEL_PREFIX, "dim:", "answer", "flag", "skipped", "comment"),
-    "review": ("verdict:",),
-}
 #: Item fields the annotate keys set besides labels and dimensions (value: a string or null).
 ITEM_FIELDS = {"flag": ("flagged",), "skipped": ("skipped",), "comment": None}
-_ID = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")
 MAX_BATCH = 500  # actions applied per call; the rest wait for the next delivery
-MAX_TEXT = 2000  # longest note or dimension value an action may carry
 BUSY_MS = 1500  # wait this long for the write lock, then report "busy" and retry later
 GROUNDING = ("grounding",)
 PREFERENCE = ("preference", "needle")
-
-
-class Rejected(ValueError):
-    """Why an action cannot apply (a sentence naming the field)."""
-
-
-@dataclass(frozen=True)
-class Action:
-    """One parsed action (see the module docstring for the JSON)."""
-
-    id: str
-    kind: str
-    dataset: str
-    item: str
-    annotator: str
-    field: str = ""
-    value: Any = None
-    reasons: tuple[str, ...] = ()
-    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,74 +97,6 @@ class Delivery:
     @property
     def rejected(self) -> list[Outcome]:
         return [o for o in self.outcomes if o.status == "rejected"]
-
-
-def _text(raw: Mapping[str, Any], name: str, *, required: bool = True, limit: int = 300) -> str:
-    value = raw.get(name)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise Rejected(f"{name}: expected a non-empty string")
-    if len(value) > limit:
-        raise Rejected(f"{name}: longer than {limit} characters")
-    return value
-
-
-def _index(raw: Mapping[str, Any], name: str) -> int:
-    value = raw.get(name)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise Rejected(f"{name}: expected a whole number ≥ 0")
-    return value
-
-
-def _reasons(raw: Mapping[str, Any]) -> tuple[str, ...]:
-    value = raw.get("reasons") or []
-    if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
-        raise Rejected("reasons: expected a list of reason names")
-    unknown = sorted(set(value) - set(REASONS))
-    if unknown:
-        raise Rejected(f"reasons: unknown reason {unknown[0]!r}")
-    return tuple(r for r in REASONS if r in value)
-
-
-def parse(raw: Any) -> Action:
-    """Check an action's shape (not yet its target); raises :class:`Rejected`."""
-    if not isinstance(raw, Mapping):
-        raise Rejected("an action must be a JSON object")
-    kind = raw.get("kind")
-    if kind not in KINDS:
-        raise Rejected(f"kind: expected one of {', '.join(KINDS)}")
-    if kind in ("undo", "redo"):
-        scope = raw.get("scope")
-        if scope not in UNDO_SCOPES:
-            raise Rejected(f"scope: expected one of {', '.join(UNDO_SCOPES)}")
-        return Action(str(raw.get("id")), kind, _text(raw, "dataset"), "",
-                      _text(raw, "annotator").strip(), field=scope)
-    common = {"id": str(raw.get("id")), "kind": kind, "dataset": _text(raw, "dataset"),
-              "item": _text(raw, "item", limit=1000), "annotator": _text(raw, "annotator").strip()}
-    if kind == "set":
-        name = _text(raw, "field")
-        value = raw.get("value")
-        if value is not None and not isinstance(value, str):
-            raise Rejected("value: expected a string or null")
-        if value is not None and len(value) > MAX_TEXT:
-            raise Rejected(f"value: longer than {MAX_TEXT} characters")
-        return Action(**common, field=name, value=value)
-    if kind == "deflect":
-        return Action(**common, field="answer")
-    if kind == "rest":
-        return Action(**common, field=LABEL_PREFIX + "*")
-    i, j = _index(raw, "i"), _index(raw, "j")
-    note = raw.get("note")
-    if note is not None and (not isinstance(note, str) or len(note) > MAX_TEXT):
-        raise Rejected(f"note: expected a string of at most {MAX_TEXT} characters")
-    if kind == "verdict":
-        verdict = raw.get("verdict")
-        if verdict not in VERDICTS:
-            raise Rejected(f"verdict: expected one of {', '.join(VERDICTS)}")
-        return Action(**common, field=field_name(i, j), value=verdict, reasons=_reasons(raw),
-                      note=note)
-    return Action(**common, field=field_name(i, j), reasons=_reasons(raw))
 
 
 def save_answer(db: Database, dataset: str, item: str, annotator: str, text: str, *,
@@ -369,7 +273,7 @@ def apply_actions(db: Database, raws: Iterable[Any],
         if action_id in seen:
             continue
         seen.add(action_id)
-        if not _ID.match(action_id):
+        if not ID.match(action_id):
             delivery.outcomes.append(Outcome(action_id, "rejected", "id: malformed"))
             continue
         try:

@@ -183,7 +183,7 @@ def visible_annotator(actor: User | None) -> str | None:
 
 
 class Target(Protocol):
-    """What a write names (a :class:`needlework.actions.Action` has these)."""
+    """What a write names (a :class:`needlework.action_parse.Action` has these)."""
 
     dataset: str
     item: str
