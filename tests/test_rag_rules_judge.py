@@ -169,3 +169,25 @@ def test_the_demo_answers_show_every_figure_with_the_rules_judge(tmp_path):
               for s in row["sentences"] if "Lisbon" in s["text"]]
     assert [(s["all"]["label"], s["relevant"]["label"]) for s in lisbon] == [
         ("supported", "unsupported")]
+
+
+def test_serve_rules_judge_prints_where_it_serves_and_stops_on_ctrl_c():
+    import signal  # noqa: PLC0415
+
+    process = subprocess.Popen([sys.executable, "-m", "needlework", "serve-rules-judge"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = [process.stdout.readline() for _ in range(3)]
+        assert lines[0].startswith("serving the rules judge (not an LLM)")
+        base_url = lines[1].split("base URL: ", 1)[1].strip()
+        assert lines[2].strip() == f"model: {rules_judge.MODEL}"
+        client = openai.OpenAI(api_key="none", base_url=base_url, max_retries=0)
+        reply = client.chat.completions.create(
+            model=rules_judge.MODEL, messages=prompts.deflection_messages("Q?", "NATO: 1949."))
+        assert json.loads(reply.choices[0].message.content)["grade"] == "attempted"
+        client.close()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(20) == 0
+    finally:
+        process.kill()
+        process.stdout.close()

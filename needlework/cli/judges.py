@@ -226,7 +226,6 @@ def cmd_demo_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_serve_judge(args: argparse.Namespace) -> int:
-    import time  # noqa: PLC0415
 
     from needlework.judges.local import context_window_of  # noqa: PLC0415
     from needlework.judges.serve import ServerError, start_server  # noqa: PLC0415
@@ -242,6 +241,13 @@ def cmd_serve_judge(args: argparse.Namespace) -> int:
     window = context_window_of(server.model)
     print(f"serving {server.model}\nbase URL: {server.base_url}\nmodel: {server.model}"
           + (f"\ncontext window: {window}" if window else "") + "\nCtrl+C stops it.", flush=True)
+    return _serve_until_interrupted(server)
+
+
+def _serve_until_interrupted(server) -> int:  # noqa: ANN001 - a LocalServer or a RulesServer
+    """Wait while ``server`` runs; Ctrl+C stops it."""
+    import time  # noqa: PLC0415
+
     try:
         while server.alive():
             time.sleep(1)
@@ -253,8 +259,6 @@ def cmd_serve_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_serve_rules_judge(args: argparse.Namespace) -> int:
-    import time  # noqa: PLC0415
-
     from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
 
     try:
@@ -263,11 +267,4 @@ def cmd_serve_rules_judge(args: argparse.Namespace) -> int:
         return _fail(f"serve-rules-judge: port {args.port}: {exc.strerror or exc}", 1)
     print(f"serving the rules judge (not an LLM)\nbase URL: {server.base_url}\n"
           f"model: {server.model}\nCtrl+C stops it.", flush=True)
-    try:
-        while server.alive():
-            time.sleep(1)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    return 0
+    return _serve_until_interrupted(server)
