@@ -44,6 +44,7 @@ class Action:
     value: Any = None
     reasons: tuple[str, ...] = ()
     note: str | None = None
+    toggle: bool = False  # ``set`` only: clear the field instead when it already holds ``value``
 
 
 def _text(raw: Mapping[str, Any], name: str, *, required: bool = True, limit: int = 300) -> str:
@@ -96,7 +97,10 @@ def parse(raw: Any) -> Action:
             raise Rejected("value: expected a string or null")
         if value is not None and len(value) > MAX_TEXT:
             raise Rejected(f"value: longer than {MAX_TEXT} characters")
-        return Action(**common, field=name, value=value)
+        toggle = raw.get("toggle", False)
+        if not isinstance(toggle, bool):
+            raise Rejected("toggle: expected true or false")
+        return Action(**common, field=name, value=value, toggle=toggle)
     if kind == "deflect":
         return Action(**common, field="answer")
     if kind == "rest":

@@ -13,7 +13,10 @@ Kinds (the JSON the browser sends, all fields strings unless said):
 
 - ``set``: ``{"id", "kind": "set", "dataset", "item", "annotator", "field", "value"}``;
   ``field`` is ``label:N`` (value one of the five labels, or ``null`` to clear) or
-  ``dim:FIELD`` (a question dimension; ``null`` clears).
+  ``dim:FIELD`` (a question dimension; ``null`` clears). With ``"toggle": true`` (a
+  click on the label a passage has, the F key) the field is cleared instead when the
+  database holds ``value`` when the action applies: decided here, not on the browser's
+  copy, which may still show a value an undo just took back.
 - ``deflect``: write the standard deflection as the answer, only if the answer is empty.
 - ``rest``: ``{"id", "kind": "rest", "dataset", "item", "annotator"}`` labels every
   passage of the item that has no label of the annotator's yet as irrelevant. Which
@@ -60,6 +63,8 @@ log = logging.getLogger(__name__)
 
 #: Item fields the annotate keys set besides labels and dimensions (value: a string or null).
 ITEM_FIELDS = {"flag": ("flagged",), "skipped": ("skipped",), "comment": None}
+#: What a toggle of these fields tells the person who pressed the key (field, set?).
+TOLD = {("flag", True): "flagged for later", ("flag", False): "flag removed"}
 MAX_BATCH = 500  # actions applied per call; the rest wait for the next delivery
 BUSY_MS = 1500  # wait this long for the write lock, then report "busy" and retry later
 GROUNDING = ("grounding",)
@@ -208,9 +213,15 @@ def _apply_one(db: Database, targets: _Targets, action: Action) -> Outcome:
     """Apply one checked action (inside the batch's transaction)."""
     if action.kind == "set":
         _check_set(targets, action)
+        value = action.value
+        if action.toggle and value is not None and value == get_value(
+                db, action.dataset, action.item, action.annotator, action.field):
+            value = None
         hid = set_annotation(db, action.dataset, action.item, action.annotator, action.field,
-                             action.value)
-        return Outcome(action.id, "unchanged" if hid is None else "applied", history_id=hid)
+                             value)
+        told = TOLD.get((action.field, value is not None)) if action.toggle else None
+        return Outcome(action.id, "unchanged" if hid is None else "applied", told or "",
+                       history_id=hid, tell=told is not None)
     if action.kind == "deflect":
         targets.dataset(action.dataset, GROUNDING)
         targets.record(action.dataset, action.item)

@@ -126,6 +126,36 @@ def test_rest_labels_what_is_unlabeled_when_it_applies_after_an_undo_before_it(g
     assert bad.outcomes[0].status == "rejected" and len(history(grounding, "g")) == before
 
 
+def test_a_toggle_is_decided_on_what_is_saved_when_it_applies(grounding):
+    """A click on the label a passage shows clears it, and F flips the flag; right after
+    an undo the page may still show the undone value, so the server decides."""
+    undo = {"id": "undo-1001", "kind": "undo", "dataset": "g", "annotator": WHO,
+            "scope": "annotate"}
+
+    def toggle(action_id: str, field: str, value: str) -> dict:
+        return {"id": action_id, "kind": "set", "dataset": "g", "item": "sample-1",
+                "annotator": WHO, "field": field, "value": value, "toggle": True}
+
+    apply_actions(grounding, [label("t-0000001", "sample-1", 2, "OUTDATED")])
+    # Z, then a click on "Outdated" the page still shows: the label comes back
+    apply_actions(grounding, [undo, toggle("t-0000002", "label:2", "OUTDATED")])
+    assert get_value(grounding, "g", "sample-1", WHO, "label:2") == "OUTDATED"
+    apply_actions(grounding, [toggle("t-0000003", "label:2", "OUTDATED")])  # clicked again
+    assert get_value(grounding, "g", "sample-1", WHO, "label:2") is None
+    # F on, Z, F: on again (the page showed it on), and the outcome says which
+    on = apply_actions(grounding, [toggle("t-0000004", "flag", "flagged")]).outcomes[0]
+    assert (on.tell, on.message) == (True, "flagged for later")
+    again = apply_actions(grounding, [dict(undo, id="undo-1002"),
+                                      toggle("t-0000005", "flag", "flagged")]).outcomes[1]
+    assert again.message == "flagged for later"
+    assert get_value(grounding, "g", "sample-1", WHO, "flag") == "flagged"
+    off = apply_actions(grounding, [toggle("t-0000006", "flag", "flagged")]).outcomes[0]
+    assert off.message == "flag removed"
+    assert get_value(grounding, "g", "sample-1", WHO, "flag") is None
+    bad = apply_actions(grounding, [dict(toggle("t-0000007", "flag", "flagged"), toggle="yes")])
+    assert "toggle: expected true or false" in bad.outcomes[0].message
+
+
 def test_verdicts_and_reasons_name_their_comparison(db):
     record = {"id": "p1", "subset": "QA", "prompt": "Q", "chosen": ["good"],
               "rejected": ["bad", "worse", "worst"]}

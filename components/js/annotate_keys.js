@@ -91,15 +91,17 @@ function annotateKeys() {
     let value = S.data.item === S.item ? (S.data.labels || {})[String(num)] || null : null;
     for (const a of nwCore.overlay((a) => a.item === S.item && (a.kind === "rest" ||
                                    (a.kind === "set" && a.field === "label:" + num)))) {
-      value = a.kind === "rest" ? value || "irrelevant" : a.value;
+      value = a.kind === "rest" ? value || "irrelevant" : toggled(value, a);
     }
     return value;
   };
+  const toggled = (value, a) => (a.toggle && value === a.value ? null : a.value);
 
-  S.label = (num, value, advance) => {
+  // toggle: the server clears the label instead if it is already `value` (a click on it)
+  S.label = (num, value, advance, toggle = false) => {
     if (!S.who()) { S.hint(); return; }
     nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item, annotator: S.who(),
-                 field: "label:" + num, value});
+                 field: "label:" + num, value, toggle});
     if (advance) S.cursor = Math.min(num + 1, Math.max(1, S.n));
     else S.cursor = num;
     S.paint();
@@ -134,12 +136,6 @@ function annotateKeys() {
     d.fields.forEach((f, k) => nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
       annotator: S.who(), field: "dim:" + f, value: values[k]}));
     S.say(`${d.title}: ${option === null ? "cleared" : d.options[option]}`);
-  };
-  S.flagged = () => {
-    let value = S.data.item === S.item ? S.data.flag : null;
-    for (const a of nwCore.overlay((a) => a.kind === "set" && a.item === S.item &&
-                                   a.field === "flag")) value = a.value;
-    return !!value;
   };
   S.click = (selector) => {
     const el = document.querySelector(selector);
@@ -191,11 +187,10 @@ function annotateKeys() {
       if (box) { box.focus(); box.setSelectionRange(box.value.length, box.value.length); }
       return;
     }
-    if (key === "f") {
-      const on = !S.flagged();
+    if (key === "f") {  // a toggle the server decides (the page may not show an undo yet)
       nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
-                   annotator: S.who(), field: "flag", value: on ? "flagged" : null});
-      S.say(on ? "flagged for later" : "flag removed");
+                   annotator: S.who(), field: "flag", value: "flagged", toggle: true});
+      S.paint();
       return;
     }
     if (key === "s") {
@@ -312,7 +307,7 @@ function annotateKeys() {
       if (S.barrier) return;
       const num = parseInt(card[1], 10);
       const value = LABELS[card[2]];
-      S.label(num, S.labelOf(num) === value ? null : value, false);
+      S.label(num, value, false, true);
       return;
     }
     const map = {"prev": "k", "next": "j", "clear": "0", "item-prev": "p", "item-next": "n",
@@ -343,7 +338,7 @@ function annotateKeys() {
     }
     S.say(u.item === S.item ? `reverted ${label}` : `reverted ${label} of another question`);
   });
-  nwCore.tellListeners.add((t) => S.say(t.message));  // R: how many it marked
+  nwCore.tellListeners.add((t) => S.say(t.message));  // R: how many it marked; F: on or off
   // a question asked and not answered in 3 s (a restart, a lost request): ask again
   setInterval(() => {
     if (S.barrier && S.data && Date.now() - (S.askedAt || 0) > 3000) {

@@ -120,6 +120,36 @@ def test_r_right_after_undo_marks_the_passage_the_undo_cleared(page, app_url, se
     assert errors(page) == []
 
 
+def test_a_click_or_f_right_after_undo_sets_what_the_page_showed(page, app_url, seeded_db):
+    """A click on the label a passage shows clears it, and F flips the flag. Right after
+    Z the page still shows the undone value: a click on it, or F, must set it again (it
+    cleared it while the browser decided from its copy)."""
+    key, _ = items(seeded_db)[6]
+    who = f"zt-{uuid.uuid4().hex[:6]}"
+    open_annotate(page, app_url, key, who)
+    page.keyboard.type("k4")  # passage 1 → Outdated, the cursor stays there
+    settle(page)
+    assert value(seeded_db, key, who, "label:1") == "OUTDATED"
+    button = page.locator(".st-key-nw-card-1-4 button").first
+    page.keyboard.press("z")
+    button.click()
+    settle(page)
+    assert value(seeded_db, key, who, "label:1") == "OUTDATED"
+    button.click()  # once the page shows it: a click on it clears it
+    settle(page)
+    assert value(seeded_db, key, who, "label:1") is None
+    page.keyboard.press("f")
+    settle(page)
+    assert value(seeded_db, key, who, "flag") == "flagged"
+    page.keyboard.press("z")
+    page.keyboard.press("f")
+    settle(page)
+    assert value(seeded_db, key, who, "flag") == "flagged"
+    page.wait_for_function("() => document.querySelector('.nw-key-note').innerText"
+                           ".includes('flagged for later')", timeout=15_000)
+    assert errors(page) == []
+
+
 def test_review_undo_and_redo_keys(page, app_url, seeded_db):
     from tests.browser.keys import comparisons, open_review, settle_review, verdicts_of  # noqa: PLC0415
 
