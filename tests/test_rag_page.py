@@ -300,3 +300,21 @@ def test_cancel_keeps_the_answers_and_a_new_run_resumes(app_db):
         again = evaluate(at)
         assert again["status"] == "done"
         assert again["result"]["calls"]["cached"] >= answered - 1  # the first run's answers kept
+
+
+def test_the_failures_of_a_new_run_show_its_models(app_db):
+    """A run of model m looked at, then a run of m and m2: the failures show both models
+    (the Models picker kept the first run's choice, and m2's failures were not listed)."""
+    from components.rag.inputs import STORED_KEY  # noqa: PLC0415
+
+    with FakeJudgeServer(rule_judge) as server:
+        at = open_page()
+        at.segmented_control(key="rag_judge_mode").set_value("judge").run()
+        at.text_input(key="jd_base_url").input(server.base_url).run()
+        at.text_input(key="jd_model").input("judge").run()
+        at.multiselect(key=STORED_KEY).set_value(["m"]).run()
+        evaluate(at)
+        assert set(table_with(at, "model", "question", "failed", "open")["model"]) == {"m"}
+        at.multiselect(key=STORED_KEY).set_value(["m", "m2"]).run()
+        evaluate(at)
+    assert set(table_with(at, "model", "question", "failed", "open")["model"]) == {"m", "m2"}

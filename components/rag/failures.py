@@ -51,7 +51,8 @@ def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]]) -> N
     st.dataframe(pd.DataFrame.from_records(counts, columns=["model", *checks]), hide_index=True,
                  key="rag-failure-counts")
     cols = st.columns(2)
-    shown_models = cols[0].multiselect("Models", models, default=models, key="rag_fail_models")
+    shown_models = cols[0].multiselect("Models", models, default=models,
+                                       key=f"rag_fail_models-{run_key[:16]}")  # per run: its models
     kinds: list[str] = []
     if judged:
         kinds = cols[1].multiselect("Failed checks", checks, key="rag_fail_kinds",
