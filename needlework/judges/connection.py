@@ -155,3 +155,20 @@ class Connection:
     def with_options(self, **changes: Any) -> Connection:
         """A copy with some fields changed."""
         return replace(self, **changes)
+
+
+class LocalEndpoint:
+    """What a judge server on this machine offers (``host``, ``port`` and ``model``
+    set by the class that mixes it in): its base URL and a keyless connection."""
+
+    host: str
+    port: int
+    model: str
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def connection(self, **options: Any) -> Connection:
+        """A :class:`Connection` to this server (no key: it needs none)."""
+        return Connection(self.base_url, self.model, key_env=None, **options)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from needlework.judges.connection import Connection
+from needlework.judges.connection import LocalEndpoint
 from needlework.rag import rules_judge
 
 MAX_BODY = 8 * 1024 * 1024
@@ -99,7 +99,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @dataclass
-class RulesServer:
+class RulesServer(LocalEndpoint):
     """A running rules judge server (a thread of this process)."""
 
     httpd: ThreadingHTTPServer
@@ -113,14 +113,6 @@ class RulesServer:
     @property
     def port(self) -> int:
         return int(self.httpd.server_address[1])
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}/v1"
-
-    def connection(self, **options: Any) -> Connection:
-        """A :class:`Connection` to this server (no key: it needs none)."""
-        return Connection(self.base_url, self.model, key_env=None, **options)
 
     def alive(self) -> bool:
         return self.thread.is_alive()

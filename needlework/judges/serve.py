@@ -33,7 +33,7 @@ from typing import Any
 
 import openai
 
-from needlework.judges.connection import Connection
+from needlework.judges.connection import LocalEndpoint
 
 READY_TIMEOUT_S = 240.0
 
@@ -58,7 +58,7 @@ def serve_command(model_dir: str | Path, port: int, host: str = "127.0.0.1",
 
 
 @dataclass
-class LocalServer:
+class LocalServer(LocalEndpoint):
     """A running ``transformers serve`` child process."""
 
     process: subprocess.Popen[Any]
@@ -66,14 +66,6 @@ class LocalServer:
     port: int
     model: str  # the name requests must use: the folder's absolute path
     log_path: Path
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}/v1"
-
-    def connection(self, **options: Any) -> Connection:
-        """A :class:`Connection` to this server (no key: it needs none)."""
-        return Connection(self.base_url, self.model, key_env=None, **options)
 
     def alive(self) -> bool:
         return self.process.poll() is None

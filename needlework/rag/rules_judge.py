@@ -42,6 +42,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from needlework.rag.sentences import split_sentences
 
@@ -129,9 +130,21 @@ class SentenceVerdict:
     excerpt: str | None = None
 
 
-def _passage_sentences(passages: str) -> list[str]:
+@dataclass(frozen=True)
+class _Passages:
+    """The passages' text read once for all the sentences of a prompt."""
+
+    words: frozenset[str]
+    numbers: frozenset[str]
+    sentences: tuple[tuple[str, frozenset[str]], ...]  # (sentence, its content words)
+
+
+@lru_cache(maxsize=8)
+def _read_passages(passages: str) -> _Passages:
     lines = [line for line in passages.splitlines() if not re.match(r"^\[Passage \d+\]", line)]
-    return [s.text for s in split_sentences("\n".join(lines)) if s.text.strip()]
+    sentences = tuple((s.text, frozenset(content(s.text)))
+                      for s in split_sentences("\n".join(lines)) if s.text.strip())
+    return _Passages(frozenset(content(passages)), frozenset(numbers(passages)), sentences)
 
 
 def sentence_label(sentence: str, passages: str) -> SentenceVerdict:
@@ -144,12 +157,12 @@ def sentence_label(sentence: str, passages: str) -> SentenceVerdict:
         return SentenceVerdict("no_rad", "rule: a courtesy, no claim")
     if declines(sentence):
         return SentenceVerdict("no_rad", "rule: the sentence declines to answer")
-    pool = content(passages)
-    shared = len(words & pool) / len(words)
-    missing_numbers = numbers(sentence) - numbers(passages)
+    read = _read_passages(passages)
+    shared = len(words & read.words) / len(words)
+    missing_numbers = numbers(sentence) - read.numbers
     best, best_share = None, 0.0
-    for candidate in _passage_sentences(passages):
-        share = len(words & content(candidate)) / len(words)
+    for candidate, candidate_words in read.sentences:
+        share = len(words & candidate_words) / len(words)
         if share > best_share:
             best, best_share = candidate, share
     if best is not None and best_share >= CLOSE:
