@@ -122,6 +122,9 @@ def test_rest_labels_what_is_unlabeled_when_it_applies_after_an_undo_before_it(g
     assert labels == ["ANSWER-THE-QUESTION", "irrelevant", None]
     # an unknown item is rejected and changes nothing
     before = len(history(grounding, "g"))
+    # sent again after a restart: applied once (undone mark stays undone)
+    apply_actions(grounding, [dict(rest, id="rest-0001")])
+    assert get_value(grounding, "g", "sample-1", WHO, "label:3") is None
     bad = apply_actions(grounding, [dict(rest, id="rest-0003", item="nope")])
     assert bad.outcomes[0].status == "rejected" and len(history(grounding, "g")) == before
 
@@ -141,6 +144,9 @@ def test_a_toggle_is_decided_on_what_is_saved_when_it_applies(grounding):
     apply_actions(grounding, [undo, toggle("t-0000002", "label:2", "OUTDATED")])
     assert get_value(grounding, "g", "sample-1", WHO, "label:2") == "OUTDATED"
     apply_actions(grounding, [toggle("t-0000003", "label:2", "OUTDATED")])  # clicked again
+    assert get_value(grounding, "g", "sample-1", WHO, "label:2") is None
+    # sent again (a restart, a lost acknowledgement): applied once, so it does not flip back
+    apply_actions(grounding, [toggle("t-0000003", "label:2", "OUTDATED")])
     assert get_value(grounding, "g", "sample-1", WHO, "label:2") is None
     # F on, Z, F: on again (the page showed it on), and the outcome says which
     on = apply_actions(grounding, [toggle("t-0000004", "flag", "flagged")]).outcomes[0]
