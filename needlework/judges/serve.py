@@ -15,7 +15,9 @@ absolute path), or the server answers HTTP 400 "Server is pinned to ...". Its
 
 :func:`start_server` picks a free port, starts the server as a child process (its
 output goes to a log file), waits until a chat completion answers and returns a
-:class:`LocalServer`; :meth:`LocalServer.stop` ends that child (and only it).
+:class:`LocalServer`; :meth:`LocalServer.stop` ends that child (and only it). The child
+is tethered (:mod:`needlework.judges.tethered`): it ends by itself within seconds when
+the process that started it is gone, even killed with SIGKILL.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 
 import openai
 
+from needlework.judges import tethered
 from needlework.judges.connection import LocalEndpoint
 
 READY_TIMEOUT_S = 240.0
@@ -55,6 +58,14 @@ def serve_command(model_dir: str | Path, port: int, host: str = "127.0.0.1",
     return [sys.executable, "-m", "transformers.cli.transformers", "serve",
             str(Path(model_dir).resolve()), "--host", host, "--port", str(port),
             "--device", device, "--dtype", dtype, "--log-level", "warning"]
+
+
+def tethered_command(model_dir: str | Path, port: int, host: str = "127.0.0.1",
+                     device: str = "cpu", dtype: str = "float32") -> list[str]:
+    """:func:`serve_command` run through :mod:`needlework.judges.tethered`: the server ends
+    when this process is gone, even killed (no orphan holding its memory)."""
+    plain = serve_command(model_dir, port, host, device, dtype)
+    return tethered.command(plain[2], *plain[3:])
 
 
 @dataclass
@@ -143,7 +154,7 @@ def start_server(model_dir: str | Path, *, host: str = "127.0.0.1", port: int | 
     if threads:
         env["OMP_NUM_THREADS"] = str(threads)
     with open(log_path, "ab") as log:
-        process = subprocess.Popen(serve_command(folder, port, host), stdout=log,
+        process = subprocess.Popen(tethered_command(folder, port, host), stdout=log,
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     server = LocalServer(process, host, port, str(folder), log_path)
     try:

@@ -63,6 +63,7 @@ class AppServer:
              "--server.address", "127.0.0.1", "--server.headless", "true",
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop() ends what it started too
         )
         log.close()
         deadline = time.time() + timeout
@@ -88,14 +89,22 @@ class AppServer:
             self.proc.wait(10)
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        """SIGTERM to the server and every process it started (a local judge server), then
+        SIGKILL to what is left after 10 s."""
+        if self.proc is None:
             return
-        self.proc.terminate()
+        group = self.proc.pid  # start_new_session: the group's id is the server's pid
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
         try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
+            os.killpg(group, signal.SIGKILL)  # what the server started and left behind
+        except ProcessLookupError:
+            pass
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
