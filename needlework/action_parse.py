@@ -45,6 +45,7 @@ class Action:
     reasons: tuple[str, ...] = ()
     note: str | None = None
     toggle: bool = False  # ``set`` only: clear the field instead when it already holds ``value``
+    flip: str | None = None  # ``reasons`` only: the one reason to add or remove, on what is saved
 
 
 def _text(raw: Mapping[str, Any], name: str, *, required: bool = True, limit: int = 300) -> str:
@@ -115,4 +116,11 @@ def parse(raw: Any) -> Action:
             raise Rejected(f"verdict: expected one of {', '.join(VERDICTS)}")
         return Action(**common, field=field_name(i, j), value=verdict, reasons=_reasons(raw),
                       note=note)
+    flip = raw.get("flip")
+    if flip is not None:
+        if flip not in REASONS:
+            raise Rejected(f"flip: expected one of {', '.join(REASONS)}")
+        if raw.get("reasons"):
+            raise Rejected("reasons: give either the reasons or the one reason to flip, not both")
+        return Action(**common, field=field_name(i, j), flip=flip)
     return Action(**common, field=field_name(i, j), reasons=_reasons(raw))

@@ -26,7 +26,10 @@ Kinds (the JSON the browser sends, all fields strings unless said):
 - ``verdict``: ``{..., "i": int, "j": int, "verdict", "reasons": [...], "note"?}`` on the
   comparison chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
 - ``reasons``: ``{..., "i", "j", "reasons": [...]}`` replaces the reasons of an existing
-  verdict (no verdict yet: nothing changes).
+  verdict (no verdict yet: nothing changes). With ``"flip": REASON`` instead of the list
+  (the 1-7 keys) that one reason is added to or removed from the reasons saved when the
+  action applies: decided here, since right after Z the page may still show the reasons
+  the undo took back.
 - ``undo`` / ``redo``: ``{"id", "kind", "dataset", "annotator", "scope": "annotate"|"review"}``
   reverts the annotator's newest own change on that page's fields not undone yet (redo:
   the newest undo, unless a new change came after it). Sent twice, it still reverts once.
@@ -247,7 +250,11 @@ def _apply_one(db: Database, targets: _Targets, action: Action) -> Outcome:
         verdict = verdict_of(saved)
         if verdict is None:
             return Outcome(action.id, "unchanged", "no verdict yet: reasons are kept with it")
-        value = make_value(verdict, action.reasons, saved_note)
+        reasons = action.reasons
+        if action.flip is not None:
+            had = saved.get("reasons") if isinstance(saved, Mapping) else None
+            reasons = tuple(set(had if isinstance(had, list) else []) ^ {action.flip})
+        value = make_value(verdict, reasons, saved_note)
     hid = set_annotation(db, action.dataset, action.item, action.annotator, action.field, value)
     return Outcome(action.id, "unchanged" if hid is None else "applied", history_id=hid)
 

@@ -182,6 +182,36 @@ def test_verdicts_and_reasons_name_their_comparison(db):
     assert "the item has 1 chosen and 3 rejected" in out.outcomes[0].message
 
 
+def test_a_reason_key_flips_one_reason_on_what_is_saved_when_it_applies(db):
+    """1-7 on Review add or remove one reason; right after Z the page may still show the
+    reasons the undo took back, so the server flips the reason on what is saved."""
+    record = {"id": "p1", "subset": "QA", "prompt": "Q", "chosen": ["good"], "rejected": ["bad"]}
+    import_bytes(db, (json.dumps(record) + "\n").encode(), "p.jsonl", dataset="p")
+    base = {"dataset": "p", "item": "p1", "annotator": WHO, "i": 0, "j": 0}
+
+    def flip(action_id: str, reason: str) -> dict:
+        return dict(base, id=action_id, kind="reasons", flip=reason)
+
+    undo = {"id": "undo-2001", "kind": "undo", "dataset": "p", "annotator": WHO, "scope": "review"}
+    assert apply_actions(db, [flip("f-000000", "unsafe")]).outcomes[0].status == "unchanged"
+    apply_actions(db, [dict(base, id="v-000001", kind="verdict", verdict="flip",
+                            reasons=["factual error"], note="n")])
+    apply_actions(db, [flip("f-000001", "unsafe")])
+    assert get_value(db, "p", "p1", WHO, "verdict:0:0")["reasons"] == ["factual error", "unsafe"]
+    # Z takes "unsafe" back; the key pressed before the page shows it adds "incomplete" only
+    apply_actions(db, [undo, flip("f-000002", "incomplete")])
+    assert get_value(db, "p", "p1", WHO, "verdict:0:0") == {
+        "verdict": "flip", "reasons": ["factual error", "incomplete"], "note": "n"}
+    apply_actions(db, [flip("f-000003", "factual error")])  # pressed again: removed
+    apply_actions(db, [flip("f-000003", "factual error")])  # sent again: applied once
+    assert get_value(db, "p", "p1", WHO, "verdict:0:0")["reasons"] == ["incomplete"]
+    bad = apply_actions(db, [flip("f-000004", "rude"),
+                             dict(flip("f-000005", "unsafe"), reasons=["verbose"])]).outcomes
+    assert "flip: expected one of" in bad[0].message
+    assert "not both" in bad[1].message
+    assert get_value(db, "p", "p1", WHO, "verdict:0:0")["reasons"] == ["incomplete"]
+
+
 def test_a_refused_annotator_is_rejected(grounding):
     delivery = apply_actions(grounding, [label("who-00001", "sample-1", 1, "OUTDATED", who="bo")],
                              allowed=lambda a: None if a.annotator == WHO else "not signed in as bo")

@@ -49,9 +49,14 @@ function reviewKeys() {
     let reasons = same ? S.data.reasons || [] : [];
     for (const a of nwCore.overlay((a) => (a.kind === "verdict" || a.kind === "reasons") &&
                                    a.item === S.at.item && a.i === S.at.i && a.j === S.at.j)) {
-      reasons = a.reasons;
+      reasons = a.flip ? flipped(reasons, a.flip) : a.reasons;
     }
     return reasons;
+  };
+  const flipped = (reasons, tag) => {
+    const now = new Set(reasons);
+    if (now.has(tag)) now.delete(tag); else now.add(tag);
+    return Object.values(REASONS).filter((r) => now.has(r));
   };
   S.paint = () => {
     if (!S.data || !S.at) return;
@@ -116,16 +121,15 @@ function reviewKeys() {
     }
     if (key in REASONS) {
       const tag = REASONS[key];
-      const now = new Set(S.reasons());
-      if (now.has(tag)) now.delete(tag); else now.add(tag);
-      const reasons = Object.values(REASONS).filter((r) => now.has(r));
       if ((S.data.verdict && S.data.item === S.at.item && S.data.i === S.at.i &&
            S.data.j === S.at.j) || S.pendingVerdict()) {
+        // the server flips the reason on what is saved (right after Z the page may still
+        // show the reasons the undo took back)
         delete S.drafts[id()];
         nwCore.push({kind: "reasons", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                     j: S.at.j, annotator: S.who(), reasons});
+                     j: S.at.j, annotator: S.who(), flip: tag});
       } else {
-        S.drafts[id()] = reasons;  // goes with the verdict
+        S.drafts[id()] = flipped(S.reasons(), tag);  // goes with the verdict
       }
       S.paint();
     }

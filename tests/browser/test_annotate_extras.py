@@ -168,3 +168,29 @@ def test_review_undo_and_redo_keys(page, app_url, seeded_db):
     assert verdicts_of(seeded_db, who)[field]["verdict"] == "tie"
     assert page.get_by_label("Annotator", exact=True).input_value() == who
     assert errors(page) == []
+
+
+def test_a_reason_key_right_after_undo_flips_the_reason_on_what_is_saved(page, app_url, seeded_db):
+    """Review's 1-7 add or remove one reason. Right after Z the page still shows the
+    reasons the undo took back: the key must change only its own reason (it re-saved the
+    undone one while the browser sent the whole set it showed)."""
+    from tests.browser.keys import comparisons, open_review, settle_review, verdicts_of  # noqa: PLC0415
+
+    who = f"rv-flip-{uuid.uuid4().hex[:6]}"
+    first = comparisons(seeded_db)[0]
+    field = (first[0], f"verdict:{first[1]}:{first[2]}")
+    open_review(page, app_url, who)
+    page.keyboard.type("1t")  # a reason kept for the verdict, then the verdict (and on to the next)
+    settle_review(page)
+    assert verdicts_of(seeded_db, who)[field]["reasons"] == ["factual error"]
+    page.keyboard.press("k")  # back to it
+    settle_review(page)
+    page.keyboard.press("2")
+    settle_review(page)
+    assert verdicts_of(seeded_db, who)[field]["reasons"] == ["factual error", "unsafe"]
+    page.keyboard.press("z")
+    page.keyboard.press("3")
+    settle_review(page)
+    assert verdicts_of(seeded_db, who)[field] == {
+        "verdict": "tie", "reasons": ["factual error", "incomplete"], "note": ""}
+    assert errors(page) == []
