@@ -191,3 +191,32 @@ def test_serve_rules_judge_prints_where_it_serves_and_stops_on_ctrl_c():
     finally:
         process.kill()
         process.stdout.close()
+
+
+def test_it_listens_on_its_own_port_when_free_so_a_rerun_is_answered_from_the_cache(
+        tmp_path, monkeypatch):
+    """The call cache is keyed by the judge's address: on its preferred port the rules judge
+    keeps one address from one start to the next, and a second rag-eval asks it nothing.
+    When the port is taken it falls back to a free one. (The preferred port is set to a
+    free one here: an app of the browser tests may hold the default.)"""
+    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
+    from needlework.judges.serve import free_port  # noqa: PLC0415
+
+    port = free_port()
+    monkeypatch.setenv("NEEDLEWORK_RULES_JUDGE_PORT", str(port))
+    db = str(tmp_path / "demo.db")
+    run = [sys.executable, "-m", "needlework"]
+    subprocess.run([*run, "seed-demo", "--db", db], cwd=ROOT, check=True, capture_output=True)
+    evaluate = [*run, "rag-eval", "--dataset", "demo-grounding", "--stored", "--rules-judge",
+                "--json", "--no-progress", "--db", db]
+    first = json.loads(subprocess.run(evaluate, cwd=ROOT, check=True, capture_output=True,
+                                      text=True, timeout=300).stdout)
+    second = json.loads(subprocess.run(evaluate, cwd=ROOT, check=True, capture_output=True,
+                                       text=True, timeout=300).stdout)
+    assert first["judge"]["endpoint"] == f"http://127.0.0.1:{port}/v1"
+    assert first["calls"]["sent"] > 0 and first["calls"]["cached"] == 0
+    assert second["calls"]["sent"] == 0 and second["calls"]["cached"] == first["calls"]["sent"]
+    assert second["overall"] == first["overall"]
+    with start_rules_server() as taken, start_rules_server() as other:
+        assert taken.port == port and other.port != port
+        assert other.alive()

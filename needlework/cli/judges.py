@@ -100,7 +100,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "factuality and deflection prompts and LLMeval answered by fixed word-overlap rules, "
         "not an LLM) as an OpenAI-compatible endpoint; print the base URL and model name, and "
         "serve until Ctrl+C. The RAG answers page can also start it itself.")
-    p.add_argument("--port", type=int, default=0, help="default: a free port")
+    p.add_argument("--port", type=int, default=None,
+                   help="default: 8565 when free (answers stay cached across starts), else a free port")
     p.set_defaults(func=cmd_serve_rules_judge)
 
 
@@ -264,7 +265,8 @@ def cmd_serve_rules_judge(args: argparse.Namespace) -> int:
     try:
         server = start_rules_server(port=args.port)
     except OSError as exc:
-        return _fail(f"serve-rules-judge: port {args.port}: {exc.strerror or exc}", 1)
+        where = "a free port" if args.port is None else f"port {args.port}"
+        return _fail(f"serve-rules-judge: {where}: {exc.strerror or exc}", 1)
     print(f"serving the rules judge (not an LLM)\nbase URL: {server.base_url}\n"
           f"model: {server.model}\nCtrl+C stops it.", flush=True)
     return _serve_until_interrupted(server)

@@ -20,6 +20,7 @@ process for the app (:meth:`RulesJudges.start`, idempotent); from a terminal::
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 import uuid
@@ -131,8 +132,25 @@ class RulesServer(LocalEndpoint):
         self.stop()
 
 
-def start_rules_server(host: str = "127.0.0.1", port: int = 0) -> RulesServer:
-    """Serve the rules judge on ``host:port`` (``0``: a free port) in a daemon thread."""
+#: Where the rules judge listens when the port is free (``$NEEDLEWORK_RULES_JUDGE_PORT``
+#: overrides it). A judge's answers are cached by its address, so one that stays put is
+#: not asked again after a restart.
+PREFERRED_PORT = 8565
+
+
+def preferred_port() -> int:
+    """:data:`PREFERRED_PORT`, or ``$NEEDLEWORK_RULES_JUDGE_PORT`` when set."""
+    return int(os.environ.get("NEEDLEWORK_RULES_JUDGE_PORT") or PREFERRED_PORT)
+
+
+def start_rules_server(host: str = "127.0.0.1", port: int | None = None) -> RulesServer:
+    """Serve the rules judge on ``host:port`` in a daemon thread. ``port`` ``None``:
+    :func:`preferred_port` when it is free, else a free port; ``0``: a free port."""
+    if port is None:
+        try:
+            return start_rules_server(host, preferred_port())
+        except OSError:  # taken (another app, another process of ours)
+            port = 0
     httpd = ThreadingHTTPServer((host, port), _Handler)
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, name="needlework-rules-judge",
