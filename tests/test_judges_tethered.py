@@ -42,10 +42,13 @@ def _wait_gone(pid: int, timeout: float) -> float:
     return time.monotonic() - started
 
 
-def _parent(script: str) -> tuple[subprocess.Popen, int]:
-    """A parent process running ``script``, which prints its child's pid and then waits."""
-    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)], cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+def _parent(script: str, cwd: Path = ROOT) -> tuple[subprocess.Popen, int]:
+    """A parent process running ``script`` in ``cwd`` (the project on its ``sys.path``, not
+    in ``$PYTHONPATH``), which prints its child's pid and then waits."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r})\n" + textwrap.dedent(script)
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=cwd, stdout=subprocess.PIPE,
+                            text=True, env=env)
     line = proc.stdout.readline()
     assert line.strip().isdigit(), f"the parent printed {line!r}"
     return proc, int(line)
@@ -88,9 +91,10 @@ def test_a_tethered_child_ends_when_its_parent_is_killed() -> None:
 
 @pytest.mark.slow
 def test_transformers_serve_started_by_a_killed_app_does_not_outlive_it(tmp_path) -> None:
-    """The real server as the app starts it (start_server), its parent killed with SIGKILL."""
+    """The real server as the app starts it (start_server), its parent killed with SIGKILL;
+    the parent runs elsewhere than the project folder (the tether is still found)."""
     folder = build_tiny_causal_lm(tmp_path / "tiny")
-    parent, child = _parent(f"""
+    parent, child = _parent(cwd=tmp_path, script=f"""
         import time
         from needlework.judges.serve import start_server
         server = start_server({str(folder)!r}, threads=1)

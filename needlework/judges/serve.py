@@ -151,6 +151,8 @@ def start_server(model_dir: str | Path, *, host: str = "127.0.0.1", port: int | 
            "HF_HUB_DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false"}
     for name in ("OPENAI_API_KEY",):  # the server needs no key: do not hand it one
         env.pop(name, None)
+    # the tether is our module: importable whatever the working directory
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (tethered.PROJECT_ROOT, env.get("PYTHONPATH")) if p)
     if threads:
         env["OMP_NUM_THREADS"] = str(threads)
     with open(log_path, "ab") as log:

@@ -23,7 +23,10 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 
+#: The folder that holds the ``needlework`` package (a child's ``PYTHONPATH`` needs it).
+PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 #: Seconds between two checks of the parent.
 POLL_S = 1.0
 #: Seconds a server is given to end after SIGTERM before the process exits regardless.
