@@ -174,8 +174,11 @@ def test_the_demo_answers_show_every_figure_with_the_rules_judge(tmp_path):
 def test_serve_rules_judge_prints_where_it_serves_and_stops_on_ctrl_c():
     import signal  # noqa: PLC0415
 
+    # Ctrl+C in a terminal: SIGINT as Python handles it by default (a suite started in the
+    # background, e.g. `make test &`, hands its children SIGINT ignored, and Python keeps that)
     process = subprocess.Popen([sys.executable, "-m", "needlework", "serve-rules-judge"],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         lines = [process.stdout.readline() for _ in range(3)]
         assert lines[0].startswith("serving the rules judge (not an LLM)")
