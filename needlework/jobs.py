@@ -14,7 +14,8 @@ kind:
 - **progress** in the kind's unit: ``progress(done, total)`` is written to the row at
   most every half second (and always the last step); :meth:`Progress.begin` sets the
   total at once, :meth:`Progress.scaled` converts the kind's steps into its unit;
-- **cancel**: :meth:`JobRunner.cancel` sets the row's flag, ``should_stop()`` reads it;
+- **cancel**: :meth:`JobRunner.cancel` sets the row's flag, ``should_stop()`` reads it
+  (from any thread: :func:`stop_check`);
   the function stops at its next check and raises :class:`Cancelled`, optionally with
   the partial result, which is kept on the row (or an exception the kind declared as
   meaning cancelled);
@@ -45,6 +46,7 @@ the function as ``job.inputs``; they are never written anywhere.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import traceback
@@ -55,7 +57,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.db import connect
+from store.db import connect, thread_connection
 from store.scores import (
     cancel_requested,
     create_job,
@@ -171,6 +173,24 @@ def unit_of(name: str) -> str:
     return found.unit if found is not None else "items"
 
 
+log = logging.getLogger(__name__)
+
+def stop_check(db: Database, db_path: str | Path, job_id: int) -> Callable[[], bool]:
+    """The job's ``should_stop()``: it reads the cancel flag, and may be called from any
+    thread. A kind hands it to its helper threads (a judge's request pool checks it during
+    retries); those read through a connection of their own (:func:`store.db.thread_connection`),
+    never through ``db`` while the job's thread uses it (one connection used by two threads
+    at once fails: ``database table is locked``)."""
+    owner = threading.get_ident()
+
+    def should_stop() -> bool:
+        if threading.get_ident() == owner:
+            return cancel_requested(db, job_id)
+        return cancel_requested(thread_connection(db_path), job_id)
+
+    return should_stop
+
+
 class JobRunner:
     """Runs jobs of registered kinds and knows which of them this process runs."""
 
@@ -213,17 +233,17 @@ class JobRunner:
             start_job(db, job_id, 0)
             job = Job(job_id, row["kind"], row["dataset"], row["model"], row["options"],
                       dict(inputs or {}))
-            self._execute(db, job)
+            self._execute(db, job, db_path)
             return get_job(db, job_id) or {}
         finally:
             db.conn.close()
 
-    def _execute(self, db: Database, job: Job) -> None:
+    def _execute(self, db: Database, job: Job, db_path: str | Path) -> None:
         """Call the kind's function and record how it ended."""
         try:
             kind = kind_of(job.kind)
             result = kind.function(job, db, Progress(db, job.id),
-                                   lambda: cancel_requested(db, job.id))
+                                   stop_check(db, db_path, job.id))
         except Cancelled as exc:
             finish_job(db, job.id, "cancelled", error=str(exc), result=exc.partial)
         except Exception as exc:  # a job records its failure, it never raises
@@ -232,7 +252,8 @@ class JobRunner:
                 finish_job(db, job.id, "cancelled", error=str(exc))
             elif known is not None and isinstance(exc, known.errors):
                 finish_job(db, job.id, "failed", error=str(exc))
-            else:
+            else:  # unexpected: the row says what, the server's log where
+                log.exception("job %s (%s) failed", job.id, job.kind)
                 finish_job(db, job.id, "failed",
                            error=traceback.format_exception_only(type(exc), exc)[-1].strip())
         else:

@@ -166,6 +166,7 @@ def test_scoring_runs_in_the_review_shape(db_path) -> None:
 
     with FakeJudgeServer(rate) as server:
         row = run_job(db_path, server, mode="scoring")
+    assert row["status"] == "done", row["error"]
     db = store.connect(db_path)
     fp = "judge:" + row["result"]["run_key"]
     scores = item_scores_map(db, "prefs", fp, "scoring")
