@@ -296,3 +296,31 @@ def test_review_keys_survive_kills_20_to_150_ms_after_a_press(page, own_server):
     assert verdicts_of(db, who) == expected
     assert verdict_history(db, who) == rows
     assert errors(page) == []
+
+
+def test_review_reason_keys_pending_through_an_outage_and_a_reload_land_once(page, own_server):
+    """Reason keys on a comparison with a verdict (each flips one reason on what is saved)
+    pressed while the server is down, the page reloaded meanwhile: after the restart each
+    is applied once, in order."""
+    who = unique("review-reload")
+    db = own_server.db_path
+    first = comparisons(db)[0]
+    field = (first[0], f"verdict:{first[1]}:{first[2]}")
+    open_review(page, own_server.url, who)
+    press(page, list("1t"), 150)  # a reason for the verdict, the verdict (and on to the next)
+    settle_review(page)
+    press(page, ["k"], 150)  # back to it
+    settle_review(page)
+    own_server.kill()
+    press(page, list("232"), 150)  # + unsafe, + incomplete, - unsafe
+    assert "3 not saved yet" in page.locator("#nw-save-status").inner_text()
+    with pytest.raises(Exception, match="ERR_CONNECTION_REFUSED"):
+        page.reload(timeout=10_000)  # reloaded while the server is down
+    own_server.start()
+    page.goto(f"{own_server.url}/review?dataset=demo-preference")
+    page.locator(".st-key-rv-verdicts").wait_for(timeout=30_000)
+    settle_review(page, timeout=60)
+    assert verdicts_of(db, who)[field] == {
+        "verdict": "tie", "reasons": ["factual error", "incomplete"], "note": ""}
+    assert verdict_history(db, who) == 4  # the verdict, then one change per reason key
+    assert errors(page) == []
