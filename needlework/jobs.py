@@ -69,6 +69,8 @@ from store.scores import (
     update_job_progress,
 )
 
+log = logging.getLogger(__name__)
+
 ACTIVE = ("queued", "running")
 INTERRUPTED = "interrupted"
 INTERRUPTED_ERROR = "interrupted: the server stopped while it ran"
@@ -172,8 +174,6 @@ def unit_of(name: str) -> str:
         found = KINDS.get(name)
     return found.unit if found is not None else "items"
 
-
-log = logging.getLogger(__name__)
 
 def stop_check(db: Database, db_path: str | Path, job_id: int) -> Callable[[], bool]:
     """The job's ``should_stop()``: it reads the cancel flag, and may be called from any

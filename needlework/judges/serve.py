@@ -52,20 +52,28 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+#: The module that is ``transformers serve``'s command line.
+SERVE_MODULE = "transformers.cli.transformers"
+
+
+def serve_args(model_dir: str | Path, port: int, host: str = "127.0.0.1",
+               device: str = "cpu", dtype: str = "float32") -> list[str]:
+    """The arguments of ``python -m transformers.cli.transformers`` for a local folder."""
+    return ["serve", str(Path(model_dir).resolve()), "--host", host, "--port", str(port),
+            "--device", device, "--dtype", dtype, "--log-level", "warning"]
+
+
 def serve_command(model_dir: str | Path, port: int, host: str = "127.0.0.1",
                   device: str = "cpu", dtype: str = "float32") -> list[str]:
     """The ``transformers serve`` command line for a local folder (see the module docstring)."""
-    return [sys.executable, "-m", "transformers.cli.transformers", "serve",
-            str(Path(model_dir).resolve()), "--host", host, "--port", str(port),
-            "--device", device, "--dtype", dtype, "--log-level", "warning"]
+    return [sys.executable, "-m", SERVE_MODULE, *serve_args(model_dir, port, host, device, dtype)]
 
 
 def tethered_command(model_dir: str | Path, port: int, host: str = "127.0.0.1",
                      device: str = "cpu", dtype: str = "float32") -> list[str]:
     """:func:`serve_command` run through :mod:`needlework.judges.tethered`: the server ends
     when this process is gone, even killed (no orphan holding its memory)."""
-    plain = serve_command(model_dir, port, host, device, dtype)
-    return tethered.command(plain[2], *plain[3:])
+    return tethered.command(SERVE_MODULE, *serve_args(model_dir, port, host, device, dtype))
 
 
 @dataclass
