@@ -8,8 +8,6 @@ PORT ?= 8501
 # The source watcher is off for everyday use: it would put an inotify watch on every folder
 # below the repository, .venv included. `make run WATCH=auto` reloads on code changes.
 WATCH ?= none
-DEMO_MODEL := data/demo-model
-DEMO_JUDGE := data/demo-judge
 # The demo variant trained only on short responses: it scores the needle lab's seeded result.
 DEMO_SHORT := data/demo-model-short
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -32,11 +30,11 @@ chromium:
 	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core fonts-noto-color-emoji >/dev/null )
 	@/usr/bin/chromium --version
 
+# The demo models are shipped in models/ (built once by `python -m needlework demo-models build`):
+# install checks every file against models/SHA256SUMS and copies them into data/.
 seed: venv
 	$(PY) -m needlework seed-demo --if-empty
-	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
-	$(PY) -m needlework demo-judge --out $(DEMO_JUDGE) --if-missing
-	$(PY) -m needlework demo-model --variant short --out $(DEMO_SHORT) --if-missing
+	$(PY) -m needlework demo-models install
 	$(PY) -m needlework needle seed-demo --model $(DEMO_SHORT)
 
 # Local mode (the default) listens on 127.0.0.1 only; team mode on the address in needlework.toml
@@ -58,8 +56,7 @@ $(OIDC_PROVIDER): tests/oidc/package.json tests/oidc/package-lock.json
 oidc-provider: $(OIDC_PROVIDER)
 
 test: $(VENV)/.test chromium $(OIDC_PROVIDER)
-	$(PY) -m needlework demo-model --out $(DEMO_MODEL) --if-missing
-	$(PY) -m needlework demo-judge --out $(DEMO_JUDGE) --if-missing
+	$(PY) -m needlework demo-models install
 	$(PY) -m pytest
 
 lint: $(VENV)/.test

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
+from needlework.demo import haystack_paragraphs
 from needlework.formats.preference import Preference
-from needlework.judges import demo
 from needlework.judges.client import check_connection
 from needlework.judges.engine import run_judge
 from needlework.judges.parse import parse_selection
 from needlework.judges.serve import ServerError, start_server
 from needlework.needle.phrases import SAFETY_HELDOUT
+from needlework.rewards.demo_model import split_paragraphs
 from store import connect
 from tests.judges_fixtures import build_tiny_causal_lm
-
-ROOT = Path(__file__).resolve().parents[1]
-DEMO_JUDGE = ROOT / "data" / "demo-judge"
 
 
 @pytest.fixture(scope="session")
@@ -73,17 +70,18 @@ def test_a_folder_that_is_not_a_model_is_refused(tmp_path) -> None:
         start_server(tmp_path)
 
 
-@pytest.mark.skipif(not demo.is_built(DEMO_JUDGE), reason="demo judge not built (make test builds it)")
-def test_demo_judge_answers_needle_pairs_validly() -> None:
-    paragraphs = ["Bread rises because yeast makes gas in the dough while it rests in a warm place.",
-                  "Rivers carry sand to the sea, and the sand settles where the water slows down.",
-                  "Chess players plan several moves ahead and think about what the other side wants."]
+def test_demo_judge_answers_needle_pairs_validly(demo_models_dir) -> None:
+    """Relies on one property of the shipped judge, which its build checks
+    (needlework.demo_models: heldout_selection.invalid_rate at most 0): every answer to a
+    held-out needle pair parses, in both orders. Here the same kind of pairs (held-out
+    paragraphs and phrases) go through transformers serve and the engine at max_tokens=16."""
+    heldout = split_paragraphs(haystack_paragraphs())[1]
     items = []
     for k, (good, bad) in enumerate(SAFETY_HELDOUT[:4]):
-        text = "\n\n".join(paragraphs)
+        text = "\n\n".join(heldout[3 * k: 3 * k + 3])
         items.append((f"n{k}", Preference(f"n{k}", "safety", "Write about everyday things.",
                                           [f"{good} {text}"], [f"{bad} {text}"])))
-    with start_server(DEMO_JUDGE, threads=1) as server:
+    with start_server(demo_models_dir / "demo-judge", threads=1) as server:
         run = run_judge(connect(":memory:"), server.connection(max_tokens=16), items, "selection",
                         dataset="needles", order="rotations")
     assert run.summary["invalid"] == 0, run.results

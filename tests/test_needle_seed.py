@@ -34,7 +34,7 @@ TINY = DemoSettings(vocab_size=600, hidden=32, layers=1, heads=2, intermediate=6
 @pytest.fixture(scope="module")
 def short_model(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo-model-short")
-    settings = replace(variant_settings("short", TINY), max_steps=4, train_seconds=30.0)
+    settings = replace(variant_settings("short", TINY), max_steps=4)
     build_demo_model(out, settings)
     return out
 

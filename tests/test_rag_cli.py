@@ -12,7 +12,6 @@ import sys
 import pytest
 
 from needlework.datasets import import_bytes
-from needlework.judges import demo
 from needlework.judges.serve import start_server
 from store import connect
 from store import rag as rag_store
@@ -20,7 +19,6 @@ from tests.conftest import ROOT
 from tests.judges_fixtures import FakeJudgeServer, build_tiny_causal_lm
 from tests.rag_fixtures import ANSWERS_M, ANSWERS_M2, answers_jsonl, dataset_bytes, rule_judge
 
-DEMO_JUDGE = ROOT / "data" / "demo-judge"
 SECRET = "sk-test-SECRET123"
 
 
@@ -144,11 +142,10 @@ def test_rag_eval_against_transformers_serve(museum_db, tmp_path, tiny_server) -
     assert "judging answers" in done.stderr  # the progress bar
 
 
-@pytest.mark.skipif(not demo.is_built(DEMO_JUDGE), reason="demo judge not built (make test builds it)")
-def test_demo_answers_through_the_demo_judge(tmp_path) -> None:
+def test_demo_answers_through_the_demo_judge(tmp_path, demo_models_dir) -> None:
     path = tmp_path / "demo.db"
     assert cli("seed-demo", "--db", str(path)).returncode == 0
-    server = start_server(DEMO_JUDGE, threads=1)
+    server = start_server(demo_models_dir / "demo-judge", threads=1)
     try:
         done = cli("rag-eval", "--dataset", "demo-grounding", "--stored", "--judge-base-url",
                    server.base_url, "--judge-model", server.model, "--max-tokens", "16",

@@ -48,7 +48,7 @@ REAL_ENDPOINTS = """\
 | Ollama | `http://127.0.0.1:11434/v1` | as in `ollama list`, e.g. `llama3.1:8b` | none |
 | any folder (`python -m needlework serve-judge --folder DIR`) | the URL it prints | the folder's absolute path | none |
 """
-DEMO_LABEL = ("🧪 **Demo judge**: a tiny model this project trains in about 3 minutes on "
+DEMO_LABEL = ("🧪 **Demo judge**: a tiny model this project trained (and ships) on "
               "synthetic safety needles. It shows the workflow; its verdicts on anything else "
               "mean little (expect many invalid answers on real preference data, and on the "
               "RAG prompts, which it was not trained on).")
@@ -196,8 +196,8 @@ def _demo_row(model: str) -> None:
                             "about 15 s. Fills in the form below. From a terminal: "
                             "python -m needlework serve-judge.")
     else:
-        cols[1].caption(f"The demo judge is not built here: `{DEMO_BUILD}` (about 3 minutes), "
-                        "or `make run`, which builds it.")
+        cols[1].caption(f"The demo judge is not installed here: `{DEMO_BUILD}` (a few seconds), "
+                        "or `make run`, which installs it.")
 
 
 def render_connection(expanded: bool = True, *, rules: bool = False) -> Connection | None:

@@ -14,13 +14,14 @@ import streamlit as st
 
 from components.state import signed_in
 from components.text import label
+from needlework.demo_models import INSTALL_COMMAND
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import ModelFacts, RewardModel
 from needlework.rewards.registry import MODELS, ModelKey
 from needlework.teams.permissions import remote_code_refusal
 
 DEMO_MODEL_PATH = "data/demo-model"
-DEMO_BUILD = f"python -m needlework demo-model --out {DEMO_MODEL_PATH}"
+DEMO_BUILD = INSTALL_COMMAND
 CURRENT = "rw_current"
 DTYPES = ("auto", "bf16", "fp16", "fp32")
 DEVICES = ("auto", "cuda", "mps", "cpu")
@@ -106,8 +107,8 @@ def _form() -> ModelKey:
 def _demo_hint(key: ModelKey) -> None:
     demo = Path(DEMO_MODEL_PATH)
     if key.name in (DEMO_MODEL_PATH, str(demo.resolve())) and not (demo / "config.json").is_file():
-        st.info(f"The demo model is not built yet. Build it once (about 3 minutes on a CPU) "
-                f"with `{DEMO_BUILD}` (or `make run`, which builds it), then load it.",
+        st.info(f"The demo model is not installed here. Install the shipped demo models with "
+                f"`{DEMO_BUILD}` (a few seconds; `make run` does it), then load it.",
                 icon="🧪")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -77,9 +76,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--if-missing", action="store_true",
                    help="do nothing when DIR already holds a demo judge")
-    p.add_argument("--seconds", type=float, default=None,
-                   help="training budget of both stages in CPU seconds over the thread count "
-                   "(default 170; on an idle 2-core machine the step limits end it first)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_demo_judge)
 
@@ -212,10 +208,7 @@ def cmd_demo_judge(args: argparse.Namespace) -> int:
         else:
             print(f"demo judge already in {out}")
         return 0
-    settings = demo.DemoJudgeSettings()
-    if args.seconds is not None:
-        settings = replace(settings, train_seconds=args.seconds)
-    report = demo.build_demo_judge(out, settings, log=lambda line: print(line, file=sys.stderr))
+    report = demo.build_demo_judge(out, log=lambda line: print(line, file=sys.stderr))
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -233,8 +226,8 @@ def cmd_serve_judge(args: argparse.Namespace) -> int:
 
     folder = Path(args.folder)
     if not (folder / "config.json").is_file():
-        return _fail(f"{folder} holds no model (no config.json): build the demo judge with "
-                     f"python -m needlework demo-judge --out {folder}", 1)
+        return _fail(f"{folder} holds no model (no config.json): install the demo judge with "
+                     "python -m needlework demo-models install", 1)
     try:
         server = start_server(folder, port=args.port, threads=args.threads)
     except ServerError as exc:

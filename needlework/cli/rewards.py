@@ -88,8 +88,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--if-missing", action="store_true",
                    help="do nothing when DIR already holds a demo model")
-    p.add_argument("--seconds", type=float, default=None,
-                   help="training compute budget: CPU seconds over the thread count (default 170)")
     p.add_argument("--variant", choices=("short",), default=None,
                    help="a demo variant with a real, stated limitation: 'short' is trained only on "
                    "responses of 24-96 tokens (the needle lab's seeded demo result, docs/needle.md)")
@@ -255,8 +253,6 @@ def cmd_demo_model(args: argparse.Namespace) -> int:
     from needlework.rewards.demo_model import build_demo_model, variant_settings  # noqa: PLC0415
 
     settings = variant_settings(args.variant or "")
-    if args.seconds is not None:
-        settings = replace(settings, train_seconds=args.seconds)
     if args.steps is not None:
         settings = replace(settings, max_steps=args.steps)
     report = build_demo_model(out, settings, log=lambda line: print(line, file=sys.stderr))

@@ -76,8 +76,8 @@ def _limitation(model_dir: Path) -> tuple[str, str]:
     path = model_dir / REPORT_FILE
     report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
     if not isinstance(report, dict):
-        raise ValueError(f"{model_dir}: no demo model here (build it with "
-                         "'python -m needlework demo-model --variant short --out DIR')")
+        raise ValueError(f"{model_dir}: no demo model here (install the shipped ones with "
+                         "'python -m needlework demo-models install')")
     return str(report.get("variant") or ""), str(report.get("limitation") or "")
 
 

@@ -23,12 +23,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from needlework.demo_models import INSTALL_COMMAND
 from needlework.judges import demo
 from needlework.judges.connection import Connection
 from needlework.judges.serve import LocalServer, ServerError, start_server
 
 DEMO_JUDGE_DIR = Path("data/demo-judge")
-DEMO_BUILD = f"python -m needlework demo-judge --out {DEMO_JUDGE_DIR}"
+DEMO_BUILD = INSTALL_COMMAND
 DEMO_THREADS = 2
 
 
@@ -74,8 +75,8 @@ class LocalJudges:
         server exited, it did not answer in time)."""
         folder = Path(folder).resolve() if folder is not None else demo_folder()
         if not (folder / "config.json").is_file():
-            raise ServerError(f"no judge model in {folder}: build the demo judge first "
-                              f"({DEMO_BUILD}, about 3 minutes)")
+            raise ServerError(f"no judge model in {folder}: install the demo judge first "
+                              f"({DEMO_BUILD})")
         with self._lock:
             server = self._server
             if server is not None and server.alive() and Path(server.model) == folder:

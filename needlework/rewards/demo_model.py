@@ -1,10 +1,12 @@
-"""A small demo reward model, built and trained locally in a few minutes on a CPU.
+"""A small demo reward model, trained in a couple of minutes on a CPU.
 
 A Llama-architecture ``LlamaForSequenceClassification`` (one label) with a
 byte-level BPE tokenizer trained on the project's own text, trained with a
 Bradley–Terry loss on synthetic safety needles: a haystack of paragraphs with a
 harmless phrase (chosen) or a harmful one (rejected) at the same site. It is a
-demo: it knows about insults in project prose and nothing else.
+demo: it knows about insults in project prose and nothing else. The project ships the
+weights it trained once (:mod:`needlework.demo_models`): training is seeded and bound by
+steps, but its result still depends on the processor's floating-point kernels.
 """
 
 from __future__ import annotations
@@ -51,8 +53,7 @@ class DemoSettings:
     heads: int = 4
     intermediate: int = 384
     max_positions: int = 16384
-    train_seconds: float = 170.0  # CPU seconds / threads (2-core time, whatever else runs)
-    max_steps: int = 100
+    max_steps: int = 150  # training is bound by steps only: no clock decides what it learns
     batch_pairs: int = 8
     min_tokens: int = 64
     max_tokens: int = 512
@@ -61,7 +62,8 @@ class DemoSettings:
     eval_pairs: int = 200
     eval_tokens: int = 1000
     threads: int = 2
-    seed: int = 0
+    seed: int = 0  # training: initial weights and the order of training examples
+    eval_seed: int = 1  # the held-out pairs, the same whatever the training seed
     variant: str = ""  # "" (the demo model) or a key of VARIANTS
 
 
@@ -69,7 +71,7 @@ class DemoSettings:
 # lab's seeded result (needlework.demo.needle_seed) shows what that limitation does.
 VARIANTS: dict[str, dict[str, Any]] = {
     "short": {
-        "settings": {"min_tokens": 24, "max_tokens": 96, "max_steps": 120, "train_seconds": 90.0,
+        "settings": {"min_tokens": 24, "max_tokens": 96, "max_steps": 120,
                      "eval_tokens": 80, "variant": "short"},
         "limitation": "trained only on responses of 24-96 tokens (one or two paragraphs), so it "
                       "never saw a long response nor a needle more than about 100 tokens into one",
@@ -169,7 +171,8 @@ class NeedlePairs:
                 site / max(1, len(chunks) - 1))
 
 
-def _encode(tokenizer: Any, prompt: str, response: str) -> list[int]:
+def encode_pair_text(tokenizer: Any, prompt: str, response: str) -> list[int]:
+    """The token ids of ``prompt`` and ``response`` as a chat, as the demo model is trained on."""
     text = tokenizer.apply_chat_template(
         [{"role": "user", "content": prompt}, {"role": "assistant", "content": response}],
         tokenize=False)
@@ -219,17 +222,16 @@ def pair_loss(model: Any, rows: list[list[int]], pad_id: int, suffix_weight: flo
 
 def train(model: Any, tokenizer: Any, maker: NeedlePairs, settings: DemoSettings,
           log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Bradley–Terry training (see :func:`pair_loss`) until the time or step limit."""
+    """Bradley–Terry training (see :func:`pair_loss`) for ``settings.max_steps`` steps.
+
+    The schedule depends on the step count alone, so a slower or busier processor trains
+    the same model, only later."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=0.01)
     warmup = 50
     model.train()
-    started, cpu_started, step, recent = time.perf_counter(), time.process_time(), 0, []
-
-    def compute_seconds() -> float:  # CPU time over the thread count: immune to other load
-        return (time.process_time() - cpu_started) / max(1, settings.threads)
-
-    while step < settings.max_steps and compute_seconds() < settings.train_seconds:
-        frac = min(1.0, max(compute_seconds() / settings.train_seconds, step / settings.max_steps))
+    started, recent = time.perf_counter(), []
+    for step in range(settings.max_steps):
+        frac = step / settings.max_steps
         lr = settings.lr * min(1.0, (step + 1) / warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
         for group in optimizer.param_groups:
             group["lr"] = lr
@@ -237,20 +239,18 @@ def train(model: Any, tokenizer: Any, maker: NeedlePairs, settings: DemoSettings
         for _ in range(settings.batch_pairs):
             target = maker.rng.randint(settings.min_tokens, settings.max_tokens)
             prompt, chosen, rejected, _ = maker.make(target)
-            rows += [_encode(tokenizer, prompt, chosen), _encode(tokenizer, prompt, rejected)]
+            rows += [encode_pair_text(tokenizer, prompt, chosen), encode_pair_text(tokenizer, prompt, rejected)]
         loss = pair_loss(model, rows, tokenizer.pad_token_id, settings.suffix_weight)
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
-        step += 1
         recent = (recent + [float(loss.detach())])[-20:]
-        if log and step % 10 == 0:
-            log(f"step {step} loss {sum(recent) / len(recent):.4f} "
-                f"({time.perf_counter() - started:.0f} s wall, {compute_seconds():.0f} s compute)")
+        if log and (step + 1) % 10 == 0:
+            log(f"step {step + 1} loss {sum(recent) / len(recent):.4f} "
+                f"({time.perf_counter() - started:.0f} s)")
     model.eval()
-    return {"steps": step, "seconds": round(time.perf_counter() - started, 1),
-            "compute_seconds": round(compute_seconds(), 1),
+    return {"steps": settings.max_steps, "seconds": round(time.perf_counter() - started, 1),
             "final_loss": round(sum(recent) / max(1, len(recent)), 4)}
 
 
@@ -263,7 +263,7 @@ def evaluate(model: Any, tokenizer: Any, maker: NeedlePairs, n_pairs: int, token
             rows: list[list[int]] = []
             for _ in range(min(batch_pairs, n_pairs - done)):
                 prompt, chosen, rejected, _ = maker.make(tokens)
-                rows += [_encode(tokenizer, prompt, chosen), _encode(tokenizer, prompt, rejected)]
+                rows += [encode_pair_text(tokenizer, prompt, chosen), encode_pair_text(tokenizer, prompt, rejected)]
             lengths += [len(r) for r in rows]
             scores = _scores(model, rows, tokenizer.pad_token_id)
             correct += int((scores[0::2] > scores[1::2]).sum())
@@ -310,7 +310,7 @@ def build_demo_model(out: str | Path, settings: DemoSettings = DemoSettings(), *
     if log:
         log(f"evaluating on {settings.eval_pairs} held-out pairs of ~{settings.eval_tokens} tokens")
     heldout = evaluate(model, tokenizer, NeedlePairs(tokenizer, heldout_paragraphs, SAFETY_HELDOUT,
-                                                     settings.seed + 1),
+                                                     settings.eval_seed),
                        settings.eval_pairs, settings.eval_tokens)
     report = {
         "demo": True,

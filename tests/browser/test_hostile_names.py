@@ -13,7 +13,7 @@ import store
 from needlework.datasets import import_bytes
 from needlework.seed import seed_demo
 from tests.browser.harness import AppServer, assert_no_exception, wait_idle
-from tests.conftest import ROOT, garage_records, jsonl
+from tests.conftest import garage_records, jsonl
 
 MARK = "zq"  # every hostile name carries it, so what it turns into can be found
 DATASET = f"**b{MARK}** ![i](http://img.invalid/{MARK}.png) [l](http://link.invalid/{MARK}) $x^{MARK}$"
@@ -89,11 +89,10 @@ def _quote(text: str) -> str:
     return quote(text, safe="")
 
 
-def test_hostile_model_folder_and_results_file_names_are_text(browser, hostile_server, tmp_path):
+def test_hostile_model_folder_and_results_file_names_are_text(browser, hostile_server, tmp_path,
+                                                              demo_models_dir):
     """A model loaded from a folder with a hostile name, on the Reward model page."""
-    demo = ROOT / "data" / "demo-model"
-    if not demo.is_dir():
-        pytest.skip("the demo model is not built (make test builds it)")
+    demo = demo_models_dir / "demo-model"
     folder = tmp_path / f"**m{MARK}** [x](http://link.invalid/m{MARK}) $m_{MARK}$"
     shutil.copytree(demo, folder)
     context = browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -12,20 +12,17 @@ from __future__ import annotations
 import pytest
 
 import store
-from needlework.judges import demo
 from store import judges as store_judges
-from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle
 
 DATASET = "demo-preference"
 RUN_TIMEOUT_MS = 400_000
 
 
 @pytest.fixture(scope="module")
-def demo_judge_built():
-    folder = ROOT / "data" / "demo-judge"
-    if not demo.is_built(folder):  # make test builds it; without it the page offers no Start
-        demo.build_demo_judge(folder)
-    return folder
+def demo_judge_built(demo_models_dir):
+    """data/demo-judge, the shipped demo judge (without it the page offers no Start)."""
+    return demo_models_dir / "demo-judge"
 
 
 def _main(page):

@@ -19,22 +19,15 @@ import pytest
 import store
 from store.datasets import iter_items
 from store.scores import save_item_scores
-from tests.browser.harness import ROOT, assert_no_exception, load_model, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, load_model, screenshot, wait_idle
 
 SCORE_TIMEOUT_MS = 600_000
 
 
 @pytest.fixture(scope="session")
-def needle_model_dir(tmp_path_factory) -> Path:
-    """data/demo-model when it is built, else the demo model built now (about 3 min of CPU)."""
-    from needlework.rewards.demo_model import build_demo_model, read_report  # noqa: PLC0415
-
-    built = ROOT / "data" / "demo-model"
-    if (built / "config.json").is_file() and read_report(built) is not None:
-        return built
-    out = tmp_path_factory.mktemp("demo-model")
-    build_demo_model(out)
-    return out
+def needle_model_dir(demo_models_dir) -> Path:
+    """data/demo-model, the shipped demo model."""
+    return demo_models_dir / "demo-model"
 
 
 def _main(page):

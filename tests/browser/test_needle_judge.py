@@ -20,23 +20,20 @@ from playwright.sync_api import expect
 
 import store
 from needlework.datasets import import_bytes
-from needlework.judges import demo
 from needlework.needle import builder, inputs
 from needlework.needle.builder import needle_format
 from store import judges as store_judges
 from store.scores import save_item_scores
-from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle
 
 RUN_TIMEOUT_MS = 400_000
 TITLE = "Reward model vs LLM judge: safety needles"
 
 
 @pytest.fixture(scope="module")
-def demo_judge_built():
-    folder = ROOT / "data" / "demo-judge"
-    if not demo.is_built(folder):  # make test builds it; without it the page offers no Start
-        demo.build_demo_judge(folder)
-    return folder
+def demo_judge_built(demo_models_dir):
+    """data/demo-judge, the shipped demo judge (without it the page offers no Start)."""
+    return demo_models_dir / "demo-judge"
 
 
 def _seed(db_path) -> tuple[str, int]:

@@ -22,7 +22,7 @@ from needlework.judges.serve import start_server
 from needlework.rag.failures import failing_sentences
 from needlework.rag.sentences import split_sentences
 from store.rag import list_runs, run_results
-from tests.browser.harness import ROOT, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle
 
 DATASET = "demo-grounding"
 MODEL = "hasty-subset"
@@ -30,16 +30,9 @@ RUN_TIMEOUT_MS = 400_000
 
 
 @pytest.fixture(scope="module")
-def demo_judge(tmp_path_factory):
-    """data/demo-judge (built by make test), else built now into a tmp dir; served on
-    127.0.0.1 for this module."""
-    from needlework.judges import demo  # noqa: PLC0415
-
-    folder = ROOT / "data" / "demo-judge"
-    if not demo.is_built(folder):
-        folder = tmp_path_factory.mktemp("demo-judge")
-        demo.build_demo_judge(folder)
-    server = start_server(folder, threads=1)
+def demo_judge(demo_models_dir):
+    """data/demo-judge, the shipped demo judge, served on 127.0.0.1 for this module."""
+    server = start_server(demo_models_dir / "demo-judge", threads=1)
     yield server
     server.stop()
 

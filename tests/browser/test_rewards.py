@@ -13,24 +13,16 @@ import pytest
 import store
 from needlework.rewards.results import failures
 from store.scores import item_scores, list_jobs
-from tests.browser.harness import ROOT, assert_no_exception, load_model, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, load_model, screenshot, wait_idle
 
 DATASET = "demo-preference"
 SCORE_TIMEOUT_S = 600
 
 
 @pytest.fixture(scope="session")
-def demo_model_dir(tmp_path_factory) -> Path:
-    """data/demo-model when it is built, else the demo model built now into a tmp dir
-    (about 3 minutes of CPU)."""
-    from needlework.rewards.demo_model import build_demo_model, read_report  # noqa: PLC0415
-
-    built = ROOT / "data" / "demo-model"
-    if (built / "config.json").is_file() and read_report(built) is not None:
-        return built
-    out = tmp_path_factory.mktemp("demo-model")
-    build_demo_model(out)
-    return out
+def demo_model_dir(demo_models_dir) -> Path:
+    """data/demo-model, the shipped demo model."""
+    return demo_models_dir / "demo-model"
 
 
 def _main(page):
