@@ -12,6 +12,11 @@ form holds only the *name* of an environment variable or of a Streamlit secret, 
 the key is read when a connection is made (:func:`connection`), into a
 :class:`~needlework.judges.connection.Secret` that prints as ``***``. The form's values
 outlive the widgets (kept in :data:`SAVED`), so both pages share one connection.
+
+In team mode only an admin sees that form. Reviewers pick one of the admin's named
+connections (``[judges.NAME]`` in needlework.toml, :mod:`needlework.judges.named`) or
+the demo and rules judges this server runs: nothing they type decides where a request
+goes or which key travels with it (:func:`connection` ignores the typed fields for them).
 """
 
 from __future__ import annotations
@@ -20,12 +25,16 @@ from typing import Any
 
 import streamlit as st
 
+from components.state import signed_in
+from components.teams.session import team_config
 from components.text import label
 from needlework.judges.client import check_connection
 from needlework.judges.connection import DEFAULT_KEY_ENV, Connection, Secret
 from needlework.judges.local import DEMO_BUILD, LOCAL, context_window_of, demo_folder, short_name
+from needlework.judges.named import NamedJudge
 from needlework.judges.rules_server import RULES
 from needlework.judges.serve import ServerError
+from needlework.teams.permissions import can
 
 SAVED = "jd_saved"  # the form's values (never a key)
 PENDING = "jd_pending"  # values to put into the widgets before they are drawn
@@ -38,8 +47,13 @@ KEY_SOURCES = {
 DEFAULTS: dict[str, Any] = {
     "base_url": "", "model": "", "key_from": "none", "key_env": DEFAULT_KEY_ENV,
     "secret": "openai_api_key", "temperature": 0.0, "max_tokens": 512, "timeout": 120.0,
-    "concurrency": 4, "window": 0,
+    "concurrency": 4, "window": 0, "named": "",
 }
+# What a reviewer may pick besides the admin's named connections: the judges this server runs.
+DEMO_CHOICE, RULES_CHOICE = "Demo judge (this server)", "Rules judge (this server)"
+MAX_TOKENS_CAP = 32768
+LOCAL_CONCURRENCY_CAP = 4
+AUTH_SECRETS = ("auth",)  # st.login's section: the OIDC client and cookie secrets
 REAL_ENDPOINTS = """\
 | server | base URL | model | API key |
 |---|---|---|---|
@@ -83,18 +97,57 @@ def _seed() -> None:
 
 
 def _secret(name: str) -> Secret | None:
-    """The Streamlit secret ``name`` as a :class:`Secret` (``None`` when absent)."""
+    """The Streamlit secret ``name`` as a :class:`Secret` (``None`` when absent, and for a
+    section of secrets, such as st.login's ``auth``: only a plain value is a key)."""
+    if name in AUTH_SECRETS:
+        return None
     try:
         value = st.secrets.get(name)
     except Exception:  # no secrets file at all: Streamlit raises
         return None
-    return Secret(str(value)) if value else None
+    return Secret(str(value)) if isinstance(value, str | int) and value else None
+
+
+def may_configure() -> bool:
+    """Whether this session may type a base URL and name a key source: local mode and
+    admins; reviewers pick a named connection."""
+    return can(signed_in(), "configure_judges")
+
+
+def named_judges() -> tuple[NamedJudge, ...]:
+    """The admin's named judge connections (needlework.toml ``[judges.NAME]``)."""
+    return team_config().judges
+
+
+def _picked(v: dict[str, Any]) -> Connection:
+    """The connection a reviewer picked by name, with the numbers they set held to its
+    limits; the address and the key source are the admin's or this server's."""
+    choice = str(v.get("named") or "")
+    temperature = min(2.0, max(0.0, float(v["temperature"])))
+    for server, name in ((LOCAL.running(), DEMO_CHOICE), (RULES.running(), RULES_CHOICE)):
+        if choice == name:
+            if server is None:
+                raise ValueError(f"the {name.split(' (')[0].lower()} is not running: start it above")
+            return server.connection(
+                temperature=temperature, timeout=min(3600.0, max(1.0, float(v["timeout"]))),
+                max_tokens=min(MAX_TOKENS_CAP, max(1, int(v["max_tokens"]))),
+                concurrency=min(LOCAL_CONCURRENCY_CAP, max(1, int(v["concurrency"]))),
+                context_window=context_window_of(server.model))
+    for judge in named_judges():
+        if judge.name == choice:
+            return judge.connection(temperature=temperature, max_tokens=int(v["max_tokens"]),
+                                    concurrency=int(v["concurrency"]))
+    raise ValueError("pick a judge connection (an admin sets them up in needlework.toml, "
+                     "[judges.NAME]), or start the demo judge")
 
 
 def connection(form: dict[str, Any] | None = None) -> Connection:
     """The connection the form describes, its key read now (``ValueError`` says what is
-    missing or wrong, never the key)."""
+    missing or wrong, never the key). For a reviewer in team mode: the connection picked
+    by name (the typed fields are never read)."""
     v = form or values()
+    if not may_configure():
+        return _picked(v)
     base_url, model = str(v["base_url"]).strip(), str(v["model"]).strip()
     if not base_url or not model:
         raise ValueError("fill in the base URL and the model name (or start the demo judge)")
@@ -134,7 +187,7 @@ def _start_demo() -> None:
         return
     st.session_state[PENDING] = {"base_url": server.base_url, "model": server.model,
                                  "key_from": "none", "window": context_window_of(server.model) or 0,
-                                 "max_tokens": 16, "concurrency": 2}
+                                 "max_tokens": 16, "concurrency": 2, "named": DEMO_CHOICE}
     st.session_state[CHECK] = {"ok": True, "message": f"ok: the demo judge answers at {server.base_url}"}
 
 
@@ -148,7 +201,7 @@ def _start_rules() -> None:
     server = RULES.start()
     st.session_state[PENDING] = {"base_url": server.base_url, "model": server.model,
                                  "key_from": "none", "window": 0, "max_tokens": 1024,
-                                 "concurrency": 4}
+                                 "concurrency": 4, "named": RULES_CHOICE}
     st.session_state[CHECK] = {"ok": True, "message": f"ok: the rules judge answers at "
                                                       f"{server.base_url} (not an LLM)"}
 
@@ -214,44 +267,89 @@ def render_connection(expanded: bool = True, *, rules: bool = False) -> Connecti
     title = ("Judge connection · " + short_name(str(current["model"]))) if current["model"] \
         else "Judge connection"
     with st.expander(title, expanded=expanded or not current["model"], icon="🔌"):
-        cols = st.columns([3, 3])
-        cols[0].text_input("Base URL", value=v["base_url"], key=_key("base_url"),
-                           placeholder="http://127.0.0.1:8000/v1 or https://api.openai.com/v1")
-        cols[1].text_input("Model", value=v["model"], key=_key("model"), placeholder="gpt-4o-mini")
-        cols = st.columns([3, 3])
-        source = cols[0].selectbox("API key", list(KEY_SOURCES), key=_key("key_from"),
-                                   index=list(KEY_SOURCES).index(v["key_from"]),
-                                   format_func=KEY_SOURCES.get,
-                                   help="The key itself is never typed here, stored, logged or "
-                                        "shown: only where to read it.")
-        if source == "env":
-            cols[1].text_input("Environment variable", value=v["key_env"], key=_key("key_env"))
-        elif source == "secrets":
-            cols[1].text_input("Secret name", value=v["secret"], key=_key("secret"))
-        cols = st.columns(5)
-        cols[0].number_input("Temperature", 0.0, 2.0, float(v["temperature"]), step=0.1,
-                             key=_key("temperature"))
-        cols[1].number_input("Max tokens", 1, 32768, int(v["max_tokens"]), step=64,
-                             key=_key("max_tokens"),
-                             help="The longest answer; also kept free in the context window.")
-        cols[2].number_input("Timeout (s)", 1.0, 3600.0, float(v["timeout"]), step=10.0,
-                             key=_key("timeout"))
-        cols[3].number_input("Concurrency", 1, 64, int(v["concurrency"]), key=_key("concurrency"),
-                             help="Requests in flight at once.")
-        cols[4].number_input("Context window", 0, 10_000_000, int(v["window"]), step=1024,
-                             key=_key("window"),
-                             help="The judge's window in tokens (0: unknown, not checked). "
-                                  "Filled in for the demo judge from its report.")
-        with st.popover("Use a real judge instead", icon="🌐"):
-            st.markdown(REAL_ENDPOINTS)
-            st.caption("Keys: set the variable in the shell that starts the app (`export "
-                       "OPENAI_API_KEY=…` then `make run`), or put it in `.streamlit/secrets.toml` "
-                       "and name it here. The page never asks for the key itself.")
+        if may_configure():
+            _full_form(v)
+        else:
+            _picker_form(v, rules)
     try:
         conn = connection()
         problem = None
     except (ValueError, TypeError) as exc:
         conn, problem = None, str(exc)
+    _test_row(conn, problem)
+    return conn
+
+
+def _picker_form(v: dict[str, Any], rules: bool) -> None:
+    """A reviewer's form: a named connection (or a judge this server runs) and the
+    generation numbers, held to the connection's limits."""
+    judges = {j.name: j for j in named_judges()}
+    options = list(judges)
+    if LOCAL.running() is not None:
+        options.append(DEMO_CHOICE)
+    if rules and RULES.running() is not None:
+        options.append(RULES_CHOICE)
+    if not options:
+        st.info("No judge connection is set up yet: an admin adds one to needlework.toml "
+                "([judges.NAME]: base URL, model, where the key is read). The demo judge "
+                "above works without one.", icon=":material/info:")
+        return
+    chosen = v["named"] if v["named"] in options else options[0]
+    st.selectbox("Connection", options, index=options.index(chosen), key=_key("named"),
+                 format_func=lambda n: judges[n].describe() if n in judges else n,
+                 help="Set up by an admin: where the judge is and where its key is read.")
+    cols = st.columns(4)
+    cols[0].number_input("Temperature", 0.0, 2.0, float(v["temperature"]), step=0.1,
+                         key=_key("temperature"))
+    cols[1].number_input("Max tokens", 1, MAX_TOKENS_CAP, int(v["max_tokens"]), step=64,
+                         key=_key("max_tokens"), help="Held to the connection's limit.")
+    cols[2].number_input("Timeout (s)", 1.0, 3600.0, float(v["timeout"]), step=10.0,
+                         key=_key("timeout"))
+    cols[3].number_input("Concurrency", 1, 64, int(v["concurrency"]), key=_key("concurrency"),
+                         help="Requests in flight at once; held to the connection's limit.")
+    st.caption("Only an admin sets where a judge is and where its key is read.")
+
+
+def _full_form(v: dict[str, Any]) -> None:
+    """The whole form: base URL, model, key source and generation settings (local mode and
+    admins)."""
+    cols = st.columns([3, 3])
+    cols[0].text_input("Base URL", value=v["base_url"], key=_key("base_url"),
+                       placeholder="http://127.0.0.1:8000/v1 or https://api.openai.com/v1")
+    cols[1].text_input("Model", value=v["model"], key=_key("model"), placeholder="gpt-4o-mini")
+    cols = st.columns([3, 3])
+    source = cols[0].selectbox("API key", list(KEY_SOURCES), key=_key("key_from"),
+                               index=list(KEY_SOURCES).index(v["key_from"]),
+                               format_func=KEY_SOURCES.get,
+                               help="The key itself is never typed here, stored, logged or "
+                                    "shown: only where to read it.")
+    if source == "env":
+        cols[1].text_input("Environment variable", value=v["key_env"], key=_key("key_env"))
+    elif source == "secrets":
+        cols[1].text_input("Secret name", value=v["secret"], key=_key("secret"))
+    cols = st.columns(5)
+    cols[0].number_input("Temperature", 0.0, 2.0, float(v["temperature"]), step=0.1,
+                         key=_key("temperature"))
+    cols[1].number_input("Max tokens", 1, 32768, int(v["max_tokens"]), step=64,
+                         key=_key("max_tokens"),
+                         help="The longest answer; also kept free in the context window.")
+    cols[2].number_input("Timeout (s)", 1.0, 3600.0, float(v["timeout"]), step=10.0,
+                         key=_key("timeout"))
+    cols[3].number_input("Concurrency", 1, 64, int(v["concurrency"]), key=_key("concurrency"),
+                         help="Requests in flight at once.")
+    cols[4].number_input("Context window", 0, 10_000_000, int(v["window"]), step=1024,
+                         key=_key("window"),
+                         help="The judge's window in tokens (0: unknown, not checked). "
+                              "Filled in for the demo judge from its report.")
+    with st.popover("Use a real judge instead", icon="🌐"):
+        st.markdown(REAL_ENDPOINTS)
+        st.caption("Keys: set the variable in the shell that starts the app (`export "
+                   "OPENAI_API_KEY=…` then `make run`), or put it in `.streamlit/secrets.toml` "
+                   "and name it here. The page never asks for the key itself.")
+
+
+def _test_row(conn: Connection | None, problem: str | None) -> None:
+    """Test connection, its one-line result, and what the connection is."""
     # the button as wide as its words (a column cut it to "Test co…" at 1024 px), the
     # one-line result beside it, taking the rest of the row
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
@@ -267,4 +365,3 @@ def render_connection(expanded: bool = True, *, rules: bool = False) -> Connecti
                    f"{label(conn.key_source(), 80)} · window: "
                    + (f"{conn.context_window:,} tokens" if conn.context_window else "unknown")
                    + " (longer prompts follow the policy below).")
-    return conn

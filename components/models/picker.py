@@ -18,7 +18,7 @@ from needlework.demo_models import INSTALL_COMMAND
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import ModelFacts, RewardModel
 from needlework.rewards.registry import MODELS, ModelKey
-from needlework.teams.permissions import remote_code_refusal
+from needlework.teams.permissions import model_source_refusal, remote_code_refusal
 
 DEMO_MODEL_PATH = "data/demo-model"
 DEMO_BUILD = INSTALL_COMMAND
@@ -62,6 +62,10 @@ def _load(key: ModelKey) -> RewardModel | None:
     if not key.name:
         _error("Type a model folder or a hub id first.")
         return None
+    refusal = model_source_refusal(key.name, signed_in(), Path(DEMO_MODEL_PATH).parent)
+    if refusal:
+        _error(refusal)
+        return None
     try:
         with st.spinner(f"Loading {label(key.name, 80)} …"):
             rm = MODELS.load(key)
@@ -90,7 +94,7 @@ def _form() -> ModelKey:
     attn = attn_col.selectbox("Attention", ATTENTION, key="rw_attn",
                              help="attn_implementation passed to transformers; default lets it choose")
     if name.strip() in (DEMO_MODEL_PATH, str(Path(DEMO_MODEL_PATH).resolve())):
-        st.caption("🧪 **Demo model** (the default): a tiny classifier this project trains on "
+        st.caption("🧪 **Demo model** (the default): a tiny classifier this project trained on "
                    "synthetic safety needles, to try the workflow offline; its scores mean little. "
                    "For a real one, type its folder or hub id above.")
     refusal = remote_code_refusal(st.get_option("server.address"), signed_in())

@@ -14,6 +14,11 @@ The mode lives in ``needlework.toml`` at the repository root (or the file named 
     failures = 5           # wrong passwords in a row that lock an account...
     minutes = 15           # ...for this long
 
+    [judges.NAME]          # a judge connection reviewers may pick (needlework.judges.named)
+    base_url = "https://api.openai.com/v1"
+    model = "gpt-4o-mini"
+    key_env = "OPENAI_API_KEY"
+
 ``make run`` asks ``python -m needlework mode --address`` where to listen, so local
 mode is never reachable from the network. A file that cannot be read or holds a
 wrong value raises :class:`ConfigError` naming the file and the key: the app refuses
@@ -29,6 +34,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from needlework.judges.named import NamedJudge, NamedJudgeError, parse_named_judges
 
 LOCAL, TEAM = "local", "team"
 MODES = (LOCAL, TEAM)
@@ -56,6 +63,7 @@ class Config:
     mode: str = LOCAL
     team_address: str = "0.0.0.0"
     policy: Policy = field(default_factory=Policy)
+    judges: tuple[NamedJudge, ...] = ()  # the admin's named judge connections
     source: str = ""  # the file it was read from ("" = defaults)
 
     @property
@@ -102,10 +110,10 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{where}: not valid TOML: {e}") from None
-    unknown = sorted(set(data) - set(_KEYS))
+    unknown = sorted(set(data) - set(_KEYS) - {"judges"})
     if unknown:
         raise ConfigError(f"{where}: unknown table [{unknown[0]}] (expected server, sessions, "
-                          "lockout)")
+                          "lockout, judges)")
     server = _section(data, "server", where)
     mode = server.get("mode", LOCAL)
     if mode not in MODES:
@@ -125,7 +133,11 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
         lock_failures=_number(lockout, "failures", f"{where} [lockout]", 5, whole=True),
         lock_minutes=float(_number(lockout, "minutes", f"{where} [lockout]", 15.0, whole=False)),
     )
-    return Config(mode=mode, team_address=address, policy=policy, source=where)
+    try:
+        judges = parse_named_judges(data.get("judges"), where)
+    except NamedJudgeError as e:
+        raise ConfigError(str(e)) from None
+    return Config(mode=mode, team_address=address, policy=policy, judges=judges, source=where)
 
 
 def load_config(path: str | Path | None = None) -> Config:

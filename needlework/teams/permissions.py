@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from sqlite_utils import Database
@@ -50,6 +51,8 @@ PERMISSIONS: dict[str, tuple[str, str]] = {
     "guidelines": (ADMIN, "write guidelines"),
     "audit": (ADMIN, "export the change history"),
     "remote_code": (ADMIN, "load a model that runs its own code"),
+    "configure_judges": (ADMIN, "type a judge's address or name where its key is read"),
+    "load_any_model": (ADMIN, "load a model from outside the data folder or from the hub"),
 }
 
 #: Addresses only this machine can reach.
@@ -127,6 +130,26 @@ def remote_code_refusal(address: str | None, actor: User | None) -> str | None:
     if not can(actor, "remote_code"):
         return "Not offered to your role: loading a model that runs its own code needs an admin."
     return None
+
+
+def model_source_refusal(name: str, actor: User | None, data_dir: Path) -> str | None:
+    """Why ``actor`` may not load the model ``name`` (``None``: it may).
+
+    A model name is a folder or a hub id: a folder elsewhere on the server reads a path a
+    reviewer chose, a hub id makes the server reach the network. In team mode only an
+    admin may ask for either; everyone may load a folder inside ``data_dir`` (symbolic
+    links resolved), where the demo models are."""
+    if can(actor, "load_any_model"):
+        return None
+    try:
+        folder = Path(name.strip()).resolve()
+        inside = folder.is_relative_to(data_dir.resolve()) and folder.is_dir()
+    except (OSError, ValueError):
+        inside = False
+    if inside:
+        return None
+    return (f"Only an admin loads a model from outside the data folder or from the hub: "
+            f"pick a folder under {data_dir}/ (the demo model is {data_dir}/demo-model).")
 
 
 def _article(word: str) -> str:
