@@ -4,20 +4,24 @@ progress of assigned work in team mode, recent activity, and deep links."""
 import streamlit as st
 
 from components.home.activity import render_activity
-from components.home.tables import PAGE_FOR_KIND, render_datasets, render_flash
+from components.home.tables import open_pages, render_datasets, render_flash
 from components.state import current_dataset, get_db, signed_in
 from components.teams.progress import render_team_progress
+from needlework.teams.assignment import visible_datasets
+from needlework.teams.permissions import visible_annotator
 from store.annotations import history
 from store.datasets import get_dataset, list_datasets
 from store.facts import progress_by_dataset, scored_by
 
 db = get_db()
+user = signed_in()
+pages = open_pages(user)  # kind -> the page this role may open it on
 # Deep link ?dataset=NAME&item=ID: the sidebar picker (bound to ?dataset=) already
 # holds NAME, so only the item travels; the picker puts dataset back in the URL.
 if "item" in st.query_params and current_dataset():
     row = get_dataset(db, current_dataset())
-    if row is not None:
-        st.switch_page(PAGE_FOR_KIND[row["kind"]], query_params={"item": st.query_params["item"]})
+    if row is not None and row["kind"] in pages:
+        st.switch_page(pages[row["kind"]], query_params={"item": st.query_params["item"]})
 
 render_flash()
 st.title("🪡 Needlework")
@@ -27,6 +31,14 @@ st.caption(
     "run needle-in-a-haystack tests."
 )
 every = list_datasets(db, archived=True)
+# An annotator sees the datasets assigned to them and their own work only.
+mine, theirs = visible_annotator(user), visible_datasets(db, user)
+if theirs is not None:
+    every = [r for r in every if r["name"] in set(theirs)]
+progress = progress_by_dataset(db)
+if mine is not None:
+    progress = {name: [p for p in people if p["annotator"] == mine]
+                for name, people in progress.items()}
 with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
     st.subheader("Datasets", width="stretch")
     query = st.text_input("Search datasets", placeholder="search datasets by name",
@@ -40,8 +52,9 @@ else:
     wanted = " ".join(query.split()).casefold()
     rows = [r for r in every if bool(r["archived_at"]) == show_archived
             and wanted in r["name"].casefold()]
-    render_datasets(rows, progress_by_dataset(db), {r["name"]: scored_by(db, r["name"]) for r in rows},
-                    archived=show_archived)
-render_team_progress(db, signed_in())  # assigned work, per dataset and annotator (teams)
-st.subheader("Recent activity")
-render_activity(history(db, limit=15), {r["name"]: r["kind"] for r in every})
+    render_datasets(rows, progress, {r["name"]: scored_by(db, r["name"]) for r in rows},
+                    pages, archived=show_archived)
+render_team_progress(db, user)  # assigned work, per dataset and annotator (teams)
+st.subheader("Recent activity" if mine is None else "Your recent activity")
+render_activity(history(db, annotator=mine, limit=15), {r["name"]: r["kind"] for r in every},
+                pages)

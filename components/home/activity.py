@@ -11,13 +11,15 @@ import streamlit as st
 from components.text import render_text
 from needlework.changes import sentence
 
-PAGE_FOR_KIND = {"grounding": "pages/annotate.py", "preference": "pages/review.py",
-                 "needle": "pages/review.py"}
+# A needle set's verdicts are made on Review pairs, whoever may open the Needle lab.
+ITEM_PAGE = {"needle": "pages/review.py"}
 
 
-def render_activity(entries: Sequence[Mapping[str, Any]], kinds: Mapping[str, str]) -> None:
+def render_activity(entries: Sequence[Mapping[str, Any]], kinds: Mapping[str, str],
+                    pages: Mapping[str, str]) -> None:
     """The latest changes, newest first, one line each with an **Open ›** link to the item
-    on its page (``kinds``: dataset → kind; a dataset gone since has no link)."""
+    on its page (``kinds``: dataset → kind; ``pages``: kind → the page this role may open;
+    a dataset gone since, or one whose page the role lacks, has no link)."""
     if not entries:
         st.caption("Nothing yet: labels, answers and verdicts appear here as they are saved.")
         return
@@ -26,6 +28,7 @@ def render_activity(entries: Sequence[Mapping[str, Any]], kinds: Mapping[str, st
         with text:
             render_text(sentence(entry), key=f"nw-activity-text-{n}")
         kind = kinds.get(entry["dataset"])
-        if kind in PAGE_FOR_KIND:
-            link.page_link(PAGE_FOR_KIND[kind], label="Open ›",
+        page = ITEM_PAGE.get(kind or "") or pages.get(kind or "")
+        if page is not None and page in pages.values():
+            link.page_link(page, label="Open ›",
                            query_params={"dataset": entry["dataset"], "item": entry["item_key"]})

@@ -16,11 +16,12 @@ from urllib.parse import quote, urlencode
 import streamlit as st
 
 from components.state import get_db, signed_in
+from components.teams.session import may_open
 from components.text import label, render_heading_text
 from needlework import catalog
 from needlework.grounding.progress import progress_text
 from needlework.review.verdicts import progress_text as review_progress_text
-from needlework.teams.permissions import PermissionDenied, can
+from needlework.teams.permissions import PermissionDenied, User, can
 from store.datasets import DatasetBusy, DatasetExists
 from store.names import InvalidDatasetName
 
@@ -32,6 +33,13 @@ PAGE_FOR_KIND = {
 KIND_WORDS = {"grounding": "grounding questions", "preference": "preference pairs",
               "needle": "needle pairs"}
 SHOWN_ANNOTATORS = 3
+
+
+def open_pages(user: User | None) -> dict[str, str]:
+    """kind -> the page that opens a dataset of that kind, for the kinds whose page
+    ``user``'s role may open (local mode: all)."""
+    return {kind: page for kind, page in PAGE_FOR_KIND.items()
+            if may_open(user, page.removeprefix("pages/").removesuffix(".py"))}
 
 
 def dataset_url(page: str, dataset: str, item: str | None = None) -> str:
@@ -59,9 +67,10 @@ def progress_lines(row: Mapping[str, Any], people: Sequence[Mapping[str, Any]],
 
 
 def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Sequence[Mapping[str, Any]]],
-                    scored: Mapping[str, str | None], *, archived: bool = False) -> None:
+                    scored: Mapping[str, str | None], pages: Mapping[str, str], *,
+                    archived: bool = False) -> None:
     """One row per dataset (of ``rows``, already searched): name, what it is, progress in
-    words, **Open ›** (this tab) and **Manage**."""
+    words, **Open ›** (this tab, where ``pages`` has a page for its kind) and **Manage**."""
     if not rows:
         st.caption("No archived datasets." if archived else "No dataset matches the search.")
         return
@@ -79,8 +88,8 @@ def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Se
             with st.container(gap=None, width="stretch"):
                 for line in progress_lines(r, progress.get(name, ()), scored.get(name)):
                     st.caption(label(line, 160))
-            if not archived:
-                st.page_link(PAGE_FOR_KIND[r["kind"]], label="Open ›", query_params={"dataset": name},
+            if not archived and r["kind"] in pages:
+                st.page_link(pages[r["kind"]], label="Open ›", query_params={"dataset": name},
                              help="Opens where you left off: your first unfinished item")
             if can(signed_in(), "delete"):  # rename, archive, delete: admins in team mode
                 _manage(name, archived)

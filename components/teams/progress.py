@@ -33,12 +33,13 @@ def render_team_progress(db: Database, actor: User | None, dataset: str | None =
     if title:
         st.subheader(title)
     bar = st.column_config.ProgressColumn("done", format="%.0f%%", min_value=0, max_value=100)
-    st.dataframe(pd.DataFrame([{
-        "dataset": r.dataset, "items": r.items, "assigned items": r.assigned_items,
-        "annotators": r.annotators, "assignments done": f"{r.done}/{r.assignments}",
-        "items finished by all": r.complete_items, "done": _share(r.done, r.assignments),
-    } for r in rows]), hide_index=True, width="stretch", column_config={"done": bar},
-        key=f"nw-progress-datasets|{dataset or ''}")
+    if mine is None:  # the whole team's totals: not for an annotator, who sees their own
+        st.dataframe(pd.DataFrame([{
+            "dataset": r.dataset, "items": r.items, "assigned items": r.assigned_items,
+            "annotators": r.annotators, "assignments done": f"{r.done}/{r.assignments}",
+            "items finished by all": r.complete_items, "done": _share(r.done, r.assignments),
+        } for r in rows]), hide_index=True, width="stretch", column_config={"done": bar},
+            key=f"nw-progress-datasets|{dataset or ''}")
     people = [{
         "annotator": p.annotator, "dataset": r.dataset, "assigned": p.assigned, "done": p.done,
         "started": p.started, "remaining": p.remaining, "progress": _share(p.done, p.assigned),
