@@ -12,7 +12,14 @@ import streamlit as st
 from starlette.middleware import Middleware
 from streamlit.runtime.pages_manager import PagesManager
 
+from needlework.teams.config import load_config, serving_refusal
 from needlework.web import NaturalUrls, routes_of
+
+# Local mode has no sign-in: never serve it beyond this machine, however it was started
+# (.streamlit/config.toml says 127.0.0.1; a --server.address flag may say otherwise).
+_refusal = serving_refusal(load_config(), st.get_option("server.address"))
+if _refusal:
+    raise SystemExit(_refusal)
 
 # app.py's st.navigation routes from the first run on. Streamlit otherwise treats an app
 # with a pages/ folder as a legacy multipage app until a session runs st.navigation, and

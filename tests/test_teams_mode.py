@@ -22,6 +22,7 @@ from needlework.teams.config import (
     load_config,
     mode,
     parse_config,
+    serving_refusal,
     team_mode,
 )
 from tests.conftest import ROOT
@@ -121,13 +122,20 @@ def listeners(port: int) -> set[str]:
 def serve_with_make(tmp_path, config_text: str | None) -> set[str]:
     """Run the Makefile's run recipe (its prerequisites taken as done) until the server
     listens; return where it listens."""
+    return serve_until_listening(
+        tmp_path, config_text, lambda port: ["make", "-s", "-o", "venv", "-o", "seed", "run",
+                                             f"PORT={port}"])
+
+
+def serve_until_listening(tmp_path, config_text: str | None, argv) -> set[str]:
+    """Run ``argv(port)`` until a server listens on the port; return where it listens."""
     port = free_port()
     config = tmp_path / "needlework.toml"
     if config_text is not None:
         config.write_text(config_text)
     env = {**os.environ, "NEEDLEWORK_CONFIG": str(config),
            "NEEDLEWORK_DB": str(tmp_path / "app.db")}
-    proc = subprocess.Popen(["make", "-s", "-o", "venv", "-o", "seed", "run", f"PORT={port}"],
+    proc = subprocess.Popen(argv(port),
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, start_new_session=True)
     try:
@@ -159,6 +167,30 @@ def test_make_run_listens_on_the_configured_address_in_team_mode(tmp_path):
     # a loopback address other than 127.0.0.1, so the test never opens a port to the network
     text = '[server]\nmode = "team"\naddress = "127.0.0.2"\n'
     assert serve_with_make(tmp_path, text) == {"0200007F"}
+
+
+def _streamlit_run(*flags: str):
+    return lambda port: [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.port",
+                         str(port), "--server.headless", "true", *flags]
+
+
+@pytest.mark.slow
+def test_plain_streamlit_run_serves_local_mode_on_127_0_0_1_only(tmp_path):
+    """`streamlit run serve.py` with no flag and no team config: this machine only."""
+    assert serve_until_listening(tmp_path, None, _streamlit_run()) == {"0100007F"}
+
+
+def test_local_mode_refuses_another_address_in_one_line(tmp_path):
+    env = {**os.environ, "NEEDLEWORK_CONFIG": str(tmp_path / "none.toml"),
+           "NEEDLEWORK_DB": str(tmp_path / "app.db")}
+    done = subprocess.run(_streamlit_run("--server.address", "0.0.0.0")(free_port()), cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert ("needlework: local mode has no sign-in, so it serves on 127.0.0.1 only, not on "
+            "0.0.0.0.") in done.stdout + done.stderr
+    assert serving_refusal(parse_config('[server]\nmode = "team"\n'), "0.0.0.0") is None
+    assert serving_refusal(parse_config(""), "127.0.0.1") is None
+    assert "not on every network interface" in serving_refusal(parse_config(""), None)
 
 
 def test_make_run_refuses_a_wrong_config(tmp_path):

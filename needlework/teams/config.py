@@ -76,6 +76,18 @@ class Config:
         return self.team_address if self.team else LOCAL_ADDRESS
 
 
+def serving_refusal(config: Config, address: str | None) -> str | None:
+    """Why the app may not serve on ``address`` (``None``: it may). Local mode has no
+    sign-in, so it serves this machine only; team mode signs everyone in, wherever it
+    listens."""
+    if config.team or (address or "") in ("127.0.0.1", "localhost", "::1"):
+        return None
+    where = address or "every network interface"
+    return (f"needlework: local mode has no sign-in, so it serves on 127.0.0.1 only, not on "
+            f"{where}. To serve a team, switch team mode on in {config.source or CONFIG_FILE} "
+            "([server] mode = \"team\", docs/teams.md).")
+
+
 def config_path() -> Path:
     """``$NEEDLEWORK_CONFIG`` when set, else ``needlework.toml`` in the working folder."""
     return Path(os.environ.get("NEEDLEWORK_CONFIG") or CONFIG_FILE)
