@@ -337,6 +337,18 @@ def m012_needle_reports(db: Database) -> None:
     db.execute("create unique index needle_reports_name on needle_reports(dataset, name collate nocase)")
 
 
+def m013_sign_in_failures(db: Database) -> None:
+    """Wrong passwords counted per sign-in name and client (store/users.py): a stranger
+    who types an admin's name with wrong passwords pauses that name for their own client
+    only. ``login_key`` is the SHA-256 of the name as typed (casefolded), known account
+    or not, so the table never tells a real name from an unknown one, nor keeps a
+    password typed into the name box."""
+    db.execute(
+        "create table sign_in_failures (login_key text not null, client text not null, "
+        "failures integer not null default 0, locked_until text, updated_at text not null, "
+        "primary key (login_key, client)) without rowid")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
-         m012_needle_reports,)
+         m012_needle_reports, m013_sign_in_failures,)

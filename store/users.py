@@ -100,27 +100,62 @@ def active_admins(db: Database) -> list[str]:
         "select name from users where role = 'admin' and disabled = 0 order by name_key")]
 
 
-def record_failure(db: Database, user_id: int, *, limit: int, lock_until: str,
+def sign_in_lock(db: Database, login_key: str, client: str, now: str) -> str | None:
+    """When the pause of ``login_key`` for ``client`` ends, or ``None`` (not paused)."""
+    row = db.execute("select locked_until from sign_in_failures where login_key = ? and "
+                     "client = ?", [login_key, client]).fetchone()
+    return row[0] if row and row[0] and row[0] > now else None
+
+
+def record_failure(db: Database, login_key: str, client: str, *, limit: int, lock_until: str,
                    at: str) -> tuple[int, str | None]:
-    """Count one wrong password; the ``limit``-th in a row locks the account until
-    ``lock_until`` and starts the count again. Returns ``(count, locked_until)``."""
+    """Count one wrong password for ``login_key`` from ``client``; the ``limit``-th in a
+    row pauses that pair until ``lock_until`` and starts the count again. Returns
+    ``(count, locked_until)``."""
     with db.atomic():
-        count = db.execute("select failed_logins from users where id = ?",
-                           [user_id]).fetchone()[0] + 1
-        if count >= limit:
-            db.execute("update users set failed_logins = 0, locked_until = ?, updated_at = ? "
-                       "where id = ?", [lock_until, at, user_id])
-            return count, lock_until
-        db.execute("update users set failed_logins = ?, updated_at = ? where id = ?",
-                   [count, at, user_id])
-        return count, None
+        row = db.execute("select failures from sign_in_failures where login_key = ? and "
+                         "client = ?", [login_key, client]).fetchone()
+        count = (row[0] if row else 0) + 1
+        locked = lock_until if count >= limit else None
+        db.execute("insert into sign_in_failures (login_key, client, failures, locked_until, "
+                   "updated_at) values (?, ?, ?, ?, ?) on conflict (login_key, client) do update "
+                   "set failures = excluded.failures, locked_until = excluded.locked_until, "
+                   "updated_at = excluded.updated_at",
+                   [login_key, client, 0 if locked else count, locked, at])
+        return count, locked
+
+
+def clear_failures(db: Database, login_keys: list[str], client: str | None = None) -> int:
+    """Forget the wrong passwords and pauses of ``login_keys`` (from ``client``, or from
+    every client); returns how many pairs were paused."""
+    keys = [k for k in login_keys if k]
+    if not keys:
+        return 0
+    where = f"login_key in ({', '.join('?' * len(keys))})" + (" and client = ?" if client is not None else "")
+    params = [*keys, *([client] if client is not None else [])]
+    with db.atomic():
+        paused = db.execute(f"select count(*) from sign_in_failures where {where} and "
+                            "locked_until is not null", params).fetchone()[0]
+        db.execute(f"delete from sign_in_failures where {where}", params)
+    return paused
+
+
+def paused_until(db: Database, login_keys: list[str], now: str) -> str | None:
+    """The latest end of a pause of any of ``login_keys`` (any client), or ``None``."""
+    keys = [k for k in login_keys if k]
+    if not keys:
+        return None
+    row = db.execute(f"select max(locked_until) from sign_in_failures where login_key in "
+                     f"({', '.join('?' * len(keys))}) and locked_until > ?", [*keys, now]).fetchone()
+    return row[0] if row else None
 
 
 def record_success(db: Database, user_id: int, at: str) -> None:
-    """A correct password: the failure count and any lock are cleared."""
+    """A correct password: when it happened (a pause of the name for another client stays,
+    and so does ``locked_until``, which shows the latest such pause)."""
     with db.atomic():
-        db.execute("update users set failed_logins = 0, locked_until = null, "
-                   "last_sign_in_at = ? where id = ?", [at, user_id])
+        db.execute("update users set failed_logins = 0, last_sign_in_at = ? where id = ?",
+                   [at, user_id])
 
 
 def insert_session(db: Database, *, token_hash: str, user_id: int, method: str,

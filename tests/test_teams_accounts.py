@@ -92,30 +92,63 @@ def test_a_session_survives_a_reload_then_expires_or_ends_at_sign_out(tmp_path):
         assert accounts.resume(again, junk) is None
 
 
-def test_five_wrong_passwords_lock_the_account_for_a_while(db):
+def test_five_wrong_passwords_pause_the_name_for_that_client_for_a_while(db):
     accounts.add_user(db, "ana", "annotator", password=PW)
     policy = Policy(lock_failures=5, lock_minutes=15)
     t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     for attempt in range(4):
         with pytest.raises(SignInRefused, match="^wrong name or password$"):
-            accounts.sign_in(db, "ana", f"guess-{attempt}", policy=policy, now=t0)
-    with pytest.raises(SignInRefused, match="5 times: this account is locked until 09:15 UTC"):
-        accounts.sign_in(db, "ana", "guess-4", policy=policy, now=t0)
-    # the right password is refused while locked, and the lock says until when
-    with pytest.raises(SignInRefused, match="locked after 5 wrong passwords: try again after 09:15"):
-        accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(minutes=14))
-    assert accounts.get_user(db, "ana").locked_until is not None
-    signed = accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(minutes=15, seconds=1))
-    assert signed.user.name == "ana" and signed.user.locked_until is None
-    # after the lock the count starts again: four more wrong ones do not lock
+            accounts.sign_in(db, "ana", f"guess-{attempt}", policy=policy, now=t0, client="10.0.0.9")
+    with pytest.raises(SignInRefused, match="5 times: sign-in with this name is paused here until 09:15 UTC"):
+        accounts.sign_in(db, "ana", "guess-4", policy=policy, now=t0, client="10.0.0.9")
+    # the right password is refused from that client while paused, and it says until when
+    with pytest.raises(SignInRefused, match="paused here after 5 wrong passwords: try again after 09:15"):
+        accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(minutes=14),
+                         client="10.0.0.9")
+    assert accounts.get_user(db, "ana").locked_until is not None  # the Users page shows it
+    # ana herself, from her own client, is not locked out by the stranger
+    assert accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(minutes=1),
+                            client="10.0.0.2").user.name == "ana"
+    signed = accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(minutes=15, seconds=1),
+                              client="10.0.0.9")
+    assert signed.user.name == "ana"
+    # after the pause the count starts again: four more wrong ones do not pause
     for attempt in range(4):
         with pytest.raises(SignInRefused, match="^wrong name or password$"):
-            accounts.sign_in(db, "ana", f"again-{attempt}", policy=policy, now=t0 + timedelta(hours=1))
-    assert accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(hours=1)).user
+            accounts.sign_in(db, "ana", f"again-{attempt}", policy=policy, now=t0 + timedelta(hours=1),
+                             client="10.0.0.9")
+    assert accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(hours=1),
+                            client="10.0.0.9").user
+
+
+def test_a_stranger_cannot_lock_the_only_admin_out(db):
+    accounts.add_user(db, "boss", "admin", password=PW)
+    for _ in range(20):
+        with pytest.raises(SignInRefused):
+            accounts.sign_in(db, "boss", "guess-guess", client="203.0.113.7")
+    assert accounts.sign_in(db, "boss", PW, client="192.0.2.10").user.role == "admin"
+
+
+def test_an_unknown_name_is_paused_exactly_like_a_real_one(db):
+    accounts.add_user(db, "ana", "annotator", password=PW)
+    t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    said = {}
+    for name in ("ana", "nobody-here"):
+        answers = []
+        for attempt in range(7):
+            with pytest.raises(SignInRefused) as info:
+                accounts.sign_in(db, name, f"guess-{attempt}", now=t0, client="10.0.0.9")
+            answers.append(str(info.value))
+        said[name] = answers
+    assert said["ana"] == said["nobody-here"]
+    assert said["ana"][4].startswith("wrong name or password, 5 times: sign-in with this name is paused")
+    stored = {r["login_key"] for r in db["sign_in_failures"].rows}
+    assert "nobody-here" not in str(list(db["sign_in_failures"].rows))
+    assert accounts.login_key("Nobody-Here ") in stored
 
 
 def test_a_success_resets_the_count_and_an_admin_can_unlock(db):
-    accounts.add_user(db, "ana", "annotator", password=PW)
+    accounts.add_user(db, "ana", "annotator", password=PW, email="ana@example.org")
     for _ in range(4):
         with pytest.raises(SignInRefused):
             accounts.sign_in(db, "ana", "nope-nope")
@@ -123,10 +156,15 @@ def test_a_success_resets_the_count_and_an_admin_can_unlock(db):
     for _ in range(4):
         with pytest.raises(SignInRefused, match="^wrong name or password$"):
             accounts.sign_in(db, "ana", "nope-nope")
-    with pytest.raises(SignInRefused, match="locked"):
+    with pytest.raises(SignInRefused, match="paused"):
         accounts.sign_in(db, "ana", "nope-nope")
+    for _ in range(5):  # by e-mail, from another client
+        with pytest.raises(SignInRefused):
+            accounts.sign_in(db, "ANA@example.org", "nope-nope", client="10.0.0.3")
     accounts.unlock(db, "ana")
+    assert accounts.get_user(db, "ana").locked_until is None
     assert accounts.sign_in(db, "ana", PW).user.name == "ana"
+    assert accounts.sign_in(db, "ana@example.org", PW, client="10.0.0.3").user.name == "ana"
 
 
 def test_unknown_names_and_wrong_passwords_get_the_same_answer(db):
@@ -237,7 +275,7 @@ def test_no_password_or_token_appears_in_the_logs(db, caplog):
     accounts.resume(db, signed.token)
     accounts.sign_out(db, signed.token)
     text = "\n".join(r.getMessage() for r in caplog.records)
-    assert "wrong password for 'ana'" in text and "locked until" in text  # the log is written...
+    assert "wrong password for 'ana'" in text and "paused for" in text  # the log is written...
     for secret in (PW, NEW_PW, PW + "-2", signed.token, accounts.token_hash(signed.token)):
         assert secret not in text  # ...without any secret
 

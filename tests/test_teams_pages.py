@@ -135,10 +135,10 @@ def test_a_wrong_password_is_refused_and_the_right_one_signs_in(team_db):
 def test_five_wrong_passwords_lock_the_account_and_say_until_when(team_db):
     for _ in range(4):
         assert attempt("bob", "wrong-password-0").session_state[ERROR] == "wrong name or password"
-    assert "5 times: this account is locked until" in attempt(
+    assert "5 times: sign-in with this name is paused here until" in attempt(
         "bob", "wrong-password-0").session_state[ERROR]
-    at = attempt("bob", PASSWORDS["bob"])  # even the right one, while locked
-    assert "locked after 5 wrong passwords: try again after" in at.session_state[ERROR]
+    at = attempt("bob", PASSWORDS["bob"])  # even the right one, while paused
+    assert "paused here after 5 wrong passwords: try again after" in at.session_state[ERROR]
     assert at.session_state[TOKEN] is None
 
 

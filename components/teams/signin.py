@@ -23,6 +23,12 @@ PASSWORD = "nw-sign-in-password"
 ERROR = "nw-sign-in-error"
 
 
+def _client() -> str:
+    """The address the sign-in came from ("" where Streamlit does not know it)."""
+    address = st.context.ip_address
+    return address if isinstance(address, str) else ""
+
+
 def _submit(policy: Policy, on_signed_in: Callable[[accounts.SignIn], None]) -> None:
     """The form's callback: check the password, start the session or keep the refusal."""
     login = st.session_state.get(LOGIN) or ""
@@ -32,7 +38,7 @@ def _submit(policy: Policy, on_signed_in: Callable[[accounts.SignIn], None]) -> 
         st.session_state[ERROR] = "Enter your name (or e-mail) and your password."
         return
     try:
-        signed = accounts.sign_in(get_db(), login, password, policy=policy)
+        signed = accounts.sign_in(get_db(), login, password, policy=policy, client=_client())
     except accounts.SignInRefused as e:
         st.session_state[ERROR] = str(e)
         return

@@ -2,9 +2,12 @@
 
 An admin creates accounts (:func:`add_user`, the ``users`` CLI verb or the users page);
 nobody signs up. A password is checked against its argon2id hash
-(:mod:`needlework.teams.passwords`); after ``Policy.lock_failures`` wrong passwords in a
-row the account is locked for ``Policy.lock_minutes`` (even the right password is
-refused meanwhile), then the count starts again.
+(:mod:`needlework.teams.passwords`). Wrong passwords are counted per sign-in name and
+client (the address the request came from): after ``Policy.lock_failures`` in a row that
+name is paused *for that client* for ``Policy.lock_minutes`` (even the right password is
+refused there meanwhile), then the count starts again. A stranger who types the admin's
+name with wrong passwords pauses it for themselves only, and a name nobody has gets the
+same answers, pause included, as a real one. An admin lifts a pause with :func:`unlock`.
 
 A successful sign-in returns a :class:`SignIn` whose ``token`` (random, 256 bits) is
 what the browser keeps, in a cookie or its local storage: the page hands it back to
@@ -209,6 +212,7 @@ def reset_password(db: Database, name: str, password: str, *,
     hashed = passwords.hash_password(passwords.check_new_password(password, user.name))
     store_users.update_user(db, user.id, iso(), password_hash=hashed, failed_logins=0,
                             locked_until=None)
+    store_users.clear_failures(db, _login_keys(user))
     store_users.delete_user_sessions(db, user.id)
     log.info("password of %r reset", user.name)
     return _found(db, user.name)
@@ -224,10 +228,21 @@ def change_password(db: Database, user: User, current: str, new: str) -> None:
     store_users.delete_user_sessions(db, user.id)
 
 
+def login_key(login: str | None) -> str:
+    """What the wrong-password count is kept under: the SHA-256 of the name or e-mail as
+    typed, casefolded (never the text, which may be a password typed in the wrong box)."""
+    return hashlib.sha256((_key(login) or "").encode("utf-8")).hexdigest()
+
+
+def _login_keys(user: User) -> list[str]:
+    return [login_key(user.name)] + ([login_key(user.email)] if user.email else [])
+
+
 def unlock(db: Database, name: str, *, actor: User | None = None) -> User:
-    """Lift a lock-out before it ends."""
+    """Lift every pause of the account's name and e-mail, from every client."""
     check(db, actor, "manage_users")
     user = _found(db, name)
+    store_users.clear_failures(db, _login_keys(user))
     store_users.update_user(db, user.id, iso(), failed_logins=0, locked_until=None)
     return _found(db, user.name)
 
@@ -251,42 +266,51 @@ def _clock(when: str) -> str:
                                                 else moment.strftime(" on %Y-%m-%d"))
 
 
-def sign_in(db: Database, login: str, password: str, *, policy: Policy | None = None,
-            now: datetime | None = None) -> SignIn:
-    """Check a name (or e-mail) and password and start a session; raises
-    :class:`SignInRefused` ("wrong name or password", a lock with its end, or a
-    disabled account, the last only after a right password)."""
+def sign_in(db: Database, login: str, password: str, *, client: str = "",
+            policy: Policy | None = None, now: datetime | None = None) -> SignIn:
+    """Check a name (or e-mail) and password from ``client`` (the address the request came
+    from) and start a session; raises :class:`SignInRefused`: "wrong name or password", a
+    pause of that name for that client with its end (the same for a name nobody has), or a
+    disabled account (the last only after a right password)."""
     policy = policy or Policy()
     moment = _now(now)
-    row = store_users.find_user(db, _key(login) or "") if isinstance(login, str) else None
-    if row is not None and row["locked_until"] and row["locked_until"] > iso(moment):
-        log.warning("sign-in refused: %r is locked until %s", row["name"], row["locked_until"])
-        raise SignInRefused(f"this account is locked after {policy.lock_failures} wrong "
-                            f"passwords: try again after {_clock(row['locked_until'])}")
+    typed = login if isinstance(login, str) else ""
+    key = login_key(typed)
+    paused = store_users.sign_in_lock(db, key, client, iso(moment))
+    if paused:
+        log.warning("sign-in refused: a paused name from %s", client or "an unknown client")
+        raise SignInRefused(f"sign-in with this name is paused here after "
+                            f"{policy.lock_failures} wrong passwords: try again after "
+                            f"{_clock(paused)}")
+    row = store_users.find_user(db, _key(typed) or "")
     stored = store_users.password_hash(db, row["id"]) if row is not None else None
     ok = (isinstance(password, str) and len(password) <= passwords.MAX_LENGTH
           and passwords.verify_password(stored, password))
     if not ok:
+        until = iso(moment + timedelta(minutes=policy.lock_minutes))
+        count, locked = store_users.record_failure(db, key, client, limit=policy.lock_failures,
+                                                   lock_until=until, at=iso(moment))
         if row is None:
             log.warning("sign-in refused: no such account")
-            raise SignInRefused("wrong name or password")
-        if stored is None:
+        elif stored is None:
             log.warning("sign-in refused: %r has no password (identity provider only)",
                         row["name"])
-            raise SignInRefused("wrong name or password")
-        until = iso(moment + timedelta(minutes=policy.lock_minutes))
-        count, locked = store_users.record_failure(db, row["id"], limit=policy.lock_failures,
-                                                   lock_until=until, at=iso(moment))
-        log.warning("sign-in refused: wrong password for %r (%d in a row)", row["name"], count)
+        else:
+            log.warning("sign-in refused: wrong password for %r (%d in a row from %s)",
+                        row["name"], count, client or "an unknown client")
         if locked:
-            log.warning("account %r locked until %s", row["name"], locked)
-            raise SignInRefused(f"wrong name or password, {policy.lock_failures} times: this "
-                                f"account is locked until {_clock(locked)}")
+            if row is not None:
+                store_users.update_user(db, row["id"], iso(moment), locked_until=locked)
+                log.warning("account %r paused for %s until %s", row["name"],
+                            client or "an unknown client", locked)
+            raise SignInRefused(f"wrong name or password, {policy.lock_failures} times: "
+                                f"sign-in with this name is paused here until {_clock(locked)}")
         raise SignInRefused("wrong name or password")
     assert row is not None and stored is not None
     if row["disabled"]:
         log.warning("sign-in refused: %r is disabled", row["name"])
         raise SignInRefused("this account is disabled: ask an admin")
+    store_users.clear_failures(db, [key], client)
     store_users.record_success(db, row["id"], iso(moment))
     if passwords.needs_rehash(stored):
         store_users.update_user(db, row["id"], iso(moment),
