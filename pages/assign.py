@@ -5,11 +5,18 @@ See docs/teams.md."""
 import streamlit as st
 
 from components.state import current_dataset, get_db
-from components.teams.assign import render_assign, render_flash, render_plan, render_reassign
+from components.teams.assign import (
+    render_assign,
+    render_flash,
+    render_plan,
+    render_reassign,
+    render_visibility,
+)
 from components.teams.progress import render_team_progress
 from components.teams.session import require_page
 from components.text import label
 from needlework.teams.accounts import list_users
+from needlework.teams.blind import settings
 from store.assignments import get_plan, loads
 from store.datasets import get_dataset
 
@@ -29,6 +36,9 @@ people = [u for u in list_users(db, actor=me) if not u.disabled]
 
 st.subheader("Distribute the items")
 render_assign(dataset, people, plan)
+
+st.subheader("What annotators see")
+render_visibility(dataset, settings(db, dataset))
 
 st.subheader("Someone left")
 render_reassign(dataset, sorted(loads(db, dataset)), people)

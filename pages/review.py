@@ -40,10 +40,12 @@ from components.review.position import (
     resolve,
 )
 from components.review.selection import render_bulk_verdict
-from components.state import annotator, current_dataset, get_db
+from components.state import annotator, current_dataset, get_db, signed_in
 from needlework.formats import preference_view
 from needlework.review.filters import disagreements
 from needlework.review.queue import item_comparisons
+from needlework.teams.blind import visibility
+from needlework.teams.permissions import visible_annotator
 from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item, list_datasets
 from store.review import item_verdicts, scored_runs
@@ -62,7 +64,10 @@ mode = head[1].segmented_control("Mode", ["Review", "Dataset overview"], default
                                  key="rv_mode", label_visibility="collapsed") or "Review"
 
 me = annotator()
-runs = scored_runs(db, dataset)
+user = signed_in()
+# Blind by default for annotators in team mode: no model scores, judge verdicts or other
+# people's verdicts unless the lead shows the model's (needlework.teams.blind).
+runs = scored_runs(db, dataset) if visibility(db, dataset, user).model_outputs else []
 with st.container(horizontal=True, vertical_alignment="top", gap="small"):
     render_search()
     with st.container(width="stretch"):
@@ -103,7 +108,8 @@ pref = preference_view(row["format"], record["record"])
 names = side_names(pref, row["format"])
 verdicts = item_verdicts(db, dataset, current.item)
 mine_now = next((v for v in verdicts if v["annotator"] == me and (v["i"], v["j"]) == (current.i, current.j)), None)
-others = [v for v in verdicts if v["annotator"] != me and (v["i"], v["j"]) == (current.i, current.j)]
+others = [v for v in verdicts if v["annotator"] != me and (v["i"], v["j"]) == (current.i, current.j)
+          and visible_annotator(user) is None]
 entry = scores_of(db, dataset, view.run, current.item, scores)
 disagree = disagreements(entry, item_comparisons(n_chosen, n_rejected, "all"))
 render_item_header(current.item, record["subset"], pref, place is not None, disagree)

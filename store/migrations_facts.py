@@ -349,6 +349,16 @@ def m013_sign_in_failures(db: Database) -> None:
         "primary key (login_key, client)) without rowid")
 
 
+def m014_dataset_settings(db: Database) -> None:
+    """Per-dataset settings a lead chooses (store/dataset_settings.py), e.g. whether
+    annotators see the file's labels: ``value`` as JSON, with who set it and when. The
+    ``dataset`` column makes it follow a rename and go with a delete."""
+    db.execute(
+        "create table dataset_settings (dataset text not null, name text not null, "
+        "value text not null, updated_by text not null, updated_at text not null, "
+        "primary key (dataset, name)) without rowid")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
-         m012_needle_reports, m013_sign_in_failures,)
+         m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,)

@@ -20,6 +20,7 @@ from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import label_field
 from needlework.grounding.progress import progress_text
+from needlework.teams.blind import visibility
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import write_annotation
 from store.datasets import get_dataset, set_dataset_meta
@@ -39,6 +40,7 @@ class ItemContext:
     annotator: str
     fields: dict[str, tuple[Any, str]]
     zone: ZoneInfo | None = None
+    file_labels: bool = True  # whether this person may see the file's labels (blind mode)
 
     @property
     def labels(self) -> dict[int, str | None]:
@@ -58,16 +60,19 @@ class ItemContext:
 HIDE_IMPORTED = "nw-hide-imported"
 
 
-def hide_imported() -> bool:
-    """Whether the file's labels and dimensions are hidden (the H key; avoids anchoring)."""
-    return bool(st.session_state.get(HIDE_IMPORTED))
+def hide_imported(ctx: ItemContext) -> bool:
+    """Whether the file's labels and dimensions are hidden: by the lead's blind setting
+    (annotators in team mode, :mod:`needlework.teams.blind`), or by the person (the H key;
+    avoids anchoring)."""
+    return not ctx.file_labels or bool(st.session_state.get(HIDE_IMPORTED))
 
 
 def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> ItemContext:
-    """Read one item and the annotator's fields on it."""
+    """Read one item and the annotator's fields on it, and what they may see of it."""
     fields = item_fields(db, dataset, item["key"], who) if who else {}
     return ItemContext(db, dataset, item["key"], item["record"], gitem.passages(item["record"]),
-                       who, fields, browser_zone())
+                       who, fields, browser_zone(),
+                       file_labels=visibility(db, dataset, signed_in()).file_labels)
 
 
 def browser_zone() -> ZoneInfo | None:
@@ -129,8 +134,8 @@ def _dim_callback(ctx: ItemContext, widget: str, fields: tuple[str, ...]) -> Non
         save(ctx, f"dim:{fields[0]}", choice)
 
 
-def _placeholder(value: str) -> str:
-    if hide_imported():
+def _placeholder(ctx: ItemContext, value: str) -> str:
+    if hide_imported(ctx):
         return "—"
     return f"{value} (in the file)" if value else "— (not in the file)"
 
@@ -140,7 +145,7 @@ def _dim_select(ctx: ItemContext, column, title: str, options: list[str], name: 
     mine = mine if mine in options else None
     widget = ctx.widget_key(f"dim-{name}-{mine}")  # keyed by the saved value (see passages)
     column.selectbox(title, options, index=None if mine is None else options.index(mine),
-                     key=widget, placeholder=_placeholder(imported),
+                     key=widget, placeholder=_placeholder(ctx, imported),
                      on_change=_dim_callback, args=(ctx, widget, fields),
                      disabled=not ctx.annotator, help=help or None)
 

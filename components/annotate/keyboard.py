@@ -62,8 +62,13 @@ def render_keyboard(ctx: ItemContext, cursor: int) -> None:
     _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor), width="content")
 
 
-def render_view_switches() -> None:
-    """The switch that hides the file's own labels and dimensions (key H)."""
+def render_view_switches(file_labels: bool = True) -> None:
+    """The switch that hides the file's own labels and dimensions (key H); a sentence
+    instead when the lead keeps them from annotators (``file_labels`` False)."""
+    if not file_labels:
+        st.caption("Blind labelling: your lead keeps the file's own labels and dimensions "
+                   "from annotators, so every label here is yours.")
+        return
     st.toggle("Hide the file's own labels and dimensions (H)", key=HIDE_IMPORTED,
               help="Hide the labels and dimensions the file came with, so they do not anchor "
                    "your judgement (H).")

@@ -49,7 +49,7 @@ def _header(ctx: ItemContext, passage, current: bool) -> list[tuple[str, str | N
                                   passage.age and f"age {passage.age}") if x)
     head = [(f" {passage.number} ", "nw-current" if current else "nw-cite", None),
             (f"  {meta}{_AGE_NOTES.get(passage.age_note, '')}", None, None)]
-    if hide_imported():
+    if hide_imported(ctx):
         return head
     imported = gl.imported_label(ctx.record, passage.number)
     return head + [("   file's label: ", None, "background:none;color:#666"),
@@ -94,7 +94,7 @@ def render_passage_card(ctx: ItemContext, passage, current: bool) -> None:
 
 def render_passages(ctx: ItemContext, cursor: int) -> None:
     """Every passage card; the key script outlines the one under the cursor."""
-    render_view_switches()
+    render_view_switches(ctx.file_labels)
     if not ctx.passages:
         st.info("This question has no grounding passages.")
     with st.container(key="nw-cards", gap="small"):

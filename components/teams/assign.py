@@ -15,6 +15,7 @@ import streamlit as st
 from components.state import get_db, signed_in
 from components.text import label
 from needlework.teams.assignment import AssignmentError, assign_dataset, reassign_unfinished
+from needlework.teams.blind import SETTINGS, set_visibility
 from needlework.teams.permissions import PermissionDenied, User
 
 FLASH = "nw-assign-flash"
@@ -123,3 +124,26 @@ def render_reassign(dataset: str, holders: Sequence[str], people: Sequence[User]
     st.button("Reassign the unfinished items", key="nw-reassign-go", on_click=_reassign,
               args=(dataset,), icon=":material/move_up:",
               help="Their finished items and every annotation stay; nobody gets an item twice.")
+
+
+def _set_visible(dataset: str, name: str, widget: str) -> None:
+    on = bool(st.session_state.get(widget))
+    try:
+        set_visibility(get_db(), dataset, name, on, actor=signed_in())
+    except PermissionDenied as e:
+        st.session_state[FLASH] = (False, str(e))
+        return
+    st.session_state[FLASH] = (True, f"Annotators {'now see' if on else 'no longer see'} "
+                                     f"{SETTINGS[name][1]} in {dataset}.")
+
+
+def render_visibility(dataset: str, chosen: dict[str, bool]) -> None:
+    """The lead's blind settings for ``dataset``: what annotators see besides the text
+    (reviewers and admins see everything). Each toggle saves when it is switched."""
+    st.caption("Blind by default: annotators label without seeing these, so their labels are "
+               "their own and gold checks cannot be read off the page. Gold items never show "
+               "their answers, whatever is chosen here.")
+    for name, (_, words) in SETTINGS.items():
+        widget = f"nw-visible|{dataset}|{name}|{chosen[name]}"  # keyed by the saved value
+        st.toggle(f"Annotators see {words}", value=chosen[name], key=widget,
+                  on_change=_set_visible, args=(dataset, name, widget))

@@ -1,0 +1,115 @@
+"""Blind by default (issue 26, point 2): in team mode an annotator sees neither the file's
+labels and dimensions nor model scores, judge verdicts or other people's verdicts, unless
+the lead turns a dataset's setting on; reviewers and admins see everything; local mode is
+unchanged."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import store
+from components.teams.session import TOKEN
+from needlework.teams import accounts
+from needlework.teams.assignment import assign_dataset
+from needlework.teams.blind import set_visibility, settings, visibility
+from needlework.teams.permissions import PermissionDenied
+from store.datasets import rename_dataset
+from store.scores import save_item_scores
+from tests.conftest import ROOT
+from tests.teams_fixtures import grounding, preference, verdict
+
+PASSWORDS = {"lead": "lead-passphrase-1", "rita": "rita-passphrase-1", "ana": "ana-passphrase-1",
+             "bob": "bob-passphrase-1"}
+ROLES = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
+
+
+@pytest.fixture
+def team_db(tmp_path, monkeypatch):
+    path = tmp_path / "team.db"
+    config = tmp_path / "needlework.toml"
+    config.write_text('[server]\nmode = "team"\n', encoding="utf-8")
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config))
+    db = store.connect(path)
+    for name, role in ROLES.items():
+        accounts.add_user(db, name, role, password=PASSWORDS[name])
+    grounding(db, 2, "g")
+    keys = preference(db, 2, "p")
+    for name in ("g", "p"):
+        assign_dataset(db, name, ["ana", "bob"], per_item=2)
+    save_item_scores(db, "p", "fp-1", "fp32|full", "some-rm",
+                     [{"item_key": k, "subset": "QA", "chosen_scores": [2.0],
+                       "rejected_scores": [1.5, 0.5, 0.25]} for k in keys])
+    from needlework.teams.writes import write_annotation  # noqa: PLC0415
+
+    write_annotation(db, "p", keys[0], "verdict:0:0", verdict("chosen_better"),
+                     actor=accounts.get_user(db, "bob"))
+    return db
+
+
+def page(db, who: str, script: str, dataset: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state[TOKEN] = accounts.sign_in(db, who, PASSWORDS[who]).token
+    at.query_params["dataset"] = dataset
+    at.run()
+    at.switch_page(script)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown(at: AppTest) -> str:
+    return html.unescape("\n".join([h.proto.body for h in at.get("html")]
+                                    + [m.value for m in at.markdown] + [c.value for c in at.caption]))
+
+
+def test_annotators_label_blind_until_the_lead_shows_the_files_labels(team_db) -> None:
+    at = page(team_db, "ana", "pages/annotate.py", "g")
+    assert "file's label" not in shown(at) and "Blind labelling" in shown(at)
+    assert not [t for t in at.toggle if t.key == "nw-hide-imported"]
+    assert all("(in the file)" not in (s.placeholder or "") for s in at.selectbox)
+    reviewer = page(team_db, "rita", "pages/annotate.py", "g")
+    assert "file's label" in shown(reviewer)
+    set_visibility(team_db, "g", "annotators_see_file_labels", True,
+                   actor=accounts.get_user(team_db, "lead"))
+    at = page(team_db, "ana", "pages/annotate.py", "g")
+    assert "file's label" in shown(at) and [t for t in at.toggle if t.key == "nw-hide-imported"]
+
+
+def test_review_hides_model_scores_and_others_verdicts_from_annotators(team_db) -> None:
+    at = page(team_db, "ana", "pages/review.py", "p")
+    text = shown(at)
+    assert "score 2.000" not in text and "bob" not in text
+    reviewer = shown(page(team_db, "rita", "pages/review.py", "p"))
+    assert "score 2.000" in reviewer and "bob" in reviewer
+    set_visibility(team_db, "p", "annotators_see_model_outputs", True,
+                   actor=accounts.get_user(team_db, "lead"))
+    text = shown(page(team_db, "ana", "pages/review.py", "p"))
+    assert "score 2.000" in text
+    assert "bob" not in text  # other annotators' verdicts stay hidden
+
+
+def test_only_admins_change_the_settings_and_they_follow_a_rename(team_db) -> None:
+    with pytest.raises(PermissionDenied, match="rita is a reviewer"):
+        set_visibility(team_db, "g", "annotators_see_file_labels", True,
+                       actor=accounts.get_user(team_db, "rita"))
+    assert settings(team_db, "g") == {"annotators_see_file_labels": False,
+                                      "annotators_see_model_outputs": False}
+    lead = accounts.get_user(team_db, "lead")
+    assert set_visibility(team_db, "g", "annotators_see_file_labels", True, actor=lead) is False
+    rename_dataset(team_db, "g", "g2")
+    assert settings(team_db, "g2")["annotators_see_file_labels"] is True
+    assert visibility(team_db, "g2", accounts.get_user(team_db, "ana")).file_labels is True
+    assert visibility(team_db, "p", None).model_outputs is True  # local mode sees everything
+
+
+def test_the_lead_switches_them_on_the_assignment_page(team_db) -> None:
+    at = page(team_db, "lead", "pages/assign.py", "g")
+    [toggle] = [t for t in at.toggle if "file came with" in t.label]
+    assert toggle.value is False
+    toggle.set_value(True).run()
+    assert not at.exception, at.exception
+    assert settings(team_db, "g")["annotators_see_file_labels"] is True
