@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -9,6 +10,44 @@ from sqlite_utils import Database
 
 COLUMNS = ("id", "dataset", "item_key", "annotator", "field", "old_value", "new_value", "at",
            "by", "action", "undoes")
+
+
+EVENT_COLUMNS = ("id", "at", "by", "action", "target", "about_dataset", "before", "after")
+
+
+def add_event(db: Database, *, at: str, by: str, action: str, target: str,
+              dataset: str | None = None, before: Any = None, after: Any = None) -> int:
+    """Append one audit event (``before`` and ``after`` stored as JSON); returns its id."""
+    with db.atomic():
+        return db.execute(
+            "insert into audit_events (at, by, action, target, about_dataset, before, after) "
+            "values (?, ?, ?, ?, ?, ?, ?)",
+            [at, by, action, target, dataset,
+             None if before is None else json.dumps(before, ensure_ascii=False, sort_keys=True),
+             None if after is None else json.dumps(after, ensure_ascii=False, sort_keys=True)],
+        ).lastrowid
+
+
+def iter_events(db: Database, dataset: str | None = None,
+                batch: int = 1000) -> Iterator[dict[str, Any]]:
+    """Every audit event (of ``dataset``, when given) in the order written, ``before`` and
+    ``after`` as JSON text, read ``batch`` rows at a time."""
+    last = 0
+    where = "" if dataset is None else " and about_dataset = ?"
+    while True:
+        rows = db.execute_returning_dicts(
+            f"select {', '.join(EVENT_COLUMNS)} from audit_events where id > ?{where} "
+            "order by id limit ?", [last, *([dataset] if dataset is not None else []), batch])
+        if not rows:
+            return
+        yield from rows
+        last = rows[-1]["id"]
+
+
+def recent_events(db: Database, limit: int = 200) -> list[dict[str, Any]]:
+    """The latest ``limit`` audit events, newest first."""
+    return db.execute_returning_dicts(
+        f"select {', '.join(EVENT_COLUMNS)} from audit_events order by id desc limit ?", [limit])
 
 
 def iter_history(db: Database, dataset: str, batch: int = 1000) -> Iterator[dict[str, Any]]:

@@ -359,6 +359,19 @@ def m014_dataset_settings(db: Database) -> None:
         "primary key (dataset, name)) without rowid")
 
 
+def m015_audit_events(db: Database) -> None:
+    """The audit trail of everything that is not an annotation (store/audit.py): account
+    changes, sign-ins and refusals, assignments, settings, dataset actions. The dataset it
+    concerns is ``about_dataset``, not ``dataset``: a rename or a delete moves or removes
+    every table with a ``dataset`` column, and the audit trail outlives both."""
+    db.execute(
+        "create table audit_events (id integer primary key, at text not null, by text not null, "
+        "action text not null, target text not null, about_dataset text, before text, "
+        "after text)")
+    db.execute("create index audit_events_dataset on audit_events(about_dataset, id)")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
-         m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,)
+         m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
+         m015_audit_events,)

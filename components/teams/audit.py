@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from components.state import get_db, signed_in
 from components.text import label
-from needlework.teams.audit import AuditError, export_history
+from needlework.teams.audit import AuditError, export_events, export_history
 from needlework.teams.permissions import PermissionDenied
 
 
@@ -42,3 +44,34 @@ def render_audit(dataset: str, changes: int, authors: list[str]) -> None:
                        key="nw-audit-go", icon=":material/download:", type="primary")
     st.caption("Values are data: open a CSV export in a spreadsheet with care (a value that "
                "starts with = may be read as a formula).")
+
+
+def events_file(fmt: str) -> bytes:
+    """Every audit event as CSV or JSONL bytes (admins; a refusal is the file's one line)."""
+    with tempfile.TemporaryDirectory(prefix="nw-audit-") as folder:
+        path = Path(folder) / f"events.{fmt}"
+        try:
+            export_events(get_db(), path, format=fmt, actor=signed_in())
+        except (AuditError, PermissionDenied) as e:
+            return f"export failed: {e}\n".encode()
+        return path.read_bytes()
+
+
+def render_events(events: list[dict[str, Any]]) -> None:
+    """The latest audit events (accounts, sign-ins, assignments, settings) as a table of
+    text, and a download of all of them."""
+    if not events:
+        st.caption("No events yet.")
+    else:
+        st.dataframe(pd.DataFrame([{
+            "when": e["at"][:19].replace("T", " "), "who": e["by"], "what": e["action"],
+            "target": e["target"], "dataset": e["about_dataset"] or "",
+            "before": e["before"] or "", "after": e["after"] or ""} for e in events]),
+            hide_index=True, width="stretch", key="nw-audit-events")
+    fmt = st.radio("Format of the events file", ("csv", "jsonl"), key="nw-audit-events-format",
+                   horizontal=True, help="Columns: id, at, by, action, target, about_dataset, "
+                   "before, after (JSON); oldest first.")
+    st.download_button("Download every audit event", data=lambda: events_file(fmt),
+                       file_name=f"needlework-audit-events.{fmt}",
+                       mime="text/csv" if fmt == "csv" else "application/jsonl",
+                       key="nw-audit-events-go", icon=":material/download:")

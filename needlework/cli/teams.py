@@ -59,10 +59,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_progress)
 
     p = subparsers.add_parser(
-        "audit", help="export a dataset's change history (CSV or JSONL)",
+        "audit", help="export a dataset's change history, or the audit events (CSV or JSONL)",
         description="Write every change of dataset NAME (who, when, old and new value) to "
-        "FILE, oldest first; the format follows the extension (.csv, .jsonl) unless given.")
-    p.add_argument("--dataset", required=True, metavar="NAME")
+        "FILE, oldest first; with --events, the audit events instead (accounts, sign-ins, "
+        "assignments, settings: who, when, what, before and after), all or those about NAME. "
+        "The format follows the extension (.csv, .jsonl) unless given.")
+    p.add_argument("--dataset", metavar="NAME", help="the dataset (required without --events)")
+    p.add_argument("--events", action="store_true",
+                   help="the audit events rather than the annotations' history")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--format", choices=("csv", "jsonl"))
     add_db_argument(p)
@@ -337,9 +341,17 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from needlework.teams.audit import export_history  # noqa: PLC0415
+    from needlework.teams.audit import AuditError, export_events, export_history  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
+        if args.events:
+            count = export_events(_db(args), args.out, dataset=args.dataset, format=args.format)
+            about = f" about {args.dataset!r}" if args.dataset else ""
+            print(f"wrote {count} audit events{about} to {args.out}")
+            return 0
+        if not args.dataset:
+            raise AuditError("name the dataset (--dataset NAME), or export the audit events "
+                             "(--events)")
         count = export_history(_db(args), args.dataset, args.out, format=args.format)
         print(f"wrote {count} history entries of {args.dataset!r} to {args.out}")
         return 0

@@ -34,6 +34,7 @@ from sqlite_utils import Database
 
 from needlework.teams import passwords
 from needlework.teams.config import Policy
+from needlework.teams.events import record
 from needlework.teams.permissions import ADMIN, ROLES, User, check
 from store import users as store_users
 
@@ -45,6 +46,7 @@ TOKEN_PREFIX = "nw_"
 #: local storage); it holds the token only, never a password.
 SESSION_COOKIE = "needlework_session"
 _TOKEN = re.compile(r"^nw_[A-Za-z0-9_-]{43}$")
+NOT_SIGNED_IN = "(not signed in)"  # who a refused sign-in is, in the audit trail
 TOUCH_EVERY = timedelta(minutes=5)  # how often a session's last_seen_at is brought up to date
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -142,6 +144,8 @@ def add_user(db: Database, name: str, role: str, *, password: str | None = None,
     except store_users.NameTaken as e:
         raise AccountError(str(e)) from None
     log.info("account %r created (%s)", name, role)
+    record(db, actor, "account.created", name,
+           after={"role": role, "email": email, "password": password is not None})
     return User.from_row(store_users.get_user(db, user_id) or {})
 
 
@@ -176,17 +180,20 @@ def set_disabled(db: Database, name: str, disabled: bool = True, *,
     if disabled:
         store_users.delete_user_sessions(db, user.id)
     log.info("account %r %s", user.name, "disabled" if disabled else "enabled")
+    record(db, actor, "account.disabled" if disabled else "account.enabled", user.name,
+           before={"disabled": user.disabled}, after={"disabled": disabled})
     return _found(db, user.name)
 
 
 def set_role(db: Database, name: str, role: str, *, actor: User | None = None) -> User:
     """Change an account's role (the last active admin keeps theirs)."""
-    check(db, actor, "manage_users")
+    actor = check(db, actor, "manage_users")
     user = _found(db, name)
     if _check_role(role) != ADMIN:
         _keep_an_admin(db, user)
     store_users.update_user(db, user.id, iso(), role=role)
     log.info("account %r is now %s", user.name, role)
+    record(db, actor, "account.role", user.name, before={"role": user.role}, after={"role": role})
     return _found(db, user.name)
 
 
@@ -207,7 +214,7 @@ def set_email(db: Database, name: str, email: str | None, *, actor: User | None 
 def reset_password(db: Database, name: str, password: str, *,
                    actor: User | None = None) -> User:
     """Set a new password: clears any lock and ends every session of the account."""
-    check(db, actor, "manage_users")
+    actor = check(db, actor, "manage_users")
     user = _found(db, name)
     hashed = passwords.hash_password(passwords.check_new_password(password, user.name))
     store_users.update_user(db, user.id, iso(), password_hash=hashed, failed_logins=0,
@@ -215,6 +222,7 @@ def reset_password(db: Database, name: str, password: str, *,
     store_users.clear_failures(db, _login_keys(user))
     store_users.delete_user_sessions(db, user.id)
     log.info("password of %r reset", user.name)
+    record(db, actor, "account.password_reset", user.name, after={"password": "reset"})
     return _found(db, user.name)
 
 
@@ -240,10 +248,12 @@ def _login_keys(user: User) -> list[str]:
 
 def unlock(db: Database, name: str, *, actor: User | None = None) -> User:
     """Lift every pause of the account's name and e-mail, from every client."""
-    check(db, actor, "manage_users")
+    actor = check(db, actor, "manage_users")
     user = _found(db, name)
-    store_users.clear_failures(db, _login_keys(user))
+    paused = store_users.clear_failures(db, _login_keys(user))
     store_users.update_user(db, user.id, iso(), failed_logins=0, locked_until=None)
+    record(db, actor, "account.unlocked", user.name, before={"paused_clients": paused},
+           after={"paused_clients": 0})
     return _found(db, user.name)
 
 
@@ -279,6 +289,8 @@ def sign_in(db: Database, login: str, password: str, *, client: str = "",
     paused = store_users.sign_in_lock(db, key, client, iso(moment))
     if paused:
         log.warning("sign-in refused: a paused name from %s", client or "an unknown client")
+        record(db, NOT_SIGNED_IN, "sign_in.refused", "", after={"client": client,
+                                                                "reason": "paused"})
         raise SignInRefused(f"sign-in with this name is paused here after "
                             f"{policy.lock_failures} wrong passwords: try again after "
                             f"{_clock(paused)}")
@@ -298,6 +310,8 @@ def sign_in(db: Database, login: str, password: str, *, client: str = "",
         else:
             log.warning("sign-in refused: wrong password for %r (%d in a row from %s)",
                         row["name"], count, client or "an unknown client")
+        record(db, NOT_SIGNED_IN, "sign_in.refused", row["name"] if row is not None else "", after={
+                   "client": client, "reason": "wrong password", "paused_until": locked})
         if locked:
             if row is not None:
                 store_users.update_user(db, row["id"], iso(moment), locked_until=locked)
@@ -309,6 +323,8 @@ def sign_in(db: Database, login: str, password: str, *, client: str = "",
     assert row is not None and stored is not None
     if row["disabled"]:
         log.warning("sign-in refused: %r is disabled", row["name"])
+        record(db, NOT_SIGNED_IN, "sign_in.refused", row["name"],
+               after={"client": client, "reason": "disabled"})
         raise SignInRefused("this account is disabled: ask an admin")
     store_users.clear_failures(db, [key], client)
     store_users.record_success(db, row["id"], iso(moment))
@@ -317,6 +333,7 @@ def sign_in(db: Database, login: str, password: str, *, client: str = "",
                                 password_hash=passwords.hash_password(password))
     user = User.from_row(store_users.get_user(db, row["id"]) or row)
     log.info("signed in: %r", user.name)
+    record(db, user, "sign_in", user.name, after={"client": client, "method": "password"})
     return start_session(db, user, method="password", policy=policy, now=moment)
 
 

@@ -24,6 +24,7 @@ from sqlite_utils import Database
 
 from needlework.formats import preference_view
 from needlework.teams import accounts
+from needlework.teams.events import record
 from needlework.teams.permissions import PermissionDenied, User, check, refresh, require
 from store import assignments as store_assignments
 from store import gold as store_gold
@@ -168,6 +169,10 @@ def assign_dataset(db: Database, dataset: str, annotators: Sequence[str], *, per
     per: dict[str, int] = {}
     for r in rows:
         per[r.annotator] = per.get(r.annotator, 0) + 1
+    record(db, actor, "assignment.replaced" if existing else "assignment.created", dataset,
+           dataset=dataset, before={"assignments": existing} if existing else None,
+           after={"annotators": names, "per_item": per_item, "double_share": double_share,
+                  "seed": seed, "assignments": written, "per_annotator": per})
     return AssignSummary(dataset, len(normal), len(gold & set(units)), written, per)
 
 
@@ -277,6 +282,8 @@ def reassign_unfinished(db: Database, dataset: str, leaver: str, *,
             names = [n for n in plan["annotators"] if n != leaver]
             names += [t for t in targets if t not in names]
             store_assignments.set_plan_annotators(db, dataset, names)
+    record(db, actor, "assignment.reassigned", leaver, dataset=dataset,
+           after={"moved": moved, "dropped_gold": dropped, "kept": kept})
     return ReassignSummary(moved, dropped, kept)
 
 

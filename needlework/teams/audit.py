@@ -71,3 +71,33 @@ def export_history(db: Database, dataset: str, out: str | Path, *, format: str |
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
                 count += 1
     return count
+
+
+def event_records(db: Database, dataset: str | None = None) -> Iterator[dict[str, Any]]:
+    """The audit events (of ``dataset``), oldest first, ``before``/``after`` parsed."""
+    for row in store_audit.iter_events(db, dataset):
+        row = dict(row)
+        for name in ("before", "after"):
+            row[name] = None if row[name] is None else json.loads(row[name])
+        yield row
+
+
+def export_events(db: Database, out: str | Path, *, dataset: str | None = None,
+                  format: str | None = None, actor: User | None = None) -> int:
+    """Write the audit events (every one, or those about ``dataset``, which may have been
+    deleted since) to ``out``; returns the rows written. Admins only."""
+    check(db, actor, "audit", dataset)
+    format = format_for(out, format)
+    count = 0
+    with atomic_writer(out, "w") as f:
+        if format == "csv":
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(store_audit.EVENT_COLUMNS)
+            for row in store_audit.iter_events(db, dataset):
+                writer.writerow(["" if row[c] is None else row[c] for c in store_audit.EVENT_COLUMNS])
+                count += 1
+        else:
+            for row in event_records(db, dataset):
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+                count += 1
+    return count

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from sqlite_utils import Database
 
+from needlework.teams.events import record
 from needlework.teams.permissions import REVIEWER, User, check
 from store import dataset_settings
 
@@ -59,4 +60,7 @@ def set_visibility(db: Database, dataset: str, name: str, on: bool, *,
     before = dataset_settings.set_setting(
         db, dataset, name, bool(on), by=actor.name if actor else "",
         at=datetime.now(UTC).isoformat(timespec="milliseconds"))
-    return bool(SETTINGS[name][0] if before is None else before)
+    was = bool(SETTINGS[name][0] if before is None else before)
+    record(db, actor, "dataset.setting", name, dataset=dataset, before={name: was},
+           after={name: bool(on)})
+    return was

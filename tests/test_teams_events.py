@@ -1,0 +1,128 @@
+"""The audit trail of what is not an annotation (issue 26, point 3, first part): each
+audited action is one row naming who, what, when and the values before and after; no
+password is ever a value; the rows outlive a deleted dataset and are exported by the CLI
+and shown on the Audit page."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import store
+from components.teams.session import TOKEN
+from needlework.teams import accounts
+from needlework.teams.accounts import SignInRefused
+from needlework.teams.assignment import assign_dataset, reassign_unfinished
+from needlework.teams.audit import event_records
+from needlework.teams.blind import set_visibility
+from store.datasets import delete_dataset
+from tests.conftest import ROOT
+from tests.teams_fixtures import grounding
+
+PW = "lead-passphrase-1"
+ANA_PW = "ana-passphrase-1"
+
+
+@pytest.fixture
+def db(tmp_path):
+    db = store.connect(tmp_path / "a.db")
+    accounts.add_user(db, "lead", "admin", password=PW)
+    return db
+
+
+def events(db, action: str | None = None) -> list[dict]:
+    return [e for e in event_records(db) if action is None or e["action"] == action]
+
+
+def test_account_changes_are_audited_with_before_and_after(db) -> None:
+    lead = accounts.get_user(db, "lead")
+    accounts.add_user(db, "ana", "annotator", password=ANA_PW, actor=lead)
+    accounts.set_role(db, "ana", "reviewer", actor=lead)
+    accounts.set_disabled(db, "ana", actor=lead)
+    accounts.set_disabled(db, "ana", False, actor=lead)
+    accounts.reset_password(db, "ana", "ana-new-passphrase-2", actor=lead)
+    accounts.unlock(db, "ana", actor=lead)
+    rows = [(e["by"], e["action"], e["target"], e["before"], e["after"]) for e in events(db)
+            if e["target"] == "ana"]
+    assert rows == [
+        ("lead", "account.created", "ana", None,
+         {"role": "annotator", "email": None, "password": True}),
+        ("lead", "account.role", "ana", {"role": "annotator"}, {"role": "reviewer"}),
+        ("lead", "account.disabled", "ana", {"disabled": False}, {"disabled": True}),
+        ("lead", "account.enabled", "ana", {"disabled": True}, {"disabled": False}),
+        ("lead", "account.password_reset", "ana", None, {"password": "reset"}),
+        ("lead", "account.unlocked", "ana", {"paused_clients": 0}, {"paused_clients": 0}),
+    ]
+    assert all(e["at"].startswith("20") for e in events(db))
+    text = json.dumps(events(db))
+    assert ANA_PW not in text and "ana-new-passphrase-2" not in text
+
+
+def test_sign_ins_and_refusals_are_audited_without_what_was_typed(db) -> None:
+    accounts.sign_in(db, "lead", PW, client="10.0.0.5")
+    for login in ("lead", "not-a-name-but-a-passphrase"):
+        with pytest.raises(SignInRefused):
+            accounts.sign_in(db, login, "wrong-password-1", client="10.0.0.6")
+    [ok] = events(db, "sign_in")
+    assert (ok["by"], ok["target"], ok["after"]) == ("lead", "lead",
+                                                     {"client": "10.0.0.5", "method": "password"})
+    refused = events(db, "sign_in.refused")
+    assert [(e["by"], e["target"]) for e in refused] == [("(not signed in)", "lead"),
+                                                         ("(not signed in)", "")]
+    text = json.dumps(events(db))
+    assert "not-a-name-but-a-passphrase" not in text and "wrong-password-1" not in text
+
+
+def test_assignments_settings_and_a_deleted_dataset_keep_their_events(db, tmp_path) -> None:
+    lead = accounts.get_user(db, "lead")
+    for name in ("ana", "bob"):
+        accounts.add_user(db, name, "annotator", password=ANA_PW, actor=lead)
+    grounding(db, 4, "g")
+    assign_dataset(db, "g", ["ana", "bob"], actor=lead)
+    assign_dataset(db, "g", ["ana"], replace=True, actor=lead)
+    reassign_unfinished(db, "g", "ana", to=["bob"], actor=lead)
+    set_visibility(db, "g", "annotators_see_file_labels", True, actor=lead)
+    delete_dataset(db, "g")
+    about = [(e["action"], e["target"]) for e in event_records(db, "g")]
+    assert about == [("assignment.created", "g"), ("assignment.replaced", "g"),
+                     ("assignment.reassigned", "ana"), ("dataset.setting",
+                                                        "annotators_see_file_labels")]
+    created, replaced, moved, setting = event_records(db, "g")
+    assert created["after"]["annotators"] == ["ana", "bob"] and created["before"] is None
+    assert replaced["before"] == {"assignments": created["after"]["assignments"]}
+    assert moved["after"]["moved"] == {"bob": 4}
+    assert (setting["before"], setting["after"]) == ({"annotators_see_file_labels": False},
+                                                     {"annotators_see_file_labels": True})
+    out = tmp_path / "events.jsonl"
+    done = subprocess.run([sys.executable, "-m", "needlework", "audit", "--events", "--dataset",
+                           "g", "--out", str(out), "--db", str(tmp_path / "a.db")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "wrote 4 audit events about 'g'" in done.stdout
+    assert [json.loads(line)["action"] for line in out.read_text().splitlines()] == [
+        a for a, _ in about]
+
+
+def test_the_audit_page_shows_the_events_to_an_admin(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "team.db"
+    config = tmp_path / "needlework.toml"
+    config.write_text('[server]\nmode = "team"\n', encoding="utf-8")
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config))
+    db = store.connect(path)
+    accounts.add_user(db, "lead", "admin", password=PW)
+    accounts.add_user(db, "ana", "annotator", password=ANA_PW,
+                      actor=accounts.get_user(db, "lead"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state[TOKEN] = accounts.sign_in(db, "lead", PW).token
+    at.run()
+    at.switch_page("pages/audit.py")
+    at.run()
+    assert not at.exception, at.exception
+    [table] = [t for t in at.dataframe if "what" in t.value.columns]
+    assert {"account.created", "sign_in"} <= set(table.value["what"])
+    assert "ana" in set(table.value["target"])
