@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from needlework.datasets import delete_dataset
+from needlework.teams.events import record
 from needlework.teams.permissions import User, check
 from store import datasets as store_datasets
 
@@ -20,14 +21,19 @@ def rename(db: Database, old: str, new: str, *, actor: User | None = None) -> st
     """Rename a dataset; its items, annotations, history, scores and runs follow.
     Returns the new name (trimmed). Raises ``InvalidDatasetName``, ``DatasetExists``,
     ``DatasetBusy`` (a job of it runs), ``KeyError`` or ``PermissionDenied``."""
-    check(db, actor, "replace", old)
-    return store_datasets.rename_dataset(db, old, new)
+    actor = check(db, actor, "replace", old)
+    new = store_datasets.rename_dataset(db, old, new)
+    if new != old:
+        record(db, actor, "dataset.renamed", new, dataset=new, before={"name": old},
+               after={"name": new})
+    return new
 
 
 def archive(db: Database, name: str, archived: bool = True, *, actor: User | None = None) -> None:
     """Archive a dataset (hidden from the dataset pickers, nothing deleted) or restore it."""
-    check(db, actor, "replace", name)
+    actor = check(db, actor, "replace", name)
     store_datasets.set_archived(db, name, archived)
+    record(db, actor, "dataset.archived" if archived else "dataset.restored", name, dataset=name)
 
 
 def delete(db: Database, name: str, *, actor: User | None = None) -> bool:

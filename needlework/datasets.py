@@ -28,6 +28,7 @@ from needlework.files import atomic_writer
 from needlework.formats import FORMATS, FormatError, ParsedRecord, Problem, ProblemList
 from needlework.formats.reader import ProgressFn, open_input
 from needlework.grounding.export import CitationError, stream_annotated
+from needlework.teams.events import record as record_event
 from needlework.teams.permissions import User, check
 from store import assignments as store_assignments
 from store import datasets as store_datasets
@@ -195,6 +196,9 @@ def import_stream(
         raise ImportFailed(f"{filename}: {storage_message(e, database_path(db))}") from None
     except store_names.InvalidDatasetName as e:
         raise FormatError([Problem(filename, None, str(e))]) from None
+    record_event(db, actor, "dataset.replaced" if replace else "dataset.imported", name,
+                 dataset=name, after={"file": filename, "format": records.format,
+                                      "items": count, "annotations_dropped": drop_annotations})
     return ImportSummary(name, records.kind, records.format, count)
 
 
@@ -328,11 +332,14 @@ def delete_dataset(db: Database, name: str, *, actor: User | None = None) -> boo
     """Delete a dataset with its items, annotations, history, scores, assignments, gold
     marks, plan and guidelines, in one transaction; False when there was none.
     ``actor``: the signed-in user in team mode (admins only)."""
-    check(db, actor, "delete", name)
+    actor = check(db, actor, "delete", name)
     with db.atomic():
-        if store_datasets.get_dataset(db, name) is None:
+        row = store_datasets.get_dataset(db, name)
+        if row is None:
             return False
         store_datasets.delete_dataset(db, name)
         store_assignments.forget_plan(db, name)
         store_guidelines.forget(db, name)
+    record_event(db, actor, "dataset.deleted", name, dataset=name,
+                 before={"kind": row["kind"], "format": row["format"], "items": row["items"]})
     return True

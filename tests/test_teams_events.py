@@ -14,12 +14,12 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from components.teams.session import TOKEN
+from needlework.datasets import delete_dataset
 from needlework.teams import accounts
 from needlework.teams.accounts import SignInRefused
 from needlework.teams.assignment import assign_dataset, reassign_unfinished
 from needlework.teams.audit import event_records
 from needlework.teams.blind import set_visibility
-from store.datasets import delete_dataset
 from tests.conftest import ROOT
 from tests.teams_fixtures import grounding
 
@@ -86,12 +86,12 @@ def test_assignments_settings_and_a_deleted_dataset_keep_their_events(db, tmp_pa
     assign_dataset(db, "g", ["ana"], replace=True, actor=lead)
     reassign_unfinished(db, "g", "ana", to=["bob"], actor=lead)
     set_visibility(db, "g", "annotators_see_file_labels", True, actor=lead)
-    delete_dataset(db, "g")
+    delete_dataset(db, "g", actor=lead)
     about = [(e["action"], e["target"]) for e in event_records(db, "g")]
-    assert about == [("assignment.created", "g"), ("assignment.replaced", "g"),
-                     ("assignment.reassigned", "ana"), ("dataset.setting",
-                                                        "annotators_see_file_labels")]
-    created, replaced, moved, setting = event_records(db, "g")
+    assert about == [("dataset.imported", "g"), ("assignment.created", "g"),
+                     ("assignment.replaced", "g"), ("assignment.reassigned", "ana"),
+                     ("dataset.setting", "annotators_see_file_labels"), ("dataset.deleted", "g")]
+    _, created, replaced, moved, setting, _ = event_records(db, "g")
     assert created["after"]["annotators"] == ["ana", "bob"] and created["before"] is None
     assert replaced["before"] == {"assignments": created["after"]["assignments"]}
     assert moved["after"]["moved"] == {"bob": 4}
@@ -102,9 +102,49 @@ def test_assignments_settings_and_a_deleted_dataset_keep_their_events(db, tmp_pa
                            "g", "--out", str(out), "--db", str(tmp_path / "a.db")], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "wrote 4 audit events about 'g'" in done.stdout
+    assert "wrote 6 audit events about 'g'" in done.stdout
     assert [json.loads(line)["action"] for line in out.read_text().splitlines()] == [
         a for a, _ in about]
+
+
+def test_dataset_guideline_and_gold_actions_are_audited(db) -> None:
+    from needlework import catalog  # noqa: PLC0415
+    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.teams.guidelines import set_guidelines  # noqa: PLC0415
+    from needlework.teams.quality import mark_gold, unmark_gold  # noqa: PLC0415
+    from tests.conftest import garage_records, jsonl  # noqa: PLC0415
+
+    lead = accounts.get_user(db, "lead")
+    import_bytes(db, jsonl(garage_records(3)), "g.jsonl", dataset="g", actor=lead)
+    import_bytes(db, jsonl(garage_records(2)), "g2.jsonl", dataset="g", replace=True,
+                 drop_annotations=True, actor=lead)
+    set_guidelines(db, "g", "Label every passage.", actor=lead)
+    set_guidelines(db, "g", "Label every passage carefully.", actor=lead)
+    mark_gold(db, "g", "sample-1", {"label:1": "ANSWER-THE-QUESTION"}, actor=lead)
+    unmark_gold(db, "g", "sample-1", actor=lead)
+    catalog.archive(db, "g", actor=lead)
+    catalog.archive(db, "g", False, actor=lead)
+    catalog.rename(db, "g", "g-new", actor=lead)
+    catalog.delete(db, "g-new", actor=lead)
+    rows = [(e["action"], e["target"], e["about_dataset"], e["before"], e["after"])
+            for e in events(db) if e["action"].split(".")[0] in ("dataset", "guidelines", "gold")]
+    assert rows == [
+        ("dataset.imported", "g", "g", None, {"file": "g.jsonl", "format": "garage", "items": 3,
+                                              "annotations_dropped": False}),
+        ("dataset.replaced", "g", "g", None, {"file": "g2.jsonl", "format": "garage", "items": 2,
+                                              "annotations_dropped": True}),
+        ("guidelines.changed", "g", "g", None, {"characters": 20}),
+        ("guidelines.changed", "g", "g", {"characters": 20}, {"characters": 30}),
+        ("gold.marked", "sample-1", "g", None, {"fields": ["label:1"]}),
+        ("gold.unmarked", "sample-1", "g", None, None),
+        ("dataset.archived", "g", "g", None, None),
+        ("dataset.restored", "g", "g", None, None),
+        ("dataset.renamed", "g-new", "g-new", {"name": "g"}, {"name": "g-new"}),
+        ("dataset.deleted", "g-new", "g-new", {"kind": "grounding", "format": "garage",
+                                               "items": 2}, None),
+    ]
+    assert all(e["by"] == "lead" for e in events(db) if e["action"] != "account.created")
+    assert "ANSWER-THE-QUESTION" not in json.dumps(events(db))  # gold answers stay out
 
 
 def test_the_audit_page_shows_the_events_to_an_admin(tmp_path, monkeypatch) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from needlework.teams.accounts import iso
+from needlework.teams.events import record
 from needlework.teams.permissions import User, check
 from store import guidelines as store_guidelines
 from store.datasets import get_dataset
@@ -47,5 +48,9 @@ def set_guidelines(db: Database, dataset: str, text: str, *,
         raise GuidelinesError("guidelines must be text")
     if len(text) > MAX_CHARS:
         raise GuidelinesError(f"the guidelines have {len(text)} characters: at most {MAX_CHARS}")
+    before = get_guidelines(db, dataset)
     store_guidelines.put(db, dataset, text, by=actor.name if actor else "", at=iso())
+    record(db, actor, "guidelines.changed", dataset, dataset=dataset,
+           before={"characters": len(before.text)} if before else None,
+           after={"characters": len(text)})
     return get_guidelines(db, dataset)

@@ -39,6 +39,7 @@ from needlework.grounding.agreement import Alpha, Kappa, cohen_kappas, krippendo
 from needlework.review.verdicts import VERDICTS, field_name, parse_field, verdict_of
 from needlework.teams import accounts
 from needlework.teams.assignment import add_gold_to_queues
+from needlework.teams.events import record
 from needlework.teams.permissions import User, check
 from store import assignments as store_assignments
 from store import audit as store_audit
@@ -153,16 +154,20 @@ def mark_gold(db: Database, dataset: str, item_key: str, answers: dict[str, Any]
     with db.atomic():
         store_gold.mark(db, dataset, item_key, answers, by=by, at=accounts.iso())
         add_gold_to_queues(db, dataset, item_key, by=by)
+    record(db, actor, "gold.marked", item_key, dataset=dataset, after={"fields": sorted(answers)})
     return answers
 
 
 def unmark_gold(db: Database, dataset: str, item_key: str, *, actor: User | None = None) -> bool:
     """Stop treating an item as gold: queues lose it where it was added as gold and not
     done. Reviewers and admins only."""
-    check(db, actor, "mark_gold", dataset)
+    actor = check(db, actor, "mark_gold", dataset)
     with db.atomic():
         store_assignments.clear_gold(db, dataset, item_key)
-        return store_gold.unmark(db, dataset, item_key)
+        was = store_gold.unmark(db, dataset, item_key)
+    if was:
+        record(db, actor, "gold.unmarked", item_key, dataset=dataset)
+    return was
 
 
 def gold_items(db: Database, dataset: str, *, actor: User | None = None) -> list[dict[str, Any]]:
