@@ -3,10 +3,14 @@ and finishing items the way the pages would."""
 
 from __future__ import annotations
 
+from streamlit.testing.v1 import AppTest
+
+import store
+from components.teams.session import TOKEN
 from needlework.datasets import import_bytes
 from needlework.teams import accounts, writes
 from needlework.teams.permissions import User
-from tests.conftest import garage_records, jsonl
+from tests.conftest import ROOT, garage_records, jsonl
 
 LABELS3 = ("ANSWER-THE-QUESTION", "irrelevant", "RELATED-INFORMATION")
 
@@ -50,3 +54,42 @@ def finish_grounding(db, dataset: str, key: str, actor: User | None, labels=LABE
 
 def verdict(value: str) -> dict:
     return {"verdict": value, "reasons": [], "note": ""}
+
+
+# --- team mode served by the app (AppTest): a config, a database, four accounts ----------
+
+PASSWORDS = {"lead": "lead-passphrase-1", "rita": "rita-passphrase-1", "ana": "ana-passphrase-1",
+             "bob": "bob-passphrase-1"}
+ROLES = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
+
+
+def team_mode_db(tmp_path, monkeypatch, *, config: str = "", people=ROLES):
+    """Team mode for the app (a needlework.toml with ``config`` after ``[server] mode``, the
+    database in ``$NEEDLEWORK_DB``) with password accounts for ``people`` (name -> role,
+    passwords from :data:`PASSWORDS`); returns the database."""
+    path = tmp_path / "team.db"
+    config_file = tmp_path / "needlework.toml"
+    config_file.write_text('[server]\nmode = "team"\n' + config, encoding="utf-8")
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config_file))
+    db = store.connect(path)
+    for name, role in people.items():
+        accounts.add_user(db, name, role, password=PASSWORDS[name])
+    return db
+
+
+def open_as(db, who: str, page: str | None = None, dataset: str | None = None) -> AppTest:
+    """The app signed in as ``who`` (a real session), on ``page``, with ``dataset`` picked;
+    fails on an exception."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state[TOKEN] = accounts.sign_in(db, who, PASSWORDS[who]).token
+    if dataset is not None:
+        at.query_params["dataset"] = dataset
+    at.run()
+    if page is not None:
+        at.switch_page(page)
+        if dataset is not None:
+            at.query_params["dataset"] = dataset
+        at.run()
+    assert not at.exception, at.exception
+    return at

@@ -7,44 +7,22 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import store
-from components.teams.session import TOKEN
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset, queue
 from store.annotations import set_annotation
-from tests.conftest import ROOT
-from tests.teams_fixtures import grounding
-
-PASSWORDS = {"lead": "lead-passphrase-1", "rita": "rita-passphrase-1", "ana": "ana-passphrase-1",
-             "bob": "bob-passphrase-1"}
-ROLES = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
+from tests.teams_fixtures import grounding, open_as, team_mode_db
 
 
 @pytest.fixture
 def team_db(tmp_path, monkeypatch):
-    path = tmp_path / "team.db"
-    config = tmp_path / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\n', encoding="utf-8")
-    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
-    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config))
-    db = store.connect(path)
-    for name, role in ROLES.items():
-        accounts.add_user(db, name, role, password=PASSWORDS[name])
+    db = team_mode_db(tmp_path, monkeypatch)
     grounding(db, 8, "g")
     assign_dataset(db, "g", ["ana", "bob"], per_item=1, actor=accounts.get_user(db, "lead"))
     return db
 
 
 def annotate(db, who: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state[TOKEN] = accounts.sign_in(db, who, PASSWORDS[who]).token
-    at.query_params["dataset"] = "g"
-    at.run()
-    at.switch_page("pages/annotate.py")
-    at.query_params["dataset"] = "g"
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_as(db, who, "pages/annotate.py", "g")
 
 
 def ask(at: AppTest, item: str, seek: str) -> str:

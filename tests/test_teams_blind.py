@@ -10,32 +10,18 @@ import html
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import store
-from components.teams.session import TOKEN
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_visibility, settings, visibility
 from needlework.teams.permissions import PermissionDenied
 from store.datasets import rename_dataset
 from store.scores import save_item_scores
-from tests.conftest import ROOT
-from tests.teams_fixtures import grounding, preference, verdict
-
-PASSWORDS = {"lead": "lead-passphrase-1", "rita": "rita-passphrase-1", "ana": "ana-passphrase-1",
-             "bob": "bob-passphrase-1"}
-ROLES = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
+from tests.teams_fixtures import grounding, open_as, preference, team_mode_db, verdict
 
 
 @pytest.fixture
 def team_db(tmp_path, monkeypatch):
-    path = tmp_path / "team.db"
-    config = tmp_path / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\n', encoding="utf-8")
-    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
-    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config))
-    db = store.connect(path)
-    for name, role in ROLES.items():
-        accounts.add_user(db, name, role, password=PASSWORDS[name])
+    db = team_mode_db(tmp_path, monkeypatch)
     grounding(db, 2, "g")
     keys = preference(db, 2, "p")
     for name in ("g", "p"):
@@ -50,15 +36,7 @@ def team_db(tmp_path, monkeypatch):
     return db
 
 
-def page(db, who: str, script: str, dataset: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state[TOKEN] = accounts.sign_in(db, who, PASSWORDS[who]).token
-    at.query_params["dataset"] = dataset
-    at.run()
-    at.switch_page(script)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+page = open_as
 
 
 def shown(at: AppTest) -> str:

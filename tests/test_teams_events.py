@@ -10,10 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 import store
-from components.teams.session import TOKEN
 from needlework.datasets import delete_dataset
 from needlework.teams import accounts
 from needlework.teams.accounts import SignInRefused
@@ -21,7 +19,7 @@ from needlework.teams.assignment import assign_dataset, reassign_unfinished
 from needlework.teams.audit import event_records
 from needlework.teams.blind import set_visibility
 from tests.conftest import ROOT
-from tests.teams_fixtures import grounding
+from tests.teams_fixtures import grounding, open_as, team_mode_db
 
 PW = "lead-passphrase-1"
 ANA_PW = "ana-passphrase-1"
@@ -148,21 +146,10 @@ def test_dataset_guideline_and_gold_actions_are_audited(db) -> None:
 
 
 def test_the_audit_page_shows_the_events_to_an_admin(tmp_path, monkeypatch) -> None:
-    path = tmp_path / "team.db"
-    config = tmp_path / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\n', encoding="utf-8")
-    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
-    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config))
-    db = store.connect(path)
-    accounts.add_user(db, "lead", "admin", password=PW)
+    db = team_mode_db(tmp_path, monkeypatch, people={"lead": "admin"})
     accounts.add_user(db, "ana", "annotator", password=ANA_PW,
                       actor=accounts.get_user(db, "lead"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state[TOKEN] = accounts.sign_in(db, "lead", PW).token
-    at.run()
-    at.switch_page("pages/audit.py")
-    at.run()
-    assert not at.exception, at.exception
+    at = open_as(db, "lead", "pages/audit.py")
     [table] = [t for t in at.dataframe if "what" in t.value.columns]
     assert {"account.created", "sign_in"} <= set(table.value["what"])
     assert "ana" in set(table.value["target"])

@@ -8,18 +8,12 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import store
-from components.teams.session import TOKEN
 from needlework.datasets import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
-from tests.conftest import ROOT, jsonl
-from tests.teams_fixtures import finish_grounding, grounding, preference
+from tests.conftest import jsonl
+from tests.teams_fixtures import finish_grounding, grounding, open_as, preference, team_mode_db
 from tests.test_home_page import NEEDLE
-
-PASSWORDS = {"lead": "lead-passphrase-1", "rita": "rita-passphrase-1", "ana": "ana-passphrase-1",
-             "bob": "bob-passphrase-1"}
-ROLES = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
 
 
 @pytest.fixture
@@ -27,14 +21,8 @@ def team_db(tmp_path, monkeypatch):
     """Team mode; a grounding set assigned to ana and bob (each item to both), a second
     grounding set assigned to bob only, a preference set and a needle set; bob finished
     one item, ana another."""
-    path = tmp_path / "team.db"
-    config = tmp_path / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\n', encoding="utf-8")
-    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
-    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config))
-    db = store.connect(path)
-    users = {name: accounts.add_user(db, name, role, password=PASSWORDS[name])
-             for name, role in ROLES.items()}
+    db = team_mode_db(tmp_path, monkeypatch)
+    users = {name: accounts.get_user(db, name) for name in ("ana", "bob")}
     keys = grounding(db, 3, "g")
     bobs = grounding(db, 2, "bobs-only")
     preference(db, 2, "prefs")
@@ -49,11 +37,7 @@ def team_db(tmp_path, monkeypatch):
 
 
 def home(db, who: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state[TOKEN] = accounts.sign_in(db, who, PASSWORDS[who]).token
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_as(db, who)
 
 
 def text_of(at: AppTest) -> str:

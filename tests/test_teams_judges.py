@@ -8,19 +8,15 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import store
-from components.teams.session import TOKEN
 from needlework.datasets import import_bytes
 from needlework.judges.named import NamedJudge
-from needlework.teams import accounts
 from needlework.teams.config import ConfigError, parse_config
 from needlework.teams.permissions import User, model_source_refusal
-from tests.conftest import ROOT, jsonl
+from tests.conftest import jsonl
 from tests.judges_fixtures import FakeJudgeServer
+from tests.teams_fixtures import open_as, team_mode_db
 
 SECRET = "sk-server-SECRET-9876"
-PASSWORDS = {"lead": "lead-passphrase-1", "rita": "rita-passphrase-1"}
-ROLES = {"lead": "admin", "rita": "reviewer"}
 
 
 def _config(extra: str = "") -> str:
@@ -76,32 +72,18 @@ def team(tmp_path, monkeypatch):
     """Team mode with an admin's named connection to ``listener`` (its key in a server
     environment variable), a second listener nobody configured, and a preference set."""
     with FakeJudgeServer() as named, FakeJudgeServer() as stranger:
-        config = tmp_path / "needlework.toml"
-        config.write_text(_config(f'[judges.team-judge]\nbase_url = "{named.base_url}"\n'
-                                  'model = "judge"\nkey_env = "TEAM_JUDGE_KEY"\nmax_tokens = 64\n'),
-                          encoding="utf-8")
-        path = tmp_path / "team.db"
-        monkeypatch.setenv("NEEDLEWORK_DB", str(path))
-        monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config))
+        db = team_mode_db(tmp_path, monkeypatch, people={"lead": "admin", "rita": "reviewer"},
+                          config=f'[judges.team-judge]\nbase_url = "{named.base_url}"\n'
+                                 'model = "judge"\nkey_env = "TEAM_JUDGE_KEY"\nmax_tokens = 64\n')
         monkeypatch.setenv("TEAM_JUDGE_KEY", SECRET)
         monkeypatch.setenv("OTHER_SECRET", "sk-other-SECRET-1111")
-        db = store.connect(path)
-        for name, role in ROLES.items():
-            accounts.add_user(db, name, role, password=PASSWORDS[name])
         import_bytes(db, jsonl([{"id": "q0", "subset": "QA", "prompt": "P?", "chosen": ["a"],
                                  "rejected": ["b"]}]), "p.jsonl", dataset="prefs", format="lfrb")
         yield db, named, stranger
 
 
 def _page(db, who: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.session_state[TOKEN] = accounts.sign_in(db, who, PASSWORDS[who]).token
-    at.query_params["dataset"] = "prefs"
-    at.run()
-    at.switch_page("pages/rewards.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_as(db, who, "pages/rewards.py", "prefs")
 
 
 def _auth(request: dict) -> str | None:

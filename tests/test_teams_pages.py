@@ -15,31 +15,19 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import store
 from components.teams.session import TOKEN
 from components.teams.signin import ERROR
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from tests.conftest import ROOT
-from tests.teams_fixtures import grounding
-
-PASSWORDS = {"lead": "lead-passphrase-1", "rita": "rita-passphrase-1", "ana": "ana-passphrase-1",
-             "bob": "bob-passphrase-1"}
-ROLES = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
+from tests.teams_fixtures import PASSWORDS, grounding, team_mode_db
 
 
 @pytest.fixture
 def team_db(tmp_path, monkeypatch):
     """Team mode (a needlework.toml) over a database with a team and two grounding
     datasets; ``g`` is assigned to ana and bob, each item by both."""
-    path = tmp_path / "team.db"
-    config = tmp_path / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\n', encoding="utf-8")
-    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
-    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(config))
-    db = store.connect(path)
-    for name, role in ROLES.items():
-        accounts.add_user(db, name, role, password=PASSWORDS[name])
+    db = team_mode_db(tmp_path, monkeypatch)
     grounding(db, 4, "g")
     grounding(db, 2, "other")
     assign_dataset(db, "g", ["ana", "bob"], per_item=2)
