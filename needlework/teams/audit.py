@@ -58,19 +58,8 @@ def export_history(db: Database, dataset: str, out: str | Path, *, format: str |
     format = format_for(out, format)
     if get_dataset(db, dataset) is None:
         raise AuditError(f"no dataset named {dataset!r}")
-    count = 0
-    with atomic_writer(out, "w") as f:
-        if format == "csv":
-            writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(store_audit.COLUMNS)
-            for row in store_audit.iter_history(db, dataset):
-                writer.writerow(["" if row[c] is None else row[c] for c in store_audit.COLUMNS])
-                count += 1
-        else:
-            for row in history_records(db, dataset):
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-                count += 1
-    return count
+    return _write(out, format, store_audit.COLUMNS, store_audit.iter_history(db, dataset),
+                  history_records(db, dataset))
 
 
 def event_records(db: Database, dataset: str | None = None) -> Iterator[dict[str, Any]]:
@@ -88,16 +77,25 @@ def export_events(db: Database, out: str | Path, *, dataset: str | None = None,
     deleted since) to ``out``; returns the rows written. Admins only."""
     check(db, actor, "audit", dataset)
     format = format_for(out, format)
+    return _write(out, format, store_audit.EVENT_COLUMNS, store_audit.iter_events(db, dataset),
+                  event_records(db, dataset))
+
+
+def _write(out: str | Path, format: str, columns: tuple[str, ...],
+           stored: Iterator[dict[str, Any]], parsed: Iterator[dict[str, Any]]) -> int:
+    """Write rows whole or not at all: CSV from the ``stored`` rows (values as their JSON
+    text), JSONL from the ``parsed`` ones (JSON values). Only the one the format needs is
+    read. Returns the rows written."""
     count = 0
     with atomic_writer(out, "w") as f:
         if format == "csv":
             writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(store_audit.EVENT_COLUMNS)
-            for row in store_audit.iter_events(db, dataset):
-                writer.writerow(["" if row[c] is None else row[c] for c in store_audit.EVENT_COLUMNS])
+            writer.writerow(columns)
+            for row in stored:
+                writer.writerow(["" if row[c] is None else row[c] for c in columns])
                 count += 1
         else:
-            for row in event_records(db, dataset):
+            for row in parsed:
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
                 count += 1
     return count
