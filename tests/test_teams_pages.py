@@ -12,6 +12,8 @@ callback's effects are.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -292,6 +294,20 @@ def test_quality_page_marks_gold_and_ranks_annotators(team_db):
     people = table_with(at, "accuracy on gold %")
     assert list(people["annotator"]) == ["bob", "ana"]  # worst accuracy on gold first
     assert list(people["accuracy on gold %"]) == [pytest.approx(200 / 3, abs=0.1), 100.0]
+
+
+def test_gold_answers_are_picked_like_labels(team_db):
+    at = app("pages/quality.py", who="rita", db=team_db)
+    assert not at.text_area  # no JSON to type
+    at.selectbox(key="nw-gold-item").set_value("sample-2").run()
+    pickers = {s.label: s for s in at.get("button_group")}
+    assert set(pickers) == {"Passage 1", "Passage 2", "Passage 3"}
+    pickers["Passage 2"].set_value("OUTDATED").run()
+    at.get("button_group")[2].set_value(None).run()  # passage 3 left unchecked
+    at.button(key="nw-gold-mark").click().run()
+    assert not at.exception, at.exception
+    [answers] = [json.loads(r[0]) for r in team_db.execute("select answers from gold_items")]
+    assert answers == {"label:1": "ANSWER-THE-QUESTION", "label:2": "OUTDATED"}
 
 
 def test_audit_page_offers_the_history_to_admins(team_db):

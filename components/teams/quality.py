@@ -23,6 +23,8 @@ from needlework.teams.quality import (
     ITEM_SORTS,
     GoldError,
     QualityReport,
+    answer_fields,
+    default_answers,
     mark_gold,
     rank_annotators,
     rank_items,
@@ -54,15 +56,23 @@ def render_flash() -> None:
         (st.success if flash[0] else st.error)(label(flash[1], 600))
 
 
-def _mark(dataset: str, key: str | None, answers_widget: str) -> None:
+def _answer_widget(key: str, field: str) -> str:
+    return f"nw-gold-answer|{key}|{field}"
+
+
+def _mark(dataset: str, key: str | None, fields: Sequence[str]) -> None:
     if not key:
         return
-    text = (st.session_state.get(answers_widget) or "").strip()
-    try:
-        answers = json.loads(text) if text else None
-    except json.JSONDecodeError as e:
-        st.session_state[FLASH] = (False, f"Gold answers: not JSON (line {e.lineno}, column "
-                                   f"{e.colno}: {e.msg})")
+    answers = {f: st.session_state.get(_answer_widget(key, f)) for f in fields}
+    answers = {f: v for f, v in answers.items() if v}
+    try:  # adjudicated dimensions come along, as before
+        answers |= {f: v for f, v in default_answers(get_db(), dataset, key).items()
+                    if f.startswith("dim:")}
+    except GoldError:
+        pass
+    if not answers:
+        st.session_state[FLASH] = (False, "Pick at least one answer before marking the item "
+                                   "as gold.")
         return
     try:
         saved = mark_gold(get_db(), dataset, key, answers, actor=signed_in())
@@ -98,7 +108,6 @@ def render_gold(dataset: str, items: Sequence[dict[str, Any]],
     key = cols[0].selectbox("Item", [i["key"] for i in items], index=None, key="nw-gold-item",
                             format_func=lambda k: label(titles.get(k, k), 100),
                             placeholder="choose an item to mark as gold…")
-    answers_widget = f"nw-gold-answers|{key}"
     if key in golden:
         cols[1].button("Unmark gold", key="nw-gold-unmark", on_click=_unmark, args=(dataset, key),
                        icon=":material/remove_done:")
@@ -106,14 +115,24 @@ def render_gold(dataset: str, items: Sequence[dict[str, Any]],
         render_text(json.dumps(answers, ensure_ascii=False, indent=1), mono=True, box=True,
                     max_height=200, key="nw-gold-answers-view")
         return
+    fields = answer_fields(get_db(), dataset, key) if key is not None else []
     cols[1].button("Mark as gold", key="nw-gold-mark", disabled=key is None, type="primary",
-                   on_click=_mark, args=(dataset, key, answers_widget), icon=":material/star:")
-    if key is not None:
-        st.text_area("Gold answers (JSON, optional)", key=answers_widget, height=100,
-                     placeholder='{"label:1": "ANSWER-THE-QUESTION", "label:2": "irrelevant"}',
-                     help="Empty: the reviewers' adjudications, else the record's own labels "
-                     "(for a preference pair, chosen is better). Fields: label:N and dim:FIELD "
-                     "(grounding), verdict:I:J (preference).")
+                   on_click=_mark, args=(dataset, key, [f.field for f in fields]),
+                   icon=":material/star:")
+    if key is None:
+        return
+    try:
+        proposed = default_answers(get_db(), dataset, key)
+    except GoldError:
+        proposed = {}
+    st.caption("The right answers, picked like labels. Each starts at the reviewers' "
+               "adjudication, else the file's own value (a preference pair: chosen better); "
+               "an answer left empty is not checked.")
+    for f in fields:
+        value = proposed.get(f.field)
+        st.segmented_control(f.title, f.options, format_func=f.words.get,
+                             default=value if value in f.options else None,
+                             key=_answer_widget(key, f.field))
 
 
 def render_annotators(report: QualityReport) -> None:

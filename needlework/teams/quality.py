@@ -102,6 +102,32 @@ def _reviewers(db: Database) -> set[str]:
     return {u.name for u in accounts.list_users(db) if u.at_least("reviewer")}
 
 
+@dataclass(frozen=True)
+class AnswerField:
+    """One answer a gold item can hold, picked with the same choices as annotation."""
+
+    field: str  # label:N or verdict:I:J
+    title: str  # "Passage 2", "Chosen 1 vs rejected 3"
+    options: tuple[str, ...]  # the stored values, in the annotation page's order
+    words: dict[str, str]  # value -> its button word
+
+
+def answer_fields(db: Database, dataset: str, item_key: str) -> list[AnswerField]:
+    """The answers ``item_key`` can hold as gold: one passage label per passage
+    (grounding), one verdict per comparison (preference; skip is no answer)."""
+    row = _dataset(db, dataset)
+    item = get_item(db, dataset, item_key)
+    if item is None:
+        raise GoldError(f"item {item_key!r} is not in dataset {dataset!r}")
+    if row["kind"] == "grounding":
+        return [AnswerField(gl.label_field(p.number), f"Passage {p.number}", gl.LABELS, gl.SHORT)
+                for p in gitem.passages(item["record"])]
+    verdicts = {v: words for v, (words, _) in VERDICTS.items() if v != "skip"}
+    return [AnswerField(field_name(i, j), f"Chosen {i + 1} vs rejected {j + 1}", tuple(verdicts),
+                        verdicts)
+            for i, j in preference_view(row["format"], item["record"]).comparisons()]
+
+
 def check_answers(kind: str, fmt: str, record: dict[str, Any],
                   answers: dict[str, Any]) -> dict[str, Any]:
     """``answers`` if every field exists on the item and holds a valid value, else
