@@ -44,6 +44,7 @@ from components.state import annotator, current_dataset, get_db, signed_in
 from needlework.formats import preference_view
 from needlework.review.filters import disagreements
 from needlework.review.queue import item_comparisons
+from needlework.teams.assignment import visible_datasets
 from needlework.teams.blind import visibility
 from needlework.teams.permissions import visible_annotator
 from store import pairs as pairs_store
@@ -58,7 +59,9 @@ head[0].title("⚖️ Review pairs")
 keys_slot = head[1].empty()  # the Esc / scroll-to-difference script, drawn last
 if row is None or row["kind"] not in REVIEWABLE:
     render_review_keys("none", keys_slot)
-    render_pick_dataset(list_datasets(db), row)
+    theirs = visible_datasets(db, signed_in())  # an annotator: the datasets assigned to them
+    render_pick_dataset([r for r in list_datasets(db) if theirs is None or r["name"] in theirs],
+                        row)
     st.stop()
 mode = head[1].segmented_control("Mode", ["Review", "Dataset overview"], default="Review",
                                  key="rv_mode", label_visibility="collapsed") or "Review"

@@ -70,6 +70,18 @@ def test_review_hides_model_scores_and_others_verdicts_from_annotators(team_db) 
     assert "bob" not in text  # other annotators' verdicts stay hidden
 
 
+def test_review_offers_an_annotator_only_the_datasets_assigned_to_them(team_db) -> None:
+    from tests.teams_fixtures import preference  # noqa: PLC0415
+
+    preference(team_db, 2, "not-hers")
+    at = page(team_db, "ana", "pages/review.py", "g")  # a grounding set: pick one here
+    offered = {b.key for b in at.button if (b.key or "").startswith("rv_pick_ds|")}
+    assert offered == {"rv_pick_ds|p"}
+    reviewer = page(team_db, "rita", "pages/review.py", "g")
+    assert {b.key for b in reviewer.button if (b.key or "").startswith("rv_pick_ds|")} == {
+        "rv_pick_ds|p", "rv_pick_ds|not-hers"}
+
+
 def test_only_admins_change_the_settings_and_they_follow_a_rename(team_db) -> None:
     with pytest.raises(PermissionDenied, match="rita is a reviewer"):
         set_visibility(team_db, "g", "annotators_see_file_labels", True,
