@@ -129,6 +129,31 @@ def test_an_admin_keeps_the_whole_form(team) -> None:
     assert _auth(request) != f"Bearer {SECRET}"  # no key source chosen: the key stays home
 
 
+def test_a_reviewer_is_refused_a_model_outside_data_and_a_load_is_audited(team, tmp_path) -> None:
+    from needlework.teams.audit import event_records  # noqa: PLC0415
+    from needlework.rewards import registry  # noqa: PLC0415
+    from tests.rewards_fixtures import save_tiny_model  # noqa: PLC0415
+
+    db, _, _ = team
+    outside = tmp_path / "outside-model"
+    save_tiny_model(outside)
+    registry.MODELS.clear()
+    at = _page(db, "rita")
+    at.text_input(key="rw_model").set_value(str(outside)).run()
+    at.button(key="rw_load").click().run()
+    assert any("Only an admin loads a model from outside the data folder" in e.value
+               for e in at.error)
+    at = _page(db, "lead")
+    at.text_input(key="rw_model").set_value(str(outside)).run()
+    try:
+        at.button(key="rw_load").click().run()
+    finally:
+        registry.MODELS.clear()  # the registry is the process's: leave it as found
+    assert not at.exception, at.exception
+    [loaded] = [e for e in event_records(db) if e["action"] == "model.loaded"]
+    assert (loaded["by"], loaded["target"]) == ("lead", str(outside.resolve()))
+
+
 def test_the_auth_secrets_section_is_never_a_key(team, tmp_path) -> None:
     from components.models import judge  # noqa: PLC0415
 

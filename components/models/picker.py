@@ -12,12 +12,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from components.state import signed_in
+from components.state import get_db, signed_in
 from components.text import label
 from needlework.demo_models import INSTALL_COMMAND
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import ModelFacts, RewardModel
 from needlework.rewards.registry import MODELS, ModelKey
+from needlework.teams.events import record
 from needlework.teams.permissions import model_source_refusal, remote_code_refusal
 
 DEMO_MODEL_PATH = "data/demo-model"
@@ -76,6 +77,8 @@ def _load(key: ModelKey) -> RewardModel | None:
         _error(f"{key.name} could not be loaded: {type(exc).__name__}: {exc}")
         return None
     st.session_state[CURRENT] = key
+    record(get_db(), signed_in(), "model.loaded", key.name,
+           after={"dtype": key.dtype, "device": key.device, "trust_remote_code": key.trust_remote_code})
     return rm
 
 
