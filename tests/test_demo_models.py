@@ -16,7 +16,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import torch
 
 from needlework import demo_models
 from needlework.demo_models import DEMO_MODELS, Check, DemoModel, DemoModelError
@@ -165,8 +164,9 @@ def test_the_installed_models_answer_alike_on_every_kernel(demo_models_dir) -> N
                               cwd=ROOT, env=env, timeout=600, check=True)
         outputs[capability or "native"] = json.loads(done.stdout)
     native = outputs["native"]
-    assert native["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
     assert outputs["default"]["cpu_capability"] == "DEFAULT"
+    if "avx2" in outputs:
+        assert outputs["avx2"]["cpu_capability"] == "AVX2"
     for answers in native["demo-judge"]["answers"]:
         assert [re.fullmatch(r"\[\[[AB]\]\]", a.strip()) is not None for a in answers] == [True, True]
     for name, out in outputs.items():
