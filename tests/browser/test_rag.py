@@ -22,11 +22,30 @@ from needlework.judges.serve import start_server
 from needlework.rag.failures import failing_sentences
 from needlework.rag.sentences import split_sentences
 from store.rag import list_runs, run_results
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+from needlework.seed import seed_demo
+from tests.browser.harness import assert_no_exception, screenshot, streamlit_server, wait_idle
 
 DATASET = "demo-grounding"
 MODEL = "hasty-subset"
 RUN_TIMEOUT_MS = 400_000
+
+
+@pytest.fixture(scope="module")
+def seeded_db(tmp_path_factory):
+    """This module's own demo database: the figures checked here (deflection TPR among
+    them) depend on the demo's passage labels, which the session's other browser tests
+    change by labelling on the shared database."""
+    path = tmp_path_factory.mktemp("rag") / "needlework.db"
+    db = store.connect(path)
+    seed_demo(db)
+    db.conn.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def app_url(seeded_db, chromium_available):
+    with streamlit_server(seeded_db) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
