@@ -3,7 +3,9 @@
 It serves ``app.py`` (the router) through Streamlit's ASGI app with natural URLs: each
 page also answers at the words people type for it, ``/home`` and unknown paths land on
 Home without a "Page not found" dialog, and repeated query parameters are dropped
-(:mod:`needlework.web`). ``streamlit run app.py`` serves the same app without them.
+(:mod:`needlework.web`), and in team mode sets and clears the HttpOnly session cookie
+(:mod:`needlework.teams.session_cookie`). ``streamlit run app.py`` serves the same app
+without them (in team mode a reload then asks to sign in again).
 """
 
 from pathlib import Path
@@ -12,6 +14,8 @@ import streamlit as st
 from starlette.middleware import Middleware
 from streamlit.runtime.pages_manager import PagesManager
 
+import store
+from needlework.teams import session_cookie
 from needlework.teams.config import load_config, serving_refusal
 from needlework.web import NaturalUrls, routes_of
 
@@ -28,5 +32,8 @@ if _refusal:
 # half-imported package away from another session (KeyError: 'components').
 PagesManager.uses_pages_directory = False
 
-app = st.App("app.py", middleware=[
-    Middleware(NaturalUrls, routes=routes_of(Path(__file__).with_name("app.py")))])
+# Team mode's session cookie is set and cleared by the server (HttpOnly): the page posts a
+# one-time ticket to this route after a sign-in (needlework.teams.session_cookie).
+app = st.App("app.py", routes=session_cookie.routes(lambda: store.connect(migrate=False)),
+             middleware=[Middleware(NaturalUrls,
+                                    routes=routes_of(Path(__file__).with_name("app.py")))])

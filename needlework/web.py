@@ -28,7 +28,7 @@ ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitab
                    Awaitable[None]]
 
 #: First path segments that belong to Streamlit (or to files), never pages.
-RESERVED = frozenset({"_stcore", "media", "component", "static", "app", "auth", "oauth2callback",
+RESERVED = frozenset({"_stcore", "_nw", "media", "component", "static", "app", "auth", "oauth2callback",
                       "favicon.png", "robots.txt"})
 _PAGE = re.compile(r'st\.Page\(\s*"pages/(?P<stem>[\w-]+)\.py"(?P<args>[^)]*)\)', re.S)
 _ARG = re.compile(r'(?P<name>title|url_path)\s*=\s*"(?P<value>[^"]*)"')

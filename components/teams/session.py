@@ -21,14 +21,18 @@ area and the run stops there. Someone found: the account goes to
 ``components.state.SIGNED_IN`` (read with :func:`components.state.signed_in`) and its
 name becomes the annotator name, so every change is saved under it.
 
-Streamlit sets no cookie of its own for us, so a tiny component (:data:`_COOKIE`) writes
-the token into a ``SameSite=Strict`` cookie that lives until the session expires, and
-deletes it after a sign-out; the server reads it back from ``st.context.cookies``, which
-the browser sends when a session starts. The token is the only thing in it.
+The cookie is the server's (:mod:`needlework.teams.session_cookie`): after a sign-in a
+tiny component (:data:`_COOKIE`) posts a one-time ticket, never the token, to the
+server's route, which answers with the ``HttpOnly``, ``SameSite=Strict`` cookie holding
+the token until the session expires; after a sign-out (or a cookie whose session has
+ended) the component asks the route to end the session and clear the cookie. The server
+reads the cookie back from ``st.context.cookies``, which the browser sends when a session
+starts. The token is the only thing in it; no script on the page can read it.
 """
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -39,14 +43,15 @@ from sqlite_utils import Database
 from components.state import ANNOTATOR_KEY, SIGNED_IN, get_db, signed_in
 from components.teams.signin import render_sign_in
 from components.text import label
-from needlework.teams import accounts
+from needlework.teams import accounts, session_cookie
 from needlework.teams.config import Config, ConfigError, load_config
 from needlework.teams.oidc import OIDCRefused, match_account
 from needlework.teams.permissions import ADMIN, ANNOTATOR, PERMISSIONS, REVIEWER, User, can
 
 TOKEN = "nw-session-token"  # this browser session's token (None after a sign-out)
-EXPIRES = "nw-session-expires"  # when it ends (ISO), for the cookie's lifetime
 METHOD = "nw-session-method"  # "password" or "oidc"
+TICKET = "nw-session-ticket"  # the one-time ticket the page exchanges for the cookie
+CLEAR = "nw-session-clear"  # set (to a fresh id) when the browser's cookie must go
 NOTICE = "nw-sign-in-notice"  # a sentence for the sign-in screen (session ended, refused)
 OIDC_REFUSED = "nw-oidc-refused"
 
@@ -61,25 +66,18 @@ ADMIN_PAGES = frozenset({"data", "needle", "users", "assign", "guidelines", "aud
 TEAM_PAGES = frozenset({"users", "assign", "quality", "guidelines", "audit"})
 
 _COOKIE_JS = """
-function readCookie(name) {
-  const found = document.cookie.split(';').map((c) => c.trim())
-    .find((c) => c.startsWith(name + '='));
-  return found ? found.slice(name.length + 1) : '';
-}
 export default function (component) {
   const data = component.data || {};
-  const name = data.name;
-  if (!name) return;
-  const secure = window.location.protocol === 'https:' ? '; Secure' : '';
-  const current = readCookie(name);
-  if (data.token) {
-    if (current !== data.token) {
-      document.cookie = name + '=' + data.token + '; Max-Age=' + data.maxAge +
-        '; Path=/; SameSite=Strict' + secure;
-    }
-  } else if (current) {
-    document.cookie = name + '=; Max-Age=0; Path=/; SameSite=Strict' + secure;
-  }
+  const id = data.ticket || data.clear;
+  const sent = (window.__nwSessionSent = window.__nwSessionSent || new Set());
+  if (!id || !data.route || sent.has(id)) return;
+  sent.add(id);
+  fetch(data.route, {
+    method: data.ticket ? 'POST' : 'DELETE',
+    headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify(data.ticket ? {ticket: data.ticket} : {}),
+    credentials: 'same-origin', cache: 'no-store',
+  }).catch(() => sent.delete(id));
 }
 """
 _COOKIE = st.components.v2.component("needlework.session_cookie", js=_COOKIE_JS,
@@ -162,17 +160,15 @@ def _password_session(db: Database) -> User | None:
     else:  # a new browser session: the cookie, if any
         token = _browser_token()
         st.session_state[TOKEN] = token
-        st.session_state.pop(EXPIRES, None)
     if not token:
         return None
     user = accounts.resume(db, token)
     if user is None:
         st.session_state[TOKEN] = None
+        _forget_cookie()
         st.session_state[NOTICE] = ("Your session has ended (it expired, you signed out "
                                     "elsewhere, or an admin ended it): sign in again.")
         return None
-    if EXPIRES not in st.session_state:
-        st.session_state[EXPIRES] = accounts.session_expiry(db, token)
     st.session_state[METHOD] = "password"
     return user
 
@@ -220,16 +216,28 @@ def _oidc_session(db: Database, config: Config) -> User | None:
     return user
 
 
-def _mount_cookie(token: str | None, expires_at: str | None) -> None:
-    """Keep the browser's cookie in step with this session: the token while signed in
-    (until it expires), nothing after a sign-out."""
+def _route() -> str:
+    """The cookie route under the server's base URL path."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return (f"/{base}" if base else "") + session_cookie.ROUTE
+
+
+def _mount_cookie() -> None:
+    """Ask the server for the cookie once after a sign-in (:data:`TICKET`), or to clear it
+    once after a sign-out (:data:`CLEAR`)."""
+    ticket, clear = st.session_state.get(TICKET), st.session_state.get(CLEAR)
+    if not (ticket or clear):
+        return
     with st.container(key="nw-session-box"):
         st.html(_HIDE)
-        _COOKIE(key="nw-session-cookie", data={
-            "name": accounts.SESSION_COOKIE,
-            "token": token or None,
-            "maxAge": accounts.seconds_left(expires_at) if token and expires_at else 0,
-        })
+        _COOKIE(key="nw-session-cookie", data={"route": _route(), "ticket": ticket,
+                                               "clear": None if ticket else clear})
+
+
+def _forget_cookie() -> None:
+    """The browser's cookie is to be cleared (and its session ended) by the server."""
+    st.session_state.pop(TICKET, None)
+    st.session_state[CLEAR] = secrets.token_hex(8)
 
 
 def sign_in_gate(db: Database, sections: Mapping[str, Sequence[Any]]) -> User | None:
@@ -247,7 +255,7 @@ def sign_in_gate(db: Database, sections: Mapping[str, Sequence[Any]]) -> User | 
     if user is None:
         st.navigation([p for pages in sections.values() for p in pages], position="hidden")
         st.session_state.pop(SIGNED_IN, None)
-        _mount_cookie(None, None)
+        _mount_cookie()
         render_sign_in(config.policy, start_session, notice=st.session_state.get(NOTICE),
                        oidc=oidc_configured(), refused=bool(st.session_state.get(OIDC_REFUSED)))
         st.stop()
@@ -255,7 +263,7 @@ def sign_in_gate(db: Database, sections: Mapping[str, Sequence[Any]]) -> User | 
     st.session_state[SIGNED_IN] = user
     st.session_state[ANNOTATOR_KEY] = user.name
     if st.session_state.get(METHOD) == "password":
-        _mount_cookie(st.session_state.get(TOKEN), st.session_state.get(EXPIRES))
+        _mount_cookie()
     return user
 
 
@@ -263,9 +271,11 @@ def start_session(signed: accounts.SignIn) -> None:
     """Keep a new session (after the password form): this run and the next ones resume
     it, and the cookie keeps it across reloads."""
     st.session_state[TOKEN] = signed.token
-    st.session_state[EXPIRES] = signed.expires_at
     st.session_state[METHOD] = "password"
     st.session_state.pop(NOTICE, None)
+    st.session_state.pop(CLEAR, None)
+    st.session_state[TICKET] = session_cookie.offer(signed.token,
+                                                    accounts.seconds_left(signed.expires_at))
 
 
 def _sign_out() -> None:
@@ -274,7 +284,7 @@ def _sign_out() -> None:
     if token:
         accounts.sign_out(get_db(), token)
     st.session_state[TOKEN] = None
-    st.session_state.pop(EXPIRES, None)
+    _forget_cookie()
     st.session_state.pop(SIGNED_IN, None)
     st.session_state.pop(ANNOTATOR_KEY, None)
     st.session_state[NOTICE] = "You are signed out."

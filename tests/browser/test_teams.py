@@ -321,6 +321,55 @@ def test_passwords_are_not_in_the_database_file_nor_the_log(browser, team):
         assert password.encode() not in blob, password
 
 
+def _session_cookie(ctx) -> dict | None:
+    return next((c for c in ctx.cookies() if c["name"] == accounts.SESSION_COOKIE), None)
+
+
+def test_the_session_cookie_is_httponly_and_dies_with_the_session(browser, team):
+    """Issue 26, point 4: the server sets the cookie (HttpOnly, SameSite=Strict), no script
+    on the page sees it, a reload keeps the session, and after a sign-out the same token,
+    copied into another browser, opens nothing."""
+    ctx = _context(browser)
+    page = ctx.new_page()
+    sign_in(page, team.url, LEAD, LEAD_PASSWORD)
+    deadline = time.time() + 20
+    while _session_cookie(ctx) is None and time.time() < deadline:
+        page.wait_for_timeout(100)
+    cookie = _session_cookie(ctx)
+    assert cookie is not None, ctx.cookies()
+    assert cookie["httpOnly"] is True and cookie["sameSite"] == "Strict", cookie
+    assert accounts.SESSION_COOKIE not in page.evaluate("document.cookie")
+    page.reload()
+    signed_in_as(page, LEAD)  # the server read its own cookie back
+    # a cross-site request to the cookie route changes nothing
+    refused = page.evaluate("""async (url) => {
+        const r = await fetch(url, {method: 'DELETE', headers: {'Content-Type': 'text/plain'},
+                                    body: '{}'});
+        return r.status; }""", team.url + "/_nw/session")
+    assert refused == 403
+    token = cookie["value"]
+    db = store.connect(team.db_path)
+    assert accounts.resume(db, token) is not None
+    page.locator(".st-key-nw-account").get_by_role("button", name="Sign out").click()
+    page.get_by_text("You are signed out.").wait_for(timeout=30_000)
+    deadline = time.time() + 20
+    while _session_cookie(ctx) is not None and time.time() < deadline:
+        page.wait_for_timeout(100)
+    assert _session_cookie(ctx) is None
+    assert accounts.resume(db, token) is None
+    db.conn.close()
+    thief = _context(browser)
+    thief.add_cookies([{**{k: cookie[k] for k in ("name", "value", "domain", "path")},
+                        "httpOnly": True, "sameSite": "Strict"}])
+    stolen = thief.new_page()
+    stolen.goto(team.url)
+    stolen.get_by_label("Name or e-mail").wait_for(timeout=60_000)
+    stolen.get_by_text("Your session has ended").wait_for(timeout=30_000)
+    assert stolen.locator(".st-key-nw-account").count() == 0
+    thief.close()
+    ctx.close()
+
+
 def test_local_mode_starts_without_sign_in(page, app_url):
     page.goto(app_url)
     page.get_by_label("Annotator", exact=True).wait_for(timeout=90_000)  # the typed name

@@ -1,0 +1,138 @@
+"""The server's session-cookie route (needlework.teams.session_cookie), called as an ASGI
+app the way Streamlit's server calls it: a one-time ticket becomes an HttpOnly cookie,
+a request from another origin changes nothing, a DELETE ends the session in the
+database and clears the cookie."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from starlette.routing import Router
+
+import store
+from needlework.teams import accounts, session_cookie
+
+HOST = "127.0.0.1:8501"
+OWN = f"http://{HOST}"
+
+
+def call(app, method: str, body: dict | str | None = None, *, origin: str | None = OWN,
+         headers: dict[str, str] | None = None, cookie: str | None = None,
+         scheme: str = "http") -> tuple[int, dict[str, str], dict]:
+    raw = body.encode() if isinstance(body, str) else json.dumps(body or {}).encode()
+    sent = {"host": HOST, "content-type": "application/json", **(headers or {})}
+    if origin is not None:
+        sent["origin"] = origin
+    if cookie is not None:
+        sent["cookie"] = f"{accounts.SESSION_COOKIE}={cookie}"
+    scope = {"type": "http", "method": method, "path": session_cookie.ROUTE, "raw_path":
+             session_cookie.ROUTE.encode(), "query_string": b"", "scheme": scheme,
+             "server": ("127.0.0.1", 8501), "client": ("127.0.0.1", 5000), "root_path": "",
+             "http_version": "1.1",
+             "headers": [(k.encode(), v.encode()) for k, v in sent.items()]}
+    messages = [{"type": "http.request", "body": raw, "more_body": False}]
+    out: list[dict] = []
+
+    async def receive():
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message):
+        out.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    start = next(m for m in out if m["type"] == "http.response.start")
+    got = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    payload = b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body")
+    try:
+        answer = json.loads(payload or b"{}")
+    except ValueError:  # Starlette's plain-text 405
+        answer = {"text": payload.decode()}
+    return start["status"], got, answer
+
+
+@pytest.fixture
+def signed(tmp_path):
+    path = tmp_path / "n.db"
+    db = store.connect(path)
+    user = accounts.add_user(db, "ana", "annotator", password="ana-passphrase-7")
+    session = accounts.start_session(db, user)
+    app = Router(routes=session_cookie.routes(lambda: store.connect(path, migrate=False)))
+    return db, session, app
+
+
+def test_a_ticket_becomes_an_httponly_strict_cookie_once(signed):
+    db, session, app = signed
+    ticket = session_cookie.offer(session.token, 3600)
+    assert session.token not in ticket
+    status, headers, _ = call(app, "POST", {"ticket": ticket})
+    assert status == 200
+    cookie = headers["set-cookie"]
+    assert cookie.startswith(f"{accounts.SESSION_COOKIE}={session.token};")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Max-Age=3600" in cookie
+    assert "Secure" not in cookie  # plain http on localhost
+    status, headers, body = call(app, "POST", {"ticket": ticket})  # used: never again
+    assert status == 404 and "set-cookie" not in headers and "ticket" in body["error"]
+
+
+def test_the_cookie_is_secure_behind_https(signed):
+    _, session, app = signed
+    ticket = session_cookie.offer(session.token, 60)
+    status, headers, _ = call(app, "POST", {"ticket": ticket}, origin=f"https://{HOST}",
+                              headers={"x-forwarded-proto": "https"})
+    assert status == 200 and headers["set-cookie"].endswith("; Secure")
+
+
+def test_a_ticket_expires():
+    ticket = session_cookie.offer("nw_x", 60, now=1000.0)
+    assert session_cookie.redeem(ticket, now=1000.0 + session_cookie.TICKET_SECONDS + 1) is None
+    fresh = session_cookie.offer("nw_x", 60, now=1000.0)
+    assert session_cookie.redeem(fresh, now=1001.0) == ("nw_x", 60)
+    assert session_cookie.redeem(None) is None and session_cookie.redeem(["x"]) is None
+
+
+@pytest.mark.parametrize(("origin", "headers", "body"), [
+    (None, {}, None),  # no Origin (a non-browser client, or an old form post)
+    ("http://evil.example", {}, None),
+    ("http://127.0.0.1:9999", {}, None),  # another port is another origin
+    (OWN, {"sec-fetch-site": "cross-site"}, None),
+    (OWN, {"sec-fetch-site": "same-site"}, None),
+    (OWN, {"content-type": "application/x-www-form-urlencoded"}, None),
+    (OWN, {"content-type": "text/plain"}, None),
+])
+def test_requests_not_from_the_apps_page_change_nothing(signed, origin, headers, body):
+    db, session, app = signed
+    ticket = session_cookie.offer(session.token, 60)
+    status, got, answer = call(app, "POST", {"ticket": ticket}, origin=origin, headers=headers)
+    assert status == 403 and "set-cookie" not in got and answer["error"]
+    status, got, _ = call(app, "DELETE", origin=origin, headers=headers, cookie=session.token)
+    assert status == 403 and "set-cookie" not in got
+    assert accounts.resume(db, session.token) is not None  # the session lives on
+    assert session_cookie.redeem(ticket) is not None  # and the ticket was not spent
+
+
+@pytest.mark.parametrize("body", ["not json", "[1, 2]", '{"ticket": 7}', "{}",
+                                  json.dumps({"ticket": "x" * 5000})])
+def test_a_malformed_body_is_refused(signed, body):
+    _, _, app = signed
+    status, headers, _ = call(app, "POST", body)
+    assert status == 404 and "set-cookie" not in headers
+
+
+def test_delete_ends_the_session_and_clears_the_cookie(signed):
+    db, session, app = signed
+    status, headers, _ = call(app, "DELETE", cookie=session.token)
+    assert status == 200
+    assert headers["set-cookie"].startswith(f"{accounts.SESSION_COOKIE}=;")
+    assert "Max-Age=0" in headers["set-cookie"] and "HttpOnly" in headers["set-cookie"]
+    assert accounts.resume(db, session.token) is None
+    status, headers, _ = call(app, "DELETE")  # no cookie: nothing to end, cleared anyway
+    assert status == 200 and "Max-Age=0" in headers["set-cookie"]
+
+
+def test_get_is_not_a_way_in(signed):
+    _, session, app = signed
+    ticket = session_cookie.offer(session.token, 60)
+    status, headers, _ = call(app, "GET", {"ticket": ticket})
+    assert status == 405 and "set-cookie" not in headers
