@@ -2,11 +2,13 @@
 //
 // Actions are kept in localStorage (one key per tab, adopted by another tab when the
 // tab that made them is gone), sent with the outbox component's state, and dropped only
-// when the server names their id as applied, unchanged or refused. Nothing here comes
-// from data: labels and messages are the project's own strings.
+// when the server names their id as applied, unchanged or refused. A refused action is
+// never shown as saved: the badge says why, in the server's sentence, for REFUSAL_MS.
+// Everything is written as text (textContent), never as HTML.
 const nwCore = (() => {
   if (window.__nwCore) return window.__nwCore;
   const PREFIX = "nw-pending:";
+  const REFUSAL_MS = 10000;
   const rand = () => {
     const a = new Uint32Array(3);
     crypto.getRandomValues(a);
@@ -33,6 +35,7 @@ const nwCore = (() => {
     retryAt: 0,
     backoff: 0,
     refused: [],         // messages of refused actions, newest last
+    refusedAt: 0,        // when the last refusal came (the badge says it for REFUSAL_MS)
     answeredAt: Date.now(),
     listeners: new Set(),
     revertListeners: new Set(),
@@ -126,14 +129,21 @@ const nwCore = (() => {
     answer(data) {
       if (!data || !data.seen) return;
       const acked = new Set(data.acks || []);
+      const refusedIds = new Set((data.rejected || []).map((r) => r.id));
       if (acked.size) {
         const at = Number(data.seen) || 0;
-        for (const a of this.queue) if (acked.has(a.id)) this.settled.push({action: a, at});
+        // a refused action is forgotten, never shown as saved
+        for (const a of this.queue) {
+          if (acked.has(a.id) && !refusedIds.has(a.id)) this.settled.push({action: a, at});
+        }
         this.settled = this.settled.slice(-500);
         this.queue = this.queue.filter((a) => !acked.has(a.id));
         this.save();
       }
-      for (const r of data.rejected || []) this.refused.push(r.message);
+      for (const r of data.rejected || []) {
+        this.refused.push(String(r.message || "refused"));
+        this.refusedAt = Date.now();
+      }
       for (const u of data.undone || []) {  // what an undo or redo key reverted (once per id)
         if (this.reverted.has(u.id)) continue;
         this.reverted.add(u.id);
@@ -169,6 +179,11 @@ const nwCore = (() => {
     },
     status() {
       const n = this.queue.length;
+      if (!n && this.refused.length && Date.now() - this.refusedAt < REFUSAL_MS) {
+        const last = this.refused[this.refused.length - 1];
+        const text = `✕ not saved: ${last.length > 160 ? last.slice(0, 159) + "…" : last}`;
+        return {n, text, kind: "error", refused: true};
+      }
       if (!n) return {n, text: "✓ all saved", kind: "ok"};
       const silent = Date.now() - this.answeredAt > 5000 && this.inFlight;
       const why = {busy: "the database is busy, retrying", full: "the disk is full, retrying",
@@ -190,11 +205,12 @@ const nwCore = (() => {
   badge.setAttribute("aria-live", "polite");
   badge.style.cssText = "position:fixed;right:14px;bottom:12px;z-index:999990;padding:4px 10px;" +
     "border-radius:12px;font:13px/1.4 system-ui,sans-serif;box-shadow:0 1px 4px rgba(0,0,0,.15);" +
-    "pointer-events:none;transition:opacity .3s";
+    "pointer-events:none;transition:opacity .3s;max-width:min(60vw,640px)";
   document.body.appendChild(badge);
   const paint = (s) => {
     badge.textContent = s.text;
     badge.dataset.pending = String(s.n);
+    badge.dataset.refused = s.refused ? "1" : "";
     badge.style.background = {ok: "#dcfce7", pending: "#fff7ed", error: "#fee2e2"}[s.kind];
     badge.style.color = {ok: "#166534", pending: "#9a3412", error: "#991b1b"}[s.kind];
     badge.style.opacity = s.kind === "ok" ? "0.75" : "1";

@@ -25,7 +25,7 @@ import store
 from needlework.datasets import import_bytes
 from needlework.grounding.agreement import report as agreement_report
 from needlework.teams import accounts
-from needlework.teams.assignment import assign_dataset
+from needlework.teams.assignment import assign_dataset, reassign_unfinished
 from needlework.teams.oidc import write_auth_secrets
 from store.annotations import dataset_annotations
 from tests.browser.harness import (
@@ -319,6 +319,39 @@ def test_passwords_are_not_in_the_database_file_nor_the_log(browser, team):
     assert b"$argon2id$" in blob  # the hashes are there
     for password in (LEAD_PASSWORD, LOCKY_PASSWORD, WRONG, *(p for _, p in NEW.values())):
         assert password.encode() not in blob, password
+
+
+def test_a_refused_key_says_why_and_is_not_shown_as_saved(browser, team):
+    """Issue 26, point 6: the lead moves ana's unfinished items to bob while her page is
+    open; her next label key is refused on the server, and the page says so in the
+    server's sentence instead of "all saved"."""
+    name = "team-refused"
+    db = store.connect(team.db_path)
+    for who, (role, password) in NEW.items():
+        if accounts.get_user(db, who) is None:
+            accounts.add_user(db, who, role, password=password)
+    import_bytes(db, jsonl(garage_records(2)), f"{name}.jsonl", dataset=name)
+    assign_dataset(db, name, ["ana-t"], per_item=1)
+    ctx = _context(browser)
+    page = ctx.new_page()
+    sign_in(page, f"{team.url}/annotate?dataset={name}", "ana-t", NEW["ana-t"][1])
+    page.locator(".st-key-nw-toolbar").wait_for(timeout=30_000)
+    wait_idle(page)
+    page.keyboard.press("Escape")
+    reassign_unfinished(db, name, "ana-t", to=["bob-t"], actor=accounts.get_user(db, LEAD))
+    db.conn.close()
+    page.keyboard.press("1")
+    badge = page.locator("#nw-save-status")
+    expect(badge).to_contain_text("not saved:", timeout=30_000)
+    text = badge.inner_text()
+    assert "is not assigned to" in text, text
+    assert badge.get_attribute("data-refused") == "1"
+    screenshot(page, "teams-refused-key")
+    assert _read(team.db_path, "select count(*) from annotations where dataset = ?", [name]) == [(0,)]
+    refused = _read(team.db_path, "select outcome from applied_actions where outcome like ?",
+                    ["rejected%"])
+    assert refused, "the refusal is recorded with the action"
+    ctx.close()
 
 
 def _session_cookie(ctx) -> dict | None:
