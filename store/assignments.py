@@ -18,6 +18,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from store.agreement import recounted
+
 _PROGRESS = ("(select {column} from item_progress p where p.dataset = a.dataset "
              "and p.item_key = a.item_key and p.annotator = a.annotator)")
 
@@ -74,7 +76,7 @@ def replace_plan(db: Database, dataset: str, rows: Iterable[Row], *, annotators:
                  overlap: int, double_share: float, seed: int, at: str, by: str) -> int:
     """Drop every assignment of ``dataset`` and write ``rows`` and the plan, in one
     transaction; returns the rows written."""
-    with db.atomic():
+    with recounted(db, dataset):
         db.execute("delete from assignments where dataset = ?", [dataset])
         written = _insert(db, dataset, rows, at, by)
         db.execute(
@@ -90,7 +92,8 @@ def replace_plan(db: Database, dataset: str, rows: Iterable[Row], *, annotators:
 
 def add(db: Database, dataset: str, rows: Iterable[Row], *, at: str, by: str) -> int:
     """Add assignments (an existing one only gains the gold mark)."""
-    with db.atomic():
+    rows = list(rows)
+    with recounted(db, dataset, [r.item_key for r in rows]):
         return _insert(db, dataset, rows, at, by)
 
 
@@ -183,24 +186,35 @@ def assignees(db: Database, dataset: str, item_key: str) -> list[str]:
         [dataset, item_key])]
 
 
+def assignees_by_item(db: Database, dataset: str) -> dict[str, set[str]]:
+    """``{item_key: annotators}`` of every assigned item of ``dataset``."""
+    out: dict[str, set[str]] = {}
+    for key, who in db.execute("select item_key, annotator from assignments where dataset = ?",
+                               [dataset]):
+        out.setdefault(key, set()).add(who)
+    return out
+
+
 def move(db: Database, dataset: str, item_key: str, old: str, new: str, *, at: str,
          by: str) -> None:
-    """Give ``old``'s assignment of ``item_key`` to ``new`` (call inside a transaction)."""
-    db.execute("update assignments set annotator = ?, source = 'reassigned', assigned_at = ?, "
-               "assigned_by = ? where dataset = ? and item_key = ? and annotator = ?",
-               [new, at, by, dataset, item_key, old])
+    """Give ``old``'s assignment of ``item_key`` to ``new``."""
+    with recounted(db, dataset, [item_key]):
+        db.execute("update assignments set annotator = ?, source = 'reassigned', "
+                   "assigned_at = ?, assigned_by = ? where dataset = ? and item_key = ? "
+                   "and annotator = ?", [new, at, by, dataset, item_key, old])
 
 
 def remove(db: Database, dataset: str, item_key: str, annotator: str) -> None:
-    """Drop one assignment (call inside a transaction)."""
-    db.execute("delete from assignments where dataset = ? and item_key = ? and annotator = ?",
-               [dataset, item_key, annotator])
+    """Drop one assignment."""
+    with recounted(db, dataset, [item_key]):
+        db.execute("delete from assignments where dataset = ? and item_key = ? "
+                   "and annotator = ?", [dataset, item_key, annotator])
 
 
 def clear_gold(db: Database, dataset: str, item_key: str) -> int:
     """Unmark a gold item in every queue: the assignments it added that are not done go,
     the others lose the mark. Returns the assignments removed."""
-    with db.atomic():
+    with recounted(db, dataset, [item_key]):
         gone = db.execute(
             "delete from assignments where rowid in (select a.rowid from assignments a "
             f"join datasets d on d.name = a.dataset where a.dataset = ? and a.item_key = ? "

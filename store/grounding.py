@@ -10,6 +10,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from store.migrations_facts import counted
+
 from store.facts import DIM_COLUMNS
 
 #: Record fields read for the question list (one json_extract call per record).
@@ -317,12 +319,15 @@ def agreement_confusion(db: Database, dataset: str) -> list[tuple[str, str, str,
 
 def coders(db: Database, dataset: str, *, labels_only: bool = False) -> list[str]:
     """Everyone with a passage label (and, unless ``labels_only``, a dimension) in
-    ``dataset``, sorted: one indexed probe per person who started anything."""
+    ``dataset`` that counts in agreement (on an item assigned to them, or nobody is
+    assigned: :func:`store.migrations_facts.counted`), sorted: one indexed probe per
+    person who started anything."""
     what = "p.labels > 0" if labels_only else "(p.labels > 0 or p.dims > 0)"
     return [r[0] for r in db.execute(
         "select t.annotator from progress_totals t where t.dataset = ? and exists (select 1 from "
         "item_progress p where p.dataset = t.dataset and p.annotator = t.annotator "
-        f"and {what}) order by t.annotator", [dataset])]
+        f"and {what} and {counted('p.dataset', 'p.item_key', 'p.annotator')}) "
+        "order by t.annotator", [dataset])]
 
 
 def disputed_count(db: Database, dataset: str) -> int:

@@ -7,6 +7,10 @@ shipped: add a new one at the end of this file and of ``STEPS``."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from typing import Any
+
 from sqlite_utils import Database
 
 from store.facts import backfill_item_facts
@@ -174,16 +178,32 @@ _UNIT_FIELD = ("(({f} >= 'label:' and {f} < 'label;' and length({f}) > 6 "
                "and substr({f}, 7) not glob '*[^0-9]*') or ({f} >= 'dim:' and {f} < 'dim;'))")
 
 
+def counted(dataset: str, item: str, annotator: str) -> str:
+    """SQL: whether ``annotator``'s annotation of an item counts in agreement: the item's
+    assignment names them, or nobody is assigned the item (local mode, a dataset or an
+    item without an assignment). A reviewer's spot label on an assigned item does not
+    count unless the lead assigns them the item."""
+    where = f"s.dataset = {dataset} and s.item_key = {item}"
+    return (f"(exists (select 1 from assignments s where {where} and s.annotator = {annotator}) "
+            f"or not exists (select 1 from assignments s where {where}))")
+
+
 def _unit_votes(row: str, *, minus: str = "", plus: str = "", when_plus: str = "1",
-                when_minus: str = "1") -> str:
+                when_minus: str = "1", assigned: bool = False) -> str:
     """``(annotator, value)`` of the unit of trigger row ``row`` (``new`` or ``old``) as
     stored now, without ``minus``'s annotator and with ``plus``'s vote (each when its
-    condition holds): the unit as it was before the change."""
+    condition holds): the unit as it was before the change. ``assigned``: only the
+    votes that count (:func:`counted`)."""
     sql = (f"select annotator, value from annotations where dataset = {row}.dataset "
            f"and item_key = {row}.item_key and field = {row}.field")
+    if assigned:
+        sql += f" and {counted(f'{row}.dataset', f'{row}.item_key', 'annotations.annotator')}"
     if minus:
         sql += f" and not ({when_minus} and annotator = {minus}.annotator)"
     if plus:
+        if assigned:
+            when_plus = (f"({when_plus}) and "
+                         f"{counted(f'{plus}.dataset', f'{plus}.item_key', f'{plus}.annotator')}")
         sql += f" union all select {plus}.annotator, {plus}.value where {when_plus}"
     return f"({sql})"
 
@@ -213,16 +233,20 @@ def _unit_sql(row: str, sign: int, votes: str, when: str = "1") -> str:
     )
 
 
-def _change_sql(row: str, before: str, when: str = "1") -> str:
+def _change_sql(row: str, before: str, when: str = "1", assigned: bool = False) -> str:
     """The unit of ``row`` (when ``when``): take away what it gave with the votes
     ``before``, add what it gives with its votes now."""
-    return f"{_unit_sql(row, -1, before, when)} {_unit_sql(row, 1, _unit_votes(row), when)}"
+    now = _unit_votes(row, assigned=assigned)
+    return f"{_unit_sql(row, -1, before, when)} {_unit_sql(row, 1, now, when)}"
 
 
-def _dispute_sql(row: str) -> str:
+def _dispute_sql(row: str, assigned: bool = False) -> str:
     """Statements that record whether the unit of ``row`` is in dispute now."""
     unit = f"dataset = {row}.dataset and item_key = {row}.item_key and field = {row}.field"
-    return (f"delete from unit_disputes where {unit}; "
+    if assigned:
+        unit += f" and {counted(f'{row}.dataset', f'{row}.item_key', 'annotations.annotator')}"
+    return (f"delete from unit_disputes where dataset = {row}.dataset and item_key = "
+            f"{row}.item_key and field = {row}.field; "
             f"insert into unit_disputes (dataset, item_key, field) select {row}.dataset, "
             f"{row}.item_key, {row}.field where {_UNIT_FIELD.format(f=f'{row}.field')} and "
             f"(select count(distinct value) from annotations where {unit}) > 1;")
@@ -267,22 +291,9 @@ def m010_agreement_kept_by_sql(db: Database) -> None:
         "and item_key = old.item_key; delete from item_disputes where dataset = old.dataset "
         "and item_key = old.item_key and units <= 0; end",
     ]
-    new_unit, old_unit = _UNIT_FIELD.format(f="new.field"), _UNIT_FIELD.format(f="old.field")
-    same = "(new.dataset, new.item_key, new.field) is (old.dataset, old.item_key, old.field)"
     # after triggers only: an upsert fires BEFORE INSERT triggers and then its UPDATE's,
     # so the state before a change is rebuilt from the row's own old and new values
-    statements += [
-        f"create trigger agreement_insert after insert on annotations when {new_unit} begin "
-        f"{_change_sql('new', _unit_votes('new', minus='new'))} {_dispute_sql('new')} end",
-        f"create trigger agreement_delete after delete on annotations when {old_unit} begin "
-        f"{_change_sql('old', _unit_votes('old', plus='old'))} {_dispute_sql('old')} end",
-        f"create trigger agreement_update after update on annotations "
-        f"when {old_unit} or {new_unit} begin "
-        f"{_change_sql('new', _unit_votes('new', minus='new', plus='old', when_plus=same))} "
-        f"{_dispute_sql('new')} "
-        f"{_change_sql('old', _unit_votes('old', plus='old'), when=f'not {same}')} "
-        f"{_dispute_sql('old')} end",
-    ]
+    statements += _agreement_triggers(assigned=False)
     for statement in statements:
         db.execute(statement)
     # what the annotations already stored give (one pass, the same sums)
@@ -371,7 +382,109 @@ def m015_audit_events(db: Database) -> None:
     db.execute("create index audit_events_dataset on audit_events(about_dataset, id)")
 
 
+def _agreement_triggers(assigned: bool) -> list[str]:
+    """The three triggers that keep the agreement tables as annotations change
+    (``assigned``: counting only the votes :func:`counted` admits)."""
+    new_unit, old_unit = _UNIT_FIELD.format(f="new.field"), _UNIT_FIELD.format(f="old.field")
+    same = "(new.dataset, new.item_key, new.field) is (old.dataset, old.item_key, old.field)"
+    a = assigned
+    return [
+        f"create trigger agreement_insert after insert on annotations when {new_unit} begin "
+        f"{_change_sql('new', _unit_votes('new', minus='new', assigned=a), assigned=a)} "
+        f"{_dispute_sql('new', a)} end",
+        f"create trigger agreement_delete after delete on annotations when {old_unit} begin "
+        f"{_change_sql('old', _unit_votes('old', plus='old', assigned=a), assigned=a)} "
+        f"{_dispute_sql('old', a)} end",
+        f"create trigger agreement_update after update on annotations "
+        f"when {old_unit} or {new_unit} begin "
+        f"{_change_sql('new', _unit_votes('new', minus='new', plus='old', when_plus=same, assigned=a), assigned=a)} "  # noqa: E501
+        f"{_dispute_sql('new', a)} "
+        f"{_change_sql('old', _unit_votes('old', plus='old', assigned=a), when=f'not {same}', assigned=a)} "  # noqa: E501
+        f"{_dispute_sql('old', a)} end",
+    ]
+
+
+def _counted_votes(dataset: str | None, keys: Sequence[str] | None) -> tuple[str, list[Any]]:
+    """A CTE ``v(dataset, item_key, field, annotator, value)``: the votes that count, of
+    one dataset (or all) and some of its items (or all)."""
+    sql = ("with v as (select a.dataset, a.item_key, a.field, a.annotator, a.value "
+           f"from annotations a where {_UNIT_FIELD.format(f='a.field')} and "
+           f"{counted('a.dataset', 'a.item_key', 'a.annotator')}")
+    params: list[Any] = []
+    if dataset is not None:
+        sql += " and a.dataset = ?"
+        params.append(dataset)
+    if keys is not None:
+        sql += " and a.item_key in (select value from json_each(?))"
+        params.append(json.dumps(list(keys)))
+    return sql + ") ", params
+
+
+def add_agreement(db: Database, sign: int, dataset: str | None = None,
+                  keys: Sequence[str] | None = None) -> None:
+    """Add (``sign`` 1) or take away (-1) what the counted votes of some items give to
+    ``agreement_pairs`` and ``agreement_confusion``: taken away before a change of who
+    counts (an assignment) and added after it, the sums stay those of the triggers."""
+    cte, params = _counted_votes(dataset, keys)
+    db.execute(
+        cte + "insert into agreement_pairs (dataset, scope, a, b, m, n) "
+        "select va.dataset, case when va.field < 'label:' then va.field else 'label' end, "
+        f"va.value, vb.value, u.m, {int(sign)} * sum(case when va.value = vb.value "
+        "then va.n * (va.n - 1) else va.n * vb.n end) "
+        "from (select dataset, item_key, field, value, count(*) as n from v "
+        "group by dataset, item_key, field, value) va "
+        "join (select dataset, item_key, field, value, count(*) as n from v "
+        "group by dataset, item_key, field, value) vb on vb.dataset = va.dataset "
+        "and vb.item_key = va.item_key and vb.field = va.field "
+        "join (select dataset, item_key, field, count(*) as m from v "
+        "group by dataset, item_key, field having count(*) >= 2) u on u.dataset = va.dataset "
+        "and u.item_key = va.item_key and u.field = va.field "
+        "where va.value <> vb.value or va.n > 1 group by 1, 2, 3, 4, 5 "
+        "on conflict (dataset, scope, a, b, m) do update set n = n + excluded.n", params)
+    db.execute(
+        cte + "insert into agreement_confusion (dataset, x, y, vx, vy, n) "
+        f"select a.dataset, a.annotator, b.annotator, a.value, b.value, {int(sign)} * count(*) "
+        "from v a join v b on b.dataset = a.dataset "
+        "and b.item_key = a.item_key and b.field = a.field and b.annotator > a.annotator "
+        "where a.field >= 'label:' group by 1, 2, 3, 4, 5 "
+        "on conflict (dataset, x, y, vx, vy) do update set n = n + excluded.n", params)
+
+
+def recount_disputes(db: Database, dataset: str | None = None,
+                     keys: Sequence[str] | None = None) -> None:
+    """Rewrite ``unit_disputes`` (and through its triggers ``item_disputes``) of some items
+    from the counted votes."""
+    where, params = "1", []
+    if dataset is not None:
+        where += " and dataset = ?"
+        params.append(dataset)
+    if keys is not None:
+        where += " and item_key in (select value from json_each(?))"
+        params.append(json.dumps(list(keys)))
+    db.execute(f"delete from unit_disputes where {where}", params)
+    cte, params = _counted_votes(dataset, keys)
+    db.execute(cte + "insert into unit_disputes (dataset, item_key, field) "
+               "select dataset, item_key, field from v group by dataset, item_key, field "
+               "having count(distinct value) > 1", params)
+
+
+def m016_agreement_counts_the_assignment(db: Database) -> None:
+    """Who counts in agreement is decided by the assignment (issue 26): on an item that is
+    assigned, only its assignees' labels and dimensions are agreement votes (a reviewer's
+    spot label is not a third annotator unless the lead assigns them the item); on an
+    item nobody is assigned, everyone's are, as before. The triggers are rebuilt to count
+    so, and the tables recounted from the stored annotations."""
+    for name in ("agreement_insert", "agreement_delete", "agreement_update"):
+        db.execute(f"drop trigger if exists {name}")
+    for statement in _agreement_triggers(assigned=True):
+        db.execute(statement)
+    db.execute("delete from agreement_pairs")
+    db.execute("delete from agreement_confusion")
+    add_agreement(db, 1)
+    recount_disputes(db)
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
-         m015_audit_events,)
+         m015_audit_events, m016_agreement_counts_the_assignment)

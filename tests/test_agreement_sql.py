@@ -13,6 +13,7 @@ import store
 from needlework.datasets import import_bytes
 from needlework.grounding import agreement as ag
 from store import grounding as sg
+from store import assignments as store_assignments
 from store.annotations import dataset_annotations, set_annotation, undo
 from tests.conftest import garage_records, jsonl
 
@@ -45,7 +46,8 @@ def _work(db, dataset: str, steps: int, seed: int) -> None:
 
 def _same(db, dataset: str) -> None:
     rows = dataset_annotations(db, dataset)
-    expected, got = ag.report(rows), ag.figures(db, dataset)
+    expected = ag.report(rows, store_assignments.assignees_by_item(db, dataset))
+    got = ag.figures(db, dataset)
     assert got.annotators == expected.annotators
     for mine, theirs in [(got.labels, expected.labels)] + [
             (got.dims[n], expected.dims[n]) for n in got.dims]:
@@ -117,4 +119,70 @@ def test_the_migration_fills_the_agreement_tables_of_an_existing_database(tmp_pa
                            if t.startswith("agreement") else f"select * from {t} order by 1, 2, 3")
              .fetchall() for t in tables}
     assert after == before
+    _same(db, "ground")
+
+
+def _reassign(db, dataset: str, seed: int) -> None:
+    """Random changes of who is assigned what: items assigned to two or three of the
+    four (the others' labels stop counting), moved, dropped, unassigned."""
+    rng = random.Random(seed)
+    people = ["ana", "bo", "cy", "dee"]
+    for _ in range(12):
+        key = f"sample-{rng.randint(1, 40)}"
+        have = store_assignments.assignees(db, dataset, key)
+        roll = rng.random()
+        if roll < 0.4 or not have:
+            rows = [store_assignments.Row(key, who, rng.random(), 3, False, "plan")
+                    for who in rng.sample(people, rng.choice([1, 2, 3]))]
+            store_assignments.add(db, dataset, rows, at="2026-01-01T00:00:00", by="lead")
+        elif roll < 0.7:
+            free = [p for p in people if p not in have]
+            if free:
+                store_assignments.move(db, dataset, key, rng.choice(have), rng.choice(free),
+                                       at="2026-01-01T00:00:00", by="lead")
+        else:
+            store_assignments.remove(db, dataset, key, rng.choice(have))
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_only_the_assignment_counts_as_it_changes(seed):
+    """Issue 26, point 6: on an assigned item only its assignees are coders; labels go
+    on while items are assigned, moved and dropped, and the kept sums always equal the
+    figures from every row with the same rule."""
+    db = store.connect(":memory:")
+    import_bytes(db, jsonl(garage_records(40)), "ground.jsonl")
+    for checkpoint in range(4):
+        _work(db, "ground", 250, seed * 10 + checkpoint)
+        _reassign(db, "ground", seed * 100 + checkpoint)
+        _same(db, "ground")
+        assert store_assignments.count(db, "ground") > 0
+
+
+def test_a_reviewers_stray_label_is_not_a_third_coder():
+    db = store.connect(":memory:")
+    import_bytes(db, jsonl(garage_records(4)), "ground.jsonl")
+    rows = [store_assignments.Row(f"sample-{i}", who, float(i), 3, False, "plan")
+            for i in (1, 2, 3, 4) for who in ("ana", "bo")]
+    store_assignments.replace_plan(db, "ground", rows, annotators=["ana", "bo"], overlap=2,
+                                   double_share=1.0, seed=0, at="2026-01-01T00:00:00", by="lead")
+    for i in (1, 2, 3, 4):
+        for n in (1, 2, 3):
+            set_annotation(db, "ground", f"sample-{i}", "ana", f"label:{n}", LABELS[(i + n) % 4])
+            set_annotation(db, "ground", f"sample-{i}", "bo", f"label:{n}", LABELS[(i + n) % 4])
+    before = ag.figures(db, "ground")
+    assert before.annotators == ["ana", "bo"] and before.labels.value == pytest.approx(1.0)
+    set_annotation(db, "ground", "sample-1", "rita", "label:1", "UNKNOWN")  # a reviewer's
+    after = ag.figures(db, "ground")
+    assert after.annotators == ["ana", "bo"]
+    assert after.labels.value == pytest.approx(before.labels.value)
+    assert after.labels.units == before.labels.units
+    assert sg.disputed_count(db, "ground") == 0
+    # the lead assigns her the item: now she counts, and disagrees
+    store_assignments.add(db, "ground", [store_assignments.Row("sample-1", "rita", 9.0, 3,
+                                                               False, "plan")],
+                          at="2026-01-01T00:00:00", by="lead")
+    counted = ag.figures(db, "ground")
+    assert counted.annotators == ["ana", "bo", "rita"]
+    assert counted.labels.value < before.labels.value
+    assert sg.disputed_count(db, "ground") == 1
     _same(db, "ground")

@@ -10,7 +10,7 @@ than two annotators, no shared unit, or only one value ever used).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -150,10 +150,20 @@ class Report:
     disagreements: list[Disagreement]
 
 
-def report(rows: Iterable[dict[str, Any]]) -> Report:
+def counts(row: Mapping[str, Any], assignees: Mapping[str, Collection[str]] | None) -> bool:
+    """Whether an annotation row is an agreement vote: on an item assigned to its
+    annotator, or one nobody is assigned (``assignees``: ``{item_key: annotators}``)."""
+    if not assignees or row["item_key"] not in assignees:
+        return True
+    return row["annotator"] in assignees[row["item_key"]]
+
+
+def report(rows: Iterable[dict[str, Any]],
+           assignees: Mapping[str, Collection[str]] | None = None) -> Report:
     """Agreement figures from a dataset's annotation rows (``item_key, annotator,
-    field, value``; reviewer ``final:`` rows are left out of the figures)."""
-    everything = list(rows)
+    field, value``; reviewer ``final:`` rows are left out of the figures, and so is a
+    label on an item assigned to others, see :func:`counts`)."""
+    everything = [r for r in rows if r["field"].startswith("final:") or counts(r, assignees)]
     rows = [r for r in everything if not r["field"].startswith("final:")]
     units = label_units(rows)
     coders = sorted({r["annotator"] for r in rows
