@@ -57,6 +57,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from needlework.teams.events import record
+from needlework.teams.permissions import User
 from store.db import connect, thread_connection
 from store.scores import (
     cancel_requested,
@@ -201,12 +203,17 @@ class JobRunner:
     # -- queue, start, run ------------------------------------------------------------
 
     def submit(self, db: Database, kind: str, dataset: str, model: str = "",
-               options: dict[str, Any] | None = None) -> int:
+               options: dict[str, Any] | None = None, *, by: User | str | None = None) -> int:
         """Queue a job (``options`` JSON-ready); returns its id. Jobs of the same kind and
-        dataset that a stopped server left behind are recorded as interrupted first."""
+        dataset that a stopped server left behind are recorded as interrupted first. The
+        start is an audit event (``job.started``) of ``by`` (the signed-in user; ``None``
+        in local mode)."""
         kind_of(kind)
         self.close_interrupted(db, kind, dataset)
-        return create_job(db, kind, dataset, model, options)
+        job_id = create_job(db, kind, dataset, model, options)
+        record(db, by, "job.started", f"{kind} job {job_id}", dataset=dataset,
+               after={"job": job_id, "kind": kind, "model": model})
+        return job_id
 
     def start(self, db_path: str | Path, job_id: int,
               inputs: Mapping[str, Any] | None = None) -> JobHandle:

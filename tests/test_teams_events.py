@@ -18,8 +18,10 @@ from needlework.teams.accounts import SignInRefused
 from needlework.teams.assignment import assign_dataset, reassign_unfinished
 from needlework.teams.audit import event_records
 from needlework.teams.blind import set_visibility
+from needlework.jobs import RUNNER
+from needlework.review.counting import start_lengths_job
 from tests.conftest import ROOT
-from tests.teams_fixtures import grounding, open_as, team_mode_db
+from tests.teams_fixtures import grounding, open_as, preference, team_mode_db
 
 PW = "lead-passphrase-1"
 ANA_PW = "ana-passphrase-1"
@@ -153,3 +155,18 @@ def test_the_audit_page_shows_the_events_to_an_admin(tmp_path, monkeypatch) -> N
     [table] = [t for t in at.dataframe if "what" in t.value.columns]
     assert {"account.created", "sign_in"} <= set(table.value["what"])
     assert "ana" in set(table.value["target"])
+
+
+def test_a_job_start_is_audited_with_who_started_it(db, tmp_path) -> None:
+    """Issue 26, point 3: a background job's start names who, which kind, the dataset and
+    the job (a reviewer counting a preference dataset's tokens)."""
+    lead = accounts.get_user(db, "lead")
+    rita = accounts.add_user(db, "rita", "reviewer", password=ANA_PW, actor=lead)
+    preference(db, 3, "p")
+    job_id = start_lengths_job(db, tmp_path / "a.db", "p", "estimate", by=rita)
+    RUNNER.join(job_id, timeout=60)
+    (started,) = events(db, "job.started")
+    assert started["by"] == "rita" and started["about_dataset"] == "p"
+    assert started["target"] == f"lengths job {job_id}"
+    assert started["after"] == {"job": job_id, "kind": "lengths", "model": started["after"]["model"]}
+    assert "estimate" in started["after"]["model"]

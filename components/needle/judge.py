@@ -14,6 +14,7 @@ import store
 from components.jobs import render_judge_job, watch
 from components.models.judge import is_demo, render_connection
 from components.needle.data import COMPARE, PRIMARY
+from components.state import signed_in
 from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.job import latest_judge_job, start_judge_job
@@ -68,7 +69,8 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
                    "tiny model, shown as measured). Each long prompt takes it a few seconds.")
     if go and conn is not None:
         watch(start_judge_job(db, store.default_path(), conn, row["name"], mode="selection",
-                              order="rotations", context_policy=policy, per_subset=per or None),
+                              order="rotations", context_policy=policy, per_subset=per or None,
+                              by=signed_in()),
               SEEN)
         st.rerun()
     return render_judge_job(job, _outcome, SEEN)

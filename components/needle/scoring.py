@@ -9,6 +9,7 @@ import streamlit as st
 
 import store
 from components.jobs import render_job
+from components.state import signed_in
 from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.needle.job import latest_needle_job, start_needle_job
@@ -93,7 +94,8 @@ def render_needle_scoring(db: Any, current: tuple[ModelKey, RewardModel] | None,
                           icon="▶️", key="nw_score", disabled=active, width="stretch",
                           help="Runs on the server in the background; pairs already in the score "
                                "cache are not scored again."):
-            start_needle_job(db, store.default_path(), key, rm, row["name"], reuse)
+            start_needle_job(db, store.default_path(), key, rm, row["name"], reuse,
+                             by=signed_in())
             st.rerun()
     render_job(job, render_outcome)
     return active

@@ -25,7 +25,7 @@ import streamlit as st
 import store
 from components.jobs import render_job
 from components.models.judge import connection, render_connection
-from components.state import DATASET_KEY, annotator
+from components.state import DATASET_KEY, annotator, signed_in
 from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
@@ -175,7 +175,8 @@ def _submit(db: Any, conn: Connection, form: dict[str, Any]) -> None:
         start_write_job(db, store.default_path(), conn, form["name"], haystacks,
                         aspect=form["aspect"], per_haystack=form["per"], seed=form["seed"],
                         lengths=lengths or None, verifier=verifier, replace=form["replace"],
-                        created_by=annotator() or "needle lab (LLM-written)")
+                        created_by=annotator() or "needle lab (LLM-written)",
+                        by=signed_in())
     except (ValueError, LookupError) as exc:
         st.session_state[ERROR] = str(exc)
         return

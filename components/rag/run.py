@@ -12,7 +12,7 @@ import store
 from components.jobs import render_job
 from components.rag.inputs import Answers
 from components.rag.judge import JudgeChoice
-from components.state import get_db
+from components.state import get_db, signed_in
 from components.text import label, render_text
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.rag.job import latest_rag_job, start_rag_job
@@ -61,7 +61,7 @@ def render_run(dataset: str, answers: Answers, judge: JudgeChoice, with_related:
                  key="rag_run_button", icon="▶️", disabled=bool(active or blocked),
                  help="Runs in the background; judge answers already cached are not asked again."):
         spec = RagEvalSpec(dataset, tuple(answers.sets), judge.connection, with_related)
-        start_rag_job(db, store.default_path(), spec)
+        start_rag_job(db, store.default_path(), spec, by=signed_in())
         st.rerun()
     if blocked and not active:
         st.caption(f"To evaluate: {label(str(blocked), 200)}.")

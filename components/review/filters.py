@@ -18,7 +18,7 @@ from sqlite_utils import Database
 
 import store
 from components.jobs import render_job
-from components.state import get_db
+from components.state import get_db, signed_in
 from needlework.review import queue as rq
 from needlework.review.counting import describe, latest_lengths_job, start_lengths_job
 from needlework.review.filters import REVIEW_STATES, disagreements
@@ -195,7 +195,8 @@ def _lengths(db: Database, dataset: str, counted: bool, how: str, fallback, name
                f"counted once, in the background, with {describe(how)}).")
     if st.button("Count tokens", key="rv_count_tokens", icon=":material/straighten:"):
         start_lengths_job(get_db(), store.default_path(), dataset, how,
-                          fallback if how.startswith("tokenizer:") else None, name)
+                          fallback if how.startswith("tokenizer:") else None, name,
+                          by=signed_in())
         st.rerun()
 
 

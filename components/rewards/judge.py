@@ -19,6 +19,7 @@ import store
 from components.jobs import render_judge_job, watch
 from components.models.judge import is_demo, render_connection
 from components.rewards.results import review_link
+from components.state import signed_in
 from components.text import label, render_text
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
@@ -138,7 +139,7 @@ def render_judging(db: Any, row: dict[str, Any]) -> str | None:
 
 def start(db: Any, conn: Connection, dataset: str, options: dict[str, Any]) -> int:
     """Submit and start the judge job."""
-    return start_judge_job(db, store.default_path(), conn, dataset, **options)
+    return start_judge_job(db, store.default_path(), conn, dataset, by=signed_in(), **options)
 
 
 # -- a judge run in Results -----------------------------------------------------------------

@@ -16,7 +16,7 @@ import streamlit as st
 
 import store
 from components.jobs import finished_here, render_job, watch
-from components.state import get_db
+from components.state import get_db, signed_in
 from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.rewards.job import latest_scoring_job, start_scoring
@@ -119,7 +119,8 @@ def render_scoring(current: tuple[ModelKey, RewardModel] | None, row: dict[str, 
                      key="rw_score", disabled=active, icon="▶️",
                      help="Runs in the background; texts already in the score cache are not "
                           "scored again."):
-            watch(start_scoring(db, store.default_path(), key, rm, row["name"], policy), SEEN)
+            watch(start_scoring(db, store.default_path(), key, rm, row["name"], policy,
+                                by=signed_in()), SEEN)
             st.rerun()
     render_job(job, _finished)
     if finished_here(job, SEEN):

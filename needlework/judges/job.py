@@ -32,6 +32,7 @@ from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.judges.local import short_name
 from needlework.judges.needles import write_needles
 from needlework.judges.plan import MODES, ORDERS, DatasetNotFound, load_items, select_items
+from needlework.teams.permissions import User
 from store.scores import list_jobs
 
 KIND = "judge"
@@ -101,14 +102,14 @@ def judge_options(*, mode: str, order: str = "shuffle", seed: int = 0, context_p
 
 
 def start_judge_job(db: Database, db_path: str | Path, connection: Connection, dataset: str,
-                    **options: Any) -> int:
+                    *, by: User | str | None = None, **options: Any) -> int:
     """Queue a judge job of ``dataset`` (options: :func:`judge_options`) and start it in the
     runner's thread with ``connection`` as its input; returns the job's id. Interrupted
     judge jobs of the dataset are recorded as such first (their answers are cached, so
     this job resumes them)."""
     checked = judge_options(**options)
     checked["connection"] = connection.describe()
-    job_id = RUNNER.submit(db, KIND, dataset, short_name(connection.model), checked)
+    job_id = RUNNER.submit(db, KIND, dataset, short_name(connection.model), checked, by=by)
     RUNNER.start(db_path, job_id, inputs={"connection": connection})
     return job_id
 
@@ -157,7 +158,8 @@ register(WRITE_KIND, write_job, unit="needles",
 def start_write_job(db: Database, db_path: str | Path, connection: Connection, dataset: str,
                     haystacks: Sequence[Any], *, aspect: str, per_haystack: int = 1, seed: int = 0,
                     lengths: Sequence[int] | None = None, verifier: Connection | None = None,
-                    replace: bool = False, created_by: str = "") -> int:
+                    replace: bool = False, created_by: str = "",
+                    by: User | str | None = None) -> int:
     """Queue and start a ``judge-needles`` job that saves its needles as ``dataset``
     (``verifier``: a second connection that checks the rewrites; default the writer)."""
     options = {"aspect": aspect, "per_haystack": int(per_haystack), "seed": int(seed),
@@ -165,7 +167,8 @@ def start_write_job(db: Database, db_path: str | Path, connection: Connection, d
                "replace": bool(replace), "created_by": created_by,
                "connection": connection.describe(),
                "verifier": verifier.describe() if verifier is not None else None}
-    job_id = RUNNER.submit(db, WRITE_KIND, dataset, short_name(connection.model), options)
+    job_id = RUNNER.submit(db, WRITE_KIND, dataset, short_name(connection.model), options,
+                           by=by)
     RUNNER.start(db_path, job_id, inputs={"connection": connection, "verifier": verifier,
                                           "haystacks": list(haystacks)})
     return job_id

@@ -20,6 +20,7 @@ from needlework.rewards.job import job_model
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.pipeline import RewardPipeline
 from needlework.rewards.registry import ModelKey
+from needlework.teams.permissions import User
 from store.datasets import iter_items
 
 KIND = "needle"
@@ -54,7 +55,7 @@ register(KIND, needle_job, unit="texts", errors=(errors.RewardModelError,))
 
 
 def start_needle_job(db: Database, db_path: str | Path, key: ModelKey, rm: RewardModel, dataset: str,
-                     reuse: str = "auto") -> int:
+                     reuse: str = "auto", *, by: User | str | None = None) -> int:
     """Queue a needle run of ``dataset`` with the loaded ``rm`` (loaded as ``key``) and start
     it; returns its id. Interrupted needle jobs of the dataset are recorded as such first
     (their scores are cached, so this run resumes them)."""
@@ -63,7 +64,8 @@ def start_needle_job(db: Database, db_path: str | Path, key: ModelKey, rm: Rewar
     job_id = RUNNER.submit(db, KIND, dataset, rm.facts.name,
                            {"reuse": reuse, "dtype": key.dtype, "device": key.device,
                             "attn_implementation": key.attn_implementation,
-                            "trust_remote_code": key.trust_remote_code, "truncation": "skip"})
+                            "trust_remote_code": key.trust_remote_code, "truncation": "skip"},
+                           by=by)
     RUNNER.start(db_path, job_id, inputs={"reward_model": rm})
     return job_id
 

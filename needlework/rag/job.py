@@ -23,6 +23,7 @@ from needlework.jobs import RUNNER, register
 from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.rag.questions import DatasetError
 from needlework.rag.run import RagEvalSpec, run_rag_eval
+from needlework.teams.permissions import User
 
 KIND = "rag"
 
@@ -39,13 +40,14 @@ def job_options(spec: RagEvalSpec) -> dict[str, Any]:
             "with_related": spec.with_related}
 
 
-def start_rag_job(db: Database, db_path: str | Path, spec: RagEvalSpec) -> int:
+def start_rag_job(db: Database, db_path: str | Path, spec: RagEvalSpec, *,
+                  by: User | str | None = None) -> int:
     """Queue the evaluation of ``spec`` and start it in the runner's thread (its own
     connection to ``db_path``); returns the job id."""
     if not spec.answer_sets:
         raise ValueError("no answer sets to evaluate")
     job_id = RUNNER.submit(db, KIND, spec.dataset, ", ".join(s.model for s in spec.answer_sets),
-                           job_options(spec))
+                           job_options(spec), by=by)
     RUNNER.start(db_path, job_id, inputs={"spec": spec})
     return job_id
 

@@ -20,6 +20,7 @@ from sqlite_utils import Database
 from needlework import tokens
 from needlework.formats import preference_view
 from needlework.jobs import RUNNER, Cancelled, Job, Progress, ShouldStop, register
+from needlework.teams.permissions import User
 from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item
 
@@ -84,10 +85,11 @@ register(KIND, lengths_job, unit="items", errors=(ValueError, LookupError))
 
 
 def start_lengths_job(db: Database, db_path: str | Path, dataset: str, method: str,
-                      counter: Callable[[str], int] | None = None, name: str = "model") -> int:
+                      counter: Callable[[str], int] | None = None, name: str = "model", *,
+                      by: User | str | None = None) -> int:
     """Queue and start counting ``dataset``'s responses with ``method``; returns the job id."""
     job_id = RUNNER.submit(db, KIND, dataset, model=describe(method),
-                           options={"method": method, "name": name})
+                           options={"method": method, "name": name}, by=by)
     RUNNER.start(db_path, job_id, inputs={"counter": counter} if counter is not None else None)
     return job_id
 

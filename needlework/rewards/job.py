@@ -20,6 +20,7 @@ from needlework.rewards.loading import RewardModel, load_reward_model
 from needlework.rewards.pipeline import DEFAULT_BATCH_TOKENS
 from needlework.rewards.registry import ModelKey
 from needlework.rewards.runs import score_dataset
+from needlework.teams.permissions import User
 
 KIND = "score"
 SCORING_OPTIONS = ("dtype", "device", "attn_implementation", "trust_remote_code", "batch_tokens",
@@ -58,12 +59,13 @@ register(KIND, score_job, unit="texts", errors=(errors.RewardModelError,),
          cancelled=(errors.ScoringCancelled,))
 
 
-def submit_scoring_job(db: Database, model: str, dataset: str, **options: Any) -> int:
+def submit_scoring_job(db: Database, model: str, dataset: str, *,
+                       by: User | str | None = None, **options: Any) -> int:
     """Queue a scoring job (options: see :data:`SCORING_OPTIONS`); returns its id."""
     unknown = set(options) - set(SCORING_OPTIONS)
     if unknown:
         raise ValueError(f"unknown scoring options: {', '.join(sorted(unknown))}")
-    return RUNNER.submit(db, KIND, dataset, model, options)
+    return RUNNER.submit(db, KIND, dataset, model, options, by=by)
 
 
 def run_scoring_job(db_path: str | Path, job_id: int, *,
@@ -82,13 +84,14 @@ def start_job_thread(db_path: str | Path, job_id: int, *,
 
 
 def start_scoring(db: Database, db_path: str | Path, key: ModelKey, rm: RewardModel, dataset: str,
-                  truncation: str) -> int:
+                  truncation: str, *, by: User | str | None = None) -> int:
     """Queue a scoring job for ``dataset`` with the loaded ``rm`` (loaded as ``key``) and
     start it; returns its id. Interrupted scoring jobs of the dataset are recorded as
     such first (their scores stay cached, so this run resumes them)."""
     job_id = submit_scoring_job(db, rm.facts.name, dataset, dtype=key.dtype, device=key.device,
                                 attn_implementation=key.attn_implementation,
-                                trust_remote_code=key.trust_remote_code, truncation=truncation)
+                                trust_remote_code=key.trust_remote_code, truncation=truncation,
+                                by=by)
     RUNNER.start(db_path, job_id, inputs={"reward_model": rm})
     return job_id
 
