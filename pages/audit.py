@@ -5,9 +5,9 @@ docs/teams.md."""
 import streamlit as st
 
 from components.state import current_dataset, get_db
-from components.teams.audit import render_audit, render_events
+from components.teams.audit import render_audit, render_deleted, render_events
 from components.teams.session import require_page
-from store.audit import authors, changes, recent_events
+from store.audit import authors, changes, deleted_datasets, recent_events
 from store.datasets import get_dataset
 
 db = get_db()
@@ -17,6 +17,10 @@ st.subheader("Accounts, sign-ins, assignments and settings")
 st.caption("Everything that is not an annotation: who did it, when, and the values before and "
            "after (never a password). Newest first; the file holds every event.")
 render_events(recent_events(db, limit=200))
+st.subheader("Deleted datasets")
+st.caption("A deleted or replaced dataset's change history is kept: who changed what, when, "
+           "and when the dataset went.")
+render_deleted(deleted_datasets(db))
 st.subheader("Annotations")
 row = get_dataset(db, current_dataset() or "")
 if row is None:

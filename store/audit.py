@@ -12,6 +12,36 @@ COLUMNS = ("id", "dataset", "item_key", "annotator", "field", "old_value", "new_
            "by", "action", "undoes")
 
 
+#: The columns of a deleted dataset's history (``deleted_history``), in export order.
+DELETED_COLUMNS = ("history_id", "about_dataset", "deleted_at", "item_key", "annotator",
+                   "field", "old_value", "new_value", "at", "by", "action", "undoes")
+
+
+def iter_deleted_history(db: Database, dataset: str,
+                         batch: int = 1000) -> Iterator[dict[str, Any]]:
+    """Every history row of the deleted (or replaced) datasets named ``dataset``, in the
+    order they were written, ``batch`` rows at a time."""
+    last = 0
+    while True:
+        rows = db.execute_returning_dicts(
+            f"select id, {', '.join(DELETED_COLUMNS)} from deleted_history "
+            "where about_dataset = ? and id > ? order by id limit ?", [dataset, last, batch])
+        if not rows:
+            return
+        last = rows[-1]["id"]
+        for row in rows:
+            row.pop("id")
+            yield row
+
+
+def deleted_datasets(db: Database) -> list[dict[str, Any]]:
+    """``name, deleted_at`` (the last deletion) and ``changes`` of every dataset name with
+    a deleted history, newest deletion first."""
+    return db.execute_returning_dicts(
+        "select about_dataset as name, max(deleted_at) as deleted_at, count(*) as changes "
+        "from deleted_history group by about_dataset order by 2 desc, 1")
+
+
 EVENT_COLUMNS = ("id", "at", "by", "action", "target", "about_dataset", "before", "after")
 
 

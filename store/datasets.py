@@ -234,6 +234,13 @@ _ITEM_TABLES = ("annotations", "history", "items", "item_scores")
 
 def _delete(db: Database, name: str) -> None:
     drop_item_facts(db, name)  # first: the annotations' triggers then have nothing to update
+    if db["deleted_history"].exists():  # the change log outlives the dataset
+        db.execute(
+            "insert into deleted_history (about_dataset, deleted_at, history_id, item_key, "
+            "annotator, field, old_value, new_value, at, by, action, undoes) "
+            "select dataset, strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'), id, item_key, "
+            "annotator, field, old_value, new_value, at, by, action, undoes from history "
+            "where dataset = ? order by id", [name])
     for table in _ITEM_TABLES:
         if db[table].exists():
             db.execute(f"delete from {table} where dataset = ?", [name])

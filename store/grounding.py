@@ -10,9 +10,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from store.migrations_facts import counted
-
 from store.facts import DIM_COLUMNS
+from store.migrations_facts import counted
 
 #: Record fields read for the question list (one json_extract call per record).
 SUMMARY_FIELDS = (

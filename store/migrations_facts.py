@@ -484,7 +484,21 @@ def m016_agreement_counts_the_assignment(db: Database) -> None:
     recount_disputes(db)
 
 
+def m017_deleted_history(db: Database) -> None:
+    """The change history of deleted (or replaced) datasets (issue 26, point 3): moved
+    here by the delete, with when it was deleted, so the audit trail of annotations
+    outlives the dataset. ``about_dataset``, not ``dataset``: a later dataset of the same
+    name neither inherits nor moves these rows; ``history_id`` is the row's id in
+    ``history``."""
+    db.execute(
+        "create table deleted_history (id integer primary key, about_dataset text not null, "
+        "deleted_at text not null, history_id integer not null, item_key text, "
+        "annotator text, field text, old_value text, new_value text, at text, by text, "
+        "action text, undoes integer)")
+    db.execute("create index deleted_history_dataset on deleted_history(about_dataset, id)")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
-         m015_audit_events, m016_agreement_counts_the_assignment)
+         m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history)

@@ -13,13 +13,15 @@ import pytest
 
 import store
 from needlework.datasets import delete_dataset
+from needlework.jobs import RUNNER
+from needlework.review.counting import start_lengths_job
 from needlework.teams import accounts
 from needlework.teams.accounts import SignInRefused
 from needlework.teams.assignment import assign_dataset, reassign_unfinished
-from needlework.teams.audit import event_records
+from needlework.teams.audit import event_records, history_records
 from needlework.teams.blind import set_visibility
-from needlework.jobs import RUNNER
-from needlework.review.counting import start_lengths_job
+from store import assignments as store_assignments
+from store.annotations import set_annotation
 from tests.conftest import ROOT
 from tests.teams_fixtures import grounding, open_as, preference, team_mode_db
 
@@ -86,6 +88,9 @@ def test_assignments_settings_and_a_deleted_dataset_keep_their_events(db, tmp_pa
     assign_dataset(db, "g", ["ana"], replace=True, actor=lead)
     reassign_unfinished(db, "g", "ana", to=["bob"], actor=lead)
     set_visibility(db, "g", "annotators_see_file_labels", True, actor=lead)
+    key = store_assignments.queue_keys(db, "g", "bob")[0]
+    set_annotation(db, "g", key, "bob", "label:1", "OUTDATED")
+    set_annotation(db, "g", key, "bob", "label:1", "UNKNOWN")
     delete_dataset(db, "g", actor=lead)
     about = [(e["action"], e["target"]) for e in event_records(db, "g")]
     assert about == [("dataset.imported", "g"), ("assignment.created", "g"),
@@ -105,6 +110,20 @@ def test_assignments_settings_and_a_deleted_dataset_keep_their_events(db, tmp_pa
     assert "wrote 6 audit events about 'g'" in done.stdout
     assert [json.loads(line)["action"] for line in out.read_text().splitlines()] == [
         a for a, _ in about]
+    # the annotations' history outlives the dataset: exported with --deleted, not mixed
+    # into a new dataset of the same name
+    grounding(db, 2, "g")
+    assert list(history_records(db, "g")) == []
+    kept = tmp_path / "kept.jsonl"
+    done = subprocess.run([sys.executable, "-m", "needlework", "audit", "--dataset", "g",
+                           "--deleted", "--out", str(kept), "--db", str(tmp_path / "a.db")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "wrote 2 deleted history entries of 'g'" in done.stdout
+    rows = [json.loads(line) for line in kept.read_text().splitlines()]
+    assert [(r["item_key"], r["by"], r["field"], r["old_value"], r["new_value"]) for r in rows] == [
+        (key, "bob", "label:1", None, "OUTDATED"), (key, "bob", "label:1", "OUTDATED", "UNKNOWN")]
+    assert all(r["about_dataset"] == "g" and r["deleted_at"] for r in rows)
 
 
 def test_dataset_guideline_and_gold_actions_are_audited(db) -> None:
@@ -155,6 +174,14 @@ def test_the_audit_page_shows_the_events_to_an_admin(tmp_path, monkeypatch) -> N
     [table] = [t for t in at.dataframe if "what" in t.value.columns]
     assert {"account.created", "sign_in"} <= set(table.value["what"])
     assert "ana" in set(table.value["target"])
+    assert any("No dataset with annotations has been deleted" in c.value for c in at.caption)
+    grounding(db, 2, "gone")
+    set_annotation(db, "gone", "sample-1", "ana", "label:1", "OUTDATED")
+    delete_dataset(db, "gone", actor=accounts.get_user(db, "lead"))
+    at = open_as(db, "lead", "pages/audit.py")
+    picker = at.selectbox(key="nw-audit-deleted")
+    assert picker.options == ["gone · 1 change(s) · deleted " + picker.options[0].split("deleted ")[1]]
+    assert at.get("download_button")
 
 
 def test_a_job_start_is_audited_with_who_started_it(db, tmp_path) -> None:

@@ -17,13 +17,15 @@ from needlework.teams.audit import AuditError, export_events, export_history
 from needlework.teams.permissions import PermissionDenied
 
 
-def history_file(dataset: str, fmt: str) -> bytes:
-    """The history of ``dataset`` as CSV or JSONL bytes (the signed-in user must be an
-    admin: a refusal becomes the file's one line, nothing else can be shown then)."""
+def history_file(dataset: str, fmt: str, deleted: bool = False) -> bytes:
+    """The history of ``dataset`` (``deleted``: the one its deleted namesakes left) as CSV
+    or JSONL bytes (the signed-in user must be an admin: a refusal becomes the file's one
+    line, nothing else can be shown then)."""
     with tempfile.TemporaryDirectory(prefix="nw-audit-") as folder:
         path = Path(folder) / f"history.{fmt}"
         try:
-            export_history(get_db(), dataset, path, format=fmt, actor=signed_in())
+            export_history(get_db(), dataset, path, format=fmt, deleted=deleted,
+                           actor=signed_in())
         except (AuditError, PermissionDenied) as e:
             return f"export failed: {e}\n".encode()
         return path.read_bytes()
@@ -44,6 +46,25 @@ def render_audit(dataset: str, changes: int, authors: list[str]) -> None:
                        key="nw-audit-go", icon=":material/download:", type="primary")
     st.caption("Values are data: open a CSV export in a spreadsheet with care (a value that "
                "starts with = may be read as a formula).")
+
+
+def render_deleted(deleted: list[dict[str, Any]]) -> None:
+    """The deleted (or replaced) datasets whose change history is kept, and a download of
+    one's."""
+    if not deleted:
+        st.caption("No dataset with annotations has been deleted or replaced.")
+        return
+    names = [d["name"] for d in deleted]
+    about = {d["name"]: d for d in deleted}
+    name = st.selectbox("Deleted or replaced dataset", names, key="nw-audit-deleted",
+                        format_func=lambda n: f"{label(n, 60)} · {about[n]['changes']:,} "
+                        f"change(s) · deleted {about[n]['deleted_at'][:16].replace('T', ' ')} UTC")
+    fmt = st.radio("Format", ("csv", "jsonl"), key="nw-audit-deleted-format", horizontal=True)
+    st.download_button(f"Download the kept history of {label(name, 60)}",
+                       data=lambda: history_file(name, fmt, deleted=True),
+                       file_name=f"{name}-deleted-history.{fmt}",
+                       mime="text/csv" if fmt == "csv" else "application/jsonl",
+                       key="nw-audit-deleted-go", icon=":material/download:")
 
 
 def events_file(fmt: str) -> bytes:

@@ -67,6 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", metavar="NAME", help="the dataset (required without --events)")
     p.add_argument("--events", action="store_true",
                    help="the audit events rather than the annotations' history")
+    p.add_argument("--deleted", action="store_true",
+                   help="the history that deleted (or replaced) datasets named NAME left")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--format", choices=("csv", "jsonl"))
     add_db_argument(p)
@@ -352,8 +354,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if not args.dataset:
             raise AuditError("name the dataset (--dataset NAME), or export the audit events "
                              "(--events)")
-        count = export_history(_db(args), args.dataset, args.out, format=args.format)
-        print(f"wrote {count} history entries of {args.dataset!r} to {args.out}")
+        count = export_history(_db(args), args.dataset, args.out, format=args.format,
+                               deleted=args.deleted)
+        what = "deleted history entries" if args.deleted else "history entries"
+        print(f"wrote {count} {what} of {args.dataset!r} to {args.out}")
         return 0
 
     return _run("audit", go, args)

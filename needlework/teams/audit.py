@@ -51,13 +51,31 @@ def history_records(db: Database, dataset: str) -> Iterator[dict[str, Any]]:
         yield row
 
 
+def deleted_history_records(db: Database, dataset: str) -> Iterator[dict[str, Any]]:
+    """The history rows of the deleted (or replaced) datasets named ``dataset``, oldest
+    first, values parsed from JSON."""
+    for row in store_audit.iter_deleted_history(db, dataset):
+        for name in ("old_value", "new_value"):
+            row[name] = None if row[name] is None else json.loads(row[name])
+        yield row
+
+
 def export_history(db: Database, dataset: str, out: str | Path, *, format: str | None = None,
-                   actor: User | None = None) -> int:
-    """Write ``dataset``'s history to ``out``; returns the rows written. Admins only."""
+                   deleted: bool = False, actor: User | None = None) -> int:
+    """Write ``dataset``'s history to ``out`` (``deleted``: the history that the deleted or
+    replaced datasets of that name left, with when each went); returns the rows
+    written. Admins only."""
     check(db, actor, "audit", dataset)
     format = format_for(out, format)
+    if deleted:
+        return _write(out, format, store_audit.DELETED_COLUMNS,
+                      store_audit.iter_deleted_history(db, dataset),
+                      deleted_history_records(db, dataset))
     if get_dataset(db, dataset) is None:
-        raise AuditError(f"no dataset named {dataset!r}")
+        gone = any(d["name"] == dataset for d in store_audit.deleted_datasets(db))
+        raise AuditError(f"no dataset named {dataset!r}" + (
+            " (the history it had when it was deleted is exported with --deleted)"
+            if gone else ""))
     return _write(out, format, store_audit.COLUMNS, store_audit.iter_history(db, dataset),
                   history_records(db, dataset))
 
