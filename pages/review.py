@@ -46,7 +46,7 @@ from needlework.review.filters import disagreements
 from needlework.review.queue import item_comparisons
 from needlework.teams.assignment import visible_datasets
 from needlework.teams.blind import visibility
-from needlework.teams.permissions import visible_annotator
+from needlework.teams.permissions import can, visible_annotator
 from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item, list_datasets
 from store.review import item_verdicts, scored_runs
@@ -63,11 +63,12 @@ if row is None or row["kind"] not in REVIEWABLE:
     render_pick_dataset([r for r in list_datasets(db) if theirs is None or r["name"] in theirs],
                         row)
     st.stop()
-mode = head[1].segmented_control("Mode", ["Review", "Dataset overview"], default="Review",
-                                 key="rv_mode", label_visibility="collapsed") or "Review"
-
 me = annotator()
 user = signed_in()
+# The overview counts everyone's verdicts: not for annotators in team mode.
+mode = (head[1].segmented_control("Mode", ["Review", "Dataset overview"], default="Review",
+                                  key="rv_mode", label_visibility="collapsed") or "Review"
+        if can(user, "view_all") else "Review")
 # Blind by default for annotators in team mode: no model scores, judge verdicts or other
 # people's verdicts unless the lead shows the model's (needlework.teams.blind).
 runs = scored_runs(db, dataset) if visibility(db, dataset, user).model_outputs else []

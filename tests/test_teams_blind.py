@@ -70,6 +70,24 @@ def test_review_hides_model_scores_and_others_verdicts_from_annotators(team_db) 
     assert "bob" not in text  # other annotators' verdicts stay hidden
 
 
+def test_the_dataset_overview_and_its_export_are_not_for_annotators(team_db) -> None:
+    """The overview counts every annotator's verdicts and its TRL export takes anyone's:
+    an annotator is offered neither; a reviewer sees the overview, an admin exports."""
+    at = page(team_db, "ana", "pages/review.py", "p")
+    assert not [b for b in at.get("button_group") if "Dataset overview" in str(b.proto)]
+
+    def overview(who: str) -> AppTest:
+        at = page(team_db, who, "pages/review.py", "p")
+        [mode] = [b for b in at.get("button_group") if "Dataset overview" in str(b.proto)]
+        at.session_state["rv_mode"] = "Dataset overview"
+        return at.run(timeout=60)
+
+    reviewer = overview("rita")
+    assert "Verdicts per annotator" in shown(reviewer)
+    assert "Export for TRL" not in shown(reviewer)
+    assert "Export for TRL" in shown(overview("lead"))
+
+
 def test_review_offers_an_annotator_only_the_datasets_assigned_to_them(team_db) -> None:
     from tests.teams_fixtures import preference  # noqa: PLC0415
 

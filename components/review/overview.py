@@ -14,10 +14,11 @@ import streamlit as st
 from sqlite_utils import Database
 
 import store
-from components.state import get_db
+from components.state import get_db, signed_in
 from needlework.datasets import ExportError, export_text
 from needlework.review.queue import PairList, item_comparisons
 from needlework.review.verdicts import VERDICTS, summarize
+from needlework.teams.permissions import can
 from store import pairs as pairs_store
 
 TICKS = [math.log10(v) for v in (10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)]
@@ -174,7 +175,8 @@ def render_overview(db: Database, row: dict[str, Any], items: PairList, view: An
     else:
         st.dataframe(people, hide_index=True, width="stretch", column_config={
             "agreement": st.column_config.NumberColumn(format="percent")})
-    render_trl_export(dataset, annotators)
+    if can(signed_in(), "export"):
+        render_trl_export(dataset, annotators)
 
 
 def render_trl_export(dataset: str, annotators: list[str]) -> None:
