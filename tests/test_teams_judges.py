@@ -139,11 +139,14 @@ def test_a_reviewer_is_refused_a_model_outside_data_and_a_load_is_audited(team, 
     save_tiny_model(outside)
     registry.MODELS.clear()
     at = _page(db, "rita")
+    box = at.text_input(key="rw_model")
+    assert box.label == "Model folder (in the data folder)" and "hub id" not in box.help
     at.text_input(key="rw_model").set_value(str(outside)).run()
     at.button(key="rw_load").click().run()
     assert any("Only an admin loads a model from outside the data folder" in e.value
                for e in at.error)
     at = _page(db, "lead")
+    assert at.text_input(key="rw_model").label == "Model folder or hub id"
     at.text_input(key="rw_model").set_value(str(outside)).run()
     try:
         at.button(key="rw_load").click().run()

@@ -19,7 +19,7 @@ from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import ModelFacts, RewardModel
 from needlework.rewards.registry import MODELS, ModelKey
 from needlework.teams.events import record
-from needlework.teams.permissions import model_source_refusal, remote_code_refusal
+from needlework.teams.permissions import can, model_source_refusal, remote_code_refusal
 
 DEMO_MODEL_PATH = "data/demo-model"
 DEMO_BUILD = INSTALL_COMMAND
@@ -33,6 +33,12 @@ HOW_TO = (
     "or `hf download NAME --local-dir DIR` writes), or a Hugging Face hub id where this server "
     "can reach the hub. It must be a sequence classifier with one output (a scalar reward "
     "model such as `…ForSequenceClassification`, `num_labels=1`)."
+)
+HOW_TO_DATA = (
+    "**A real reward model:** your role loads models from the data folder only: ask an admin "
+    "to put one there (a folder with `config.json`, the weights and the tokenizer files), then "
+    "type its folder, e.g. `data/my-reward-model`. It must be a sequence classifier with one "
+    "output (`num_labels=1`)."
 )
 DEMO_NOTE = (
     "**Demo model.** A tiny Llama classifier trained for a few minutes on synthetic safety "
@@ -84,10 +90,14 @@ def _load(key: ModelKey) -> RewardModel | None:
 
 def _form() -> ModelKey:
     """The picker's fields; returns the key they describe."""
+    anywhere = can(signed_in(), "load_any_model")
     name = st.text_input(
-        "Model folder or hub id", value=DEMO_MODEL_PATH, key="rw_model",
-        help="A local folder with config.json, weights and tokenizer, or a hub id. "
-             f"The default, {DEMO_MODEL_PATH}, is the demo model.")
+        "Model folder or hub id" if anywhere else "Model folder (in the data folder)",
+        value=DEMO_MODEL_PATH, key="rw_model",
+        help=("A local folder with config.json, weights and tokenizer, or a hub id. "
+              if anywhere else "A folder inside the data folder with config.json, weights "
+              "and tokenizer (an admin puts models there). ")
+             + f"The default, {DEMO_MODEL_PATH}, is the demo model.")
     # the three choices on a row of their own: beside the folder they were cut to "a" at 1024 px
     dtype_col, device_col, attn_col = st.columns(3, vertical_alignment="bottom")
     dtype = dtype_col.selectbox("dtype", DTYPES, key="rw_dtype",
@@ -99,7 +109,8 @@ def _form() -> ModelKey:
     if name.strip() in (DEMO_MODEL_PATH, str(Path(DEMO_MODEL_PATH).resolve())):
         st.caption("🧪 **Demo model** (the default): a tiny classifier this project trained on "
                    "synthetic safety needles, to try the workflow offline; its scores mean little. "
-                   "For a real one, type its folder or hub id above.")
+                   "For a real one, type its folder" + (" or hub id" if anywhere else "")
+                   + " above.")
     refusal = remote_code_refusal(st.get_option("server.address"), signed_in())
     trust = st.checkbox("trust_remote_code", value=False, key="rw_trust", disabled=bool(refusal),
                         help=refusal or "Run Python code shipped with the model (needed by a few "
@@ -197,7 +208,7 @@ def render_model_picker() -> tuple[ModelKey, RewardModel] | None:
         with st.expander(title, expanded=loaded is None, icon=":material/upload:"):
             key = _form()
             _demo_hint(key)
-            st.caption(HOW_TO)
+            st.caption(HOW_TO if can(signed_in(), "load_any_model") else HOW_TO_DATA)
             if st.button("Load model", type="primary", key="rw_load") and _load(key) is not None:
                 st.rerun()
     return loaded
