@@ -76,8 +76,9 @@ def _pick_responses(pref: Preference, item: str, scores: dict[str, Any] | None) 
     cols = st.columns(2)
 
     def fmt(side: str, values: list[Any] | None):
-        return lambda k: f"{side} {k + 1}" + (f" · score {values[k]:.4f}" if values and values[k]
-                                           is not None else "")
+        return lambda k: f"{side} {k + 1}" + (
+            f" · score {values[k]:.4f}" if values and k < len(values) and values[k] is not None
+            else "")
 
     i = cols[0].selectbox("Chosen response", range(len(pref.chosen)), index=min(i0, len(pref.chosen) - 1),
                           key=f"rw_ci|{item}", format_func=fmt("chosen", scores and scores["chosen_scores"]))
