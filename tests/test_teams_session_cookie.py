@@ -5,51 +5,18 @@ database and clears the cookie."""
 
 from __future__ import annotations
 
-import asyncio
 import json
+from functools import partial
 
 import pytest
 from starlette.routing import Router
 
 import store
 from needlework.teams import accounts, session_cookie
+from tests.asgi_fixtures import HOST, OWN
+from tests.asgi_fixtures import call as asgi_call
 
-HOST = "127.0.0.1:8501"
-OWN = f"http://{HOST}"
-
-
-def call(app, method: str, body: dict | str | None = None, *, origin: str | None = OWN,
-         headers: dict[str, str] | None = None, cookie: str | None = None,
-         scheme: str = "http") -> tuple[int, dict[str, str], dict]:
-    raw = body.encode() if isinstance(body, str) else json.dumps(body or {}).encode()
-    sent = {"host": HOST, "content-type": "application/json", **(headers or {})}
-    if origin is not None:
-        sent["origin"] = origin
-    if cookie is not None:
-        sent["cookie"] = f"{accounts.SESSION_COOKIE}={cookie}"
-    scope = {"type": "http", "method": method, "path": session_cookie.ROUTE, "raw_path":
-             session_cookie.ROUTE.encode(), "query_string": b"", "scheme": scheme,
-             "server": ("127.0.0.1", 8501), "client": ("127.0.0.1", 5000), "root_path": "",
-             "http_version": "1.1",
-             "headers": [(k.encode(), v.encode()) for k, v in sent.items()]}
-    messages = [{"type": "http.request", "body": raw, "more_body": False}]
-    out: list[dict] = []
-
-    async def receive():
-        return messages.pop(0) if messages else {"type": "http.disconnect"}
-
-    async def send(message):
-        out.append(message)
-
-    asyncio.run(app(scope, receive, send))
-    start = next(m for m in out if m["type"] == "http.response.start")
-    got = {k.decode().lower(): v.decode() for k, v in start["headers"]}
-    payload = b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body")
-    try:
-        answer = json.loads(payload or b"{}")
-    except ValueError:  # Starlette's plain-text 405
-        answer = {"text": payload.decode()}
-    return start["status"], got, answer
+call = partial(asgi_call, path=session_cookie.ROUTE)
 
 
 @pytest.fixture
