@@ -3,9 +3,11 @@
 It serves ``app.py`` (the router) through Streamlit's ASGI app with natural URLs: each
 page also answers at the words people type for it, ``/home`` and unknown paths land on
 Home without a "Page not found" dialog, and repeated query parameters are dropped
-(:mod:`needlework.web`), and in team mode sets and clears the HttpOnly session cookie
-(:mod:`needlework.teams.session_cookie`). ``streamlit run app.py`` serves the same app
-without them (in team mode a reload then asks to sign in again).
+(:mod:`needlework.web`); it takes the key actions of the annotate and review pages
+(:mod:`needlework.action_route`) and in team mode sets and clears the HttpOnly session
+cookie (:mod:`needlework.teams.session_cookie`). ``streamlit run app.py`` serves the same
+pages without them: keys are not saved there, and in team mode a reload asks to sign in
+again.
 """
 
 from pathlib import Path
@@ -15,6 +17,7 @@ from starlette.middleware import Middleware
 from streamlit.runtime.pages_manager import PagesManager
 
 import store
+from needlework import action_route
 from needlework.teams import session_cookie
 from needlework.teams.config import load_config, serving_refusal
 from needlework.web import NaturalUrls, routes_of
@@ -32,8 +35,11 @@ if _refusal:
 # half-imported package away from another session (KeyError: 'components').
 PagesManager.uses_pages_directory = False
 
-# Team mode's session cookie is set and cleared by the server (HttpOnly): the page posts a
-# one-time ticket to this route after a sign-in (needlework.teams.session_cookie).
-app = st.App("app.py", routes=session_cookie.routes(lambda: store.connect(migrate=False)),
+# Two routes of our own: the key actions, committed as they arrive (needlework.action_route),
+# and team mode's HttpOnly session cookie, set for a one-time ticket after a sign-in
+# (needlework.teams.session_cookie).
+app = st.App("app.py",
+             routes=[*action_route.routes(store.thread_connection),
+                     *session_cookie.routes(lambda: store.connect(migrate=False))],
              middleware=[Middleware(NaturalUrls,
                                     routes=routes_of(Path(__file__).with_name("app.py")))])

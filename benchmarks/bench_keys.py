@@ -2,9 +2,11 @@
 
     .venv/bin/python benchmarks/bench_keys.py [--keys 100] [--rounds 2]
 
-For each label key the browser records when the action was made (the key press) and
-when the server's answer acknowledged it; the database records when the write was
-committed (``applied_actions.applied_at``, same machine clock). Keys are typed 150 ms
+For each label key the browser records when the action was made (the key press), when
+the server acknowledged it (the action route's response; before the route, the rerun's
+answer) and when a rerun whose data includes it answered (the page drawn with it); the
+database records when the write was committed (``applied_actions.applied_at``, same
+machine clock). Keys are typed 150 ms
 apart, 60 ms apart and as fast as the browser sends them, across questions (N after
 each question's passages). Prints p50 / p95 / max per pace; asserts nothing.
 """
@@ -31,13 +33,33 @@ from tests.browser.keys import implied, items, labels_of, open_annotate, press, 
 PACES = {"150 ms apart": 150, "60 ms apart": 60, "as fast as the browser sends": None}
 RECORD = """
 (() => {
-  window.__benchPush = {}; window.__benchAck = {};
+  window.__benchPush = {}; window.__benchAck = {}; window.__benchAt = {}; window.__benchDrawn = {};
   const core = window.__nwCore;
   const push = core.push.bind(core), answer = core.answer.bind(core);
-  core.push = (a) => { const out = push(a); window.__benchPush[out.id] = out.t; return out; };
-  core.answer = (data) => {
+  const mark = (data) => {
     const now = Date.now();
     for (const id of (data && data.acks) || []) if (!(id in window.__benchAck)) window.__benchAck[id] = now;
+  };
+  core.push = (a) => { const out = push(a); window.__benchPush[out.id] = out.t; return out; };
+  if (core.received) {  // the action route: acknowledged by the POST's response
+    const received = core.received.bind(core);
+    core.received = (data) => {
+      mark(data);
+      const out = received(data);
+      for (const s of core.settled) if (!(s.action.id in window.__benchAt)) window.__benchAt[s.action.id] = s.at;
+      return out;
+    };
+  }
+  core.answer = (data) => {
+    if (!core.received) mark(data);  // before: acknowledged by the rerun's answer
+    const now = Date.now();
+    const seen = Number((data && data.seen) || 0);
+    for (const [id, at] of Object.entries(window.__benchAt)) {
+      if (seen >= at && !(id in window.__benchDrawn)) window.__benchDrawn[id] = now;
+    }
+    if (!core.received) for (const id of (data && data.acks) || []) {
+      if (!(id in window.__benchDrawn)) window.__benchDrawn[id] = now;
+    }
     return answer(data);
   };
 })();
@@ -80,7 +102,7 @@ def main() -> None:
                 print(f"{args.keys} label keys a round (N after each question's passages), "
                       f"{args.rounds} rounds a pace, demo-grounding ({len(order)} questions)")
                 for name, pace in PACES.items():
-                    commit, ack, wrong = [], [], 0
+                    commit, ack, drawn, wrong = [], [], [], 0
                     for r in range(args.rounds):
                         page = browser.new_page(viewport={"width": 1400, "height": 1000})
                         who = f"bench-{uuid.uuid4().hex[:6]}"
@@ -92,15 +114,19 @@ def main() -> None:
                         settle(page)
                         pushed = page.evaluate("window.__benchPush")
                         acked = page.evaluate("window.__benchAck")
+                        shown = page.evaluate("window.__benchDrawn")
                         done = committed_ms(db_path, list(pushed))
                         commit += [done[i] - t for i, t in pushed.items() if i in done]
                         ack += [acked[i] - t for i, t in pushed.items() if i in acked]
+                        drawn += [shown[i] - t for i, t in pushed.items() if i in shown]
                         wrong += labels_of(db_path, who) != implied(order, start, keys)
                         page.close()
                     print(f"{name:>28}: press→committed p50 {statistics.median(commit):6.0f} ms, "
                           f"p95 {pct(commit, .95):6.0f} ms, max {max(commit):6.0f} ms · "
                           f"press→acknowledged p50 {statistics.median(ack):6.0f} ms, "
-                          f"p95 {pct(ack, .95):6.0f} ms · {len(commit)} actions, "
+                          f"p95 {pct(ack, .95):6.0f} ms · press→page drawn with it "
+                          f"p50 {statistics.median(drawn):6.0f} ms, p95 {pct(drawn, .95):6.0f} ms "
+                          f"({len(drawn)}) · {len(commit)} actions, "
                           f"{wrong} rounds with a wrong database")
                 browser.close()
         finally:

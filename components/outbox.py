@@ -1,37 +1,35 @@
-"""The outbox: key actions from the browser, delivered on every page and applied once.
+"""The outbox: key actions from the browser, committed through the action route.
 
-Two invisible components, mounted in the shared sidebar on every run:
+The key scripts' actions never travel with a rerun: the browser's outbox
+(``js/outbox_core.js``) keeps them in its storage and POSTs them to the server's action
+route (:mod:`needlework.action_route`), which commits them and acknowledges them in its
+response. After an acknowledgement the outbox asks for a rerun so the page draws what is
+saved: its state carries the page's *view* (where the browser's keyboard cursor is, or
+which question it asks for next) and a *nonce*, the browser's count of that redraw. A
+page passes the nonce back to its key script (:func:`applied_through`) so that the
+script stops showing acknowledged actions once the page's own data includes them.
 
-- the *outbox* carries, as its state, the browser's pending actions (kept in the
-  browser's storage until acknowledged; see ``js/outbox_core.js``) and the page's
-  *view* (where the browser's keyboard cursor is, or which question it asks for next);
-- the *answer*, drawn right after the actions were applied, tells the browser which
-  action ids it may forget (applied, unchanged or refused) or that the database was
-  busy or full (then it keeps them and sends them again).
-
-The actions themselves are applied by :func:`needlework.actions.apply_actions`, to the
-targets they name; a page reads the view with :func:`view_for`.
+Two invisible components, mounted in the shared sidebar on every run
+(:func:`receive_view`): the *outbox* (its state: view and nonce; its data: where the
+action route is) and the *answer*, drawn right after, which tells the browser which
+redraw this run is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
-from sqlite_utils import Database
 
-from components.state import signed_in
-from needlework.action_parse import Action
-from needlework.actions import Delivery, apply_actions
+from needlework.action_route import ROUTE
 
 _JS = Path(__file__).parent / "js"
 CORE = (_JS / "outbox_core.js").read_text(encoding="utf-8")
 
 _OUTBOX = st.components.v2.component(
     "needlework.outbox", isolate_styles=False,
-    js=CORE + "\nexport default function (c) { nwCore.attach(c.setStateValue); }\n")
+    js=CORE + "\nexport default function (c) { nwCore.attach(c.setStateValue, c.data); }\n")
 _ANSWER = st.components.v2.component(
     "needlework.outbox_answer", isolate_styles=False,
     js=CORE + "\nexport default function (c) { nwCore.answer(c.data); }\n")
@@ -55,37 +53,29 @@ def _keep(_: Any = None) -> None:
     """The outbox state needs a change callback to be a state; nothing to do in it."""
 
 
-def deliver(db: Database, allowed: Callable[[Action], str | None] | None = None) -> Delivery:
-    """Apply the actions the browser sent with this run and answer it (call once per
-    run, before the page draws, so the page shows what was just saved). In team mode
-    they are applied as the signed-in user: an action that user may not make is
-    refused with the reason."""
+def action_route() -> str:
+    """The action route under the server's base URL path."""
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return (f"/{base}" if base else "") + ROUTE
+
+
+def receive_view() -> None:
+    """Read the browser's view and redraw count from the outbox (call once per run, before
+    the page draws) and answer which redraw this run is."""
     with st.container(key="nw-outbox-box"):
         st.html(_HIDE)
-        state = _OUTBOX(key="nw-outbox", on_outbox_change=_keep)
+        state = _OUTBOX(key="nw-outbox", data={"route": action_route()},
+                        on_outbox_change=_keep)
         payload = state.get("outbox") or {}
         if not isinstance(payload, dict):
             payload = {}
-        actions = payload.get("actions") or []
-        delivery = apply_actions(db, actions if isinstance(actions, list) else [], allowed,
-                                 actor=signed_in())
         view = payload.get("view")
         if isinstance(view, dict):
             st.session_state[VIEW] = view
         nonce = payload.get("nonce")
         nonce = nonce if isinstance(nonce, (int, float)) else 0
-        if delivery.error is None:
-            st.session_state[NONCE] = nonce
-        _ANSWER(key="nw-outbox-answer", data={
-            "seen": nonce,
-            "acks": delivery.acked,
-            "rejected": [{"id": o.id, "message": o.message} for o in delivery.rejected],
-            "undone": [{"id": o.id, "item": o.item, "field": o.field} for o in delivery.outcomes
-                       if o.item and o.status == "applied"],
-            "told": [{"id": o.id, "message": o.message} for o in delivery.outcomes if o.tell],
-            "error": delivery.error,
-        })
-    return delivery
+        st.session_state[NONCE] = nonce
+        _ANSWER(key="nw-outbox-answer", data={"seen": nonce})
 
 
 def view_for(page: str, dataset: str) -> dict[str, Any] | None:
@@ -119,8 +109,9 @@ def followed(view: dict[str, Any] | None) -> None:
 
 
 def applied_through() -> float:
-    """The newest outbox delivery whose actions this run's page shows (the key scripts
-    keep showing actions acknowledged after it from their own record)."""
+    """The browser's redraw this run answers: every action acknowledged before the browser
+    asked for it is in this run's data (the key scripts keep showing actions
+    acknowledged after it from their own record)."""
     return st.session_state.get(NONCE, 0)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.name_memory import restore_name
-from components.outbox import deliver
+from components.outbox import receive_view
 from components.state import ANNOTATOR_KEY, DATASET_KEY, signed_in
 from components.teams.guidelines import render_guidelines_panel
 from components.teams.session import render_account
@@ -25,7 +25,7 @@ def chosen_dataset(current: str | None, linked: str | None, names: list[str]) ->
 
 
 def render_sidebar(db) -> dict[str, str | None]:
-    """Deliver the browser's pending key actions, then draw who works and the dataset
+    """Read the browser's view (:mod:`components.outbox`), then draw who works and the dataset
     picker; return both values.
 
     Local mode: the annotator name is typed and kept for the browser session (across
@@ -35,7 +35,7 @@ def render_sidebar(db) -> dict[str, str | None]:
     dataset (and ``?dataset=NAME&item=ID`` deep links) open it.
     """
     with st.sidebar:
-        deliver(db)
+        receive_view()
     user = signed_in()
     rows = list_datasets(db)
     if user is not None:

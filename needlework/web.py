@@ -114,3 +114,39 @@ async def _redirect(send: Any, location: str) -> None:
                 "headers": [(b"location", location.encode("latin-1")),
                             (b"content-length", b"0"), (b"cache-control", b"no-store")]})
     await send({"type": "http.response.body", "body": b""})
+
+
+# --- requests that change state: only from the app's own page --------------------------
+
+
+def request_origin(scheme: str, host: str) -> str:
+    """``scheme://host`` as a browser writes it in ``Origin``."""
+    return f"{scheme}://{host}".lower()
+
+
+def is_https(scheme: str, headers: Mapping[str, str]) -> bool:
+    """Whether the browser reached us over HTTPS (itself, or a proxy in front saying so)."""
+    forwarded = headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+    return scheme == "https" or forwarded == "https"
+
+
+def same_origin_refusal(scheme: str, headers: Mapping[str, str]) -> str | None:
+    """Why a state-changing request is refused, or ``None`` when it comes from the app's
+    own page: an ``Origin`` header equal to the request's own origin, no
+    ``Sec-Fetch-Site`` other than ``same-origin``, and a JSON body (which a cross-site
+    form cannot send without a preflight). ``headers`` with lower-case names."""
+    origin = headers.get("origin", "").lower()
+    host = headers.get("host", "")
+    if not origin or not host:
+        return "no Origin header: only the app's own page may do this"
+    own = {request_origin(scheme, host)}
+    if "x-forwarded-proto" in headers:
+        own.add(request_origin("https" if is_https(scheme, headers) else "http", host))
+    if origin not in own:
+        return f"a request from {origin!r}, not from this app's page"
+    site = headers.get("sec-fetch-site")
+    if site is not None and site != "same-origin":
+        return f"a {site} request, not from this app's page"
+    if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        return "the body must be JSON"
+    return None

@@ -328,6 +328,10 @@ function annotateKeys() {
     }, 1500);
   }, true);
   nwCore.listeners.add(() => S.paint());
+  // keys held until the asked-for place is shown count as not saved yet (moves do not)
+  const MOVES = new Set(["j", "k", "n", "p", "u", "arrowup", "arrowdown", "arrowleft",
+                         "arrowright", "escape", "tab", "pageup", "pagedown", "home", "end"]);
+  nwCore.heldCounters.add(() => S.held.filter((k) => !MOVES.has(String(k).toLowerCase())).length);
   nwCore.revertListeners.add((u) => {  // an undo or redo came back: show what it reverted
     const label = u.field.startsWith("label:") ? `passage ${u.field.slice(6)}'s label` :
       u.field.startsWith("dim:") ? "a dimension" : u.field;

@@ -1,8 +1,11 @@
 // The browser's outbox: every key action waits here until the server acknowledges it.
 //
 // Actions are kept in localStorage (one key per tab, adopted by another tab when the
-// tab that made them is gone), sent with the outbox component's state, and dropped only
-// when the server names their id as applied, unchanged or refused. A refused action is
+// tab that made them is gone), POSTed to the server's action route (the route's path
+// comes with the outbox component's data), and dropped only when the response names
+// their id as applied, unchanged or refused. A response then asks for a rerun through
+// the outbox component's state (the page's view and a redraw nonce): the rerun only
+// draws what is saved. A refused action is
 // never shown as saved: the badge says why, in the server's sentence, for REFUSAL_MS.
 // Everything is written as text (textContent), never as HTML.
 const nwCore = (() => {
@@ -27,10 +30,12 @@ const nwCore = (() => {
   const core = {
     queue: (read(mine) || {}).queue || [],
     settled: [],         // acknowledged, but maybe not yet in the page's data: {action, at}
-    nonce: 0,
+    nonce: 0,            // the last redraw asked for (the outbox state's nonce)
+    drawn: 0,            // the last redraw a rerun answered
     view: null,
     setState: null,
-    inFlight: null,      // {nonce, at} of the last send not yet answered
+    route: null,         // the action route (from the outbox component's data)
+    inFlight: null,      // {at} of the last POST not yet answered
     error: null,         // "busy" | "full" | "failed" from the last answer
     retryAt: 0,
     backoff: 0,
@@ -41,6 +46,7 @@ const nwCore = (() => {
     revertListeners: new Set(),
     reverted: new Set(),
     tellListeners: new Set(),  // what an action's outcome says to the person (once per id)
+    heldCounters: new Set(),   // the page scripts' keys held until their place is shown
     told: new Set(),
     counter: 0,
     save() {
@@ -87,7 +93,7 @@ const nwCore = (() => {
     },
     setView(view) {
       this.view = view;
-      this.send(true);
+      this.redraw();
     },
     pending() { return this.queue.length; },
     // the name this browser remembers (js/name_memory.js, local mode): the key scripts
@@ -106,32 +112,52 @@ const nwCore = (() => {
       const n = Number(seen) || 0;
       this.settled = this.settled.filter((s) => s.at > n);
     },
-    attach(setState) {
-      const first = !this.setState;
+    attach(setState, data) {
       this.setState = setState;
-      if (first || this.queue.length) this.send(true);
+      if (data && data.route) this.route = data.route;
+      if (this.queue.length) this.send(true);
+    },
+    redraw() {
+      // ask for a rerun: the page draws what is saved (and the view, where the keys are)
+      if (!this.setState) return this.nonce;
+      this.nonce = Math.max(this.nonce + 1, Date.now());
+      try { this.setState("outbox", {view: this.view, nonce: this.nonce}); } catch (e) { /* */ }
+      return this.nonce;
     },
     send(force) {
-      if (!this.setState) return;
+      if (!this.route || !this.queue.length) return;
       const now = Date.now();
-      if (this.inFlight && !force) return;            // the answer will trigger the next send
-      if (now < this.retryAt && !force) return;        // busy/full: wait a little
-      this.nonce = Math.max(this.nonce + 1, now);
-      const nonce = this.nonce;
-      this.inFlight = {nonce, at: now};
-      try {
-        this.setState("outbox", {actions: this.queue.slice(0, 200), view: this.view, nonce});
-      } catch (e) {
-        this.inFlight = null;
-      }
-      this.notify();
+      if (this.inFlight && !force) return;            // its response triggers the next send
+      if (now < this.retryAt && !force) return;        // busy/full/offline: wait a little
+      const batch = this.queue.slice(0, 200);
+      const flight = {at: now};
+      this.inFlight = flight;
+      const abort = typeof AbortController === "function" ? new AbortController() : null;
+      const timer = setTimeout(() => { if (abort) abort.abort(); }, 2500);
+      fetch(this.route, {
+        method: "POST", headers: {"Content-Type": "application/json"}, cache: "no-store",
+        credentials: "same-origin", body: JSON.stringify({actions: batch}),
+        signal: abort ? abort.signal : undefined,
+      }).then(async (r) => {
+        let data = {};
+        try { data = await r.json(); } catch (e) { data = {}; }
+        if (!r.ok) {
+          data = {error: {401: "signin", 404: "noroute", 413: "failed", 429: "busy"}[r.status] ||
+                         (r.status >= 500 ? "failed" : data.error || "failed")};
+        }
+        return data;
+      }, () => ({error: "offline"})).then((data) => {
+        clearTimeout(timer);
+        if (this.inFlight === flight) this.inFlight = null;
+        this.received(data || {});
+      });
     },
-    answer(data) {
-      if (!data || !data.seen) return;
+    received(data) {
       const acked = new Set(data.acks || []);
       const refusedIds = new Set((data.rejected || []).map((r) => r.id));
+      let redraw = false;
       if (acked.size) {
-        const at = Number(data.seen) || 0;
+        const at = this.redrawNonce();
         // a refused action is forgotten, never shown as saved
         for (const a of this.queue) {
           if (acked.has(a.id) && !refusedIds.has(a.id)) this.settled.push({action: a, at});
@@ -139,12 +165,14 @@ const nwCore = (() => {
         this.settled = this.settled.slice(-500);
         this.queue = this.queue.filter((a) => !acked.has(a.id));
         this.save();
+        redraw = true;
       }
       for (const r of data.rejected || []) {
         this.refused.push(String(r.message || "refused"));
         this.refusedAt = Date.now();
       }
-      for (const u of data.undone || []) {  // what an undo or redo key reverted (once per id)
+      this.refused = this.refused.slice(-5);
+      for (const u of data.undone || []) {  // what an undo or redo reverted (once per id)
         if (this.reverted.has(u.id)) continue;
         this.reverted.add(u.id);
         for (const fn of this.revertListeners) { try { fn(u); } catch (e) { /* ignore */ } }
@@ -154,40 +182,62 @@ const nwCore = (() => {
         this.told.add(t.id);
         for (const fn of this.tellListeners) { try { fn(t); } catch (e) { /* ignore */ } }
       }
-      this.refused = this.refused.slice(-5);
-      if (this.inFlight && this.inFlight.nonce === Number(data.seen)) this.inFlight = null;
-      this.answeredAt = Date.now();
       this.error = data.error || null;
-      if (this.error) {
-        this.backoff = Math.min(10000, this.backoff ? this.backoff * 2 : 1000);
+      if (this.error === "offline") {  // no answer at all: the server is down or restarting
+        this.error = null;
+        this.backoff = Math.min(2000, this.backoff ? this.backoff * 2 : 250);
         this.retryAt = Date.now() + this.backoff;
       } else {
-        this.backoff = 0;
-        this.retryAt = 0;
+        this.answeredAt = Date.now();
+        if (this.error) {
+          this.backoff = Math.min(10000, this.backoff ? this.backoff * 2 : 500);
+          this.retryAt = Date.now() + this.backoff;
+        } else {
+          this.backoff = 0;
+          this.retryAt = 0;
+        }
       }
+      if (redraw) this.redraw();
       this.notify();
-      if (this.queue.length && !this.error) this.send();
+      if (this.queue.length && !this.error && Date.now() >= this.retryAt) this.send();
+    },
+    redrawNonce() {
+      // the nonce the next redraw will carry: data drawn for it includes these actions
+      return Math.max(this.nonce + 1, Date.now());
+    },
+    answer(data) {
+      // the rerun says which redraw it is (nothing to acknowledge: the route does that)
+      if (data && data.seen) this.drawn = Math.max(this.drawn || 0, Number(data.seen) || 0);
     },
     tick() {
-      // resend what is pending: the last send got no answer in 2.5 s (a reconnect, a
-      // restart), or the database was busy and its wait is over. Never gives up.
+      // resend what is pending: the last send got no answer in 3 s (a frozen server: the
+      // request is aborted at 2.5 s), or a wait after an error is over. Never gives up.
       const now = Date.now();
-      if (this.inFlight && now - this.inFlight.at > 2500) this.inFlight = null;
+      if (this.inFlight && now - this.inFlight.at > 3000) this.inFlight = null;
       if (this.queue.length && !this.inFlight && now >= this.retryAt) this.send(true);
       if (this.queue.length) this.save();  // heartbeat: this tab still owns its queue
       this.notify();
     },
+    held() {
+      let n = 0;
+      for (const fn of this.heldCounters) { try { n += fn() || 0; } catch (e) { /* ignore */ } }
+      return n;
+    },
     status() {
-      const n = this.queue.length;
+      const n = this.queue.length + this.held();
       if (!n && this.refused.length && Date.now() - this.refusedAt < REFUSAL_MS) {
         const last = this.refused[this.refused.length - 1];
         const text = `✕ not saved: ${last.length > 160 ? last.slice(0, 159) + "…" : last}`;
         return {n, text, kind: "error", refused: true};
       }
       if (!n) return {n, text: "✓ all saved", kind: "ok"};
-      const silent = Date.now() - this.answeredAt > 5000 && this.inFlight;
+      const now = Date.now();  // an action waiting 5 s with no answer from the server
+      const silent = this.queue.length > 0 && now - this.answeredAt > 5000 &&
+        now - (this.queue[0].t || now) > 5000;
       const why = {busy: "the database is busy, retrying", full: "the disk is full, retrying",
-                   failed: "the server could not save, retrying"}[this.error] ||
+                   failed: "the server could not save, retrying",
+                   signin: "sign in again to save them",
+                   noroute: "this server takes no key actions: start it with `make run`"}[this.error] ||
                   (silent ? "waiting for the server" : "");
       const text = `⏳ ${n} not saved yet` + (why ? ` · ${why}` : "");
       return {n, text, kind: this.error || silent ? "error" : "pending"};

@@ -213,6 +213,10 @@ function reviewKeys() {
     if (a && a.tagName === "INPUT" && (a.type === "checkbox" || a.type === "radio")) a.blur();
   }, 0), true);
   nwCore.listeners.add(() => S.paint());
+  // keys held until the asked-for place is shown count as not saved yet (moves do not)
+  const MOVES = new Set(["j", "k", "n", "p", "u", "arrowup", "arrowdown", "arrowleft",
+                         "arrowright", "escape", "tab", "pageup", "pagedown", "home", "end"]);
+  nwCore.heldCounters.add(() => S.held.filter((k) => !MOVES.has(String(k).toLowerCase())).length);
   // a question asked and not answered in 3 s (a restart, a lost request): ask again
   setInterval(() => {
     if (S.barrier && S.data && Date.now() - (S.askedAt || 0) > 3000) {

@@ -27,7 +27,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -36,6 +36,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from needlework.teams import accounts
+from needlework.web import is_https, same_origin_refusal
 
 ROUTE = "/_nw/session"
 TICKET_SECONDS = 120.0
@@ -81,37 +82,6 @@ def redeem(ticket: Any, *, now: float | None = None) -> tuple[str, int] | None:
     """``(token, max_age)`` of a ticket not yet used nor expired (and never again), else
     ``None``."""
     return _TICKETS.redeem(ticket, now=now)
-
-
-def request_origin(scheme: str, host: str) -> str:
-    """``scheme://host`` as a browser writes it in ``Origin``."""
-    return f"{scheme}://{host}".lower()
-
-
-def is_https(scheme: str, headers: Mapping[str, str]) -> bool:
-    """Whether the browser reached us over HTTPS (itself, or a proxy in front saying so)."""
-    forwarded = headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
-    return scheme == "https" or forwarded == "https"
-
-
-def same_origin_refusal(scheme: str, headers: Mapping[str, str]) -> str | None:
-    """Why a state-changing request is refused, or ``None`` when it comes from the app's
-    own page (see the module's docstring). ``headers`` with lower-case names."""
-    origin = headers.get("origin", "").lower()
-    host = headers.get("host", "")
-    if not origin or not host:
-        return "no Origin header: only the app's own page may do this"
-    own = {request_origin(scheme, host)}
-    if "x-forwarded-proto" in headers:
-        own.add(request_origin("https" if is_https(scheme, headers) else "http", host))
-    if origin not in own:
-        return f"a request from {origin!r}, not from this app's page"
-    site = headers.get("sec-fetch-site")
-    if site is not None and site != "same-origin":
-        return f"a {site} request, not from this app's page"
-    if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-        return "the body must be JSON"
-    return None
 
 
 def cookie_header(token: str, max_age: int, *, secure: bool) -> str:

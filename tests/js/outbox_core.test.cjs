@@ -1,0 +1,178 @@
+// The outbox core (components/js/outbox_core.js) under node, with a fake fetch, a fake
+// clock and in-memory storage: what it sends to the action route, what it keeps, what it
+// forgets, how it waits after each kind of failure. Run by tests/test_outbox_core_js.py.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const assert = require("assert");
+
+const SOURCE = fs.readFileSync(path.join(__dirname, "..", "..", "components", "js",
+                                         "outbox_core.js"), "utf8");
+
+function world() {
+  const store = new Map();
+  const storage = {
+    getItem: (k) => (store.has(k) ? store.get(k) : null),
+    setItem: (k, v) => store.set(k, String(v)),
+    removeItem: (k) => store.delete(k),
+    key: (i) => Array.from(store.keys())[i],
+    get length() { return store.size; },
+  };
+  const w = {now: 1_000_000, posts: [], replies: [], redraws: [], timers: []};
+  const sandbox = {
+    window: {}, localStorage: storage, sessionStorage: new Map(),
+    document: {createElement: () => ({style: {}, dataset: {}, setAttribute() {}}),
+               body: {appendChild() {}}},
+    crypto: require("crypto").webcrypto,
+    setInterval: () => 0, setTimeout: (fn, ms) => { w.timers.push({fn, at: w.now + ms}); return 0; },
+    clearTimeout: () => {}, AbortController,
+    fetch: (url, init) => new Promise((resolve, reject) => {
+      w.posts.push({url, body: JSON.parse(init.body)});
+      w.replies.push({resolve, reject});
+    }),
+    Date: class extends Date { static now() { return w.now; } },
+    Object, JSON, Array, Set, Map, Math, String, Number, Promise, Uint32Array,
+  };
+  sandbox.sessionStorage = {getItem: () => null, setItem() {}};
+  // the storage's keys, for adopt()
+  sandbox.Object = new Proxy(Object, {get: (t, p) => (p === "keys" ? (o) =>
+    (o === storage ? Array.from(store.keys()) : Object.keys(o)) : t[p])});
+  const fn = new Function(...Object.keys(sandbox), SOURCE + "\nreturn nwCore;");
+  const core = fn(...Object.values(sandbox));
+  core.attach((name, value) => w.redraws.push(value), {route: "/_nw/actions"});
+  w.core = core;
+  w.reply = async (i, status, body) => {
+    w.replies[i].resolve({ok: status >= 200 && status < 300, status, json: async () => body});
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+  };
+  w.fail = async (i) => {
+    w.replies[i].reject(new Error("connection refused"));
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+  };
+  w.store = store;
+  return w;
+}
+
+const label = (n) => ({kind: "set", dataset: "g", item: "q1", annotator: "ana",
+                       field: `label:${n}`, value: "OUTDATED"});
+
+const tests = {
+  async "one press: posted at once, kept until acknowledged, then a redraw"() {
+    const w = world();
+    const a = w.core.push(label(1));
+    assert.strictEqual(w.posts.length, 1);
+    assert.deepStrictEqual(w.posts[0].body.actions.map((x) => x.id), [a.id]);
+    assert.strictEqual(w.core.status().text, "⏳ 1 not saved yet");
+    assert.ok(Array.from(w.store.keys()).some((k) => k.startsWith("nw-pending:")));
+    await w.reply(0, 200, {acks: [a.id], rejected: [], undone: [], told: [], error: null});
+    assert.strictEqual(w.core.queue.length, 0);
+    assert.strictEqual(w.core.status().text, "✓ all saved");
+    assert.strictEqual(w.redraws.length, 1);
+    // shown as saved until data drawn for that redraw arrives
+    assert.strictEqual(w.core.overlay(() => true).length, 1);
+    w.core.forget(w.redraws[0].nonce - 1);
+    assert.strictEqual(w.core.overlay(() => true).length, 1);
+    w.core.forget(w.redraws[0].nonce);
+    assert.strictEqual(w.core.overlay(() => true).length, 0);
+    assert.ok(!Array.from(w.store.keys()).some((k) => k.startsWith("nw-pending:")));
+  },
+  async "presses while a post is in flight go in the next one, in order"() {
+    const w = world();
+    const a = w.core.push(label(1));
+    const b = w.core.push(label(2));
+    const c = w.core.push(label(3));
+    assert.strictEqual(w.posts.length, 1);
+    await w.reply(0, 200, {acks: [a.id], error: null});
+    assert.strictEqual(w.posts.length, 2);
+    assert.deepStrictEqual(w.posts[1].body.actions.map((x) => x.id), [b.id, c.id]);
+  },
+  async "a refusal is said, never shown as saved"() {
+    const w = world();
+    const a = w.core.push(label(1));
+    await w.reply(0, 200, {acks: [a.id], rejected: [{id: a.id, message: "not assigned to ana"}],
+                           error: null});
+    assert.strictEqual(w.core.overlay(() => true).length, 0);
+    assert.strictEqual(w.core.status().text, "✕ not saved: not assigned to ana");
+    w.now += 11_000;
+    assert.strictEqual(w.core.status().text, "✓ all saved");
+  },
+  async "a busy database: kept, said, sent again after a growing wait"() {
+    const w = world();
+    w.core.push(label(1));
+    await w.reply(0, 200, {acks: [], error: "busy"});
+    assert.strictEqual(w.core.queue.length, 1);
+    assert.match(w.core.status().text, /database is busy/);
+    w.core.tick();
+    assert.strictEqual(w.posts.length, 1);  // not before the wait is over
+    w.now += 600;
+    w.core.tick();
+    assert.strictEqual(w.posts.length, 2);
+    await w.reply(1, 200, {acks: [], error: "full"});
+    assert.match(w.core.status().text, /disk is full/);
+    assert.ok(w.core.backoff > 500);
+  },
+  async "a server that is down: no answer counts as offline, retried, never dropped"() {
+    const w = world();
+    w.core.push(label(1));
+    await w.fail(0);
+    assert.strictEqual(w.core.queue.length, 1);
+    for (let i = 0; i < 20; i += 1) {
+      w.now += 2000;
+      w.core.tick();
+      if (w.posts.length > i + 1) await w.fail(w.posts.length - 1);
+    }
+    assert.ok(w.posts.length >= 10);
+    assert.match(w.core.status().text, /waiting for the server/);
+    const last = w.posts.length - 1;
+    w.now += 2000;
+    w.core.tick();
+    await w.reply(w.posts.length - 1, 200, {acks: [w.core.queue[0].id], error: null});
+    assert.strictEqual(w.core.queue.length, 0);
+    assert.ok(last >= 0);
+  },
+  async "signed out: kept and said, not refused"() {
+    const w = world();
+    w.core.push(label(1));
+    await w.reply(0, 401, {error: "signin"});
+    assert.strictEqual(w.core.queue.length, 1);
+    assert.match(w.core.status().text, /sign in again/);
+  },
+  async "a frozen server: the post is given up after 2.5 s and sent again"() {
+    const w = world();
+    w.core.push(label(1));
+    w.now += 3100;
+    w.core.tick();
+    assert.strictEqual(w.posts.length, 2);
+    assert.deepStrictEqual(w.posts[1].body.actions, w.posts[0].body.actions);
+  },
+  async "keys a page holds count as not saved"() {
+    const w = world();
+    let held = 2;
+    w.core.heldCounters.add(() => held);
+    assert.strictEqual(w.core.status().text, "⏳ 2 not saved yet");
+    held = 0;
+    assert.strictEqual(w.core.status().text, "✓ all saved");
+  },
+  async "a view asks for a redraw with the view, not a post"() {
+    const w = world();
+    w.core.setView({page: "annotate", dataset: "g", item: "q2", rev: 3});
+    assert.strictEqual(w.posts.length, 0);
+    assert.deepStrictEqual(w.redraws[0].view, {page: "annotate", dataset: "g", item: "q2", rev: 3});
+  },
+};
+
+(async () => {
+  let failed = 0;
+  for (const [name, test] of Object.entries(tests)) {
+    try {
+      await test();
+      console.log(`ok - ${name}`);
+    } catch (e) {
+      failed += 1;
+      console.log(`FAILED - ${name}\n${e.stack}`);
+    }
+  }
+  process.exit(failed ? 1 : 0);
+})();

@@ -1,0 +1,133 @@
+"""The action route (needlework.action_route), called as an ASGI app: a batch of key
+actions is committed and acknowledged in the response, once whatever the number of
+sends; team mode acts as the session the cookie names and refuses without one; requests
+not from the app's page, too large or too many change nothing."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from functools import partial
+
+import pytest
+from starlette.routing import Router
+
+import store
+from needlework import action_route
+from needlework.datasets import import_bytes
+from needlework.teams import accounts
+from needlework.teams.assignment import assign_dataset
+from tests.asgi_fixtures import call as asgi_call
+from tests.conftest import garage_records, jsonl
+
+call = partial(asgi_call, path=action_route.ROUTE)
+
+
+def _label(who: str, number: int, value: str, item: str = "sample-1") -> dict:
+    return {"id": f"t-{uuid.uuid4().hex}", "kind": "set", "dataset": "g", "item": item,
+            "annotator": who, "field": f"label:{number}", "value": value}
+
+
+def _stored(db, who: str) -> dict[str, str]:
+    return {f: json.loads(v) for f, v in db.execute(
+        "select field, value from annotations where dataset = 'g' and annotator = ?", [who])}
+
+
+@pytest.fixture
+def local(tmp_path):
+    path = tmp_path / "n.db"
+    db = store.connect(path)
+    import_bytes(db, jsonl(garage_records(3)), "g.jsonl", dataset="g")
+    app = Router(routes=action_route.routes(lambda: store.connect(path, migrate=False),
+                                            team=lambda: False))
+    return db, app
+
+
+def test_a_batch_is_committed_once_and_acknowledged(local):
+    db, app = local
+    batch = [_label("ana", 1, "OUTDATED"), _label("ana", 2, "UNKNOWN"),
+             _label("ana", 9, "UNKNOWN")]  # passage 9 does not exist: refused, said
+    status, headers, body = call(app, "POST", {"actions": batch})
+    assert status == 200 and headers["cache-control"] == "no-store"
+    assert body["acks"] == [a["id"] for a in batch] and body["error"] is None
+    [refused] = body["rejected"]
+    assert refused["id"] == batch[2]["id"] and "9" in refused["message"]
+    assert _stored(db, "ana") == {"label:1": "OUTDATED", "label:2": "UNKNOWN"}
+    history = db.execute("select count(*) from history where dataset = 'g'").fetchone()[0]
+    status, _, again = call(app, "POST", {"actions": batch})  # the response was lost: resent
+    assert status == 200 and again["acks"] == body["acks"]
+    assert db.execute("select count(*) from history where dataset = 'g'").fetchone()[0] == history
+
+
+@pytest.mark.parametrize(("origin", "headers"), [
+    (None, {}), ("http://evil.example", {}), ("http://127.0.0.1:9999", {}),
+    ("http://127.0.0.1:8501", {"sec-fetch-site": "cross-site"}),
+    ("http://127.0.0.1:8501", {"content-type": "text/plain"}),
+])
+def test_requests_not_from_the_apps_page_change_nothing(local, origin, headers):
+    db, app = local
+    status, _, body = call(app, "POST", {"actions": [_label("ana", 1, "OUTDATED")]},
+                           origin=origin, headers=headers)
+    assert status == 403 and body["error"] == "refused"
+    assert _stored(db, "ana") == {}
+
+
+@pytest.mark.parametrize("body", ["not json", "[1]", '{"actions": 3}', "{}"])
+def test_a_malformed_request_is_refused(local, body):
+    _, app = local
+    status, _, answer = call(app, "POST", body)
+    assert status == 400 and answer["error"] == "refused"
+
+
+def test_a_request_too_large_is_refused_unread(local):
+    db, app = local
+    padding = "x" * (action_route.MAX_BODY + 10)
+    status, _, body = call(app, "POST", {"actions": [_label("ana", 1, "OUTDATED")],
+                                         "pad": padding})
+    assert status == 413 and _stored(db, "ana") == {}
+
+
+def test_too_many_requests_from_one_client_wait(tmp_path):
+    path = tmp_path / "n.db"
+    db = store.connect(path)
+    import_bytes(db, jsonl(garage_records(1)), "g.jsonl", dataset="g")
+    app = Router(routes=action_route.routes(lambda: store.connect(path, migrate=False),
+                                            team=lambda: False, rate=3))
+    codes = [call(app, "POST", {"actions": []})[0] for _ in range(4)]
+    assert codes == [200, 200, 200, 429]
+    assert call(app, "POST", {"actions": []}, client="127.0.0.2")[0] == 200  # another client
+
+
+@pytest.fixture
+def team(tmp_path):
+    path = tmp_path / "n.db"
+    db = store.connect(path)
+    lead = accounts.add_user(db, "lead", "admin", password="lead-passphrase-1")
+    for name in ("ana", "bob"):
+        accounts.add_user(db, name, "annotator", password=f"{name}-passphrase-1", actor=lead)
+    import_bytes(db, jsonl(garage_records(2)), "g.jsonl", dataset="g")
+    assign_dataset(db, "g", ["ana"], per_item=1, actor=lead)
+    app = Router(routes=action_route.routes(lambda: store.connect(path, migrate=False),
+                                            team=lambda: True))
+    return db, app
+
+
+def test_team_mode_acts_as_the_cookies_session(team):
+    db, app = team
+    batch = [_label("ana", 1, "OUTDATED")]
+    status, _, body = call(app, "POST", {"actions": batch})  # no cookie
+    assert status == 401 and body == {"error": "signin"} and _stored(db, "ana") == {}
+    ana = accounts.sign_in(db, "ana", "ana-passphrase-1")
+    status, _, body = call(app, "POST", {"actions": batch}, cookie=ana.token)
+    assert status == 200 and body["acks"] == [batch[0]["id"]] and not body["rejected"]
+    assert _stored(db, "ana") == {"label:1": "OUTDATED"}
+    # bob's session may not write as ana, nor on an item not assigned to him
+    bob = accounts.sign_in(db, "bob", "bob-passphrase-1")
+    forged = [_label("ana", 2, "UNKNOWN"), _label("bob", 2, "UNKNOWN")]
+    status, _, body = call(app, "POST", {"actions": forged}, cookie=bob.token)
+    assert status == 200 and {r["id"] for r in body["rejected"]} == {a["id"] for a in forged}
+    assert _stored(db, "ana") == {"label:1": "OUTDATED"} and _stored(db, "bob") == {}
+    accounts.sign_out(db, ana.token)
+    status, _, _ = call(app, "POST", {"actions": [_label("ana", 3, "UNKNOWN")]},
+                        cookie=ana.token)
+    assert status == 401 and "label:3" not in _stored(db, "ana")
