@@ -12,8 +12,8 @@ import pytest
 import store
 from needlework.datasets import import_bytes
 from needlework.grounding import agreement as ag
-from store import grounding as sg
 from store import assignments as store_assignments
+from store import grounding as sg
 from store.annotations import dataset_annotations, set_annotation, undo
 from tests.conftest import garage_records, jsonl
 

@@ -130,8 +130,8 @@ def test_an_admin_keeps_the_whole_form(team) -> None:
 
 
 def test_a_reviewer_is_refused_a_model_outside_data_and_a_load_is_audited(team, tmp_path) -> None:
-    from needlework.teams.audit import event_records  # noqa: PLC0415
     from needlework.rewards import registry  # noqa: PLC0415
+    from needlework.teams.audit import event_records  # noqa: PLC0415
     from tests.rewards_fixtures import save_tiny_model  # noqa: PLC0415
 
     db, _, _ = team
