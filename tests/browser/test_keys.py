@@ -134,8 +134,9 @@ def test_actions_applied_whose_answer_was_lost_are_not_applied_again(page, own_s
     who = unique("lost-ack")
     db = own_server.db_path
     open_annotate(page, own_server.url, order[1][0], who)
-    page.evaluate("window.__nwCore.__answer = window.__nwCore.answer; "
-                  "window.__nwCore.answer = () => {};")
+    # the action route's responses are lost: the outbox never reads an acknowledgement
+    page.evaluate("window.__nwCore.__received = window.__nwCore.received; "
+                  "window.__nwCore.received = () => {}; true")
     keys = list("3k4") + list("25k1") + ["n"] + list("4k2")
     press(page, keys, 60)
     deadline = time.time() + 20
@@ -143,7 +144,7 @@ def test_actions_applied_whose_answer_was_lost_are_not_applied_again(page, own_s
         time.sleep(0.1)
     assert pending(page) > 0  # nothing acknowledged: everything will be sent again
     own_server.kill()
-    page.evaluate("window.__nwCore.answer = window.__nwCore.__answer;")
+    page.evaluate("window.__nwCore.received = window.__nwCore.__received; true")
     own_server.start()
     settle(page, timeout=60)
     assert labels_of(db, who) == implied(order, 1, keys)
