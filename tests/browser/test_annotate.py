@@ -11,6 +11,7 @@ import time
 import uuid
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
 
@@ -121,9 +122,11 @@ def test_keyboard_labels_every_passage_and_writes_a_cited_answer(page, app_url, 
     screenshot(page, "annotate-next-item")
 
 
-def _stamps(page) -> int:
-    """Passage cards that show a saved label."""
-    return page.locator('[id^="nw-stamp-"]', has_text="✓ saved").count()
+def _stamps(page, expected: int) -> None:
+    """Exactly ``expected`` passage cards show a saved label (the cards are drawn after the
+    progress line: wait for them, up to 15 s)."""
+    expect(page.locator('[id^="nw-stamp-"]', has_text="✓ saved")).to_have_count(
+        expected, timeout=15_000)
 
 
 def _labels(db_path, key: str, who: str) -> dict[str, str]:
@@ -161,11 +164,11 @@ def test_two_annotators_in_two_browsers_and_closing_one_mid_item_lose_nothing(
         assert _labels(seeded_db, key, bo) == {f"label:{n}": KEYS[p]
                                                for n, p in enumerate("3324", start=1)}
         page_b.get_by_text("This question: 4/").wait_for()
-        assert _stamps(page_b) == 4
+        _stamps(page_b, 4)
         again = reopened.new_page()
         open_item(again, app_url, key, ana)
         again.get_by_text("This question: 3/").wait_for()
-        assert _stamps(again) == 3
+        _stamps(again, 3)
         area = again.locator(".st-key-nw-answer textarea")
         assert area.input_value() == "Draft saved while typing [cite_1]"
         screenshot(again, "annotate-reopened")
