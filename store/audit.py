@@ -17,21 +17,27 @@ DELETED_COLUMNS = ("history_id", "about_dataset", "deleted_at", "item_key", "ann
                    "field", "old_value", "new_value", "at", "by", "action", "undoes")
 
 
+def _paged(db: Database, select: str, params: list[Any],
+           batch: int) -> Iterator[dict[str, Any]]:
+    """The rows of ``select`` (its ``where`` clause ends with ``and id > ?``; ``id`` is
+    selected), in id order, ``batch`` rows at a time."""
+    last = 0
+    while True:
+        rows = db.execute_returning_dicts(select + " order by id limit ?",
+                                          [*params, last, batch])
+        if not rows:
+            return
+        yield from rows
+        last = rows[-1]["id"]
+
+
 def iter_deleted_history(db: Database, dataset: str,
                          batch: int = 1000) -> Iterator[dict[str, Any]]:
     """Every history row of the deleted (or replaced) datasets named ``dataset``, in the
     order they were written, ``batch`` rows at a time."""
-    last = 0
-    while True:
-        rows = db.execute_returning_dicts(
-            f"select id, {', '.join(DELETED_COLUMNS)} from deleted_history "
-            "where about_dataset = ? and id > ? order by id limit ?", [dataset, last, batch])
-        if not rows:
-            return
-        last = rows[-1]["id"]
-        for row in rows:
-            row.pop("id")
-            yield row
+    for row in _paged(db, f"select id, {', '.join(DELETED_COLUMNS)} from deleted_history "
+                      "where about_dataset = ? and id > ?", [dataset], batch):
+        yield {k: v for k, v in row.items() if k != "id"}
 
 
 def deleted_datasets(db: Database) -> list[dict[str, Any]]:
@@ -83,15 +89,8 @@ def recent_events(db: Database, limit: int = 200) -> list[dict[str, Any]]:
 def iter_history(db: Database, dataset: str, batch: int = 1000) -> Iterator[dict[str, Any]]:
     """Every history row of ``dataset`` in the order written (values as stored: JSON
     text), read ``batch`` rows at a time."""
-    last = 0
-    while True:
-        rows = db.execute_returning_dicts(
-            f"select {', '.join(COLUMNS)} from history where dataset = ? and id > ? "
-            "order by id limit ?", [dataset, last, batch])
-        if not rows:
-            return
-        yield from rows
-        last = rows[-1]["id"]
+    yield from _paged(db, f"select {', '.join(COLUMNS)} from history where dataset = ? "
+                      "and id > ?", [dataset], batch)
 
 
 def events_by(db: Database, who: str) -> list[tuple[str, str, str]]:

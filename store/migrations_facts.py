@@ -404,20 +404,27 @@ def _agreement_triggers(assigned: bool) -> list[str]:
     ]
 
 
+def _items_filter(dataset: str | None, keys: Sequence[str] | None,
+                  alias: str = "") -> tuple[str, list[Any]]:
+    """`` and dataset = ? and item_key in (...)`` for one dataset (or all) and some of its
+    items (or all), with its parameters; ``alias``: the table's alias with its dot."""
+    sql, params = "", []
+    if dataset is not None:
+        sql += f" and {alias}dataset = ?"
+        params.append(dataset)
+    if keys is not None:
+        sql += f" and {alias}item_key in (select value from json_each(?))"
+        params.append(json.dumps(list(keys)))
+    return sql, params
+
+
 def _counted_votes(dataset: str | None, keys: Sequence[str] | None) -> tuple[str, list[Any]]:
     """A CTE ``v(dataset, item_key, field, annotator, value)``: the votes that count, of
     one dataset (or all) and some of its items (or all)."""
-    sql = ("with v as (select a.dataset, a.item_key, a.field, a.annotator, a.value "
-           f"from annotations a where {_UNIT_FIELD.format(f='a.field')} and "
-           f"{counted('a.dataset', 'a.item_key', 'a.annotator')}")
-    params: list[Any] = []
-    if dataset is not None:
-        sql += " and a.dataset = ?"
-        params.append(dataset)
-    if keys is not None:
-        sql += " and a.item_key in (select value from json_each(?))"
-        params.append(json.dumps(list(keys)))
-    return sql + ") ", params
+    where, params = _items_filter(dataset, keys, "a.")
+    return ("with v as (select a.dataset, a.item_key, a.field, a.annotator, a.value "
+            f"from annotations a where {_UNIT_FIELD.format(f='a.field')} and "
+            f"{counted('a.dataset', 'a.item_key', 'a.annotator')}{where}) ", params)
 
 
 def add_agreement(db: Database, sign: int, dataset: str | None = None,
@@ -454,14 +461,8 @@ def recount_disputes(db: Database, dataset: str | None = None,
                      keys: Sequence[str] | None = None) -> None:
     """Rewrite ``unit_disputes`` (and through its triggers ``item_disputes``) of some items
     from the counted votes."""
-    where, params = "1", []
-    if dataset is not None:
-        where += " and dataset = ?"
-        params.append(dataset)
-    if keys is not None:
-        where += " and item_key in (select value from json_each(?))"
-        params.append(json.dumps(list(keys)))
-    db.execute(f"delete from unit_disputes where {where}", params)
+    where, params = _items_filter(dataset, keys)
+    db.execute(f"delete from unit_disputes where 1{where}", params)
     cte, params = _counted_votes(dataset, keys)
     db.execute(cte + "insert into unit_disputes (dataset, item_key, field) "
                "select dataset, item_key, field from v group by dataset, item_key, field "
