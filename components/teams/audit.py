@@ -57,7 +57,8 @@ def render_deleted(deleted: list[dict[str, Any]]) -> None:
     names = [d["name"] for d in deleted]
     about = {d["name"]: d for d in deleted}
     name = st.selectbox("Deleted or replaced dataset", names, key="nw-audit-deleted",
-                        format_func=lambda n: f"{label(n, 60)} · {about[n]['changes']:,} "
+                        # an option is plain text: the name as it is (no Markdown escaping)
+                        format_func=lambda n: f"{n} · {about[n]['changes']:,} "
                         f"change(s) · deleted {about[n]['deleted_at'][:16].replace('T', ' ')} UTC")
     fmt = st.radio("Format", ("csv", "jsonl"), key="nw-audit-deleted-format", horizontal=True)
     st.download_button(f"Download the kept history of {label(name, 60)}",
