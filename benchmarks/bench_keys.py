@@ -14,10 +14,12 @@ each question's passages). Prints p50 / p95 / max per pace; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import statistics
 import sys
 import tempfile
+import time
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -81,6 +83,21 @@ def committed_ms(db_path: Path, ids: list[str]) -> dict[str, float]:
         conn.close()
 
 
+def wait_idle_server(pid: int, timeout: float = 120) -> None:
+    """Wait until the server process uses under 10 % of a core for a second (after a
+    start it imports PyTorch and transformers in the background: the keys of the first
+    seconds measure that import, not the keys)."""
+    def cpu() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = cpu()
+        time.sleep(1.0)
+        if cpu() - before < 0.1:
+            return
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=100, help="label keys per round")
@@ -109,6 +126,7 @@ def main() -> None:
                         start = (r * 5) % 8
                         keys = sequence(order, start, args.keys, seed=r, moves=False)
                         open_annotate(page, server.url, order[start][0], who)
+                        wait_idle_server(server.proc.pid)
                         page.evaluate(RECORD)
                         press(page, keys, pace)
                         settle(page)
