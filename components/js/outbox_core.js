@@ -12,6 +12,11 @@ const nwCore = (() => {
   if (window.__nwCore) return window.__nwCore;
   const PREFIX = "nw-pending:";
   const REFUSAL_MS = 10000;
+  // an acknowledged action is shown saved at once (the key scripts paint it from
+  // `settled`); the page's rerun that draws it waits until the keys pause this long, so
+  // that reruns (the server's and the browser's heaviest work) do not slow the next keys
+  const QUIET_MS = 300;
+  const MOVE_PAUSE_MS = 100;
   const rand = () => {
     const a = new Uint32Array(3);
     crypto.getRandomValues(a);
@@ -24,6 +29,68 @@ const nwCore = (() => {
     try { sessionStorage.setItem("nw-tab", tab); } catch (e) { /* storage off */ }
   }
   const mine = PREFIX + tab;
+  // One POST at a time to the action route; actions offered meanwhile go out the moment
+  // its answer comes, before the page gets to it (a page busy drawing a rerun would
+  // otherwise hold the next keys back). After an error the page decides when to retry.
+  // In a Web Worker when the browser has them (its own thread), else on the page.
+  function pipeline(post, deliver) {
+    let busy = false;
+    let next = null;
+    const start = (route, batch, acked) => {
+      batch = batch.filter((a) => !acked.has(a.id));
+      if (!batch.length) return false;
+      busy = true;
+      post(route, batch).then((data) => {
+        busy = false;
+        const waiting = next;
+        next = null;
+        const sending = !!(waiting && !data.error &&
+                           start(waiting.route, waiting.batch, new Set(data.acks || [])));
+        deliver(Object.assign({}, data, {sending}));
+      });
+      return true;
+    };
+    return {
+      offer(route, batch, force) {
+        if (busy && !force) { next = {route, batch}; return; }
+        start(route, batch, new Set());
+      },
+    };
+  }
+  function post(route, batch) {
+    const abort = typeof AbortController === "function" ? new AbortController() : null;
+    const timer = setTimeout(() => { if (abort) abort.abort(); }, 2500);
+    return fetch(route, {
+      method: "POST", headers: {"Content-Type": "application/json"}, cache: "no-store",
+      credentials: "same-origin", body: JSON.stringify({actions: batch}),
+      signal: abort ? abort.signal : undefined,
+    }).then(async (r) => {
+      let data = {};
+      try { data = await r.json(); } catch (e) { data = {}; }
+      if (!r.ok) {
+        data = {error: {401: "signin", 404: "noroute", 413: "failed", 429: "busy"}[r.status] ||
+                       (r.status >= 500 ? "failed" : data.error || "failed")};
+      }
+      return data;
+    }, () => ({error: "offline"})).then((data) => { clearTimeout(timer); return data || {}; });
+  }
+  function makePipe(deliver) {
+    try {
+      if (typeof Worker === "function" && typeof Blob === "function" && typeof URL === "function") {
+        const source = `const pipeline = ${pipeline.toString()};\nconst post = ${post.toString()};\n` +
+          "const pipe = pipeline(post, (data) => postMessage(data));\n" +
+          "onmessage = (e) => pipe.offer(e.data.route, e.data.batch, e.data.force);\n";
+        const worker = new Worker(URL.createObjectURL(new Blob([source], {type: "text/javascript"})));
+        worker.onmessage = (e) => deliver(e.data || {});
+        return {
+          offer(route, batch, force) {
+            worker.postMessage({route: new URL(route, location.href).href, batch, force});
+          },
+        };
+      }
+    } catch (e) { /* no workers here: the page sends */ }
+    return pipeline(post, deliver);
+  }
   const read = (key) => {
     try { return JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { return null; }
   };
@@ -49,6 +116,9 @@ const nwCore = (() => {
     heldCounters: new Set(),   // the page scripts' keys held until their place is shown
     told: new Set(),
     counter: 0,
+    redrawTimer: null,
+    redrawPause: 0,
+    lastPush: 0,
     save() {
       try {
         if (this.queue.length) {
@@ -85,15 +155,19 @@ const nwCore = (() => {
     push(action) {
       action.id = action.id || this.newId();
       action.t = Date.now();
+      this.lastPush = action.t;
       this.queue.push(action);
       this.save();
       this.notify();
       this.send();
       return action;
     },
-    setView(view) {
+    setView(view, soon) {
+      // a move: the page draws the new place at once, or (`soon`: the keys already aim
+      // at it) as soon as the keys pause for MOVE_PAUSE_MS
       this.view = view;
-      this.redraw();
+      if (soon) this.redrawSoon(MOVE_PAUSE_MS);
+      else this.redraw();
     },
     pending() { return this.queue.length; },
     // the name this browser remembers (js/name_memory.js, local mode): the key scripts
@@ -117,8 +191,25 @@ const nwCore = (() => {
       if (data && data.route) this.route = data.route;
       if (this.queue.length) this.send(true);
     },
+    redrawSoon(pause = QUIET_MS) {
+      // a rerun once the keys pause (`pause` ms with no new action and none in flight)
+      this.redrawPause = Math.min(pause, this.redrawTimer ? this.redrawPause : pause);
+      if (this.redrawTimer) return;
+      const wait = () => {
+        const quiet = Date.now() - this.lastPush;
+        const sending = this.queue.length && !this.error && Date.now() >= this.retryAt;
+        if (sending || this.inFlight || quiet < this.redrawPause) {
+          this.redrawTimer = setTimeout(wait, Math.max(20, this.redrawPause - quiet));
+          return;
+        }
+        this.redrawTimer = null;
+        this.redraw();
+      };
+      this.redrawTimer = setTimeout(wait, Math.min(pause, Math.max(0, this.redrawPause - (Date.now() - this.lastPush))));
+    },
     redraw() {
       // ask for a rerun: the page draws what is saved (and the view, where the keys are)
+      if (this.redrawTimer) { clearTimeout(this.redrawTimer); this.redrawTimer = null; }
       if (!this.setState) return this.nonce;
       this.nonce = Math.max(this.nonce + 1, Date.now());
       try { this.setState("outbox", {view: this.view, nonce: this.nonce}); } catch (e) { /* */ }
@@ -127,32 +218,17 @@ const nwCore = (() => {
     send(force) {
       if (!this.route || !this.queue.length) return;
       const now = Date.now();
-      if (this.inFlight && !force) return;            // its response triggers the next send
+      if (this.inFlight && !force) {                  // the pipe sends them after its answer
+        this.pipe.offer(this.route, this.queue.slice(0, 200), false);
+        return;
+      }
       if (now < this.retryAt && !force) return;        // busy/full/offline: wait a little
-      const batch = this.queue.slice(0, 200);
-      const flight = {at: now};
-      this.inFlight = flight;
-      const abort = typeof AbortController === "function" ? new AbortController() : null;
-      const timer = setTimeout(() => { if (abort) abort.abort(); }, 2500);
-      fetch(this.route, {
-        method: "POST", headers: {"Content-Type": "application/json"}, cache: "no-store",
-        credentials: "same-origin", body: JSON.stringify({actions: batch}),
-        signal: abort ? abort.signal : undefined,
-      }).then(async (r) => {
-        let data = {};
-        try { data = await r.json(); } catch (e) { data = {}; }
-        if (!r.ok) {
-          data = {error: {401: "signin", 404: "noroute", 413: "failed", 429: "busy"}[r.status] ||
-                         (r.status >= 500 ? "failed" : data.error || "failed")};
-        }
-        return data;
-      }, () => ({error: "offline"})).then((data) => {
-        clearTimeout(timer);
-        if (this.inFlight === flight) this.inFlight = null;
-        this.received(data || {});
-      });
+      this.inFlight = {at: now};
+      this.pipe.offer(this.route, this.queue.slice(0, 200), !!force);
     },
     received(data) {
+      // the pipe may have sent the next actions already (`sending`): one is in flight
+      this.inFlight = data.sending ? {at: Date.now()} : null;
       const acked = new Set(data.acks || []);
       const refusedIds = new Set((data.rejected || []).map((r) => r.id));
       let redraw = false;
@@ -197,7 +273,7 @@ const nwCore = (() => {
           this.retryAt = 0;
         }
       }
-      if (redraw) this.redraw();
+      if (redraw) this.redrawSoon();
       this.notify();
       if (this.queue.length && !this.error && Date.now() >= this.retryAt) this.send();
     },
@@ -246,6 +322,7 @@ const nwCore = (() => {
       for (const fn of this.listeners) { try { fn(this.status()); } catch (e) { /* ignore */ } }
     },
   };
+  core.pipe = makePipe((data) => core.received(data));
   window.__nwCore = core;
   core.adopt();
   // the badge: bottom right, on every page; our own text only

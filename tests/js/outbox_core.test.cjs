@@ -24,7 +24,8 @@ function world() {
     document: {createElement: () => ({style: {}, dataset: {}, setAttribute() {}}),
                body: {appendChild() {}}},
     crypto: require("crypto").webcrypto,
-    setInterval: () => 0, setTimeout: (fn, ms) => { w.timers.push({fn, at: w.now + ms}); return 0; },
+    setInterval: () => 0,
+    setTimeout: (fn, ms) => { w.timers.push({fn, at: w.now + ms}); return w.timers.length + 1000 * w.now; },
     clearTimeout: () => {}, AbortController,
     fetch: (url, init) => new Promise((resolve, reject) => {
       w.posts.push({url, body: JSON.parse(init.body)});
@@ -52,6 +53,17 @@ function world() {
     await new Promise((r) => setImmediate(r));
   };
   w.store = store;
+  w.advance = (ms) => {  // the fake clock moves on; timers due by then run, in order
+    const until = w.now + ms;
+    for (;;) {
+      const due = w.timers.filter((t) => t.at <= until).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      w.timers.splice(w.timers.indexOf(due), 1);
+      w.now = Math.max(w.now, due.at);
+      due.fn();
+    }
+    w.now = until;
+  };
   return w;
 }
 
@@ -69,10 +81,13 @@ const tests = {
     await w.reply(0, 200, {acks: [a.id], rejected: [], undone: [], told: [], error: null});
     assert.strictEqual(w.core.queue.length, 0);
     assert.strictEqual(w.core.status().text, "✓ all saved");
+    assert.strictEqual(w.redraws.length, 0);  // the rerun waits until the keys pause
+    w.advance(350);
     assert.strictEqual(w.redraws.length, 1);
     // shown as saved until data drawn for that redraw arrives
     assert.strictEqual(w.core.overlay(() => true).length, 1);
-    w.core.forget(w.redraws[0].nonce - 1);
+    const at = w.core.settled[0].at;  // a rerun asked for before the acknowledgement
+    w.core.forget(at - 1);
     assert.strictEqual(w.core.overlay(() => true).length, 1);
     w.core.forget(w.redraws[0].nonce);
     assert.strictEqual(w.core.overlay(() => true).length, 0);
@@ -87,6 +102,48 @@ const tests = {
     await w.reply(0, 200, {acks: [a.id], error: null});
     assert.strictEqual(w.posts.length, 2);
     assert.deepStrictEqual(w.posts[1].body.actions.map((x) => x.id), [b.id, c.id]);
+  },
+  async "the next press goes out the moment the answer comes, before the page handles it"() {
+    const w = world();
+    const a = w.core.push(label(1));
+    const b = w.core.push(label(2));
+    let postsWhenHandled = null;
+    const received = w.core.received.bind(w.core);
+    w.core.received = (data) => { postsWhenHandled = w.posts.length; return received(data); };
+    await w.reply(0, 200, {acks: [a.id], error: null});
+    assert.strictEqual(postsWhenHandled, 2);
+    assert.deepStrictEqual(w.posts[1].body.actions.map((x) => x.id), [b.id]);
+    assert.ok(w.core.inFlight);  // and the page knows one is in flight: no resend
+    w.core.tick();
+    assert.strictEqual(w.posts.length, 2);
+  },
+  async "answers the page never read: the same actions are sent again, and kept till read"() {
+    const w = world();
+    const received = w.core.received.bind(w.core);
+    w.core.received = () => {};  // the answers are lost on the way to the page
+    const a = w.core.push(label(1));
+    await w.reply(0, 200, {acks: [a.id], error: null});
+    w.now += 3100;
+    w.core.tick();  // nothing heard for 3 s: sent again, whatever the pipe saw
+    assert.strictEqual(w.posts.length, 2);
+    assert.deepStrictEqual(w.posts[1].body.actions.map((x) => x.id), [a.id]);
+    w.core.received = received;
+    await w.reply(1, 200, {acks: [a.id], error: null});
+    assert.strictEqual(w.core.queue.length, 0);
+  },
+  async "keys typed without a pause: one redraw, after the last answer and the pause"() {
+    const w = world();
+    for (let i = 0; i < 5; i += 1) {
+      const a = w.core.push(label(i + 1));
+      await w.reply(w.posts.length - 1, 200, {acks: [a.id], error: null});
+      w.advance(150);
+    }
+    assert.strictEqual(w.redraws.length, 0);
+    w.advance(200);
+    assert.strictEqual(w.redraws.length, 1);
+    assert.strictEqual(w.core.overlay(() => true).length, 5);  // shown saved meanwhile
+    w.core.forget(w.redraws[0].nonce);
+    assert.strictEqual(w.core.overlay(() => true).length, 0);
   },
   async "a refusal is said, never shown as saved"() {
     const w = world();
