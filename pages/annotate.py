@@ -6,12 +6,13 @@ import streamlit as st
 from components.annotate.answer import render_answer
 from components.annotate.extras import render_item_extras
 from components.annotate.item import (
+    hide_other_items,
     load_context,
     render_dimensions,
     render_progress,
     render_question,
 )
-from components.annotate.keyboard import first_unlabeled, render_keyboard
+from components.annotate.keyboard import first_unlabeled, move_targets, render_keyboard
 from components.annotate.passages import render_definitions, render_passage_keys, render_passages
 from components.annotate.questions import (
     dataset_categories,
@@ -46,18 +47,22 @@ if view and view.get("item") == nav.current and not view.get("seek"):
 with top:
     with st.container(key="nw-toolbar", horizontal=True, gap="xsmall",
                       vertical_alignment="center"):
-        render_keyboard(ctx, cursor)
+        render_keyboard(ctx, cursor, move_targets(db, ctx, {
+            "next": nav.next, "previous": nav.previous, "unfinished": nav.unfinished}))
         render_passage_keys(ctx)
         render_item_keys(nav)
         render_definitions()
 
+hide_other_items(ctx)  # before the question: another question's cards never show under it
 render_question(ctx, nav.position, nav.total)
 render_progress(ctx, nav.done, nav.started, nav.total)
 render_linked_answer(db, row["name"], nav.current)  # ?rag_run=: a RAG run's model answer
 passages_col, side_col = st.columns([3, 2], gap="medium")
-with passages_col:
-    render_passages(ctx, cursor)
-with side_col:
+# keyed by the item: until a rerun has redrawn them, the last question's cards and
+# answer are hidden by the key script, never shown under the new question's title
+with passages_col, st.container(key=f"nw-item-cards-{ctx.tag}", gap="small"):
+    render_passages(ctx)
+with side_col, st.container(key=f"nw-item-side-{ctx.tag}", gap="small"):
     render_answer(ctx)
     render_item_extras(ctx)
     st.markdown("**Question dimensions**")

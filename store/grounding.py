@@ -371,3 +371,27 @@ def items_annotations(db: Database, dataset: str, keys: Collection[str]) -> list
                     f"where dataset = ? and item_key in ({marks}) order by item_key, annotator, field",
                     [dataset, *chunk])]
     return out
+
+
+def openings(db: Database, dataset: str, annotator: str,
+             keys: Collection[str]) -> dict[str, tuple[int, int]]:
+    """``{item_key: (passages, first passage without a label of annotator's)}`` of
+    ``keys`` (items of other kinds or unknown keys are left out): where the keyboard
+    cursor starts when one of them is opened (1 when every passage is labeled)."""
+    keys = [k for k in keys if k]
+    if not keys:
+        return {}
+    marks = ", ".join("?" * len(keys))
+    sizes = dict(db.execute(f"select key, n_passages from grounding_items where dataset = ? "
+                            f"and key in ({marks})", [dataset, *keys]).fetchall())
+    labeled: dict[str, set[int]] = {k: set() for k in sizes}
+    rows = db.execute(
+        f"select item_key, field from annotations where dataset = ? and annotator = ? "
+        f"and item_key in ({marks}) and field like 'label:%' and value is not null "
+        f"and value <> 'null'", [dataset, annotator, *keys]).fetchall()
+    for key, field in rows:
+        number = field.split(":", 1)[1]
+        if key in labeled and number.isdigit():
+            labeled[key].add(int(number))
+    return {k: (int(n or 0), next((i for i in range(1, int(n or 0) + 1) if i not in labeled[k]), 1))
+            for k, n in sizes.items()}

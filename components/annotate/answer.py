@@ -80,6 +80,12 @@ def render_answer(ctx: ItemContext) -> ga.AnswerCheck:
     the checks of the saved answer."""
     key = answer_key(ctx)
     saved = ctx.value("answer") or ""
+    held = st.session_state.get(key)
+    if held is not None and held != saved:
+        # saved by another way since this box last sent its text (D, an undo, another
+        # tab, a refused save): the box shows what is saved, never its older copy
+        st.session_state[_version_key(ctx)] = st.session_state.get(_version_key(ctx), 0) + 1
+        key = answer_key(ctx)
     with st.container(key="nw-answer"):
         st.text_area(
             "Answer with [cite_N] markers", saved,

@@ -6,6 +6,7 @@ Passage cards and the keyboard toolbar are in :mod:`.passages`, the answer edito
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -51,6 +52,12 @@ class ItemContext:
         """This annotator's current value of ``field`` (``None`` when unset)."""
         entry = self.fields.get(field)
         return entry[0] if entry else None
+
+    @property
+    def tag(self) -> str:
+        """A short name of this item for element keys (letters and digits only): the
+        key script hides what a rerun has not yet redrawn for another item."""
+        return hashlib.sha1(f"{self.dataset}|{self.key}".encode()).hexdigest()[:12]
 
     def widget_key(self, name: str) -> str:
         """A widget key unique to this dataset, item and annotator."""
@@ -109,6 +116,14 @@ def save(ctx: ItemContext, field: str, value: Any) -> None:
                          actor=signed_in())
     except PermissionDenied as e:
         st.toast(label(str(e), 300), icon=":material/block:")
+
+
+def hide_other_items(ctx: ItemContext) -> None:
+    """A style, drawn before the question, that hides the cards and answer a rerun has not
+    yet redrawn (they are keyed ``nw-item-…-TAG`` by their item): for a moment after a
+    move the page would show the last question's answer and stamps under the new one."""
+    st.html(f'<style>[class*="st-key-nw-item-"]:not(.st-key-nw-item-cards-{ctx.tag})'
+            f':not(.st-key-nw-item-side-{ctx.tag}){{visibility:hidden}}</style>')
 
 
 def render_question(ctx: ItemContext, position: int, total: int) -> None:

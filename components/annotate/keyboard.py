@@ -16,11 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 import streamlit as st
+from sqlite_utils import Database
 
 from components.annotate.item import HIDE_IMPORTED, ItemContext
 from components.outbox import applied_through, module, seen_rev
-from needlework.grounding.keymap import dimension_keys
+from needlework.grounding.keymap import dimension_keys, label_keys
 from needlework.grounding.labels import LABEL_PREFIX
+from store.grounding import openings
 
 _KEYS = st.components.v2.component("needlework.annotate_keys", isolate_styles=False,
                                    js=module("annotate_keys.js"))
@@ -43,23 +45,34 @@ def first_unlabeled(ctx: ItemContext) -> int:
     return next((n for n, v in ctx.labels.items() if v is None), 1)
 
 
-def key_data(ctx: ItemContext, cursor: int) -> dict[str, Any]:
+def move_targets(db: Database, ctx: ItemContext, targets: dict[str, str | None]
+                 ) -> dict[str, dict[str, Any]]:
+    """Where N / P / U lead from this item (``targets``: seek → item key, from the
+    question list), with each one's passage count and starting cursor: the key script
+    moves there at once and aims the next keys at it while the page redraws."""
+    found = openings(db, ctx.dataset, ctx.annotator, [k for k in targets.values() if k])
+    return {seek: {"item": key, "n": found[key][0], "cursor": found[key][1]}
+            for seek, key in targets.items() if key in found}
+
+
+def key_data(ctx: ItemContext, cursor: int,
+             moves: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """What the key script needs to aim keys at this item (plain JSON, our own shape)."""
     labels = {field[len(LABEL_PREFIX):]: value for field, (value, _) in ctx.fields.items()
               if field.startswith(LABEL_PREFIX)}
-    return {"dataset": ctx.dataset, "annotator": ctx.annotator, "item": ctx.key,
+    return {"dataset": ctx.dataset, "annotator": ctx.annotator, "item": ctx.key, "tag": ctx.tag,
             "n": len(ctx.passages), "cursor": cursor, "labels": labels,
             "answered": bool((ctx.value("answer") or "").strip()), "seenRev": seen_rev(),
             "seen": applied_through(), "flag": bool(ctx.value("flag")),
-            "dims": dimension_keys()}
+            "dims": dimension_keys(), "keys": label_keys(), "moves": moves or {}}
 
 
-
-def render_keyboard(ctx: ItemContext, cursor: int) -> None:
+def render_keyboard(ctx: ItemContext, cursor: int,
+                    moves: dict[str, dict[str, Any]] | None = None) -> None:
     """The page style and the key script, which also shows ``passage N of M`` and short
-    notes about what a key did."""
+    notes about what a key did. ``moves``: :func:`move_targets`."""
     st.html(_STYLE)
-    _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor), width="content")
+    _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor, moves), width="content")
 
 
 def render_view_switches(file_labels: bool = True) -> None:

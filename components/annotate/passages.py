@@ -44,10 +44,10 @@ def _badge(label: str | None) -> str | None:
     return f"background:{gl.COLOURS[label]}" if label in gl.COLOURS else None
 
 
-def _header(ctx: ItemContext, passage, current: bool) -> list[tuple[str, str | None, str | None]]:
+def _header(ctx: ItemContext, passage) -> list[tuple[str, str | None, str | None]]:
     meta = " · ".join(x for x in (passage.provider or "provider ?", passage.date or "no date",
                                   passage.age and f"age {passage.age}") if x)
-    head = [(f" {passage.number} ", "nw-current" if current else "nw-cite", None),
+    head = [(f" {passage.number} ", "nw-cite", None),  # the key script marks the current one
             (f"  {meta}{_AGE_NOTES.get(passage.age_note, '')}", None, None)]
     if hide_imported(ctx):
         return head
@@ -78,12 +78,12 @@ def _render_label_buttons(ctx: ItemContext, number: int, value: str | None) -> N
                   + f"{label}: {gl.DEFINITIONS[label]}")
 
 
-def render_passage_card(ctx: ItemContext, passage, current: bool) -> None:
+def render_passage_card(ctx: ItemContext, passage) -> None:
     """One passage: number, provider, date, age, imported label, the literal text, and
     the annotator's label buttons with the saved stamp."""
     value = ctx.value(gl.label_field(passage.number))
     with st.container(border=True, key=f"nw-card-{passage.number}", gap="small"):
-        render_marked_text(_header(ctx, passage, current), key=f"nw-head-{passage.number}")
+        render_marked_text(_header(ctx, passage), key=f"nw-head-{passage.number}")
         render_text(passage.text or "(empty passage)", box=True, max_height=200,
                     key=f"nw-passage-{passage.number}")
         with st.container(horizontal=True, vertical_alignment="center", gap="xxsmall",
@@ -92,14 +92,14 @@ def render_passage_card(ctx: ItemContext, passage, current: bool) -> None:
             render_marked_text(_stamp(ctx, passage.number), key=f"nw-stamp-{passage.number}")
 
 
-def render_passages(ctx: ItemContext, cursor: int) -> None:
+def render_passages(ctx: ItemContext) -> None:
     """Every passage card; the key script outlines the one under the cursor."""
     render_view_switches(ctx.file_labels)
     if not ctx.passages:
         st.info("This question has no grounding passages.")
     with st.container(key="nw-cards", gap="small"):
         for passage in ctx.passages:
-            render_passage_card(ctx, passage, passage.number == cursor)
+            render_passage_card(ctx, passage)
 
 
 def render_definitions() -> None:

@@ -7,10 +7,9 @@
 // held and then aimed at that question. Clicks on the label and key buttons are handled
 // the same way. `data` is the server's view: {dataset, annotator, item, n, cursor,
 // labels, answered, seenRev, keys}. No data is ever put into HTML here.
-const LABELS = {"1": "irrelevant", "2": "ANSWER-THE-QUESTION", "3": "RELATED-INFORMATION",
-                "4": "OUTDATED", "5": "UNKNOWN"};
-const SHORT = {"irrelevant": "Irrelevant", "ANSWER-THE-QUESTION": "Answer",
-               "RELATED-INFORMATION": "Related", "OUTDATED": "Outdated", "UNKNOWN": "Unknown"};
+// the labels' keys and short names come with the page's data (needlework.grounding.keymap)
+let LABELS = {};
+let SHORT = {};
 const SEEK = {n: "next", p: "previous", u: "unfinished"};
 const ONE_KEY = "jk0dzsfmrh?";  // keys handled here besides labels, moves and Q
 const BARRIER = "nw-annotate-barrier";
@@ -18,7 +17,7 @@ const BARRIER = "nw-annotate-barrier";
 function annotateKeys() {
   if (window.__nwAnnotate) return window.__nwAnnotate;
   const S = {
-    data: null, item: null, cursor: 1, n: 0, rev: 0, barrier: null, held: [],
+    data: null, item: null, cursor: 1, n: 0, rev: 0, barrier: null, held: [], opening: false,
     active: () => !!document.querySelector(".st-key-nw-toolbar"),
   };
   window.__nwAnnotate = S;
@@ -46,21 +45,48 @@ function annotateKeys() {
   S.paint = () => {
     if (!S.data) return;
     const c = S.cursor;
-    let css = `.st-key-nw-card-${c}{box-shadow:0 0 0 3px #1f6feb;border-radius:.6rem}`;
-    for (const a of nwCore.pendingFor((a) => a.kind === "set" && a.item === S.item &&
-                                      a.dataset === S.data.dataset)) {
-      const num = a.field.split(":")[1];
-      const what = a.value ? SHORT[a.value] : "cleared";
+    const drawn = S.data.item === S.item;  // the cards on the page are of our question
+    let css = drawn ? `.st-key-nw-card-${c}{box-shadow:0 0 0 3px #1f6feb;border-radius:.6rem}` +
+      `.st-key-nw-card-${c} #nw-head-${c} mark.nw-cite:first-of-type{outline:2px solid #1f6feb}` : "";
+    // labels the page's data does not show yet: pending ones ("saving") and ones the
+    // server acknowledged ("saved"), drawn over the card until its rerun draws them
+    const touched = new Map();  // passage number -> still pending?
+    const mark = (a, pending) => {
+      if (!drawn || a.item !== S.item || a.dataset !== S.data.dataset) return;
+      if (a.kind === "rest") {
+        for (let k = 1; k <= S.n; k += 1) touched.set(k, pending || touched.get(k) || false);
+      } else if (a.kind === "set" && a.field.startsWith("label:")) {
+        const k = parseInt(a.field.slice(6), 10);
+        touched.set(k, pending || touched.get(k) || false);
+      }
+    };
+    for (const s of nwCore.settled) mark(s.action, false);
+    for (const a of nwCore.queue) mark(a, true);
+    for (const [num, pending] of touched) {
+      const value = S.labelOf(num);
+      const what = value ? SHORT[value] : "cleared";
+      const chip = pending ? `saving: ${what}…` : `✓ saved: ${what}`;
+      const colours = pending ? "background:#fff7ed;color:#9a3412;border:1px solid #fdba74" :
+        "background:#dcfce7;color:#166534;border:1px solid #86efac";
       css += `.st-key-nw-card-${num}{position:relative}` +
-        `.st-key-nw-card-${num}::after{content:"saving: ${what}…";position:absolute;top:.45rem;` +
-        `right:.7rem;font-size:.75rem;padding:1px 8px;border-radius:9px;background:#fff7ed;` +
-        `color:#9a3412;border:1px solid #fdba74}`;
+        `.st-key-nw-stamp-${num}{visibility:hidden}` +
+        `.st-key-nw-card-${num}::after{content:"${chip}";position:absolute;top:.45rem;` +
+        `right:.7rem;font-size:.75rem;padding:1px 8px;border-radius:9px;${colours}}`;
+      for (const [digit, label] of Object.entries(LABELS)) {
+        const sel = `.st-key-nw-card-${num}-${digit} button`;
+        css += label === value ?
+          `${sel}{background:#1f6feb;border-color:#1f6feb;color:#fff}` :
+          `${sel}[data-testid="stBaseButton-primary"]{background:#fff;` +
+          `border-color:rgba(49,51,63,.2);color:rgb(49,51,63)}`;
+      }
     }
-    if (S.barrier) css += `[data-testid="stMain"] .st-key-nw-cards{opacity:.45;transition:opacity .15s}`;
+    if (S.barrier || !drawn) {
+      css += `[data-testid="stMain"] [class*="st-key-nw-item-"]{opacity:.45;transition:opacity .15s}`;
+    }
     style.textContent = css;
     const where = document.querySelector(".nw-cursor-pos");
     if (where) {
-      where.textContent = S.barrier ? "opening…" : S.prefix ? S.prefixText() :
+      where.textContent = S.barrier || !drawn ? "opening…" : S.prefix ? S.prefixText() :
         S.n ? `passage\n${c} of ${S.n}` : "no\npassages";
     }
   };
@@ -75,6 +101,7 @@ function annotateKeys() {
   };
 
   S.scroll = () => {
+    if (!S.data || S.data.item !== S.item) return;  // still opening: not its cards
     const card = document.querySelector(".st-key-nw-card-" + S.cursor);
     if (!card) return;
     const r = card.getBoundingClientRect();
@@ -114,12 +141,24 @@ function annotateKeys() {
   };
 
   S.ask = (seek) => {
+    // where the move leads is known (the page sent it with its data): go there now and
+    // aim the next keys at it while the page redraws; else ask and hold the keys
+    const target = !S.barrier && S.data.item === S.item && (S.data.moves || {})[seek];
     S.rev = Math.max(S.rev + 1, Date.now());
+    S.askedAt = Date.now();
+    if (target) {
+      S.item = target.item;
+      S.n = target.n;
+      S.cursor = Math.max(1, Math.min(target.cursor || 1, Math.max(1, target.n)));
+      S.opening = true;
+      S.paint();
+      nwCore.setView(S.view(), true);
+      return;
+    }
     S.barrier = {...S.view(), rev: S.rev, seek};
     S.held = [];
     saveBarrier();
     S.paint();
-    S.askedAt = Date.now();
     nwCore.setView(S.barrier);
   };
 
@@ -145,7 +184,7 @@ function annotateKeys() {
 
   S.handle = (key) => {
     if (!S.data) return;
-    if (S.barrier) { S.held.push(key); saveBarrier(); return; }
+    if (S.barrier) { S.held.push(key); saveBarrier(); nwCore.notify(); return; }
     if (S.prefix) {  // Q, then a dimension, then its option
       const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
       if (S.prefix.dim === undefined) {
@@ -183,6 +222,7 @@ function annotateKeys() {
       return;
     }
     if (key === "m") {
+      if (S.data.item !== S.item) return;  // still opening: the box is the last question's
       const box = document.querySelector(".st-key-nw-comment input");
       if (box) { box.focus(); box.setSelectionRange(box.value.length, box.value.length); }
       return;
@@ -210,7 +250,7 @@ function annotateKeys() {
       S.say("marking the unlabeled passages irrelevant…");
       S.paint();
     } else if (key === "d") {
-      if (S.data.answered) S.say("the answer is not empty: D writes the deflection into an empty answer only");
+      if (S.data.answered && S.data.item === S.item) S.say("the answer is not empty: D writes the deflection into an empty answer only");
       else {
         nwCore.push({kind: "deflect", dataset: S.data.dataset, item: S.item,
                      annotator: S.who()});
@@ -221,6 +261,7 @@ function annotateKeys() {
 
   S.receive = (data) => {
     S.data = data;
+    if (data.keys) { LABELS = data.keys.labels || {}; SHORT = data.keys.short || {}; }
     nwCore.forget(data.seen);
     if (S.barrier && S.barrier.dataset !== data.dataset) {  // another dataset: the keys were not for it
       S.barrier = null; S.held = []; saveBarrier();
@@ -231,7 +272,8 @@ function annotateKeys() {
       S.item = data.item;
       S.n = data.n;
     }
-    if (!caughtUp && !S.barrier) {  // the server shows another question than ours: hold keys
+    if (caughtUp) S.opening = false;
+    if (!caughtUp && !S.barrier && !S.opening) {  // the server shows another question than ours: hold keys
       S.barrier = {...S.view(), rev: S.rev};
       S.held = [];
       saveBarrier();
@@ -243,9 +285,9 @@ function annotateKeys() {
       saveBarrier();
       nwCore.view = S.view();  // where we are now, for a resend after a restart
       for (const key of held) S.handle(key);
-    } else if (S.barrier && Date.now() - (S.askedAt || 0) > 3000) {
+    } else if ((S.barrier || S.opening) && Date.now() - (S.askedAt || 0) > 3000) {
       S.askedAt = Date.now();
-      nwCore.setView(S.barrier);  // still asking (after a reload, or a lost request)
+      nwCore.setView(S.barrier || S.view());  // still asking (after a reload, or a lost request)
     }
     S.cursor = Math.max(1, Math.min(S.cursor, Math.max(1, S.n)));
     S.paint();
@@ -276,6 +318,7 @@ function annotateKeys() {
       return;
     }
     if (lower === "a" && !S.prefix) {
+      if (S.data.item !== S.item) { e.preventDefault(); return; }  // still opening
       const box = document.querySelector(".st-key-nw-answer textarea");
       if (box && !box.disabled) {
         e.preventDefault(); e.stopPropagation();
@@ -304,7 +347,7 @@ function annotateKeys() {
     if (!card && !key) return;
     e.preventDefault(); e.stopPropagation();
     if (card) {
-      if (S.barrier) return;
+      if (S.barrier || S.data.item !== S.item) return;
       const num = parseInt(card[1], 10);
       const value = LABELS[card[2]];
       S.label(num, value, false, true);
@@ -345,9 +388,9 @@ function annotateKeys() {
   nwCore.tellListeners.add((t) => S.say(t.message));  // R: how many it marked; F: on or off
   // a question asked and not answered in 3 s (a restart, a lost request): ask again
   setInterval(() => {
-    if (S.barrier && S.data && Date.now() - (S.askedAt || 0) > 3000) {
+    if ((S.barrier || S.opening) && S.data && Date.now() - (S.askedAt || 0) > 3000) {
       S.askedAt = Date.now();
-      nwCore.setView(S.barrier);
+      nwCore.setView(S.barrier || S.view());
     }
   }, 1000);
   return S;

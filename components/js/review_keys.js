@@ -7,9 +7,9 @@
 // until it is shown are held and then aimed at it. Clicks on those buttons act the same.
 // `data` is the server's view: {dataset, annotator, item, i, j, verdict, reasons, advance,
 // seenRev}. No data is ever put into HTML here.
-const VERDICTS = {a: "agree", f: "flip", t: "tie", b: "both-bad", s: "skip"};
-const REASONS = {"1": "factual error", "2": "unsafe", "3": "incomplete", "4": "verbose",
-                 "5": "formatting", "6": "off-topic", "7": "other"};
+// the verdicts' and reasons' keys come with the page's data (needlework.review.verdicts)
+let VERDICTS = {};
+let REASONS = {};
 const SEEK = {j: "next", k: "previous", n: "unreviewed"};
 const BARRIER = "nw-review-barrier";
 
@@ -98,7 +98,7 @@ function reviewKeys() {
 
   S.handle = (key) => {
     if (!S.data || !S.at) return;
-    if (S.barrier) { S.held.push(key); saveBarrier(); return; }
+    if (S.barrier) { S.held.push(key); saveBarrier(); nwCore.notify(); return; }
     if (key in SEEK) { S.ask({seek: SEEK[key]}); return; }
     if (!S.who()) {  // nothing is saved without a name: go and type it
       const field = document.querySelector('[data-testid="stSidebar"] input[aria-label="Annotator"]');
@@ -137,6 +137,7 @@ function reviewKeys() {
 
   S.receive = (data) => {
     S.data = data;
+    if (data.keys) { VERDICTS = data.keys.verdicts || {}; REASONS = data.keys.reasons || {}; }
     nwCore.forget(data.seen);
     if (S.barrier && S.barrier.dataset !== data.dataset) { S.barrier = null; S.held = []; saveBarrier(); }
     const caughtUp = (data.seenRev || 0) >= S.rev;

@@ -16,6 +16,7 @@ from typing import Any
 import streamlit as st
 
 from components.outbox import applied_through, module, seen_rev
+from needlework.review.verdicts import key_map
 
 _KEYS = st.components.v2.component("needlework.review_keys", isolate_styles=False,
                                    js=module("review_keys.js"))
@@ -52,4 +53,4 @@ def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],
     _KEYS(key="nw-review-keys", width="content", data={
         "dataset": dataset, "annotator": me, "item": ident[0], "i": ident[1], "j": ident[2],
         "verdict": (mine or {}).get("verdict"), "reasons": list((mine or {}).get("reasons") or []),
-        "advance": advance, "seenRev": seen_rev(), "seen": applied_through()})
+        "advance": advance, "seenRev": seen_rev(), "seen": applied_through(), "keys": key_map()})

@@ -11,7 +11,7 @@ from typing import Any
 
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding.item import TIME_SENSITIVITY, YES_NO_DIMS
-from needlework.grounding.labels import LABEL_KEYS
+from needlework.grounding.labels import LABEL_KEYS, SHORT
 
 NEXT_PASSAGE, PREVIOUS_PASSAGE, CLEAR = "j", "k", "0"
 NEXT_ITEM, PREVIOUS_ITEM, NEXT_UNFINISHED = "n", "p", "u"
@@ -43,6 +43,13 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("H", "hide / show the labels and dimensions the file came with (avoid anchoring)"),
     ("?", "open this key map"),
 )
+
+
+def label_keys() -> dict[str, dict[str, str]]:
+    """What the key script needs of the labels (one definition, here and in
+    :mod:`needlework.grounding.labels`): ``labels`` key → label, ``short`` label → the
+    short name shown on the card."""
+    return {"labels": dict(LABEL_FOR_KEY), "short": dict(SHORT)}
 
 
 def dimension_keys() -> list[dict[str, Any]]:

@@ -33,6 +33,15 @@ REASONS: dict[str, str] = {
     "off-topic": "6",
     "other": "7",
 }
+
+
+def key_map() -> dict[str, dict[str, str]]:
+    """What the review key script needs (one definition, here): ``verdicts`` key → verdict,
+    ``reasons`` key → reason tag, both with lower-case keys."""
+    return {"verdicts": {key.lower(): verdict for verdict, (_, key) in VERDICTS.items()},
+            "reasons": {key: tag for tag, key in REASONS.items()}}
+
+
 VERDICT_ICONS = {"agree": "✅", "flip": "🔁", "tie": "🟰", "both-bad": "⛔", "skip": "⏭️"}
 
 
