@@ -339,7 +339,7 @@ def test_the_slide_title_is_the_presenters_and_kept_with_the_needle_set(app_db):
                      [{"item_key": r["id"], "subset": str(r["length_tokens"]),
                        "chosen_scores": [1.0], "rejected_scores": [0.0]} for r in records])
     at = open_page({"dataset": "needles"})
-    field = at.text_input(key="nw_title|needles")
+    field = title_field(at)
     assert field.value == "" and field.placeholder == "Needle in a haystack · needles"
     title = "Q3 review: *safety* needles <b>"  # data: shown as text, never Markdown or HTML
     field.set_value(title).run()
@@ -352,8 +352,8 @@ def test_the_slide_title_is_the_presenters_and_kept_with_the_needle_set(app_db):
     assert "Q3 review: *safety* needles &lt;b&gt;" in html_text(at)
     # a new session opens the dataset with the kept title
     again = open_page({"dataset": "needles"})
-    assert again.text_input(key="nw_title|needles").value == title
-    again.text_input(key="nw_title|needles").set_value("").run()  # empty: the default again
+    assert title_field(again).value == title
+    title_field(again).set_value("").run()  # empty: the default again
     assert "slide_title" not in get_dataset(app_db, "needles")["meta"]
     again.button(key="nw_present").click().run()
     assert "Needle in a haystack · needles" in html_text(again)
@@ -371,3 +371,9 @@ def test_the_downloaded_heatmap_carries_the_title():
     svg = needle_charts.to_svg(chart)
     assert "Safety needles &lt;Q3&gt;" in svg  # the title, as text
     assert needle_charts.to_png(chart, scale=1)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def title_field(at):
+    """The slide title field (its key names the saved title's version)."""
+    [field] = [t for t in at.text_input if t.label == "Slide title"]
+    return field

@@ -61,7 +61,7 @@ def test_a_saved_report_reopens_exactly_in_a_new_session(app_db):
     at.run()
     at.selectbox(key="nw_results").set_value("alpha-rm").run()
     at.selectbox(key="nw_compare").set_value("beta-rm").run()
-    at.text_input(key="nw_title|needles").set_value("Alpha vs beta <b>").run()
+    title_field(at).set_value("Alpha vs beta <b>").run()
     at.text_input(key="nw_report_name").set_value("  alpha vs beta  ").run()
     at.button(key="nw_report_save").click().run()
     assert not at.exception, at.exception
@@ -83,7 +83,7 @@ def test_a_saved_report_reopens_exactly_in_a_new_session(app_db):
     assert again.session_state["dataset"] == "needles"
     assert again.selectbox(key="nw_results").value == "alpha-rm"
     assert again.selectbox(key="nw_compare").value == "beta-rm"
-    assert again.text_input(key="nw_title|needles").value == "Alpha vs beta <b>"
+    assert title_field(again).value == "Alpha vs beta <b>"
     assert heat_panels(again) == ["alpha-rm", "beta-rm"]
     assert any("Report alpha vs beta" in c.value for c in again.caption)
     # on the slide too: the report's title, as text
@@ -124,3 +124,8 @@ def test_rename_delete_and_a_report_whose_result_set_was_deleted(app_db):
     assert at.button(key=f"nw_report_open_{gone}").disabled
     assert any("its needle dataset was deleted" in c.value for c in at.caption)
 
+
+def title_field(at):
+    """The slide title field (its key names the saved title's version)."""
+    [field] = [t for t in at.text_input if t.label == "Slide title"]
+    return field

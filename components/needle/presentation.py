@@ -4,6 +4,7 @@ right there; the downloads (PNG and SVG carry the title, CSV) and Exit sit below
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -88,26 +89,29 @@ def _lines(chosen: list[ResultSet], fmt: str) -> Callable[[], bytes | str]:
 
 
 def _title_key(row: dict[str, Any] | None) -> str:
-    return f"{TITLE}|{row['name']}" if row else TITLE
+    """The title field's key: for a needle dataset it names the saved title's version, so
+    a saved title is always what the field shows (a value the browser sends back after a
+    reconnect or from a fresh page is of another key, never taken for an edit)."""
+    if not row:
+        return TITLE
+    saved = slide_title_of(row.get("meta"))
+    return f"{TITLE}|{row['name']}|{hashlib.sha1(saved.encode()).hexdigest()[:10]}"
 
 
 def slide_title(row: dict[str, Any] | None, default: str) -> str:
-    """The title the presenter set for the needle dataset ``row`` (this session's field,
-    else the one kept with the dataset), or ``default``."""
-    key = _title_key(row)
-    typed = st.session_state.get(key, st.session_state.get(f"{key}|kept"))
-    if typed is None and row:
-        typed = slide_title_of(row.get("meta"))
+    """The title kept with the needle dataset ``row`` (without one: this session's field),
+    or ``default``."""
+    typed = slide_title_of(row.get("meta")) if row else st.session_state.get(TITLE)
     return (typed or "").strip() or default
 
 
-def _save_title(key: str, name: str | None) -> None:
-    """Field callback: keep the title for this session (the field is not drawn on the
-    slide) and with the needle dataset ``name``, with who set it and when."""
-    title = st.session_state.get(key) or ""
-    st.session_state[f"{key}|kept"] = title
-    row = get_dataset(get_db(), name) if name else None
-    if row is None:
+def _save_title(key: str, name: str, shown: str) -> None:
+    """Field callback: keep the typed title with the needle dataset ``name``, with who set
+    it and when (``shown``: the saved title the field was drawn with; the same value
+    back is no edit)."""
+    title = (st.session_state.get(key) or "").strip()
+    row = get_dataset(get_db(), name)
+    if row is None or title == shown.strip():
         return
     now = datetime.now(UTC).isoformat(timespec="seconds")
     set_dataset_meta(get_db(), row["name"], with_slide_title(row["meta"], title, annotator(), now))
@@ -116,14 +120,16 @@ def _save_title(key: str, name: str | None) -> None:
 def render_title_input(row: dict[str, Any] | None, default: str) -> None:
     """The slide's title field; a title typed for a needle dataset is saved with it at once
     (it reopens with the dataset, on the slide and in the PNG and SVG)."""
-    key = _title_key(row)
-    if key not in st.session_state:
-        kept = st.session_state.get(f"{key}|kept")
-        st.session_state[key] = kept if kept is not None else slide_title_of((row or {}).get("meta"))
-    st.text_input("Slide title", key=key, placeholder=default, max_chars=200,
-                  on_change=_save_title, args=(key, row["name"] if row else None),
-                  help="Shown on the slide and on the heatmap PNG and SVG; kept with the needle "
-                       "dataset (empty: the default title).")
+    help_text = ("Shown on the slide and on the heatmap PNG and SVG; kept with the needle "
+                 "dataset (empty: the default title).")
+    if not row:
+        st.text_input("Slide title", key=TITLE, placeholder=default, max_chars=200,
+                      help=help_text)
+        return
+    saved = slide_title_of(row.get("meta"))
+    st.text_input("Slide title", saved, key=_title_key(row), placeholder=default, max_chars=200,
+                  on_change=_save_title, args=(_title_key(row), row["name"], saved),
+                  help=help_text)
 
 
 def render_downloads(chosen: list[ResultSet], stem: str, key: str, title: str | None = None) -> None:

@@ -8,18 +8,20 @@ The logic (what a report holds, how its sets are found again) is
 from __future__ import annotations
 
 import io
+from datetime import UTC, datetime
 from typing import Any
 
 import streamlit as st
 
 from components.needle.charts import NONE
 from components.needle.data import COMPARE, PRIMARY, UPLOADS, ResultSet, all_sets
-from components.needle.presentation import TITLE
 from components.state import DATASET_KEY, annotator, get_db
 from components.text import label
 from needlework.needle.analysis import read_results_csv, results_csv
+from needlework.needle.findings import slide_title_of, with_slide_title
 from needlework.needle.reports import Report, ReportError, SetRef, clean_name, resolve, set_key
 from store import needle_reports
+from store.datasets import set_dataset_meta
 
 PENDING = "nw_report_open"  # the id of the report to open on this run
 OPENED = "nw_report_opened"  # what the last opened report showed, and what it missed
@@ -157,7 +159,7 @@ def _add_uploads(report: Report) -> None:
 def open_pending_report(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]],
                         sets: list[ResultSet]) -> list[ResultSet]:
     """Apply a report opened on the previous click (before the pickers are drawn): its
-    uploaded sets, the pickers and the slide title. Returns the page's result sets (with the
+    uploaded sets, the pickers and the slide title (saved as the needle dataset's). Returns the page's result sets (with the
     report's uploads). Says which of its sets are gone, if any."""
     report_id = st.session_state.pop(PENDING, None)
     if report_id is not None:
@@ -176,8 +178,13 @@ def open_pending_report(db: Any, row: dict[str, Any] | None, records: list[dict[
         if found.found:
             st.session_state[PRIMARY] = found.found[0].name
             st.session_state[COMPARE] = found.found[1].name if len(found.found) > 1 else NONE
-            st.session_state[f"{TITLE}|{row['name']}"] = report.title
-            st.session_state[f"{TITLE}|{row['name']}|kept"] = report.title
+            if report.title.strip() != slide_title_of(row.get("meta")):
+                # the report's slide title becomes the dataset's (who and when kept);
+                # ``row`` is this run's copy: it shows the saved title from here on
+                now = datetime.now(UTC).isoformat(timespec="seconds")
+                row["meta"] = with_slide_title(row.get("meta"), report.title,
+                                               annotator() or "unknown", now)
+                set_dataset_meta(db, row["name"], row["meta"])
         st.session_state[OPENED] = {"name": stored["name"], "by": stored["created_by"],
                                     "dataset": row["name"], "missing": found.missing_line(),
                                     "shows": [s.name for s in found.found]}
