@@ -12,12 +12,15 @@ every write; no live session is a 401 and nothing is applied (the browser keeps 
 actions). In local mode nobody signs in (the server listens on this machine only).
 
 Every request must come from the app's own page (:func:`needlework.web.same_origin_refusal`),
-be at most :data:`MAX_BODY` bytes, and each client at most :data:`RATE` requests in a
-second (more: 429, the browser waits and sends again).
+be at most :data:`MAX_BODY` bytes, and each browser at most :data:`RATE` requests in a
+second (a browser: its session cookie, or its address without one; several annotators
+behind one proxy or on one machine share an address) and each address at most
+:data:`HOST_RATE` (more: 429, the browser waits and sends again).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -36,7 +39,8 @@ from needlework.web import same_origin_refusal
 
 ROUTE = "/_nw/actions"
 MAX_BODY = 512 * 1024
-RATE = 40  # requests per client per second
+RATE = 40  # requests per browser (its session cookie, else its address) per second
+HOST_RATE = 400  # requests per address per second, whatever the cookies
 
 
 def answer(delivery: Delivery) -> dict[str, Any]:
@@ -85,11 +89,11 @@ def _parse(body: bytes) -> list[Any] | None:
 
 
 def routes(connect: Callable[[], Any], *, team: Callable[[], bool] | None = None,
-           rate: int = RATE) -> list[Route]:
+           rate: int = RATE, host_rate: int = HOST_RATE) -> list[Route]:
     """The Starlette route of :data:`ROUTE`. ``connect()`` gives the calling thread's
     database connection; ``team()`` says whether sign-in is required (default: the
     team config, read per request so a changed needlework.toml counts)."""
-    limiter = _Rate(rate)
+    limiter, host_limiter = _Rate(rate), _Rate(host_rate)
     is_team = team or (lambda: load_config().team)
 
     def apply(actions: list[Any], token: str | None) -> tuple[int, dict[str, Any]]:
@@ -106,8 +110,10 @@ def routes(connect: Callable[[], Any], *, team: Callable[[], bool] | None = None
                                       {k.lower(): v for k, v in request.headers.items()})
         if refusal:
             return JSONResponse({"error": "refused", "message": refusal}, status_code=403)
-        client = request.client.host if request.client else ""
-        if not limiter.allow(client):
+        host = request.client.host if request.client else ""
+        cookie = request.cookies.get(accounts.SESSION_COOKIE)
+        browser = ("session:" + hashlib.sha256(cookie.encode()).hexdigest()[:16]) if cookie else host
+        if not host_limiter.allow(host) or not limiter.allow(browser):
             return JSONResponse({"error": "busy", "message": "too many requests"},
                                 status_code=429, headers={"retry-after": "1"})
         declared = request.headers.get("content-length")

@@ -98,6 +98,21 @@ def test_too_many_requests_from_one_client_wait(tmp_path):
     assert call(app, "POST", {"actions": []}, client="127.0.0.2")[0] == 200  # another client
 
 
+def test_browsers_behind_one_address_are_counted_apart_up_to_the_addresses_bound(tmp_path):
+    path = tmp_path / "n.db"
+    store.connect(path)
+    app = Router(routes=action_route.routes(lambda: store.connect(path, migrate=False),
+                                            team=lambda: False, rate=2, host_rate=5))
+    codes = [call(app, "POST", {"actions": []}, cookie=f"browser-{k % 3}")[0]
+             for k in range(5)]
+    assert codes == [200] * 5  # three browsers, under two each: one address, five requests
+    assert call(app, "POST", {"actions": []}, cookie="browser-9")[0] == 429
+    assert call(app, "POST", {"actions": []}, client="127.0.0.2",
+                cookie="browser-5")[0] == 200  # another address has its own bound
+    assert call(app, "POST", {"actions": []}, client="127.0.0.2",
+                cookie="browser-0")[0] == 429  # a browser's own bound, from any address
+
+
 @pytest.fixture
 def team(tmp_path):
     path = tmp_path / "n.db"
