@@ -28,3 +28,41 @@ def test_natural_urls_open_their_page_without_a_dialog(page, app_url, path, land
     nav = page.locator('[data-testid="stSidebarNav"] a[aria-current="page"]')
     assert nav.first.inner_text().strip().endswith(page_name)
     assert_no_exception(page)
+
+
+#: Records every dialog the page shows, however briefly.
+DIALOG_WATCH = """
+(() => {
+  window.__nwDialogs = [];
+  new MutationObserver(() => {
+    for (const d of document.querySelectorAll('[role="dialog"]')) {
+      window.__nwDialogs.push(d.innerText.slice(0, 120));
+    }
+  }).observe(document, {childList: true, subtree: true});
+})();
+"""
+
+DATASET_LINKS = [
+    ("home", "demo-preference", "/?dataset=demo-preference", "Home"),
+    ("annotate", "demo-grounding", "/annotate?dataset=demo-grounding", "Annotate"),
+    ("agreement", "demo-grounding", "/agreement?dataset=demo-grounding", "Agreement"),
+    ("review", "demo-preference", "/review?dataset=demo-preference", "Review pairs"),
+    ("rewards", "demo-preference", "/rewards?dataset=demo-preference", "Reward model"),
+    ("needle", "demo-needles", "/needle", "Needle lab"),
+    ("rag", "demo-grounding", "/rag?dataset=demo-grounding", "RAG answers"),
+    ("data", "demo-preference", "/data?dataset=demo-preference", "Import & export"),
+]
+
+
+@pytest.mark.parametrize(("path", "dataset", "lands", "page_name"), DATASET_LINKS)
+def test_every_pages_dataset_link_opens_without_page_not_found(page, app_url, path, dataset,
+                                                               lands, page_name):
+    page.add_init_script(DIALOG_WATCH)
+    page.goto(f"{app_url}/{path}?dataset={dataset}")
+    wait_idle(page, timeout=60_000)
+    page.wait_for_timeout(1500)  # a dialog Streamlit opens after the first run
+    assert page.url.startswith(app_url + lands), page.url
+    assert page.evaluate("window.__nwDialogs") == []
+    nav = page.locator('[data-testid="stSidebarNav"] a[aria-current="page"]')
+    assert nav.first.inner_text().strip().endswith(page_name)
+    assert_no_exception(page)
