@@ -14,7 +14,6 @@ from pathlib import Path
 
 import streamlit as st
 from starlette.middleware import Middleware
-from streamlit.runtime.pages_manager import PagesManager
 
 import store
 from needlework import action_route
@@ -27,13 +26,6 @@ from needlework.web import NaturalUrls, routes_of
 _refusal = serving_refusal(load_config(), st.get_option("server.address"))
 if _refusal:
     raise SystemExit(_refusal)
-
-# app.py's st.navigation routes from the first run on. Streamlit otherwise treats an app
-# with a pages/ folder as a legacy multipage app until a session runs st.navigation, and
-# the way out for `streamlit run app.py` (components/__init__.py) reruns during the
-# package's import: at a fresh start with several pages opened at once, that took the
-# half-imported package away from another session (KeyError: 'components').
-PagesManager.uses_pages_directory = False
 
 # Two routes of our own: the key actions, committed as they arrive (needlework.action_route),
 # and team mode's HttpOnly session cookie, set for a one-time ticket after a sign-in

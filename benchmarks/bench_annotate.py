@@ -148,7 +148,7 @@ def bench_reruns(path: Path, reruns: int) -> None:
     at.session_state["annotator"] = "bench-rerun"
     at.query_params.update({"dataset": "bench", "item": "q-00000"})
     at.run()
-    at.switch_page("pages/annotate.py")
+    at.switch_page("app_pages/annotate.py")
     at.query_params.update({"dataset": "bench", "item": "q-00000"})
     at.run()
     assert not at.exception, at.exception

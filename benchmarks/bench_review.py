@@ -159,7 +159,7 @@ def rerun_after_verdict(path: Path, count: int) -> tuple[list[float], list[float
     at.session_state["rv_advance"] = False  # stay on the 36k-token pair
     at.query_params["item"] = "LONG_2"
     at.run()
-    at.switch_page("pages/review.py")
+    at.switch_page("app_pages/review.py")
     at.run()
     round_trips = []
     runs.clear()

@@ -73,7 +73,7 @@ def measure(db_path: Path, n: int, keys: int) -> dict[str, float]:
     at.session_state["dataset"] = "lf"
     at.session_state["annotator"] = WHO
     at.run()
-    at.switch_page("pages/review.py")
+    at.switch_page("app_pages/review.py")
     out = {"open": _timed(at)}
     db = store.connect(db_path)
     rev = [100]

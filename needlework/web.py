@@ -30,7 +30,7 @@ ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitab
 #: First path segments that belong to Streamlit (or to files), never pages.
 RESERVED = frozenset({"_stcore", "_nw", "media", "component", "static", "app", "auth", "oauth2callback",
                       "favicon.png", "robots.txt"})
-_PAGE = re.compile(r'st\.Page\(\s*"pages/(?P<stem>[\w-]+)\.py"(?P<args>[^)]*)\)', re.S)
+_PAGE = re.compile(r'st\.Page\(\s*"app_pages/(?P<stem>[\w-]+)\.py"(?P<args>[^)]*)\)', re.S)
 _ARG = re.compile(r'(?P<name>title|url_path)\s*=\s*"(?P<value>[^"]*)"')
 _DEFAULT = re.compile(r"default\s*=\s*True")
 #: Words people type for a page that neither its title nor its file gives.

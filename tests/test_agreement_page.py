@@ -32,7 +32,7 @@ def agreement(annotator: str = "rev") -> AppTest:
     at.session_state["annotator"] = annotator
     at.query_params["dataset"] = "ground"
     at.run()
-    at.switch_page("pages/agreement.py")
+    at.switch_page("app_pages/agreement.py")
     at.query_params["dataset"] = "ground"
     at.run()
     assert not at.exception, at.exception

@@ -167,7 +167,7 @@ def test_import_page_asks_before_dropping_annotations(tmp_path, monkeypatch):
     set_annotation(db, "ground", "sample-1", "ana", "label:1", "UNKNOWN")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     at.run()
-    at.switch_page("pages/data.py")
+    at.switch_page("app_pages/data.py")
     at.run()
     assert not at.exception
     assert not [c for c in at.checkbox if c.key == "import_drop"]

@@ -28,7 +28,7 @@ def data_page() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     at.query_params["dataset"] = "ground"
     at.run()
-    at.switch_page("pages/data.py")
+    at.switch_page("app_pages/data.py")
     at.query_params["dataset"] = "ground"
     at.run()
     assert not at.exception, at.exception

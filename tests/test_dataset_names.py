@@ -122,7 +122,7 @@ def test_cli_refuses_bad_names_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("name", [EVIL, "with space+plus", "100% & more", "日本/語", "#hash", "a=b;c"])
 def test_links_carry_the_name_as_one_value(name):
-    for url in (dataset_url("pages/annotate.py", name), dataset_url("pages/home.py", name, "k&1#2")):
+    for url in (dataset_url("app_pages/annotate.py", name), dataset_url("app_pages/home.py", name, "k&1#2")):
         parts = urlsplit(url)
         assert parts.fragment == ""
         query = parse_qs(parts.query, keep_blank_values=True, strict_parsing=True)

@@ -60,7 +60,7 @@ def set_label(item: str, n: int, value: str | None) -> dict:
 
 
 def test_annotate_shows_labels_delivered_by_the_outbox(app_db):
-    at = open_page("pages/annotate.py", annotator="ana")
+    at = open_page("app_pages/annotate.py", annotator="ana")
     assert at.query_params["item"] == "sample-1"
     act(app_db, set_label("sample-1", 1, "ANSWER-THE-QUESTION"), set_label("sample-1", 2, "irrelevant"))
     at.run()
@@ -83,7 +83,7 @@ def ask(at: AppTest, item: str, seek: str | None = None) -> None:
 
 
 def test_annotate_deep_link_and_item_navigation(app_db):
-    at = open_page("pages/annotate.py", annotator="ana", item="sample-2")
+    at = open_page("app_pages/annotate.py", annotator="ana", item="sample-2")
     assert at.query_params["item"] == "sample-2"
     ask(at, "sample-2", "next")
     assert at.query_params["item"] == "sample-3"
@@ -113,14 +113,14 @@ def test_a_restarted_server_stays_where_the_keyboard_asked_despite_the_old_url(a
     sample-3 and stays there on the next request, which still carries the old URL: the
     key script takes the page's item for its own once the view is followed, and its next
     keys went to sample-1 (a CI failure of test_keys' kill test)."""
-    at = open_page("pages/annotate.py", annotator="ana", item="sample-1")
+    at = open_page("app_pages/annotate.py", annotator="ana", item="sample-1")
     fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)  # the new session
     fresh.session_state["annotator"] = "ana"
     fresh.session_state["nw-outbox-view"] = {"page": "annotate", "dataset": "ground",
                                              "item": "sample-3", "cursor": 2, "rev": 7}
     fresh.query_params.update({"dataset": "ground", "item": "sample-1"})
     fresh.run()
-    fresh.switch_page("pages/annotate.py")
+    fresh.switch_page("app_pages/annotate.py")
     for _ in range(3):  # the requests sent before the new URL reached the browser
         fresh.query_params.update({"dataset": "ground", "item": "sample-1"})
         fresh.run()
@@ -136,7 +136,7 @@ def test_a_restarted_server_stays_where_the_keyboard_asked_despite_the_old_url(a
 
 
 def test_annotate_answer_checks_and_deflection(app_db):
-    at = open_page("pages/annotate.py", annotator="ana")
+    at = open_page("app_pages/annotate.py", annotator="ana")
     act(app_db, set_label("sample-1", 1, "irrelevant"))
     at.run()
     area = by_label(at.text_area, "Answer with [cite_N] markers")
@@ -158,7 +158,7 @@ def test_annotate_answer_checks_and_deflection(app_db):
 
 
 def test_annotate_dimensions_categories_and_filters(app_db):
-    at = open_page("pages/annotate.py", annotator="ana")
+    at = open_page("app_pages/annotate.py", annotator="ana")
     by_label(at.selectbox, "Time sensitivity · Q4").set_value("fast-changing").run()
     assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_type") == "FAST-CHANGING"
     assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_sensitive") == "YES"
@@ -186,7 +186,7 @@ def test_annotate_dimensions_categories_and_filters(app_db):
 
 
 def test_annotate_without_name_is_read_only(app_db):
-    at = open_page("pages/annotate.py")
+    at = open_page("app_pages/annotate.py")
     assert any("Enter your name" in w.value for w in at.warning)
     assert at.button(key="nw-key-2").disabled
 
@@ -197,7 +197,7 @@ def test_annotate_other_kind_says_what_to_do(app_db):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     at.run()
     at.selectbox(key="dataset").set_value("pref").run()
-    at.switch_page("pages/annotate.py")
+    at.switch_page("app_pages/annotate.py")
     at.run()
     assert not at.exception
     assert any("Pick a grounding dataset" in i.value for i in at.info)
@@ -212,7 +212,7 @@ def disputed(app_db):
 
 
 def test_agreement_page_figures_links_and_adjudication(disputed):
-    at = open_page("pages/agreement.py", annotator="rev")
+    at = open_page("app_pages/agreement.py", annotator="rev")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Annotators"] == "2"
     assert metrics["Passages labeled by ≥ 2"] == "2"
@@ -226,7 +226,7 @@ def test_agreement_page_figures_links_and_adjudication(disputed):
 
 
 def test_agreement_attribution_tab(disputed):
-    at = open_page("pages/agreement.py", annotator="rev")
+    at = open_page("app_pages/agreement.py", annotator="rev")
     upload = at.file_uploader[0]
     upload.set_value(("model.jsonl", b'{"sample_id": "sample-1", "answer": "[cite_1]"}\n',
                       "application/json")).run()
@@ -239,12 +239,12 @@ def test_agreement_attribution_tab(disputed):
 
 
 def test_agreement_page_for_other_kinds(app_db):
-    at = open_page("pages/agreement.py")
+    at = open_page("app_pages/agreement.py")
     assert not at.exception
 
 
 def test_question_picker_opens_an_item(app_db):
-    at = open_page("pages/annotate.py", annotator="ana")
+    at = open_page("app_pages/annotate.py", annotator="ana")
     by_label(at.selectbox, "Question").set_value("sample-3").run()
     assert at.query_params["item"] == "sample-3"
     assert not at.exception

@@ -129,11 +129,11 @@ def _imported_roots(path: Path) -> set[str]:
 
 
 def test_the_layers_import_downwards_only():
-    """pages -> components -> needlework -> store: logic never imports streamlit or the
+    """app_pages -> components -> needlework -> store: logic never imports streamlit or the
     components, and the store imports nothing of the logic."""
     wrong = []
-    for package, refused in (("needlework", {"streamlit", "components", "pages"}),
-                             ("store", {"streamlit", "components", "pages", "needlework"})):
+    for package, refused in (("needlework", {"streamlit", "components", "app_pages"}),
+                             ("store", {"streamlit", "components", "app_pages", "needlework"})):
         for path in (ROOT / package).rglob("*.py"):
             found = _imported_roots(path) & refused
             if found:
@@ -167,11 +167,11 @@ CROSS_PAGE = {"annotate": {"rag"}}
 
 
 def test_a_page_uses_its_own_components_and_the_shared_ones():
-    assert {p.stem for p in (ROOT / "pages").glob("*.py")} == set(PAGE_PACKAGES)
+    assert {p.stem for p in (ROOT / "app_pages").glob("*.py")} == set(PAGE_PACKAGES)
     wrong = []
     for page, package in PAGE_PACKAGES.items():
         allowed = {package} | SHARED_PACKAGES | CROSS_PAGE.get(page, set())
-        for path in [ROOT / "pages" / f"{page}.py", *(ROOT / "components" / package).glob("*.py")]:
+        for path in [ROOT / "app_pages" / f"{page}.py", *(ROOT / "components" / package).glob("*.py")]:
             other = _component_packages(path) - allowed
             if other:
                 wrong.append(f"{path.relative_to(ROOT)} imports components.{sorted(other)}")

@@ -31,11 +31,11 @@ def test_light_components_do_not_import_the_engine():
 
 def test_engine_pages_wait_for_the_warm_up_before_importing_engine_components():
     for page in ("rewards.py", "needle.py", "rag.py"):
-        source = (ROOT / "pages" / page).read_text(encoding="utf-8")
+        source = (ROOT / "app_pages" / page).read_text(encoding="utf-8")
         first_engine = min(source.index(f"components.{m}") for m in boot.engine_components()
                            if f"components.{m}" in source)
         assert source.index("engine()") < first_engine, page
-    for page in Path(ROOT / "pages").glob("*.py"):
+    for page in Path(ROOT / "app_pages").glob("*.py"):
         if page.name in ("rewards.py", "needle.py", "rag.py"):
             continue
         source = page.read_text(encoding="utf-8")
@@ -64,13 +64,13 @@ def test_startup_imports_light_modules_once_and_heavy_ones_in_one_thread():
     assert out == "True ['tomllib', 'wave', 'colorsys'] ['needlework-warm-up']"
 
 
-def test_the_server_routes_with_st_navigation_before_any_session_runs():
-    """serve.py switches Streamlit's legacy pages/ mode off when the server starts, so the
-    fallback in components/__init__.py (a rerun raised while the package is being
-    imported) never runs there: at a fresh start with four pages opened at once it took
-    the half-imported package away from another session (KeyError: 'components',
-    test_startup in a fresh clone)."""
-    code = ("import serve; from streamlit.runtime.pages_manager import PagesManager; "
+def test_streamlit_never_takes_the_app_for_a_legacy_multipage_app():
+    """The pages live in app_pages/ (Streamlit's name for the folder of an st.navigation
+    app): with no pages/ folder beside app.py, Streamlit routes with app.py's
+    st.navigation from the first run on, with no switch to turn off at start-up."""
+    assert not (ROOT / "pages").exists()
+    code = ("from streamlit.runtime.pages_manager import PagesManager; "
+            "PagesManager.uses_pages_directory = None; PagesManager('app.py'); "
             "print(PagesManager.uses_pages_directory)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout.strip().splitlines()[-1]

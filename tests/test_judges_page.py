@@ -20,7 +20,7 @@ from store.scores import list_jobs, save_item_scores
 from tests.conftest import ROOT, jsonl
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
 
-PAGE = "pages/rewards.py"
+PAGE = "app_pages/rewards.py"
 BLOCK = re.compile(r"\[Response ([A-Z])\]\n(.*?)\n\[End of Response \1\]", re.S)
 SECRET = "sk-test-SECRET123"
 

@@ -20,7 +20,7 @@ from store.scores import list_jobs, save_item_scores
 from tests.conftest import ROOT
 from tests.test_needle_model import paragraphs, tiny_model_dir
 
-PAGE = "pages/needle.py"
+PAGE = "app_pages/needle.py"
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,7 @@ from store.scores import save_item_scores
 from tests.conftest import ROOT
 from tests.test_needle_page import charts, html_text, small_needles
 
-PAGE = "pages/needle.py"
+PAGE = "app_pages/needle.py"
 ALPHA, BETA = "a" * 32, "b" * 32
 
 

@@ -100,7 +100,7 @@ def test_the_lab_opens_with_the_demo_result(tmp_path, monkeypatch, short_model, 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.session_state["dataset"] = "a-grounding-set"  # not a needle set
     at.run()
-    at.switch_page("pages/needle.py")
+    at.switch_page("app_pages/needle.py")
     at.run()
     assert not at.exception, at.exception
     info = " ".join(i.value for i in at.info).replace("\\", "")

@@ -9,15 +9,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
+from needlework.datasets import import_bytes
 from needlework.jobs import RUNNER
 from needlework.rewards import registry
 from store.datasets import get_dataset, iter_items
 from store.scores import list_jobs
-from tests.conftest import ROOT
+from tests.conftest import ROOT, garage_records, jsonl
 from tests.judges_fixtures import FakeJudgeServer, free_port
 from tests.test_needle_writing import writer_answer
 
-PAGE = "pages/needle.py"
+PAGE = "app_pages/needle.py"
 
 
 @pytest.fixture(autouse=True)
@@ -65,6 +66,9 @@ def write(at: AppTest, app_db, base_url: str) -> dict:
 
 
 def test_written_needles_are_saved_counted_and_opened(app_db):
+    # a dataset made before: the sidebar's default (the oldest), so the written set is
+    # not the one shown until it is opened
+    import_bytes(app_db, jsonl(garage_records(1)), "g.jsonl", dataset="older")
     with FakeJudgeServer(writer_answer) as server:
         at = open_page()
         job = write(at, app_db, server.base_url)

@@ -57,7 +57,7 @@ def test_home_without_datasets_says_how_to_start(tmp_path, monkeypatch):
 
 def test_data_page_history_and_undo(app_db):
     hid = set_annotation(app_db, "ground", "sample-1", "ana", "label:1", "OUTDATED")
-    at = run_app("pages/data.py", annotator="rev")
+    at = run_app("app_pages/data.py", annotator="rev")
     history = at.dataframe[-1].value
     assert list(history["id"]) == [hid]
     at.number_input(key="undo_id").set_value(hid)
@@ -69,7 +69,7 @@ def test_data_page_history_and_undo(app_db):
 
 
 def test_data_page_export_offers_kind_formats(app_db):
-    at = run_app("pages/data.py")
+    at = run_app("app_pages/data.py")
     assert at.selectbox(key="export_format").options == ["garage"]
     assert json.loads(store.connect(store.default_path()).execute(
         "select record from items limit 1").fetchone()[0])["sample_id"] == "sample-1"

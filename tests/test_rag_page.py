@@ -28,7 +28,7 @@ from tests.conftest import ROOT
 from tests.judges_fixtures import FakeJudgeServer
 from tests.rag_fixtures import ANSWERS_M, ANSWERS_M2, answers_jsonl, dataset_bytes, rule_judge
 
-PAGE = "pages/rag.py"
+PAGE = "app_pages/rag.py"
 SECRET = "sk-test-SECRET123"
 
 
@@ -257,7 +257,7 @@ def test_failures_open_the_answer_beside_the_human_one(app_db):
     m2 = failing[failing["model"] == "m2"]
     assert set(m2["id"]) >= {"q2", "q3", "q4", "q6"}  # unanswered: failures
     # the annotate page shows the answer beside the human one, the sentence marked
-    ann = open_app("pages/annotate.py", {"dataset": "museum", "item": "q2", "rag_run": run_key,
+    ann = open_app("app_pages/annotate.py", {"dataset": "museum", "item": "q2", "rag_run": run_key,
                                          "model": "m", "sentence": "2"})
     drawn = "\n".join(h.value for h in ann.get("html"))
     assert '<mark class="nw-current" style="background:#ffe08a">Dogs are welcome.</mark>' in drawn

@@ -47,7 +47,7 @@ def open_review(dataset: str, annotator: str = "", item: str | None = None) -> A
     if item is not None:
         at.query_params["item"] = item
     at.run()
-    at.switch_page("pages/review.py")
+    at.switch_page("app_pages/review.py")
     at.run()
     assert not at.exception, at.exception
     return at
@@ -123,7 +123,7 @@ def test_a_restarted_server_stays_where_the_keyboard_asked_despite_the_old_url(a
     old_url = {"item": "QA_1", "i": "1", "j": "1"}
     fresh.query_params.update(old_url)
     fresh.run()
-    fresh.switch_page("pages/review.py")
+    fresh.switch_page("app_pages/review.py")
     for _ in range(3):
         fresh.query_params.update(old_url)
         fresh.run()

@@ -16,7 +16,7 @@ from store.scores import item_scores, list_jobs, save_item_scores
 from tests.conftest import ROOT, jsonl
 from tests.rewards_fixtures import save_tiny_model, tiny_model_dir  # noqa: F401
 
-PAGE = "pages/rewards.py"
+PAGE = "app_pages/rewards.py"
 FP = "f" * 32
 
 

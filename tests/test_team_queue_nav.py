@@ -22,7 +22,7 @@ def team_db(tmp_path, monkeypatch):
 
 
 def annotate(db, who: str) -> AppTest:
-    return open_as(db, who, "pages/annotate.py", "g")
+    return open_as(db, who, "app_pages/annotate.py", "g")
 
 
 def ask(at: AppTest, item: str, seek: str) -> str:

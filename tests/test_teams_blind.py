@@ -45,27 +45,27 @@ def shown(at: AppTest) -> str:
 
 
 def test_annotators_label_blind_until_the_lead_shows_the_files_labels(team_db) -> None:
-    at = page(team_db, "ana", "pages/annotate.py", "g")
+    at = page(team_db, "ana", "app_pages/annotate.py", "g")
     assert "file's label" not in shown(at) and "Blind labelling" in shown(at)
     assert not [t for t in at.toggle if t.key == "nw-hide-imported"]
     assert all("(in the file)" not in (s.placeholder or "") for s in at.selectbox)
-    reviewer = page(team_db, "rita", "pages/annotate.py", "g")
+    reviewer = page(team_db, "rita", "app_pages/annotate.py", "g")
     assert "file's label" in shown(reviewer)
     set_visibility(team_db, "g", "annotators_see_file_labels", True,
                    actor=accounts.get_user(team_db, "lead"))
-    at = page(team_db, "ana", "pages/annotate.py", "g")
+    at = page(team_db, "ana", "app_pages/annotate.py", "g")
     assert "file's label" in shown(at) and [t for t in at.toggle if t.key == "nw-hide-imported"]
 
 
 def test_review_hides_model_scores_and_others_verdicts_from_annotators(team_db) -> None:
-    at = page(team_db, "ana", "pages/review.py", "p")
+    at = page(team_db, "ana", "app_pages/review.py", "p")
     text = shown(at)
     assert "score 2.000" not in text and "bob" not in text
-    reviewer = shown(page(team_db, "rita", "pages/review.py", "p"))
+    reviewer = shown(page(team_db, "rita", "app_pages/review.py", "p"))
     assert "score 2.000" in reviewer and "bob" in reviewer
     set_visibility(team_db, "p", "annotators_see_model_outputs", True,
                    actor=accounts.get_user(team_db, "lead"))
-    text = shown(page(team_db, "ana", "pages/review.py", "p"))
+    text = shown(page(team_db, "ana", "app_pages/review.py", "p"))
     assert "score 2.000" in text
     assert "bob" not in text  # other annotators' verdicts stay hidden
 
@@ -73,11 +73,11 @@ def test_review_hides_model_scores_and_others_verdicts_from_annotators(team_db) 
 def test_the_dataset_overview_and_its_export_are_not_for_annotators(team_db) -> None:
     """The overview counts every annotator's verdicts and its TRL export takes anyone's:
     an annotator is offered neither; a reviewer sees the overview, an admin exports."""
-    at = page(team_db, "ana", "pages/review.py", "p")
+    at = page(team_db, "ana", "app_pages/review.py", "p")
     assert not [b for b in at.get("button_group") if "Dataset overview" in str(b.proto)]
 
     def overview(who: str) -> AppTest:
-        at = page(team_db, who, "pages/review.py", "p")
+        at = page(team_db, who, "app_pages/review.py", "p")
         [mode] = [b for b in at.get("button_group") if "Dataset overview" in str(b.proto)]
         at.session_state["rv_mode"] = "Dataset overview"
         return at.run(timeout=60)
@@ -92,10 +92,10 @@ def test_review_offers_an_annotator_only_the_datasets_assigned_to_them(team_db) 
     from tests.teams_fixtures import preference  # noqa: PLC0415
 
     preference(team_db, 2, "not-hers")
-    at = page(team_db, "ana", "pages/review.py", "g")  # a grounding set: pick one here
+    at = page(team_db, "ana", "app_pages/review.py", "g")  # a grounding set: pick one here
     offered = {b.key for b in at.button if (b.key or "").startswith("rv_pick_ds|")}
     assert offered == {"rv_pick_ds|p"}
-    reviewer = page(team_db, "rita", "pages/review.py", "g")
+    reviewer = page(team_db, "rita", "app_pages/review.py", "g")
     assert {b.key for b in reviewer.button if (b.key or "").startswith("rv_pick_ds|")} == {
         "rv_pick_ds|p", "rv_pick_ds|not-hers"}
 
@@ -115,7 +115,7 @@ def test_only_admins_change_the_settings_and_they_follow_a_rename(team_db) -> No
 
 
 def test_the_lead_switches_them_on_the_assignment_page(team_db) -> None:
-    at = page(team_db, "lead", "pages/assign.py", "g")
+    at = page(team_db, "lead", "app_pages/assign.py", "g")
     [toggle] = [t for t in at.toggle if "file came with" in t.label]
     assert toggle.value is False
     toggle.set_value(True).run()

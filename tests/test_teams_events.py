@@ -170,7 +170,7 @@ def test_the_audit_page_shows_the_events_to_an_admin(tmp_path, monkeypatch) -> N
     db = team_mode_db(tmp_path, monkeypatch, people={"lead": "admin"})
     accounts.add_user(db, "ana", "annotator", password=ANA_PW,
                       actor=accounts.get_user(db, "lead"))
-    at = open_as(db, "lead", "pages/audit.py")
+    at = open_as(db, "lead", "app_pages/audit.py")
     [table] = [t for t in at.dataframe if "what" in t.value.columns]
     assert {"account.created", "sign_in"} <= set(table.value["what"])
     assert "ana" in set(table.value["target"])
@@ -178,7 +178,7 @@ def test_the_audit_page_shows_the_events_to_an_admin(tmp_path, monkeypatch) -> N
     grounding(db, 2, "gone")
     set_annotation(db, "gone", "sample-1", "ana", "label:1", "OUTDATED")
     delete_dataset(db, "gone", actor=accounts.get_user(db, "lead"))
-    at = open_as(db, "lead", "pages/audit.py")
+    at = open_as(db, "lead", "app_pages/audit.py")
     picker = at.selectbox(key="nw-audit-deleted")
     assert picker.options == ["gone · 1 change(s) · deleted " + picker.options[0].split("deleted ")[1]]
     assert at.get("download_button")

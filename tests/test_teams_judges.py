@@ -83,7 +83,7 @@ def team(tmp_path, monkeypatch):
 
 
 def _page(db, who: str) -> AppTest:
-    return open_as(db, who, "pages/rewards.py", "prefs")
+    return open_as(db, who, "app_pages/rewards.py", "prefs")
 
 
 def _auth(request: dict) -> str | None:

@@ -19,7 +19,7 @@ def test_routes_come_from_app_py():
     assert ROUTES["review-pairs"] == "review" and ROUTES["reward-model"] == "rewards"
     assert ROUTES["import-export"] == "data" and ROUTES["import"] == "data"
     assert ROUTES["needle-lab"] == "needle"
-    source = 'st.Page("pages/x.py", title="Big Thing", url_path="big")'
+    source = 'st.Page("app_pages/x.py", title="Big Thing", url_path="big")'
     assert page_routes(source) == {"big": "big", "x": "big", "big-thing": "big"}
 
 

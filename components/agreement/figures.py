@@ -118,7 +118,7 @@ def render_disagreements(db: Database, dataset: str, overlap: bool) -> None:
         settled = f"adjudicated {len(d.adjudicated & set(d.passages))}/{len(d.passages)} · " \
             if d.passages else ""
         with st.container(border=True, gap="xxsmall", key=f"nw-dis-{position}"):
-            st.page_link("pages/annotate.py", label=label(f"{position + 1}. {title}", 110),
+            st.page_link("app_pages/annotate.py", label=label(f"{position + 1}. {title}", 110),
                          query_params={"dataset": dataset, "item": d.item_key},
                          icon=":material/open_in_new:")
             render_marked_text([(settled, None, "background:none;color:#666"),

@@ -12,7 +12,7 @@ from components.text import render_text
 from needlework.changes import sentence
 
 # A needle set's verdicts are made on Review pairs, whoever may open the Needle lab.
-ITEM_PAGE = {"needle": "pages/review.py"}
+ITEM_PAGE = {"needle": "app_pages/review.py"}
 
 
 def render_activity(entries: Sequence[Mapping[str, Any]], kinds: Mapping[str, str],

@@ -26,9 +26,9 @@ from store.datasets import DatasetBusy, DatasetExists
 from store.names import InvalidDatasetName
 
 PAGE_FOR_KIND = {
-    "grounding": "pages/annotate.py",
-    "preference": "pages/review.py",
-    "needle": "pages/needle.py",
+    "grounding": "app_pages/annotate.py",
+    "preference": "app_pages/review.py",
+    "needle": "app_pages/needle.py",
 }
 KIND_WORDS = {"grounding": "grounding questions", "preference": "preference pairs",
               "needle": "needle pairs"}
@@ -39,14 +39,14 @@ def open_pages(user: User | None) -> dict[str, str]:
     """kind -> the page that opens a dataset of that kind, for the kinds whose page
     ``user``'s role may open (local mode: all)."""
     return {kind: page for kind, page in PAGE_FOR_KIND.items()
-            if may_open(user, page.removeprefix("pages/").removesuffix(".py"))}
+            if may_open(user, page.removeprefix("app_pages/").removesuffix(".py"))}
 
 
 def dataset_url(page: str, dataset: str, item: str | None = None) -> str:
-    """A relative link to ``page`` (``pages/x.py``; the home page is ``/``) that opens
+    """A relative link to ``page`` (``app_pages/x.py``; the home page is ``/``) that opens
     ``dataset`` (and ``item``): every value percent-encoded, so a name such as
     ``a&item=zz#x?dataset=evil`` stays one value."""
-    path = page.removeprefix("pages/").removesuffix(".py")
+    path = page.removeprefix("app_pages/").removesuffix(".py")
     params = {"dataset": dataset} if item is None else {"dataset": dataset, "item": item}
     return ("/" if path == "home" else "/" + path) + "?" + urlencode(params, quote_via=quote)
 

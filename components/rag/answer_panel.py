@@ -29,7 +29,7 @@ from store.rag import get_run, run_results
 RUN_PARAM = "rag_run"
 MODEL_PARAM = "model"
 SENTENCE_PARAM = "sentence"
-RAG_PAGE = "pages/rag.py"
+RAG_PAGE = "app_pages/rag.py"
 
 
 def link_params(dataset: str, item_key: str, run_key: str, model: str,

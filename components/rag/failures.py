@@ -23,7 +23,7 @@ from needlework.rag.failures import (
     sentence_table,
 )
 
-ANNOTATE_PAGE = "pages/annotate.py"
+ANNOTATE_PAGE = "app_pages/annotate.py"
 ANNOTATE_URL = "annotate"
 PICK = "rag_failure_pick"
 

@@ -24,7 +24,7 @@ from needlework.rewards.results import Failure
 from needlework.rewards.runs import dataset_metrics
 from store.datasets import get_dataset
 
-REVIEW_PAGE = "pages/review.py"
+REVIEW_PAGE = "app_pages/review.py"
 TIES = ("Ties count as wrong: a chosen response must score **strictly** higher than a "
         "rejected one.")
 FAILURE_PICK = "rw_failure_pick"

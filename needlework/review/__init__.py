@@ -1,5 +1,5 @@
 """Preference pair review: diffs, verdicts, the review queue, filters, lengths and
-TRL export. No streamlit here; the page is ``pages/review.py``."""
+TRL export. No streamlit here; the page is ``app_pages/review.py``."""
 
 from needlework.review.diff import Difference, TextDiff, cached_diff, diff_texts
 from needlework.review.filters import Filters, apply_filters, disagreements

@@ -36,7 +36,7 @@ def test_a_page_that_fails_shows_no_traceback_and_the_log_has_it(browser, seeded
         log = server.log()
         # the details, with paths (SQLite's or Python's words for the damaged JSON)
         assert "malformed JSON" in log or "Expecting property name" in log, log[-2000:]
-        assert str(ROOT / "pages") in log or "pages/annotate.py" in log, log[-2000:]
+        assert str(ROOT / "app_pages") in log or "app_pages/annotate.py" in log, log[-2000:]
     finally:
         context.close()
         server.stop()
