@@ -88,6 +88,61 @@ def test_label_keys_at_every_pace_land_once_where_aimed(page, app_url, seeded_db
                            ".includes('all saved')", timeout=10_000)
 
 
+#: Records every action a tab makes, in the order it made them.
+PUSHED = ("window.__pushed = []; (() => { const c = window.__nwCore; const push = c.push.bind(c); "
+          "c.push = (a) => { const o = push(a); window.__pushed.push([o.id, o.field, o.value]); "
+          "return o; }; })(); true")
+
+
+def test_two_tabs_of_one_annotator_and_a_second_annotator_pressing_at_once(page, app_url,
+                                                                          seeded_db, order):
+    """Two tabs of ana on one question and bo on the same question, keys interleaved 25 ms
+    apart: every press applied once, each tab's in the order it was pressed, ana's labels
+    those of her last applied presses, bo's exactly what his keys imply."""
+    start = next(i for i, (_, n) in enumerate(order) if n >= 4 and i >= 8)
+    key, n = order[start]
+    ana, bo = unique("tabs"), unique("beside")
+    tabs = [page, page.context.new_page()]
+    other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        third = other.new_page()
+        for tab in tabs:
+            open_annotate(tab, app_url, key, ana)
+        open_annotate(third, app_url, key, bo)
+        for tab in [*tabs, third]:
+            tab.evaluate(PUSHED)
+        plans = {0: list("1234k5"), 1: list("5432j1"), 2: list("3214")}
+        pages = {0: tabs[0], 1: tabs[1], 2: third}
+        for step in range(max(len(p) for p in plans.values())):
+            for k, keys in plans.items():
+                if step < len(keys):
+                    pages[k].keyboard.press(keys[step])
+                    pages[k].wait_for_timeout(25)
+        for tab in pages.values():
+            settle(tab)
+        applied = read(seeded_db, "select id, outcome from applied_actions where annotator = ? "
+                       "order by rowid", [ana])
+        pushed = [tab.evaluate("window.__pushed") for tab in tabs]
+        ids = [a[0] for a in applied]
+        assert sorted(ids) == sorted(i for made in pushed for i, _, _ in made)  # each once
+        for made in pushed:  # each tab's in its own order
+            mine = [i for i in ids if i in {m[0] for m in made}]
+            assert mine == [m[0] for m in made]
+        last: dict[str, str | None] = {}
+        by_id = {i: (field, value) for made in pushed for i, field, value in made}
+        for i, outcome in applied:
+            assert outcome in ("applied", "unchanged"), outcome
+            field, value = by_id[i]
+            last[field] = value
+        assert {(key, int(f.split(":")[1])): v for f, v in last.items() if v} == \
+            labels_of(seeded_db, ana)
+        assert labels_of(seeded_db, bo) == implied(order, start, plans[2])
+        for tab in pages.values():
+            assert errors(tab) == []
+    finally:
+        other.close()
+
+
 @pytest.fixture
 def own_server(tmp_path, seeded_db):
     """A server of its own (on a copy of the seeded database) that the test may kill."""
