@@ -67,10 +67,10 @@ Loader = Callable[..., "RewardModel"]
 def refreeze() -> None:
     """Collect garbage once, then move every live object out of the collector's reach.
 
-    Streamlit runs a full ``gc.collect(2)`` after every script run, also after each
-    one-second progress poll. With torch, transformers and a model loaded that is
-    about half a million objects, ~0.7 s of holding the GIL per poll, and a running
-    scoring thread slowed three-fold. Frozen objects are still freed by reference
+    A full collection (Streamlit's after each script run when ``runner.postScriptGC`` is
+    on, Python's own when its thresholds say so) walks every tracked object: with torch,
+    transformers and a model loaded about half a million, ~0.7 s of holding the GIL, which
+    slowed a running scoring thread three-fold. Frozen objects are still freed by reference
     counting; :meth:`ModelRegistry.unload` unfreezes so that a dropped model's
     reference cycles are collected.
     """

@@ -194,10 +194,18 @@ def test_newcomer_path_with_the_quick_preset(page, app_url, needle_model_dir):
     # the model picker is drawn once the engine is imported (a cold server takes a while):
     # only then does "Unload" tell whether another test of this server loaded a model
     field = page.get_by_role("textbox", name="Model folder or hub id")
-    folded = page.get_by_test_id("stExpander").get_by_text("Load another model")
-    field.or_(folded).first.wait_for(state="attached", timeout=240_000)
     unload = page.get_by_role("button", name="Unload")
-    for _ in range(4):  # another test of this server loaded a model: start as a newcomer would
+    # a model loaded in this server shows Unload above the folded picker; none, the open
+    # picker: wait until one of the two is visible (the engine is imported), then for
+    # the page to settle, before deciding which
+    ready = field.or_(unload)
+
+    def settled() -> None:
+        ready.first.wait_for(state="visible", timeout=240_000)
+        wait_idle(page)
+
+    settled()
+    for _ in range(8):  # other tests of this server loaded models: start as a newcomer would
         if not unload.count():
             break
         unload.first.click()
@@ -208,7 +216,7 @@ def test_newcomer_path_with_the_quick_preset(page, app_url, needle_model_dir):
         wait_idle(page)
         page.goto(f"{app_url}/needle")
         wait_idle(page)
-        field.or_(folded).first.wait_for(state="attached", timeout=240_000)
+        settled()
     field.wait_for(state="visible", timeout=60_000)  # no model loaded: the picker is open
     started = time.perf_counter()
     page.get_by_role("button", name="Build the needle set").click()
