@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -98,6 +100,23 @@ def wait_idle_server(pid: int, timeout: float = 120) -> None:
             return
 
 
+@contextmanager
+def demo_server() -> Iterator[tuple[AppServer, Path, list[tuple[str, int]]]]:
+    """A server on a fresh database seeded with the demo data: ``(server, database file,
+    the demo grounding questions as (key, passages))``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = Path(tmp) / "needlework.db"
+        db = store.connect(db_path)
+        seed_demo(db)
+        db.conn.close()
+        server = AppServer(db_path)
+        server.start()
+        try:
+            yield server, db_path, items(db_path)
+        finally:
+            server.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=100, help="label keys per round")
@@ -105,50 +124,39 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
 
-    with tempfile.TemporaryDirectory() as tmp:
-        db_path = Path(tmp) / "needlework.db"
-        db = store.connect(db_path)
-        seed_demo(db)
-        db.conn.close()
-        order = items(db_path)
-        server = AppServer(db_path)
-        server.start()
-        try:
-            with sync_playwright() as p:
-                browser = launch_browser(p)
-                print(f"{args.keys} label keys a round (N after each question's passages), "
-                      f"{args.rounds} rounds a pace, demo-grounding ({len(order)} questions)")
-                for name, pace in PACES.items():
-                    commit, ack, drawn, wrong = [], [], [], 0
-                    for r in range(args.rounds):
-                        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                        who = f"bench-{uuid.uuid4().hex[:6]}"
-                        start = (r * 5) % 8
-                        keys = sequence(order, start, args.keys, seed=r, moves=False)
-                        open_annotate(page, server.url, order[start][0], who)
-                        wait_idle_server(server.proc.pid)
-                        page.evaluate(RECORD)
-                        press(page, keys, pace)
-                        settle(page)
-                        pushed = page.evaluate("window.__benchPush")
-                        acked = page.evaluate("window.__benchAck")
-                        shown = page.evaluate("window.__benchDrawn")
-                        done = committed_ms(db_path, list(pushed))
-                        commit += [done[i] - t for i, t in pushed.items() if i in done]
-                        ack += [acked[i] - t for i, t in pushed.items() if i in acked]
-                        drawn += [shown[i] - t for i, t in pushed.items() if i in shown]
-                        wrong += labels_of(db_path, who) != implied(order, start, keys)
-                        page.close()
-                    print(f"{name:>28}: press→committed p50 {statistics.median(commit):6.0f} ms, "
-                          f"p95 {pct(commit, .95):6.0f} ms, max {max(commit):6.0f} ms · "
-                          f"press→acknowledged p50 {statistics.median(ack):6.0f} ms, "
-                          f"p95 {pct(ack, .95):6.0f} ms · press→page drawn with it "
-                          f"p50 {statistics.median(drawn):6.0f} ms, p95 {pct(drawn, .95):6.0f} ms "
-                          f"({len(drawn)}) · {len(commit)} actions, "
-                          f"{wrong} rounds with a wrong database")
-                browser.close()
-        finally:
-            server.stop()
+    with demo_server() as (server, db_path, order), sync_playwright() as p:
+        browser = launch_browser(p)
+        print(f"{args.keys} label keys a round (N after each question's passages), "
+              f"{args.rounds} rounds a pace, demo-grounding ({len(order)} questions)")
+        for name, pace in PACES.items():
+            commit, ack, drawn, wrong = [], [], [], 0
+            for r in range(args.rounds):
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                who = f"bench-{uuid.uuid4().hex[:6]}"
+                start = (r * 5) % 8
+                keys = sequence(order, start, args.keys, seed=r, moves=False)
+                open_annotate(page, server.url, order[start][0], who)
+                wait_idle_server(server.proc.pid)
+                page.evaluate(RECORD)
+                press(page, keys, pace)
+                settle(page)
+                pushed = page.evaluate("window.__benchPush")
+                acked = page.evaluate("window.__benchAck")
+                shown = page.evaluate("window.__benchDrawn")
+                done = committed_ms(db_path, list(pushed))
+                commit += [done[i] - t for i, t in pushed.items() if i in done]
+                ack += [acked[i] - t for i, t in pushed.items() if i in acked]
+                drawn += [shown[i] - t for i, t in pushed.items() if i in shown]
+                wrong += labels_of(db_path, who) != implied(order, start, keys)
+                page.close()
+            print(f"{name:>28}: press→committed p50 {statistics.median(commit):6.0f} ms, "
+                  f"p95 {pct(commit, .95):6.0f} ms, max {max(commit):6.0f} ms · "
+                  f"press→acknowledged p50 {statistics.median(ack):6.0f} ms, "
+                  f"p95 {pct(ack, .95):6.0f} ms · press→page drawn with it "
+                  f"p50 {statistics.median(drawn):6.0f} ms, p95 {pct(drawn, .95):6.0f} ms "
+                  f"({len(drawn)}) · {len(commit)} actions, "
+                  f"{wrong} rounds with a wrong database")
+        browser.close()
 
 
 if __name__ == "__main__":

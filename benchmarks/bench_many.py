@@ -22,7 +22,6 @@ import os
 import sqlite3
 import statistics
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -34,14 +33,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_keys import pct, wait_idle_server  # noqa: E402
+from bench_keys import demo_server, pct, wait_idle_server  # noqa: E402
 
-import store  # noqa: E402
 from needlework.action_route import ROUTE  # noqa: E402
-from needlework.seed import seed_demo  # noqa: E402
 from needlework.teams.accounts import SESSION_COOKIE  # noqa: E402
-from tests.browser.harness import AppServer, launch_browser  # noqa: E402
-from tests.browser.keys import DATASET, items, open_annotate  # noqa: E402
+from tests.browser.harness import launch_browser  # noqa: E402
+from tests.browser.keys import DATASET, open_annotate  # noqa: E402
 
 LABELS = ["irrelevant", "ANSWER-THE-QUESTION", "RELATED-INFORMATION", "OUTDATED", "UNKNOWN"]
 
@@ -152,14 +149,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="pressing time per count")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
-    with tempfile.TemporaryDirectory() as tmp:
-        db_path = Path(tmp) / "needlework.db"
-        db = store.connect(db_path)
-        seed_demo(db)
-        db.conn.close()
-        order = items(db_path)
-        server = AppServer(db_path)
-        server.start()
+    with demo_server() as (server, db_path, order):
         usage = Usage(server.proc.pid)
         playwright = None
         try:
@@ -190,7 +180,6 @@ def main() -> None:
         finally:
             if playwright is not None:
                 playwright.stop()
-            server.stop()
 
 
 if __name__ == "__main__":

@@ -30,9 +30,14 @@ def answer_key(ctx: ItemContext) -> str:
     return ctx.widget_key(f"answer-v{st.session_state.get(_version_key(ctx), 0)}")
 
 
+def _new_version(ctx: ItemContext) -> None:
+    """Draw the answer box afresh (a new key) on this run: it shows the saved answer."""
+    st.session_state[_version_key(ctx)] = st.session_state.get(_version_key(ctx), 0) + 1
+
+
 def _rewrite(ctx: ItemContext, text: str) -> None:
     _store_answer(ctx, text)
-    st.session_state[_version_key(ctx)] = st.session_state.get(_version_key(ctx), 0) + 1
+    _new_version(ctx)
 
 
 def _store_answer(ctx: ItemContext, text: str) -> None:
@@ -84,7 +89,7 @@ def render_answer(ctx: ItemContext) -> ga.AnswerCheck:
     if held is not None and held != saved:
         # saved by another way since this box last sent its text (D, an undo, another
         # tab, a refused save): the box shows what is saved, never its older copy
-        st.session_state[_version_key(ctx)] = st.session_state.get(_version_key(ctx), 0) + 1
+        _new_version(ctx)
         key = answer_key(ctx)
     with st.container(key="nw-answer"):
         st.text_area(

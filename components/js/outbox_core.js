@@ -205,7 +205,7 @@ const nwCore = (() => {
         this.redrawTimer = null;
         this.redraw();
       };
-      this.redrawTimer = setTimeout(wait, Math.min(pause, Math.max(0, this.redrawPause - (Date.now() - this.lastPush))));
+      this.redrawTimer = setTimeout(wait, 0);  // wait() measures the pause itself
     },
     redraw() {
       // ask for a rerun: the page draws what is saved (and the view, where the keys are)

@@ -126,10 +126,9 @@ def render_title_input(row: dict[str, Any] | None, default: str) -> None:
         st.text_input("Slide title", key=TITLE, placeholder=default, max_chars=200,
                       help=help_text)
         return
-    saved = slide_title_of(row.get("meta"))
-    st.text_input("Slide title", saved, key=_title_key(row), placeholder=default, max_chars=200,
-                  on_change=_save_title, args=(_title_key(row), row["name"], saved),
-                  help=help_text)
+    saved, key = slide_title_of(row.get("meta")), _title_key(row)
+    st.text_input("Slide title", saved, key=key, placeholder=default, max_chars=200,
+                  on_change=_save_title, args=(key, row["name"], saved), help=help_text)
 
 
 def render_downloads(chosen: list[ResultSet], stem: str, key: str, title: str | None = None) -> None:
