@@ -1,7 +1,8 @@
-"""Reading one key action sent by the browser: its shape checked, never its target.
+"""Reading one action: its shape checked, never its target.
 
-:func:`parse` turns the JSON of one action (the kinds are listed in
-:mod:`needlework.actions`) into an :class:`Action`, or raises :class:`Rejected` with a
+Each kind of action has a parser here (:data:`needlework.actions.KINDS` pairs it with
+how the kind applies). A parser takes the JSON object and the fields every action has
+(:func:`common`) and returns an :class:`Action`, or raises :class:`Rejected` with a
 sentence naming the field that is wrong. Whether the target exists (the dataset, the
 item, the passage) is checked when the action applies, by :mod:`needlework.actions`.
 """
@@ -16,7 +17,6 @@ from typing import Any
 from needlework.grounding.labels import LABEL_PREFIX
 from needlework.review.verdicts import REASONS, VERDICTS, field_name
 
-KINDS = ("set", "deflect", "rest", "verdict", "reasons", "undo", "redo")
 #: What an undo or redo key may revert, by page (``scope``): the annotate page's fields
 #: (the ``deflected`` flag follows the answer) and the review page's verdicts.
 UNDO_SCOPES: dict[str, tuple[str, ...]] = {
@@ -24,7 +24,13 @@ UNDO_SCOPES: dict[str, tuple[str, ...]] = {
     "review": ("verdict:",),
 }
 ID = re.compile(r"^[A-Za-z0-9_.:-]{8,100}$")
-MAX_TEXT = 2000  # longest note or dimension value an action may carry
+TAB = re.compile(r"^[A-Za-z0-9_-]{4,64}$")
+MOVE_PAGES = ("annotate", "review")
+MAX_TEXT = 2000  # longest note, comment or dimension value an action may carry
+MAX_ANSWER = 100_000  # longest answer or adjudicated value
+FINAL = "final:"
+
+Raw = Mapping[str, Any]
 
 
 class Rejected(ValueError):
@@ -33,7 +39,7 @@ class Rejected(ValueError):
 
 @dataclass(frozen=True)
 class Action:
-    """One parsed action (see the module docstring for the JSON)."""
+    """One parsed action (the JSON of each kind: :mod:`needlework.actions`)."""
 
     id: str
     kind: str
@@ -46,9 +52,13 @@ class Action:
     note: str | None = None
     toggle: bool = False  # ``set`` only: clear the field instead when it already holds ``value``
     flip: str | None = None  # ``reasons`` only: the one reason to add or remove, on what is saved
+    owner: str = ""  # ``revert`` only: whose change the history entry is
+    tab: str = ""  # ``move`` only: the browser tab that moves
+    i: int = 0  # ``move`` only: the comparison (review) or the passage cursor (annotate)
+    j: int = 0
 
 
-def _text(raw: Mapping[str, Any], name: str, *, required: bool = True, limit: int = 300) -> str:
+def _text(raw: Raw, name: str, *, required: bool = True, limit: int = 300) -> str:
     value = raw.get(name)
     if value is None and not required:
         return ""
@@ -59,14 +69,23 @@ def _text(raw: Mapping[str, Any], name: str, *, required: bool = True, limit: in
     return value
 
 
-def _index(raw: Mapping[str, Any], name: str) -> int:
+def _index(raw: Raw, name: str) -> int:
     value = raw.get(name)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise Rejected(f"{name}: expected a whole number ≥ 0")
     return value
 
 
-def _reasons(raw: Mapping[str, Any]) -> tuple[str, ...]:
+def _value(raw: Raw, limit: int) -> str | None:
+    value = raw.get("value")
+    if value is not None and not isinstance(value, str):
+        raise Rejected("value: expected a string or null")
+    if value is not None and len(value) > limit:
+        raise Rejected(f"value: longer than {limit} characters")
+    return value
+
+
+def _reasons(raw: Raw) -> tuple[str, ...]:
     value = raw.get("reasons") or []
     if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
         raise Rejected("reasons: expected a list of reason names")
@@ -76,51 +95,119 @@ def _reasons(raw: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(r for r in REASONS if r in value)
 
 
-def parse(raw: Any) -> Action:
-    """Check an action's shape (not yet its target); raises :class:`Rejected`."""
-    if not isinstance(raw, Mapping):
-        raise Rejected("an action must be a JSON object")
-    kind = raw.get("kind")
-    if kind not in KINDS:
-        raise Rejected(f"kind: expected one of {', '.join(KINDS)}")
-    if kind in ("undo", "redo"):
-        scope = raw.get("scope")
-        if scope not in UNDO_SCOPES:
-            raise Rejected(f"scope: expected one of {', '.join(UNDO_SCOPES)}")
-        return Action(str(raw.get("id")), kind, _text(raw, "dataset"), "",
-                      _text(raw, "annotator").strip(), field=scope)
-    common = {"id": str(raw.get("id")), "kind": kind, "dataset": _text(raw, "dataset"),
-              "item": _text(raw, "item", limit=1000), "annotator": _text(raw, "annotator").strip()}
-    if kind == "set":
-        name = _text(raw, "field")
-        value = raw.get("value")
-        if value is not None and not isinstance(value, str):
-            raise Rejected("value: expected a string or null")
-        if value is not None and len(value) > MAX_TEXT:
-            raise Rejected(f"value: longer than {MAX_TEXT} characters")
-        toggle = raw.get("toggle", False)
-        if not isinstance(toggle, bool):
-            raise Rejected("toggle: expected true or false")
-        return Action(**common, field=name, value=value, toggle=toggle)
-    if kind == "deflect":
-        return Action(**common, field="answer")
-    if kind == "rest":
-        return Action(**common, field=LABEL_PREFIX + "*")
-    i, j = _index(raw, "i"), _index(raw, "j")
+def _note(raw: Raw) -> str | None:
     note = raw.get("note")
     if note is not None and (not isinstance(note, str) or len(note) > MAX_TEXT):
         raise Rejected(f"note: expected a string of at most {MAX_TEXT} characters")
-    if kind == "verdict":
-        verdict = raw.get("verdict")
-        if verdict not in VERDICTS:
-            raise Rejected(f"verdict: expected one of {', '.join(VERDICTS)}")
-        return Action(**common, field=field_name(i, j), value=verdict, reasons=_reasons(raw),
-                      note=note)
+    return note
+
+
+def common(raw: Raw, kind: str, *, item: bool = True) -> dict[str, Any]:
+    """The fields every action has: ``id``, ``kind``, ``dataset``, ``item`` (unless
+    ``item=False``) and ``annotator`` (the name the change is saved under)."""
+    return {"id": str(raw.get("id")), "kind": kind, "dataset": _text(raw, "dataset"),
+            "item": _text(raw, "item", limit=1000) if item else "",
+            "annotator": _text(raw, "annotator").strip()}
+
+
+def _comparison(raw: Raw) -> str:
+    return field_name(_index(raw, "i"), _index(raw, "j"))
+
+
+def parse_set(raw: Raw, kind: str) -> Action:
+    """``set``: ``field`` (``label:N``, ``dim:FIELD``, ``flag``, ``skipped``, ``comment``),
+    ``value`` (a string, or null to clear), optional ``toggle``."""
+    toggle = raw.get("toggle", False)
+    if not isinstance(toggle, bool):
+        raise Rejected("toggle: expected true or false")
+    return Action(**common(raw, kind), field=_text(raw, "field"), value=_value(raw, MAX_TEXT),
+                  toggle=toggle)
+
+
+def parse_answer(raw: Raw, kind: str) -> Action:
+    """``answer``: ``value`` the whole answer text (empty removes it)."""
+    return Action(**common(raw, kind), field="answer", value=_value(raw, MAX_ANSWER) or "")
+
+
+def parse_deflect(raw: Raw, kind: str) -> Action:
+    """``deflect``: no further fields."""
+    return Action(**common(raw, kind), field="answer")
+
+
+def parse_rest(raw: Raw, kind: str) -> Action:
+    """``rest``: no further fields."""
+    return Action(**common(raw, kind), field=LABEL_PREFIX + "*")
+
+
+def parse_verdict(raw: Raw, kind: str) -> Action:
+    """``verdict``: ``i``, ``j``, ``verdict`` (null clears), ``reasons``, optional ``note``."""
+    verdict = raw.get("verdict")
+    if verdict is not None and verdict not in VERDICTS:
+        raise Rejected(f"verdict: expected one of {', '.join(VERDICTS)}")
+    return Action(**common(raw, kind), field=_comparison(raw), value=verdict,
+                  reasons=_reasons(raw), note=_note(raw))
+
+
+def parse_reasons(raw: Raw, kind: str) -> Action:
+    """``reasons``: ``i``, ``j`` and either ``reasons`` (the list) or ``flip`` (one reason)."""
+    base = common(raw, kind)
     flip = raw.get("flip")
     if flip is not None:
         if flip not in REASONS:
             raise Rejected(f"flip: expected one of {', '.join(REASONS)}")
         if raw.get("reasons"):
             raise Rejected("reasons: give either the reasons or the one reason to flip, not both")
-        return Action(**common, field=field_name(i, j), flip=flip)
-    return Action(**common, field=field_name(i, j), reasons=_reasons(raw))
+        return Action(**base, field=_comparison(raw), flip=flip)
+    return Action(**base, field=_comparison(raw), reasons=_reasons(raw))
+
+
+def parse_note(raw: Raw, kind: str) -> Action:
+    """``note``: ``i``, ``j``, ``note`` (kept with the verdict saved)."""
+    base = common(raw, kind)
+    note = _note(raw)
+    if note is None:
+        raise Rejected("note: expected a string")
+    return Action(**base, field=_comparison(raw), note=note)
+
+
+def parse_final(raw: Raw, kind: str) -> Action:
+    """``final``: ``field`` (``final:label:N``, ``final:dim:FIELD``, ``final:answer``) and
+    ``value`` (null clears); ``annotator`` is the reviewer."""
+    name = _text(raw, "field")
+    if not name.startswith(FINAL):
+        raise Rejected(f"field {name!r}: adjudications are final:* fields")
+    return Action(**common(raw, kind), field=name, value=_value(raw, MAX_ANSWER))
+
+
+def parse_undo(raw: Raw, kind: str) -> Action:
+    """``undo`` / ``redo``: ``scope`` (``annotate`` or ``review``), no item."""
+    scope = raw.get("scope")
+    if scope not in UNDO_SCOPES:
+        raise Rejected(f"scope: expected one of {', '.join(UNDO_SCOPES)}")
+    return Action(**common(raw, kind, item=False), field=scope)
+
+
+def parse_revert(raw: Raw, kind: str) -> Action:
+    """``revert``: ``history`` (the entry's id) with the entry's ``item``, ``field`` and
+    ``owner``, checked against the history when it applies."""
+    return Action(**common(raw, kind), field=_text(raw, "field"),
+                  value=_index(raw, "history"), owner=_text(raw, "owner").strip())
+
+
+def parse_move(raw: Raw, kind: str) -> Action:
+    """``move``: ``tab`` (the browser tab's id), ``page`` (``annotate`` or ``review``),
+    ``dataset``, ``item``; on review ``i`` and ``j``, on annotate ``cursor`` (the
+    passage outlined). ``annotator`` may be empty (moving needs no name)."""
+    tab = raw.get("tab")
+    if not isinstance(tab, str) or not TAB.match(tab):
+        raise Rejected("tab: expected the tab's id (letters and digits)")
+    page = raw.get("page")
+    if page not in MOVE_PAGES:
+        raise Rejected(f"page: expected one of {', '.join(MOVE_PAGES)}")
+    who = _text(raw, "annotator", required=False).strip()
+    base = {"id": str(raw.get("id")), "kind": kind, "dataset": _text(raw, "dataset"),
+            "item": _text(raw, "item", limit=1000), "annotator": who}
+    if page == "review":
+        return Action(**base, field=page, tab=tab, i=_index(raw, "i"), j=_index(raw, "j"))
+    cursor = raw.get("cursor", 0)
+    return Action(**base, field=page, tab=tab, i=_index({"cursor": cursor}, "cursor"))

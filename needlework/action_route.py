@@ -45,14 +45,16 @@ HOST_RATE = 400  # requests per address per second, whatever the cookies
 
 def answer(delivery: Delivery) -> dict[str, Any]:
     """What the browser needs of a batch's outcome: the ids it may forget, the refusals
-    with their sentence, what an undo or redo reverted, what to tell the person, and a
-    database error (then nothing was acknowledged: it sends them again)."""
+    with their sentence, what an undo or redo reverted, what to tell the person, each
+    move's position ``seq`` (0: refused), and a database error (then nothing was
+    acknowledged: it sends them again)."""
     return {
         "acks": delivery.acked,
         "rejected": [{"id": o.id, "message": o.message} for o in delivery.rejected],
         "undone": [{"id": o.id, "item": o.item, "field": o.field} for o in delivery.outcomes
                    if o.item and o.status == "applied"],
         "told": [{"id": o.id, "message": o.message} for o in delivery.outcomes if o.tell],
+        "moved": [{"id": o.id, "seq": o.seq} for o in delivery.outcomes if o.seq is not None],
         "error": delivery.error,
     }
 

@@ -1,63 +1,69 @@
-"""Key actions from the browser, applied exactly once, to the target they name.
+"""Actions: every annotation write, applied exactly once, to the target it names.
 
-The annotate and review pages do not write on the server's idea of "the current
-passage": every key press becomes an *action* in the browser that names everything it
-changes (dataset, item, field or comparison, the new value, who) and carries an id made
-in the browser. The browser keeps each action in its storage and sends it again until
-the server acknowledges it, whatever happens in between (a rerun, a reconnect, a server
-restart, a page reload). :func:`apply_actions` applies a batch in order, in one
-transaction, and records each id in that same transaction (``store.actions``), so an
-action sent twice changes the database once.
+Each write, a key press in the browser or a widget's callback on the server, is an
+*action* that names everything it changes (dataset, item, field or comparison, the new
+value, who) and carries an id. The key scripts make the id in the browser, keep each
+action in its storage and send it to the action route until the server acknowledges
+it, whatever happens in between (a rerun, a reconnect, a server restart, a reload);
+the pages' widgets call :func:`submit` (through :mod:`needlework.teams.writes`). Both
+reach :func:`apply_actions`, which applies a batch in order, in one transaction, after
+one permission check, and records each id in that same transaction
+(``store.actions``), so an action sent twice changes the database once.
 
-Kinds (the JSON the browser sends, all fields strings unless said):
+:data:`KINDS` is the table of kinds: each one's parser (:mod:`needlework.action_parse`,
+which documents its fields), how it applies, and whether the key scripts may send it.
+Every action has ``id``, ``kind``, ``dataset``, ``item`` (not undo / redo) and
+``annotator`` (the name the change is saved under; in team mode the signed-in one).
 
-- ``set``: ``{"id", "kind": "set", "dataset", "item", "annotator", "field", "value"}``;
-  ``field`` is ``label:N`` (value one of the five labels, or ``null`` to clear) or
-  ``dim:FIELD`` (a question dimension; ``null`` clears). With ``"toggle": true`` (a
-  click on the label a passage has, the F key) the field is cleared instead when the
-  database holds ``value`` when the action applies: decided here, not on the browser's
-  copy, which may still show a value an undo just took back.
-- ``deflect``: write the standard deflection as the answer, only if the answer is empty.
-- ``rest``: ``{"id", "kind": "rest", "dataset", "item", "annotator"}`` labels every
-  passage of the item that has no label of the annotator's yet as irrelevant. Which
-  passages those are is decided here, on what the database holds when the action
-  applies (after the undo sent just before it, say), never on the browser's copy.
-  Each passage gets its own change, so undo takes them back one at a time.
-- ``verdict``: ``{..., "i": int, "j": int, "verdict", "reasons": [...], "note"?}`` on the
-  comparison chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
-- ``reasons``: ``{..., "i", "j", "reasons": [...]}`` replaces the reasons of an existing
-  verdict (no verdict yet: nothing changes). With ``"flip": REASON`` instead of the list
-  (the 1-7 keys) that one reason is added to or removed from the reasons saved when the
-  action applies: decided here, since right after Z the page may still show the reasons
-  the undo took back.
-- ``undo`` / ``redo``: ``{"id", "kind", "dataset", "annotator", "scope": "annotate"|"review"}``
-  reverts the annotator's newest own change on that page's fields not undone yet (redo:
-  the newest undo, unless a new change came after it). Sent twice, it still reverts once.
+- ``set``: a passage label (``label:N``, one of the five labels), a dimension
+  (``dim:FIELD``), the flag, the skip mark or the comment; ``null`` clears. With
+  ``toggle`` the field is cleared instead when the database holds ``value`` when the
+  action applies (decided here, not on the browser's copy, which may still show a value
+  an undo just took back).
+- ``deflect``: the standard deflection as the answer, only if the answer is empty.
+- ``answer``: the whole answer text (empty removes it); the ``deflected`` flag follows.
+- ``rest``: every passage with no label of the annotator's yet becomes irrelevant,
+  decided on what is saved when it applies; each passage gets its own change.
+- ``verdict``: the verdict (``null`` clears), reasons and note of comparison
+  chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
+- ``reasons``: the reasons of an existing verdict, or with ``flip`` one reason added or
+  removed on what is saved. ``note``: the note of an existing verdict.
+- ``undo`` / ``redo``: the annotator's newest own change on that page's fields not
+  undone yet (redo: the newest undo, unless a new change came after it).
+- ``final``: a reviewer's adjudicated value (``final:*`` fields).
+- ``revert``: one history entry reverted (Data page): one's own change with the usual
+  check, another person's with the reviewer role.
+- ``move``: the tab's place on the annotate or review page (:mod:`needlework.positions`):
+  nothing is written to the database but the action's id; its outcome carries the
+  position's ``seq``.
 
-Each action's shape is checked by :func:`needlework.action_parse.parse`. An action that
-cannot apply (unknown item, passage out of range, a label that does not exist) is *rejected*: it is acknowledged with the reason, recorded, and changes nothing.
-A database that is busy or full applies nothing and acknowledges nothing
-(:attr:`Delivery.error`): the browser keeps the actions and sends them again.
+An action that cannot apply (unknown item, passage out of range, a label that does not
+exist, a refused permission) is *rejected*: acknowledged with the reason, recorded, and
+nothing changes. A database that is busy or full applies nothing and acknowledges
+nothing (:attr:`Delivery.error`): the browser keeps the actions and sends them again.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.action_parse import ID, UNDO_SCOPES, Action, Rejected, parse
+from needlework import action_parse as ap
+from needlework import positions
+from needlework.action_parse import ID, UNDO_SCOPES, Action, Rejected
 from needlework.formats import preference_view
 from needlework.formats.garage import DEFLECTION, DIMENSIONS
 from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
 from needlework.review.verdicts import make_value, verdict_of
-from needlework.teams.permissions import User, action_guard, check_write
+from needlework.teams.permissions import PermissionDenied, User, action_guard, check
 from store import actions as store_actions
 from store.annotations import get_value, last_redoable, last_undoable, set_annotation, undo
 from store.datasets import get_item
@@ -72,12 +78,15 @@ MAX_BATCH = 500  # actions applied per call; the rest wait for the next delivery
 BUSY_MS = 1500  # wait this long for the write lock, then report "busy" and retry later
 GROUNDING = ("grounding",)
 PREFERENCE = ("preference", "needle")
+Allowed = Callable[[Action], str | None]
+MOVED = "seq "  # a move's outcome message: the position's seq follows
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What became of one action: ``applied`` (a change was written), ``unchanged``
-    (already so, or nothing to do) or ``rejected`` (with ``message``)."""
+    (already so, or nothing to do) or ``rejected`` (with ``message``; ``refused`` when
+    a permission said no)."""
 
     id: str
     status: str
@@ -86,6 +95,8 @@ class Outcome:
     item: str = ""   # what an undo or redo reverted
     field: str = ""
     tell: bool = False  # ``message`` is for the person who pressed the key (``rest``)
+    refused: bool = False
+    seq: int | None = None  # a move: the position's seq
 
 
 @dataclass
@@ -107,18 +118,8 @@ class Delivery:
         return [o for o in self.outcomes if o.status == "rejected"]
 
 
-def save_answer(db: Database, dataset: str, item: str, annotator: str, text: str, *,
-                actor: User | None = None) -> int | None:
-    """Save an answer (an empty one is removed) and its ``deflected`` flag; returns the
-    history id of the answer's change (``None`` when it was already so). ``actor``: the
-    signed-in user in team mode (:func:`needlework.teams.permissions.check_write`)."""
-    check_write(db, actor, dataset, item, annotator, "answer")
-    text = text if text.strip() else ""
-    with db.atomic():
-        hid = set_annotation(db, dataset, item, annotator, "answer", text or None)
-        set_annotation(db, dataset, item, annotator, "deflected",
-                       True if ga.is_deflection(text) else None)
-    return hid
+class _Refused(Rejected):
+    """A permission refused the action."""
 
 
 class _Targets:
@@ -148,9 +149,34 @@ class _Targets:
         return found["record"]
 
 
-def _check_set(targets: _Targets, action: Action) -> None:
-    targets.dataset(action.dataset, GROUNDING)
-    record = targets.record(action.dataset, action.item)
+@dataclass
+class Batch:
+    """What an apply function gets besides its action: the connection, the batch's
+    targets, the permission hook and the signed-in user (``None`` locally)."""
+
+    db: Database
+    targets: _Targets
+    allowed: Allowed | None
+    actor: User | None
+
+    def refuse_unless_allowed(self, target: Action) -> None:
+        why = self.allowed(target) if self.allowed else None
+        if why:
+            raise _Refused(why)
+
+
+def _written(action: Action, hid: int | None, message: str = "", *, tell: bool = False) -> Outcome:
+    return Outcome(action.id, "unchanged" if hid is None else "applied", message,
+                   history_id=hid, tell=tell)
+
+
+def _grounding_item(b: Batch, action: Action) -> dict[str, Any]:
+    b.targets.dataset(action.dataset, GROUNDING)
+    return b.targets.record(action.dataset, action.item)
+
+
+def _check_set(b: Batch, action: Action) -> None:
+    record = _grounding_item(b, action)
     if action.field.startswith(LABEL_PREFIX):
         number = action.field[len(LABEL_PREFIX):]
         count = len(gitem.passages(record))
@@ -173,37 +199,53 @@ def _check_set(targets: _Targets, action: Action) -> None:
                    "the skip mark and the comment only")
 
 
-def _revert(db: Database, targets: _Targets, action: Action,
-            allowed: Callable[[Action], str | None] | None) -> Outcome:
-    """Undo or redo (see the module docstring); the change it reverts must be allowed too."""
-    prefixes = UNDO_SCOPES[action.field]
-    targets.dataset(action.dataset, GROUNDING if action.field == "annotate" else PREFERENCE)
-    find = last_undoable if action.kind == "undo" else last_redoable
-    row = find(db, action.dataset, action.annotator, prefixes)
-    if row is None:
-        return Outcome(action.id, "unchanged", f"nothing to {action.kind}")
-    target = replace(action, item=row["item_key"], field=row["field"])
-    why = allowed(target) if allowed else None
-    if why:
-        raise Rejected(why)
-    hid = undo(db, row["id"], action.annotator, action=action.kind)
-    if row["field"] == "answer":  # the deflected flag follows the restored answer
-        restored = get_value(db, action.dataset, row["item_key"], action.annotator, "answer") or ""
-        set_annotation(db, action.dataset, row["item_key"], action.annotator, "deflected",
-                       True if ga.is_deflection(restored) else None)
-    return Outcome(action.id, "applied", f"{action.kind}: {row['field']} of {row['item_key']}",
-                   history_id=hid, item=row["item_key"], field=row["field"])
+def _set(b: Batch, action: Action) -> Outcome:
+    _check_set(b, action)
+    value = action.value
+    if action.toggle and value is not None and value == get_value(
+            b.db, action.dataset, action.item, action.annotator, action.field):
+        value = None
+    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field, value)
+    told = TOLD.get((action.field, value is not None)) if action.toggle else None
+    return _written(action, hid, told or "", tell=told is not None)
 
 
-def _rest(db: Database, targets: _Targets, action: Action) -> Outcome:
+def _follow_answer(db: Database, dataset: str, item: str, annotator: str) -> None:
+    """The ``deflected`` flag follows the saved answer."""
+    text = get_value(db, dataset, item, annotator, "answer") or ""
+    set_annotation(db, dataset, item, annotator, "deflected",
+                   True if ga.is_deflection(text) else None)
+
+
+def _write_answer(b: Batch, action: Action, text: str) -> Outcome:
+    text = text if text.strip() else ""
+    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, "answer",
+                         text or None)
+    _follow_answer(b.db, action.dataset, action.item, action.annotator)
+    return _written(action, hid)
+
+
+def _answer(b: Batch, action: Action) -> Outcome:
+    _grounding_item(b, action)
+    return _write_answer(b, action, action.value)
+
+
+def _deflect(b: Batch, action: Action) -> Outcome:
+    _grounding_item(b, action)
+    answer = get_value(b.db, action.dataset, action.item, action.annotator, "answer") or ""
+    if answer.strip():
+        return Outcome(action.id, "unchanged", "the answer is not empty")
+    return _write_answer(b, action, DEFLECTION)
+
+
+def _rest(b: Batch, action: Action) -> Outcome:
     """Label the passages the annotator has not labeled yet as irrelevant."""
-    targets.dataset(action.dataset, GROUNDING)
-    count = len(gitem.passages(targets.record(action.dataset, action.item)))
+    count = len(gitem.passages(_grounding_item(b, action)))
     marked, last = [], None
     for number in range(1, count + 1):
         name = f"{LABEL_PREFIX}{number}"
-        if get_value(db, action.dataset, action.item, action.annotator, name) is None:
-            last = set_annotation(db, action.dataset, action.item, action.annotator, name,
+        if get_value(b.db, action.dataset, action.item, action.annotator, name) is None:
+            last = set_annotation(b.db, action.dataset, action.item, action.annotator, name,
                                   IRRELEVANT)
             marked.append(number)
     if not marked:
@@ -212,51 +254,158 @@ def _rest(db: Database, targets: _Targets, action: Action) -> Outcome:
                    history_id=last, tell=True)
 
 
-def _apply_one(db: Database, targets: _Targets, action: Action) -> Outcome:
-    """Apply one checked action (inside the batch's transaction)."""
-    if action.kind == "set":
-        _check_set(targets, action)
-        value = action.value
-        if action.toggle and value is not None and value == get_value(
-                db, action.dataset, action.item, action.annotator, action.field):
-            value = None
-        hid = set_annotation(db, action.dataset, action.item, action.annotator, action.field,
-                             value)
-        told = TOLD.get((action.field, value is not None)) if action.toggle else None
-        return Outcome(action.id, "unchanged" if hid is None else "applied", told or "",
-                       history_id=hid, tell=told is not None)
-    if action.kind == "deflect":
-        targets.dataset(action.dataset, GROUNDING)
-        targets.record(action.dataset, action.item)
-        answer = get_value(db, action.dataset, action.item, action.annotator, "answer") or ""
-        if answer.strip():
-            return Outcome(action.id, "unchanged", "the answer is not empty")
-        hid = save_answer(db, action.dataset, action.item, action.annotator, DEFLECTION)
-        return Outcome(action.id, "applied", history_id=hid)
-    if action.kind == "rest":
-        return _rest(db, targets, action)
-    fmt = targets.dataset(action.dataset, PREFERENCE)
-    pref = preference_view(fmt, targets.record(action.dataset, action.item))
+def _saved_verdict(b: Batch, action: Action) -> Mapping[str, Any]:
+    """The comparison's saved value (checked to exist in the item)."""
+    fmt = b.targets.dataset(action.dataset, PREFERENCE)
+    pref = preference_view(fmt, b.targets.record(action.dataset, action.item))
     i, j = (int(x) for x in action.field.split(":")[1:])
     if i >= len(pref.chosen) or j >= len(pref.rejected):
         raise Rejected(f"comparison chosen {i + 1} vs rejected {j + 1}: the item has "
                        f"{len(pref.chosen)} chosen and {len(pref.rejected)} rejected")
-    saved = get_value(db, action.dataset, action.item, action.annotator, action.field) or {}
-    saved_note = saved.get("note", "") if isinstance(saved, Mapping) else ""
-    if action.kind == "verdict":
-        value = make_value(action.value, action.reasons,
-                           saved_note if action.note is None else action.note)
+    saved = get_value(b.db, action.dataset, action.item, action.annotator, action.field)
+    return saved if isinstance(saved, Mapping) else {}
+
+
+def _verdict(b: Batch, action: Action) -> Outcome:
+    saved = _saved_verdict(b, action)
+    value = None if action.value is None else make_value(
+        action.value, action.reasons, saved.get("note", "") if action.note is None else action.note)
+    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field, value)
+    return _written(action, hid)
+
+
+def _amend_verdict(b: Batch, action: Action) -> Outcome:
+    """``reasons`` and ``note``: change an existing verdict, decided on what is saved."""
+    saved = _saved_verdict(b, action)
+    verdict = verdict_of(saved)
+    if verdict is None:
+        return Outcome(action.id, "unchanged", f"no verdict yet: the {action.kind} is kept with it")
+    had = saved.get("reasons")
+    reasons: Iterable[str] = had if isinstance(had, list) else []
+    if action.kind == "reasons":
+        reasons = set(reasons) ^ {action.flip} if action.flip is not None else action.reasons
+    note = saved.get("note", "") if action.note is None else action.note
+    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field,
+                         make_value(verdict, reasons, note))
+    return _written(action, hid)
+
+
+def _final(b: Batch, action: Action) -> Outcome:
+    b.targets.record(action.dataset, action.item)
+    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field,
+                         action.value)
+    return _written(action, hid)
+
+
+def _revert_entry(b: Batch, action: Action, entry: Mapping[str, Any], verb: str) -> Outcome:
+    hid = undo(b.db, entry["id"], action.annotator, action=verb)
+    if entry["field"] == "answer":
+        _follow_answer(b.db, entry["dataset"], entry["item_key"], entry["annotator"])
+    return Outcome(action.id, "applied", f"{verb}: {entry['field']} of {entry['item_key']}", history_id=hid,
+                   item=entry["item_key"], field=entry["field"])
+
+
+def _undo(b: Batch, action: Action) -> Outcome:
+    """Undo or redo the annotator's newest change on the page's fields; the change it
+    reverts must be allowed too."""
+    b.targets.dataset(action.dataset, GROUNDING if action.field == "annotate" else PREFERENCE)
+    find = last_undoable if action.kind == "undo" else last_redoable
+    row = find(b.db, action.dataset, action.annotator, UNDO_SCOPES[action.field])
+    if row is None:
+        return Outcome(action.id, "unchanged", f"nothing to {action.kind}")
+    b.refuse_unless_allowed(replace(action, item=row["item_key"], field=row["field"]))
+    entry = {"id": row["id"], "dataset": action.dataset, "item_key": row["item_key"],
+             "field": row["field"], "annotator": action.annotator}
+    return _revert_entry(b, action, entry, action.kind)
+
+
+def _revert(b: Batch, action: Action) -> Outcome:
+    rows = b.db.execute_returning_dicts("select id, dataset, item_key, annotator, field "
+                                        "from history where id = ?", [action.value])
+    entry = rows[0] if rows else None
+    if entry is None or (entry["dataset"], entry["item_key"], entry["field"], entry["annotator"]) \
+            != (action.dataset, action.item, action.field, action.owner):
+        raise Rejected(f"history: no entry {action.value} for {action.field} of {action.item}")
+    if action.owner == action.annotator:
+        b.refuse_unless_allowed(action)
+    elif b.actor is not None:
+        try:
+            fresh = check(b.db, b.actor, "undo_others", action.dataset)
+        except PermissionDenied as e:
+            raise _Refused(str(e)) from None
+        if fresh is not None and fresh.name != action.annotator:
+            raise _Refused(f"{fresh.name} is signed in: changes are saved under that name, "
+                           f"not {action.annotator!r}")
+    return _revert_entry(b, action, entry, "undo")
+
+
+def _move(b: Batch, action: Action) -> Outcome:
+    """Put the tab at the item (and comparison) it names, if it exists and the signed-in
+    user may open the dataset; the position is the user's and the tab's only."""
+    if action.field == "review":
+        fmt = b.targets.dataset(action.dataset, PREFERENCE)
+        pref = preference_view(fmt, b.targets.record(action.dataset, action.item))
+        if action.i >= len(pref.chosen) or action.j >= len(pref.rejected):
+            raise Rejected(f"comparison chosen {action.i + 1} vs rejected {action.j + 1}: the "
+                           f"item has {len(pref.chosen)} chosen and {len(pref.rejected)} rejected")
     else:
-        verdict = verdict_of(saved)
-        if verdict is None:
-            return Outcome(action.id, "unchanged", "no verdict yet: reasons are kept with it")
-        reasons = action.reasons
-        if action.flip is not None:
-            had = saved.get("reasons") if isinstance(saved, Mapping) else None
-            reasons = tuple(set(had if isinstance(had, list) else []) ^ {action.flip})
-        value = make_value(verdict, reasons, saved_note)
-    hid = set_annotation(db, action.dataset, action.item, action.annotator, action.field, value)
-    return Outcome(action.id, "unchanged" if hid is None else "applied", history_id=hid)
+        _grounding_item(b, action)
+    who = ""
+    if b.actor is not None:
+        try:
+            fresh = check(b.db, b.actor, "annotate", action.dataset)
+        except PermissionDenied as e:
+            raise _Refused(str(e)) from None
+        who = fresh.name if fresh is not None else ""
+    if action.field == "review":
+        found = positions.move(who, action.tab, "review", action.dataset, action.item,
+                               i=action.i, j=action.j)
+    else:
+        found = positions.move(who, action.tab, "annotate", action.dataset, action.item,
+                               cursor=action.i)
+    return Outcome(action.id, "applied", f"{MOVED}{found.seq}", seq=found.seq)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of action: how its JSON is read, how it applies, whether the key
+    scripts may send it (the action route accepts only those), and whether the
+    permission check runs on the action's own target before it applies (undo and redo
+    check the change they revert instead)."""
+
+    parse: Callable[[ap.Raw, str], Action]
+    apply: Callable[[Batch, Action], Outcome]
+    keys: bool = True
+    guarded: bool = True
+
+
+KINDS: dict[str, Kind] = {
+    "set": Kind(ap.parse_set, _set),
+    "deflect": Kind(ap.parse_deflect, _deflect),
+    "rest": Kind(ap.parse_rest, _rest),
+    "verdict": Kind(ap.parse_verdict, _verdict),
+    "reasons": Kind(ap.parse_reasons, _amend_verdict),
+    "undo": Kind(ap.parse_undo, _undo, guarded=False),
+    "redo": Kind(ap.parse_undo, _undo, guarded=False),
+    "answer": Kind(ap.parse_answer, _answer, keys=False),
+    "note": Kind(ap.parse_note, _amend_verdict, keys=False),
+    "final": Kind(ap.parse_final, _final, keys=False),
+    "revert": Kind(ap.parse_revert, _revert, keys=False, guarded=False),
+    "move": Kind(ap.parse_move, _move, guarded=False),
+}
+KEY_KINDS = tuple(name for name, kind in KINDS.items() if kind.keys)
+
+
+def parse(raw: Any, kinds: Iterable[str] = KEY_KINDS) -> Action:
+    """Check an action's shape (not yet its target) against ``kinds``; raises
+    :class:`Rejected`."""
+    if not isinstance(raw, Mapping):
+        raise Rejected("an action must be a JSON object")
+    kinds = tuple(kinds)
+    name = raw.get("kind")
+    if name not in kinds:
+        raise Rejected(f"kind: expected one of {', '.join(kinds)}")
+    return KINDS[name].parse(raw, name)
 
 
 def _error_kind(exc: sqlite3.Error) -> str:
@@ -268,21 +417,24 @@ def _error_kind(exc: sqlite3.Error) -> str:
     return "failed"
 
 
-def apply_actions(db: Database, raws: Iterable[Any],
-                  allowed: Callable[[Action], str | None] | None = None, *,
-                  actor: User | None = None) -> Delivery:
+def apply_actions(db: Database, raws: Iterable[Any], allowed: Allowed | None = None, *,
+                  actor: User | None = None, kinds: Iterable[str] = KEY_KINDS,
+                  busy_ms: int | None = BUSY_MS) -> Delivery:
     """Apply a batch of actions in order, each at most once (see the module docstring).
 
-    ``allowed(action)`` may return a reason to refuse an action (e.g. it names another
-    annotator than the signed-in one). ``actor`` (team mode: the signed-in user) adds
-    the role and assignment checks of :func:`needlework.teams.permissions.action_guard`;
-    a refused action is rejected with that sentence. Never raises for what the browser
-    sent; a database error ends the batch with :attr:`Delivery.error` set and nothing of
-    it written (earlier batches stay).
+    ``kinds``: the kinds accepted (default: those the key scripts send; others are
+    rejected). ``allowed(action)`` may return a reason to refuse an action. ``actor``
+    (team mode: the signed-in user) adds the role and assignment checks of
+    :func:`needlework.teams.permissions.action_guard`; a refused action is rejected with
+    that sentence. ``busy_ms``: how long to wait for the write lock (``None``: the
+    connection's own timeout). Never raises for what was sent; a database error ends
+    the batch with :attr:`Delivery.error` set and nothing of it written (earlier
+    batches stay).
     """
     if actor is not None:
         guard, extra = action_guard(db, actor), allowed
         allowed = guard if extra is None else (lambda a: extra(a) or guard(a))
+    kinds = tuple(kinds)
     delivery = Delivery()
     parsed: list[Action] = []
     seen: set[str] = set()
@@ -295,57 +447,83 @@ def apply_actions(db: Database, raws: Iterable[Any],
             delivery.outcomes.append(Outcome(action_id, "rejected", "id: malformed"))
             continue
         try:
-            parsed.append(parse(raw))
+            parsed.append(parse(raw, kinds))
         except Rejected as exc:
             parsed.append(Action(action_id, "invalid", "", "", "", value=str(exc)))
     if not parsed:
         return delivery
     try:
         done = store_actions.applied(db, [a.id for a in parsed])
-        delivery.outcomes.extend(Outcome(a.id, done[a.id]["outcome"].split(":")[0],
-                                         history_id=done[a.id]["history_id"])
-                                 for a in parsed if a.id in done)
+        delivery.outcomes.extend(_earlier(a, done[a.id]) for a in parsed if a.id in done)
         todo = [a for a in parsed if a.id not in done]
         if todo:
-            delivery.outcomes.extend(_apply_batch(db, todo, allowed))
+            delivery.outcomes.extend(_apply_batch(db, todo, allowed, actor, busy_ms))
     except sqlite3.Error as exc:  # busy, full, I/O: nothing of this batch was written
         delivery.error = _error_kind(exc)
         delivery.detail = str(exc)
-        log.warning("key actions not applied (%s): %s", delivery.error, exc)
+        log.warning("actions not applied (%s): %s", delivery.error, exc)
     return delivery
 
 
-def _apply_batch(db: Database, todo: list[Action],
-                 allowed: Callable[[Action], str | None] | None) -> list[Outcome]:
+def _earlier(action: Action, row: Mapping[str, Any]) -> Outcome:
+    """The outcome of an action applied before (sent again: its answer was lost)."""
+    status, _, message = str(row["outcome"]).partition(": ")
+    seq = None
+    if action.kind == "move":  # its seq again (0: it was refused)
+        digits = message[len(MOVED):] if message.startswith(MOVED) else ""
+        seq = int(digits) if digits.isdigit() else 0
+    return Outcome(action.id, status, history_id=row["history_id"], seq=seq)
+
+
+def _apply_batch(db: Database, todo: list[Action], allowed: Allowed | None, actor: User | None,
+                 busy_ms: int | None) -> list[Outcome]:
     out: list[Outcome] = []
     previous = db.execute("pragma busy_timeout").fetchone()[0]
-    db.execute(f"pragma busy_timeout = {BUSY_MS}")
+    if busy_ms is not None:
+        db.execute(f"pragma busy_timeout = {int(busy_ms)}")
     try:
         with db.atomic():
             again = store_actions.applied(db, [a.id for a in todo])  # another run got there
-            targets = _Targets(db)
+            batch = Batch(db, _Targets(db), allowed, actor)
             for action in todo:
                 if action.id in again:
-                    out.append(Outcome(action.id, again[action.id]["outcome"].split(":")[0]))
+                    out.append(_earlier(action, again[action.id]))
                     continue
                 try:
                     if action.kind == "invalid":
                         raise Rejected(action.value)
-                    why = allowed(action) if allowed and action.kind not in ("undo", "redo") \
-                        else None
-                    if why:
-                        raise Rejected(why)
+                    kind = KINDS[action.kind]
+                    if kind.guarded:
+                        batch.refuse_unless_allowed(action)
                     with db.atomic():  # a savepoint: a rejected action leaves nothing behind
-                        outcome = (_revert(db, targets, action, allowed)
-                                   if action.kind in ("undo", "redo")
-                                   else _apply_one(db, targets, action))
+                        outcome = kind.apply(batch, action)
                 except (Rejected, ValueError, KeyError, TypeError) as exc:
-                    outcome = Outcome(action.id, "rejected", str(exc))
+                    outcome = Outcome(action.id, "rejected", str(exc),
+                                      refused=isinstance(exc, _Refused),
+                                      seq=0 if action.kind == "move" else None)
                 store_actions.record(db, action.id, action.dataset, action.item, action.annotator,
                                      action.kind, outcome.status + (f": {outcome.message}"
                                                                     if outcome.message else ""),
                                      outcome.history_id)
                 out.append(outcome)
     finally:
-        db.execute(f"pragma busy_timeout = {int(previous)}")
+        if busy_ms is not None:
+            db.execute(f"pragma busy_timeout = {int(previous)}")
     return out
+
+
+def submit(db: Database, raw: Mapping[str, Any], *, actor: User | None = None) -> Outcome:
+    """Apply one action made on the server (a widget's callback) through the same path
+    as the keys: any kind of :data:`KINDS`, an id made here, the permission check for
+    ``actor``, the connection's own lock timeout. Returns its outcome; raises
+    :class:`~needlework.teams.permissions.PermissionDenied` when a permission refused
+    it, ``ValueError`` when it cannot apply, ``sqlite3.OperationalError`` when the
+    database could not take it (nothing written)."""
+    delivery = apply_actions(db, [{**raw, "id": f"srv-{uuid.uuid4().hex}"}], actor=actor,
+                             kinds=KINDS, busy_ms=None)
+    if delivery.error:
+        raise sqlite3.OperationalError(delivery.detail)
+    outcome = delivery.outcomes[0]
+    if outcome.status == "rejected":
+        raise (PermissionDenied if outcome.refused else ValueError)(outcome.message)
+    return outcome

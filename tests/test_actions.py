@@ -326,3 +326,50 @@ def test_review_undo_reverts_verdicts_only(db):
     assert get_value(db, "p", "p1", WHO, "verdict:0:0") is None
     wrong = apply_actions(db, [dict(undo_key("z-000021", scope="annotate"), dataset="p")])
     assert "is a preference dataset" in wrong.outcomes[0].message
+
+
+def test_the_key_route_accepts_only_the_kinds_the_key_scripts_send(grounding):
+    """Answers, adjudications and reverts are widget writes: an action naming them from
+    the browser is rejected by kind, before anything is read."""
+    for kind in ("answer", "final", "revert", "note", "teleport"):
+        raw = {"id": f"kind-{kind}-01", "kind": kind, "dataset": "g", "item": "sample-1",
+               "annotator": WHO, "value": "x", "field": "final:label:1"}
+        outcome = apply_actions(grounding, [raw]).outcomes[0]
+        assert outcome.status == "rejected" and outcome.message.startswith("kind: expected one of")
+    assert history(grounding, "g") == []
+
+
+def test_widget_writes_and_key_actions_share_one_service(grounding):
+    """The answer box, the comment, a dimension and an adjudication go through
+    ``actions.submit``: recorded in the action log with the same checks as keys."""
+    from needlework.actions import submit
+    from needlework.teams import writes
+
+    hid = writes.save_answer(grounding, "g", "sample-1", "I cannot answer this.", annotator=WHO)
+    assert hid is not None
+    assert get_value(grounding, "g", "sample-1", WHO, "answer") == "I cannot answer this."
+    writes.write_annotation(grounding, "g", "sample-1", "comment", "odd one", annotator=WHO)
+    with pytest.raises(ValueError, match="not a passage label"):
+        writes.write_annotation(grounding, "g", "sample-1", "label:1", "MAYBE", annotator=WHO)
+    with pytest.raises(ValueError, match="not a field an annotator writes"):
+        writes.write_annotation(grounding, "g", "sample-1", "secret", "x", annotator=WHO)
+    writes.adjudicate(grounding, "g", "sample-1", "final:label:1", "OUTDATED", reviewer="rita")
+    kinds = [r[0] for r in grounding.execute("select kind from applied_actions order by rowid")]
+    assert kinds == ["answer", "set", "set", "final"]  # the refused label recorded as rejected
+    with pytest.raises(ValueError, match="annotator: expected a non-empty string"):
+        submit(grounding, {"kind": "set", "dataset": "g", "item": "sample-1", "annotator": " ",
+                           "field": "flag", "value": "flagged"})
+    assert get_value(grounding, "g", "sample-1", WHO, "label:1") is None
+
+
+def test_revert_checks_the_history_entry_it_names(grounding):
+    from needlework.actions import submit
+    from needlework.teams import writes
+
+    hid = writes.write_annotation(grounding, "g", "sample-1", "label:2", "UNKNOWN", annotator=WHO)
+    forged = {"kind": "revert", "dataset": "g", "item": "sample-2", "field": "label:2",
+              "owner": WHO, "history": hid, "annotator": WHO}
+    with pytest.raises(ValueError, match=f"history: no entry {hid}"):
+        submit(grounding, forged)
+    assert writes.undo_change(grounding, hid, who=WHO) is not None
+    assert get_value(grounding, "g", "sample-1", WHO, "label:2") is None

@@ -31,7 +31,7 @@ def team_db(tmp_path, monkeypatch):
                        "rejected_scores": [1.5, 0.5, 0.25]} for k in keys])
     from needlework.teams.writes import write_annotation  # noqa: PLC0415
 
-    write_annotation(db, "p", keys[0], "verdict:0:0", verdict("chosen_better"),
+    write_annotation(db, "p", keys[0], "verdict:0:0", verdict("agree"),
                      actor=accounts.get_user(db, "bob"))
     return db
 

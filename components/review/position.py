@@ -21,11 +21,10 @@ from components.outbox import ECHO_SECONDS, followed
 from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.review.queue import Comparison, PairList, item_comparisons
-from needlework.review.verdicts import VERDICTS, field_name, make_value, parse_field, verdict_of
+from needlework.review.verdicts import VERDICTS, parse_field, verdict_of
 from needlework.teams.permissions import PermissionDenied
-from needlework.teams.writes import write_annotation
+from needlework.teams.writes import save_note as save_verdict_note
 from store import pairs as pairs_store
-from store.annotations import get_value
 from store.pairs import ItemRow
 from store.review import last_verdict_change
 
@@ -177,19 +176,14 @@ def save_note(dataset: str, ident: Ident) -> None:
     """The note's callback: saved into my verdict on that comparison, if there is one
     (otherwise the key script sends it with the verdict)."""
     me = annotator()
-    note = st.session_state.get(state_key("note", dataset, ident), "")
     if not me:
         return
-    db = get_db()
-    saved = get_value(db, dataset, ident[0], me, field_name(ident[1], ident[2]))
-    verdict = verdict_of(saved)
-    if verdict is not None:
-        reasons = saved.get("reasons", []) if isinstance(saved, Mapping) else []
-        try:
-            write_annotation(db, dataset, ident[0], field_name(ident[1], ident[2]),
-                             make_value(verdict, reasons, note), annotator=me, actor=signed_in())
-        except PermissionDenied as e:
-            st.toast(label(str(e), 300), icon=":material/block:")
+    note = st.session_state.get(state_key("note", dataset, ident), "")
+    try:
+        save_verdict_note(get_db(), dataset, ident[0], ident[1], ident[2], note, annotator=me,
+                          actor=signed_in())
+    except PermissionDenied as e:
+        st.toast(label(str(e), 300), icon=":material/block:")
 
 
 def apply_intent(dataset: str) -> None:

@@ -1,13 +1,16 @@
-"""The writes the pages call in either mode, with roles enforced.
+"""The writes the pages' widgets make, in either mode: each one an action of
+:mod:`needlework.actions`, applied by the same service and permission check as the keys.
 
 Each takes ``actor`` (the signed-in :class:`~needlework.teams.permissions.User`, or
 ``None`` in local mode) and writes under the actor's name: in team mode a change is
 always saved, and logged in the history's ``by`` column, as the signed-in user,
 never as a typed name. Refusals raise
-:class:`~needlework.teams.permissions.PermissionDenied`.
+:class:`~needlework.teams.permissions.PermissionDenied`; a write that cannot apply (a
+field or value the dataset does not have) raises ``ValueError``. Each returns the
+history id of the change (``None`` when it was already so).
 
-- :func:`write_annotation`: a label, dimension or verdict of one's own (annotators:
-  on their assigned items only).
+- :func:`write_annotation`: a label, dimension, item mark or verdict of one's own
+  (annotators: on their assigned items only).
 - :func:`save_answer`: the long-form answer (and its ``deflected`` flag).
 - :func:`adjudicate`: a reviewer's ``final:*`` value.
 - :func:`undo_change`: revert one history entry (one's own; reviewers anyone's).
@@ -15,13 +18,15 @@ never as a typed name. Refusals raise
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlite_utils import Database
 
-from needlework import actions
-from needlework.teams.permissions import PermissionDenied, User, check, check_write
-from store import annotations as store_annotations
+from needlework.actions import ITEM_FIELDS, submit
+from needlework.grounding.labels import LABEL_PREFIX
+from needlework.review.verdicts import parse_field
+from needlework.teams.permissions import User
 
 FINAL = "final:"
 
@@ -32,21 +37,50 @@ def _name(actor: User | None, given: str | None) -> str:
     return (given or "").strip()
 
 
+def _action(field: str, value: Any) -> dict[str, Any]:
+    """The action that sets ``field`` to ``value`` (see :data:`needlework.actions.KINDS`)."""
+    if field.startswith((LABEL_PREFIX, "dim:")) or field in ITEM_FIELDS:
+        return {"kind": "set", "field": field, "value": value}
+    if field == "answer":
+        return {"kind": "answer", "value": value or ""}
+    comparison = parse_field(field)
+    if comparison is not None:
+        if value is None:
+            return {"kind": "verdict", "i": comparison[0], "j": comparison[1], "verdict": None}
+        if not isinstance(value, Mapping):
+            raise ValueError(f"{field}: expected a verdict value")
+        return {"kind": "verdict", "i": comparison[0], "j": comparison[1],
+                "verdict": value.get("verdict"), "reasons": list(value.get("reasons") or []),
+                "note": value.get("note") or ""}
+    raise ValueError(f"{field}: not a field an annotator writes")
+
+
 def write_annotation(db: Database, dataset: str, item_key: str, field: str, value: Any, *,
                      annotator: str | None = None, actor: User | None = None) -> int | None:
-    """Set (``None`` clears) one of the writer's own annotations; returns the history
-    id, ``None`` when nothing changed. ``annotator`` defaults to the actor's name."""
+    """Set (``None`` clears) one of the writer's own annotations. ``annotator``
+    defaults to the actor's name."""
     if field.startswith(FINAL):
         raise ValueError(f"{field}: final values are written by adjudicate()")
-    who = _name(actor, annotator)
-    check_write(db, actor, dataset, item_key, who, field)
-    return store_annotations.set_annotation(db, dataset, item_key, who, field, value)
+    raw = {**_action(field, value), "dataset": dataset, "item": item_key,
+           "annotator": _name(actor, annotator)}
+    return submit(db, raw, actor=actor).history_id
 
 
 def save_answer(db: Database, dataset: str, item_key: str, text: str, *,
                 annotator: str | None = None, actor: User | None = None) -> int | None:
     """Save the writer's answer to a grounding question (empty text removes it)."""
-    return actions.save_answer(db, dataset, item_key, _name(actor, annotator), text, actor=actor)
+    raw = {"kind": "answer", "dataset": dataset, "item": item_key, "value": text,
+           "annotator": _name(actor, annotator)}
+    return submit(db, raw, actor=actor).history_id
+
+
+def save_note(db: Database, dataset: str, item_key: str, i: int, j: int, note: str, *,
+              annotator: str | None = None, actor: User | None = None) -> int | None:
+    """Keep ``note`` with the writer's saved verdict on chosen[i] vs rejected[j] (no
+    verdict yet: nothing changes)."""
+    raw = {"kind": "note", "dataset": dataset, "item": item_key, "i": i, "j": j, "note": note,
+           "annotator": _name(actor, annotator)}
+    return submit(db, raw, actor=actor).history_id
 
 
 def adjudicate(db: Database, dataset: str, item_key: str, field: str, value: Any, *,
@@ -55,9 +89,9 @@ def adjudicate(db: Database, dataset: str, item_key: str, field: str, value: Any
     or ``final:answer``, under the reviewer's name. Reviewers and admins only."""
     if not field.startswith(FINAL):
         raise ValueError(f"{field}: adjudications are final:* fields")
-    who = _name(actor, reviewer)
-    check_write(db, actor, dataset, item_key, who, field)
-    return store_annotations.set_annotation(db, dataset, item_key, who, field, value)
+    raw = {"kind": "final", "dataset": dataset, "item": item_key, "field": field,
+           "value": value, "annotator": _name(actor, reviewer)}
+    return submit(db, raw, actor=actor).history_id
 
 
 def undo_change(db: Database, history_id: int, *, who: str | None = None,
@@ -70,16 +104,7 @@ def undo_change(db: Database, history_id: int, *, who: str | None = None,
     if not rows:
         raise KeyError(f"no history entry {history_id}")
     entry = rows[0]
-    name = _name(actor, who)
-    if actor is not None:
-        fresh = check(db, actor, "annotate", entry["dataset"])
-        assert fresh is not None
-        if name != fresh.name:
-            raise PermissionDenied(f"{fresh.name} is signed in: changes are saved under that "
-                                   f"name, not {name!r}")
-        if entry["annotator"] == fresh.name:
-            check_write(db, fresh, entry["dataset"], entry["item_key"], fresh.name, entry["field"])
-        else:
-            check(db, fresh, "undo_others", entry["dataset"])
-        name = fresh.name
-    return store_annotations.undo(db, history_id, name)
+    raw = {"kind": "revert", "dataset": entry["dataset"], "item": entry["item_key"],
+           "field": entry["field"], "owner": entry["annotator"], "history": history_id,
+           "annotator": _name(actor, who)}
+    return submit(db, raw, actor=actor).history_id
