@@ -20,7 +20,6 @@ from components.annotate.questions import (
     render_question_nav,
     team_queue,
 )
-from components.outbox import view_for
 from components.rag.answer_panel import render_linked_answer
 from components.state import current_dataset, get_db, require_annotator, signed_in
 from store.datasets import get_dataset, get_item
@@ -33,22 +32,19 @@ if row is None or row["kind"] != "grounding":
     st.stop()
 
 categories = dataset_categories(row)
-view = view_for("annotate", row["name"])
 top = st.container(key="nw-top", gap="small")
 with top:  # the name warning inside the sticky bar: never hidden under it
     who = require_annotator() or ""
-    nav = render_question_nav(db, row, who, categories, view, team_queue(db, row["name"], signed_in()))
+    nav = render_question_nav(db, row, who, categories, team_queue(db, row["name"], signed_in()))
 if nav is None:
     st.stop()
 ctx = load_context(db, row["name"], get_item(db, row["name"], nav.current), who)
-cursor = first_unlabeled(ctx)
-if view and view.get("item") == nav.current and not view.get("seek"):
-    cursor = int(view.get("cursor") or cursor)
+cursor = nav.cursor or first_unlabeled(ctx)  # the tab's last move may have set it
 with top:
     with st.container(key="nw-toolbar", horizontal=True, gap="xsmall",
                       vertical_alignment="center"):
         render_keyboard(ctx, cursor, move_targets(db, ctx, {
-            "next": nav.next, "previous": nav.previous, "unfinished": nav.unfinished}))
+            "next": nav.next, "previous": nav.previous, "unfinished": nav.unfinished}), nav.seq)
         render_passage_keys(ctx)
         render_item_keys(nav)
         render_definitions()

@@ -21,7 +21,8 @@ pages = open_pages(user)  # kind -> the page this role may open it on
 if "item" in st.query_params and current_dataset():
     row = get_dataset(db, current_dataset())
     if row is not None and row["kind"] in pages:
-        st.switch_page(pages[row["kind"]], query_params={"item": st.query_params["item"]})
+        st.switch_page(pages[row["kind"]], query_params={  # the item, and review's i and j
+            k: v for k, v in st.query_params.to_dict().items() if k != "dataset"})
 
 render_flash()
 st.title("🪡 Needlework")

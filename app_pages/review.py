@@ -8,7 +8,6 @@ items' slim facts and the reviewer's progress (components/review/filters.py)."""
 import streamlit as st
 
 import store
-from components.outbox import view_for
 from components.review.filters import (
     model_tokenizer,
     render_filters,
@@ -33,9 +32,9 @@ from components.review.pair import (
 from components.review.position import (
     ADVANCE,
     apply_intent,
-    follow,
     into_view,
     last_saved,
+    move_targets,
     remember,
     resolve,
 )
@@ -90,10 +89,8 @@ if mode == "Dataset overview":
 scope = view.query.scope
 current = resolve(db, dataset, items, me, scope)
 current = into_view(db, dataset, current, items, view.signature())
-keyboard = view_for("review", dataset)
-current = follow(db, dataset, keyboard, current, items)
 apply_intent(dataset)
-remember(dataset, current, keyboard)
+seq = remember(dataset, current)
 if current is None or items.total() == 0:
     render_review_keys("empty", keys_slot)
     st.info("No comparisons match the filters and the search.", icon="🔎")
@@ -127,7 +124,9 @@ with st.sidebar:  # drawn after the responses so the first screen arrives first
     render_verdict_panel(dataset, current.ident, mine_now, others, me, names,
                          last_saved(db, dataset, me) if me else "")
     render_review_keyboard(dataset, me, current.ident, mine_now,
-                           bool(st.session_state.get(ADVANCE, True)))
+                           bool(st.session_state.get(ADVANCE, True)), seq,
+                           move_targets(db, current, items, n_chosen, n_rejected, me),
+                           [v for v in verdicts if v["annotator"] == me])
     st.divider()
     render_queue_nav(total, place, left)
     render_bulk_verdict(db, dataset, items, me)

@@ -39,10 +39,12 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import store  # noqa: E402
+from needlework import positions  # noqa: E402
 from needlework.actions import apply_actions  # noqa: E402
 from needlework.datasets import import_file  # noqa: E402
 from needlework.review.verdicts import make_value  # noqa: E402
 from store.annotations import set_annotation  # noqa: E402
+from tests.page_keys import TAB, as_tab, key_data  # noqa: E402
 
 WHO = "bench-review"
 
@@ -76,12 +78,14 @@ def measure(db_path: Path, n: int, keys: int) -> dict[str, float]:
     at.switch_page("app_pages/review.py")
     out = {"open": _timed(at)}
     db = store.connect(db_path)
-    rev = [100]
+    as_tab(at)
 
-    def ask(item: str, i: int, j: int, seek: str) -> float:
-        rev[0] += 1
-        at.session_state["nw-outbox-view"] = {"page": "review", "dataset": "lf", "item": item,
-                                              "i": i, "j": j, "rev": rev[0], "seek": seek}
+    def ask(seek: str) -> float:
+        """J / K / N: a move where the page's data says (tests/page_keys.py), then the rerun."""
+        target = key_data(at, "review")["moves"].get(seek)
+        if target is not None:
+            positions.move(db, "", TAB, "review", "lf", target["item"], i=target["i"],
+                           j=target["j"])
         return _timed(at)
 
     def verdict() -> float:
@@ -90,12 +94,10 @@ def measure(db_path: Path, n: int, keys: int) -> dict[str, float]:
                                        "dataset": "lf", "annotator": WHO, "item": pos["item"],
                                        "i": pos["i"], "j": pos["j"], "verdict": "agree"}])
         assert delivery.error is None and not delivery.rejected, delivery
-        return ask(pos["item"], pos["i"], pos["j"], "unreviewed")
+        return ask("unreviewed")
 
     out["verdict"] = statistics.median(verdict() for _ in range(keys))
-    out["next"] = statistics.median(
-        ask(at.session_state["rv_pos"]["item"], at.session_state["rv_pos"]["i"],
-            at.session_state["rv_pos"]["j"], "next") for _ in range(keys))
+    out["next"] = statistics.median(ask("next") for _ in range(keys))
     at.text_input(key="rv_search").input(f"topic {n // 3 % 997} in")
     out["search"] = _timed(at)
     at.text_input(key="rv_search").input("")

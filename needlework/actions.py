@@ -33,9 +33,8 @@ Every action has ``id``, ``kind``, ``dataset``, ``item`` (not undo / redo) and
 - ``final``: a reviewer's adjudicated value (``final:*`` fields).
 - ``revert``: one history entry reverted (Data page): one's own change with the usual
   check, another person's with the reviewer role.
-- ``move``: the tab's place on the annotate or review page (:mod:`needlework.positions`):
-  nothing is written to the database but the action's id; its outcome carries the
-  position's ``seq``.
+- ``move``: the tab's place on the annotate or review page (:mod:`needlework.positions`);
+  its outcome carries the position's ``seq``.
 
 An action that cannot apply (unknown item, passage out of range, a label that does not
 exist, a refused permission) is *rejected*: acknowledged with the reason, recorded, and
@@ -358,10 +357,10 @@ def _move(b: Batch, action: Action) -> Outcome:
             raise _Refused(str(e)) from None
         who = fresh.name if fresh is not None else ""
     if action.field == "review":
-        found = positions.move(who, action.tab, "review", action.dataset, action.item,
+        found = positions.move(b.db, who, action.tab, "review", action.dataset, action.item,
                                i=action.i, j=action.j)
     else:
-        found = positions.move(who, action.tab, "annotate", action.dataset, action.item,
+        found = positions.move(b.db, who, action.tab, "annotate", action.dataset, action.item,
                                cursor=action.i)
     return Outcome(action.id, "applied", f"{MOVED}{found.seq}", seq=found.seq)
 

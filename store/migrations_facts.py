@@ -499,7 +499,22 @@ def m017_deleted_history(db: Database) -> None:
     db.execute("create index deleted_history_dataset on deleted_history(about_dataset, id)")
 
 
+def m018_tab_positions(db: Database) -> None:
+    """Where each browser tab is on the annotate and review pages (store/positions.py,
+    needlework/positions.py): the item, the comparison (``i``, ``j``) or the passage
+    cursor, and ``seq``, which grows with every move of that tab. ``who`` is the
+    signed-in user in team mode (``""`` locally). Kept in the database so that a
+    restarted server still knows where each open tab is."""
+    db.execute(
+        "create table tab_positions (who text not null, tab text not null, page text not null, "
+        "dataset text not null, item_key text not null, i integer not null default 0, "
+        "j integer not null default 0, cursor integer not null default 0, "
+        "seq integer not null, updated_at text not null, "
+        "primary key (who, tab, page, dataset)) without rowid")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
-         m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history)
+         m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
+         m018_tab_positions)

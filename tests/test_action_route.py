@@ -13,7 +13,7 @@ import pytest
 from starlette.routing import Router
 
 import store
-from needlework import action_route
+from needlework import action_route, positions
 from needlework.datasets import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
@@ -146,3 +146,43 @@ def test_team_mode_acts_as_the_cookies_session(team):
     status, _, _ = call(app, "POST", {"actions": [_label("ana", 3, "UNKNOWN")]},
                         cookie=ana.token)
     assert status == 401 and "label:3" not in _stored(db, "ana")
+
+
+def _move(tab: str, item: str, **extra) -> dict:
+    return {"id": f"m-{uuid.uuid4().hex}", "kind": "move", "tab": tab, "page": "annotate",
+            "dataset": "g", "item": item, "annotator": "", "cursor": 2, **extra}
+
+
+def test_a_move_keeps_the_tabs_place_and_answers_its_seq(local):
+    """Moves travel with the keys (in order, once): the answer carries each one's seq,
+    a resend answers the same seq, and the place is kept per tab."""
+    db, app = local
+    first, label, second = _move("tab-a1", "sample-2"), _label("ana", 1, "OUTDATED", "sample-2"), \
+        _move("tab-a1", "sample-3")
+    status, _, body = call(app, "POST", {"actions": [first, label, second]})
+    assert status == 200 and body["acks"] == [first["id"], label["id"], second["id"]]
+    seqs = {m["id"]: m["seq"] for m in body["moved"]}
+    assert list(seqs) == [first["id"], second["id"]] and seqs[second["id"]] > seqs[first["id"]]
+    assert positions.get(db, "", "tab-a1", "annotate", "g") == positions.Position(
+        "sample-3", seqs[second["id"]], 0, 0, 2)
+    _, _, again = call(app, "POST", {"actions": [second]})  # its answer was lost: resent
+    assert again["moved"] == [{"id": second["id"], "seq": seqs[second["id"]]}]
+    assert positions.get(db, "", "tab-b2", "annotate", "g") is None  # another tab: its own
+    # a move to nowhere is refused (seq 0: the page keeps its place) and changes nothing
+    bad = [_move("tab-a1", "nope"), _move("tab-a1", "sample-1", page="elsewhere"),
+           _move("../etc", "sample-1")]
+    _, _, body = call(app, "POST", {"actions": bad})
+    assert {r["id"] for r in body["rejected"]} == {m["id"] for m in bad}
+    assert positions.get(db, "", "tab-a1", "annotate", "g").item == "sample-3"
+
+
+def test_in_team_mode_a_tabs_place_is_its_users(team):
+    """The same tab id under two users is two places: bob cannot move ana's tab."""
+    db, app = team
+    ana = accounts.sign_in(db, "ana", "ana-passphrase-1")
+    bob = accounts.sign_in(db, "bob", "bob-passphrase-1")
+    call(app, "POST", {"actions": [_move("tab-shared", "sample-1")]}, cookie=ana.token)
+    call(app, "POST", {"actions": [_move("tab-shared", "sample-2")]}, cookie=bob.token)
+    assert positions.get(db, "ana", "tab-shared", "annotate", "g").item == "sample-1"
+    assert positions.get(db, "bob", "tab-shared", "annotate", "g").item == "sample-2"
+    assert positions.get(db, "", "tab-shared", "annotate", "g") is None

@@ -10,8 +10,9 @@ import threading
 import pytest
 
 import store
-from needlework.actions import apply_actions
+from needlework.actions import apply_actions, submit
 from needlework.datasets import import_bytes
+from needlework.teams import writes
 from store.annotations import get_value, history
 from tests.conftest import garage_records, jsonl
 
@@ -342,9 +343,6 @@ def test_the_key_route_accepts_only_the_kinds_the_key_scripts_send(grounding):
 def test_widget_writes_and_key_actions_share_one_service(grounding):
     """The answer box, the comment, a dimension and an adjudication go through
     ``actions.submit``: recorded in the action log with the same checks as keys."""
-    from needlework.actions import submit
-    from needlework.teams import writes
-
     hid = writes.save_answer(grounding, "g", "sample-1", "I cannot answer this.", annotator=WHO)
     assert hid is not None
     assert get_value(grounding, "g", "sample-1", WHO, "answer") == "I cannot answer this."
@@ -363,9 +361,6 @@ def test_widget_writes_and_key_actions_share_one_service(grounding):
 
 
 def test_revert_checks_the_history_entry_it_names(grounding):
-    from needlework.actions import submit
-    from needlework.teams import writes
-
     hid = writes.write_annotation(grounding, "g", "sample-1", "label:2", "UNKNOWN", annotator=WHO)
     forged = {"kind": "revert", "dataset": "g", "item": "sample-2", "field": "label:2",
               "owner": WHO, "history": hid, "annotator": WHO}

@@ -13,6 +13,7 @@ from needlework.datasets import import_bytes
 from needlework.formats.garage import DEFLECTION
 from store.annotations import get_value, set_annotation
 from tests.conftest import ROOT, garage_records, jsonl
+from tests.page_keys import TAB, as_tab, key_data, move, press
 
 
 @pytest.fixture
@@ -74,65 +75,70 @@ def test_annotate_shows_labels_delivered_by_the_outbox(app_db):
     assert at.button(key="nw-card-1-2").proto.type == "secondary"
 
 
-def ask(at: AppTest, item: str, seek: str | None = None) -> None:
-    """What the key script sends when N / P / U is pressed on ``item``."""
-    rev = at.session_state["nw-outbox-seen"] + 1 if "nw-outbox-seen" in at.session_state else 1
-    at.session_state["nw-outbox-view"] = {"page": "annotate", "dataset": "ground", "item": item,
-                                          "cursor": 1, "rev": rev, "seek": seek}
-    at.run()
-
-
 def test_annotate_deep_link_and_item_navigation(app_db):
     at = open_page("app_pages/annotate.py", annotator="ana", item="sample-2")
     assert at.query_params["item"] == "sample-2"
-    ask(at, "sample-2", "next")
+    assert press(at, "annotate", "next")["item"] == "sample-3"
     assert at.query_params["item"] == "sample-3"
     assert at.button(key="nw-key-item-next").disabled
-    ask(at, "sample-3", "next")  # nothing after the last one: stays
+    assert press(at, "annotate", "next") is None  # nothing after the last one: stays
     assert at.query_params["item"] == "sample-3"
-    ask(at, "sample-3", "previous")
+    press(at, "annotate", "previous")
     assert at.query_params["item"] == "sample-2"
     for n in (1, 2, 3):  # finish sample-2
         set_annotation(app_db, "ground", "sample-2", "ana", f"label:{n}", "UNKNOWN")
     set_annotation(app_db, "ground", "sample-2", "ana", "answer", "x [cite_1]")
-    ask(at, "sample-2", "unfinished")
+    at.run()
+    press(at, "annotate", "unfinished")
     assert at.query_params["item"] == "sample-3"
-    ask(at, "sample-3", "unfinished")
+    assert key_data(at, "annotate")["moves"]["unfinished"]["item"] == "sample-1"
+    press(at, "annotate", "unfinished")
     assert at.query_params["item"] == "sample-1"
-    # an old view sent again (a reconnect) is not followed again
-    at.session_state["nw-outbox-view"] = {"page": "annotate", "dataset": "ground",
-                                          "item": "sample-3", "rev": 1, "seek": None}
+    # the page's data says where each key leads, with the passages and the cursor there
+    moves = key_data(at, "annotate")["moves"]
+    assert moves["next"] == {"item": "sample-2", "n": 3, "cursor": 1}
+    assert "previous" not in moves
+
+
+def test_the_link_counts_when_the_page_opens_and_the_tab_stays_where_it_moved(app_db):
+    """A session's first run (a reload, a restart, a link) opens where ``?item=`` says;
+    the runs that follow draw where the server has the tab, whatever address their
+    requests carry (they lag behind the keys); the page opened again from a link reads
+    the link again."""
+    at = open_page("app_pages/annotate.py", annotator="ana", item="sample-1")
+    as_tab(at)
+    move(at, "annotate", "ground", "sample-3", cursor=2)
+    assert at.query_params["item"] == "sample-3"
+    assert key_data(at, "annotate")["cursor"] == 2  # the cursor the move outlined
+    for _ in range(3):  # requests sent before the browser had the new address
+        at.query_params.update({"dataset": "ground", "item": "sample-1"})
+        at.run()
+        assert not at.exception, at.exception
+        assert at.query_params["item"] == "sample-3"
+    seq = key_data(at, "annotate")["seq"]
+    at.switch_page("app_pages/data.py")  # another page, then a link back
+    at.run()
+    at.switch_page("app_pages/annotate.py")
+    at.query_params.update({"dataset": "ground", "item": "sample-1"})
     at.run()
     assert at.query_params["item"] == "sample-1"
-
-
-def test_a_restarted_server_stays_where_the_keyboard_asked_despite_the_old_url(app_db,
-                                                                              monkeypatch):
-    """After a server restart the browser's first requests carry the URL the old server
-    wrote (sample-1) and the view its keys asked for (sample-3). The new session goes to
-    sample-3 and stays there on the next request, which still carries the old URL: the
-    key script takes the page's item for its own once the view is followed, and its next
-    keys went to sample-1 (a CI failure of test_keys' kill test)."""
-    at = open_page("app_pages/annotate.py", annotator="ana", item="sample-1")
-    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)  # the new session
+    assert key_data(at, "annotate")["seq"] > seq  # the page moved the tab: the script follows
+    # the same tab in a new session (a restarted server, a reload) without a link:
+    # where the server has it
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     fresh.session_state["annotator"] = "ana"
-    fresh.session_state["nw-outbox-view"] = {"page": "annotate", "dataset": "ground",
-                                             "item": "sample-3", "cursor": 2, "rev": 7}
-    fresh.query_params.update({"dataset": "ground", "item": "sample-1"})
+    fresh.session_state["nw-outbox-tab"] = TAB
+    fresh.query_params.update({"dataset": "ground"})
     fresh.run()
     fresh.switch_page("app_pages/annotate.py")
-    for _ in range(3):  # the requests sent before the new URL reached the browser
-        fresh.query_params.update({"dataset": "ground", "item": "sample-1"})
-        fresh.run()
-        assert not fresh.exception, fresh.exception
-        assert fresh.session_state["nw-outbox-seen"] == 7
-        assert fresh.query_params["item"] == "sample-3"
-    # once the echo window is over, a link to sample-1 is a link again
-    monkeypatch.setattr("components.annotate.questions.ECHO_SECONDS", 0.0)
-    fresh.query_params.update({"dataset": "ground", "item": "sample-1"})
+    fresh.query_params.update({"dataset": "ground"})
     fresh.run()
     assert fresh.query_params["item"] == "sample-1"
-    assert at.query_params["item"] == "sample-1"
+    # another tab has a place of its own
+    other = open_page("app_pages/annotate.py", annotator="ana", item="sample-2")
+    as_tab(other, "apptest-tab-2")
+    at.run()
+    assert (at.query_params["item"], other.query_params["item"]) == ("sample-1", "sample-2")
 
 
 def test_annotate_answer_checks_and_deflection(app_db):
@@ -178,8 +184,8 @@ def test_annotate_dimensions_categories_and_filters(app_db):
     assert len(by_label(at.selectbox, "Question").options) == 1
     assert at.query_params["item"] == "sample-2"
     assert any("1 of 3 questions match" in c.value for c in at.caption)
-    at.query_params["item"] = "sample-3"  # a link to a question the search does not keep
-    at.run()
+    as_tab(at)
+    move(at, "annotate", "ground", "sample-3")  # a question the search does not keep
     assert at.query_params["item"] == "sample-3"
     assert len(by_label(at.selectbox, "Question").options) == 2  # + current (filtered out)
     assert any("filtered out" in c.value for c in at.caption)

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
+from needlework import positions
 from needlework.actions import apply_actions
 from needlework.datasets import import_bytes, import_file
 from needlework.jobs import RUNNER
@@ -17,6 +18,7 @@ from needlework.review.lengths import method
 from needlework.review.verdicts import make_value
 from store.annotations import set_annotation
 from tests.conftest import RMBENCH_DIR, ROOT, garage_records, jsonl
+from tests.page_keys import TAB, as_tab, key_data, move, press
 
 LONG = "\n\n".join(f"Paragraph {k}: " + " ".join(f"w{k}x{n}" for n in range(60)) for k in range(200))
 LFRB = [
@@ -100,40 +102,64 @@ def act(path, dataset: str, *actions: dict) -> None:
 
 
 def ask(at: AppTest, dataset: str, item: str, i: int, j: int, seek: str | None = None) -> AppTest:
-    """What the key script sends on J / K / N (or after a verdict that moves on)."""
-    rev = at.session_state["nw-outbox-seen"] + 1 if "nw-outbox-seen" in at.session_state else 1
-    at.session_state["nw-outbox-view"] = {"page": "review", "dataset": dataset, "item": item,
-                                          "i": i, "j": j, "rev": rev, "seek": seek}
-    at.run()
+    """What the key script sends: a move to comparison (item, i, j) (a click in the grid)
+    when the page is elsewhere, then for J / K / N (``seek``) a move where the page's
+    data says the key leads (nothing when it leads nowhere)."""
+    if "nw-outbox-tab" not in at.session_state:
+        as_tab(at)
+    data = key_data(at, "review")
+    if (data["item"], data["i"], data["j"]) != (item, i, j):
+        move(at, "review", dataset, item, i=i, j=j)
+    if seek is not None:
+        press(at, "review", seek)
     assert not at.exception, at.exception
     return at
 
 
-def test_a_restarted_server_stays_where_the_keyboard_asked_despite_the_old_url(app_db,
-                                                                              monkeypatch):
-    """After a server restart the browser's first requests carry the URL the old server
-    wrote (QA_1, comparison 1 vs 1) and the view its keys asked for (RAG_2, 1 vs 3): the
-    new session goes to RAG_2 and stays there on the requests that still carry the old
-    URL; once the echo window is over, a link to QA_1 moves it again."""
+def test_the_link_counts_when_the_page_opens_and_the_tab_stays_where_it_moved(app_db):
+    """The first run opens the comparison ``?item=&i=&j=`` names; later runs draw where the
+    server has the tab, whatever address their requests carry; J / K / N lead where the
+    page's data says."""
+    at = open_review("lf", "ana", item="RAG_2")
+    assert (at.query_params["item"], at.query_params["j"]) == ("RAG_2", "1")
+    as_tab(at)
+    move(at, "review", "lf", "QA_1", i=0, j=1)
+    for _ in range(3):  # requests sent before the browser had the new address
+        at.query_params.update({"item": "RAG_2", "i": "1", "j": "3"})
+        at.run()
+        assert (at.query_params["item"], at.query_params["j"]) == ("QA_1", "2")
+    moves = key_data(at, "review")["moves"]
+    none = {"verdict": None, "reasons": []}  # what is saved there: nothing yet
+    assert moves["next"] == {"item": "QA_1", "i": 0, "j": 2, **none}
+    assert moves["previous"] == {"item": "QA_1", "i": 0, "j": 0, **none}
+    assert moves["unreviewed"] == {"item": "QA_1", "i": 0, "j": 2, **none}
+    act(app_db, "lf", {"kind": "verdict", "item": "QA_1", "i": 0, "j": 0, "verdict": "tie",
+                       "reasons": ["verbose"]})
+    at.run()
+    assert key_data(at, "review")["moves"]["previous"] == {
+        "item": "QA_1", "i": 0, "j": 0, "verdict": "tie", "reasons": ["verbose"]}
+    # a restarted server: the browser's first request already says which tab it is, and
+    # the address it sends lags behind the keys: where the server has the tab wins
     fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    fresh.session_state["dataset"] = "lf"
-    fresh.session_state["annotator"] = "ana"
-    fresh.session_state["nw-outbox-view"] = {"page": "review", "dataset": "lf", "item": "RAG_2",
-                                             "i": 0, "j": 2, "rev": 9, "seek": None}
-    old_url = {"item": "QA_1", "i": "1", "j": "1"}
-    fresh.query_params.update(old_url)
-    fresh.run()
+    for name, value in {"dataset": "lf", "annotator": "ana", "nw-outbox-tab": TAB}.items():
+        fresh.session_state[name] = value
     fresh.switch_page("app_pages/review.py")
-    for _ in range(3):
-        fresh.query_params.update(old_url)
-        fresh.run()
-        assert not fresh.exception, fresh.exception
-        assert fresh.session_state["nw-outbox-seen"] == 9
-        assert (fresh.query_params["item"], fresh.query_params["j"]) == ("RAG_2", "3")
-    monkeypatch.setattr("components.review.position.ECHO_SECONDS", 0.0)  # a link, later
-    fresh.query_params.update({"item": "QA_1", "i": "1", "j": "2"})
+    fresh.query_params.update({"item": "RAG_2", "i": "1", "j": "3"})
     fresh.run()
     assert (fresh.query_params["item"], fresh.query_params["j"]) == ("QA_1", "2")
+    # a reload (or a link opened in this tab): its first request cannot say which tab it
+    # is; the link wins, and the tab is put there once the browser says
+    reload = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for name, value in {"dataset": "lf", "annotator": "ana"}.items():
+        reload.session_state[name] = value
+    reload.switch_page("app_pages/review.py")
+    reload.query_params.update({"item": "RAG_2", "i": "1", "j": "3"})
+    reload.run()
+    as_tab(reload)
+    assert (reload.query_params["item"], reload.query_params["j"]) == ("RAG_2", "3")
+    db = store.connect(app_db)
+    assert positions.get(db, "", TAB, "review", "lf") == positions.Position(
+        "RAG_2", key_data(reload, "review")["seq"], 0, 2, 0)
 
 
 def test_verdict_is_saved_with_who_and_when_and_the_page_moves_on(app_db):

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset, queue
 from store.annotations import set_annotation
+from tests.page_keys import press
 from tests.teams_fixtures import grounding, open_as, team_mode_db
 
 
@@ -25,12 +26,10 @@ def annotate(db, who: str) -> AppTest:
     return open_as(db, who, "app_pages/annotate.py", "g")
 
 
-def ask(at: AppTest, item: str, seek: str) -> str:
-    """What the key script sends for N / P / U; returns the item the page then shows."""
-    rev = at.session_state["nw-outbox-seen"] + 1 if "nw-outbox-seen" in at.session_state else 1
-    at.session_state["nw-outbox-view"] = {"page": "annotate", "dataset": "g", "item": item,
-                                          "cursor": 1, "rev": rev, "seek": seek}
-    at.run()
+def ask(at: AppTest, db, who: str, seek: str) -> str:
+    """N / P / U as the key script sends them (a move, as the signed-in user); returns
+    the item the page then shows."""
+    press(at, "annotate", seek, actor=accounts.get_user(db, who))
     assert not at.exception, at.exception
     return at.query_params["item"]
 
@@ -42,13 +41,16 @@ def test_an_annotator_moves_through_their_own_queue(team_db):
     at = annotate(team_db, "ana")
     assert at.query_params["item"] == mine[0]  # where ana starts: her first unfinished
     assert any(f"{len(mine)} questions in your queue" in c.value for c in at.caption)
-    assert ask(at, mine[0], "next") == mine[1]
-    assert ask(at, mine[1], "previous") == mine[0]
+    assert ask(at, team_db, "ana", "next") == mine[1]
+    assert ask(at, team_db, "ana", "previous") == mine[0]
     for n in (1, 2, 3):  # ana finishes her second item: U skips it
         set_annotation(team_db, "g", mine[1], "ana", f"label:{n}", "UNKNOWN")
     set_annotation(team_db, "g", mine[1], "ana", "answer", "Yes [cite_1].")
-    assert ask(at, mine[0], "unfinished") == mine[2]
-    assert ask(at, mine[-1], "next") == mine[-1]  # the end of her queue: stays
+    at.run()
+    assert ask(at, team_db, "ana", "unfinished") == mine[2]
+    while at.query_params["item"] != mine[-1]:
+        ask(at, team_db, "ana", "next")
+    assert ask(at, team_db, "ana", "next") == mine[-1]  # the end of her queue: stays
     (picker,) = [w for w in at.selectbox if w.label == "Question"]
     shown = {int(option.split(" ", 2)[1].rstrip(".")) for option in picker.options}
     assert shown == {int(key.split("-")[1]) for key in mine}  # numbered as in the dataset
@@ -57,4 +59,4 @@ def test_an_annotator_moves_through_their_own_queue(team_db):
 def test_a_reviewer_without_a_queue_sees_the_whole_list(team_db):
     at = annotate(team_db, "rita")
     assert any("8 questions" in c.value for c in at.caption)
-    assert ask(at, "sample-1", "next") == "sample-2"
+    assert ask(at, team_db, "rita", "next") == "sample-2"

@@ -19,7 +19,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components.annotate.item import HIDE_IMPORTED, ItemContext
-from components.outbox import applied_through, module, seen_rev
+from components.outbox import applied_through, module
 from needlework.grounding.keymap import dimension_keys, label_keys
 from needlework.grounding.labels import LABEL_PREFIX
 from store.grounding import openings
@@ -55,24 +55,26 @@ def move_targets(db: Database, ctx: ItemContext, targets: dict[str, str | None]
             for seek, key in targets.items() if key in found}
 
 
-def key_data(ctx: ItemContext, cursor: int,
-             moves: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
-    """What the key script needs to aim keys at this item (plain JSON, our own shape)."""
+def key_data(ctx: ItemContext, cursor: int, moves: dict[str, dict[str, Any]] | None = None,
+             seq: int = 0) -> dict[str, Any]:
+    """What the key script needs to aim keys at this item (plain JSON, our own shape);
+    ``seq``: the tab's position as drawn (:class:`components.annotate.questions.Nav`)."""
     labels = {field[len(LABEL_PREFIX):]: value for field, (value, _) in ctx.fields.items()
               if field.startswith(LABEL_PREFIX)}
     return {"dataset": ctx.dataset, "annotator": ctx.annotator, "item": ctx.key, "tag": ctx.tag,
             "n": len(ctx.passages), "cursor": cursor, "labels": labels,
-            "answered": bool((ctx.value("answer") or "").strip()), "seenRev": seen_rev(),
+            "answered": bool((ctx.value("answer") or "").strip()), "seq": seq,
             "seen": applied_through(), "flag": bool(ctx.value("flag")),
             "dims": dimension_keys(), "keys": label_keys(), "moves": moves or {}}
 
 
 def render_keyboard(ctx: ItemContext, cursor: int,
-                    moves: dict[str, dict[str, Any]] | None = None) -> None:
+                    moves: dict[str, dict[str, Any]] | None = None, seq: int = 0) -> None:
     """The page style and the key script, which also shows ``passage N of M`` and short
-    notes about what a key did. ``moves``: :func:`move_targets`."""
+    notes about what a key did. ``moves``: :func:`move_targets`; ``seq``: as
+    :func:`key_data`."""
     st.html(_STYLE)
-    _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor, moves), width="content")
+    _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor, moves, seq), width="content")
 
 
 def render_view_switches(file_labels: bool = True) -> None:

@@ -1,5 +1,9 @@
 """The question list of the annotate page: filters and search, the picker, item navigation
-(with keys), resuming where the annotator left off, and the ``?item=`` deep link.
+(with keys), resuming where the annotator left off, and the ``?item=`` link.
+
+Where the tab is comes from the server's record (:mod:`components.position`): the key
+scripts move it with actions, the picker and a filter that leaves the question out move
+it here, and ``?item=`` counts only when the page has just opened.
 
 Nothing here walks the dataset on a rerun: the picker shows a window of about 50
 questions around the current one (search, the filters or N / P reach the others), its
@@ -10,7 +14,6 @@ then brought up to date from the items that changed since.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +22,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 import store
-from components.outbox import ECHO_SECONDS, followed
+from components import position as pos
 from components.state import get_db
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
@@ -77,6 +80,11 @@ class Nav:
     unfinished: str | None
     done: int
     started: int
+    seq: int = 0  # the tab's position as drawn (the key script compares it with its moves)
+    cursor: int = 0  # the passage the tab's last move outlined (0: the first unlabeled)
+
+
+PAGE = "annotate"
 
 
 def _state(dataset: str, name: str) -> str:
@@ -84,9 +92,10 @@ def _state(dataset: str, name: str) -> str:
 
 
 def go(dataset: str, key: str | None) -> None:
-    """Open item ``key`` (a callback: the page then updates ``?item=``)."""
+    """Open item ``key`` (a callback): this tab moves there."""
     if key:
         st.session_state[_state(dataset, "current")] = key
+        pos.place(PAGE, dataset, key)
 
 
 def _picked(dataset: str, picker: str, valid: set[str], shown: str) -> None:
@@ -121,38 +130,26 @@ def _item_list(db: Database, dataset: str, created_at: str, who: str, flt: gp.It
     return fresh, cached is not None and cached.signature[:-1] != signature[:-1]
 
 
-def _resolve_current(db: Database, dataset: str, items: gp.ItemList, asked: str | None,
-                     jump: bool, view: dict[str, Any] | None) -> tuple[str, int]:
-    """The item to show and its dataset position: the item the browser's keyboard asked
-    for (``asked``, from ``view``, which is then marked followed), else a new ``?item=``
-    (deep link), else the first match of a filter or search just changed (``jump``)
-    when this session's item is not one, else this session's item, else where the
+def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
+                     jump: bool) -> tuple[str, int, int, int]:
+    """The item to show, its dataset position, the tab's ``seq`` and cursor: a
+    ``?item=`` when the page has just opened, else where the server has this tab, else
+    this session's item (the browser has not said which tab it is yet), else where the
     annotator left off (their first unfinished item of the list), else the list's
-    first item.
-
-    A rerun request carries the browser's URL, which lags behind when keys are
-    pressed faster than the page reruns, and after a server restart the first requests
-    of the new session still carry the URL the old server wrote. So an ``item`` this
-    page wrote, or moved away from to follow the keyboard, in the last few seconds is
-    such an echo, not a link, and is ignored (following it sent the key script's next
-    keys to the question it had left).
-    """
+    first item; a filter or search just changed moves to its first match when the item
+    is not one. A place other than the tab's is placed there (a page's own move)."""
     state = st.session_state
-    link = st.query_params.get("item")
-    seen = state.get(_state(dataset, "seen"))
-    written: dict[str, float] = state.setdefault(_state(dataset, "written"), {})
-    current = state.get(_state(dataset, "current"))
-    now = time.monotonic()
-    echo = link in written and now - written[link] < ECHO_SECONDS
-    position = None
-    if asked is not None:
-        current = asked
-    elif link and link != seen and not echo and item_position(db, dataset, link) is not None:
+    link = st.query_params.get("item") if pos.link_counts(PAGE, dataset) else None
+    held = pos.held(PAGE, dataset)
+    if link and item_position(db, dataset, link) is not None:
         current = link
-    elif jump and current is not None and not items.contains(current) and items.shown():
+    elif held is not None:
+        current = held.item
+    else:
+        current = state.get(_state(dataset, "current"))
+    if jump and current is not None and not items.contains(current) and items.shown():
         current = items.first(db)
-    if current is not None:
-        position = item_position(db, dataset, current)
+    position = item_position(db, dataset, current) if current is not None else None
     if position is None:  # nothing yet in this session, or an item that is gone: resume
         current = items.next_unfinished(db, "", -1) or items.first(db) or ""
         position = item_position(db, dataset, current) if current else None
@@ -160,39 +157,14 @@ def _resolve_current(db: Database, dataset: str, items: gp.ItemList, asked: str 
         current = gp.ItemList(dataset, items.annotator).first(db) or ""
         position = item_position(db, dataset, current) or 0
     state[_state(dataset, "current")] = current
-    state[_state(dataset, "seen")] = current
-    if asked is not None:
-        followed(view)  # nothing drawn since the view was read: see outbox.followed
-        if link and link != current:
-            written[link] = now  # the URL it left: requests still carrying it are echoes
-    if link != current:
-        st.query_params["item"] = current
-        written[current] = now
-    return current, position
-
-
-def _followed(db: Database, dataset: str, view: dict[str, Any] | None, items: gp.ItemList,
-              queue: Queue | None) -> str | None:
-    """The item a browser view asks for: its item, or the question after / before it /
-    the next unfinished one when it asks to ``seek`` (``None``: no view)."""
-    if not view or not isinstance(view.get("item"), str):
-        return None
-    start = view["item"]
-    position = item_position(db, dataset, start)
-    if position is None:
-        return None
-    seek = view.get("seek")
-    if seek in ("next", "previous"):
-        found = items.step(db, start, position, 1 if seek == "next" else -1)
-    elif seek == "unfinished":
-        found = _unfinished(db, start, position, items, queue)
+    if held is not None and held.item == current:
+        seq, cursor = held.seq, held.cursor
     else:
-        return start
-    if found is None:
-        st.toast({"next": "This is the last question in the list.",
-                  "previous": "This is the first question in the list.",
-                  "unfinished": "No unfinished question after this one."}[seek], icon="ℹ️")
-    return found or start
+        seq, cursor = pos.place(PAGE, dataset, current), 0
+    pos.settled(PAGE)  # nothing drawn since the link was read: see position.settled
+    if st.query_params.get("item") != current:
+        st.query_params["item"] = current  # for sharing; read only when a page opens
+    return current, position, seq, cursor
 
 
 def _unfinished(db: Database, key: str, position: int, items: gp.ItemList,
@@ -236,11 +208,9 @@ def _option(row: dict[str, Any], disagree: bool) -> str:
 
 
 def render_question_nav(db: Database, row: dict[str, Any], who: str, categories: list[str],
-                        view: dict[str, Any] | None = None,
                         queue: Queue | None = None) -> Nav | None:
     """Filters, search and the question picker; returns the navigation state.
-    ``view`` is a new position the browser's keyboard asked for (:mod:`components.outbox`);
-    ``queue`` the annotator's own queue in team mode (the list is then that queue)."""
+    ``queue``: the annotator's own queue in team mode (the list is then that queue)."""
     dataset = row["name"]
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         flt = _render_filters(dataset, categories)
@@ -251,8 +221,7 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
         if not items.total:
             st.info("This dataset has no questions.")
             return None
-        asked = _followed(db, dataset, view, items, queue)
-        current, position = _resolve_current(db, dataset, items, asked, jump, view)
+        current, position, seq, cursor = _resolve_current(db, dataset, items, jump)
         rows = items.window(db, current, position, WINDOW)
         if not any(r["key"] == current for r in rows):  # filtered out: shown in its place
             rows = list_rows(db, dataset, who, [position]) + rows
@@ -273,7 +242,7 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
     done, started, _ = gp.progress(db, dataset, who)
     return Nav(dataset, row["created_at"], current, position, items.total, items.shown(), index,
                items.step(db, current, position, -1), items.step(db, current, position, 1),
-               _unfinished(db, current, position, items, queue), done, started)
+               _unfinished(db, current, position, items, queue), done, started, seq, cursor)
 
 
 def _caption(items: gp.ItemList, index: int | None, active: bool, queue: Queue | None) -> str:
@@ -295,8 +264,8 @@ def _caption(items: gp.ItemList, index: int | None, active: bool, queue: Queue |
 
 def render_item_keys(nav: Nav) -> None:
     """Buttons (with shortcut hints): P/N previous/next question, U next unfinished. The
-    key script handles the keys and the clicks: it asks the server for that question
-    and holds the keys pressed meanwhile for it."""
+    key script handles the keys and the clicks: it moves to the question the page's
+    data names (:func:`components.annotate.keyboard.move_targets`)."""
     st.button("", key="nw-key-item-prev", shortcut=ITEM_KEYS["previous"],
               icon=":material/arrow_back:", disabled=nav.previous is None,
               help="Previous question in the list")

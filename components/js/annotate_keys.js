@@ -3,10 +3,13 @@
 // The passage cursor lives here, so a key goes where the annotator sees the outline,
 // however far the server is behind. A label key names (dataset, item, passage, label,
 // annotator) and goes to the outbox (nwCore), which keeps it until the server applies
-// it. N / P / U ask the server for the next question; keys pressed until it arrives are
-// held and then aimed at that question. Clicks on the label and key buttons are handled
-// the same way. `data` is the server's view: {dataset, annotator, item, n, cursor,
-// labels, answered, seenRev, keys}. No data is ever put into HTML here.
+// it. N / P / U move to the question the page's data says they lead to: a move is an
+// action too (the server owns where each tab is: needlework/positions.py), and the next
+// keys aim at the new question while the page draws it. A second move before the page
+// has drawn the first holds the keys pressed meanwhile until it has, then goes on from
+// there. Clicks on the label and key buttons are handled the same way. `data` is the
+// page's: {dataset, annotator, item, n, cursor, labels, answered, seq, moves, keys}.
+// No data is ever put into HTML here.
 // the labels' keys and short names come with the page's data (needlework.grounding.keymap)
 let LABELS = {};
 let SHORT = {};
@@ -17,18 +20,19 @@ const BARRIER = "nw-annotate-barrier";
 function annotateKeys() {
   if (window.__nwAnnotate) return window.__nwAnnotate;
   const S = {
-    data: null, item: null, cursor: 1, n: 0, rev: 0, barrier: null, held: [], opening: false,
+    data: null, item: null, cursor: 1, n: 0, barrier: null, held: [],
+    moveId: null, waitSeq: null,  // our last move, and the seq the page must reach to show it
     active: () => !!document.querySelector(".st-key-nw-toolbar"),
   };
   window.__nwAnnotate = S;
   try {  // a reload while a question was being asked for: ask again, then the held keys
     const saved = JSON.parse(sessionStorage.getItem(BARRIER) || "null");
-    if (saved && saved.view) { S.barrier = saved.view; S.held = saved.held || []; S.rev = saved.view.rev; }
+    if (saved && saved.barrier) { S.barrier = saved.barrier; S.held = saved.held || []; }
   } catch (e) { /* ignore */ }
 
   const saveBarrier = () => {
     try {
-      if (S.barrier) sessionStorage.setItem(BARRIER, JSON.stringify({view: S.barrier, held: S.held}));
+      if (S.barrier) sessionStorage.setItem(BARRIER, JSON.stringify({barrier: S.barrier, held: S.held}));
       else sessionStorage.removeItem(BARRIER);
     } catch (e) { /* ignore */ }
   };
@@ -40,7 +44,6 @@ function annotateKeys() {
   // restart (the session has no name yet) the name this browser remembers
   S.who = () => (S.data && S.data.annotator) || nwCore.remembered();
 
-  S.view = () => ({page: "annotate", dataset: S.data.dataset, item: S.item, cursor: S.cursor, rev: S.rev});
 
   S.paint = () => {
     if (!S.data) return;
@@ -140,26 +143,40 @@ function annotateKeys() {
     if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
   };
 
+  // the page shows our last move (or we made none): its data is where we are
+  S.caughtUp = (data) => S.waitSeq === null ||
+    (S.waitSeq !== Infinity && (data.seq || 0) >= S.waitSeq);
+
+  S.go = (target) => {
+    // a move the page's data knows the target of: go there now, tell the server (an
+    // action, in order with the keys), keep the link on it, aim the next keys at it
+    S.item = target.item;
+    S.n = target.n;
+    S.cursor = Math.max(1, Math.min(target.cursor || 1, Math.max(1, target.n)));
+    const a = nwCore.push({kind: "move", tab: nwCore.tab, page: "annotate",
+                           dataset: S.data.dataset, item: S.item, cursor: S.cursor,
+                           annotator: S.who() || ""});
+    S.moveId = a.id;
+    S.waitSeq = Infinity;
+    nwCore.link({item: S.item});
+    S.paint();
+  };
+
   S.ask = (seek) => {
-    // where the move leads is known (the page sent it with its data): go there now and
-    // aim the next keys at it while the page redraws; else ask and hold the keys
-    const target = !S.barrier && S.data.item === S.item && (S.data.moves || {})[seek];
-    S.rev = Math.max(S.rev + 1, Date.now());
-    S.askedAt = Date.now();
-    if (target) {
-      S.item = target.item;
-      S.n = target.n;
-      S.cursor = Math.max(1, Math.min(target.cursor || 1, Math.max(1, target.n)));
-      S.opening = true;
+    if (S.waitSeq !== null || S.data.item !== S.item) {
+      // the page has not drawn our last move yet: where this one leads is not known;
+      // hold the keys until it has, then go on from there
+      S.barrier = {seek, from: S.item, dataset: S.data.dataset};
+      S.held = [];
+      saveBarrier();
       S.paint();
-      nwCore.setView(S.view(), true);
       return;
     }
-    S.barrier = {...S.view(), rev: S.rev, seek};
-    S.held = [];
-    saveBarrier();
-    S.paint();
-    nwCore.setView(S.barrier);
+    const target = (S.data.moves || {})[seek];
+    if (target) S.go(target);
+    else S.say({next: "this is the last question in the list",
+                previous: "this is the first question in the list",
+                unfinished: "no unfinished question after this one"}[seek]);
   };
 
   S.dims = () => (S.data && S.data.dims) || [];
@@ -266,28 +283,25 @@ function annotateKeys() {
     if (S.barrier && S.barrier.dataset !== data.dataset) {  // another dataset: the keys were not for it
       S.barrier = null; S.held = []; saveBarrier();
     }
-    const caughtUp = (data.seenRev || 0) >= S.rev;
-    if (!S.item || caughtUp) {
+    const caughtUp = S.caughtUp(data);
+    if (caughtUp) {  // where the server has this tab (our move, or one the page made)
+      S.waitSeq = null;
       if (S.item !== data.item) S.cursor = data.cursor || 1;
       S.item = data.item;
       S.n = data.n;
     }
-    if (caughtUp) S.opening = false;
-    if (!caughtUp && !S.barrier && !S.opening) {  // the server shows another question than ours: hold keys
-      S.barrier = {...S.view(), rev: S.rev};
-      S.held = [];
-      saveBarrier();
-    }
     if (caughtUp && S.barrier) {
-      S.barrier = null;
+      const {seek, from} = S.barrier;
       const held = S.held;
+      S.barrier = null;
       S.held = [];
       saveBarrier();
-      nwCore.view = S.view();  // where we are now, for a resend after a restart
-      for (const key of held) S.handle(key);
-    } else if ((S.barrier || S.opening) && Date.now() - (S.askedAt || 0) > 3000) {
-      S.askedAt = Date.now();
-      nwCore.setView(S.barrier || S.view());  // still asking (after a reload, or a lost request)
+      if (from === data.item) {
+        S.ask(seek);
+        for (const key of held) S.handle(key);
+      } else if (held.length) {
+        S.say("the page opened another question: the keys held for the next one were not applied");
+      }
     }
     S.cursor = Math.max(1, Math.min(S.cursor, Math.max(1, S.n)));
     S.paint();
@@ -386,11 +400,17 @@ function annotateKeys() {
     S.say(u.item === S.item ? `reverted ${label}` : `reverted ${label} of another question`);
   });
   nwCore.tellListeners.add((t) => S.say(t.message));  // R: how many it marked; F: on or off
-  // a question asked and not answered in 3 s (a restart, a lost request): ask again
+  nwCore.moveListeners.add((m) => {  // the server applied our move: the page must reach its seq
+    if (m.id !== S.moveId) return;
+    S.waitSeq = m.seq || 0;
+    S.ackedAt = Date.now();
+  });
+  // our move is saved but the page has not drawn it in 3 s (a lost rerun): ask again
   setInterval(() => {
-    if ((S.barrier || S.opening) && S.data && Date.now() - (S.askedAt || 0) > 3000) {
-      S.askedAt = Date.now();
-      nwCore.setView(S.barrier || S.view());
+    if (S.data && S.waitSeq !== null && S.waitSeq !== Infinity &&
+        Date.now() - (S.ackedAt || 0) > 3000) {
+      S.ackedAt = Date.now();
+      nwCore.redraw();
     }
   }, 1000);
   return S;

@@ -4,8 +4,9 @@
 // tab that made them is gone), POSTed to the server's action route (the route's path
 // comes with the outbox component's data), and dropped only when the response names
 // their id as applied, unchanged or refused. A response then asks for a rerun through
-// the outbox component's state (the page's view and a redraw nonce): the rerun only
-// draws what is saved. A refused action is
+// the outbox component's state (the tab's id and a redraw nonce): the rerun only draws
+// what is saved, at the place the server holds for this tab (moves are actions too:
+// needlework/positions.py). A refused action is
 // never shown as saved: the badge says why, in the server's sentence, for REFUSAL_MS.
 // Everything is written as text (textContent), never as HTML.
 const nwCore = (() => {
@@ -97,9 +98,9 @@ const nwCore = (() => {
   const core = {
     queue: (read(mine) || {}).queue || [],
     settled: [],         // acknowledged, but maybe not yet in the page's data: {action, at}
+    tab,                 // this tab's id (its session storage): the server keeps its position
     nonce: 0,            // the last redraw asked for (the outbox state's nonce)
     drawn: 0,            // the last redraw a rerun answered
-    view: null,
     setState: null,
     route: null,         // the action route (from the outbox component's data)
     inFlight: null,      // {at} of the last POST not yet answered
@@ -111,6 +112,7 @@ const nwCore = (() => {
     answeredAt: Date.now(),
     listeners: new Set(),
     revertListeners: new Set(),
+    moveListeners: new Set(),  // a move's outcome: {id, seq} (seq 0: refused)
     reverted: new Set(),
     tellListeners: new Set(),  // what an action's outcome says to the person (once per id)
     heldCounters: new Set(),   // the page scripts' keys held until their place is shown
@@ -118,6 +120,7 @@ const nwCore = (() => {
     counter: 0,
     redrawTimer: null,
     redrawPause: 0,
+    toldTab: 0,
     lastPush: 0,
     save() {
       try {
@@ -162,12 +165,14 @@ const nwCore = (() => {
       this.send();
       return action;
     },
-    setView(view, soon) {
-      // a move: the page draws the new place at once, or (`soon`: the keys already aim
-      // at it) as soon as the keys pause for MOVE_PAUSE_MS
-      this.view = view;
-      if (soon) this.redrawSoon(MOVE_PAUSE_MS);
-      else this.redraw();
+    link(params) {
+      // keep the address on where the tab is: a reload, or the address copied, opens there
+      // (the server reads it only when a page opens)
+      try {
+        const url = new URL(location.href);
+        for (const [k, v] of Object.entries(params)) url.searchParams.set(k, String(v));
+        history.replaceState(history.state, "", url.toString());
+      } catch (e) { /* no history here */ }
     },
     pending() { return this.queue.length; },
     // the name this browser remembers (js/name_memory.js, local mode): the key scripts
@@ -189,6 +194,11 @@ const nwCore = (() => {
     attach(setState, data) {
       this.setState = setState;
       if (data && data.route) this.route = data.route;
+      // the server does not know this tab yet (a new page, a restarted server): tell it
+      if (data && data.tab !== tab && Date.now() - this.toldTab > 2000) {
+        this.toldTab = Date.now();
+        this.redraw();
+      }
       if (this.queue.length) this.send(true);
     },
     redrawSoon(pause = QUIET_MS) {
@@ -208,11 +218,11 @@ const nwCore = (() => {
       this.redrawTimer = setTimeout(wait, 0);  // wait() measures the pause itself
     },
     redraw() {
-      // ask for a rerun: the page draws what is saved (and the view, where the keys are)
+      // ask for a rerun: the page draws what is saved, where the server has this tab
       if (this.redrawTimer) { clearTimeout(this.redrawTimer); this.redrawTimer = null; }
       if (!this.setState) return this.nonce;
       this.nonce = Math.max(this.nonce + 1, Date.now());
-      try { this.setState("outbox", {view: this.view, nonce: this.nonce}); } catch (e) { /* */ }
+      try { this.setState("outbox", {tab, nonce: this.nonce}); } catch (e) { /* */ }
       return this.nonce;
     },
     send(force) {
@@ -232,6 +242,7 @@ const nwCore = (() => {
       const acked = new Set(data.acks || []);
       const refusedIds = new Set((data.rejected || []).map((r) => r.id));
       let redraw = false;
+      const moves = new Set((data.moved || []).map((m) => m.id));
       if (acked.size) {
         const at = this.redrawNonce();
         // a refused action is forgotten, never shown as saved
@@ -253,6 +264,9 @@ const nwCore = (() => {
         this.reverted.add(u.id);
         for (const fn of this.revertListeners) { try { fn(u); } catch (e) { /* ignore */ } }
       }
+      for (const m of data.moved || []) {
+        for (const fn of this.moveListeners) { try { fn(m); } catch (e) { /* ignore */ } }
+      }
       for (const t of data.told || []) {
         if (this.told.has(t.id)) continue;
         this.told.add(t.id);
@@ -273,7 +287,8 @@ const nwCore = (() => {
           this.retryAt = 0;
         }
       }
-      if (redraw) this.redrawSoon();
+      // after a move the page draws the new place as soon as the keys pause a little
+      if (redraw) this.redrawSoon(moves.size ? MOVE_PAUSE_MS : QUIET_MS);
       this.notify();
       if (this.queue.length && !this.error && Date.now() >= this.retryAt) this.send();
     },

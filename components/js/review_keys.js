@@ -3,10 +3,12 @@
 // A F T B S name a verdict on the comparison on screen (chosen i vs rejected j of an item)
 // and go to the outbox (nwCore) with the reasons picked for it and the note as typed;
 // 1-7 toggle a reason (kept here until there is a verdict, then saved at once). J / K / N
-// ask the server for the next / previous / next unreviewed comparison; keys pressed
-// until it is shown are held and then aimed at it. Clicks on those buttons act the same.
-// `data` is the server's view: {dataset, annotator, item, i, j, verdict, reasons, advance,
-// seenRev}. No data is ever put into HTML here.
+// move to the next / previous / next unreviewed comparison the page's data names: a
+// move is an action too (the server owns where each tab is: needlework/positions.py),
+// and the next keys aim at the new comparison while the page draws it. A second move
+// before the page has drawn the first holds the keys until it has. Clicks on those
+// buttons act the same. `data` is the page's: {dataset, annotator, item, i, j, verdict,
+// reasons, advance, seq, moves, keys}. No data is ever put into HTML here.
 // the verdicts' and reasons' keys come with the page's data (needlework.review.verdicts)
 let VERDICTS = {};
 let REASONS = {};
@@ -15,16 +17,16 @@ const BARRIER = "nw-review-barrier";
 
 function reviewKeys() {
   if (window.__nwReview) return window.__nwReview;
-  const S = {data: null, at: null, rev: 0, barrier: null, held: [], drafts: {},
+  const S = {data: null, at: null, barrier: null, held: [], drafts: {}, moveId: null, waitSeq: null,
              active: () => !!document.querySelector(".st-key-rv-verdicts")};
   window.__nwReview = S;
   try {
     const saved = JSON.parse(sessionStorage.getItem(BARRIER) || "null");
-    if (saved && saved.view) { S.barrier = saved.view; S.held = saved.held || []; S.rev = saved.view.rev; }
+    if (saved && saved.barrier) { S.barrier = saved.barrier; S.held = saved.held || []; }
   } catch (e) { /* ignore */ }
   const saveBarrier = () => {
     try {
-      if (S.barrier) sessionStorage.setItem(BARRIER, JSON.stringify({view: S.barrier, held: S.held}));
+      if (S.barrier) sessionStorage.setItem(BARRIER, JSON.stringify({barrier: S.barrier, held: S.held}));
       else sessionStorage.removeItem(BARRIER);
     } catch (e) { /* ignore */ }
   };
@@ -36,6 +38,12 @@ function reviewKeys() {
   // restart (the session has no name yet) the name this browser remembers
   S.who = () => (S.data && S.data.annotator) || nwCore.remembered();
   const id = () => `${S.at.item}\u0000${S.at.i}\u0000${S.at.j}`;
+  const idOf = (c) => `${c.item}\u0000${c.i}\u0000${c.j}`;
+  // my verdict and reasons saved on the comparisons the page's data names (the one on
+  // screen, where J / K / N lead, the item's grid): a key pressed on one of them before
+  // the page has drawn it still knows what is saved there
+  S.known = new Map();
+  S.savedOf = (at) => S.known.get(idOf(at)) || {verdict: null, reasons: []};
   S.pendingVerdict = () => {
     let v = null;
     for (const a of nwCore.overlay((a) => a.kind === "verdict" && a.item === S.at.item &&
@@ -45,8 +53,7 @@ function reviewKeys() {
   S.reasons = () => {
     const draft = S.drafts[id()];
     if (draft) return draft;
-    const same = S.data.item === S.at.item && S.data.i === S.at.i && S.data.j === S.at.j;
-    let reasons = same ? S.data.reasons || [] : [];
+    let reasons = S.savedOf(S.at).reasons || [];
     for (const a of nwCore.overlay((a) => (a.kind === "verdict" || a.kind === "reasons") &&
                                    a.item === S.at.item && a.i === S.at.i && a.j === S.at.j)) {
       reasons = a.flip ? flipped(reasons, a.flip) : a.reasons;
@@ -76,19 +83,59 @@ function reviewKeys() {
         `.st-key-rv-verdicts::after{content:"saving: ${key.toUpperCase()}…";font-size:.75rem;` +
         "color:#9a3412}";
     }
-    if (S.barrier) css += '[data-testid="stMain"] .st-key-rv-responses{opacity:.45}';
+    if (S.barrier || !S.drawn()) css += '[data-testid="stMain"] .st-key-rv-responses{opacity:.45}';
     style.textContent = css;
   };
 
-  S.ask = (view) => {
-    S.rev = Math.max(S.rev + 1, Date.now());
-    S.barrier = {page: "review", dataset: S.data.dataset, item: S.at.item, i: S.at.i, j: S.at.j,
-                 ...view, rev: S.rev};
-    S.held = [];
-    S.askedAt = Date.now();
-    saveBarrier();
+  // the page shows our last move (or we made none): its data is where we are
+  S.caughtUp = (data) => S.waitSeq === null ||
+    (S.waitSeq !== Infinity && (data.seq || 0) >= S.waitSeq);
+  S.drawn = () => !!(S.data && S.at && S.data.item === S.at.item && S.data.i === S.at.i &&
+                     S.data.j === S.at.j);
+  S.say = (text) => {  // a short note under the verdict buttons (our own words)
+    const box = document.querySelector(".st-key-rv-verdicts");
+    if (!box) return;
+    let note = box.querySelector(".nw-review-note");
+    if (!note) {
+      note = document.createElement("div");
+      note.className = "nw-review-note";
+      note.setAttribute("role", "status");
+      note.style.cssText = "font-size:.8rem;color:#1e3a8a;transition:opacity .3s";
+      box.appendChild(note);
+    }
+    note.textContent = text;
+    note.style.opacity = "1";
+    clearTimeout(S.sayTimer);
+    S.sayTimer = setTimeout(() => { note.style.opacity = "0"; }, 3500);
+  };
+
+  S.go = (target) => {
+    // a comparison the page's data knows: go there now, tell the server (an action, in
+    // order with the verdicts), keep the link on it, aim the next keys at it
+    S.at = {item: target.item, i: target.i, j: target.j};
+    const a = nwCore.push({kind: "move", tab: nwCore.tab, page: "review",
+                           dataset: S.data.dataset, item: S.at.item, i: S.at.i, j: S.at.j,
+                           annotator: S.who() || ""});
+    S.moveId = a.id;
+    S.waitSeq = Infinity;
+    nwCore.link({item: S.at.item, i: S.at.i + 1, j: S.at.j + 1});
     S.paint();
-    nwCore.setView(S.barrier);
+  };
+
+  S.ask = (seek, target) => {
+    if (S.waitSeq !== null || !S.drawn()) {
+      // the page has not drawn our last move yet: hold the keys until it has
+      S.barrier = {seek, target: target || null, from: S.at, dataset: S.data.dataset};
+      S.held = [];
+      saveBarrier();
+      S.paint();
+      return;
+    }
+    const found = target || (S.data.moves || {})[seek];
+    if (found) S.go(found);
+    else S.say({next: "This is the last comparison in this view.",
+                previous: "This is the first comparison in this view.",
+                unreviewed: "Every comparison in this view is reviewed."}[seek] || "");
   };
 
   const note = () => {
@@ -99,7 +146,7 @@ function reviewKeys() {
   S.handle = (key) => {
     if (!S.data || !S.at) return;
     if (S.barrier) { S.held.push(key); saveBarrier(); nwCore.notify(); return; }
-    if (key in SEEK) { S.ask({seek: SEEK[key]}); return; }
+    if (key in SEEK) { S.ask(SEEK[key]); return; }
     if (!S.who()) {  // nothing is saved without a name: go and type it
       const field = document.querySelector('[data-testid="stSidebar"] input[aria-label="Annotator"]');
       if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
@@ -115,14 +162,13 @@ function reviewKeys() {
                    j: S.at.j, annotator: S.who(), verdict: VERDICTS[key],
                    reasons: S.reasons(), note: note()});
       delete S.drafts[id()];
-      if (S.data.advance) S.ask({seek: "unreviewed"});
+      if (S.data.advance) S.ask("unreviewed");
       S.paint();
       return;
     }
     if (key in REASONS) {
       const tag = REASONS[key];
-      if ((S.data.verdict && S.data.item === S.at.item && S.data.i === S.at.i &&
-           S.data.j === S.at.j) || S.pendingVerdict()) {
+      if (S.savedOf(S.at).verdict || S.pendingVerdict()) {
         // the server flips the reason on what is saved (right after Z the page may still
         // show the reasons the undo took back)
         delete S.drafts[id()];
@@ -137,26 +183,32 @@ function reviewKeys() {
 
   S.receive = (data) => {
     S.data = data;
+    for (const c of [...Object.values(data.moves || {}), ...(data.grid || []),
+                     {item: data.item, i: data.i, j: data.j, verdict: data.verdict,
+                      reasons: data.reasons}]) {
+      S.known.set(idOf(c), {verdict: c.verdict || null, reasons: c.reasons || []});
+    }
+    if (S.known.size > 5000) S.known = new Map([...S.known].slice(-1000));
     if (data.keys) { VERDICTS = data.keys.verdicts || {}; REASONS = data.keys.reasons || {}; }
     nwCore.forget(data.seen);
     if (S.barrier && S.barrier.dataset !== data.dataset) { S.barrier = null; S.held = []; saveBarrier(); }
-    const caughtUp = (data.seenRev || 0) >= S.rev;
-    if (!S.at || caughtUp) S.at = {item: data.item, i: data.i, j: data.j};
-    if (!caughtUp && !S.barrier) {  // the server shows another comparison than ours: hold keys
-      S.barrier = {page: "review", dataset: data.dataset, ...S.at, rev: S.rev, seek: null};
-      S.held = [];
-      saveBarrier();
+    const caughtUp = S.caughtUp(data);
+    if (!S.at || caughtUp) {  // where the server has this tab (our move, or one the page made)
+      S.waitSeq = null;
+      S.at = {item: data.item, i: data.i, j: data.j};
     }
     if (caughtUp && S.barrier) {
-      S.barrier = null;
+      const {seek, target, from} = S.barrier;
       const held = S.held;
+      S.barrier = null;
       S.held = [];
       saveBarrier();
-      nwCore.view = {page: "review", dataset: data.dataset, ...S.at, rev: S.rev};
-      for (const key of held) S.handle(key);
-    } else if (S.barrier && Date.now() - (S.askedAt || 0) > 3000) {
-      S.askedAt = Date.now();
-      nwCore.setView(S.barrier);
+      if (from && from.item === data.item && from.i === data.i && from.j === data.j) {
+        S.ask(seek, target);
+        for (const key of held) S.handle(key);
+      } else if (held.length) {
+        S.say("the page opened another comparison: the keys held for the next one were not applied");
+      }
     }
     S.paint();
   };
@@ -204,7 +256,7 @@ function reviewKeys() {
     else {
       const [, i, j] = what.split("_").map(Number);
       if (S.barrier) return;
-      S.ask({i, j, seek: null});
+      S.ask(null, {item: S.at.item, i, j});
     }
   }, true);
   // a clicked switch or radio keeps the focus, and the page ignores keys typed in any
@@ -218,11 +270,17 @@ function reviewKeys() {
   const MOVES = new Set(["j", "k", "n", "p", "u", "arrowup", "arrowdown", "arrowleft",
                          "arrowright", "escape", "tab", "pageup", "pagedown", "home", "end"]);
   nwCore.heldCounters.add(() => S.held.filter((k) => !MOVES.has(String(k).toLowerCase())).length);
-  // a question asked and not answered in 3 s (a restart, a lost request): ask again
+  nwCore.moveListeners.add((m) => {  // the server applied our move: the page must reach its seq
+    if (m.id !== S.moveId) return;
+    S.waitSeq = m.seq || 0;
+    S.ackedAt = Date.now();
+  });
+  // our move is saved but the page has not drawn it in 3 s (a lost rerun): ask again
   setInterval(() => {
-    if (S.barrier && S.data && Date.now() - (S.askedAt || 0) > 3000) {
-      S.askedAt = Date.now();
-      nwCore.setView(S.barrier);
+    if (S.data && S.waitSeq !== null && S.waitSeq !== Infinity &&
+        Date.now() - (S.ackedAt || 0) > 3000) {
+      S.ackedAt = Date.now();
+      nwCore.redraw();
     }
   }, 1000);
   return S;

@@ -1,34 +1,35 @@
-"""Where the reviewer is, kept in the session.
+"""Where the reviewer is: the server's record of this tab (:mod:`components.position`).
 
-Verdicts, reasons and moves come from the key script (``js/review_keys.js``): verdicts
-and reasons as actions the outbox delivers (:mod:`components.outbox`), moves as a view
-the page follows (:func:`follow`). The difference buttons and the note record an
-*intent* (their callbacks run before the script) that the page applies once the queue
-is known. The current item is mirrored in ``?item=`` so the URL always opens where you
-are.
+Verdicts, reasons and moves come from the key script (``js/review_keys.js``) as actions
+the outbox delivers (:mod:`components.outbox`); the page's data names where J, K and N
+lead (:func:`move_targets`). The page moves the tab itself when it has no place yet,
+when a filter leaves the comparison out, and when it opens from a link (``?item=&i=&j=``,
+read only then; written on every run for sharing). The difference buttons and the
+note record an *intent* (their callbacks run before the script) that the page applies
+once the queue is known.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 from sqlite_utils import Database
 
-from components.outbox import ECHO_SECONDS, followed
+from components import position as pos
 from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.review.queue import Comparison, PairList, item_comparisons
-from needlework.review.verdicts import VERDICTS, parse_field, verdict_of
+from needlework.review.verdicts import VERDICTS, field_name, parse_field, verdict_of
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import save_note as save_verdict_note
 from store import pairs as pairs_store
+from store.annotations import get_value
 from store.pairs import ItemRow
 from store.review import last_verdict_change
 
-POS = "rv_pos"
+POS = "rv_pos"  # the comparison drawn last (the bulk verdict starts there)
+PAGE = "review"
 INTENT = "rv_intent"
 ADVANCE = "rv_advance"
 Ident = tuple[str, int, int]
@@ -53,29 +54,25 @@ def first_of(db: Database, dataset: str, row: ItemRow, scope: str, me: str) -> C
 
 
 def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str) -> Comparison | None:
-    """The comparison to show: a new ``?item=`` (deep link, edited URL) wins, on the
-    comparison ``&i=I&j=J`` names (chosen I vs rejected J, numbered from 1 as on the
-    page) when it has one, then where this session was in this dataset, then where the
-    reviewer left off: the first comparison of the list without their verdict.
-
-    The URL is new when it is not the one this session wrote and not one it moved away
-    from in the last few seconds to follow the key script: requests sent before the
-    browser had the new URL still carry the old one (after a server restart, the one
-    the old server wrote), and jumping back to it sent the next keys to the comparison
-    the reviewer had left."""
-    state = st.session_state.get(POS) or {}
-    asked = st.query_params.get("item")
-    left = state.get("left") or {}
-    if (asked is not None and asked != state.get("written")
-            and time.monotonic() - left.get(asked, -ECHO_SECONDS) >= ECHO_SECONDS):
-        row = pairs_store.item(db, dataset, asked)
+    """The comparison to show: when the page has just opened, the ``?item=`` link, on
+    the comparison ``&i=I&j=J`` names (chosen I vs rejected J, numbered from 1 as on
+    the page) when it has one; else where the server has this tab; else this session's
+    comparison (the browser has not said which tab it is yet); else where the reviewer
+    left off: the first comparison of the list without their verdict."""
+    if pos.link_counts(PAGE, dataset):
+        asked = st.query_params.get("item")
+        row = pairs_store.item(db, dataset, asked) if asked else None
         if row is not None:
             return asked_pair(row) or first_of(db, dataset, row, scope, me)
-    if state.get("dataset") == dataset and state.get("item"):
-        row = pairs_store.item(db, dataset, state["item"])
-        i, j = state["i"], state["j"]
-        if row is not None and i < row[2] and j < row[3]:
-            return Comparison(row[0], row[1], i, j)
+    held = pos.held(PAGE, dataset)
+    state = st.session_state.get(POS) or {}
+    place = (held.item, held.i, held.j) if held is not None else (
+        (state["item"], state["i"], state["j"]) if state.get("dataset") == dataset
+        and state.get("item") else None)
+    if place is not None:
+        row = pairs_store.item(db, dataset, place[0])
+        if row is not None and place[1] < row[2] and place[2] < row[3]:
+            return Comparison(row[0], row[1], place[1], place[2])
     if me:
         found = items.next_unreviewed(db, None)
         if found is not None:
@@ -92,29 +89,6 @@ def asked_pair(row: ItemRow) -> Comparison | None:
     if 0 <= i < row[2] and 0 <= j < row[3]:
         return Comparison(row[0], row[1], i, j)
     return None
-
-
-def follow(db: Database, dataset: str, view: Mapping[str, Any] | None,
-           current: Comparison | None, items: PairList) -> Comparison | None:
-    """The comparison a browser view asks for (the key script's J / K / N, a verdict that
-    moves on, a click in the comparison grid), from the comparison it was on."""
-    if not view or not isinstance(view.get("item"), str):
-        return current
-    row = pairs_store.item(db, dataset, view["item"])
-    i, j = view.get("i"), view.get("j")
-    if row is None or not (isinstance(i, int) and isinstance(j, int) and 0 <= i < row[2]
-                           and 0 <= j < row[3]):
-        return current
-    start = Comparison(row[0], row[1], i, j)
-    seek = view.get("seek")
-    if seek in ("next", "previous"):
-        return items.step(db, start, 1 if seek == "next" else -1, row[2], row[3]) or start
-    if seek == "unreviewed":
-        found = items.next_unreviewed(db, start, row[2], row[3])
-        if found is None:
-            st.toast("Every comparison in this view is reviewed.", icon="🎉")
-        return found or start
-    return start
 
 
 SEEN = "rv_seen_view"
@@ -134,29 +108,48 @@ def into_view(db: Database, dataset: str, current: Comparison | None, items: Pai
     return items.first(db) or current
 
 
-def remember(dataset: str, current: Comparison | None,
-             view: Mapping[str, Any] | None = None) -> None:
-    """Keep the position in the session and in ``?item=&i=&j=``; ``view``, the browser
-    view :func:`follow` just followed, is then marked followed (before anything is
-    drawn: see ``components.outbox.followed``)."""
-    link = st.query_params.get("item")
+def remember(dataset: str, current: Comparison | None) -> int:
+    """Put this tab at ``current`` when it is not there yet (a page's own move), keep it
+    in the session and in ``?item=&i=&j=`` (for sharing); returns the tab's ``seq``."""
+    held = pos.held(PAGE, dataset)
     if current is None:
-        st.session_state[POS] = {"dataset": dataset, "written": link}
-        followed(view)
-        return
-    now = time.monotonic()
-    left = {k: t for k, t in (st.session_state.get(POS) or {}).get("left", {}).items()
-            if now - t < ECHO_SECONDS}
-    if view is not None and link and link != current.item:
-        left[link] = now  # requests still carrying the URL it left are echoes, not links
+        st.session_state[POS] = {"dataset": dataset}
+        pos.settled(PAGE)
+        return held.seq if held is not None else 0
+    if held is not None and (held.item, held.i, held.j) == current.ident:
+        seq = held.seq
+    else:
+        seq = pos.place(PAGE, dataset, current.item, i=current.i, j=current.j)
+    pos.settled(PAGE)  # nothing drawn since the link was read: see position.settled
     st.session_state[POS] = {"dataset": dataset, "item": current.item, "i": current.i,
-                             "j": current.j, "written": current.item, "left": left}
-    followed(view)
+                             "j": current.j}
     if st.query_params.get("item") != current.item:
         st.query_params["item"] = current.item
     for name, value in (("i", current.i), ("j", current.j)):  # the comparison, from 1
         if st.query_params.get(name) != str(value + 1):
             st.query_params[name] = str(value + 1)
+    return seq
+
+
+def move_targets(db: Database, current: Comparison, items: PairList, n_chosen: int,
+                 n_rejected: int, me: str) -> dict[str, dict[str, Any]]:
+    """Where J, K and N lead from ``current`` (whose item has ``n_chosen`` ×
+    ``n_rejected`` responses), each with ``me``'s saved verdict and reasons there: the
+    key script moves there at once and aims the next keys at it. ``unreviewed`` is the
+    next comparison without the reviewer's verdict other than this one (a verdict with
+    "next unreviewed after a verdict" goes there too)."""
+    found = {"next": items.step(db, current, 1, n_chosen, n_rejected),
+             "previous": items.step(db, current, -1, n_chosen, n_rejected),
+             "unreviewed": items.next_unreviewed(db, current, n_chosen, n_rejected)}
+    return {seek: {"item": c.item, "i": c.i, "j": c.j, **saved_verdict(db, items.dataset, c, me)}
+            for seek, c in found.items() if c is not None and c != current}
+
+
+def saved_verdict(db: Database, dataset: str, c: Comparison, me: str) -> dict[str, Any]:
+    """``{"verdict", "reasons"}`` of ``me`` on comparison ``c`` (``None`` and ``[]``: none)."""
+    saved = get_value(db, dataset, c.item, me, field_name(c.i, c.j)) if me else None
+    reasons = saved.get("reasons") if isinstance(saved, dict) else None
+    return {"verdict": verdict_of(saved), "reasons": reasons if isinstance(reasons, list) else []}
 
 
 def last_saved(db: Database, dataset: str, me: str) -> str:

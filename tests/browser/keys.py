@@ -187,20 +187,21 @@ def settle(page, timeout: float = 90) -> None:
 
 
 def key_state(page) -> str:
-    """What the key scripts hold (for a failure message): their barrier, revision, the
-    server's view of them and the page's URL."""
+    """What the key scripts hold (for a failure message): their barrier, the move they
+    wait for, the page's data of them and the page's URL."""
     try:
         return page.evaluate("""() => JSON.stringify({url: location.href,
           core: window.__nwCore && {queue: window.__nwCore.queue.length, error: window.__nwCore.error,
-                                    inFlight: window.__nwCore.inFlight, view: window.__nwCore.view},
+                                    inFlight: window.__nwCore.inFlight, tab: window.__nwCore.tab},
           annotate: window.__nwAnnotate && {item: window.__nwAnnotate.item, cursor: window.__nwAnnotate.cursor,
-            rev: window.__nwAnnotate.rev, barrier: window.__nwAnnotate.barrier, held: window.__nwAnnotate.held,
+            waitSeq: String(window.__nwAnnotate.waitSeq), barrier: window.__nwAnnotate.barrier,
+            held: window.__nwAnnotate.held,
             data: window.__nwAnnotate.data && {item: window.__nwAnnotate.data.item,
-              seenRev: window.__nwAnnotate.data.seenRev, annotator: window.__nwAnnotate.data.annotator}},
-          review: window.__nwReview && {at: window.__nwReview.at, rev: window.__nwReview.rev,
+              seq: window.__nwAnnotate.data.seq, annotator: window.__nwAnnotate.data.annotator}},
+          review: window.__nwReview && {at: window.__nwReview.at, waitSeq: String(window.__nwReview.waitSeq),
             barrier: window.__nwReview.barrier, held: window.__nwReview.held,
             data: window.__nwReview.data && {item: window.__nwReview.data.item, i: window.__nwReview.data.i,
-              j: window.__nwReview.data.j, seenRev: window.__nwReview.data.seenRev,
+              j: window.__nwReview.data.j, seq: window.__nwReview.data.seq,
               annotator: window.__nwReview.data.annotator}},
           text: document.body.innerText.slice(0, 600)})""")
     except Exception as e:  # noqa: BLE001 - a page that is gone says so

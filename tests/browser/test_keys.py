@@ -303,7 +303,8 @@ def test_a_full_disk_keeps_presses_pending_then_delivers_when_space_returns(page
             who = unique("full")
             open_annotate(page, server.url, order[8][0], who)
             filler = disk / "filler"
-            with open(filler, "wb") as out:  # fill the disk to the last byte
+            with open(filler, "wb", buffering=0) as out:  # fill the disk to the last byte
+                # (unbuffered: closing it has nothing left to write on the full disk)
                 block = b"\0" * 65536
                 try:
                     while True:

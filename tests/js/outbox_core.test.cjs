@@ -40,7 +40,7 @@ function world() {
     (o === storage ? Array.from(store.keys()) : Object.keys(o)) : t[p])});
   const fn = new Function(...Object.keys(sandbox), SOURCE + "\nreturn nwCore;");
   const core = fn(...Object.values(sandbox));
-  core.attach((name, value) => w.redraws.push(value), {route: "/_nw/actions"});
+  core.attach((name, value) => w.redraws.push(value), {route: "/_nw/actions", tab: core.tab});
   w.core = core;
   w.reply = async (i, status, body) => {
     w.replies[i].resolve({ok: status >= 200 && status < 300, status, json: async () => body});
@@ -212,11 +212,32 @@ const tests = {
     held = 0;
     assert.strictEqual(w.core.status().text, "✓ all saved");
   },
-  async "a view asks for a redraw with the view, not a post"() {
+  async "a page that does not know the tab yet is told once, with the tab's id"() {
     const w = world();
-    w.core.setView({page: "annotate", dataset: "g", item: "q2", rev: 3});
+    assert.strictEqual(w.redraws.length, 0);
+    w.core.attach((name, value) => w.redraws.push(value), {route: "/_nw/actions", tab: null});
+    w.core.attach((name, value) => w.redraws.push(value), {route: "/_nw/actions", tab: null});
+    assert.strictEqual(w.redraws.length, 1);
+    assert.strictEqual(w.redraws[0].tab, w.core.tab);
     assert.strictEqual(w.posts.length, 0);
-    assert.deepStrictEqual(w.redraws[0].view, {page: "annotate", dataset: "g", item: "q2", rev: 3});
+    w.advance(2100);  // still unknown later (a restarted server): told again
+    w.core.attach((name, value) => w.redraws.push(value), {route: "/_nw/actions", tab: null});
+    assert.strictEqual(w.redraws.length, 2);
+  },
+  async "a move is an action: its seq goes to the listeners, the redraw follows soon"() {
+    const w = world();
+    const seen = [];
+    w.core.moveListeners.add((m) => seen.push(m));
+    const a = w.core.push({kind: "move", tab: w.core.tab, page: "annotate", dataset: "g",
+                           item: "q2", cursor: 1});
+    assert.strictEqual(w.posts.length, 1);
+    await w.reply(0, 200, {acks: [a.id], moved: [{id: a.id, seq: 42}]});
+    assert.deepStrictEqual(seen, [{id: a.id, seq: 42}]);
+    w.advance(90);
+    assert.strictEqual(w.redraws.length, 0);
+    w.advance(30);  // MOVE_PAUSE_MS after the last key, not QUIET_MS
+    assert.strictEqual(w.redraws.length, 1);
+    assert.strictEqual(w.redraws[0].tab, w.core.tab);
   },
 };
 

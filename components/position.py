@@ -1,0 +1,91 @@
+"""Where this tab is on the annotate and review pages, as the pages read and change it.
+
+The server owns it (:mod:`needlework.positions`): the key scripts move it with ``move``
+actions through the action route; a page moves it when one of its widgets does (the
+question picker, a filter that leaves the question out), when the tab has no place
+yet (where the annotator left off), and when the page opens from a link: ``?item=`` is
+read only on a page's first run after it opened (a link, the sidebar, a reload), never
+on the reruns that follow, nor when a restarted server reconnects to an open page, and
+written on every run so that the address can be shared (the key scripts keep the
+browser's address on their latest move between runs, so a reload opens there).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+import streamlit as st
+
+from components.outbox import tab
+from components.state import get_db, signed_in
+from needlework import positions
+from needlework.positions import Position
+
+log = logging.getLogger(__name__)
+PAGE = "nw-page"  # the page this session ran last
+ARRIVED = "nw-arrived"  # the page that has just opened and not settled its position yet
+UNPLACED = "nw-unplaced"  # (page, dataset) placed before the browser said which tab it is
+
+
+def arrive(page: str) -> None:
+    """Note which page this run draws (``app.py``, every run): a page other than the
+    last one has just opened (``load``: the session's first run; ``switch``: from
+    another page of the session)."""
+    if st.session_state.get(PAGE) != page:
+        st.session_state[ARRIVED] = (page, "switch" if PAGE in st.session_state else "load")
+        st.session_state[PAGE] = page
+
+
+def _who() -> str:
+    user = signed_in()
+    return user.name if user is not None else ""
+
+
+def link_counts(page: str, dataset: str) -> bool:
+    """Whether this run reads ``?item=``: ``page`` has just opened, from another page of
+    the session or as a session's first run, except when that first run is a
+    reconnection (the browser already says which tab it is: the server restarted under
+    an open page) and the server has the tab's place (its address may lag behind)."""
+    arrived = st.session_state.get(ARRIVED)
+    if not arrived or arrived[0] != page:
+        return False
+    return not (arrived[1] == "load" and held(page, dataset) is not None)
+
+
+def held(page: str, dataset: str) -> Position | None:
+    """This tab's position on ``page`` of ``dataset`` (``None``: the browser has not said
+    which tab it is yet, the tab has no place there, or the page placed this session
+    before it knew the tab: :func:`place` then puts the tab there)."""
+    name = tab()
+    if not name or (page, dataset) in st.session_state.get(UNPLACED, set()):
+        return None
+    return positions.get(get_db(), _who(), name, page, dataset)
+
+
+def place(page: str, dataset: str, item: str, *, i: int = 0, j: int = 0, cursor: int = 0) -> int:
+    """Move this tab (a page's own move); returns the position's ``seq`` (0 when the
+    browser has not said which tab it is yet: the next run with the tab places it)."""
+    name = tab()
+    unplaced: set[tuple[str, str]] = st.session_state.setdefault(UNPLACED, set())
+    if not name:
+        unplaced.add((page, dataset))
+        return 0
+    try:
+        seq = positions.move(get_db(), _who(), name, page, dataset, item, i=i, j=j,
+                             cursor=cursor).seq
+    except sqlite3.Error as exc:  # busy or full: the page still draws; the next run places
+        log.warning("the tab's position was not saved: %s", exc)
+        unplaced.add((page, dataset))
+        return 0
+    unplaced.discard((page, dataset))
+    return seq
+
+
+def settled(page: str) -> None:
+    """The page has its position for this opening: later runs no longer read the link.
+    Call it right after the position was placed, with nothing drawn in between (a run
+    stopped before would otherwise leave the link unread)."""
+    arrived = st.session_state.get(ARRIVED)
+    if arrived and arrived[0] == page:
+        del st.session_state[ARRIVED]
