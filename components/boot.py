@@ -22,6 +22,7 @@ only :mod:`needlework.startup`, which imports nothing of ours.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from needlework import startup
@@ -36,14 +37,16 @@ ENGINE_LOGIC = ("needlework.rewards.job", "needlework.needle.job", "needlework.r
 _HERE = Path(__file__).parent
 
 
-def components() -> list[str]:
-    """Every component module (dotted, without ``components.``), packages' own files left out."""
+@functools.cache
+def components() -> tuple[str, ...]:
+    """Every component module (dotted, without ``components.``), packages' own files left
+    out (read once per process: every run asks, through ``get_db``)."""
     names = []
     for path in sorted(_HERE.rglob("*.py")):
         parts = path.relative_to(_HERE).with_suffix("").parts
         if parts[-1] != "__init__" and parts != ("boot",):
             names.append(".".join(parts))
-    return names
+    return tuple(names)
 
 
 def is_engine(name: str) -> bool:

@@ -243,6 +243,9 @@ const nwCore = (() => {
       const refusedIds = new Set((data.rejected || []).map((r) => r.id));
       let redraw = false;
       const moves = new Set((data.moved || []).map((m) => m.id));
+      // when the last key pressed was a move that is now saved: nothing to wait for
+      const lastWasMove = moves.size > 0 && !this.queue.some((a) => !acked.has(a.id)) &&
+        this.queue.some((a) => moves.has(a.id) && a.t === this.lastPush);
       if (acked.size) {
         const at = this.redrawNonce();
         // a refused action is forgotten, never shown as saved
@@ -287,8 +290,10 @@ const nwCore = (() => {
           this.retryAt = 0;
         }
       }
-      // after a move the page draws the new place as soon as the keys pause a little
-      if (redraw) this.redrawSoon(moves.size ? MOVE_PAUSE_MS : QUIET_MS);
+      // after a move the page draws the new place at once (the annotator has to read it),
+      // or MOVE_PAUSE_MS after the keys that came after it; else once the keys pause
+      if (redraw && lastWasMove) this.redraw();
+      else if (redraw) this.redrawSoon(moves.size ? MOVE_PAUSE_MS : QUIET_MS);
       this.notify();
       if (this.queue.length && !this.error && Date.now() >= this.retryAt) this.send();
     },

@@ -233,11 +233,19 @@ const tests = {
     assert.strictEqual(w.posts.length, 1);
     await w.reply(0, 200, {acks: [a.id], moved: [{id: a.id, seq: 42}]});
     assert.deepStrictEqual(seen, [{id: a.id, seq: 42}]);
-    w.advance(90);
-    assert.strictEqual(w.redraws.length, 0);
-    w.advance(30);  // MOVE_PAUSE_MS after the last key, not QUIET_MS
-    assert.strictEqual(w.redraws.length, 1);
+    assert.strictEqual(w.redraws.length, 1);  // the last key was the move: drawn at once
     assert.strictEqual(w.redraws[0].tab, w.core.tab);
+    // a move followed by a label: the redraw waits until the keys pause MOVE_PAUSE_MS
+    const b = w.core.push({kind: "move", tab: w.core.tab, page: "annotate", dataset: "g",
+                           item: "q3", cursor: 1});
+    w.now += 10;
+    const c = w.core.push(label(1));
+    await w.reply(1, 200, {acks: [b.id, c.id], moved: [{id: b.id, seq: 43}]});
+    assert.strictEqual(w.redraws.length, 1);
+    w.advance(80);
+    assert.strictEqual(w.redraws.length, 1);
+    w.advance(30);  // MOVE_PAUSE_MS after the last key, not QUIET_MS
+    assert.strictEqual(w.redraws.length, 2);
   },
 };
 
