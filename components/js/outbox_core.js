@@ -23,11 +23,32 @@ const nwCore = (() => {
     crypto.getRandomValues(a);
     return Array.from(a, (x) => x.toString(36)).join("");
   };
+  // this tab's id: kept in its session storage (a reload keeps it), and made anew when
+  // another live page has it (a duplicated tab copies the session storage): each page
+  // beats "nw-live:ID" in the shared storage every second and clears it when it goes
+  const LIVE = "nw-live:";
+  const load = rand();
+  const taken = (id) => {
+    try {
+      const v = JSON.parse(localStorage.getItem(LIVE + id) || "null");
+      return !!v && v.load !== load && Date.now() - (v.at || 0) < 2500;
+    } catch (e) { return false; }
+  };
   let tab = null;
   try { tab = sessionStorage.getItem("nw-tab"); } catch (e) { /* storage off */ }
-  if (!tab) {
+  if (!tab || taken(tab)) {
     tab = rand();
     try { sessionStorage.setItem("nw-tab", tab); } catch (e) { /* storage off */ }
+  }
+  const beat = () => {
+    try { localStorage.setItem(LIVE + tab, JSON.stringify({load, at: Date.now()})); } catch (e) { /* */ }
+  };
+  beat();
+  setInterval(beat, 1000);
+  if (typeof addEventListener === "function") {
+    addEventListener("pagehide", () => {
+      try { localStorage.removeItem(LIVE + tab); } catch (e) { /* storage off */ }
+    });
   }
   const mine = PREFIX + tab;
   // One POST at a time to the action route; actions offered meanwhile go out the moment

@@ -9,8 +9,7 @@ const assert = require("assert");
 const SOURCE = fs.readFileSync(path.join(__dirname, "..", "..", "components", "js",
                                          "outbox_core.js"), "utf8");
 
-function world() {
-  const store = new Map();
+function world({store = new Map(), session = new Map()} = {}) {
   const storage = {
     getItem: (k) => (store.has(k) ? store.get(k) : null),
     setItem: (k, v) => store.set(k, String(v)),
@@ -34,7 +33,8 @@ function world() {
     Date: class extends Date { static now() { return w.now; } },
     Object, JSON, Array, Set, Map, Math, String, Number, Promise, Uint32Array,
   };
-  sandbox.sessionStorage = {getItem: () => null, setItem() {}};
+  sandbox.sessionStorage = {getItem: (k) => (session.has(k) ? session.get(k) : null),
+                            setItem: (k, v) => session.set(k, String(v))};
   // the storage's keys, for adopt()
   sandbox.Object = new Proxy(Object, {get: (t, p) => (p === "keys" ? (o) =>
     (o === storage ? Array.from(store.keys()) : Object.keys(o)) : t[p])});
@@ -211,6 +211,18 @@ const tests = {
     assert.strictEqual(w.core.status().text, "⏳ 2 not saved yet");
     held = 0;
     assert.strictEqual(w.core.status().text, "✓ all saved");
+  },
+  async "a reload keeps the tab's id; a duplicated tab gets its own"() {
+    const store = new Map();
+    const first = world({store, session: new Map([["nw-tab", "tababc123"]])});
+    assert.strictEqual(first.core.tab, "tababc123");
+    // a duplicated tab: the session storage is copied while the first page is alive
+    const copy = world({store, session: new Map([["nw-tab", "tababc123"]])});
+    assert.notStrictEqual(copy.core.tab, "tababc123");
+    // the first page goes (a reload): its beat is cleared, the reloaded page keeps the id
+    store.delete("nw-live:tababc123");
+    const again = world({store, session: new Map([["nw-tab", "tababc123"]])});
+    assert.strictEqual(again.core.tab, "tababc123");
   },
   async "a page that does not know the tab yet is told once, with the tab's id"() {
     const w = world();
