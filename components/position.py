@@ -3,11 +3,12 @@
 The server owns it (:mod:`needlework.positions`): the key scripts move it with ``move``
 actions through the action route; a page moves it when one of its widgets does (the
 question picker, a filter that leaves the question out), when the tab has no place
-yet (where the annotator left off), and when the page opens from a link: ``?item=`` is
-read only on a page's first run after it opened (a link, the sidebar, a reload), never
-on the reruns that follow, nor when a restarted server reconnects to an open page, and
-written on every run so that the address can be shared (the key scripts keep the
-browser's address on their latest move between runs, so a reload opens there).
+yet, and when the page opens (a link, the sidebar, Home, a reload): then ``?item=``
+counts, else where this session was on that page, else where the annotator left off.
+The link is never read on the reruns that follow (their address lags behind the keys),
+nor when a restarted server reconnects to an open page; it is written on every run so
+that the address can be shared (the key scripts keep the browser's address on their
+latest move between runs, so a reload opens there).
 """
 
 from __future__ import annotations
@@ -42,15 +43,16 @@ def _who() -> str:
     return user.name if user is not None else ""
 
 
-def link_counts(page: str, dataset: str) -> bool:
-    """Whether this run reads ``?item=``: ``page`` has just opened, from another page of
-    the session or as a session's first run, except when that first run is a
-    reconnection (the browser already says which tab it is: the server restarted under
-    an open page) and the server has the tab's place (its address may lag behind)."""
+def opens(page: str) -> bool:
+    """Whether this run opens ``page``: from a link, the sidebar, Home or a reload (the
+    page then goes where ``?item=`` says, else where this session was, else where the
+    annotator left off), rather than redrawing it where the server has the tab. A
+    session's first run that already says which tab it is does not open the page: it is
+    a restarted server reconnecting to an open page, whose address may lag behind."""
     arrived = st.session_state.get(ARRIVED)
     if not arrived or arrived[0] != page:
         return False
-    return not (arrived[1] == "load" and held(page, dataset) is not None)
+    return not (arrived[1] == "load" and tab())
 
 
 def held(page: str, dataset: str) -> Position | None:

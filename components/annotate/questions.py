@@ -132,21 +132,23 @@ def _item_list(db: Database, dataset: str, created_at: str, who: str, flt: gp.It
 
 def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
                      jump: bool) -> tuple[str, int, int, int]:
-    """The item to show, its dataset position, the tab's ``seq`` and cursor: a
-    ``?item=`` when the page has just opened, else where the server has this tab, else
-    this session's item (the browser has not said which tab it is yet), else where the
-    annotator left off (their first unfinished item of the list), else the list's
-    first item; a filter or search just changed moves to its first match when the item
-    is not one. A place other than the tab's is placed there (a page's own move)."""
+    """The item to show, its dataset position, the tab's ``seq`` and cursor. When the
+    page opens (a link, the sidebar, Home, a reload): the ``?item=`` it names, else this
+    session's item; on the runs that follow: where the server has this tab, else this
+    session's item (the browser has not said which tab it is yet). Then, when there is
+    none: where the annotator left off (their first unfinished item of the list), else
+    the list's first item. A filter or search just changed moves to its first match when
+    the item is not one. A place other than the tab's is placed there (a page's own
+    move)."""
     state = st.session_state
-    link = st.query_params.get("item") if pos.link_counts(PAGE, dataset) else None
     held = pos.held(PAGE, dataset)
-    if link and item_position(db, dataset, link) is not None:
-        current = link
+    current = state.get(_state(dataset, "current"))
+    if pos.opens(PAGE):
+        link = st.query_params.get("item")
+        if link and item_position(db, dataset, link) is not None:
+            current = link
     elif held is not None:
         current = held.item
-    else:
-        current = state.get(_state(dataset, "current"))
     if jump and current is not None and not items.contains(current) and items.shown():
         current = items.first(db)
     position = item_position(db, dataset, current) if current is not None else None

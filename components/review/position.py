@@ -54,17 +54,20 @@ def first_of(db: Database, dataset: str, row: ItemRow, scope: str, me: str) -> C
 
 
 def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str) -> Comparison | None:
-    """The comparison to show: when the page has just opened, the ``?item=`` link, on
-    the comparison ``&i=I&j=J`` names (chosen I vs rejected J, numbered from 1 as on
-    the page) when it has one; else where the server has this tab; else this session's
-    comparison (the browser has not said which tab it is yet); else where the reviewer
-    left off: the first comparison of the list without their verdict."""
-    if pos.link_counts(PAGE, dataset):
+    """The comparison to show. When the page opens (a link, the sidebar, Home, a reload):
+    the ``?item=`` link, on the comparison ``&i=I&j=J`` names (chosen I vs rejected J,
+    numbered from 1 as on the page) when it has one, else this session's comparison; on
+    the runs that follow: where the server has this tab, else this session's comparison
+    (the browser has not said which tab it is yet). Then, when there is none: where the
+    reviewer left off, the first comparison of the list without their verdict."""
+    held = None
+    if pos.opens(PAGE):
         asked = st.query_params.get("item")
         row = pairs_store.item(db, dataset, asked) if asked else None
         if row is not None:
             return asked_pair(row) or first_of(db, dataset, row, scope, me)
-    held = pos.held(PAGE, dataset)
+    else:
+        held = pos.held(PAGE, dataset)
     state = st.session_state.get(POS) or {}
     place = (held.item, held.i, held.j) if held is not None else (
         (state["item"], state["i"], state["j"]) if state.get("dataset") == dataset
