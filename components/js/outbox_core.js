@@ -341,7 +341,9 @@ const nwCore = (() => {
       return n;
     },
     status() {
-      const n = this.queue.length + this.held();
+      // what is not saved yet: the labels, verdicts... pending and the keys held (a move
+      // on its way is no unsaved work: it is sent like them, but not counted)
+      const n = this.queue.filter((a) => a.kind !== "move").length + this.held();
       if (!n && this.refused.length && Date.now() - this.refusedAt < REFUSAL_MS) {
         const last = this.refused[this.refused.length - 1];
         const text = `✕ not saved: ${last.length > 160 ? last.slice(0, 159) + "…" : last}`;

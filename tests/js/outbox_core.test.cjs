@@ -243,6 +243,7 @@ const tests = {
     const a = w.core.push({kind: "move", tab: w.core.tab, page: "annotate", dataset: "g",
                            item: "q2", cursor: 1});
     assert.strictEqual(w.posts.length, 1);
+    assert.strictEqual(w.core.status().text, "✓ all saved");  // a move is no unsaved work
     await w.reply(0, 200, {acks: [a.id], moved: [{id: a.id, seq: 42}]});
     assert.deepStrictEqual(seen, [{id: a.id, seq: 42}]);
     assert.strictEqual(w.redraws.length, 1);  // the last key was the move: drawn at once
