@@ -30,11 +30,14 @@ UNPLACED = "nw-unplaced"  # (page, dataset) placed before the browser said which
 
 
 def arrive(page: str) -> None:
-    """Note which page this run draws (``app.py``, every run): a page other than the
-    last one has just opened (``load``: the session's first run; ``switch``: from
-    another page of the session)."""
+    """Note which page this run draws (``app.py``, every run, after the outbox has read
+    the browser's state): a page other than the last one has just opened (``load``: the
+    session's first run; ``switch``: from another page of the session), except when the
+    session's first run already says which tab it is (``reconnect``: only a restarted
+    server's new session gets the browser's component state on its first run)."""
     if st.session_state.get(PAGE) != page:
-        st.session_state[ARRIVED] = (page, "switch" if PAGE in st.session_state else "load")
+        how = "switch" if PAGE in st.session_state else ("reconnect" if tab() else "load")
+        st.session_state[ARRIVED] = (page, how)
         st.session_state[PAGE] = page
 
 
@@ -47,12 +50,11 @@ def opens(page: str) -> bool:
     """Whether this run opens ``page``: from a link, the sidebar, Home or a reload (the
     page then goes where ``?item=`` says, else where this session was, else where the
     annotator left off), rather than redrawing it where the server has the tab. A
-    session's first run that already says which tab it is does not open the page: it is
-    a restarted server reconnecting to an open page, whose address may lag behind."""
+    restarted server reconnecting to an open page does not open it: its address may lag
+    behind the keys. The page keeps opening until it has settled its position
+    (:func:`settled`), whatever runs come in between (a dataset picked first, say)."""
     arrived = st.session_state.get(ARRIVED)
-    if not arrived or arrived[0] != page:
-        return False
-    return not (arrived[1] == "load" and tab())
+    return bool(arrived) and arrived[0] == page and arrived[1] != "reconnect"
 
 
 def held(page: str, dataset: str) -> Position | None:
