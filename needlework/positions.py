@@ -24,7 +24,6 @@ from sqlite_utils import Database
 
 from store import positions as store_positions
 
-PAGES = ("annotate", "review")
 KEEP_DAYS = 30
 
 
