@@ -18,17 +18,26 @@ LABELS = {"1": "irrelevant", "2": "ANSWER-THE-QUESTION", "3": "RELATED-INFORMATI
 #: Records anything that looks like an error the moment it appears on the page.
 ERROR_WATCH = """
 (() => {
+  // every node the page adds, looked at once as it arrives (even one removed a moment
+  // later): its own text only, so the watch costs no layout and little time per rerun
   window.__nwErrors = [];
-  const look = () => {
-    for (const el of document.querySelectorAll('[data-testid="stException"]')) {
-      window.__nwErrors.push(el.innerText.slice(0, 300));
-    }
-    const text = document.body ? document.body.innerText : "";
-    for (const word of ["Traceback", "OperationalError", "DatabaseError", "no such savepoint"]) {
-      if (text.includes(word)) window.__nwErrors.push(word);
-    }
+  const WORDS = ["Traceback", "OperationalError", "DatabaseError", "no such savepoint"];
+  const look = (node) => {
+    if (node.nodeType === 1) {
+      const found = node.matches('[data-testid="stException"]') ? [node]
+        : node.querySelectorAll('[data-testid="stException"]');
+      for (const el of found) window.__nwErrors.push((el.textContent || "").slice(0, 300));
+    } else if (node.nodeType !== 3) return;
+    if (node.nodeType === 1 && (node.tagName === "SCRIPT" || node.tagName === "STYLE")) return;
+    const text = node.textContent || "";
+    for (const word of WORDS) if (text.includes(word)) window.__nwErrors.push(word);
   };
-  new MutationObserver(look).observe(document, {childList: true, subtree: true});
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === "characterData") look(r.target);
+      for (const node of r.addedNodes) look(node);
+    }
+  }).observe(document, {childList: true, subtree: true, characterData: true});
 })();
 """
 
