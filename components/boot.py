@@ -14,7 +14,10 @@ initialized module 'needlework.formats.garage'``: about one server start in ten)
   waits for it (:func:`needlework.startup.import_first`);
 - the warm-up thread (:func:`start_warm_up`, started by the first ``get_db()``) imports the
   engine components afterwards, and the pages that need them call
-  :func:`components.state.engine` (which waits for it) before importing them.
+  :func:`components.state.engine` (which waits for it) before importing them. With
+  ``NEEDLEWORK_WARM_UP=0`` the thread starts only when a page first needs the engine (a
+  server that only annotates never imports PyTorch; the browser tests run so, but for
+  their start-up tests).
 
 The lists are found on disk (no module is imported to find them); this module imports
 only :mod:`needlework.startup`, which imports nothing of ours.
@@ -23,6 +26,7 @@ only :mod:`needlework.startup`, which imports nothing of ours.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 from needlework import startup
@@ -79,7 +83,10 @@ def import_app() -> None:
 
 def start_warm_up() -> None:
     """Start the warm-up (once per process): the reward engine and the components that
-    use it are imported in the background, after the light ones."""
+    use it are imported in the background, after the light ones. Nothing with
+    ``NEEDLEWORK_WARM_UP=0``: :func:`wait_for_engine` starts it when a page needs it."""
+    if os.environ.get("NEEDLEWORK_WARM_UP", "").strip() == "0":
+        return
     startup.warm_up(_light_imports(), _engine_imports())
 
 

@@ -42,6 +42,20 @@ def test_engine_pages_wait_for_the_warm_up_before_importing_engine_components():
         assert not [m for m in boot.engine_components() if f"components.{m} " in source], page.name
 
 
+def test_with_warm_up_off_the_engine_is_imported_when_a_page_first_needs_it():
+    """NEEDLEWORK_WARM_UP=0: a server's first get_db() starts no import of PyTorch; the first
+    page that needs the engine (wait_for_engine) imports it then, in the warm-up thread."""
+    code = ("import os, sys, threading; os.environ['NEEDLEWORK_WARM_UP'] = '0'\n"
+            "from components import boot; boot.import_app(); boot.start_warm_up()\n"
+            "print('torch' in sys.modules, [t.name for t in threading.enumerate()"
+            " if t.name == 'needlework-warm-up'])\n"
+            "boot.wait_for_engine()\n"
+            "print('torch' in sys.modules, 'components.rewards.scoring' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-2:]
+    assert out == ["False []", "True True"]
+
+
 def test_startup_imports_light_modules_once_and_heavy_ones_in_one_thread():
     """needlework.startup: the warm-up thread is one per process and imports the heavy
     modules after the light ones; a caller of import_first waits for the first one."""

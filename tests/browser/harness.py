@@ -50,8 +50,11 @@ class AppServer:
         self.db_path = Path(db_path)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = dict(os.environ, NEEDLEWORK_DB=str(db_path), PYTHONUNBUFFERED="1",
-                        **(env or {}))
+        # PyTorch is imported when a page first needs it, not by the warm-up thread at
+        # every start (7 s of CPU that the browser on the same cores would wait for);
+        # tests/browser/test_startup.py runs the warm-up
+        self.env = {**os.environ, "NEEDLEWORK_DB": str(db_path), "PYTHONUNBUFFERED": "1",
+                    "NEEDLEWORK_WARM_UP": "0", **(env or {})}
         self.env.pop("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", None)  # the app's own config
         self.log_path = self.db_path.parent / f"streamlit-{self.port}.log"
         self.proc: subprocess.Popen | None = None

@@ -16,7 +16,7 @@ PAGES = ("annotate?dataset=demo-grounding", "needle", "review?dataset=demo-prefe
 
 @pytest.mark.parametrize("trial", range(STARTS))
 def test_pages_opened_together_at_a_fresh_start_show_no_import_error(browser, seeded_db, trial):
-    server = AppServer(seeded_db)
+    server = AppServer(seeded_db, env={"NEEDLEWORK_WARM_UP": "1"})
     server.start()
     contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in PAGES]
     try:
