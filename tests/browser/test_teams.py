@@ -126,6 +126,9 @@ def label_item(page, url: str, db_path, who: str, key: str, presses: str) -> Non
     page.locator(".st-key-nw-toolbar").wait_for(timeout=30_000)
     wait_idle(page)
     page.keyboard.press("Escape")
+    # the key script has this question (a key pressed before it has loaded does nothing)
+    page.wait_for_function("(key) => window.__nwAnnotate && window.__nwAnnotate.data && "
+                           "window.__nwAnnotate.item === key", arg=key, timeout=30_000)
     for number, press in enumerate(presses, start=1):
         page.keyboard.press(press)
         wait_db(db_path, "select value, annotator from annotations where dataset = ? and "
