@@ -1,6 +1,7 @@
 """A sweep of hostile input files (issue 11, points 7-9): each gives one clean error
 naming file, line and field, no traceback, and leaves the database exactly as it was;
-through the CLI (a real subprocess) and through ``import_stream``, the function the
+through the CLI (its ``main``, and a real subprocess for a few) and through
+``import_stream``, the function the
 Import page calls with the uploaded file. Valid files that look odd (raw U+2028,
 U+2029, U+0085 in strings, a BOM, CRLF or CR-only line ends, a 50 MB line) import
 and round-trip.
@@ -10,6 +11,7 @@ The files are made here, from :data:`CASES`; nothing binary is committed.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import io
@@ -18,13 +20,13 @@ import os
 import sqlite3
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import store
+from needlework.cli import main as cli_main
 from needlework.datasets import ImportFailed, export_text, import_bytes, import_file, import_stream
 from needlework.formats import FormatError
 from store.datasets import DatasetExists
@@ -318,30 +320,44 @@ def test_library_gives_one_clean_error_and_writes_nothing(case, seeded, tmp_path
     assert db_digest(seeded) == before
 
 
-def _cli(args: list[str], **kwargs) -> subprocess.CompletedProcess:
+def _cli(args: list[str]) -> subprocess.CompletedProcess:
+    """``python -m needlework ARGS`` as a subprocess."""
     return subprocess.run([sys.executable, "-m", "needlework", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120, **kwargs)
+                          text=True, timeout=120)
+
+
+def _cli_here(args: list[str]) -> subprocess.CompletedProcess:
+    """The same verb through the CLI's ``main`` in this process (what ``python -m
+    needlework`` runs: its exit code, its stdout and stderr), a second faster each."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli_main(args)
+        except SystemExit as exc:  # argparse's own refusals
+            code = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+#: Cases also run as a real subprocess (``python -m needlework``: exit code and streams).
+SUBPROCESS_CASES = 4
 
 
 @pytest.mark.slow
 def test_cli_gives_one_clean_error_per_file_and_writes_nothing(seeded, tmp_path):
-    """Every case through ``python -m needlework import`` as a subprocess (four at a time)."""
+    """Every case through the CLI's ``main``; the first few also through ``python -m
+    needlework import`` as a subprocess."""
     before = db_digest(seeded)
-    paths = []
+    results = []
     for i, case in enumerate(CASES):
         folder = tmp_path / str(i)
         folder.mkdir()
-        paths.append(make_input(case, folder))
-
-    def run(pair):
-        case, path = pair
+        path = make_input(case, folder)
         args = ["import", str(path), "--db", str(seeded)]
         if case.format:
             args += ["--format", case.format]
-        return case, _cli(args)
-
-    with ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(run, zip(CASES, paths, strict=True)))
+        results.append((case, _cli_here(args)))
+        if i < SUBPROCESS_CASES:
+            results.append((case, _cli(args)))
     for case, r in results:
         lines = r.stderr.splitlines()
         assert r.returncode == 1, (case.name, r.stdout, r.stderr)
@@ -405,14 +421,15 @@ def test_odd_but_valid_files_through_the_cli(tmp_path):
     for i, (name, data) in enumerate(sorted(VALID.items())):
         src = tmp_path / f"odd{i}.jsonl"
         src.write_bytes(data)
-        r = _cli(["import", str(src), "--db", str(db)])
+        run = _cli if i == 0 else _cli_here  # the first file as a subprocess too
+        r = run(["import", str(src), "--db", str(db)])
         assert r.returncode == 0 and "Traceback" not in r.stderr, (name, r.stderr)
         assert r.stdout.strip() == f"imported 3 grounding items as 'odd{i}' (garage)"
         out = tmp_path / f"out{i}.jsonl"
-        r = _cli(["export", "--dataset", f"odd{i}", "--format", "garage", "--out", str(out), "--db", str(db)])
+        r = run(["export", "--dataset", f"odd{i}", "--format", "garage", "--out", str(out), "--db", str(db)])
         assert r.returncode == 0, r.stderr
         assert _export_records(out.read_text(encoding="utf-8")) == _odd_records()
-        r = _cli(["import", str(out), "--dataset", f"back{i}", "--db", str(db)])
+        r = run(["import", str(out), "--dataset", f"back{i}", "--db", str(db)])
         assert r.returncode == 0, (name, r.stderr)
 
 
