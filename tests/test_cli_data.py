@@ -1,4 +1,5 @@
-"""The CLI contract: import, export, datasets, seed-demo (run as real subprocesses)."""
+"""The CLI contract: import, export, datasets, seed-demo (through the CLI's ``main`` in this
+process; each verb's help and the big files through ``python -m needlework``)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import sys
 
 import pytest
 
+from tests import cli_here
 from tests.conftest import RMBENCH_DIR, ROOT, garage_records, jsonl
 
 
 def cli(*args, db):
-    return subprocess.run([sys.executable, "-m", "needlework", *args, "--db", str(db)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return cli_here.run([*args, "--db", str(db)])
 
 
 def db_snapshot(db):

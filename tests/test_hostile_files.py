@@ -11,7 +11,6 @@ The files are made here, from :data:`CASES`; nothing binary is committed.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import hashlib
 import io
@@ -26,10 +25,10 @@ from pathlib import Path
 import pytest
 
 import store
-from needlework.cli import main as cli_main
 from needlework.datasets import ImportFailed, export_text, import_bytes, import_file, import_stream
 from needlework.formats import FormatError
 from store.datasets import DatasetExists
+from tests import cli_here
 from tests.conftest import ROOT, garage_records, jsonl
 
 
@@ -326,18 +325,6 @@ def _cli(args: list[str]) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
-def _cli_here(args: list[str]) -> subprocess.CompletedProcess:
-    """The same verb through the CLI's ``main`` in this process (what ``python -m
-    needlework`` runs: its exit code, its stdout and stderr), a second faster each."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = cli_main(args)
-        except SystemExit as exc:  # argparse's own refusals
-            code = exc.code if isinstance(exc.code, int) else 1
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
-
-
 #: Cases also run as a real subprocess (``python -m needlework``: exit code and streams).
 SUBPROCESS_CASES = 4
 
@@ -355,7 +342,7 @@ def test_cli_gives_one_clean_error_per_file_and_writes_nothing(seeded, tmp_path)
         args = ["import", str(path), "--db", str(seeded)]
         if case.format:
             args += ["--format", case.format]
-        results.append((case, _cli_here(args)))
+        results.append((case, cli_here.run(args)))
         if i < SUBPROCESS_CASES:
             results.append((case, _cli(args)))
     for case, r in results:
@@ -421,7 +408,7 @@ def test_odd_but_valid_files_through_the_cli(tmp_path):
     for i, (name, data) in enumerate(sorted(VALID.items())):
         src = tmp_path / f"odd{i}.jsonl"
         src.write_bytes(data)
-        run = _cli if i == 0 else _cli_here  # the first file as a subprocess too
+        run = _cli if i == 0 else cli_here.run  # the first file as a subprocess too
         r = run(["import", str(src), "--db", str(db)])
         assert r.returncode == 0 and "Traceback" not in r.stderr, (name, r.stderr)
         assert r.stdout.strip() == f"imported 3 grounding items as 'odd{i}' (garage)"
