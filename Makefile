@@ -11,9 +11,12 @@ WATCH ?= none
 # The demo variant trained only on short responses: it scores the needle lab's seeded result.
 DEMO_SHORT := data/demo-model-short
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# Tests run in parallel (pytest-xdist). Much of a browser test's time is waiting (a key pace,
-# an outage, a server restart), so one worker more than the cores, at most 4.
-JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n + 1 > 4 ? 4 : n + 1 )))
+# Parallel test workers (pytest-xdist): `make check` uses one more than the cores, at most 4;
+# `make test` one unless JOBS says more (`make test JOBS=3`: much of a browser test's time is
+# waiting, a key pace, an outage, a server restart).
+WORKERS := $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n + 1 > 4 ? 4 : n + 1 )))
+JOBS ?= 1
+xdist = $(if $(filter 1,$(1)),,-n $(1) --dist worksteal)
 
 .PHONY: run test check venv test-deps chromium oidc-provider seed lint bench clean
 
@@ -60,13 +63,13 @@ oidc-provider: $(OIDC_PROVIDER)
 
 test: $(VENV)/.test chromium $(OIDC_PROVIDER)
 	$(PY) -m needlework demo-models install
-	$(PY) -m pytest -n $(JOBS) --dist worksteal
+	$(PY) -m pytest $(call xdist,$(JOBS))
 
 # The inner loop: unit and page (AppTest) tests, no browser and nothing marked slow (the
 # subprocess, kill and training tests), in under two minutes. `make test` runs them all.
 check: $(VENV)/.test
 	$(PY) -m needlework demo-models install
-	$(PY) -m pytest -n $(JOBS) --dist worksteal -q -m "not browser and not slow"
+	$(PY) -m pytest $(call xdist,$(WORKERS)) -q -m "not browser and not slow"
 
 lint: $(VENV)/.test
 	$(PY) -m ruff check .

@@ -127,8 +127,16 @@ def label_item(page, url: str, db_path, who: str, key: str, presses: str) -> Non
     wait_idle(page)
     page.keyboard.press("Escape")
     # the key script has this question (a key pressed before it has loaded does nothing)
-    page.wait_for_function("(key) => window.__nwAnnotate && window.__nwAnnotate.data && "
-                           "window.__nwAnnotate.item === key", arg=key, timeout=30_000)
+    try:
+        page.wait_for_function("(key) => window.__nwAnnotate && window.__nwAnnotate.data && "
+                               "window.__nwAnnotate.item === key", arg=key, timeout=30_000)
+    except Exception:
+        screenshot(page, f"teams-label-{who}-{key}")
+        state = page.evaluate("() => window.__nwAnnotate ? {item: window.__nwAnnotate.item, "
+                              "data: !!window.__nwAnnotate.data, url: location.href, "
+                              "barrier: window.__nwAnnotate.barrier, held: window.__nwAnnotate.held} "
+                              ": {url: location.href}")
+        raise AssertionError(f"the key script never had {key}: {state}") from None
     for number, press in enumerate(presses, start=1):
         page.keyboard.press(press)
         wait_db(db_path, "select value, annotator from annotations where dataset = ? and "
