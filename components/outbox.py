@@ -37,6 +37,11 @@ _ANSWER = st.components.v2.component(
 
 TAB = "nw-outbox-tab"
 NONCE = "nw-outbox-nonce"
+#: How this session began: "reconnect" when its first view already knew the browser's tab
+#: (only a restarted server's new session gets the component state on its first run),
+#: else "load". Noted where the state is read, so that a rerun the outbox itself asks for
+#: (it tells the server its tab at once) cannot stop the run before it is noted.
+BEGAN = "nw-outbox-began"
 _HIDE = ("<style>.st-key-nw-outbox-box,[data-testid=stLayoutWrapper]:has(> .st-key-nw-outbox-box)"
          "{display:none}</style>")
 
@@ -69,10 +74,18 @@ def receive_view() -> None:
         name = payload.get("tab")
         if isinstance(name, str) and TAB_ID.match(name):
             st.session_state[TAB] = name
+        if BEGAN not in st.session_state:  # the session's first view, before any rerun
+            st.session_state[BEGAN] = "reconnect" if tab() else "load"  # can stop this one
         nonce = payload.get("nonce")
         nonce = nonce if isinstance(nonce, (int, float)) else 0
         st.session_state[NONCE] = nonce
         _ANSWER(key="nw-outbox-answer", data={"seen": nonce})
+
+
+def began() -> str:
+    """How this session began: ``"reconnect"`` (a restarted server's new session, its first
+    run already told the browser's tab) or ``"load"`` (a page load, a new tab)."""
+    return st.session_state.get(BEGAN, "load")
 
 
 def tab() -> str | None:

@@ -18,7 +18,7 @@ import sqlite3
 
 import streamlit as st
 
-from components.outbox import tab
+from components.outbox import began, tab
 from components.state import get_db, signed_in
 from needlework import positions
 from needlework.positions import Position
@@ -32,11 +32,12 @@ UNPLACED = "nw-unplaced"  # (page, dataset) placed before the browser said which
 def arrive(page: str) -> None:
     """Note which page this run draws (``app.py``, every run, after the outbox has read
     the browser's state): a page other than the last one has just opened (``load``: the
-    session's first run; ``switch``: from another page of the session), except when the
-    session's first run already says which tab it is (``reconnect``: only a restarted
-    server's new session gets the browser's component state on its first run)."""
+    session began with a page load; ``switch``: from another page of the session), except
+    when the session began as a restarted server's reconnection (``reconnect``:
+    :func:`components.outbox.began`, noted on the session's first view, which a rerun
+    cannot stop before this run gets here)."""
     if st.session_state.get(PAGE) != page:
-        how = "switch" if PAGE in st.session_state else ("reconnect" if tab() else "load")
+        how = "switch" if PAGE in st.session_state else began()
         st.session_state[ARRIVED] = (page, how)
         st.session_state[PAGE] = page
 

@@ -101,6 +101,28 @@ def test_annotate_deep_link_and_item_navigation(app_db):
     assert "previous" not in moves
 
 
+def test_a_page_load_whose_first_run_was_stopped_early_still_reads_its_link(app_db):
+    """A page load's first run may be stopped before the page notes that it opened (the
+    outbox asks for a rerun the moment it has told the server its tab; a busy server is
+    still drawing the sidebar): the next run knows the tab but is no reconnection, so
+    the link counts, not the tab's last place."""
+    at = open_page("app_pages/annotate.py", annotator="ana", item="sample-1")
+    as_tab(at)
+    move(at, "annotate", "ground", "sample-3", cursor=2)  # the tab's place: sample-3
+    again = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    again.session_state["annotator"] = "ana"
+    again.switch_page("app_pages/annotate.py")
+    again.query_params.update({"dataset": "ground", "item": "sample-2"})
+    again.run()  # the reload's first run (no tab yet)...
+    # ...as if stopped right after the sidebar's outbox: nothing of the page noted yet
+    for key in ("nw-page", "nw-arrived", "nw-unplaced", "nw-nav-current|ground"):
+        if key in again.session_state:
+            del again.session_state[key]
+    as_tab(again)  # the rerun the outbox asked for: it knows the tab
+    assert again.query_params["item"] == "sample-2"
+    assert positions.get(store.connect(), "", TAB, "annotate", "ground").item == "sample-2"
+
+
 def test_the_link_counts_when_the_page_opens_and_the_tab_stays_where_it_moved(app_db):
     """A session's first run (a reload, a restart, a link) opens where ``?item=`` says;
     the runs that follow draw where the server has the tab, whatever address their
