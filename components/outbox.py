@@ -74,8 +74,8 @@ def receive_view() -> None:
         name = payload.get("tab")
         if isinstance(name, str) and TAB_ID.match(name):
             st.session_state[TAB] = name
-        if BEGAN not in st.session_state:  # the session's first view, before any rerun
-            st.session_state[BEGAN] = "reconnect" if tab() else "load"  # can stop this one
+        if BEGAN not in st.session_state:  # the session's first view (see BEGAN)
+            st.session_state[BEGAN] = "reconnect" if tab() else "load"
         nonce = payload.get("nonce")
         nonce = nonce if isinstance(nonce, (int, float)) else 0
         st.session_state[NONCE] = nonce
