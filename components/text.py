@@ -14,7 +14,8 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-_STYLE = """
+#: The literal-text style, once before the blocks of one ``st.html``.
+TEXT_STYLE = """
 <style>
 .nw-text{white-space:pre-wrap;word-wrap:break-word;font-family:var(--nw-font,inherit);
   line-height:1.55;margin:0 0 .25rem 0;}
@@ -38,11 +39,14 @@ def escape(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _block(inner: str, *, mono: bool, box: bool, max_height: int | None, key: str | None) -> str:
+def block(inner: str, *, mono: bool = False, box: bool = False, max_height: int | None = None,
+          key: str | None = None) -> str:
+    """A literal-text ``<div>`` around ``inner`` (HTML the caller escaped), for pages that
+    draw several pieces as one ``st.html`` (after :data:`TEXT_STYLE`)."""
     classes = "nw-text" + (" nw-mono" if mono else "") + (" nw-box" if box else "")
     style = f' style="max-height:{int(max_height)}px"' if max_height else ""
     ident = f' id="{escape(key)}"' if key else ""
-    return f'{_STYLE}<div class="{classes}"{ident}{style}>{inner}</div>'
+    return f'<div class="{classes}"{ident}{style}>{inner}</div>'
 
 
 def render_text(
@@ -54,7 +58,7 @@ def render_text(
     key: str | None = None,
 ) -> None:
     """Draw ``text`` literally (HTML-escaped, whitespace kept)."""
-    st.html(_block(escape(text), mono=mono, box=box, max_height=max_height, key=key))
+    st.html(TEXT_STYLE + block(escape(text), mono=mono, box=box, max_height=max_height, key=key))
 
 
 def render_heading_text(text: str, limit: int = 80) -> None:
@@ -94,7 +98,7 @@ def render_marked_text(
     key: str | None = None,
 ) -> None:
     """Draw text with highlighted segments (see :func:`marked_html`); still literal."""
-    st.html(_block(marked_html(segments), mono=False, box=box, max_height=max_height, key=key))
+    st.html(TEXT_STYLE + block(marked_html(segments), mono=False, box=box, max_height=max_height, key=key))
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|$<>~:])")

@@ -11,7 +11,7 @@ import streamlit as st
 
 from components.annotate.item import ItemContext, hide_imported, local_time
 from components.annotate.keyboard import render_view_switches
-from components.text import render_marked_text, render_text
+from components.text import TEXT_STYLE, block, escape, marked_html
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
 
@@ -66,30 +66,50 @@ def _stamp(ctx: ItemContext, number: int) -> list[tuple[str, str | None, str | N
              "background:#dcfce7;color:#166534")]
 
 
-def _render_label_buttons(ctx: ItemContext, number: int, value: str | None) -> None:
-    """Five label buttons, the saved one highlighted (clicking it again clears it).
-    A click is an action like a key press (the key script aims it at this passage and
-    the outbox delivers it), never a server callback that could run twice."""
+_CARD_STYLE = """<style>
+.nw-labels{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem}
+.nw-labels button{font:inherit;font-size:.9rem;line-height:1.4;min-height:2.1rem;
+  padding:.2rem .7rem;border-radius:.5rem;border:1px solid rgba(49,51,63,.2);
+  background:var(--nw-bg,#fff);color:rgb(49,51,63);cursor:pointer}
+.nw-labels button:hover:not(:disabled):not(.nw-chosen){border-color:#1f6feb;color:#1f6feb}
+.nw-labels button.nw-chosen:hover{background:#1a5fd0}
+.nw-labels button:focus-visible{outline:2px solid #1f6feb;outline-offset:1px}
+.nw-labels button.nw-chosen{background:#1f6feb;border-color:#1f6feb;color:#fff}
+.nw-labels button:disabled{cursor:not-allowed;opacity:.55}
+.nw-labels .nw-text{display:inline;margin:0 0 0 .3rem}
+</style>"""
+
+
+def label_buttons_html(ctx: ItemContext, number: int, value: str | None) -> str:
+    """Five label buttons as plain HTML, the saved one marked ``nw-chosen`` (clicking it
+    again clears it). The key script turns a click into an action aimed at this passage,
+    delivered like a key press; no server callback runs."""
+    disabled = "" if ctx.annotator else " disabled"
+    buttons = []
     for label in gl.LABELS:
         chosen = label == value
-        st.button(gl.SHORT[label], key=f"nw-card-{number}-{gl.LABEL_KEYS[label]}",
-                  type="primary" if chosen else "secondary", disabled=not ctx.annotator,
-                  help=("Click again to clear. " if chosen else "")
-                  + f"{label}: {gl.DEFINITIONS[label]}")
+        hint = ("Click again to clear. " if chosen else "") + f"{label}: {gl.DEFINITIONS[label]}"
+        buttons.append(
+            f'<button type="button" class="nw-label-button{" nw-chosen" if chosen else ""}" '
+            f'data-nw-passage="{number}" data-nw-label="{gl.LABEL_KEYS[label]}" '
+            f'aria-pressed="{"true" if chosen else "false"}" title="{escape(hint)}"{disabled}>'
+            f"{escape(gl.SHORT[label])}</button>")
+    return "".join(buttons)
 
 
 def render_passage_card(ctx: ItemContext, passage) -> None:
-    """One passage: number, provider, date, age, imported label, the literal text, and
-    the annotator's label buttons with the saved stamp."""
-    value = ctx.value(gl.label_field(passage.number))
-    with st.container(border=True, key=f"nw-card-{passage.number}", gap="small"):
-        render_marked_text(_header(ctx, passage), key=f"nw-head-{passage.number}")
-        render_text(passage.text or "(empty passage)", box=True, max_height=200,
-                    key=f"nw-passage-{passage.number}")
-        with st.container(horizontal=True, vertical_alignment="center", gap="xxsmall",
-                          key=f"nw-labels-{passage.number}"):
-            _render_label_buttons(ctx, passage.number, value)
-            render_marked_text(_stamp(ctx, passage.number), key=f"nw-stamp-{passage.number}")
+    """One passage in a bordered card of two HTML elements (a label changes only the
+    second, so the text box keeps its scroll): number, provider, date, age, imported
+    label and the literal text; then the label buttons and the saved stamp."""
+    number = passage.number
+    with st.container(border=True, key=f"nw-card-{number}", gap="small"):
+        st.html(TEXT_STYLE
+                + block(marked_html(_header(ctx, passage)), key=f"nw-head-{number}")
+                + block(escape(passage.text or "(empty passage)"), box=True, max_height=200,
+                        key=f"nw-passage-{number}"))
+        value = ctx.value(gl.label_field(number))
+        st.html(_CARD_STYLE + f'<div class="nw-labels">{label_buttons_html(ctx, number, value)}'
+                + block(marked_html(_stamp(ctx, number)), key=f"nw-stamp-{number}") + "</div>")
 
 
 def render_passages(ctx: ItemContext) -> None:

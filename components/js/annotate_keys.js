@@ -76,10 +76,10 @@ function annotateKeys() {
         `.st-key-nw-card-${num}::after{content:"${chip}";position:absolute;top:.45rem;` +
         `right:.7rem;font-size:.75rem;padding:1px 8px;border-radius:9px;${colours}}`;
       for (const [digit, label] of Object.entries(LABELS)) {
-        const sel = `.st-key-nw-card-${num}-${digit} button`;
+        const sel = `.st-key-nw-card-${num} button[data-nw-label="${digit}"]`;
         css += label === value ?
           `${sel}{background:#1f6feb;border-color:#1f6feb;color:#fff}` :
-          `${sel}[data-testid="stBaseButton-primary"]{background:#fff;` +
+          `${sel}.nw-chosen{background:var(--nw-bg,#fff);` +
           `border-color:rgba(49,51,63,.2);color:rgb(49,51,63)}`;
       }
     }
@@ -354,19 +354,19 @@ function annotateKeys() {
   // label buttons on the cards and the toolbar's key buttons act like their keys
   document.addEventListener("click", (e) => {
     if (!S.active() || !S.data) return;
-    const box = e.target.closest && e.target.closest('[class*="st-key-nw-card-"],[class*="st-key-nw-key-"]');
-    if (!box || !e.target.closest("button")) return;
-    const card = (box.className || "").match(/st-key-nw-card-(\d+)-(\d)\b/);
-    const key = keyOf(box);
-    if (!card && !key) return;
-    e.preventDefault(); e.stopPropagation();
-    if (card) {
-      if (S.barrier || S.data.item !== S.item) return;
-      const num = parseInt(card[1], 10);
-      const value = LABELS[card[2]];
-      S.label(num, value, false, true);
+    const button = e.target.closest && e.target.closest("button");
+    if (!button) return;
+    if (button.dataset.nwLabel && button.dataset.nwPassage) {  // a card's label button
+      e.preventDefault(); e.stopPropagation();
+      if (button.disabled || S.barrier || S.data.item !== S.item) return;
+      const value = LABELS[button.dataset.nwLabel];
+      if (value) S.label(parseInt(button.dataset.nwPassage, 10), value, false, true);
       return;
     }
+    const box = button.closest('[class*="st-key-nw-key-"]');
+    const key = box && keyOf(box);
+    if (!key) return;
+    e.preventDefault(); e.stopPropagation();
     const map = {"prev": "k", "next": "j", "clear": "0", "item-prev": "p", "item-next": "n",
                  "item-unfinished": "u", "deflect": "d"};
     S.handle(map[key] || key);

@@ -130,7 +130,7 @@ def test_a_click_or_f_right_after_undo_sets_what_the_page_showed(page, app_url, 
     page.keyboard.type("k4")  # passage 1 → Outdated, the cursor stays there
     settle(page)
     assert value(seeded_db, key, who, "label:1") == "OUTDATED"
-    button = page.locator(".st-key-nw-card-1-4 button").first
+    button = page.locator('.st-key-nw-card-1 button[data-nw-label="4"]')
     page.keyboard.press("z")
     button.click()
     settle(page)
