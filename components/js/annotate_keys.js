@@ -72,7 +72,7 @@ function annotateKeys() {
       const colours = pending ? "background:#fff7ed;color:#9a3412;border:1px solid #fdba74" :
         "background:#dcfce7;color:#166534;border:1px solid #86efac";
       css += `.st-key-nw-card-${num}{position:relative}` +
-        `.st-key-nw-stamp-${num}{visibility:hidden}` +
+        `#nw-stamp-${num}{visibility:hidden}` +
         `.st-key-nw-card-${num}::after{content:"${chip}";position:absolute;top:.45rem;` +
         `right:.7rem;font-size:.75rem;padding:1px 8px;border-radius:9px;${colours}}`;
       for (const [digit, label] of Object.entries(LABELS)) {

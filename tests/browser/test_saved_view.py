@@ -204,6 +204,45 @@ def test_the_passage_marker_follows_the_outline(page, app_url, seeded_db, order)
     assert n >= 5
 
 
+
+#: Samples, every animation frame, what the first card says about its label: the key
+#: script's chip (drawn over the card as ``::after``) and the page's own stamp, if visible.
+CARD_WATCH = """
+(() => {
+  window.__cardSeen = [];
+  const look = () => {
+    const card = document.querySelector('.st-key-nw-card-1');
+    const stamp = document.getElementById('nw-stamp-1');
+    if (card && stamp) {
+      const chip = getComputedStyle(card, '::after').content;
+      const shown = getComputedStyle(stamp).visibility !== 'hidden' ? stamp.textContent : '';
+      window.__cardSeen.push([chip, shown]);
+    }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})();
+"""
+
+
+def test_a_label_on_its_way_shows_one_state_on_its_card(page, app_url, seeded_db, order):
+    """From the key press until the rerun redraws the card, the card shows the key
+    script's chip ("saving…", then "✓ saved") and never, beside it, the page's older
+    "not labeled yet"."""
+    who = unique("chip")
+    key, _ = order[2]
+    open_annotate(page, app_url, key, who)
+    page.evaluate(CARD_WATCH)
+    page.keyboard.press("3")
+    wait_stored(seeded_db, key, who, "label:1", "RELATED-INFORMATION")
+    settle(page)
+    expect(page.locator("#nw-stamp-1")).to_contain_text("✓ saved")
+    seen = page.evaluate("window.__cardSeen")
+    chips = [(chip, shown) for chip, shown in seen if chip not in ("none", "normal")]
+    assert chips, seen[-5:]  # the chip was drawn before the rerun redrew the card
+    both = [(chip, shown) for chip, shown in chips if "not labeled" in shown]
+    assert not both, both[:3]
+
 @pytest.fixture(scope="module")
 def titled_needles(seeded_db) -> tuple[str, str]:
     """A scored needle dataset whose saved slide title is set: (name, title)."""
