@@ -74,10 +74,14 @@ def provider(tmp_path_factory):
     proc = subprocess.Popen([node, str(OIDC_DIR / "provider.mjs"), str(config)], cwd=OIDC_DIR,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        started = time.monotonic()
         line = _read_line(proc, 60)
         if not line:
+            state = (f"exited with code {proc.returncode}" if proc.poll() is not None
+                     else "still running, silent")
             proc.kill()
-            pytest.fail(f"the OpenID provider did not start: {proc.stderr.read()[-2000:]}")
+            pytest.fail(f"the OpenID provider did not start ({state} after "
+                        f"{time.monotonic() - started:.0f} s): {proc.stderr.read()[-2000:]}")
         yield json.loads(line)["issuer"]
     finally:
         proc.terminate()
