@@ -220,6 +220,7 @@ def test_a_refused_annotator_is_rejected(grounding):
     assert history(grounding) == []
 
 
+@pytest.mark.slow
 def test_a_busy_database_applies_nothing_acknowledges_nothing_then_delivers(tmp_path):
     path = tmp_path / "n.db"
     db = store.connect(path)

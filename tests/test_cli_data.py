@@ -92,6 +92,7 @@ def test_rmbench_import_and_metadata(tmp_path):
     assert r.returncode == 1 and "already exists" in r.stderr
 
 
+@pytest.mark.slow
 def test_every_verb_has_help(tmp_path):
     for verb in ("import", "export", "datasets", "seed-demo"):
         r = subprocess.run([sys.executable, "-m", "needlework", verb, "--help"], cwd=ROOT,
@@ -280,6 +281,7 @@ def _limited(limit: int):
     return apply
 
 
+@pytest.mark.slow
 def test_import_past_the_file_size_limit_fails_in_one_line(tmp_path):
     import os  # noqa: PLC0415
 

@@ -99,6 +99,7 @@ def _cli(*args, db):
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_refuses_bad_names_in_one_line(tmp_path):
     src = tmp_path / "good.jsonl"
     src.write_bytes(jsonl(garage_records(2)))

@@ -118,6 +118,7 @@ TINY = dict(vocab_size=600, hidden=32, layers=1, heads=2, intermediate=64, eval_
             batch_pairs=4, max_steps=3, max_positions=1024, eval_tokens=60, max_tokens=120)
 
 
+@pytest.mark.slow
 def test_a_build_that_fails_a_check_keeps_nothing(shipped_copy, monkeypatch) -> None:
     """Real (tiny, three-step) training runs whose report cannot pass, with two seeds: both
     are tried, and the shipped folder and its sums are left exactly as they were."""
@@ -151,6 +152,7 @@ def _capabilities() -> list[str | None]:
     return [*found, None]
 
 
+@pytest.mark.slow
 def test_the_installed_models_answer_alike_on_every_kernel(demo_models_dir) -> None:
     """Each PyTorch vector code path gives the judge's very answers (all valid) and the
     reward models' scores to within 1e-4, ranking every pair the same way."""

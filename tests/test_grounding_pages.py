@@ -133,6 +133,7 @@ def test_a_page_load_whose_first_run_was_stopped_early_still_reads_its_link(app_
     assert positions.get(store.connect(), "", TAB, "annotate", "ground").item == "sample-2"
 
 
+@pytest.mark.slow
 def test_the_link_counts_when_the_page_opens_and_the_tab_stays_where_it_moved(app_db):
     """A session's first run (a reload, a restart, a link) opens where ``?item=`` says;
     the runs that follow draw where the server has the tab, whatever address their

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 
 PACKAGES = ("needlework", "store", "components")
@@ -79,6 +81,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+@pytest.mark.slow
 def test_the_project_import_graph_has_no_cycle():
     graph = import_graph()
     assert len(graph) > 100  # the walk found the packages
@@ -97,6 +100,7 @@ def test_package_imports_are_edges():
     assert "needlework.formats.garage" in edges  # the package imports its modules
 
 
+@pytest.mark.slow
 def test_no_shim_modules():
     """A module that only re-exports another is a shim: callers import the real one."""
     shims = []

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from components import boot
 from tests.conftest import ROOT
 
@@ -20,6 +22,7 @@ def test_every_component_is_light_or_engine_once():
     assert not set(boot.light()) & set(boot.engine_components())
 
 
+@pytest.mark.slow
 def test_light_components_do_not_import_the_engine():
     code = ("import sys; from components.boot import import_app; import_app(); "
             "print(sorted(m for m in ('torch', 'transformers', 'needlework.rewards.loading') "
@@ -42,6 +45,7 @@ def test_engine_pages_wait_for_the_warm_up_before_importing_engine_components():
         assert not [m for m in boot.engine_components() if f"components.{m} " in source], page.name
 
 
+@pytest.mark.slow
 def test_with_warm_up_off_the_engine_is_imported_when_a_page_first_needs_it():
     """NEEDLEWORK_WARM_UP=0: a server's first get_db() starts no import of PyTorch; the first
     page that needs the engine (wait_for_engine) imports it then, in the warm-up thread."""

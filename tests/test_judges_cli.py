@@ -42,6 +42,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
                           text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
+@pytest.mark.slow
 def test_judge_verb_writes_a_file_that_metrics_reads(tmp_path: Path, capsys) -> None:
     db = tmp_path / "j.db"
     make_dataset(db)
@@ -88,6 +89,7 @@ def _cached_hashes(db_path: Path) -> set[str]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_sigkill_then_restart_sends_no_request_for_a_cached_call(tmp_path: Path) -> None:
     db = tmp_path / "kill.db"
     make_dataset(db, n=10)
@@ -117,6 +119,7 @@ def test_sigkill_then_restart_sends_no_request_for_a_cached_call(tmp_path: Path)
     assert summary["trials"] == 40 and summary["accuracy"] == 1.0
 
 
+@pytest.mark.slow
 def test_api_key_appears_nowhere(tmp_path: Path) -> None:
     """OPENAI_API_KEY=sk-test-SECRET123: not in the database, the logs (openai debug
     logging on), the output file or any message, on success and on failure."""

@@ -154,6 +154,7 @@ def test_scoring_invalid_counts_wrong(db) -> None:
     assert s["invalid"] == 2 and s["invalid_rate"] == pytest.approx(2 / 6)
 
 
+@pytest.mark.slow
 def test_rerun_is_served_from_the_cache(db, tmp_path) -> None:
     with FakeJudgeServer(picks_good) as server:
         conn = Connection(server.base_url, "judge", key_env=None)
@@ -178,6 +179,7 @@ def test_requests_are_bounded_by_the_concurrency(db) -> None:
         assert 2 <= server.max_in_flight <= 3
 
 
+@pytest.mark.slow
 def test_cancel_stops_and_a_rerun_resumes(db) -> None:
     seen: list[int] = []
 

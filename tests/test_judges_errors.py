@@ -50,6 +50,7 @@ def test_models_endpoint_failing_does_not_fail_a_working_chat() -> None:
     assert check.ok and check.message.startswith("ok:")
 
 
+@pytest.mark.slow
 def test_slow_server_is_a_timeout() -> None:
     with FakeJudgeServer(delay=1.5) as server:
         check = check_connection(Connection(server.base_url, "judge", key_env=None, timeout=0.3))
@@ -78,6 +79,7 @@ def test_500_after_the_last_retry_is_a_server_error() -> None:
     assert err.value.kind == "server_error" and "HTTP 500 after 3 attempts" in str(err.value)
 
 
+@pytest.mark.slow
 def test_429_is_retried_with_retry_after() -> None:
     with FakeJudgeServer(statuses=[429, 429], retry_after="0.05") as server:
         client = fast_client(Connection(server.base_url, "judge", key_env=None, max_retries=3))

@@ -98,6 +98,7 @@ def frame(at: AppTest, column: str):
     raise AssertionError(f"no table with a {column!r} column")
 
 
+@pytest.mark.slow
 def test_connection_form_tests_the_endpoint_in_one_line(app_db):
     at = open_page()
     assert at.button(key="jd_test").disabled  # nothing to test yet
@@ -115,6 +116,7 @@ def test_connection_form_tests_the_endpoint_in_one_line(app_db):
     assert any("server down" in e.value for e in at.error)
 
 
+@pytest.mark.slow
 def test_judging_shows_accuracy_and_invalid_rate_per_subset_and_the_judges_words(app_db):
     at = open_page()
     with FakeJudgeServer(judge) as server:
@@ -143,6 +145,7 @@ def test_judging_shows_accuracy_and_invalid_rate_per_subset_and_the_judges_words
     assert {"Answers JSONL", "Answers CSV", "Figures CSV"} <= set(labels)
 
 
+@pytest.mark.slow
 def test_a_judge_run_side_by_side_with_a_reward_model(app_db):
     save_item_scores(app_db, "prefs", "f" * 32, "fp32|full", "/models/some-rm",
                      [{"item_key": f"q{k}", "subset": "QA" if k < 2 else "Chat",
@@ -163,6 +166,7 @@ def test_a_judge_run_side_by_side_with_a_reward_model(app_db):
     assert both.loc["overall", "only judge judge right"] == 1 and both.loc["overall", "only some-rm right"] == 2
 
 
+@pytest.mark.slow
 def test_the_key_is_read_from_the_environment_and_stored_nowhere(app_db, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     at = open_page()
@@ -180,6 +184,7 @@ def test_the_key_is_read_from_the_environment_and_stored_nowhere(app_db, tmp_pat
             assert SECRET.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow
 def test_a_judge_run_another_session_finished_does_not_take_over_results(app_db):
     """Only a run this session started (or saw running) comes to the front when it
     finishes; a visitor who opens the page later sees the default (the newest result),

@@ -18,6 +18,9 @@ from needlework.rewards.demo_model import split_paragraphs
 from store import connect
 from tests.judges_fixtures import build_tiny_causal_lm
 
+# every test here talks to `transformers serve` started as a process (make check leaves them out)
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="session")
 def tiny_server(tmp_path_factory):
@@ -28,6 +31,7 @@ def tiny_server(tmp_path_factory):
     assert not server.alive()
 
 
+@pytest.mark.slow
 def test_connection_check_uses_a_chat_completion_not_models(tiny_server) -> None:
     try:
         with urllib.request.urlopen(f"{tiny_server.base_url}/models", timeout=30) as reply:
@@ -70,6 +74,7 @@ def test_a_folder_that_is_not_a_model_is_refused(tmp_path) -> None:
         start_server(tmp_path)
 
 
+@pytest.mark.slow
 def test_demo_judge_answers_needle_pairs_validly(demo_models_dir) -> None:
     """Relies on one property of the shipped judge, which its build checks
     (needlework.demo_models: heldout_selection.invalid_rate at most 0): every answer to a

@@ -72,6 +72,7 @@ def test_a_child_started_for_another_parent_refuses_to_run() -> None:
     assert bad.returncode != 0 and "usage:" in bad.stderr
 
 
+@pytest.mark.slow
 def test_a_tethered_child_ends_when_its_parent_is_killed() -> None:
     parent, child = _parent("""
         import subprocess, sys, time

@@ -308,6 +308,7 @@ def test_rmbench_with_a_domain_absent_names_the_domains_present(tmp_path, capsys
     assert "missing: 1 entries with a missing score" in text
 
 
+@pytest.mark.slow
 def test_metrics_cli_reads_lfrb_output(tmp_path):
     path = tmp_path / "scores.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in BON_ENTRIES))

@@ -37,12 +37,14 @@ def one_line_error(done: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_config_that_is_not_json(model):
     (model / "config.json").write_text('{"model_type": "llama",\n  oops}', encoding="utf-8")
     line = one_line_error(run("model-info", "--model", str(model)))
     assert "config.json: not valid JSON (line 2, column 3)" in line and "fetch it again" in line
 
 
+@pytest.mark.slow
 def test_truncated_weights(model):
     weights = next(model.glob("*.safetensors"))
     weights.write_bytes(weights.read_bytes()[:100])
@@ -50,6 +52,7 @@ def test_truncated_weights(model):
     assert "the weights could not be loaded" in line and "truncated or corrupt" in line
 
 
+@pytest.mark.slow
 def test_custom_code_checkpoint_without_trust_remote_code(model):
     config = json.loads((model / "config.json").read_text(encoding="utf-8"))
     config.update(model_type="my-custom-rm", architectures=["MyCustomForSequenceClassification"],
@@ -64,6 +67,7 @@ def test_custom_code_checkpoint_without_trust_remote_code(model):
     assert "ships its own Python code" in line and "--trust-remote-code" in line
 
 
+@pytest.mark.slow
 def test_an_unexpected_error_is_one_line_too(tmp_path):
     folder = tmp_path / "rm"
     shutil.rmtree(folder, ignore_errors=True)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 from needlework.rewards.loading import load_reward_model
 from needlework.rewards.registry import ModelKey, ModelRegistry, newest_token_counter
 from tests.conftest import ROOT
@@ -37,6 +39,7 @@ def test_one_key_is_loaded_once_and_shared(tiny_model_dir):  # noqa: F811
     assert [k for k, _ in registry.loaded()] == [key]
 
 
+@pytest.mark.slow
 def test_memory_counts_parameters_and_buffers_and_unload_frees(tiny_model_dir):  # noqa: F811
     registry = ModelRegistry()
     key = ModelKey.of(str(tiny_model_dir), "fp32", "cpu")

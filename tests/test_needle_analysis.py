@@ -225,6 +225,7 @@ def test_two_models_side_by_side_share_one_colour_scale():
         charts.compare_heatmaps(a, a)
 
 
+@pytest.mark.slow
 def test_exports_png_svg_and_csv(tmp_path):
     frame = analysis.results_frame(HAND)
     png = charts.to_png(charts.heatmap(frame), scale=1)
@@ -277,6 +278,7 @@ def test_a_judge_run_is_one_row_per_trial_and_invalid_or_skipped_is_wrong():
     assert analysis.order_accuracy(analysis.results_frame(HAND)) == {}  # a reward model: no orders
 
 
+@pytest.mark.slow
 def test_heatmap_panel_fits_its_column_on_the_fixed_scale_with_lengths_as_written():
     spec = charts.heatmap_panel(analysis.results_frame(HAND), title="m").to_dict()
     assert spec["width"] == "container" and spec["autosize"]["type"] == "fit"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import store
 from needlework.cli import main
 from needlework.needle import analysis, inputs
@@ -20,6 +22,7 @@ def _haystack_file(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_build_run_report(tmp_path, db_path, capsys):
     out = tmp_path / "needles.jsonl"
     code = main(["needle", "build", "--haystacks", str(_haystack_file(tmp_path)), "--lengths", "300,600",

@@ -95,6 +95,7 @@ def small_records(lengths=(300, 600), count=2, positions=4, kind="safety"):
                                  builder.TokenCounter(tokens.estimate, "estimate")).records
 
 
+@pytest.mark.slow
 def test_prefix_reuse_equals_plain_path():
     pipe = tiny_pipeline()
     records = small_records()
@@ -149,6 +150,7 @@ def test_model_without_cache_support_uses_plain_path():
     assert not ok and "past_key_values" in note
 
 
+@pytest.mark.slow
 def test_auto_mode_turns_reuse_off_when_it_is_slower(monkeypatch):
     records = small_records(lengths=(300,), count=1, positions=3)
     real = run.prefix_scores

@@ -79,6 +79,7 @@ def scores_lines(records: list[dict], model: str | None = None) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+@pytest.mark.slow
 def test_builder_step_creates_and_selects_a_needle_dataset(app_db):
     at = open_page()
     assert at.button(key="nb_build").proto.type == "primary"
@@ -143,6 +144,7 @@ def test_scores_file_errors_name_file_line_and_field(app_db):
     assert not charts(at)
 
 
+@pytest.mark.slow
 def test_presentation_mode_shows_the_finding_and_nothing_else(app_db):
     at = open_page()
     at.file_uploader(key="nw_scores_file").upload("other-rm.jsonl", scores_lines(small_needles()),
@@ -161,6 +163,7 @@ def test_presentation_mode_shows_the_finding_and_nothing_else(app_db):
     assert at.title and "Needle lab" in at.title[0].value
 
 
+@pytest.mark.slow
 def test_scoring_job_stores_results_with_prefix_reuse_figures(app_db):
     records = small_needles(count=1)
     import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
@@ -193,6 +196,7 @@ def test_scoring_job_stores_results_with_prefix_reuse_figures(app_db):
     assert any(f"{n} from the cache" in s.value for s in at.success)
 
 
+@pytest.mark.slow
 def test_two_models_side_by_side(app_db):
     records = small_needles()
     import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
@@ -243,6 +247,7 @@ def test_factuality_with_own_facts_and_a_bad_facts_file(app_db):
     assert f"**phrase pairs:** {pairs}" in " ".join(m.value for m in at.markdown)
 
 
+@pytest.mark.slow
 def test_a_cancelled_run_keeps_what_it_scored(app_db, monkeypatch):
     from needlework import jobs  # noqa: PLC0415
     from needlework.needle import job as needle_jobs  # noqa: PLC0415
@@ -273,6 +278,7 @@ def test_a_cancelled_run_keeps_what_it_scored(app_db, monkeypatch):
     assert any((c.key or "").startswith("nw_heat|") for c in charts(at))  # the partial results
 
 
+@pytest.mark.slow
 def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
     """Judge the needle set with an LLM judge (a real local HTTP server that always names the
     response shown first) in the page; its heatmap sits beside the reward model's, each pair
@@ -331,6 +337,7 @@ def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
     assert "names the chosen" in html_text(at)
 
 
+@pytest.mark.slow
 def test_the_slide_title_is_the_presenters_and_kept_with_the_needle_set(app_db):
     records = small_needles(count=1)
     import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
@@ -359,6 +366,7 @@ def test_the_slide_title_is_the_presenters_and_kept_with_the_needle_set(app_db):
     assert "Needle in a haystack · needles" in html_text(again)
 
 
+@pytest.mark.slow
 def test_the_downloaded_heatmap_carries_the_title():
     from components.needle.charts import heatmap_chart  # noqa: PLC0415
     from components.needle.data import ResultSet  # noqa: PLC0415

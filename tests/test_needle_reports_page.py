@@ -53,6 +53,7 @@ def heat_panels(at: AppTest) -> list[str]:
     return sorted(c.key.split("|")[1] for c in charts(at) if (c.key or "").startswith("nw_heat|"))
 
 
+@pytest.mark.slow
 def test_a_saved_report_reopens_exactly_in_a_new_session(app_db):
     at = open_lab("needles")
     assert at.button(key="nw_report_save").disabled  # saving needs the annotator's name
@@ -91,6 +92,7 @@ def test_a_saved_report_reopens_exactly_in_a_new_session(app_db):
     assert "Alpha vs beta &lt;b&gt;" in html_text(again)
 
 
+@pytest.mark.slow
 def test_rename_delete_and_a_report_whose_result_set_was_deleted(app_db):
     spec = Report.from_json(
         '{"dataset": "needles", "title": "", "sets": ['

@@ -45,6 +45,7 @@ def small_grid(monkeypatch):
     monkeypatch.setattr(needle_seed, "SEED_HAYSTACKS", 2)
 
 
+@pytest.mark.slow
 def test_the_short_variant_is_trained_on_short_texts_and_says_so(short_model):
     settings = variant_settings("short")
     assert settings.max_tokens <= 96 and settings.variant == "short"
@@ -56,6 +57,7 @@ def test_the_short_variant_is_trained_on_short_texts_and_says_so(short_model):
     assert report["settings"]["max_tokens"] == settings.max_tokens
 
 
+@pytest.mark.slow
 def test_seeding_scores_the_demo_needles_once(tmp_path, short_model, small_grid):
     db = store.connect(tmp_path / "s.db")
     outcome = needle_seed.seed_demo_needles(db, short_model)
@@ -76,6 +78,7 @@ def test_seeding_scores_the_demo_needles_once(tmp_path, short_model, small_grid)
     assert scored_models(db, needle_seed.DEMO_NEEDLES) == [run]
 
 
+@pytest.mark.slow
 def test_seeding_leaves_a_set_it_did_not_make_and_refuses_a_folder_without_a_demo_model(
         tmp_path, short_model, small_grid):
     db = store.connect(tmp_path / "s.db")
@@ -91,6 +94,7 @@ def test_seeding_leaves_a_set_it_did_not_make_and_refuses_a_folder_without_a_dem
     assert done.returncode == 1 and "error:" in done.stderr and "no demo model here" in done.stderr
 
 
+@pytest.mark.slow
 def test_the_lab_opens_with_the_demo_result(tmp_path, monkeypatch, short_model, small_grid):
     path = tmp_path / "app.db"
     monkeypatch.setenv("NEEDLEWORK_DB", str(path))

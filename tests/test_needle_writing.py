@@ -67,6 +67,7 @@ def haystacks(count: int = 2, target: int = 2000) -> list[Haystack]:
     return demo_haystacks(count, target, counter=COUNTER.count)
 
 
+@pytest.mark.slow
 def test_records_chart_like_built_ones_at_each_cut_length():
     db = connect(":memory:")
     hay = haystacks()
@@ -123,6 +124,7 @@ def test_a_whole_haystack_gets_its_length_rounded_as_its_row():
     assert [length_bin(n) for n in (40, 949, 950, 1499, 2380, 8100)] == [100, 900, 1000, 1000, 2000, 8000]
 
 
+@pytest.mark.slow
 def test_a_second_model_verifies_and_its_no_rejects():
     db = connect(":memory:")
     with FakeJudgeServer(writer_answer) as writer, \
@@ -145,6 +147,7 @@ def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 def test_cli_writes_importable_needles_resumes_from_cache_and_never_writes_the_key(
         tmp_path, capsys, monkeypatch):
     db_path, out = tmp_path / "w.db", tmp_path / "needles.jsonl"
@@ -201,6 +204,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert code == 2 and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_write_job_saves_a_needle_dataset_with_its_verifier(tmp_path):
     path = tmp_path / "job.db"
     db = connect(path)
@@ -245,6 +249,7 @@ def cached_hashes(db) -> set[str]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_sigkill_then_restart_resumes_from_the_cache(tmp_path):
     """A killed ``needle write`` and a restart: no cached call is sent again, and the
     restart writes the same file an uninterrupted run writes."""

@@ -65,6 +65,7 @@ def write(at: AppTest, app_db, base_url: str) -> dict:
     return RUNNER.get(app_db, int(job["id"]))
 
 
+@pytest.mark.slow
 def test_written_needles_are_saved_counted_and_opened(app_db):
     # a dataset made before: the sidebar's default (the oldest), so the written set is
     # not the one shown until it is opened

@@ -128,6 +128,7 @@ def mean_pooled_forward(self, input_ids=None, attention_mask=None, **kwargs):
     return SequenceClassifierOutputWithPast(logits=self.score(hidden).mean(dim=1))
 
 
+@pytest.mark.slow
 def test_a_custom_head_gets_prefix_passes_checked_against_its_forward(tiny_rm):
     rm = custom_head_rm(tiny_rm, copy.deepcopy(tiny_rm.model.score), mean_pooled_forward)
     assert rm.pooling.per_token == PREFIX and "does not give its score" in rm.pooling.reason
@@ -184,6 +185,7 @@ def own(model, ids) -> float:
 ENC_RESPONSE = " ".join(standin_paragraphs(2, seed=8)[0].split()[:30])
 
 
+@pytest.mark.slow
 def test_encoder_per_token_values_are_prefix_rewards(encoder):
     """The value at token t is the model's own score of the text cut after t (the ids up
     to t and the tokenizer's closing token); the head applied to every hidden state (the

@@ -157,6 +157,7 @@ def _expected(db, records, who: str, flt: gp.ItemFilter) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_progress_kept_by_triggers_matches_every_annotation(big):
     db, records = big
     n_of = {r["sample_id"]: len(r["grounding"]) for r in records}
@@ -197,6 +198,7 @@ FILTERS = [
 
 @pytest.mark.parametrize("flt", FILTERS, ids=lambda f: repr(f.signature()))
 @pytest.mark.parametrize("who", ["ana", "cy"])
+@pytest.mark.slow
 def test_filters_in_sql_keep_what_a_reading_of_every_record_keeps(big, flt, who):
     db, records = big
     made = gp.make_list(db, "big", who, flt, sg.last_change(db, "big"))
@@ -205,6 +207,7 @@ def test_filters_in_sql_keep_what_a_reading_of_every_record_keeps(big, flt, who)
     assert made.shown() == len(keys)
 
 
+@pytest.mark.slow
 def test_navigation_window_and_next_unfinished(big):
     db, records = big
     order = [r["sample_id"] for r in records]

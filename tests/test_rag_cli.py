@@ -43,6 +43,7 @@ def answers(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_rag_eval_json_with_a_judge(museum_db, answers) -> None:
     with FakeJudgeServer(rule_judge) as server:
         done = cli("rag-eval", "--dataset", "museum", "--answers", str(answers),
@@ -69,6 +70,7 @@ def test_rag_eval_json_with_a_judge(museum_db, answers) -> None:
     assert SECRET not in done.stdout + done.stderr + again.stdout + again.stderr
 
 
+@pytest.mark.slow
 def test_rag_eval_without_a_judge_and_the_stored_answers(museum_db, answers) -> None:
     db = connect(museum_db)
     rag_store.save_answer_set(db, "museum", "kept", {"q1": "The museum opens at 9 am."})
@@ -91,6 +93,7 @@ def test_rag_eval_without_a_judge_and_the_stored_answers(museum_db, answers) -> 
       "--judge-model", "m"], 2, "base URL must start with http"),
     (["--dataset", "museum", "--answers", "BAD"], 1, "bad.jsonl line 2: field 'answer' is missing"),
 ])
+@pytest.mark.slow
 def test_rag_eval_errors_in_one_line(museum_db, answers, tmp_path, args, code, message) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"sample_id": "q1", "answer": "x"}\n{"sample_id": "q2"}\n')
@@ -103,6 +106,7 @@ def test_rag_eval_errors_in_one_line(museum_db, answers, tmp_path, args, code, m
     assert rag_store.list_runs(db) == []  # nothing written
 
 
+@pytest.mark.slow
 def test_answer_metrics_of_an_answers_file(museum_db, answers) -> None:
     done = cli("answer-metrics", str(answers), "--dataset", "museum", "--json", "--db", str(museum_db))
     assert done.returncode == 0, done.stderr
@@ -122,6 +126,7 @@ def tiny_server(tmp_path_factory):
     server.stop()
 
 
+@pytest.mark.slow
 def test_rag_eval_against_transformers_serve(museum_db, tmp_path, tiny_server) -> None:
     """A random tiny model answers nonsense: every answer is kept and counted invalid."""
     path = tmp_path / "one.jsonl"
@@ -142,6 +147,7 @@ def test_rag_eval_against_transformers_serve(museum_db, tmp_path, tiny_server) -
     assert "judging answers" in done.stderr  # the progress bar
 
 
+@pytest.mark.slow
 def test_demo_answers_through_the_demo_judge(tmp_path, demo_models_dir) -> None:
     path = tmp_path / "demo.db"
     assert cli("seed-demo", "--db", str(path)).returncode == 0

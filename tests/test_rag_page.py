@@ -133,6 +133,7 @@ def test_no_grounding_dataset_offers_the_grounding_ones(app_db):
     assert at.button(key="rag_run_button").label == "Evaluate 2 model(s)"
 
 
+@pytest.mark.slow
 def test_a_run_without_a_judge_gives_the_cli_figures(app_db):
     at = open_page()
     assert at.multiselect(key="rag_stored").value == ["m", "m2"]
@@ -154,6 +155,7 @@ def test_a_run_without_a_judge_gives_the_cli_figures(app_db):
     assert rows[("m2", "questions without an answer (failures)")] == "q2, q3, q4, q6"
 
 
+@pytest.mark.slow
 def test_a_run_with_a_judge_gives_the_cli_figures_and_keeps_no_key(app_db, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     with FakeJudgeServer(rule_judge) as server:
@@ -186,6 +188,7 @@ def test_a_run_with_a_judge_gives_the_cli_figures_and_keeps_no_key(app_db, monke
     assert SECRET not in json.dumps(job["options"]) + json.dumps(job["result"])
 
 
+@pytest.mark.slow
 def test_every_figure_has_its_definition_next_to_it(app_db):
     at = open_page()
     evaluate(at)
@@ -199,6 +202,7 @@ def test_every_figure_has_its_definition_next_to_it(app_db):
     assert json.dumps(DEFINITIONS["F1"])[1:-1][:60] in help_texts  # column tooltips
 
 
+@pytest.mark.slow
 def test_uploads_several_models_bergen_files_and_refusals(app_db):
     at = open_page()
     at.multiselect(key="rag_stored").set_value([]).run()
@@ -237,6 +241,7 @@ def _write(path, text: str):
     return path
 
 
+@pytest.mark.slow
 def test_failures_open_the_answer_beside_the_human_one(app_db):
     with FakeJudgeServer(rule_judge) as server:
         at = open_page()
@@ -273,6 +278,7 @@ def test_failures_open_the_answer_beside_the_human_one(app_db):
     assert not [e for e in ann.get("expander") if "RAG run answer" in e.label]
 
 
+@pytest.mark.slow
 def test_cancel_keeps_the_answers_and_a_new_run_resumes(app_db):
     with FakeJudgeServer(rule_judge, delay=0.4) as server:
         at = open_page()
@@ -302,6 +308,7 @@ def test_cancel_keeps_the_answers_and_a_new_run_resumes(app_db):
         assert again["result"]["calls"]["cached"] >= answered - 1  # the first run's answers kept
 
 
+@pytest.mark.slow
 def test_the_failures_of_a_new_run_show_its_models(app_db):
     """A run of model m looked at, then a run of m and m2: the failures show both models
     (the Models picker kept the first run's choice, and m2's failures were not listed)."""

@@ -141,6 +141,7 @@ def test_one_server_per_process_started_once():
     assert judges.running() is None
 
 
+@pytest.mark.slow
 def test_the_demo_answers_show_every_figure_with_the_rules_judge(tmp_path):
     """``make run``'s demo: rag-eval --rules-judge on the stored demo answers gives every
     judge figure for both demo models, none from an invalid answer, and the careful model
@@ -171,6 +172,7 @@ def test_the_demo_answers_show_every_figure_with_the_rules_judge(tmp_path):
         ("supported", "unsupported")]
 
 
+@pytest.mark.slow
 def test_serve_rules_judge_prints_where_it_serves_and_stops_on_ctrl_c():
     import signal  # noqa: PLC0415
 
@@ -196,6 +198,7 @@ def test_serve_rules_judge_prints_where_it_serves_and_stops_on_ctrl_c():
         process.stdout.close()
 
 
+@pytest.mark.slow
 def test_it_listens_on_its_own_port_when_free_so_a_rerun_is_answered_from_the_cache(
         tmp_path, monkeypatch):
     """The call cache is keyed by the judge's address: on its preferred port the rules judge

@@ -73,6 +73,7 @@ def test_results_are_stored_and_a_rerun_sends_nothing(museum) -> None:
     assert stored[0]["calls"]["factuality"]["raw"].startswith('{"grounding_quality"')
 
 
+@pytest.mark.slow
 def test_cancel_keeps_answers_and_a_rerun_resumes(museum) -> None:
     calls = []
 
@@ -119,6 +120,7 @@ def test_without_a_judge_only_bergen_and_attribution(museum) -> None:
     assert q3["bergen"]["EM"] == 1.0  # the deflection matches the human deflection
 
 
+@pytest.mark.slow
 def test_job_entry_point_on_the_seeded_demo(db) -> None:
     seed_demo(db)
     models = [r["model"] for r in rag_store.answer_sets(db, DEMO_GROUNDING)]

@@ -109,6 +109,7 @@ QUERIES = [
 
 
 @pytest.mark.parametrize("query", QUERIES, ids=lambda q: f"{q.scope}-{q.state}-{q.text}")
+@pytest.mark.slow
 def test_matching_keeps_what_the_filters_say(big, query):
     db, mine = big
     assert pairs_store.matching(db, "big", query) == _rows(query, mine)
@@ -116,6 +117,7 @@ def test_matching_keeps_what_the_filters_say(big, query):
     assert pairs_store.matching(db, "big", query, some) == [r for r in _rows(query, mine) if r[1] in set(some)]
 
 
+@pytest.mark.slow
 def test_search_casefolds_beyond_ascii_both_spellings(big):
     db, _ = big
     found = {RECORDS[p]["prompt"].split(": ")[1] for p, *_ in
@@ -137,6 +139,7 @@ CASES = [(q, True) for q in QUERIES] + [(q, False) for q in QUERIES[:2]]  # inac
 
 @pytest.mark.parametrize(("query", "active"), CASES,
                          ids=lambda v: f"{v.scope}-{v.state}-{v.text}" if not isinstance(v, bool) else str(v))
+@pytest.mark.slow
 def test_the_list_moves_as_the_whole_queue_did(big, query, active):
     """Every place, step, next unreviewed and count of a PairList (SQL, unfiltered or
     filtered) equals the old functions over the whole queue."""
@@ -171,6 +174,7 @@ def test_the_list_moves_as_the_whole_queue_did(big, query, active):
         assert items.next_unreviewed(db, c, nc, nr) == next_unreviewed(queue, c, mine)
 
 
+@pytest.mark.slow
 def test_a_list_sorted_by_margin_moves_in_its_own_order(big):
     db, mine = big
     query = pairs_store.PairQuery("ana")
@@ -229,6 +233,7 @@ def test_refresh_asks_for_a_new_list_when_too_much_changed(tmp_path):
                              [f"k{n}" for n in range(1000)], 5)
 
 
+@pytest.mark.slow
 def test_counts_read_the_reviewers_own_progress(big):
     db, mine = big
     for scope in ("all", "same-style"):

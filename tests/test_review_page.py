@@ -116,6 +116,7 @@ def ask(at: AppTest, dataset: str, item: str, i: int, j: int, seek: str | None =
     return at
 
 
+@pytest.mark.slow
 def test_the_link_counts_when_the_page_opens_and_the_tab_stays_where_it_moved(app_db):
     """The first run opens the comparison ``?item=&i=&j=`` names; later runs draw where the
     server has the tab, whatever address their requests carry; J / K / N lead where the

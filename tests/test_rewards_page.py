@@ -108,6 +108,7 @@ def test_bad_folders_show_one_clear_error_each(app_db, tmp_path):
     assert not registry.MODELS.loaded()
 
 
+@pytest.mark.slow
 def test_facts_of_a_tiny_model_and_the_cache_across_sessions(app_db, tiny_model_dir):  # noqa: F811
     at = load(open_page(), tiny_model_dir, rw_dtype="fp32", rw_device="cpu")
     assert not at.error
@@ -239,6 +240,7 @@ def test_rmbench_matrix_per_domain(tmp_path, monkeypatch):
     assert matrix.loc["chosen concise", "rejected detailed markdown"] == "100.0%"
 
 
+@pytest.mark.slow
 def test_too_long_inputs_are_reported_before_scoring(app_db, tmp_path):
     long = {"id": "long", "subset": "QA", "prompt": "Tell me everything.",
             "chosen": ["word " * 400], "rejected": ["short", "also short", "brief"]}
@@ -252,6 +254,7 @@ def test_too_long_inputs_are_reported_before_scoring(app_db, tmp_path):
         f"{p}: {d}" for p, d in __import__("components.rewards.scoring").rewards.scoring.POLICIES.items()]
 
 
+@pytest.mark.slow
 def test_scoring_job_then_metrics_and_per_token_deep_link(app_db, tiny_model_dir):  # noqa: F811
     at = load(open_page(), tiny_model_dir, rw_device="cpu")
     at.button(key="rw_score").click()
@@ -302,6 +305,7 @@ def test_text_segments_are_the_text_exactly():
     assert [p[0] for p in first if p[1] == "nw-chg"] == ["😀"]
 
 
+@pytest.mark.slow
 def test_job_outcomes_cancelled_failed_and_interrupted(app_db):
     from store.scores import create_job, finish_job, start_job, update_job_progress  # noqa: PLC0415
 
@@ -323,6 +327,7 @@ def test_job_outcomes_cancelled_failed_and_interrupted(app_db):
     assert any("was interrupted" in w.value for w in at.warning)
 
 
+@pytest.mark.slow
 def test_an_encoders_per_token_view_plans_prefix_passes_then_says_which_method(app_db, tmp_path):
     """A BERT reward model: the page shows the plan (passes, estimate), a stride and a cap,
     runs the passes on a click, and the chart caption names the method and the check."""

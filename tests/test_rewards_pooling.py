@@ -50,6 +50,7 @@ def arrangement(request, tmp_path_factory):
 
 
 @pytest.mark.parametrize("batch_tokens", [1, 4096])
+@pytest.mark.slow
 def test_batched_scores_equal_the_models_own_forward(arrangement, batch_tokens):
     name, folder, rm, expected = arrangement
     assert max(expected) - min(expected) > 0.05  # the texts do score apart
@@ -94,6 +95,7 @@ def encoder(request, tmp_path_factory):
 
 
 @pytest.mark.parametrize("batch_tokens", [1, 4096])
+@pytest.mark.slow
 def test_encoder_batched_scores_equal_the_models_own_forward(encoder, batch_tokens):
     kind, folder, rm, expected = encoder
     assert not rm.facts.causal and rm.pooling.per_token == PREFIX

@@ -105,6 +105,7 @@ def test_score_errors_are_clear(tiny_model_dir, tmp_path, cli):
     assert bad.returncode == 2 and "no such folder" in bad.stderr
 
 
+@pytest.mark.slow
 def test_score_killed_with_sigkill_resumes_without_redoing_cached_rows(tiny_model_dir, tmp_path, cli):
     db_path = tmp_path / "db.sqlite"
     texts = make_dataset(db_path, "big", 400)

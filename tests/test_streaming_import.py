@@ -264,6 +264,7 @@ def ground_db(db):
     return db
 
 
+@pytest.mark.slow
 def test_cli_shows_a_progress_bar_on_stderr(tmp_path):
     src = tmp_path / "g.jsonl"
     src.write_bytes(lines([garage_like(i) for i in range(300)]))

@@ -56,6 +56,7 @@ def test_an_annotator_moves_through_their_own_queue(team_db):
     assert shown == {int(key.split("-")[1]) for key in mine}  # numbered as in the dataset
 
 
+@pytest.mark.slow
 def test_a_reviewer_without_a_queue_sees_the_whole_list(team_db):
     at = annotate(team_db, "rita")
     assert any("8 questions" in c.value for c in at.caption)

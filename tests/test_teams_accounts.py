@@ -37,6 +37,7 @@ def filedb(tmp_path):
     return store.connect(path), path
 
 
+@pytest.mark.slow
 def test_passwords_and_session_tokens_never_reach_the_database_file(filedb):
     db, path = filedb
     accounts.add_user(db, "boss", "admin", password=PW)
@@ -60,6 +61,7 @@ def test_passwords_and_session_tokens_never_reach_the_database_file(filedb):
     assert all(len(t) == 64 for t in tokens)
 
 
+@pytest.mark.slow
 def test_sign_in_by_name_or_email_in_any_case(db):
     accounts.add_user(db, "Ana Lopez", "annotator", password=PW, email="Ana@Example.org")
     for login in ("Ana Lopez", "  ana lopez ", "ana@example.org", "ANA@EXAMPLE.ORG"):
@@ -92,6 +94,7 @@ def test_a_session_survives_a_reload_then_expires_or_ends_at_sign_out(tmp_path):
         assert accounts.resume(again, junk) is None
 
 
+@pytest.mark.slow
 def test_five_wrong_passwords_pause_the_name_for_that_client_for_a_while(db):
     accounts.add_user(db, "ana", "annotator", password=PW)
     policy = Policy(lock_failures=5, lock_minutes=15)
@@ -121,6 +124,7 @@ def test_five_wrong_passwords_pause_the_name_for_that_client_for_a_while(db):
                             client="10.0.0.9").user
 
 
+@pytest.mark.slow
 def test_a_stranger_cannot_lock_the_only_admin_out(db):
     accounts.add_user(db, "boss", "admin", password=PW)
     for _ in range(20):
@@ -129,6 +133,7 @@ def test_a_stranger_cannot_lock_the_only_admin_out(db):
     assert accounts.sign_in(db, "boss", PW, client="192.0.2.10").user.role == "admin"
 
 
+@pytest.mark.slow
 def test_an_unknown_name_is_paused_exactly_like_a_real_one(db):
     accounts.add_user(db, "ana", "annotator", password=PW)
     t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -147,6 +152,7 @@ def test_an_unknown_name_is_paused_exactly_like_a_real_one(db):
     assert accounts.login_key("Nobody-Here ") in stored
 
 
+@pytest.mark.slow
 def test_a_success_resets_the_count_and_an_admin_can_unlock(db):
     accounts.add_user(db, "ana", "annotator", password=PW, email="ana@example.org")
     for _ in range(4):
@@ -167,6 +173,7 @@ def test_a_success_resets_the_count_and_an_admin_can_unlock(db):
     assert accounts.sign_in(db, "ana@example.org", PW, client="10.0.0.3").user.name == "ana"
 
 
+@pytest.mark.slow
 def test_unknown_names_and_wrong_passwords_get_the_same_answer(db):
     accounts.add_user(db, "ana", "annotator", password=PW)
     accounts.add_user(db, "sso", "annotator", email="sso@example.org")  # no password
@@ -178,6 +185,7 @@ def test_unknown_names_and_wrong_passwords_get_the_same_answer(db):
     assert answers == {"wrong name or password"}
 
 
+@pytest.mark.slow
 def test_a_disabled_account_cannot_sign_in_and_loses_its_sessions(db):
     accounts.add_user(db, "boss", "admin", password=PW)
     accounts.add_user(db, "ana", "annotator", password=PW)
@@ -192,6 +200,7 @@ def test_a_disabled_account_cannot_sign_in_and_loses_its_sessions(db):
     assert accounts.resume(db, accounts.sign_in(db, "ana", PW).token).name == "ana"
 
 
+@pytest.mark.slow
 def test_resetting_a_password_ends_sessions_and_clears_a_lock(db):
     accounts.add_user(db, "ana", "annotator", password=PW)
     signed = accounts.sign_in(db, "ana", PW)
@@ -205,6 +214,7 @@ def test_resetting_a_password_ends_sessions_and_clears_a_lock(db):
     assert accounts.sign_in(db, "ana", NEW_PW).user.name == "ana"
 
 
+@pytest.mark.slow
 def test_users_change_their_own_password(db):
     ana = accounts.add_user(db, "ana", "annotator", password=PW)
     with pytest.raises(AccountError, match="current password is wrong"):
@@ -261,6 +271,7 @@ def test_only_admins_manage_accounts(db):
     assert accounts.get_user(db, "x1") is None
 
 
+@pytest.mark.slow
 def test_no_password_or_token_appears_in_the_logs(db, caplog):
     caplog.set_level(logging.DEBUG)
     accounts.add_user(db, "boss", "admin", password=PW)
@@ -285,6 +296,7 @@ def run_cli(*args: str, stdin: str = "", db=None) -> subprocess.CompletedProcess
                           input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_users_add_list_disable_reset(tmp_path):
     path = tmp_path / "team.db"
     out = run_cli("users", "add", "boss", "--role", "admin", "--password-stdin",

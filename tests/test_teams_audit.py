@@ -72,6 +72,7 @@ def test_an_admin_exports_the_history_as_csv_and_jsonl(worked, tmp_path):
     assert not (tmp_path / "r.csv").exists() and not (tmp_path / "n.csv").exists()
 
 
+@pytest.mark.slow
 def test_cli_audit(worked, tmp_path):
     db, path, _, _ = worked
     db.conn.close()

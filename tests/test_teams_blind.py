@@ -44,6 +44,7 @@ def shown(at: AppTest) -> str:
                                     + [m.value for m in at.markdown] + [c.value for c in at.caption]))
 
 
+@pytest.mark.slow
 def test_annotators_label_blind_until_the_lead_shows_the_files_labels(team_db) -> None:
     at = page(team_db, "ana", "app_pages/annotate.py", "g")
     assert "file's label" not in shown(at) and "Blind labelling" in shown(at)
@@ -57,6 +58,7 @@ def test_annotators_label_blind_until_the_lead_shows_the_files_labels(team_db) -
     assert "file's label" in shown(at) and [t for t in at.toggle if t.key == "nw-hide-imported"]
 
 
+@pytest.mark.slow
 def test_review_hides_model_scores_and_others_verdicts_from_annotators(team_db) -> None:
     at = page(team_db, "ana", "app_pages/review.py", "p")
     text = shown(at)
@@ -70,6 +72,7 @@ def test_review_hides_model_scores_and_others_verdicts_from_annotators(team_db) 
     assert "bob" not in text  # other annotators' verdicts stay hidden
 
 
+@pytest.mark.slow
 def test_the_dataset_overview_and_its_export_are_not_for_annotators(team_db) -> None:
     """The overview counts every annotator's verdicts and its TRL export takes anyone's:
     an annotator is offered neither; a reviewer sees the overview, an admin exports."""
@@ -88,6 +91,7 @@ def test_the_dataset_overview_and_its_export_are_not_for_annotators(team_db) -> 
     assert "Export for TRL" in shown(overview("lead"))
 
 
+@pytest.mark.slow
 def test_review_offers_an_annotator_only_the_datasets_assigned_to_them(team_db) -> None:
     from tests.teams_fixtures import preference  # noqa: PLC0415
 

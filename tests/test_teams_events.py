@@ -79,6 +79,7 @@ def test_sign_ins_and_refusals_are_audited_without_what_was_typed(db) -> None:
     assert "not-a-name-but-a-passphrase" not in text and "wrong-password-1" not in text
 
 
+@pytest.mark.slow
 def test_assignments_settings_and_a_deleted_dataset_keep_their_events(db, tmp_path) -> None:
     lead = accounts.get_user(db, "lead")
     for name in ("ana", "bob"):
@@ -166,6 +167,7 @@ def test_dataset_guideline_and_gold_actions_are_audited(db) -> None:
     assert "ANSWER-THE-QUESTION" not in json.dumps(events(db))  # gold answers stay out
 
 
+@pytest.mark.slow
 def test_the_audit_page_shows_the_events_to_an_admin(tmp_path, monkeypatch) -> None:
     db = team_mode_db(tmp_path, monkeypatch, people={"lead": "admin"})
     accounts.add_user(db, "ana", "annotator", password=ANA_PW,

@@ -94,6 +94,7 @@ def _keys(at: AppTest, kind: str) -> set[str]:
     return {w.key for w in getattr(at, kind) if w.key}
 
 
+@pytest.mark.slow
 def test_a_reviewer_picks_the_admins_connection_and_types_no_address(team) -> None:
     db, named, stranger = team
     at = _page(db, "rita")
@@ -129,6 +130,7 @@ def test_an_admin_keeps_the_whole_form(team) -> None:
     assert _auth(request) != f"Bearer {SECRET}"  # no key source chosen: the key stays home
 
 
+@pytest.mark.slow
 def test_a_reviewer_is_refused_a_model_outside_data_and_a_load_is_audited(team, tmp_path) -> None:
     from needlework.rewards import registry  # noqa: PLC0415
     from needlework.teams.audit import event_records  # noqa: PLC0415

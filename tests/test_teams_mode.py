@@ -87,6 +87,7 @@ def mode_cli(*args: str, config: Path) -> subprocess.CompletedProcess:
                           env={**os.environ, "NEEDLEWORK_CONFIG": str(config)})
 
 
+@pytest.mark.slow
 def test_cli_mode_prints_what_make_run_uses(tmp_path):
     path = tmp_path / "needlework.toml"
     assert mode_cli(config=path).stdout == "local 127.0.0.1\n"
@@ -180,6 +181,7 @@ def test_plain_streamlit_run_serves_local_mode_on_127_0_0_1_only(tmp_path):
     assert serve_until_listening(tmp_path, None, _streamlit_run()) == {"0100007F"}
 
 
+@pytest.mark.slow
 def test_local_mode_refuses_another_address_in_one_line(tmp_path):
     env = {**os.environ, "NEEDLEWORK_CONFIG": str(tmp_path / "none.toml"),
            "NEEDLEWORK_DB": str(tmp_path / "app.db")}
@@ -193,6 +195,7 @@ def test_local_mode_refuses_another_address_in_one_line(tmp_path):
     assert "not on every network interface" in serving_refusal(parse_config(""), None)
 
 
+@pytest.mark.slow
 def test_make_run_refuses_a_wrong_config(tmp_path):
     config = tmp_path / "needlework.toml"
     config.write_text('[server]\nmode = "team"\naddress = "everywhere"\n')

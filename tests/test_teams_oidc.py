@@ -36,6 +36,9 @@ from needlework.teams.oidc import (
 )
 from tests.conftest import ROOT
 
+# every test here talks to the OpenID provider started as a node process (make check leaves them out)
+pytestmark = pytest.mark.slow
+
 OIDC_DIR = ROOT / "tests" / "oidc"
 CLIENT_ID = "needlework-test"
 CLIENT_SECRET = "client-secret-7c1f0e9a4b2d"
@@ -273,6 +276,7 @@ def test_streamlit_reads_the_settings_st_login_needs(secrets_file):
     assert seen["provider"]["client_kwargs"] == {"scope": "openid email profile"}
 
 
+@pytest.mark.slow
 def test_cli_oidc_config_reads_the_secret_from_stdin(tmp_path, provider):
     path = tmp_path / "secrets.toml"
     args = [sys.executable, "-m", "needlework", "oidc-config", "--metadata-url",

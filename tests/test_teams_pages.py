@@ -114,6 +114,7 @@ def attempt(login: str, password: str) -> AppTest:
     return sign_in_form(app(), login, password)
 
 
+@pytest.mark.slow
 def test_a_wrong_password_is_refused_and_the_right_one_signs_in(team_db):
     at = attempt("ana", "not-her-password")
     assert refusal(at) == "wrong name or password"
@@ -128,6 +129,7 @@ def test_a_wrong_password_is_refused_and_the_right_one_signs_in(team_db):
     assert not at.sidebar.text_input  # the name is the account's, never typed
 
 
+@pytest.mark.slow
 def test_five_wrong_passwords_lock_the_account_and_say_until_when(team_db):
     for _ in range(4):
         assert refusal(attempt("bob", "wrong-password-0")) == "wrong name or password"
@@ -184,6 +186,7 @@ def test_each_role_is_offered_its_pages_only(team_db, who, opens, closed):
         assert not [w for w in at.warning if "not offered to your role" in w.value], page
 
 
+@pytest.mark.slow
 def test_an_annotator_picks_among_assigned_datasets_only(team_db):
     at = app(who="ana", db=team_db)
     assert at.sidebar.selectbox(key="dataset").options == ["g"]
@@ -209,6 +212,7 @@ def test_an_annotator_is_refused_writes_on_items_not_assigned_to_them(team_db):
     assert any("is not assigned to ana" in t.value for t in at.toast)
 
 
+@pytest.mark.slow
 def test_a_reviewer_adjudicates_as_themselves(team_db):
     for who, label in (("ana", "OUTDATED"), ("bob", "UNKNOWN")):
         user = accounts.get_user(team_db, who)
@@ -222,6 +226,7 @@ def test_a_reviewer_adjudicates_as_themselves(team_db):
     assert history_by(team_db, "final:") == [("sample-1", "rita", "final:label:1", "rita")]
 
 
+@pytest.mark.slow
 def test_admin_creates_an_account_whose_password_is_only_hashed(team_db):
     at = app("app_pages/users.py", who="lead", db=team_db)
     at.text_input(key="nw-user-new-name").set_value("cy")
@@ -236,6 +241,7 @@ def test_admin_creates_an_account_whose_password_is_only_hashed(team_db):
     assert accounts.sign_in(team_db, "cy", "cy-secret-pass-9").user.name == "cy"
 
 
+@pytest.mark.slow
 def test_admin_changes_a_role_disables_and_resets(team_db):
     at = app("app_pages/users.py", who="lead", db=team_db)
     at.selectbox(key="nw-user-pick").set_value("bob").run()
@@ -254,6 +260,7 @@ def test_admin_changes_a_role_disables_and_resets(team_db):
     assert accounts.sign_in(team_db, "bob", "bob-new-pass-22").user.role == "reviewer"
 
 
+@pytest.mark.slow
 def test_admin_assigns_with_overlap_and_reassigns_someone_who_left(team_db):
     accounts.add_user(team_db, "cy", "annotator", password="cy-passphrase-1")
     at = app("app_pages/assign.py", who="lead", db=team_db)
@@ -274,6 +281,7 @@ def test_admin_assigns_with_overlap_and_reassigns_someone_who_left(team_db):
     assert any("Unfinished items of cy moved" in s.value for s in at.success)
 
 
+@pytest.mark.slow
 def test_guidelines_written_by_the_admin_show_beside_the_task_as_markdown(team_db):
     at = app("app_pages/guidelines.py", who="lead", db=team_db)
     widget = next(t for t in at.text_area if t.key.startswith("nw-guidelines-text|g|"))
@@ -285,6 +293,7 @@ def test_guidelines_written_by_the_admin_show_beside_the_task_as_markdown(team_d
     assert panel == ["# Labels\n\n**Outdated** means the passage was true once."]
 
 
+@pytest.mark.slow
 def test_quality_page_marks_gold_and_ranks_annotators(team_db):
     from tests.teams_fixtures import finish_grounding  # noqa: PLC0415
 
@@ -302,6 +311,7 @@ def test_quality_page_marks_gold_and_ranks_annotators(team_db):
     assert list(people["accuracy on gold %"]) == [pytest.approx(200 / 3, abs=0.1), 100.0]
 
 
+@pytest.mark.slow
 def test_gold_answers_are_picked_like_labels(team_db):
     at = app("app_pages/quality.py", who="rita", db=team_db)
     assert not at.text_area  # no JSON to type
@@ -326,6 +336,7 @@ def test_audit_page_offers_the_history_to_admins(team_db):
     assert any("**1** change(s)" in m.value and "ana" in m.value for m in at.markdown)
 
 
+@pytest.mark.slow
 def test_home_shows_progress_per_annotator_and_dataset(team_db):
     at = app(who="lead", db=team_db)
     assert list(table_with(at, "items finished by all")["dataset"]) == ["g"]

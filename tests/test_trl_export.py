@@ -113,6 +113,7 @@ def test_rmbench_export_has_nine_pairs_per_prompt(db):
     assert len(text.splitlines()) == 9 * 157
 
 
+@pytest.mark.slow
 def test_cli_export_trl_options(tmp_path, reviewed):
     path = tmp_path / "cli.db"
     file_db = store.connect(path)
