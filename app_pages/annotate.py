@@ -4,11 +4,11 @@ cited answer (the GaRAGe protocol). Every change is saved the moment it is made.
 import streamlit as st
 
 from components.annotate.answer import render_answer
+from components.annotate.dimensions import render_dimensions
 from components.annotate.extras import render_item_extras
 from components.annotate.item import (
     hide_other_items,
     load_context,
-    render_dimensions,
     render_progress,
     render_question,
 )

@@ -109,3 +109,22 @@ def test_category_list():
     assert categories({"categories": ["A", "B"]}, ["B", "C"]) == ["A", "B", "C"]
     assert parse_categories(" A \n\nB\nA\nLaw, Government\n") == ["A", "B", "Law, Government"]
 
+
+
+def test_a_dimension_choice_is_the_option_its_saved_fields_amount_to():
+    from needlework.grounding.item import time_sensitivity  # noqa: PLC0415
+    from needlework.grounding.keymap import choice_of, dimension_keys  # noqa: PLC0415
+
+    dims = {d["title"]: d for d in dimension_keys()}
+    time = dims["Time sensitivity"]
+    for sensitive in ("YES", "NO", None):
+        for qtype in ("SLOW-CHANGING", "FAST-CHANGING", "", None):
+            index = choice_of(time, [sensitive, qtype])
+            # the same rule as the single time-sensitivity choice of the exports and filters
+            assert (None if index is None else time["options"][index]) == \
+                time_sensitivity(sensitive, qtype), (sensitive, qtype)
+    assert choice_of(dims["Complexity"], ["Set"]) == 2
+    assert choice_of(dims["Complexity"], ["Nonsense"]) is None
+    assert choice_of(dims["Valid"], [None]) is None
+    assert [d["title"] for d in dimension_keys()] == [
+        "Valid", "False premise", "Info-seeking", "Time sensitivity", "Complexity", "Popularity"]

@@ -204,13 +204,43 @@ def test_annotate_answer_checks_and_deflection(app_db):
     assert get_value(app_db, "ground", "sample-1", "ana", "deflected") is True
 
 
+def dim_buttons(at, mark: str) -> dict[int, list[int]]:
+    """Dimension number (0-based, as the keys' Q1... less one) → the options of its buttons
+    drawn with class ``mark`` (``nw-chosen``: the saved one, ``nw-file``: the file's)."""
+    found: dict[int, list[int]] = {}
+    for h in at.main.get("html"):
+        for classes, dim, option in re.findall(
+                r'<button type="button" class="(nw-dim-option[^"]*)" data-nw-dim="(\d+)" '
+                r'data-nw-option="(\d+)"', h.proto.body):
+            if mark in classes.split():
+                found.setdefault(int(dim), []).append(int(option))
+    return found
+
+
+def set_dim(item: str, field: str, value: str | None) -> dict:
+    return {"kind": "set", "item": item, "field": f"dim:{field}", "value": value}
+
+
 def test_annotate_dimensions_categories_and_filters(app_db):
     at = open_page("app_pages/annotate.py", annotator="ana")
-    by_label(at.selectbox, "Time sensitivity · Q4").set_value("fast-changing").run()
+    # the file's own values are marked (YES, NO, YES, slow-changing, Simple, Tail), none chosen
+    assert dim_buttons(at, "nw-file") == {0: [0], 1: [1], 2: [0], 3: [1], 4: [0], 5: [2]}
+    assert dim_buttons(at, "nw-chosen") == {}
+    # time sensitivity fast-changing: two fields, as the option button or Q 4 3 sends it
+    act(app_db, set_dim("sample-1", "question_sensitive", "YES"),
+        set_dim("sample-1", "question_type", "FAST-CHANGING"))
+    at.run()
     assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_type") == "FAST-CHANGING"
     assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_sensitive") == "YES"
-    by_label(at.selectbox, "Complexity · Q5").set_value("Set").run()
+    act(app_db, set_dim("sample-1", "question_complexity", "Set"))
+    at.run()
     assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_complexity") == "Set"
+    assert dim_buttons(at, "nw-chosen") == {3: [2], 4: [2]}
+    act(app_db, set_dim("sample-1", "question_sensitive", "NO"))  # static, whatever the type
+    at.run()
+    assert dim_buttons(at, "nw-chosen") == {3: [0], 4: [2]}
+    by_label(at.selectbox, "Category").set_value("Travel").run()
+    assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_category") == "Travel"
     at.text_area(key="nw-categories|ground").set_value("Travel\nSpace\n")
     at.button(key="nw-categories-save|ground").click().run()
     assert store.datasets.get_dataset(app_db, "ground")["meta"]["categories"] == ["Travel", "Space"]

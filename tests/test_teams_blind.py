@@ -6,6 +6,7 @@ unchanged."""
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -50,12 +51,14 @@ def test_annotators_label_blind_until_the_lead_shows_the_files_labels(team_db) -
     assert "file's label" not in shown(at) and "Blind labelling" in shown(at)
     assert not [t for t in at.toggle if t.key == "nw-hide-imported"]
     assert all("(in the file)" not in (s.placeholder or "") for s in at.selectbox)
+    assert not re.search(r'<button[^>]*class="[^"]*nw-file', shown(at))  # no file's dimension
     reviewer = page(team_db, "rita", "app_pages/annotate.py", "g")
     assert "file's label" in shown(reviewer)
     set_visibility(team_db, "g", "annotators_see_file_labels", True,
                    actor=accounts.get_user(team_db, "lead"))
     at = page(team_db, "ana", "app_pages/annotate.py", "g")
     assert "file's label" in shown(at) and [t for t in at.toggle if t.key == "nw-hide-imported"]
+    assert re.search(r'<button[^>]*class="[^"]*nw-file', shown(at))
 
 
 @pytest.mark.slow

@@ -196,18 +196,18 @@ def test_an_annotator_picks_among_assigned_datasets_only(team_db):
 
 def test_dimensions_are_saved_as_the_signed_in_annotator_on_assigned_items(team_db):
     at = app("app_pages/annotate.py", who="ana", db=team_db)
-    widget = next(s for s in at.selectbox if s.key and s.key.startswith("nw-dim-question_valid-"))
-    widget.set_value("NO").run()
+    widget = next(s for s in at.selectbox if s.key and s.key.startswith("nw-dim-question_category-"))
+    widget.set_value(widget.options[0]).run()
     assert not at.exception
-    rows = history_by(team_db, "dim:question_valid")
+    rows = history_by(team_db, "dim:question_category")
     assert [(r[1], r[3]) for r in rows] == [("ana", "ana")]
 
 
 def test_an_annotator_is_refused_writes_on_items_not_assigned_to_them(team_db):
     at = app("app_pages/annotate.py", who="ana", db=team_db)
     assign_dataset(team_db, "g", ["bob"], replace=True)  # reassigned while the page is open
-    widget = next(s for s in at.selectbox if s.key and s.key.startswith("nw-dim-question_valid-"))
-    widget.set_value("NO").run()
+    widget = next(s for s in at.selectbox if s.key and s.key.startswith("nw-dim-question_category-"))
+    widget.set_value(widget.options[0]).run()
     assert history_by(team_db, "dim:") == []
     assert any("is not assigned to ana" in t.value for t in at.toast)
 

@@ -1,7 +1,8 @@
-"""The item being annotated: its context, question header, dimensions and progress.
+"""The item being annotated: its context, question header and progress.
 
-Passage cards and the keyboard toolbar are in :mod:`.passages`, the answer editor in
-:mod:`.answer`, the question list in :mod:`.questions`.
+Passage cards and the keyboard toolbar are in :mod:`.passages`, the dimensions in
+:mod:`.dimensions`, the answer editor in :mod:`.answer`, the question list in
+:mod:`.questions`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,12 @@ from sqlite_utils import Database
 
 from components.state import get_db, signed_in
 from components.text import label, render_marked_text, render_text
-from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import label_field
 from needlework.grounding.progress import progress_text
 from needlework.teams.blind import visibility
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import write_annotation
-from store.datasets import get_dataset, set_dataset_meta
 from store.grounding import item_fields
 
 
@@ -137,78 +136,6 @@ def render_question(ctx: ItemContext, position: int, total: int) -> None:
     st.html('<style>#nw-question-meta{font-size:.8rem;color:#555;margin:0}'
             '#nw-question{font-size:1.25rem;font-weight:600;line-height:1.35}</style>')
     render_text(question, key="nw-question")
-
-
-def _dim_callback(ctx: ItemContext, widget: str, fields: tuple[str, ...]) -> None:
-    choice = st.session_state.get(widget)
-    if fields == ("question_sensitive", "question_type"):
-        values = gitem.TIME_SENSITIVITY.get(choice) if choice else None
-        save(ctx, "dim:question_sensitive", values[0] if values else None)
-        save(ctx, "dim:question_type", values[1] if values else None)
-    else:
-        save(ctx, f"dim:{fields[0]}", choice)
-
-
-def _placeholder(ctx: ItemContext, value: str) -> str:
-    if hide_imported(ctx):
-        return "—"
-    return f"{value} (in the file)" if value else "— (not in the file)"
-
-
-def _dim_select(ctx: ItemContext, column, title: str, options: list[str], name: str,
-                fields: tuple[str, ...], mine: str | None, imported: str, help: str = "") -> None:
-    mine = mine if mine in options else None
-    widget = ctx.widget_key(f"dim-{name}-{mine}")  # keyed by the saved value (see passages)
-    column.selectbox(title, options, index=None if mine is None else options.index(mine),
-                     key=widget, placeholder=_placeholder(ctx, imported),
-                     on_change=_dim_callback, args=(ctx, widget, fields),
-                     disabled=not ctx.annotator, help=help or None)
-
-
-def render_dimensions(ctx: ItemContext, categories: list[str]) -> None:
-    """A compact grid of selects for the question dimensions; each saves when
-    changed. Empty selects show the imported value as their placeholder."""
-    imported = gitem.imported_dims(ctx.record)
-    st.caption("Grey text is the file's own value (hidden with H); choosing a value saves "
-               "yours. Keys: Q, the number after a title, then the value's number.")
-    row = st.columns(2, gap="small") + st.columns(2, gap="small")
-    for k, (column, (name, title, help_text)) in enumerate(
-            zip(row, gitem.YES_NO_DIMS, strict=False), start=1):
-        _dim_select(ctx, column, f"{title} · Q{k}", list(YES_NO), name, (name,),
-                    ctx.value(f"dim:{name}"), imported[name], help_text)
-    time_mine = gitem.time_sensitivity(ctx.value("dim:question_sensitive"),
-                                       ctx.value("dim:question_type"))
-    time_imported = gitem.time_sensitivity(imported["question_sensitive"],
-                                           imported["question_type"]) or ""
-    _dim_select(ctx, row[3], "Time sensitivity · Q4", list(gitem.TIME_SENSITIVITY), "time",
-                ("question_sensitive", "question_type"), time_mine, time_imported, gitem.TIME_HELP)
-    row = st.columns(2, gap="small")
-    _dim_select(ctx, row[0], "Complexity · Q5", list(COMPLEXITIES), "question_complexity",
-                ("question_complexity",), ctx.value("dim:question_complexity"),
-                imported["question_complexity"])
-    _dim_select(ctx, row[1], "Popularity · Q6", list(POPULARITY), "question_popularity",
-                ("question_popularity",), ctx.value("dim:question_popularity"),
-                imported["question_popularity"])
-    row = st.columns([2, 1], gap="small", vertical_alignment="bottom")
-    _dim_select(ctx, row[0], "Category", categories, "question_category",
-                ("question_category",), ctx.value("dim:question_category"),
-                imported["question_category"], "The list is editable per dataset (Categories).")
-    with row[1]:
-        render_category_editor(ctx.db, ctx.dataset, categories)
-
-
-def render_category_editor(db: Database, dataset: str, categories: list[str]) -> None:
-    """A popover to edit the dataset's category list (kept in ``datasets.meta``)."""
-    with st.popover("Categories", icon=":material/edit:", help="Edit this dataset's category list",
-                    width="stretch"):
-        text = st.text_area("One category per line", "\n".join(categories), height=260,
-                            key=f"nw-categories|{dataset}")
-        if st.button("Save the list", key=f"nw-categories-save|{dataset}"):
-            row = get_dataset(db, dataset) or {"meta": {}}
-            meta = dict(row["meta"])
-            meta[gitem.CATEGORIES_META] = gitem.parse_categories(text)
-            set_dataset_meta(db, dataset, meta)
-            st.toast("Category list saved")
 
 
 def render_progress(ctx: ItemContext, done: int, started: int, total: int) -> None:

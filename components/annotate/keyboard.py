@@ -57,12 +57,14 @@ def move_targets(db: Database, ctx: ItemContext, targets: dict[str, str | None]
 
 def key_data(ctx: ItemContext, cursor: int, moves: dict[str, dict[str, Any]] | None = None,
              seq: int = 0) -> dict[str, Any]:
-    """What the key script needs to aim keys at this item (plain JSON, our own shape);
-    ``seq``: the tab's position as drawn (:class:`components.annotate.questions.Nav`)."""
+    """What the key script needs to aim keys at this item (plain JSON, our own shape:
+    the saved labels and ``dim:`` fields too, which it shows changed until a rerun draws
+    them); ``seq``: the tab's position as drawn (:class:`components.annotate.questions.Nav`)."""
     labels = {field[len(LABEL_PREFIX):]: value for field, (value, _) in ctx.fields.items()
               if field.startswith(LABEL_PREFIX)}
+    dims = {field: value for field, (value, _) in ctx.fields.items() if field.startswith("dim:")}
     return {"dataset": ctx.dataset, "annotator": ctx.annotator, "item": ctx.key, "tag": ctx.tag,
-            "n": len(ctx.passages), "cursor": cursor, "labels": labels,
+            "n": len(ctx.passages), "cursor": cursor, "labels": labels, "dimValues": dims,
             "answered": bool((ctx.value("answer") or "").strip()), "seq": seq,
             "seen": applied_through(), "flag": bool(ctx.value("flag")),
             "dims": dimension_keys(), "keys": label_keys(), "moves": moves or {}}

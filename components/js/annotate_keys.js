@@ -7,8 +7,9 @@
 // action too (the server owns where each tab is: needlework/positions.py), and the next
 // keys aim at the new question while the page draws it. A second move before the page
 // has drawn the first holds the keys pressed meanwhile until it has, then goes on from
-// there. Clicks on the label and key buttons are handled the same way. `data` is the
-// page's: {dataset, annotator, item, n, cursor, labels, answered, seq, moves, keys}.
+// there. Clicks on the label, dimension and key buttons are handled the same way. `data`
+// is the page's: {dataset, annotator, item, n, cursor, labels, dimValues, answered, seq,
+// moves, keys, dims}.
 // No data is ever put into HTML here.
 // the labels' keys and short names come with the page's data (needlework.grounding.keymap)
 let LABELS = {};
@@ -83,6 +84,22 @@ function annotateKeys() {
           `border-color:rgba(49,51,63,.2);color:rgb(49,51,63)}`;
       }
     }
+    // dimensions likewise: the option the actions not drawn yet amount to, over the buttons
+    if (drawn) {
+      S.dims().forEach((d, k) => {
+        const acts = S.dimActions(d);
+        if (!acts.length) return;
+        const pending = acts.some((a) => nwCore.queue.includes(a));
+        const chosen = S.dimChoice(k);
+        const sel = `#nw-dims button[data-nw-dim="${k}"]`;
+        css += `${sel}.nw-chosen{background:var(--nw-bg,#fff);border-color:rgba(49,51,63,.2);` +
+          `color:rgb(49,51,63)}`;
+        if (chosen !== null) {
+          css += `${sel}[data-nw-option="${chosen}"]{background:#1f6feb;border-color:#1f6feb;` +
+            `color:#fff${pending ? ";outline:2px dashed #fdba74;outline-offset:1px" : ""}}`;
+        }
+      });
+    }
     if (S.barrier || !drawn) {
       css += `[data-testid="stMain"] [class*="st-key-nw-item-"]{opacity:.45;transition:opacity .15s}`;
     }
@@ -107,6 +124,7 @@ function annotateKeys() {
     if (!S.data || S.data.item !== S.item) return;  // still opening: not its cards
     const card = document.querySelector(".st-key-nw-card-" + S.cursor);
     if (!card) return;
+    S.scrolledTo = S.item;
     const r = card.getBoundingClientRect();
     const bar = document.querySelector(".st-key-nw-top");  // the sticky label toolbar
     const below = bar ? bar.getBoundingClientRect().bottom + 8 : 170;
@@ -186,6 +204,23 @@ function annotateKeys() {
     }
     const d = S.dims()[S.prefix.dim];
     return `${d.title}: ` + d.options.map((o, i) => `${i + 1} ${o}`).join(" · ") + " · 0 clear";
+  };
+  // a dimension's actions the page's data may not show yet, in order
+  S.dimActions = (d) => nwCore.overlay((a) => a.kind === "set" && a.item === S.item &&
+    S.data && a.dataset === S.data.dataset && d.fields.some((f) => a.field === "dim:" + f));
+  // the option a dimension holds: the saved values, then those actions (an option's ""
+  // matches any value of its field, as needlework.grounding.keymap.choice_of)
+  S.dimChoice = (k) => {
+    const d = S.dims()[k];
+    if (!d || !S.data) return null;
+    const saved = S.data.item === S.item ? S.data.dimValues || {} : {};
+    const got = d.fields.map((f) => (("dim:" + f) in saved ? saved["dim:" + f] : null));
+    for (const a of S.dimActions(d)) {
+      const i = d.fields.indexOf(a.field.slice(4));
+      got[i] = toggled(got[i], a);
+    }
+    const found = d.values.findIndex((want) => want.every((w, i) => w === "" || w === got[i]));
+    return found < 0 ? null : found;
   };
   S.setDim = (d, option) => {
     const values = option === null ? d.fields.map(() => null) : d.values[option];
@@ -305,7 +340,9 @@ function annotateKeys() {
     }
     S.cursor = Math.max(1, Math.min(S.cursor, Math.max(1, S.n)));
     S.paint();
-    setTimeout(S.scroll, 120);
+    // bring the cursor's card into view once a question is drawn; later reruns of the
+    // same question (a dimension, the comment) leave the page where the annotator is
+    if (S.scrolledTo !== S.item) setTimeout(S.scroll, 120);
   };
 
   const keyOf = (el) => {
@@ -361,6 +398,19 @@ function annotateKeys() {
       if (button.disabled || S.barrier || S.data.item !== S.item) return;
       const value = LABELS[button.dataset.nwLabel];
       if (value) S.label(parseInt(button.dataset.nwPassage, 10), value, false, true);
+      return;
+    }
+    if (button.dataset.nwDim !== undefined && button.dataset.nwOption !== undefined) {
+      // a dimension's option button: set it, or clear it when it is the one held
+      e.preventDefault(); e.stopPropagation();
+      if (button.disabled || S.barrier || S.data.item !== S.item) return;
+      if (!S.who()) { S.hint(); return; }
+      const k = parseInt(button.dataset.nwDim, 10);
+      const option = parseInt(button.dataset.nwOption, 10);
+      const d = S.dims()[k];
+      if (!d || !(option >= 0 && option < d.options.length)) return;
+      S.setDim(d, S.dimChoice(k) === option ? null : option);
+      S.paint();
       return;
     }
     const box = button.closest('[class*="st-key-nw-key-"]');

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
-from needlework.grounding.item import TIME_SENSITIVITY, YES_NO_DIMS
+from needlework.grounding.item import TIME_HELP, TIME_SENSITIVITY, YES_NO_DIMS
 from needlework.grounding.labels import LABEL_KEYS, SHORT
 
 NEXT_PASSAGE, PREVIOUS_PASSAGE, CLEAR = "j", "k", "0"
@@ -53,16 +53,30 @@ def label_keys() -> dict[str, dict[str, str]]:
 
 
 def dimension_keys() -> list[dict[str, Any]]:
-    """The dimensions the ``Q`` key path sets, in key order: title, the ``dim:`` fields
-    one choice writes, the options shown and the field values of each option."""
-    out = [{"title": title, "fields": [name], "options": list(YES_NO),
-            "values": [[v] for v in YES_NO]} for name, title, _ in YES_NO_DIMS]
-    out.append({"title": "Time sensitivity", "fields": ["question_sensitive", "question_type"],
+    """The dimensions the ``Q`` key path and the option buttons set, in key order: title,
+    help, the ``dim:`` fields one choice writes, the options shown and the field values
+    of each option (``""`` in a value: that field may hold anything, see
+    :func:`choice_of`)."""
+    out = [{"title": title, "help": help_text, "fields": [name], "options": list(YES_NO),
+            "values": [[v] for v in YES_NO]} for name, title, help_text in YES_NO_DIMS]
+    out.append({"title": "Time sensitivity", "help": TIME_HELP,
+                "fields": ["question_sensitive", "question_type"],
                 "options": list(TIME_SENSITIVITY),
                 "values": [list(v) for v in TIME_SENSITIVITY.values()]})
     for name, title, options in (("question_complexity", "Complexity", COMPLEXITIES),
                                  ("question_popularity", "Popularity", POPULARITY)):
-        out.append({"title": title, "fields": [name], "options": list(options),
+        out.append({"title": title, "help": "", "fields": [name], "options": list(options),
                     "values": [[v] for v in options]})
     return out
+
+
+def choice_of(dimension: dict[str, Any], values: list[Any]) -> int | None:
+    """The option of ``dimension`` (from :func:`dimension_keys`) that the fields' values
+    (in the order of its ``fields``) amount to, or ``None``. An option's ``""`` matches
+    any value of that field (static time sensitivity is ``NO`` whatever the type says);
+    the key script applies the same rule."""
+    for index, option in enumerate(dimension["values"]):
+        if all(want == "" or want == got for want, got in zip(option, values, strict=True)):
+            return index
+    return None
 

@@ -194,3 +194,38 @@ def test_a_reason_key_right_after_undo_flips_the_reason_on_what_is_saved(page, a
     assert verdicts_of(seeded_db, who)[field] == {
         "verdict": "tie", "reasons": ["factual error", "incomplete"], "note": ""}
     assert errors(page) == []
+
+
+def test_dimension_buttons_set_and_clear_and_the_page_stays_where_it_is(page, app_url, seeded_db):
+    """A click on a dimension's option sets it and shows it chosen at once; a click on
+    the chosen one clears it; Q keys set one too. The page stays where the annotator
+    scrolled (it jumped back to the passage after each dimension)."""
+    key, _ = items(seeded_db)[2]
+    who = f"dims-{uuid.uuid4().hex[:6]}"
+    open_annotate(page, app_url, key, who)
+    dims = page.locator("#nw-dims")
+    dims.scroll_into_view_if_needed()
+    top = dims.bounding_box()["y"]
+    chosen = ('() => getComputedStyle(document.querySelector('
+              '\'#nw-dims button[data-nw-dim="4"][data-nw-option="2"]\')).color === "rgb(255, 255, 255)"')
+    option = page.locator('#nw-dims button[data-nw-dim="4"][data-nw-option="2"]')  # Set
+    option.click()
+    assert page.evaluate(chosen)  # drawn chosen before the server has answered
+    settle(page)
+    assert value(seeded_db, key, who, "dim:question_complexity") == "Set"
+    page.wait_for_function("() => document.querySelector('#nw-dims button[data-nw-dim=\"4\"]"
+                           "[data-nw-option=\"2\"]').classList.contains('nw-chosen')", timeout=15_000)
+    page.keyboard.type("q62", delay=150)  # popularity: Torso
+    settle(page)
+    assert value(seeded_db, key, who, "dim:question_popularity") == "Torso"
+    page.wait_for_function("() => document.querySelector('#nw-dims button[data-nw-dim=\"5\"]"
+                           "[data-nw-option=\"1\"]').classList.contains('nw-chosen')", timeout=15_000)
+    page.wait_for_timeout(400)  # the key script's scroll after a rerun would have happened
+    assert abs(dims.bounding_box()["y"] - top) < 5, (top, dims.bounding_box())
+    option.click()  # the chosen one: cleared
+    settle(page)
+    assert value(seeded_db, key, who, "dim:question_complexity") is None
+    page.wait_for_function("() => !document.querySelector('#nw-dims button[data-nw-dim=\"4\"]"
+                           "[data-nw-option=\"2\"]').classList.contains('nw-chosen')", timeout=15_000)
+    assert not page.evaluate(chosen)
+    assert errors(page) == []
