@@ -8,6 +8,7 @@ from components.annotate.dimensions import render_dimensions
 from components.annotate.extras import render_item_extras
 from components.annotate.item import (
     hide_other_items,
+    item_marker,
     load_context,
     render_progress,
     render_question,
@@ -54,12 +55,14 @@ render_question(ctx, nav.position, nav.total)
 render_progress(ctx, nav.done, nav.started, nav.total)
 render_linked_answer(db, row["name"], nav.current)  # ?rag_run=: a RAG run's model answer
 passages_col, side_col = st.columns([3, 2], gap="medium")
-# keyed by the item: until a rerun has redrawn them, the last question's cards and
-# answer are hidden by the key script, never shown under the new question's title
-with passages_col, st.container(key=f"nw-item-cards-{ctx.tag}", gap="small"):
+# each ends with the item's marker: until a rerun has drawn it, the last question's
+# cards and answer are hidden (hide_other_items), never shown under the new question
+with passages_col, st.container(key="nw-item-cards", gap="small"):
     render_passages(ctx)
-with side_col, st.container(key=f"nw-item-side-{ctx.tag}", gap="small"):
+    item_marker(ctx)
+with side_col, st.container(key="nw-item-side", gap="small"):
     render_answer(ctx)
     render_item_extras(ctx)
     st.markdown("**Question dimensions**")
     render_dimensions(ctx, categories)
+    item_marker(ctx)

@@ -118,11 +118,21 @@ def save(ctx: ItemContext, field: str, value: Any) -> None:
 
 
 def hide_other_items(ctx: ItemContext) -> None:
-    """A style, drawn before the question, that hides the cards and answer a rerun has not
-    yet redrawn (they are keyed ``nw-item-…-TAG`` by their item): for a moment after a
-    move the page would show the last question's answer and stamps under the new one."""
-    st.html(f'<style>[class*="st-key-nw-item-"]:not(.st-key-nw-item-cards-{ctx.tag})'
-            f':not(.st-key-nw-item-side-{ctx.tag}){{visibility:hidden}}</style>')
+    """A style, drawn before the question, that keeps the last question's cards and answer
+    from showing under the new one while a rerun replaces them: the cards and the side
+    column stay hidden until their :func:`item_marker` for this item is drawn (it comes
+    last, so everything before it is this item's), and what the last question had beyond
+    it is hidden until the run removes it. The containers keep their keys from question
+    to question, so the browser updates their elements instead of building them anew."""
+    tag = ctx.tag
+    st.html(f'<style>.st-key-nw-item-cards:not(:has([data-nw-item="{tag}"])),'
+            f'.st-key-nw-item-side:not(:has([data-nw-item="{tag}"])){{visibility:hidden}}'
+            f'.stElementContainer:has([data-nw-item="{tag}"]) ~ *{{display:none}}</style>')
+
+
+def item_marker(ctx: ItemContext) -> None:
+    """The last element of the cards and of the side column: see :func:`hide_other_items`."""
+    st.html(f'<span data-nw-item="{ctx.tag}"></span>')
 
 
 def render_question(ctx: ItemContext, position: int, total: int) -> None:
