@@ -128,3 +128,16 @@ def test_a_dimension_choice_is_the_option_its_saved_fields_amount_to():
     assert choice_of(dims["Valid"], [None]) is None
     assert [d["title"] for d in dimension_keys()] == [
         "Valid", "False premise", "Info-seeking", "Time sensitivity", "Complexity", "Popularity"]
+
+
+def test_the_annotation_guide_lists_every_key_of_the_key_map():
+    import re  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    from needlework.grounding.keymap import KEYMAP  # noqa: PLC0415
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "annotation.md").read_text()
+    rows = {re.sub(r"[`\s]", "", row.split("|")[1]): row.split("|")[2].strip()
+            for row in guide.splitlines() if row.startswith("| ") and row.count("|") >= 3}
+    for keys, what in KEYMAP:
+        assert rows.get(re.sub(r"\s", "", keys)) == what, keys

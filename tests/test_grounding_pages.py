@@ -239,7 +239,7 @@ def test_annotate_dimensions_categories_and_filters(app_db):
     act(app_db, set_dim("sample-1", "question_sensitive", "NO"))  # static, whatever the type
     at.run()
     assert dim_buttons(at, "nw-chosen") == {3: [0], 4: [2]}
-    by_label(at.selectbox, "Category").set_value("Travel").run()
+    by_label(at.selectbox, "Category · Q7").set_value("Travel").run()
     assert get_value(app_db, "ground", "sample-1", "ana", "dim:question_category") == "Travel"
     at.text_area(key="nw-categories|ground").set_value("Travel\nSpace\n")
     at.button(key="nw-categories-save|ground").click().run()

@@ -77,20 +77,23 @@ def _on_category(ctx: ItemContext, widget: str) -> None:
 def render_dimensions(ctx: ItemContext, categories: list[str]) -> None:
     """The six fixed dimensions as option buttons, then the category select and the
     editor of the dataset's category list."""
-    st.caption("Click an option, or press Q, the dimension's number, then the option's; "
-               "click the chosen one (or its number after 0) to clear it. Dashed: the "
-               "file's own value (H hides it).")
+    st.caption("Click an option; or W, then one digit per dimension (Enter: the file's "
+               "value, Space: leave it); or Q, a dimension's number, an option's. V takes "
+               "the file's value of every dimension you have not set. Click the chosen "
+               "option to clear it. Dashed: the file's own value (H hides it).")
     st.html(_STYLE + dimensions_html(ctx))
     mine = ctx.value("dim:question_category")
     mine = mine if mine in categories else None
     imported = "" if hide_imported(ctx) else gitem.imported_dims(ctx.record)["question_category"]
     widget = ctx.widget_key(f"dim-question_category-{mine}")  # keyed by the saved value
     left, right = st.columns([2, 1], gap="small", vertical_alignment="bottom")
-    left.selectbox("Category", categories, index=None if mine is None else categories.index(mine),
-                   key=widget, on_change=_on_category, args=(ctx, widget),
-                   placeholder="—" if hide_imported(ctx) else
-                   (f"{imported} (in the file)" if imported else "— (not in the file)"),
-                   disabled=not ctx.annotator, help="The list is editable per dataset (Categories).")
+    with left, st.container(key="nw-category"):
+        st.selectbox("Category · Q7", categories, index=None if mine is None else categories.index(mine),
+                     key=widget, on_change=_on_category, args=(ctx, widget),
+                     placeholder="—" if hide_imported(ctx) else
+                     (f"{imported} (in the file)" if imported else "— (not in the file)"),
+                     disabled=not ctx.annotator,
+                     help="The list is editable per dataset (Categories).")
     with right:
         render_category_editor(ctx.db, ctx.dataset, categories)
 

@@ -18,8 +18,9 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
-from components.annotate.item import HIDE_IMPORTED, ItemContext
+from components.annotate.item import HIDE_IMPORTED, ItemContext, hide_imported
 from components.outbox import applied_through, module
+from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys, label_keys
 from needlework.grounding.labels import LABEL_PREFIX
 from store.grounding import openings
@@ -63,8 +64,12 @@ def key_data(ctx: ItemContext, cursor: int, moves: dict[str, dict[str, Any]] | N
     labels = {field[len(LABEL_PREFIX):]: value for field, (value, _) in ctx.fields.items()
               if field.startswith(LABEL_PREFIX)}
     dims = {field: value for field, (value, _) in ctx.fields.items() if field.startswith("dim:")}
+    # the file's own dimension values, only where the person may see them (V, W's Enter)
+    shown = {} if hide_imported(ctx) else {f"dim:{field}": value for field, value
+                                           in gitem.imported_dims(ctx.record).items() if value}
     return {"dataset": ctx.dataset, "annotator": ctx.annotator, "item": ctx.key, "tag": ctx.tag,
             "n": len(ctx.passages), "cursor": cursor, "labels": labels, "dimValues": dims,
+            "fileDims": shown,
             "answered": bool((ctx.value("answer") or "").strip()), "seq": seq,
             "seen": applied_through(), "flag": bool(ctx.value("flag")),
             "dims": dimension_keys(), "keys": label_keys(), "moves": moves or {}}

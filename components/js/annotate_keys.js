@@ -15,7 +15,7 @@
 let LABELS = {};
 let SHORT = {};
 const SEEK = {n: "next", p: "previous", u: "unfinished"};
-const ONE_KEY = "jk0dzsfmrh?";  // keys handled here besides labels, moves and Q
+const ONE_KEY = "jk0dzsfmrhwv?";  // keys handled here besides labels, moves and Q
 const BARRIER = "nw-annotate-barrier";
 
 function annotateKeys() {
@@ -106,8 +106,21 @@ function annotateKeys() {
     style.textContent = css;
     const where = document.querySelector(".nw-cursor-pos");
     if (where) {
-      where.textContent = S.barrier || !drawn ? "opening…" : S.prefix ? S.prefixText() :
-        S.n ? `passage\n${c} of ${S.n}` : "no\npassages";
+      where.textContent = S.barrier || !drawn ? "opening…" : S.prefix ?
+        (S.prefix.walk !== undefined ? `dimension\n${S.prefix.walk + 1} of ${S.dims().length}` :
+          "Q\n…") : S.n ? `passage\n${c} of ${S.n}` : "no\npassages";
+      if (S.prefix && drawn && !S.barrier) {
+        // what the next key does, under the toolbar (the toolbar keeps its one row)
+        const tip = document.createElement("span");
+        tip.className = "nw-prefix-tip";
+        tip.textContent = "\n" + S.prefixText();
+        tip.style.cssText = "position:absolute;left:0;top:2.6rem;z-index:96;white-space:nowrap;" +
+          "font-weight:500;font-size:.8rem;padding:2px 9px;border-radius:9px;background:#1e3a8a;" +
+          "color:#fff;box-shadow:0 1px 3px rgba(0,0,0,.2);pointer-events:none";
+        where.appendChild(tip);
+      }
+      const note = document.querySelector(".nw-key-note");
+      if (note) note.style.top = S.prefix ? "4.3rem" : "2.6rem";
     }
   };
 
@@ -199,8 +212,18 @@ function annotateKeys() {
 
   S.dims = () => (S.data && S.data.dims) || [];
   S.prefixText = () => {
+    if (S.prefix.walk !== undefined) {
+      const k = S.prefix.walk;
+      const d = S.dims()[k];
+      const file = S.fileChoice(k);
+      return `${d.title} (${k + 1}/${S.dims().length}): ` +
+        d.options.map((o, i) => `${i + 1} ${o}`).join(" · ") +
+        (file === null ? "" : ` · Enter: the file's (${d.options[file]})`) +
+        " · Space: leave · 0 clear · Esc";
+    }
     if (S.prefix.dim === undefined) {
-      return "Q: " + S.dims().map((d, i) => `${i + 1} ${d.title}`).join(" · ") + " · Esc";
+      return "Q: " + S.dims().map((d, i) => `${i + 1} ${d.title}`).join(" · ") +
+        ` · ${S.dims().length + 1} Category · Esc`;
     }
     const d = S.dims()[S.prefix.dim];
     return `${d.title}: ` + d.options.map((o, i) => `${i + 1} ${o}`).join(" · ") + " · 0 clear";
@@ -222,11 +245,48 @@ function annotateKeys() {
     const found = d.values.findIndex((want) => want.every((w, i) => w === "" || w === got[i]));
     return found < 0 ? null : found;
   };
-  S.setDim = (d, option) => {
+  // the option the file's own values amount to (only when the page may show them)
+  S.fileChoice = (k) => {
+    const d = S.dims()[k];
+    if (!d || !S.data || S.data.item !== S.item) return null;
+    const file = S.data.fileDims || {};
+    const got = d.fields.map((f) => file["dim:" + f] || null);
+    if (got.every((v) => v === null)) return null;
+    const found = d.values.findIndex((want) => want.every((w, i) => w === "" || w === got[i]));
+    return found < 0 ? null : found;
+  };
+  S.takeFile = () => {  // V: the file's value of every dimension not set yet
+    if (S.data.item !== S.item) return;
+    let n = 0;
+    S.dims().forEach((d, k) => {
+      const file = S.fileChoice(k);
+      if (file !== null && S.dimChoice(k) === null) { S.setDim(d, file, true); n += 1; }
+    });
+    const field = "dim:question_category";
+    const file = (S.data.fileDims || {})[field];
+    const mine = (S.data.dimValues || {})[field] || nwCore.overlay((a) => a.kind === "set" &&
+      a.item === S.item && a.field === field).length;
+    if (file && !mine) {
+      nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item, annotator: S.who(),
+                   field, value: file});
+      n += 1;
+    }
+    S.say(Object.keys(S.data.fileDims || {}).length ?
+      `took the file's value of ${n} dimension(s) you had not set` :
+      "the file's values are hidden or absent here: nothing taken");
+  };
+  S.category = () => {  // Q 7: open the category list (type to filter, Enter chooses)
+    const box = document.querySelector(".st-key-nw-category input");
+    if (!box || box.disabled) return;
+    box.scrollIntoView({block: "center"});
+    box.focus();
+    box.click();
+  };
+  S.setDim = (d, option, quiet = false) => {
     const values = option === null ? d.fields.map(() => null) : d.values[option];
     d.fields.forEach((f, k) => nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
       annotator: S.who(), field: "dim:" + f, value: values[k]}));
-    S.say(`${d.title}: ${option === null ? "cleared" : d.options[option]}`);
+    if (!quiet) S.say(`${d.title}: ${option === null ? "cleared" : d.options[option]}`);
   };
   S.click = (selector) => {
     const el = document.querySelector(selector);
@@ -237,11 +297,30 @@ function annotateKeys() {
   S.handle = (key) => {
     if (!S.data) return;
     if (S.barrier) { S.held.push(key); saveBarrier(); nwCore.notify(); return; }
+    if (S.prefix && S.prefix.walk !== undefined) {  // W: one key per dimension, in order
+      const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
+      const k = S.prefix.walk;
+      const d = S.dims()[k];
+      if (digit === null && key !== "enter" && key !== " ") {  // any other key: stop, then act
+        S.prefix = null;
+        S.paint();
+        S.handle(key);
+        return;
+      }
+      if (digit === 0) S.setDim(d, null);
+      else if (digit && digit <= d.options.length) S.setDim(d, digit - 1);
+      else if (key === "enter" && S.fileChoice(k) !== null) S.setDim(d, S.fileChoice(k));
+      else if (digit) { S.say(`${d.title} has ${d.options.length} options`); return; }
+      S.prefix.walk = k + 1;
+      if (S.prefix.walk >= S.dims().length) { S.prefix = null; S.say("dimensions done"); }
+      S.paint();
+      return;
+    }
     if (S.prefix) {  // Q, then a dimension, then its option
       const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
       if (S.prefix.dim === undefined) {
         if (digit && digit <= S.dims().length) S.prefix.dim = digit - 1;
-        else S.prefix = null;
+        else { S.prefix = null; if (digit === S.dims().length + 1) S.category(); }
       } else {
         const d = S.dims()[S.prefix.dim];
         if (digit === 0) S.setDim(d, null);
@@ -254,6 +333,19 @@ function annotateKeys() {
     if (key === "q") {
       if (!S.who()) { S.hint(); return; }
       S.prefix = {};
+      S.paint();
+      return;
+    }
+    if (key === "w") {
+      if (!S.who()) { S.hint(); return; }
+      if (S.data.item !== S.item) return;  // still opening
+      S.prefix = {walk: 0};
+      S.paint();
+      return;
+    }
+    if (key === "v") {
+      if (!S.who()) { S.hint(); return; }
+      S.takeFile();
       S.paint();
       return;
     }
@@ -353,9 +445,11 @@ function annotateKeys() {
     if (!S.active() || !S.data) return;
     const t = e.target;
     const tag = t && t.tagName;
+    // a select's own input is no text field (keys act after a choice), except while its
+    // list is open: then typing filters the list (Q 7: the category)
     const textField = tag === "TEXTAREA" || (tag === "INPUT" &&
       ["text", "search", "password", "email", ""].includes(t.type || "") &&
-      !t.closest('[data-baseweb="select"]'));
+      (!t.closest('[data-baseweb="select"]') || t.getAttribute("aria-expanded") === "true"));
     if (e.key === "Escape" && textField) { t.blur(); return; }
     if (e.key === "Escape" && S.prefix) { S.prefix = null; S.paint(); return; }
     if (textField || (t && t.isContentEditable) || e.altKey || !e.key) return;
@@ -376,6 +470,11 @@ function annotateKeys() {
         box.focus();
         box.setSelectionRange(box.value.length, box.value.length);
       }
+      return;
+    }
+    if (S.prefix && S.prefix.walk !== undefined && (e.key === "Enter" || e.key === " ")) {
+      e.preventDefault(); e.stopPropagation();
+      if (!e.repeat) S.handle(e.key === "Enter" ? "enter" : " ");
       return;
     }
     // Shift is allowed: digits need it on some layouts (AZERTY); Shift+Z is redo

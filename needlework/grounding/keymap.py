@@ -16,6 +16,7 @@ from needlework.grounding.labels import LABEL_KEYS, SHORT
 NEXT_PASSAGE, PREVIOUS_PASSAGE, CLEAR = "j", "k", "0"
 NEXT_ITEM, PREVIOUS_ITEM, NEXT_UNFINISHED = "n", "p", "u"
 DEFLECT, ANSWER_FIELD = "d", "a"
+DIMENSION, WALK, FILE_VALUES = "q", "w", "v"
 
 #: key → label, for 1..5
 LABEL_FOR_KEY: dict[str, str] = {key: label for label, key in LABEL_KEYS.items()}
@@ -31,9 +32,14 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("A", "put the cursor in the answer (type freely: keys do nothing there)"),
     ("Esc", "leave a text field; the answer is saved then (and after each pause in typing)"),
     ("D", "write the standard deflection (when the answer is empty)"),
-    ("Q then 1-6, then a digit", "set a question dimension: Q, the dimension's number, the "
-                                 "value's number (0 clears); the numbers are in the dimension "
-                                 "titles"),
+    ("W, then a digit per dimension", "walk through the six dimensions: each digit sets the "
+                                      "one asked and moves on (Enter: the file's value, Space: "
+                                      "leave it, 0: clear, Esc: stop)"),
+    ("V", "take the file's value of every dimension you have not set (when the file's values "
+          "are shown)"),
+    ("Q then 1-6, then a digit", "set a question dimension: Q, the dimension's number, the value's "
+                                 "number (0 clears); the numbers are in the dimension titles; "
+                                 "Q 7 opens the category list"),
     ("R", "mark every passage still unlabeled irrelevant"),
     ("S", "skip this question (marked skipped) and open the next"),
     ("F", "flag this question for later (again: unflag)"),

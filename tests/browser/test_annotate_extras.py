@@ -229,3 +229,52 @@ def test_dimension_buttons_set_and_clear_and_the_page_stays_where_it_is(page, ap
                            "[data-nw-option=\"2\"]').classList.contains('nw-chosen')", timeout=15_000)
     assert not page.evaluate(chosen)
     assert errors(page) == []
+
+
+def test_w_walks_the_dimensions_one_key_each_and_v_takes_the_files_values(
+        page, app_url, seeded_db):
+    """W then one key per dimension (a digit, Enter for the file's value, Space to leave
+    it): 7 keys for six dimensions, where Q took 18. V takes the file's value of every
+    dimension not set yet, in one key. Q 7 opens the category list; typing filters it."""
+    order = items(seeded_db)
+    key, _ = order[4]
+    who = f"walk-{uuid.uuid4().hex[:6]}"
+    open_annotate(page, app_url, key, who)
+    file = {f: v for f, v in read(seeded_db, "select key, value from json_each((select record "
+                                  "from items where dataset = ? and key = ?))",
+                                  [DATASET, key]) if f.startswith("question_")}
+    page.keyboard.press("w")
+    assert "Valid (1/6)" in page.locator(".nw-cursor-pos").inner_text()
+    page.keyboard.press("2")       # valid: NO
+    page.keyboard.press("Enter")   # false premise: the file's
+    page.keyboard.press(" ")       # info-seeking: left as it is
+    page.keyboard.type("3", delay=150)  # time sensitivity: fast-changing
+    page.keyboard.type("6", delay=150)  # complexity: Multi-hop
+    page.keyboard.type("1", delay=150)  # popularity: Head, and the walk is done
+    page.keyboard.press("2")       # a label again: the walk has ended
+    settle(page)
+    assert value(seeded_db, key, who, "dim:question_valid") == "NO"
+    assert value(seeded_db, key, who, "dim:question_false_premise") == file["question_false_premise"]
+    assert value(seeded_db, key, who, "dim:question_seeking") is None
+    assert value(seeded_db, key, who, "dim:question_type") == "FAST-CHANGING"
+    assert value(seeded_db, key, who, "dim:question_complexity") == "Multi-hop"
+    assert value(seeded_db, key, who, "dim:question_popularity") == "Head"
+    assert value(seeded_db, key, who, "label:1") == "ANSWER-THE-QUESTION"
+    # V: the file's values where nothing is set (info-seeking, the category); the rest stay
+    page.keyboard.press("v")
+    settle(page)
+    assert value(seeded_db, key, who, "dim:question_seeking") == file["question_seeking"]
+    assert value(seeded_db, key, who, "dim:question_category") == file["question_category"]
+    assert value(seeded_db, key, who, "dim:question_valid") == "NO"
+    assert value(seeded_db, key, who, "dim:question_complexity") == "Multi-hop"
+    page.wait_for_function("() => document.querySelector('.nw-key-note').innerText"
+                           ".includes('took the file')", timeout=10_000)
+    # Q 7: the category list opens; letters filter it instead of acting as keys
+    page.keyboard.type("q7")
+    page.wait_for_function("() => document.activeElement && document.activeElement"
+                           ".closest('.st-key-nw-category') !== null", timeout=10_000)
+    page.keyboard.type("s")  # not S (skip): a filter of the list
+    page.wait_for_timeout(300)
+    assert value(seeded_db, key, who, "skipped") is None
+    page.keyboard.press("Escape")
+    assert errors(page) == []
