@@ -101,8 +101,9 @@ class ItemQuery:
     values} (``time``: the combined time sensitivity; ``''`` is "not set"); ``states``
     (any of :data:`UNLABELED`, :data:`IN_PROGRESS`, :data:`DONE`, :data:`DISAGREE`, for
     ``annotator``); ``deflection`` (``''`` or one of the four above);
-    ``deflection_text``: the standard deflection, case-folded. Dimensions and states
-    use the annotator's own value where set, else the record's."""
+    ``deflection_text``: the standard deflection, case-folded; ``marks``: item fields of
+    the annotator's (``flag``, ``skipped``, ``comment``), any of which keeps an item.
+    Dimensions and states use the annotator's own value where set, else the record's."""
 
     annotator: str = ""
     text: str = ""
@@ -111,6 +112,11 @@ class ItemQuery:
     states: frozenset[str] = frozenset()
     deflection: str = ""
     deflection_text: str = ""
+    marks: frozenset[str] = frozenset()
+
+
+#: The item fields that mark a question for its annotator (:attr:`ItemQuery.marks`).
+MARKS = ("flag", "skipped", "comment")
 
 
 def _own(column: str) -> str:
@@ -166,6 +172,13 @@ def _where(query: ItemQuery, params: dict[str, Any]) -> str:
             DISAGREE: _DISPUTED,
         }
         parts.append("(" + " or ".join(states[s] for s in sorted(query.states)) + ")")
+    if query.marks:
+        unknown = set(query.marks) - set(MARKS)
+        if unknown:
+            raise ValueError(f"unknown marks {sorted(unknown)}")
+        fields = ", ".join(f"'{m}'" for m in sorted(query.marks))
+        parts.append("exists (select 1 from annotations m where m.dataset = g.dataset and "
+                     f"m.item_key = g.key and m.annotator = :who and m.field in ({fields}))")
     if query.deflection:
         parts.append({
             DEFLECTED: _DEFLECTED,
@@ -231,8 +244,9 @@ def list_rows(db: Database, dataset: str, annotator: str,
               positions: Collection[int] | None = None, *, start: int = 0,
               stop: int = 0) -> list[dict[str, Any]]:
     """The picker's rows, in order: ``key, position, title, n_passages`` and the
-    annotator's ``fields`` (anything set, adjudications aside) and ``done``; for the
-    items at ``positions``, or at positions ``start`` to ``stop`` (excluded)."""
+    annotator's ``fields`` (anything set, adjudications aside), ``done`` and ``marks``
+    (their :data:`MARKS` on the item, comma-separated, or ``None``); for the items at
+    ``positions``, or at positions ``start`` to ``stop`` (excluded)."""
     params: dict[str, Any] = {"dataset": dataset, "who": annotator}
     if positions is not None:
         if not positions:
@@ -244,7 +258,10 @@ def list_rows(db: Database, dataset: str, annotator: str,
         where = "g.position >= :start and g.position < :stop"
     return db.execute_returning_dicts(
         "select g.key, g.position, g.title, g.n_passages, coalesce(p.fields, 0) as fields, "
-        f"coalesce(p.done, 0) as done {_FROM} and {where} order by g.position", params)
+        "coalesce(p.done, 0) as done, (select group_concat(m.field) from annotations m where "
+        "m.dataset = g.dataset and m.item_key = g.key and m.annotator = :who and m.field in "
+        f"({', '.join(repr(m) for m in MARKS)})) as marks "
+        f"{_FROM} and {where} order by g.position", params)
 
 
 def unfinished_after(db: Database, dataset: str, annotator: str, position: int,

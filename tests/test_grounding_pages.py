@@ -326,3 +326,25 @@ def test_question_picker_opens_an_item(app_db):
     assert at.query_params["item"] == "sample-3"
     assert not at.exception
 
+
+
+def test_flagged_skipped_and_commented_questions_are_a_filter_and_a_mark_in_the_picker(app_db):
+    for item, field, value, who in (("sample-2", "flag", "flagged", "ana"),
+                                    ("sample-3", "comment", "check the date", "ana"),
+                                    ("sample-1", "skipped", "skipped", "bob")):  # not ana's
+        set_annotation(app_db, "ground", item, who, field, value)
+    at = open_page("app_pages/annotate.py", annotator="ana")
+    picker = by_label(at.selectbox, "Question")
+    marks = {o.split(". ")[0].split()[-1]: o for o in picker.options}
+    assert marks["2"].endswith("🚩") and marks["3"].endswith("💬")
+    assert not marks["1"].endswith(("🚩", "⏭", "💬"))
+    at.multiselect(key="nw-nav-f-marks|ground").set_value(["flag", "comment"]).run()
+    assert not at.exception
+    assert len(by_label(at.selectbox, "Question").options) == 2
+    assert any("2 of 3 questions match" in c.value for c in at.caption)
+    at.multiselect(key="nw-nav-f-marks|ground").set_value(["skipped"]).run()
+    assert any("0 of 3 questions match" in c.value for c in at.caption)
+    # a flag set while the filter is on: the list follows
+    set_annotation(app_db, "ground", "sample-1", "ana", "skipped", "skipped")
+    at.run()
+    assert any("1 of 3 questions match" in c.value for c in at.caption)

@@ -189,6 +189,10 @@ def _render_filters(dataset: str, categories: list[str]) -> gp.ItemFilter:
         states = multi(cols[0], "Label state (yours)", list(gp.STATES), "states")
         deflection = cols[1].selectbox("Deflection", gp.DEFLECTION_FILTERS,
                                        key=_state(dataset, "f-deflection"))
+        marks = set(cols[0].multiselect(
+            "Marked by you", list(gp.MARKS), key=_state(dataset, "f-marks"),
+            format_func=lambda m: f"{gp.MARKS[m][1]} {gp.MARKS[m][0]}",
+            help="Questions you flagged (F), skipped (S) or commented on (M): any of them"))
         dims = {
             "question_valid": multi(cols[0], "Valid", list(YES_NO), "valid"),
             "question_false_premise": multi(cols[1], "False premise", list(YES_NO), "premise"),
@@ -198,7 +202,7 @@ def _render_filters(dataset: str, categories: list[str]) -> gp.ItemFilter:
             "question_popularity": multi(cols[1], "Popularity", list(POPULARITY), "popularity"),
             "question_category": multi(st, "Category", categories, "category"),
         }
-    return gp.ItemFilter(dims=dims, states=states, deflection=deflection)
+    return gp.ItemFilter(dims=dims, states=states, deflection=deflection, marks=marks)
 
 
 def _option(row: dict[str, Any], disagree: bool) -> str:
@@ -206,7 +210,9 @@ def _option(row: dict[str, Any], disagree: bool) -> str:
     title = title if len(title) <= 90 else title[:89] + "…"
     flag = " ⚠" if disagree else ""
     state = gp.item_state(row["fields"], bool(row["done"]))
-    return f"{gp.STATE_ICONS[state]} {row['position'] + 1}. {title}{flag}"
+    marked = set((row.get("marks") or "").split(","))
+    marks = "".join(" " + icon for mark, (_, icon) in gp.MARKS.items() if mark in marked)
+    return f"{gp.STATE_ICONS[state]} {row['position'] + 1}. {title}{flag}{marks}"
 
 
 def render_question_nav(db: Database, row: dict[str, Any], who: str, categories: list[str],

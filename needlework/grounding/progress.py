@@ -28,6 +28,8 @@ from store import grounding as sg
 UNLABELED, IN_PROGRESS, DONE, DISAGREE = "unlabeled", "in progress", "done", "annotators disagree"
 STATES = (UNLABELED, IN_PROGRESS, DONE, DISAGREE)
 STATE_ICONS = {UNLABELED: "○", IN_PROGRESS: "◐", DONE: "●"}
+#: The annotator's marks on a question, as the filter names them and the picker shows them.
+MARKS = {"flag": ("flagged", "🚩"), "skipped": ("skipped", "⏭"), "comment": ("commented", "💬")}
 _SQL_STATES = {UNLABELED: sg.UNLABELED, IN_PROGRESS: sg.IN_PROGRESS, DONE: sg.DONE,
                DISAGREE: sg.DISAGREE}
 
@@ -60,11 +62,12 @@ class ItemFilter:
     states: set[str] = field(default_factory=set)
     deflection: str = "any"
     text: str = ""
+    marks: set[str] = field(default_factory=set)  # of store.grounding.MARKS: any of them
 
     def active(self) -> bool:
         """Whether anything is filtered."""
         return bool(any(self.dims.values()) or self.states or self.deflection != "any"
-                    or self.text.strip())
+                    or self.text.strip() or self.marks)
 
     def query(self, annotator: str) -> sg.ItemQuery:
         """The filter as the store's SQL takes it."""
@@ -78,12 +81,14 @@ class ItemFilter:
             states=frozenset(_SQL_STATES[s] for s in self.states),
             deflection=_SQL_DEFLECTION[self.deflection],
             deflection_text=" ".join(DEFLECTION.split()).casefold(),
+            marks=frozenset(self.marks),
         )
 
     def signature(self) -> tuple:
         """A hashable value that changes whenever what the filter keeps may change."""
         return (tuple(sorted((k, tuple(sorted(v))) for k, v in self.dims.items() if v)),
-                tuple(sorted(self.states)), self.deflection, self.text.strip().casefold())
+                tuple(sorted(self.states)), self.deflection, self.text.strip().casefold(),
+                tuple(sorted(self.marks)))
 
 
 @dataclass
