@@ -42,6 +42,7 @@ NONCE = "nw-outbox-nonce"
 #: else "load". Noted where the state is read, so that a rerun the outbox itself asks for
 #: (it tells the server its tab at once) cannot stop the run before it is noted.
 BEGAN = "nw-outbox-began"
+NAMED = "nw-outbox-named"
 _HIDE = ("<style>.st-key-nw-outbox-box,[data-testid=stLayoutWrapper]:has(> .st-key-nw-outbox-box)"
          "{display:none}</style>")
 
@@ -74,6 +75,7 @@ def receive_view() -> None:
         name = payload.get("tab")
         if isinstance(name, str) and TAB_ID.match(name):
             st.session_state[TAB] = name
+            st.session_state[NAMED] = payload.get("named") is True
         if BEGAN not in st.session_state:  # the session's first view (see BEGAN)
             st.session_state[BEGAN] = "reconnect" if tab() else "load"
         nonce = payload.get("nonce")
@@ -86,6 +88,13 @@ def began() -> str:
     """How this session began: ``"reconnect"`` (a restarted server's new session, its first
     run already told the browser's tab) or ``"load"`` (a page load, a new tab)."""
     return st.session_state.get(BEGAN, "load")
+
+
+def name_coming() -> bool:
+    """Whether the browser may still give this session an annotator name: it has not said
+    which tab it is yet (a session's first run), or it remembers a name (local mode's name
+    memory types it in on its own run)."""
+    return tab() is None or bool(st.session_state.get(NAMED))
 
 
 def tab() -> str | None:

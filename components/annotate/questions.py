@@ -23,6 +23,7 @@ from sqlite_utils import Database
 
 import store
 from components import position as pos
+from components.outbox import name_coming
 from components.state import get_db
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
@@ -143,6 +144,9 @@ def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
     state = st.session_state
     held = pos.held(PAGE, dataset)
     current = state.get(_state(dataset, "current"))
+    # a page opening before the browser's remembered name has reached the session: where
+    # to resume is the named annotator's, so nothing is settled or kept on this run
+    waiting = pos.opens(PAGE) and not items.annotator and name_coming()
     if pos.opens(PAGE):
         link = st.query_params.get("item")
         if link and item_position(db, dataset, link) is not None:
@@ -158,6 +162,8 @@ def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
     if position is None:  # a filter that keeps nothing: the dataset's first item
         current = gp.ItemList(dataset, items.annotator).first(db) or ""
         position = item_position(db, dataset, current) or 0
+    if waiting:
+        return current, position, 0, 0
     state[_state(dataset, "current")] = current
     if held is not None and held.item == current:
         seq, cursor = held.seq, held.cursor

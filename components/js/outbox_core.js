@@ -243,7 +243,11 @@ const nwCore = (() => {
       if (this.redrawTimer) { clearTimeout(this.redrawTimer); this.redrawTimer = null; }
       if (!this.setState) return this.nonce;
       this.nonce = Math.max(this.nonce + 1, Date.now());
-      try { this.setState("outbox", {tab, nonce: this.nonce}); } catch (e) { /* */ }
+      // named: this browser remembers an annotator name (local mode), which the name
+      // memory types into the session: a page opening waits for it to resume
+      try {
+        this.setState("outbox", {tab, nonce: this.nonce, named: !!this.remembered()});
+      } catch (e) { /* */ }
       return this.nonce;
     },
     send(force) {

@@ -190,3 +190,34 @@ def test_two_annotators_in_two_browsers_and_closing_one_mid_item_lose_nothing(
     finally:
         other.close()
         reopened.close()
+
+
+def test_a_new_tab_and_homes_open_resume_at_the_first_unfinished_question(page, app_url,
+                                                                            seeded_db):
+    """The name this browser remembers reaches the session one run after the page opens:
+    the page waits for it before choosing where to resume (it opened question 1, done,
+    choosing for nobody)."""
+    from tests.browser.keys import DATASET, items, open_annotate, settle  # noqa: PLC0415
+
+    order = items(seeded_db)
+    (first, n), (second, _) = order[0], order[1]
+    who = f"resume-{uuid.uuid4().hex[:6]}"
+    open_annotate(page, app_url, first, who)
+    page.keyboard.type("1" * n)
+    page.keyboard.press("d")
+    settle(page)
+    for how in ("address", "home"):
+        tab = page.context.new_page()
+        if how == "address":
+            tab.goto(f"{app_url}/annotate?dataset={DATASET}")
+        else:
+            tab.goto(f"{app_url}/?dataset={DATASET}")
+            tab.locator(f'a[href$="?dataset={DATASET}"]', has_text="Open ›").first.click()
+        tab.wait_for_function("(who) => window.__nwAnnotate && window.__nwAnnotate.data && "
+                              "window.__nwAnnotate.data.annotator === who", arg=who,
+                              timeout=30_000)
+        wait_idle(tab)
+        assert tab.evaluate("window.__nwAnnotate.data.item") == second, how
+        assert f"item={second}" in tab.url, how
+        assert_no_exception(tab)
+        tab.close()
