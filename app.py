@@ -36,7 +36,7 @@ PAGES = {
     ],
 }
 user = sign_in_gate(get_db(), PAGES)  # team mode: who is signed in, else the sign-in form (and stop)
-navigation = st.navigation(offered_pages(PAGES, user))
+navigation = st.navigation(offered_pages(PAGES, user), expanded=True)  # the lead's pages too
 render_sidebar(get_db())
 arrive(navigation.url_path)  # a page just opened reads its ?item= link (components/position.py)
 navigation.run()

@@ -43,8 +43,10 @@ NONCE = "nw-outbox-nonce"
 #: (it tells the server its tab at once) cannot stop the run before it is noted.
 BEGAN = "nw-outbox-began"
 NAMED = "nw-outbox-named"
+# the outbox takes no room; the saved badge (fixed, bottom right) never covers the page's
+# last lines: the page can scroll them above it
 _HIDE = ("<style>.st-key-nw-outbox-box,[data-testid=stLayoutWrapper]:has(> .st-key-nw-outbox-box)"
-         "{display:none}</style>")
+         "{display:none}.stMainBlockContainer{padding-bottom:4.5rem}</style>")
 
 
 def module(name: str) -> str:

@@ -141,3 +141,13 @@ def test_the_annotation_guide_lists_every_key_of_the_key_map():
             for row in guide.splitlines() if row.startswith("| ") and row.count("|") >= 3}
     for keys, what in KEYMAP:
         assert rows.get(re.sub(r"\s", "", keys)) == what, keys
+
+
+def test_answer_warnings_name_passages_in_plain_english():
+    labels = {1: "ANSWER-THE-QUESTION", 2: "ANSWER-THE-QUESTION", 6: "ANSWER-THE-QUESTION"}
+    check = ga.check_answer(DEFLECTION, 6, labels)
+    assert "Deflected, but passages 1, 2 and 6 are labeled ANSWER-THE-QUESTION." in check.warnings
+    check = ga.check_answer(DEFLECTION, 6, {2: "ANSWER-THE-QUESTION"})
+    assert "Deflected, but passage 2 is labeled ANSWER-THE-QUESTION." in check.warnings
+    check = ga.check_answer("It costs $5 [cite_1].", 6, labels)
+    assert "ANSWER-THE-QUESTION passages 2 and 6 not cited yet." in check.warnings

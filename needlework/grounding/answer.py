@@ -27,7 +27,10 @@ def evidence_cited(text: str, n_passages: int) -> list[str]:
 
 
 def _numbers(values: list[int] | tuple[int, ...]) -> str:
-    return ", ".join(str(v) for v in values)
+    """``passage 2`` or ``passages 1, 2 and 6``."""
+    if len(values) == 1:
+        return f"passage {values[0]}"
+    return "passages " + ", ".join(str(v) for v in values[:-1]) + f" and {values[-1]}"
 
 
 @dataclass(frozen=True)
@@ -68,10 +71,10 @@ def check_answer(text: str, n_passages: int, labels: dict[int, str | None]) -> A
         warnings.append(f"{_markers(irrelevant)} cite{'s' if len(irrelevant) == 1 else ''} "
                         "a passage you labeled irrelevant.")
     if deflection and answers:
-        warnings.append(f"Deflected, but passage {_numbers(answers)} is labeled "
-                        "ANSWER-THE-QUESTION.")
+        warnings.append(f"Deflected, but {_numbers(answers)} "
+                        f"{'is' if len(answers) == 1 else 'are'} labeled ANSWER-THE-QUESTION.")
     elif uncited and text.strip():
-        warnings.append(f"ANSWER-THE-QUESTION passage {_numbers(uncited)} not cited yet.")
+        warnings.append(f"ANSWER-THE-QUESTION {_numbers(uncited)} not cited yet.")
     unlabeled = sum(1 for n in range(1, n_passages + 1) if labels.get(n) is None)
     if text.strip() and not deflection and not answers:
         note = f" ({unlabeled} passage(s) not labeled yet)" if unlabeled else ""

@@ -157,6 +157,8 @@ def test_admin_team_assignment_annotators_and_reviewer(browser, team):
     admin = admin_ctx.new_page()
     sign_in(admin, f"{url}/users", LEAD, LEAD_PASSWORD)
     assert "admin" in admin.locator(".st-key-nw-account").inner_text()
+    # the lead's pages are in the menu itself, not under "View 3 more"
+    assert {"Quality", "Guidelines", "Audit", "Users", "Assignment"} <= set(nav_links(admin))
     form = admin.locator('[data-testid="stForm"]').first  # the new account's form
     for name, (role, password) in NEW.items():
         form.get_by_label("Name", exact=True).fill(name)
