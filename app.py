@@ -5,7 +5,7 @@ import streamlit as st
 from components.boot import import_app
 
 import_app()  # first, once: a second session starting meanwhile waits (components/boot.py)
-from components.position import arrive  # noqa: E402
+from components.position import arrive, opening  # noqa: E402
 from components.sidebar import render_sidebar  # noqa: E402
 from components.state import get_db  # noqa: E402
 from components.teams.session import offered_pages, sign_in_gate  # noqa: E402
@@ -37,6 +37,6 @@ PAGES = {
 }
 user = sign_in_gate(get_db(), PAGES)  # team mode: who is signed in, else the sign-in form (and stop)
 navigation = st.navigation(offered_pages(PAGES, user), expanded=True)  # the lead's pages too
-render_sidebar(get_db())
+render_sidebar(get_db(), opening=opening(navigation.url_path))  # a link's ?dataset= counts
 arrive(navigation.url_path)  # a page just opened reads its ?item= link (components/position.py)
 navigation.run()

@@ -42,6 +42,12 @@ def arrive(page: str) -> None:
         st.session_state[PAGE] = page
 
 
+def opening(page: str) -> bool:
+    """Whether this run draws ``page`` for the first time in a row (a page link, Home's
+    Open ›, the menu, a reload): call before :func:`arrive` notes it."""
+    return st.session_state.get(PAGE) != page
+
+
 def _who() -> str:
     user = signed_in()
     return user.name if user is not None else ""

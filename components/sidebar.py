@@ -14,9 +14,13 @@ from needlework.teams.assignment import visible_datasets
 from store.datasets import list_datasets
 
 
-def chosen_dataset(current: str | None, linked: str | None, names: list[str]) -> str | None:
+def chosen_dataset(current: str | None, linked: str | None, names: list[str],
+                   opening: bool = False) -> str | None:
     """The dataset a run shows: the session's, else the ``?dataset=`` link's, else the
-    first one (``None``: no datasets)."""
+    first one (``None``: no datasets). A run that opens a page from a link (``opening``:
+    Home's Open ›, a page link) shows the link's dataset, whatever the session held."""
+    if opening and linked in names:
+        return linked
     if current in names:
         return current
     if linked in names:
@@ -24,7 +28,7 @@ def chosen_dataset(current: str | None, linked: str | None, names: list[str]) ->
     return names[0] if names else None
 
 
-def render_sidebar(db) -> dict[str, str | None]:
+def render_sidebar(db, opening: bool = False) -> dict[str, str | None]:
     """Read the browser's view (:mod:`components.outbox`), then draw who works and the dataset
     picker; return both values.
 
@@ -71,7 +75,7 @@ def render_sidebar(db) -> dict[str, str | None]:
         # (None) comes back from the URL; without one the first dataset is the default
         # (and shown: a value set here on a first visit is not drawn by the browser).
         linked = st.query_params.get(DATASET_KEY)
-        shown = chosen_dataset(st.session_state.get(DATASET_KEY), linked, names)
+        shown = chosen_dataset(st.session_state.get(DATASET_KEY), linked, names, opening)
         if shown != st.session_state.get(DATASET_KEY):
             st.session_state[DATASET_KEY] = shown
         dataset = st.selectbox(

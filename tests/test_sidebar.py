@@ -27,3 +27,12 @@ def test_without_a_usable_link_the_first_dataset():
 
 def test_no_datasets_no_choice():
     assert chosen_dataset(None, "x", []) is None
+
+
+def test_a_page_opened_from_a_link_shows_the_links_dataset():
+    """Home's Open › of demo-preference while the session held demo-grounding opened the
+    review page on demo-grounding ("pick a preference dataset")."""
+    assert chosen_dataset("demo-grounding", "demo-preference", NAMES, opening=True) == \
+        "demo-preference"
+    assert chosen_dataset("demo-grounding", "gone", NAMES, opening=True) == "demo-grounding"
+    assert chosen_dataset("demo-grounding", None, NAMES, opening=True) == "demo-grounding"

@@ -66,3 +66,19 @@ def test_every_pages_dataset_link_opens_without_page_not_found(page, app_url, pa
     nav = page.locator('[data-testid="stSidebarNav"] a[aria-current="page"]')
     assert nav.first.inner_text().strip().endswith(page_name)
     assert_no_exception(page)
+
+
+def test_homes_open_opens_its_dataset_whatever_the_sidebar_held(page, app_url):
+    """The session holds demo-grounding; Home's Open › of demo-preference opens the review
+    page on demo-preference (it showed "pick a preference dataset")."""
+    page.goto(f"{app_url}/annotate?dataset=demo-grounding")
+    wait_idle(page, timeout=60_000)
+    page.goto(f"{app_url}/")
+    wait_idle(page, timeout=60_000)
+    page.locator('a[href$="?dataset=demo-preference"]', has_text="Open ›").first.click()
+    page.wait_for_function("() => location.pathname.endsWith('/review')", timeout=30_000)
+    wait_idle(page, timeout=60_000)
+    sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+    assert "preference dataset" in sidebar and "grounding dataset" not in sidebar
+    assert "pick one of these" not in page.locator('[data-testid="stMain"]').inner_text()
+    assert_no_exception(page)
