@@ -24,15 +24,29 @@ _KEYS = st.components.v2.component("needlework.review_keys", isolate_styles=Fals
 _SCRIPT = """
 <script>
 (() => {
-  const focus = () => document.querySelectorAll(".nw-box mark.nw-current").forEach((m) => {
+  // MARKER: "K-COMPARISON-WHOLE" in the diff view. When only K changed (D / Shift+D on
+  // the same comparison), the page itself scrolls too, so the difference is in the
+  // window and not under the sticky verdict bar.
+  const marker = "MARKER";
+  const parts = marker.split("-");
+  const last = window.__nwDiffMarker || "";
+  window.__nwDiffMarker = marker;
+  const moved = parts.length === 3 && last.split("-")[1] === parts[1] && last !== marker;
+  const focus = (page) => document.querySelectorAll(".nw-box mark.nw-current").forEach((m, n) => {
     const box = m.closest(".nw-box");
-    if (!box || box.scrollHeight <= box.clientHeight) return;
-    const offset = m.getBoundingClientRect().top - box.getBoundingClientRect().top;
-    if (offset < 0 || offset > box.clientHeight - 40) {
-      box.scrollTop = Math.max(0, box.scrollTop + offset - box.clientHeight / 3);
+    if (box && box.scrollHeight > box.clientHeight) {
+      const offset = m.getBoundingClientRect().top - box.getBoundingClientRect().top;
+      if (offset < 0 || offset > box.clientHeight - 40) {
+        box.scrollTop = Math.max(0, box.scrollTop + offset - box.clientHeight / 3);
+      }
     }
+    if (!page || n > 0) return;
+    const bar = document.querySelector(".st-key-rv-bar");
+    const limit = bar ? bar.getBoundingClientRect().top - 12 : window.innerHeight - 40;
+    const r = m.getBoundingClientRect();
+    if (r.top < 110 || r.bottom > limit) m.scrollIntoView({block: "center", behavior: "instant"});
   });
-  [120, 450, 1200].forEach((ms) => setTimeout(focus, ms));
+  [120, 450, 1200].forEach((ms) => setTimeout(() => focus(moved), ms));
 })();
 </script>
 """
@@ -43,8 +57,7 @@ def render_review_keys(marker: str = "", where=None) -> None:
     ``marker`` (numbers or our own label, never data) makes the script run again;
     ``where`` is a placeholder to draw into (default: the page)."""
     safe = "".join(ch for ch in marker if ch.isalnum() or ch in "-_:")
-    (where or st).html(_SCRIPT.replace("<script>", f"<script>/* {safe} */", 1),
-                       unsafe_allow_javascript=True)
+    (where or st).html(_SCRIPT.replace("MARKER", safe), unsafe_allow_javascript=True)
 
 
 def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],

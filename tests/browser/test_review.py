@@ -206,3 +206,34 @@ def test_search_then_one_verdict_for_the_next_comparisons(page, app_url, seeded_
     assert {v["verdict"] for v, _ in rows.values()} == {"agree"}
     wait_idle(page)
     assert_no_exception(page)
+
+
+IN_VIEW = """() => {
+  const m = document.querySelector('[data-testid="stMain"] mark.nw-current');
+  const bar = document.querySelector('.st-key-rv-bar');
+  if (!m) return null;
+  const r = m.getBoundingClientRect();
+  const limit = bar ? bar.getBoundingClientRect().top : innerHeight;
+  return r.top >= 0 && r.bottom <= limit;
+}"""
+
+
+def test_d_brings_the_next_difference_into_the_window_above_the_verdict_bar(page, app_url):
+    """At 1280×800 the difference D moves to landed below the window or under the sticky
+    verdict bar (issue 29): the page scrolls to it."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{app_url}/review?dataset={DEMO}&item=RAG_5")
+    wait_idle(page)
+    main = page.locator('[data-testid="stMain"]')
+    main.locator("mark.nw-current").first.wait_for(timeout=15_000)
+    n = int(main.get_by_text("Difference 1 of").inner_text().split(" of ")[1].split()[0])
+    assert n >= 2, n
+    wait_idle(page)
+    for k in range(2, min(n, 4) + 1):
+        page.keyboard.press("d")
+        main.get_by_text(f"Difference {k} of {n}").wait_for(timeout=15_000)
+        page.wait_for_function(IN_VIEW, timeout=5_000)
+    page.keyboard.press("Shift+D")
+    main.get_by_text(f"Difference {min(n, 4) - 1} of {n}").wait_for(timeout=15_000)
+    page.wait_for_function(IN_VIEW, timeout=5_000)
+    assert_no_exception(page)
