@@ -155,6 +155,16 @@ function reviewKeys() {
     if (key === "z" || key === "Z") {
       nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
                    annotator: S.who(), scope: "review"});
+      S.say(key === "z" ? "undoing your last verdict change…" : "redoing…");
+      return;
+    }
+    if (key === "m") {  // the note of this comparison (Enter saves, Esc leaves)
+      const field = document.querySelector('[data-testid="stSidebar"] input[aria-label="Note"]');
+      if (field) {
+        field.scrollIntoView({block: "center"});
+        field.focus();
+        field.setSelectionRange(field.value.length, field.value.length);
+      }
       return;
     }
     if (key in VERDICTS) {
@@ -234,7 +244,7 @@ function reviewKeys() {
     if (e.shiftKey && !/^[0-9]$/.test(e.key) && lower !== "z") return;
     const key = lower === "z" && e.shiftKey ? "Z" : lower;
     if (key.length !== 1 || !(key in VERDICTS || key in REASONS || key in SEEK ||
-                              key === "z" || key === "Z")) return;
+                              key === "z" || key === "Z" || key === "m")) return;
     e.preventDefault(); e.stopPropagation();
     if (e.repeat) return;
     S.handle(key);
@@ -266,6 +276,15 @@ function reviewKeys() {
     if (a && a.tagName === "INPUT" && (a.type === "checkbox" || a.type === "radio")) a.blur();
   }, 0), true);
   nwCore.listeners.add(() => S.paint());
+  // an undo or redo came back: say which comparison it changed, above all one not on screen
+  nwCore.revertListeners.add((u) => {
+    const m = /^verdict:(\d+):(\d+)$/.exec(u.field || "");
+    if (!m) return;
+    const here = S.at && u.item === S.at.item && Number(m[1]) === S.at.i && Number(m[2]) === S.at.j;
+    S.say(here ? "reverted this comparison's verdict" :
+      `reverted your verdict on item ${u.item}, chosen ${Number(m[1]) + 1} vs rejected ` +
+      `${Number(m[2]) + 1} (not the one on screen)`);
+  });
   // keys held until the asked-for place is shown count as not saved yet (moves do not)
   const MOVES = new Set(["j", "k", "n", "p", "u", "arrowup", "arrowdown", "arrowleft",
                          "arrowright", "escape", "tab", "pageup", "pagedown", "home", "end"]);

@@ -237,3 +237,29 @@ def test_d_brings_the_next_difference_into_the_window_above_the_verdict_bar(page
     main.get_by_text(f"Difference {min(n, 4) - 1} of {n}").wait_for(timeout=15_000)
     page.wait_for_function(IN_VIEW, timeout=5_000)
     assert_no_exception(page)
+
+
+def test_m_opens_the_note_and_z_says_which_comparison_it_reverted(page, app_url, seeded_db):
+    who = f"mz-{uuid.uuid4().hex[:6]}"
+    page.goto(f"{app_url}/review")
+    wait_idle(page)
+    pick_dataset(page, DEMO)
+    sign_in(page, who)
+    verdict_header(page, "Chosen vs rejected 1")
+    page.keyboard.press("a")  # chosen better: the page moves on to the next unreviewed
+    rows = wait_rows(seeded_db, who, 1)
+    (item, field), _ = next(iter(rows.items()))
+    verdict_header(page, "Chosen vs rejected 2")
+    wait_idle(page)
+    page.keyboard.press("z")  # undoes the verdict on a comparison no longer on screen
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.nw-review-note')].some((n) => "
+        "n.textContent.includes('not the one on screen'))", timeout=15_000)
+    note = page.locator(".nw-review-note").first.inner_text()
+    assert f"item {item}, chosen 1 vs rejected 1" in note, note
+    assert _rows(seeded_db, who) == {}
+    page.keyboard.press("m")  # the note's field, ready for typing
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Note"
+    page.keyboard.type("shorter")
+    page.keyboard.press("Escape")
+    assert_no_exception(page)
