@@ -10,6 +10,7 @@ from components.agreement.adjudication import (
     render_adjudication,
     render_final_answer,
     render_final_dims,
+    render_final_note,
 )
 from components.agreement.figures import render_attribution, render_disagreements, render_figures
 from components.state import current_dataset, get_db, require_annotator
@@ -64,6 +65,7 @@ with adjudicate_tab:
         render_adjudication(db, dataset, item, reviewer)
         render_final_dims(db, dataset, item, reviewer)
         render_final_answer(db, dataset, item, reviewer)
+        render_final_note(db, dataset, item, reviewer)
     elif every:
         st.caption(label("No question has that number.", 80))
 

@@ -4,6 +4,7 @@ cited answer (the GaRAGe protocol). Every change is saved the moment it is made.
 import streamlit as st
 
 from components.annotate.answer import render_answer
+from components.annotate.decision import render_decision
 from components.annotate.dimensions import render_dimensions
 from components.annotate.extras import render_item_extras
 from components.annotate.item import (
@@ -61,6 +62,7 @@ with passages_col, st.container(key="nw-item-cards", gap="small"):
     render_passages(ctx)
     item_marker(ctx)
 with side_col, st.container(key="nw-item-side", gap="small"):
+    render_decision(ctx)  # a reviewer's final values and note, when there are any
     render_answer(ctx)
     render_item_extras(ctx)
     st.markdown("**Question dimensions**")

@@ -151,3 +151,16 @@ def test_answer_warnings_name_passages_in_plain_english():
     assert "Deflected, but passage 2 is labeled ANSWER-THE-QUESTION." in check.warnings
     check = ga.check_answer("It costs $5 [cite_1].", 6, labels)
     assert "ANSWER-THE-QUESTION passages 2 and 6 not cited yet." in check.warnings
+
+
+def test_a_decision_is_told_in_plain_sentences_against_the_annotators_own_values():
+    from components.annotate.decision import decision_lines  # noqa: PLC0415
+
+    finals = {"label:2": "RELATED-INFORMATION", "label:10": "irrelevant", "label:1": "UNKNOWN",
+              "dim:question_complexity": "Set", "answer": "theirs"}
+    mine = {"label:2": "OUTDATED", "label:1": "UNKNOWN", "dim:question_complexity": "Set",
+            "answer": "mine"}
+    assert decision_lines(finals, mine) == [
+        "passage 1: Unknown (as yours)", "passage 2: Related (yours: Outdated)",
+        "passage 10: Irrelevant (you left it unlabeled)", "complexity: Set (as yours)",
+        "answer: another annotator's was chosen"]

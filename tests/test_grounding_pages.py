@@ -300,6 +300,12 @@ def test_agreement_page_figures_links_and_adjudication(disputed):
     seg.set_value("OUTDATED").run()
     assert get_value(disputed, "ground", "sample-2", "rev", "final:label:2") == "OUTDATED"
     assert not at.exception
+    # the reviewer's note, which the annotators see with the decision (test_teams_blind)
+    note = next(t for t in at.text_input if t.key and t.key.startswith("nw-final-note|ground|"))
+    note.set_value("dated 2019: outdated").run()
+    assert get_value(disputed, "ground", "sample-2", "rev", "final:note") == "dated 2019: outdated"
+    at = open_page("app_pages/annotate.py", annotator="ana", item="sample-2")
+    assert any("dated 2019: outdated" in h.proto.body for h in at.main.get("html"))
 
 
 def test_agreement_attribution_tab(disputed):

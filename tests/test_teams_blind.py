@@ -128,3 +128,27 @@ def test_the_lead_switches_them_on_the_assignment_page(team_db) -> None:
     toggle.set_value(True).run()
     assert not at.exception, at.exception
     assert settings(team_db, "g")["annotators_see_file_labels"] is True
+
+
+def test_a_reviewers_decision_reaches_the_annotator_but_never_on_a_gold_item(team_db) -> None:
+    from needlework.teams.quality import mark_gold  # noqa: PLC0415
+    from needlework.teams.writes import adjudicate, write_annotation  # noqa: PLC0415
+
+    ana, rita = accounts.get_user(team_db, "ana"), accounts.get_user(team_db, "rita")
+    write_annotation(team_db, "g", "sample-1", "label:2", "OUTDATED", actor=ana)
+    for field, value in (("final:label:2", "RELATED-INFORMATION"),
+                         ("final:dim:question_complexity", "Set"),
+                         ("final:note", "Passage 2 is from 2019: *related*, not outdated.")):
+        adjudicate(team_db, "g", "sample-1", field, value, reviewer="rita", actor=rita)
+    at = page(team_db, "ana", "app_pages/annotate.py", "g")
+    assert at.query_params["item"] == "sample-1"
+    text = shown(at).replace("\\", "")  # captions escape Markdown
+    assert "Reviewer's decision" in text and "rita" in text
+    assert "passage 2: Related (yours: Outdated)" in text
+    assert "complexity: Set" in text
+    assert "Passage 2 is from 2019: *related*, not outdated." in text  # as text, not Markdown
+    mark_gold(team_db, "g", "sample-1", actor=accounts.get_user(team_db, "lead"))
+    at = page(team_db, "ana", "app_pages/annotate.py", "g")
+    assert at.query_params["item"] == "sample-1" and "Reviewer's decision" not in shown(at)
+    at = page(team_db, "rita", "app_pages/annotate.py", "g")  # a reviewer still sees it
+    assert "Reviewer's decision" in shown(at)

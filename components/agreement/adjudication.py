@@ -111,3 +111,24 @@ def render_final_answer(db: Database, dataset: str, item: dict[str, Any], review
                          disabled=chosen or not reviewer, type="primary" if chosen else "secondary"):
                 _save_final(db, dataset, item["key"], reviewer, "final:answer", text)
                 st.rerun()
+
+
+NOTE = "final:note"
+
+
+def _on_note(dataset: str, key: str, reviewer: str, widget: str) -> None:
+    text = (st.session_state.get(widget) or "").strip()
+    _save_final(get_db(), dataset, key, reviewer, NOTE, text or None)
+
+
+def render_final_note(db: Database, dataset: str, item: dict[str, Any], reviewer: str) -> None:
+    """The reviewer's note to the annotators (``final:note``): they see it beside the final
+    values on their own page (Annotate), as text. Saved when committed (Enter)."""
+    entries = grouped_annotations(db, dataset, item["key"]).get(item["key"], [])
+    saved = next((e["value"] for e in sorted(entries, key=lambda e: e["updated_at"], reverse=True)
+                  if e["field"] == NOTE and isinstance(e["value"], str)), "")
+    widget = f"nw-final-note|{dataset}|{item['key']}|{reviewer}|{hash(saved) & 0xFFFF}"
+    st.text_input("Note to the annotators (shown with your decision on their Annotate page)",
+                  saved, key=widget, max_chars=1000, on_change=_on_note,
+                  args=(dataset, item["key"], reviewer, widget), disabled=not reviewer,
+                  placeholder="why the final values are what they are · Enter saves")
