@@ -2,6 +2,8 @@
 agreement with the others and active time, and the items that need a look.
 See docs/teams.md."""
 
+from datetime import UTC, datetime
+
 import streamlit as st
 
 from components.state import current_dataset, get_db
@@ -11,10 +13,12 @@ from components.teams.quality import (
     render_flash,
     render_gold,
     render_items,
+    render_throughput,
 )
 from components.teams.session import require_page
 from components.text import label
 from needlework.teams.quality import gold_items, quality_report
+from needlework.teams.throughput import throughput
 from store.datasets import get_dataset, item_index
 
 db = get_db()
@@ -30,6 +34,8 @@ st.caption(f"{label(dataset, 80)} · {row['kind']} · active time counts the gap
 render_flash()
 report = quality_report(db, dataset, actor=me)
 render_alpha(report)
+st.subheader("Throughput")
+render_throughput(throughput(db, dataset, datetime.now(UTC).date(), actor=me))
 st.subheader("Annotators")
 render_annotators(report)
 st.subheader("Items")

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -30,6 +31,7 @@ from needlework.teams.quality import (
     rank_items,
     unmark_gold,
 )
+from needlework.teams.throughput import Throughput
 
 FLASH = "nw-quality-flash"
 ANNOTATOR_WORDS = {"gold_accuracy": "accuracy on gold (lowest first)",
@@ -178,3 +180,24 @@ def render_alpha(report: QualityReport) -> None:
     cols[2].metric("Annotators", len(report.annotators))
     if alpha.note:
         st.caption(label(alpha.note, 300))
+
+
+def render_throughput(tp: Throughput) -> None:
+    """Work finished per annotator per day (a bar chart), the recent rate, what is left
+    and the estimated end."""
+    end = ("finished" if tp.left == 0 else
+           f"at this rate finished around {tp.end.isoformat()}" if tp.end else
+           "no estimate: nothing finished in that time")
+    st.caption(f"{tp.rate:.1f} {tp.unit} a day over the last {tp.window} days · "
+               f"{tp.left:,} {tp.unit} left · {end}")
+    if not tp.daily:
+        st.caption(f"No {tp.unit} finished yet.")
+        return
+    frame = pd.DataFrame(tp.daily, columns=["annotator", "day", tp.unit])
+    chart = alt.Chart(frame).mark_bar().encode(
+        x=alt.X("day:T", title="Day (UTC)", timeUnit="yearmonthdate"),
+        y=alt.Y(f"{tp.unit}:Q", title=f"{tp.unit.capitalize()} finished", stack=True),
+        color=alt.Color("annotator:N", title="Annotator"),
+        tooltip=["annotator:N", alt.Tooltip("day:T", timeUnit="yearmonthdate"), f"{tp.unit}:Q"],
+    ).properties(height=220)
+    st.altair_chart(chart, width="stretch")
