@@ -8,11 +8,10 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
-from components.agreement.figures import DIM_TITLES
 from components.state import get_db, signed_in
 from components.text import label, render_marked_text, render_text
 from needlework.grounding import labels as gl
-from needlework.grounding.item import DIM_FIELDS, passages
+from needlework.grounding.item import DIM_FIELDS, DIM_TITLES, passages
 from needlework.grounding.resolve import resolve, split_entries
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import adjudicate

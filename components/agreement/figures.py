@@ -15,15 +15,8 @@ from needlework.grounding import labels as gl
 from needlework.grounding.agreement import disputes_of
 from needlework.grounding.attribution import AnswersError, attribution, read_answers
 from needlework.grounding.export import human_answers
-from needlework.grounding.item import DIM_FIELDS
+from needlework.grounding.item import DIM_FIELDS, DIM_TITLES
 from store.grounding import disputed_count, disputed_items
-
-DIM_TITLES = {
-    "question_valid": "valid", "question_false_premise": "false premise",
-    "question_seeking": "info-seeking", "question_sensitive": "time-sensitive",
-    "question_type": "question type (slow/fast)", "question_complexity": "complexity",
-    "question_popularity": "popularity", "question_category": "category",
-}
 
 
 def number(value: float | None) -> str:

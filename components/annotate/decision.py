@@ -11,11 +11,11 @@ from typing import Any
 
 import streamlit as st
 
-from components.agreement.figures import DIM_TITLES
 from components.annotate.item import ItemContext, local_time
 from components.state import signed_in
 from components.text import label, render_text
 from needlework.grounding import labels as gl
+from needlework.grounding.item import DIM_TITLES
 from needlework.teams.permissions import can
 from store.gold import gold_items
 from store.grounding import grouped_annotations

@@ -28,6 +28,14 @@ YES_NO_DIMS: tuple[tuple[str, str, str], ...] = (
     ("question_seeking", "Info-seeking", "Does the question seek information?"),
 )
 
+#: Each stored dimension's name in sentences (figures, adjudication, decisions).
+DIM_TITLES = {
+    "question_valid": "valid", "question_false_premise": "false premise",
+    "question_seeking": "info-seeking", "question_sensitive": "time-sensitive",
+    "question_type": "question type (slow/fast)", "question_complexity": "complexity",
+    "question_popularity": "popularity", "question_category": "category",
+}
+
 #: Every dimension stored as ``dim:FIELD`` (time sensitivity writes two of them).
 DIM_FIELDS: tuple[str, ...] = (
     "question_valid",
