@@ -154,7 +154,7 @@ def test_answer_warnings_name_passages_in_plain_english():
 
 
 def test_a_decision_is_told_in_plain_sentences_against_the_annotators_own_values():
-    from components.annotate.decision import decision_lines  # noqa: PLC0415
+    from needlework.grounding.decision import decision_lines  # noqa: PLC0415
 
     finals = {"label:2": "RELATED-INFORMATION", "label:10": "irrelevant", "label:1": "UNKNOWN",
               "dim:question_complexity": "Set", "answer": "theirs"}

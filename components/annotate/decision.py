@@ -7,44 +7,17 @@ gold answers away); everything else about the item is theirs to see.
 
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
 from components.annotate.item import ItemContext, local_time
 from components.state import signed_in
 from components.text import label, render_text
-from needlework.grounding import labels as gl
-from needlework.grounding.item import DIM_TITLES
+from needlework.grounding.decision import decision_lines
 from needlework.teams.permissions import can
 from store.gold import gold_items
 from store.grounding import grouped_annotations
 
 NOTE = "final:note"
-
-
-def decision_lines(finals: dict[str, Any], mine: dict[str, Any]) -> list[str]:
-    """One plain sentence per final value (``finals``: field without ``final:`` → value;
-    ``mine``: the annotator's fields → value), in passage then dimension order."""
-    lines = []
-    passages = sorted((int(f.split(":")[1]), v) for f, v in finals.items()
-                      if f.startswith(gl.LABEL_PREFIX) and f.split(":")[1].isdigit())
-    for number, value in passages:
-        yours = mine.get(gl.label_field(number))
-        name = gl.SHORT.get(value, str(value))
-        lines.append(f"passage {number}: {name}" + (
-            " (as yours)" if yours == value else
-            f" (yours: {gl.SHORT.get(yours, str(yours))})" if yours else " (you left it unlabeled)"))
-    for field, value in sorted(finals.items()):
-        if field.startswith("dim:"):
-            yours = mine.get(field)
-            title = DIM_TITLES.get(field[4:], field[4:])
-            lines.append(f"{title}: {value}" + (
-                " (as yours)" if yours == value else f" (yours: {yours})" if yours else ""))
-    if isinstance(finals.get("answer"), str):
-        same = finals["answer"] == mine.get("answer")
-        lines.append("answer: " + ("yours was chosen" if same else "another annotator's was chosen"))
-    return lines
 
 
 def render_decision(ctx: ItemContext) -> None:

@@ -76,13 +76,20 @@ def verdict_header(page, text: str) -> None:
     page.locator('[data-testid="stSidebar"]').get_by_text(text, exact=False).wait_for(timeout=15_000)
 
 
-def test_keyboard_review_of_three_comparisons(page, app_url, seeded_db):
-    who = f"kbd-{uuid.uuid4().hex[:6]}"
+def open_review(page, app_url, prefix: str) -> str:
+    """The review page on the demo pairs, signed in as a new name (returned), on the
+    first comparison."""
+    who = f"{prefix}-{uuid.uuid4().hex[:6]}"
     page.goto(f"{app_url}/review")
     wait_idle(page)
     pick_dataset(page, DEMO)
     sign_in(page, who)
     verdict_header(page, "Chosen vs rejected 1")
+    return who
+
+
+def test_keyboard_review_of_three_comparisons(page, app_url, seeded_db):
+    who = open_review(page, app_url, "kbd")
     page.keyboard.press("a")  # chosen better
     assert len(wait_rows(seeded_db, who, 1)) == 1
     verdict_header(page, "Chosen vs rejected 2")
@@ -240,12 +247,7 @@ def test_d_brings_the_next_difference_into_the_window_above_the_verdict_bar(page
 
 
 def test_m_opens_the_note_and_z_says_which_comparison_it_reverted(page, app_url, seeded_db):
-    who = f"mz-{uuid.uuid4().hex[:6]}"
-    page.goto(f"{app_url}/review")
-    wait_idle(page)
-    pick_dataset(page, DEMO)
-    sign_in(page, who)
-    verdict_header(page, "Chosen vs rejected 1")
+    who = open_review(page, app_url, "mz")
     page.keyboard.press("a")  # chosen better: the page moves on to the next unreviewed
     rows = wait_rows(seeded_db, who, 1)
     (item, field), _ = next(iter(rows.items()))
