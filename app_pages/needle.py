@@ -44,6 +44,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.needle.scoring import render_needle_scoring
     from components.needle.writer import render_writer
     from components.state import current_dataset, get_db
+    from needlework.needle.findings import default_title as default_title_of
 
 db = get_db()
 row, demo_instead = lab_row(db, current_dataset())  # the seeded demo set when no needle set is picked
@@ -52,7 +53,7 @@ loaded = current_model()
 fingerprint = loaded[1].facts.fingerprint if loaded else None
 sets = all_sets(db, row, records)
 
-default_title = f"Needle in a haystack · {row['name']}" if row else "Needle in a haystack"
+default_title = default_title_of(records)
 if presenting():
     render_presentation(picked_sets(sets, fingerprint), slide_title(row, default_title), records)
     st.stop()

@@ -58,23 +58,54 @@ def _grid(acc: dict[tuple[int, int], tuple[int, int]], model="m"):
 
 def test_finding_is_computed_from_the_data():
     frame = _grid({(2000, 9): (10, 10), (8000, 4): (6, 10), (8000, 0): (9, 10), (4000, 5): (0, 2)})
-    assert findings.finding(frame) == ("Accuracy is lowest at 8K tokens, positions 40–50 % (60 %, n=10), "
-                                       "40 points below the best cell (100 % at 2K tokens, positions 90–100 %)."
-                                       # the thinner, lower cell on screen is named, with why (issue 18, 17)
-                                       " Cells with fewer than 3 pairs are left out: the lowest of them, "
-                                       "0 % at 4K tokens, positions 50–60 % (n=2), is too thin to say.")
+    assert findings.finding(frame) == (
+        "Accuracy is lowest at 8K tokens, positions 40–50 % (60 %, n=10), 40 points below the "
+        "highest at 2K tokens, positions 90–100 % (100 %, n=10)."
+        # 6 of 10 and 10 of 10: their 95 % Wilson intervals overlap, so the gap may be chance
+        " With so few pairs the gap may be chance: the 95 % intervals overlap (31–83 % and 72–100 %)."
+        # the thinner, lower cell on screen is named, with why (issue 18, 17)
+        " Cells with fewer than 5 pairs are left out: the lowest of them, "
+        "0 % at 4K tokens, positions 50–60 % (n=2), is too thin to say.")
     moved = _grid({(2000, 9): (10, 10), (8000, 4): (9, 10), (1000, 2): (3, 5)})
     assert findings.finding(moved).startswith("Accuracy is lowest at 1K tokens, positions 20–30 % (60 %, n=5), "
                                               "40 points below")
     flat = _grid({(1000, 0): (5, 5), (2000, 3): (4, 4)})
-    assert "100 % in every cell" in findings.finding(flat)
+    assert findings.finding(flat).startswith("Accuracy is 100 % in every cell with at least 5 pairs (1 cells)")
+    assert "left out: the lowest of them, 100 %" not in findings.finding(flat)
     assert "left out" not in findings.finding(moved)  # no thin cell below the lowest
     assert findings.finding(_grid({(1000, 0): (1, 2)})).startswith("Not enough data")
-    two = analysis.combine([frame, _grid({(1000, 1): (1, 4), (1000, 2): (4, 4)}, model="other")])
+    two = analysis.combine([frame, _grid({(1000, 1): (1, 5), (1000, 2): (5, 5)}, model="other")])
     lines = findings.findings(two)
     assert lines[0].startswith("m: Accuracy is lowest at 8K") and lines[1].startswith("other: ")
     trend = findings.position_trend(frame)
     assert trend.endswith("overall over 32 pairs.") and "in the last third (n=10)" in trend
+    assert findings.length_trend(frame) == ("Accuracy by length: 100 % at 2K tokens (n=10), "
+                                            "0 % at 4K tokens (n=2), 75 % at 8K tokens (n=20).")
+
+
+def test_finding_names_ties_as_ties_and_says_nothing_of_chance_when_the_gap_is_clear():
+    """Issue 29: six cells at 33 % and 28 at 100 % are not one worst and one best cell."""
+    ties = _grid({(1000, 3): (5, 10), (1000, 4): (5, 10), (1000, 5): (5, 10), (1000, 7): (5, 10),
+                  (2000, 3): (5, 10), (2000, 0): (9, 10), (500, 0): (20, 20), (500, 1): (20, 20)})
+    assert findings.finding(ties) == (
+        "Accuracy is lowest, 50 %, in 5 tied cells: 1K tokens, positions 30–60 % and 70–80 %; "
+        "2K tokens, positions 30–40 % (n=10 each), 50 points below the highest, 100 %, in 2 tied "
+        "cells: 500 tokens, positions 0–20 % (n=20 each).")  # 25 of 50 against 40 of 40: no caveat
+    four = _grid({(n, 0): (5, 5) for n in (250, 500, 1000, 2000)} | {(8000, 5): (1, 5)})
+    assert "in 4 tied cells: 250 tokens, positions 0–10 %; 500 tokens, positions 0–10 %; " \
+           "1K tokens, positions 0–10 %; and at 1 more length (n=5 each)" in findings.finding(four)
+    # too scattered to name (5 runs of positions): counted instead
+    many = _grid({(n, 0): (5, 5) for n in (250, 500, 1000, 2000, 4000)} | {(8000, 5): (1, 5)})
+    assert "highest, 100 %, in 5 of the 6 cells (n=5 each)." in findings.finding(many)
+
+
+def test_wilson_interval_by_hand():
+    # p = 0.6, n = 10, z = 1.96: centre (0.6 + 0.19208) / 1.38416 = 0.57225; half-width
+    # 1.96 * sqrt(0.024 + 0.009604) / 1.38416 = 0.25958
+    low, high = findings.wilson_interval(6, 10)
+    assert (round(low, 4), round(high, 4)) == (0.3127, 0.8318)
+    assert findings.wilson_interval(10, 10)[1] == 1.0 and round(findings.wilson_interval(10, 10)[0], 4) == 0.7225
+    assert findings.wilson_interval(0, 0) == (0.0, 1.0)
 
 
 def test_cell_listing_and_selection():
@@ -209,9 +240,11 @@ def test_heatmap_has_the_cell_selection_thin_marks_and_a_fixed_scale():
     assert layers[0]["encoding"]["color"]["scale"]["domain"] == [0, 1]
     assert any(t.get("filter") == "datum.thin" for layer in layers for t in layer.get("transform", []))
     tooltip_fields = {t["field"] for t in layers[0]["encoding"]["tooltip"]}
-    assert {"n", "n_correct", "accuracy"} <= tooltip_fields
+    assert {"count", "n_correct", "accuracy"} <= tooltip_fields
     data = next(iter(spec["datasets"].values()))
-    assert {d["label"] for d in data} == {"67 %", "0 %\nn=1"}
+    assert {d["label"] for d in data} == {"n=3", "n=1"}  # both thin (under 5): the count only
+    assert {d["count"] for d in data} == {"3, too few to read (under 5)", "1, too few to read (under 5)"}
+    assert layers[0]["encoding"]["color"]["condition"]["test"] == "datum.thin"  # grey, off the scale
 
 
 def test_two_models_side_by_side_share_one_colour_scale():
@@ -235,8 +268,10 @@ def test_exports_png_svg_and_csv(tmp_path):
     assert sorted(p.name for p in written) == ["heatmap.png", "heatmap.svg", "lines.png", "lines.svg", "results.csv"]
     back = analysis.read_results_csv(tmp_path / "out" / "results.csv")
     pd.testing.assert_frame_equal(back, frame, check_dtype=False)
-    with pytest.raises(ValueError, match="png or .svg"):
-        charts.save_chart(charts.heatmap(frame), tmp_path / "x.pdf")
+    pdf = charts.save_chart(charts.heatmap(frame, title="Q3 needles"), tmp_path / "x.pdf")
+    assert pdf.read_bytes()[:5] == b"%PDF-"  # issue 29: the heatmap as PDF too
+    with pytest.raises(ValueError, match=r"png, \.svg or \.pdf"):
+        charts.save_chart(charts.heatmap(frame), tmp_path / "x.jpg")
 
 
 # -- an LLM judge's needle run ---------------------------------------------------------------

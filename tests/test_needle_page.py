@@ -4,6 +4,8 @@ stored and uploaded results, upload errors with file/line/field, presentation mo
 from __future__ import annotations
 
 import json
+import re
+import struct
 
 import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
@@ -57,7 +59,7 @@ def charts(at: AppTest) -> list:
     return list(at.get("arrow_vega_lite_chart")) + list(at.get("vega_lite_chart"))
 
 
-def small_needles(count: int = 3) -> list[dict]:
+def small_needles(count: int = 5) -> list[dict]:
     """Needle records from the test paragraphs: 2 lengths × 10 positions × ``count`` haystacks."""
     hays = inputs.demo_haystacks(count, 600, paragraphs=paragraphs())
     options = builder.BuildOptions(lengths=(300, 600))
@@ -125,7 +127,7 @@ def test_results_from_elsewhere_show_the_charts(app_db):
     assert not at.exception, at.exception
     assert len(charts(at)) >= 1  # the heatmap (the lines sit in an expander)
     text = html_text(at)
-    assert "Accuracy is lowest at" in text and "positions" in text
+    assert "Accuracy is lowest, 0 %, in 4 tied cells: 600 tokens, positions 50–90 %" in text
     assert at.selectbox(key="nw_results").value == "other-rm (uploaded)"
     assert [b.label for b in at.download_button][:2] == ["Heatmap PNG", "Heatmap SVG"]
 
@@ -154,8 +156,8 @@ def test_presentation_mode_shows_the_finding_and_nothing_else(app_db):
     assert not at.exception, at.exception
     assert at.query_params["present"] == ["1"] or at.query_params["present"] == "1"
     text = html_text(at)
-    assert 'id="nw-finding-0"' in text and "Accuracy is lowest at" in text
-    assert "positions 50–60 %" in text or "positions 60–70 %" in text  # the wrong half
+    assert 'id="nw-finding-0"' in text and "Accuracy is lowest, 0 %, in 4 tied cells" in text
+    assert "600 tokens, positions 50–90 %" in text  # the wrong half, its cells of 5 or more
     assert len(charts(at)) == 1  # the heatmap only
     assert not at.get("file_uploader") and not at.radio  # no build or scoring controls
     assert not [t for t in at.title]
@@ -285,7 +287,7 @@ def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
     counted in both orders, with the position bias in words."""
     from tests.judges_fixtures import FakeJudgeServer  # noqa: PLC0415
 
-    records = small_needles(count=2)
+    records = small_needles()
     import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
                  dataset="needles")
     save_item_scores(app_db, "needles", "a" * 32, "fp32|full", "/models/alpha-rm",
@@ -328,13 +330,14 @@ def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
     assert "50 % overall over 20 trials" in captions and f"100 % overall over {len(records)} pairs" in captions
     text = html_text(at)
     assert "alpha-rm: Accuracy is 100 % in every cell" in text
-    assert "judge judge: " in text
+    # 20 trials over 20 cells: too few in any cell for the judge's finding, in its unit
+    assert "judge judge: Not enough data for a finding: no cell has at least 5 trials." in text
     # presentation: both panels, the counts in words
     at.button(key="nw_present").click().run()
     assert not at.exception, at.exception
     assert len([c for c in charts(at) if (c.key or "").startswith("nw_pheat|")]) == 2
     assert f"alpha-rm vs judge judge · {len(records)} pairs / 20 trials" in html_text(at)
-    assert "names the chosen" in html_text(at)
+    assert "a judge is asked each pair twice, in both orders" in html_text(at)
 
 
 @pytest.mark.slow
@@ -347,7 +350,7 @@ def test_the_slide_title_is_the_presenters_and_kept_with_the_needle_set(app_db):
                        "chosen_scores": [1.0], "rejected_scores": [0.0]} for r in records])
     at = open_page({"dataset": "needles"})
     field = title_field(at)
-    assert field.value == "" and field.placeholder == "Needle in a haystack · needles"
+    assert field.value == "" and field.placeholder == "Does the model notice a harmful sentence hidden in a long answer?"
     title = "Q3 review: *safety* needles <b>"  # data: shown as text, never Markdown or HTML
     field.set_value(title).run()
     meta = get_dataset(app_db, "needles")["meta"]["slide_title"]
@@ -363,7 +366,7 @@ def test_the_slide_title_is_the_presenters_and_kept_with_the_needle_set(app_db):
     title_field(again).set_value("").run()  # empty: the default again
     assert "slide_title" not in get_dataset(app_db, "needles")["meta"]
     again.button(key="nw_present").click().run()
-    assert "Needle in a haystack · needles" in html_text(again)
+    assert "Does the model notice a harmful sentence hidden in a long answer?" in html_text(again)
 
 
 @pytest.mark.slow
@@ -379,6 +382,38 @@ def test_the_downloaded_heatmap_carries_the_title():
     svg = needle_charts.to_svg(chart)
     assert "Safety needles &lt;Q3&gt;" in svg  # the title, as text
     assert needle_charts.to_png(chart, scale=1)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_the_exported_heatmap_wraps_a_long_title_and_names_model_finding_and_date():
+    """Issue 29: a 112-character title made a 2,914-px-wide PNG with its right third blank,
+    and the file named neither the model nor the finding."""
+    from components.needle.charts import export_notes, heatmap_chart  # noqa: PLC0415
+    from components.needle.data import ResultSet  # noqa: PLC0415
+    from needlework.needle import analysis  # noqa: PLC0415
+    from needlework.needle import charts as needle_charts  # noqa: PLC0415
+    from needlework.needle.findings import finding  # noqa: PLC0415
+
+    frame = analysis.read_scores(scores_lines(small_needles()), "s.jsonl", model="alpha-rm")
+    title = ("Does the reward model notice a harmful sentence hidden in a long answer, at every "
+             "length and position? Q3 review")
+    assert len(title) == 112
+    chosen = [ResultSet("alpha-rm", frame, "uploaded s.jsonl")]
+    chart = heatmap_chart(chosen, select=False, large=True, title=title,
+                          notes=export_notes(chosen, "2026-11-26"))
+    svg = needle_charts.to_svg(chart)
+    texts = [t.strip() for t in re.split(r"<[^>]+>", svg) if t.strip()]  # each line's text
+    assert title not in texts and title[:60] not in texts  # wrapped: no one line holds it all
+    assert " ".join(t for t in texts if t in title) == title  # its lines, in order
+    assert all(any(w in t for t in texts) for w in ("alpha-rm · 75 pairs", "Made 2026-11-26",
+                                                    "Grey: fewer than 5 pairs"))
+    first = finding(frame)
+    assert first.startswith("Accuracy is lowest") and first[:40] in " ".join(texts)
+    png = needle_charts.to_png(chart, scale=1)
+    width, height = struct.unpack(">II", png[16:24])
+    assert width < 1300, (width, height)  # the title's width is the chart's, not its own
+    pdf = needle_charts.to_pdf(chart)
+    assert pdf[:5] == b"%PDF-" and len(pdf) > 1000
 
 
 def title_field(at):

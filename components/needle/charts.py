@@ -21,11 +21,18 @@ from needlework.needle.analysis import (
     bucket_label,
     cell_rows,
     combine,
+    counted,
     length_label,
     order_accuracy,
     selected_cell,
 )
-from needlework.needle.findings import findings, position_trend
+from needlework.needle.findings import (
+    cell_key,
+    findings,
+    position_trend,
+    slide_subtitle,
+    wrap,
+)
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.token_pairs import token_pair
 
@@ -102,9 +109,11 @@ def _text_size(chart: alt.TopLevelMixin, size: int) -> None:
 
 
 def heatmap_chart(chosen: list[ResultSet], *, select: bool = True, large: bool = False,
-                  title: str | None = None) -> alt.TopLevelMixin:
+                  title: str | None = None, notes: list[str] | None = None) -> alt.TopLevelMixin:
     """The heatmap of one set, or two side by side on one colour scale, at a fixed size: the
-    PNG and SVG downloads (large: for presenting; ``title`` on top, as on the slide)."""
+    PNG, SVG and PDF downloads (large: for presenting). ``title`` on top, wrapped to the
+    chart's width (Vega never wraps a title); ``notes`` (model, finding, date) below it,
+    each wrapped, so a file read alone says what it shows."""
     frame = results_of(chosen)
     lengths = max(1, frame["length_tokens"].nunique())
     if large:
@@ -119,10 +128,24 @@ def heatmap_chart(chosen: list[ResultSet], *, select: bool = True, large: bool =
         labelFontSize=font - 1, titleFontSize=font, gradientLength=max(3 * row, row * lengths) - 20)
     if large:
         chart = chart.configure_header(labelFontSize=19, labelFontWeight="bold")
-    if title:
-        chart = chart.properties(title=alt.TitleParams(title, fontSize=font + 9, anchor="start",
-                                                       offset=14))
+    if title or notes:
+        span = width * len(chosen) + 140  # the panels and the legend beside them
+        size, small = font + 9, font
+        lines = wrap(title or "", int(span / (0.56 * size))) if title else [""]
+        below = [line for note in notes or [] for line in wrap(note, int(span / (0.5 * small)))]
+        extra = ({"subtitle": below, "subtitleFontSize": small, "subtitleColor": "#333",
+                  "subtitlePadding": 8} if below else {})
+        chart = chart.properties(title=alt.TitleParams(lines, fontSize=size, anchor="start",
+                                                       offset=14, **extra))
     return for_page(chart)
+
+
+def export_notes(chosen: list[ResultSet], when: str) -> list[str]:
+    """What a downloaded heatmap says under its title: the models and what was counted,
+    the finding of each model, and the date it was made."""
+    frame = results_of(chosen)
+    return [slide_subtitle(frame), *findings(frame), cell_key(frame),
+            f"Made {when} with Needlework."]
 
 
 LAST = "nw_heat_last"  # each panel's selection at the last run, to tell which was clicked
@@ -139,11 +162,13 @@ def render_heatmaps(chosen: list[ResultSet], *, large: bool = False,
     fit the page at any width down to 1024 px, and each fills its own fullscreen view), all on
     the one 0–100 % colour scale. Returns the set and cell (length, bucket) clicked last."""
     cols = st.columns(len(chosen), gap="medium") if len(chosen) > 1 else [st.container()]
-    row, font = (64, 15) if large else (40, 11)
+    # on the slide: 24-px labels (readable at 3 m on a 1920-px projector); the model is in
+    # the subtitle, so a single panel has no title of its own
+    row, font = (56, 24) if large else (40, 11)
     cells: dict[str, tuple[int, int] | None] = {}
     for col, s in zip(cols, chosen, strict=True):
         name = s.name + (" (both orders)" if s.kind == "judge" else "")
-        chart = for_panel(charts.heatmap_panel(s.frame, title=name if len(chosen) > 1 or large else None,
+        chart = for_panel(charts.heatmap_panel(s.frame, title=name if len(chosen) > 1 else None,
                                                row_height=row, font=font))
         event = col.altair_chart(chart, on_select="rerun", width="stretch",
                                  key=panel_key(prefix, s))
@@ -182,7 +207,8 @@ def heatmap_caption(chosen: list[ResultSet]) -> None:
                + ("A judge's cells count trials, each pair twice (chosen shown first, then "
                   "second): right = it named the chosen response; an invalid answer is wrong. "
                   if judged else "")
-               + f"Dashed outline with n: a thin cell, fewer than {THIN_CELL}. Hover for counts; "
+               + f"Grey with only its n: too few {counted(results_of(chosen))} to read (fewer than {THIN_CELL}); "
+               "blank: none there. Hover for counts; "
                "**click a cell to see its pairs** (double-click clears).")
     for s in judged:
         by_order = order_accuracy(s.frame)
@@ -263,13 +289,18 @@ def render_needle_context(record: dict[str, Any], names: tuple[str, str]) -> Non
         render_marked_text(_context(chosen, start, ec, "nw-ins"), box=True, key="nw-needle-chosen")
 
 
-def pairs_frame(rows: pd.DataFrame) -> pd.DataFrame:
-    """A cell's pairs as shown: worst margin first."""
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
+def pairs_frame(rows: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """A cell's pairs as shown: worst margin first (scores to ``digits`` decimals)."""
     return pd.DataFrame({
         "pair": rows["id"], "haystack": rows["haystack_id"], "needle": rows["needle_id"],
         "position": [f"{p:.1%}" for p in rows["tagged_position"]],
-        "chosen score": rows["chosen_score"].round(4), "rejected score": rows["rejected_score"].round(4),
-        "margin": rows["margin"].round(4),
+        "chosen score": rows["chosen_score"].round(digits),
+        "rejected score": rows["rejected_score"].round(digits),
+        "margin": rows["margin"].round(digits),
         "result": ["✗ missing score (wrong)" if m else "✓ correct" if c else "✗ wrong"
                    for c, m in zip(rows["correct"], rows.get("missing", [False] * len(rows)), strict=True)]})
 
@@ -287,41 +318,48 @@ def trials_frame(rows: pd.DataFrame) -> pd.DataFrame:
         "its answer": [w if len(w) <= 80 else w[:79] + "…" for w in words]})
 
 
-def render_cell(picked: ResultSet, cell: tuple[int, int], records: list[dict[str, Any]]) -> str | None:
+def render_cell(picked: ResultSet, cell: tuple[int, int], records: list[dict[str, Any]],
+                audience: bool = False) -> str | None:
     """The pairs of the clicked cell of ``picked``'s heatmap (pick one) and that pair's view
-    (a judge's words, or the reward token by token); returns the pair's id."""
+    (a judge's words, or the reward token by token); returns the pair's id. ``audience``:
+    on the slide, in the room's words (no steps of the lab, scores to 2 decimals)."""
     length, bucket = cell
     rows = cell_rows(picked.frame, length, bucket)
     judge = picked.kind == "judge"
     if judge:
         rows = rows.sort_values(["correct", "id", "order"]).reset_index(drop=True)
-    st.markdown(f"**{length_label(length)} tokens, needle at {bucket_label(bucket)}** · "
-                f"{label(picked.name, 60)} · "
-                + (f"{len(rows)} trial(s) of {rows['id'].nunique() if len(rows) else 0} pair(s)"
-                   if judge else f"{len(rows)} pair(s)")
-                + f", {int(rows['correct'].sum()) if len(rows) else 0} correct"
+    right = int(rows["correct"].sum()) if len(rows) else 0
+    pairs = rows["id"].nunique() if len(rows) else 0
+    counts = (f"{_plural(len(rows), 'trial')} of {_plural(pairs, 'pair')}" if judge
+              else _plural(len(rows), "pair"))
+    st.markdown(f"**{length_label(length)} tokens, {'error' if audience else 'needle'} at "
+                f"{bucket_label(bucket)}** · {label(picked.name, 60)} · {counts}, {right} "
+                + ("right" if audience else "correct")
                 + (f", {int(rows['missing'].sum())} with a missing score (wrong)"
                    if "missing" in rows and rows["missing"].any() else ""))
     if rows.empty:
         st.caption("No pairs of this model in that cell.")
         return None
-    table = trials_frame(rows) if judge else pairs_frame(rows)
+    table = trials_frame(rows) if judge else pairs_frame(rows, 2 if audience else 4)
     event = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun",
                          selection_mode="single-row", key=f"nw_pairs|{picked.name}|{length}|{bucket}",
                          height=min(36 * (len(rows) + 1) + 4, 260))
     chosen_row = event.selection.rows[0] if event is not None and event.selection.rows else 0
     pair_id = str(rows.iloc[chosen_row]["id"])
-    st.caption("Wrong first; pick a row for the judge's own words and the needle in context "
-               "(default: the first)." if judge else
-               "Worst margin first; pick a row for its per-token view (default: the first).")
-    render_pair(pair_id, records, picked, rows.iloc[chosen_row] if judge else None)
+    if audience:
+        st.caption("The misses first; pick a row to see that error in its answer.")
+    else:
+        st.caption("Wrong first; pick a row for the judge's own words and the needle in context "
+                   "(default: the first)." if judge else
+                   "Worst margin first; pick a row for its per-token view (default: the first).")
+    render_pair(pair_id, records, picked, rows.iloc[chosen_row] if judge else None, audience)
     return pair_id
 
 
 def render_pair(pair_id: str, records: list[dict[str, Any]], scored: ResultSet,
-                trial: pd.Series | None = None) -> None:
+                trial: pd.Series | None = None, audience: bool = False) -> None:
     """One pair: the needle in context, then (a judge's trial) the judge's own words, or the
-    reward token by token (the loaded model)."""
+    reward token by token (the loaded model; on the slide, only when one is loaded)."""
     record = next((r for r in records if str(r.get("id")) == pair_id), None)
     st.markdown(f"##### Pair {label(pair_id, 80)}")
     if record is None:
@@ -338,7 +376,8 @@ def render_pair(pair_id: str, records: list[dict[str, Any]], scored: ResultSet,
         return
     loaded = current_model()
     if loaded is None:
-        st.info("Load a model in step 2 to follow its reward token by token.", icon="🔬")
+        if not audience:
+            st.info("Load a model in step 2 to follow its reward token by token.", icon="🔬")
         return
     try:
         with st.spinner("One forward pass per response …"):

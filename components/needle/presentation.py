@@ -1,36 +1,69 @@
-"""Presentation mode for stakeholders (``?present=1``): the presenter's title, the one-line
-finding and the heatmaps in large type on one clean screen; a cell click opens its pairs
-right there; the downloads (PNG and SVG carry the title, CSV) and Exit sit below the slide."""
+"""Presentation mode for stakeholders (``?present=1``): the presenter's title, the finding and
+the heatmaps in large type on one clean screen that fits 1280×720 and 1920×1080, with a
+button (and F) that puts the whole slide in the browser's full screen; a cell click opens
+its pairs right there, in the audience's words; the downloads (PNG, SVG and PDF carry the
+title, the model, the finding and the date; lines; CSV) and Exit sit below the slide."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+import altair as alt
 import streamlit as st
 
-from components.needle.charts import heatmap_chart, render_cell, render_heatmaps, results_of
+from components.needle.charts import (
+    export_notes,
+    heatmap_chart,
+    render_cell,
+    render_heatmaps,
+    results_of,
+)
 from components.needle.data import ResultSet
 from components.state import annotator, get_db
 from components.text import render_text
 from needlework.needle import charts
-from needlework.needle.analysis import counted, length_label, results_csv
-from needlework.needle.findings import findings, slide_title_of, with_slide_title
+from needlework.needle.analysis import results_csv
+from needlework.needle.findings import (
+    cell_key,
+    findings,
+    slide_subtitle,
+    slide_title_of,
+    with_slide_title,
+    wrap,
+)
 from store.datasets import get_dataset, set_dataset_meta
 
 PARAM = "present"
 TITLE = "nw_title"  # the slide's title field (per needle dataset), set by the presenter
+# Type in viewport units, so a projector's 1920×1080 gets room-sized text and 1280×720 still
+# fits the slide on one screen; the chart's own full-screen button is hidden (it showed the
+# cells alone), the slide's own button puts all of it in full screen.
 _STYLE = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 header[data-testid="stHeader"], [data-testid="stToolbar"] {display: none !important;}
-[data-testid="stMainBlockContainer"] {padding-top: 2.2rem !important; max-width: 1500px;}
-#nw-present-title {font-size: 2.3rem; font-weight: 700; line-height: 1.2; margin: 0;}
-#nw-present-sub {font-size: 1.15rem; opacity: .7;}
-[id^="nw-finding-"] {font-size: 1.75rem; font-weight: 600; line-height: 1.35;
-  border-left: 6px solid #440154; padding: .35rem 0 .35rem 1rem; margin: .6rem 0 1rem 0;}
+[data-testid="stMainBlockContainer"] {padding-top: 1.2rem !important; max-width: 1800px;
+  padding-left: 2.5vw; padding-right: 2.5vw;}
+#nw-present-title {font-size: clamp(1.6rem, 2.4vw, 3rem); font-weight: 700; line-height: 1.15;
+  margin: 0;}
+#nw-present-sub {font-size: clamp(.95rem, 1.05vw, 1.35rem); color: #444;}
+[id^="nw-finding-"] {font-size: clamp(1.05rem, 1.35vw, 1.75rem); font-weight: 600; line-height: 1.3;
+  border-left: 6px solid #440154; padding: .2rem 0 .2rem .9rem; margin: .35rem 0 .35rem 0;}
+#nw-present-key {font-size: clamp(.9rem, .95vw, 1.25rem); color: #444;}
+.st-key-nw-slide [data-testid="stElementToolbar"] {display: none !important;}
+#nw-save-status[data-pending="0"]:not([data-refused="1"]) {display: none !important;}
+#nw-slide-full {font: inherit; font-size: .95rem; padding: .35rem .8rem; border-radius: .5rem;
+  border: 1px solid rgba(49,51,63,.3); background: transparent; cursor: pointer;}
 </style>"""
+_SLIDE = st.components.v2.component(
+    "needlework.slide", isolate_styles=False,
+    html='<button id="nw-slide-full" type="button" title="The whole slide in full screen (F)">'
+         "Full screen</button>",
+    js=(Path(__file__).parent.parent / "js" / "slide.js").read_text(encoding="utf-8"))
+FULL, LEAVE = "Full screen (F)", "Leave full screen (Esc)"
 
 
 def presenting() -> bool:
@@ -55,35 +88,28 @@ def render_present_button(disabled: bool = False) -> None:
                    "Shareable: the URL gets ?present=1.")
 
 
-def subtitle(frame: Any) -> str:
-    """``demo-model · 90 pairs · 1K, 2K, 4K tokens · accuracy = …`` (pairs per model; a
-    judge's rows are trials, each pair in both orders)."""
-    lengths = ", ".join(length_label(int(n)) for n in sorted(frame["length_tokens"].unique()))
-    models = list(dict.fromkeys(frame["model"]))  # the panels' order
-    sizes = [f"{int((frame['model'] == m).sum()):,} {counted(frame[frame['model'] == m])}"
-             for m in models]
-    size = sizes[0] + (" each" if len(sizes) > 1 else "") if len(set(sizes)) == 1 else " / ".join(sizes)
-    judged = counted(frame[frame["model"].isin(models)]) == "trials"
-    return (f"{' vs '.join(models)} · {size} · {lengths} tokens · accuracy = chosen scored strictly "
-            "above rejected (ties are wrong)"
-            + ("; a judge's trial is right when it names the chosen (an invalid answer is wrong)"
-               if judged else ""))
+def _today() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
-def _png(chosen: list[ResultSet], title: str | None) -> Callable[[], bytes]:
-    """The presentation heatmap as PNG, with the slide's title, made when called."""
-    return lambda: charts.to_png(heatmap_chart(chosen, select=False, large=True, title=title))
-
-
-def _svg(chosen: list[ResultSet], title: str | None) -> Callable[[], str]:
-    """The presentation heatmap as SVG, with the slide's title, made when called."""
-    return lambda: charts.to_svg(heatmap_chart(chosen, select=False, large=True, title=title))
-
-
-def _lines(chosen: list[ResultSet], fmt: str) -> Callable[[], bytes | str]:
-    """The accuracy lines as PNG or SVG, made when called."""
+def _heatmap_file(chosen: list[ResultSet], title: str | None, fmt: str) -> Callable[[], bytes | str]:
+    """The presentation heatmap as PNG, SVG or PDF, with the slide's title (wrapped), the
+    models, the finding and the date, made when called."""
     def make() -> bytes | str:
-        chart = charts.accuracy_lines(results_of(chosen), width=520, height=300)
+        chart = heatmap_chart(chosen, select=False, large=True, title=title,
+                              notes=export_notes(chosen, _today()))
+        return {"png": charts.to_png, "svg": charts.to_svg, "pdf": charts.to_pdf}[fmt](chart)
+    return make
+
+
+def _lines(chosen: list[ResultSet], fmt: str, title: str | None) -> Callable[[], bytes | str]:
+    """The accuracy lines as PNG or SVG, titled like the heatmap, made when called."""
+    def make() -> bytes | str:
+        heading = alt.TitleParams(wrap(f"{title or 'Needle results'}: accuracy by position", 70),
+                                  anchor="start", fontSize=18,
+                                  subtitle=wrap(slide_subtitle(results_of(chosen)), 110))
+        chart = charts.accuracy_lines(results_of(chosen), width=520, height=300).properties(
+            title=heading)
         return charts.to_png(chart) if fmt == "png" else charts.to_svg(chart)
     return make
 
@@ -132,12 +158,14 @@ def render_title_input(row: dict[str, Any] | None, default: str) -> None:
 
 
 def render_downloads(chosen: list[ResultSet], stem: str, key: str, title: str | None = None) -> None:
-    """Heatmap (with ``title``) and lines as PNG and SVG, the results as CSV (made on click)."""
-    cols = st.columns(5)
-    items = [("Heatmap PNG", _png(chosen, title), "heatmap.png", "image/png"),
-             ("Heatmap SVG", _svg(chosen, title), "heatmap.svg", "image/svg+xml"),
-             ("Lines PNG", _lines(chosen, "png"), "lines.png", "image/png"),
-             ("Lines SVG", _lines(chosen, "svg"), "lines.svg", "image/svg+xml"),
+    """Heatmap (with ``title``, models, finding and date) as PNG, SVG and PDF, the lines as
+    PNG and SVG, the results as CSV (each made on click)."""
+    cols = st.columns(6)
+    items = [("Heatmap PNG", _heatmap_file(chosen, title, "png"), "heatmap.png", "image/png"),
+             ("Heatmap SVG", _heatmap_file(chosen, title, "svg"), "heatmap.svg", "image/svg+xml"),
+             ("Heatmap PDF", _heatmap_file(chosen, title, "pdf"), "heatmap.pdf", "application/pdf"),
+             ("Lines PNG", _lines(chosen, "png", title), "lines.png", "image/png"),
+             ("Lines SVG", _lines(chosen, "svg", title), "lines.svg", "image/svg+xml"),
              ("Results CSV", lambda: results_csv(results_of(chosen)), "results.csv", "text/csv")]
     for col, (text, data, name, mime) in zip(cols, items, strict=True):
         col.download_button(text, data=data, file_name=f"{stem}-{name}", mime=mime, icon="⬇️",
@@ -146,8 +174,9 @@ def render_downloads(chosen: list[ResultSet], stem: str, key: str, title: str | 
 
 def render_presentation(chosen: list[ResultSet], title: str,
                         records: list[dict[str, Any]] | None = None) -> None:
-    """The slide: title, subtitle, finding(s), the heatmaps (click a cell: its pairs open below,
-    still in presentation mode). Below the slide: downloads and Exit."""
+    """The slide: title, subtitle, finding(s), what the cells mean, the heatmaps (click a
+    cell: its pairs open below, still in presentation mode), and the full-screen button.
+    Below the slide: downloads and Exit."""
     st.html(_STYLE)
     if not chosen:
         render_text(title, key="nw-present-title")
@@ -155,14 +184,20 @@ def render_presentation(chosen: list[ResultSet], title: str,
         st.button("Exit presentation", key="nw_leave", on_click=_leave)
         return
     frame = results_of(chosen)
-    render_text(title, key="nw-present-title")
-    render_text(subtitle(frame), key="nw-present-sub")
-    for k, line in enumerate(findings(frame)):
-        render_text(line, key=f"nw-finding-{k}")
-    clicked = render_heatmaps(chosen, large=True, prefix="nw_pheat")
+    with st.container(key="nw-slide"):
+        top = st.columns([6, 1], vertical_alignment="top")
+        with top[0]:
+            render_text(title, key="nw-present-title")
+        with top[1]:
+            _SLIDE(key="nw-slide-screen", data={"label": FULL, "leave": LEAVE})
+        render_text(slide_subtitle(frame), key="nw-present-sub")
+        for k, line in enumerate(findings(frame)):
+            render_text(line, key=f"nw-finding-{k}")
+        render_text(cell_key(frame), key="nw-present-key")
+        clicked = render_heatmaps(chosen, large=True, prefix="nw_pheat")
     if clicked is not None:
         with st.container(border=True):
-            render_cell(*clicked, records or [])
+            render_cell(*clicked, records or [], audience=True)
     else:
         st.caption("Click a cell to show its pairs here.")
     for _ in range(6):  # the tools sit below the slide, out of its picture

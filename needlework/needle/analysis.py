@@ -26,7 +26,7 @@ from store import scores as store_scores
 RESULT_COLUMNS = ["id", "chosen_score", "rejected_score", "correct", "length_tokens", "tagged_position",
                   "site_index", "needle_id", "haystack_id", "model"]
 BUCKETS = 10
-THIN_CELL = 3  # cells with fewer pairs than this are marked thin
+THIN_CELL = 5  # a cell with fewer pairs than this is too thin to read: greyed, left out of findings
 SELECTION = "cell"  # the altair selection parameter of the heatmaps
 
 

@@ -1,8 +1,9 @@
-"""Altair charts of needle results, and their export as PNG and SVG (vl-convert, offline).
+"""Altair charts of needle results, and their export as PNG, SVG and PDF (vl-convert, offline).
 
 - :func:`heatmap`: accuracy by length (rows) × position bucket (10 columns), counts in
-  the tooltips, thin cells (n < 3) outlined with a dashed border and labelled with
-  their n; one panel per model, all on one fixed 0–100 % colour scale. Clicking a
+  the tooltips; a thin cell (fewer than :data:`THIN_CELL` pairs) is grey, outlined with
+  a dashed border and labelled with its n only, so that a bright "100 %" of one pair
+  never draws the eye; one panel per model, all on one fixed 0–100 % colour scale. Clicking a
   cell selects it through the point selection :data:`SELECTION` (``"cell"``) over
   the fields ``length_tokens`` and ``bucket``: with
   ``st.altair_chart(chart, on_select="rerun")`` the event carries the clicked cell
@@ -32,6 +33,8 @@ from needlework.needle.analysis import (
 COLOR_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
 CELL_FIELDS = ["length_tokens", "bucket"]
 POSITION_ORDER = [bucket_label(b) for b in range(BUCKETS)]
+POSITION_TITLE = "needle position (share of the response)"  # the same on the page and in files
+LENGTH_TITLE = "length (tokens)"  # short: it stands beside as few as two rows
 
 
 def _accuracy_scale() -> alt.Scale:
@@ -44,20 +47,39 @@ def cell_selection() -> alt.Parameter:
     return alt.selection_point(name=SELECTION, fields=CELL_FIELDS, on="click", clear="dblclick")
 
 
+THIN_FILL = "#d4d4d4"  # a thin cell's grey: outside the colour scale
+
+
 def _cells(results: pd.DataFrame, thin: int) -> pd.DataFrame:
+    """The heatmap frame with the cells' labels (``67 %``; a thin cell: ``n=2``) and the
+    count as the tooltip says it (``2, too few to read (under 5)``)."""
     cells = heatmap_frame(results, thin)
-    cells["label"] = [f"{round(a * 100)} %" + (f"\nn={n}" if t else "")
+    cells["label"] = [f"n={n}" if t else f"{round(a * 100)} %"
                       for a, n, t in zip(cells["accuracy"], cells["n"], cells["thin"], strict=True)]
-    cells["short"] = [f"{round(a * 100)}" + (f"\nn={n}" if t else "")  # narrow panels: no " %"
+    cells["short"] = [f"n={n}" if t else f"{round(a * 100)}"  # narrow panels: no " %"
                       for a, n, t in zip(cells["accuracy"], cells["n"], cells["thin"], strict=True)]
+    cells["count"] = [f"{n}, too few to read (under {thin})" if t else str(n)
+                      for n, t in zip(cells["n"], cells["thin"], strict=True)]
     return cells
+
+
+def _fill(legend: alt.Legend) -> alt.Color | dict:
+    """Accuracy on the one fixed scale, a thin cell grey."""
+    return alt.condition("datum.thin", alt.value(THIN_FILL),
+                         alt.Color("accuracy:Q", scale=_accuracy_scale(), title="accuracy",
+                                   legend=legend))
+
+
+def _ink() -> dict:
+    """Label colour: black on light cells and on a thin cell's grey, white on dark ones."""
+    return alt.condition("datum.thin || datum.accuracy > 0.6", alt.value("black"), alt.value("white"))
 
 
 def _heatmap_layers(title_x: str, select: bool) -> list[alt.Chart]:
     """Rect (with the selection), text labels and the thin-cell outline, sharing encodings."""
     base = alt.Chart().encode(
         x=alt.X("position:O", sort=POSITION_ORDER, scale=alt.Scale(domain=POSITION_ORDER), title=title_x),
-        y=alt.Y("length_tokens:O", sort="ascending", title="response length (tokens)"),
+        y=alt.Y("length_tokens:O", sort="ascending", title=LENGTH_TITLE),
     )
     tooltip = [
         alt.Tooltip("model:N", title="model"),
@@ -65,24 +87,17 @@ def _heatmap_layers(title_x: str, select: bool) -> list[alt.Chart]:
         alt.Tooltip("position:N", title="needle position"),
         alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
         alt.Tooltip("n_correct:Q", title="correct"),
-        alt.Tooltip("n:Q", title="pairs (n)"),
+        alt.Tooltip("count:N", title="pairs (n)"),
         alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
-        alt.Tooltip("thin:N", title=f"thin (n < {THIN_CELL})"),
     ]
     rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
-        color=alt.Color("accuracy:Q", scale=_accuracy_scale(), title="accuracy",
-                        legend=alt.Legend(format=".0%")),
-        tooltip=tooltip,
-    )
+        color=_fill(alt.Legend(format=".0%")), tooltip=tooltip)
     if select:
         cell = cell_selection()
         rect = rect.add_params(cell).encode(
             opacity=alt.condition(cell, alt.value(1.0), alt.value(0.35)))
     text = base.mark_text(fontSize=10, lineBreak="\n").encode(
-        text="label:N",
-        color=alt.condition("datum.accuracy > 0.6", alt.value("black"), alt.value("white")),
-        tooltip=tooltip,
-    )
+        text="label:N", color=_ink(), tooltip=tooltip)
     thin = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
         tooltip=tooltip).transform_filter("datum.thin")
     return [rect, text, thin]
@@ -94,7 +109,7 @@ def heatmap(results: pd.DataFrame, *, title: str | None = None, thin: int = THIN
     cells = _cells(results, thin)
     lengths = max(1, cells["length_tokens"].nunique())
     height = height or max(120, 28 * lengths)
-    layered = alt.layer(*_heatmap_layers("needle position (relative, %)", select), data=cells)
+    layered = alt.layer(*_heatmap_layers(POSITION_TITLE, select), data=cells)
     layered = layered.properties(width=width, height=height)
     if cells["model"].nunique() > 1:
         chart = layered.facet(column=alt.Column("model:N", title=None)).resolve_scale(color="shared")
@@ -119,17 +134,25 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     cells = _cells(results, thin)
     lengths = max(1, cells["length_tokens"].nunique())
     narrow = "width < 400"  # cells too small for "100 %": numbers only
-    # a column label ("90–100 %", about 5 font sizes wide) lies flat only where it fits its
+    # a column label ("90–100 %", about 4.6 font sizes wide) lies flat only where it fits its
     # column; else it turns, so the last one never runs past the panel's right edge
-    crowded = f"width < {10 * 5 * font + 40}"
+    crowded = f"width < {int(10 * 4.2 * font) + 40}"
+    ink = "#262730"  # labels and titles as dark as the page's text (Vega's default is grey)
+    titles = min(font, 20)  # axis titles: the y title must fit beside two rows
     base = alt.Chart().encode(
         x=alt.X("position:O", sort=POSITION_ORDER, scale=alt.Scale(domain=POSITION_ORDER),
-                title="needle position (share of the response)",
+                title=POSITION_TITLE,
+                # the anchor follows the angle: a flat label centred under its column, a
+                # turned one ending at it (Vega picks the anchor once, for the first angle)
                 axis=alt.Axis(labelAngle={"expr": f"{crowded} ? -45 : 0"}, labelOverlap=False,
+                              labelAlign={"expr": f"{crowded} ? 'right' : 'center'"},
+                              labelBaseline={"expr": f"{crowded} ? 'middle' : 'top'"},
                               labelExpr=f"{narrow} ? replace(datum.label, ' %', '') : datum.label",
-                              labelFontSize=font - 1, titleFontSize=font)),
-        y=alt.Y("length_tokens:O", sort="ascending", title="length (tokens)",
-                axis=alt.Axis(labelExpr=LENGTH_LABEL, labelFontSize=font, titleFontSize=font)),
+                              labelFontSize=font, titleFontSize=titles, labelColor=ink,
+                              titleColor=ink)),
+        y=alt.Y("length_tokens:O", sort="ascending", title=LENGTH_TITLE,
+                axis=alt.Axis(labelExpr=LENGTH_LABEL, labelFontSize=font, titleFontSize=titles,
+                              labelColor=ink, titleColor=ink)),
     )
     tooltip = [
         alt.Tooltip("model:N", title="model"),
@@ -137,17 +160,14 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
         alt.Tooltip("position:N", title="needle position"),
         alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
         alt.Tooltip("n_correct:Q", title="correct"),
-        alt.Tooltip("n:Q", title=f"{counted(results)} (n)"),
+        alt.Tooltip("count:N", title=f"{counted(results)} (n)"),
         alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
-        alt.Tooltip("thin:N", title=f"thin (n < {THIN_CELL})"),
     ]
     rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
-        color=alt.Color("accuracy:Q", scale=_accuracy_scale(), title="accuracy",
-                        legend=alt.Legend(format=".0%", orient="bottom", direction="horizontal",
-                                          gradientLength=160, labelFontSize=font - 1,
-                                          titleFontSize=font)),
-        tooltip=tooltip,
-    )
+        color=_fill(alt.Legend(format=".0%", orient="bottom", direction="horizontal",
+                               gradientLength=max(160, 12 * font), labelFontSize=font,
+                               titleFontSize=titles, labelColor=ink, titleColor=ink)),
+        tooltip=tooltip)
     if select:
         cell = alt.selection_point(name=selection_name, fields=CELL_FIELDS, on="click",
                                    clear="dblclick")
@@ -156,17 +176,15 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     size = {"expr": f"{narrow} ? {max(8, font - 2)} : {font}"}
     text = base.mark_text(fontSize=size, lineBreak="\n").transform_calculate(
         shown=f"{narrow} ? datum.short : datum.label").encode(
-        text="shown:N",
-        color=alt.condition("datum.accuracy > 0.6", alt.value("black"), alt.value("white")),
-        tooltip=tooltip,
-    )
+        text="shown:N", color=_ink(), tooltip=tooltip)
     outline = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
         tooltip=tooltip).transform_filter("datum.thin")
     # autosize "fit": width and height hold the axes, legend and title too, so the chart's
     # fullscreen view (which gives it the window's size) shows every column, the x axis and
     # the legend; the height leaves room for them below and above the rows.
     chart = alt.layer(rect, text, outline, data=cells).properties(
-        width="container", height=row_height * max(lengths, 2) + 185 + (3 * font if title else 0),
+        width="container",
+        height=row_height * max(lengths, 2) + max(185, 110 + 5 * font) + (3 * font if title else 0),
         autosize=alt.AutoSizeParams(type="fit", contains="padding"))
     if title:
         chart = chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=font + 2))
@@ -191,7 +209,7 @@ def accuracy_lines(results: pd.DataFrame, *, title: str | None = None, width: in
                alt.Tooltip("position:N", title="needle position"),
                alt.Tooltip("accuracy:Q", format=".0%"), alt.Tooltip("n:Q", title=f"{counted(results)} (n)")]
     base = alt.Chart(cells).encode(
-        x=alt.X("position_pct:Q", scale=alt.Scale(domain=[0, 100]), title="needle position (relative, %)"),
+        x=alt.X("position_pct:Q", scale=alt.Scale(domain=[0, 100]), title=POSITION_TITLE),
         y=alt.Y("accuracy:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format=".0%"), title="accuracy"),
         color=alt.Color("length_tokens:O", scale=alt.Scale(scheme="viridis"), title="length (tokens)"),
         tooltip=tooltip,
@@ -224,15 +242,24 @@ def to_svg(chart: alt.TopLevelMixin) -> str:
     return vlc.vegalite_to_svg(chart.to_json(), vl_version=_vl_version())
 
 
+def to_pdf(chart: alt.TopLevelMixin) -> bytes:
+    """The chart as a one-page PDF, its text as text (rendered offline by vl-convert)."""
+    import vl_convert as vlc  # noqa: PLC0415
+
+    return vlc.vegalite_to_pdf(chart.to_json(), vl_version=_vl_version())
+
+
 def save_chart(chart: alt.TopLevelMixin, path: str | Path, scale: float = 2.0) -> Path:
-    """Write the chart as ``.png`` or ``.svg`` (by the path's suffix)."""
+    """Write the chart as ``.png``, ``.svg`` or ``.pdf`` (by the path's suffix)."""
     path = Path(path)
     if path.suffix.lower() == ".png":
         files.write_bytes(path, to_png(chart, scale))
     elif path.suffix.lower() == ".svg":
         files.write_text(path, to_svg(chart))
+    elif path.suffix.lower() == ".pdf":
+        files.write_bytes(path, to_pdf(chart))
     else:
-        raise ValueError(f"{path.name}: export charts as .png or .svg")
+        raise ValueError(f"{path.name}: export charts as .png, .svg or .pdf")
     return path
 
 

@@ -8,17 +8,105 @@ response.
 
 from __future__ import annotations
 
+import math
+import textwrap
+
 import pandas as pd
 
-from needlework.needle.analysis import THIN_CELL, bucket_label, counted, heatmap_frame, length_label
+from needlework.needle.analysis import (
+    BUCKETS,
+    THIN_CELL,
+    bucket_label,
+    counted,
+    heatmap_frame,
+    length_label,
+)
 
 
 def _pct(value: float) -> int:
     return int(round(value * 100))
 
 
+def wilson_interval(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of ``correct`` out of ``n`` (95 % by default); ``(0, 1)``
+    when ``n`` is 0. It stays inside [0, 1] and is sound at 0 % and 100 %, where the normal
+    approximation says a cell of 3 out of 3 has no uncertainty."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = correct / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def _where(cell: pd.Series) -> str:
     return f"{length_label(int(cell['length_tokens']))} tokens, positions {bucket_label(int(cell['bucket']))}"
+
+
+def _runs(buckets: list[int]) -> list[str]:
+    """Position buckets as ranges: [3, 4, 5, 8] → ["30–60 %", "80–90 %"]."""
+    step = 100 // BUCKETS
+    spans: list[list[int]] = []  # [first, last] bucket of each run
+    for b in sorted(buckets):
+        if spans and b == spans[-1][1] + 1:
+            spans[-1][1] = b
+        else:
+            spans.append([b, b])
+    out = [f"{a * step}–{(b + 1) * step} %" for a, b in spans]
+    return out
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _places(cells: pd.DataFrame, most: int = 3) -> str:
+    """Where tied cells are, by length, adjacent positions joined:
+    ``1K tokens, positions 30–80 %; 2K tokens, positions 50–60 %`` (at most ``most``
+    lengths named, then how many more)."""
+    lengths = sorted(cells["length_tokens"].unique())
+    named = [f"{length_label(int(n))} tokens, positions "
+             + _and(_runs(cells.loc[cells["length_tokens"] == n, "bucket"].astype(int).tolist()))
+             for n in lengths[:most]]
+    more = len(lengths) - most
+    return "; ".join(named) + (f"; and at {more} more length{'s' if more > 1 else ''}" if more > 0 else "")
+
+
+def _sizes(cells: pd.DataFrame) -> str:
+    """``n=10``, ``n=10 each`` or ``n=6–10``."""
+    low, high = int(cells["n"].min()), int(cells["n"].max())
+    if low != high:
+        return f"n={low}–{high}"
+    return f"n={low}" + (" each" if len(cells) > 1 else "")
+
+
+MOST_RUNS = 4  # tied cells are named when they make at most this many runs of positions
+
+
+def _extreme(cells: pd.DataFrame, word: str, total: int) -> str:
+    """``lowest at 8K tokens, positions 40–50 % (60 %, n=10)``, or for ties
+    ``lowest, 50 %, in 5 tied cells: 1K tokens, positions 30–80 % (n=10 each)``, or, when
+    they are too scattered to name (more than :data:`MOST_RUNS` runs of adjacent
+    positions), ``highest, 100 %, in 25 of the 36 cells (n=5–11)``."""
+    value = _pct(cells["accuracy"].iloc[0])
+    if len(cells) == 1:
+        return f"{word} at {_where(cells.iloc[0])} ({value} %, {_sizes(cells)})"
+    runs = sum(len(_runs(group.astype(int).tolist()))
+               for _, group in cells.groupby("length_tokens")["bucket"])
+    if runs > MOST_RUNS:
+        return f"{word}, {value} %, in {len(cells)} of the {total} cells ({_sizes(cells)})"
+    return f"{word}, {value} %, in {len(cells)} tied cells: {_places(cells)} ({_sizes(cells)})"
+
+
+def _chance(low: pd.DataFrame, high: pd.DataFrame, unit: str) -> str:
+    """A caveat when the lowest and highest cells' pooled 95 % intervals overlap."""
+    lo = wilson_interval(int(low["n_correct"].sum()), int(low["n"].sum()))
+    hi = wilson_interval(int(high["n_correct"].sum()), int(high["n"].sum()))
+    if lo[1] < hi[0]:
+        return ""
+    return (f" With so few {unit} the gap "
+            f"may be chance: the 95 % intervals overlap ({_pct(lo[0])}–{_pct(lo[1])} % and "
+            f"{_pct(hi[0])}–{_pct(hi[1])} %).")
 
 
 def _of_model(results: pd.DataFrame, model: str | None) -> pd.DataFrame:
@@ -26,27 +114,31 @@ def _of_model(results: pd.DataFrame, model: str | None) -> pd.DataFrame:
 
 
 def finding(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_CELL) -> str:
-    """E.g. "Accuracy is lowest at 8K tokens, positions 40–50 % (62 %, n=10), 31 points below
-    the best cell (93 % at 2K tokens, positions 90–100 %)." for one model (or all rows)."""
+    """What the grid supports, for one model (or all rows), from cells with at least
+    ``min_n`` pairs: the lowest and the highest accuracy, each with every cell at that
+    value (ties are named as ties), the gap in points, and a caveat when the two could
+    differ by chance (their pooled 95 % Wilson intervals overlap). E.g. "Accuracy is lowest
+    at 8K tokens, positions 40–50 % (62 %, n=10), 31 points below the highest, at 2K
+    tokens, positions 90–100 % (93 %, n=10)." A thinner cell lower than the lowest named
+    is mentioned as left out."""
     rows = _of_model(results, model)
     unit = counted(rows)  # a judge's cells count trials (each pair in both orders)
     every = heatmap_frame(rows)
     cells = every[every["n"] >= min_n]
     if cells.empty:
         return f"Not enough data for a finding: no cell has at least {min_n} {unit}."
-    ranked = cells.sort_values(["accuracy", "n", "length_tokens", "bucket"],
-                               ascending=[True, False, False, True])
-    worst = ranked.iloc[0]
-    best = cells.sort_values(["accuracy", "n", "length_tokens", "bucket"],
-                             ascending=[False, False, True, True]).iloc[0]
-    if _pct(best["accuracy"]) == _pct(worst["accuracy"]):
-        return (f"Accuracy is {_pct(worst['accuracy'])} % in every cell with at least {min_n} {unit} "
+    shown = cells["accuracy"].map(_pct)
+    low = cells[shown == shown.min()].sort_values(["length_tokens", "bucket"])
+    high = cells[shown == shown.max()].sort_values(["length_tokens", "bucket"])
+    worst = low.iloc[0]
+    if shown.min() == shown.max():
+        return (f"Accuracy is {shown.min()} % in every cell with at least {min_n} {unit} "
                 f"({len(cells)} cells): no position or length stands out."
                 + _thin_note(every, worst, min_n, unit))
-    gap = _pct(best["accuracy"]) - _pct(worst["accuracy"])
-    return (f"Accuracy is lowest at {_where(worst)} ({_pct(worst['accuracy'])} %, n={int(worst['n'])}), "
-            f"{gap} points below the best cell ({_pct(best['accuracy'])} % at {_where(best)})."
-            + _thin_note(every, worst, min_n, unit))
+    gap = shown.max() - shown.min()
+    return (f"Accuracy is {_extreme(low, 'lowest', len(cells))}, {gap} points below the "
+            f"{_extreme(high, 'highest', len(cells))}."
+            + _chance(low, high, unit) + _thin_note(every, worst, min_n, unit))
 
 
 def _thin_note(every: pd.DataFrame, worst: pd.Series, min_n: int, unit: str = "pairs") -> str:
@@ -70,6 +162,16 @@ def position_trend(results: pd.DataFrame, model: str | None = None) -> str:
     for name, group in rows.groupby(thirds, observed=True)["correct"]:
         parts.append(f"{_pct(group.mean())} % in the {name} third (n={len(group)})")
     return f"Accuracy {', '.join(parts)}; {_pct(rows['correct'].mean())} % overall over {len(rows)} {counted(rows)}."
+
+
+def length_trend(results: pd.DataFrame, model: str | None = None) -> str:
+    """Accuracy per response length over all positions, in one line."""
+    rows = _of_model(results, model)
+    if rows.empty:
+        return "No results."
+    parts = [f"{_pct(group.mean())} % at {length_label(int(n))} tokens (n={len(group)})"
+             for n, group in rows.groupby("length_tokens")["correct"]]
+    return f"Accuracy by length: {', '.join(parts)}."
 
 
 def findings(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
@@ -102,3 +204,48 @@ def with_slide_title(meta: dict | None, title: str, by: str, at: str) -> dict:
     else:
         out.pop(SLIDE_TITLE, None)
     return out
+
+
+# -- the slide's default title and subtitle, in the audience's words --------------------------
+
+_HIDDEN = {"safety": "a harmful sentence", "factuality": "a false statement"}
+
+
+def default_title(records: list[dict] | None) -> str:
+    """The slide's title when the presenter typed none, from the needle kinds of the set:
+    "Does the model notice a harmful sentence hidden in a long answer?"."""
+    kinds = {str(r.get("kind") or "safety") for r in records or []}
+    what = _HIDDEN.get(next(iter(kinds)), "an inserted error") if len(kinds) == 1 else "an inserted error"
+    return f"Does the model notice {what} hidden in a long answer?"
+
+
+def slide_subtitle(frame: pd.DataFrame) -> str:
+    """``demo-model · 90 pairs · answers of 250 to 2K tokens · accuracy: …`` in the audience's
+    words (a judge's rows are trials, each pair asked in both orders)."""
+    lengths = sorted(int(n) for n in frame["length_tokens"].unique())
+    span = (f"{length_label(lengths[0])} tokens" if len(lengths) == 1
+            else f"{length_label(lengths[0])} to {length_label(lengths[-1])} tokens")
+    models = list(dict.fromkeys(frame["model"]))  # the panels' order
+    sizes = [f"{int((frame['model'] == m).sum()):,} {counted(frame[frame['model'] == m])}"
+             for m in models]
+    size = sizes[0] + (" each" if len(sizes) > 1 else "") if len(set(sizes)) == 1 else " / ".join(sizes)
+    judged = counted(frame) == "trials"
+    rule = ("accuracy: how often the model scores the answer without the inserted error higher "
+            "(a tie counts as a miss)")
+    if judged:
+        rule += ("; a judge is asked each pair twice, in both orders, and an unreadable "
+                 "verdict counts as a miss")
+    return f"{' vs '.join(models)} · {size} · answers of {span} · {rule}"
+
+
+def cell_key(frame: pd.DataFrame, min_n: int = THIN_CELL) -> str:
+    """What a heatmap's cells, grey cells and blank cells are, in one line."""
+    unit = counted(frame)
+    return (f"Each cell: accuracy over the {unit} with the error at that place. Grey: fewer "
+            f"than {min_n} {unit}, too few to read. Blank: no {unit[:-1]} has its error there.")
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken between words (a longer
+    word is cut), for chart titles, which Vega never wraps."""
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
