@@ -191,8 +191,55 @@ function reviewKeys() {
     }
   };
 
+  // The responses on screen: when a comparison is first drawn, the page scrolls just
+  // enough that both responses' boxes end above the verdict bar (their first screen is
+  // text, not the page's header), keeping as much above them as fits. PageDown / PageUp,
+  // Space / Shift+Space and the arrows scroll both boxes together (the page where no
+  // box has more to show), with no click first.
+  const scroller = (el) => {
+    for (let e = el && el.parentElement; e; e = e.parentElement) {
+      const y = getComputedStyle(e).overflowY;
+      if ((y === "auto" || y === "scroll") && e.scrollHeight > e.clientHeight) return e;
+    }
+    return document.scrollingElement;
+  };
+  const boxes = () => [...document.querySelectorAll(".st-key-rv-responses .nw-box")];
+  const barTop = () => {
+    const bar = document.querySelector(".st-key-rv-bar");
+    return bar ? bar.getBoundingClientRect().top : window.innerHeight;
+  };
+  S.fit = () => {
+    const all = boxes();
+    if (!all.length) return;
+    const top = Math.min(...all.map((b) => b.getBoundingClientRect().top));
+    const bottom = Math.max(...all.map((b) => b.getBoundingClientRect().bottom));
+    const over = bottom + 8 - Math.min(barTop(), window.innerHeight);
+    if (over <= 0) return;
+    const room = top - 64 - 56;  // keep the Streamlit header and the responses' titles clear
+    if (room <= 0) return;
+    scroller(all[0]).scrollTop += Math.min(over, room);
+  };
+  S.scroll = (pages) => {
+    const all = boxes();
+    const down = pages > 0;
+    const more = all.filter((b) => b.scrollHeight > b.clientHeight + 2 &&
+      (down ? b.scrollTop + b.clientHeight < b.scrollHeight - 2 : b.scrollTop > 0));
+    if (more.length) {
+      for (const b of more) b.scrollTop += pages * (b.clientHeight - 48);
+      return;
+    }
+    const page = scroller(all[0] || document.querySelector(".st-key-rv-verdicts"));
+    page.scrollTop += pages * (window.innerHeight - 220);
+  };
+  const SCROLLS = {PageDown: 1, PageUp: -1, " ": 1, ArrowDown: 0.2, ArrowUp: -0.2};
+
   S.receive = (data) => {
     S.data = data;
+    const shown = `${data.item}\u0000${data.i}\u0000${data.j}`;
+    if (S.fitFor !== shown) {  // a comparison drawn for the first time in this tab
+      S.fitFor = shown;
+      [60, 300, 900].forEach((ms) => setTimeout(S.fit, ms));
+    }
     for (const c of [...Object.values(data.moves || {}), ...(data.grid || []),
                      {item: data.item, i: data.i, j: data.j, verdict: data.verdict,
                       reasons: data.reasons}]) {
@@ -239,6 +286,12 @@ function reviewKeys() {
       if (lower !== "z" && lower !== "y") return;
       e.preventDefault(); e.stopPropagation();
       if (!e.repeat) S.handle(lower === "y" || e.shiftKey ? "Z" : "z");
+      return;
+    }
+    if (e.key in SCROLLS && !(t && t.closest && t.closest(
+        '[data-baseweb="select"],[data-testid="stDataFrame"],[role="slider"],[role="radiogroup"]'))) {
+      e.preventDefault(); e.stopPropagation();
+      S.scroll(e.key === " " && e.shiftKey ? -1 : SCROLLS[e.key]);
       return;
     }
     if (e.shiftKey && !/^[0-9]$/.test(e.key) && lower !== "z") return;

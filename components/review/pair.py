@@ -69,10 +69,13 @@ BAR_STYLE = """
 }
 .st-key-rv-bar{background:var(--nw-bg,#fff);border-top:1px solid rgba(128,128,128,.3);
   padding:.35rem 0 2.1rem 0}
-.st-key-rv-bar button{min-height:1.85rem;padding:0 .45rem}
+.st-key-rv-bar button{min-height:1.85rem;padding:0 .34rem}
+.st-key-rv-verdicts{column-gap:.2rem}
 .st-key-rv-bar button p{white-space:nowrap;font-size:.88rem}
 .st-key-rv-picker button div,.st-key-rv-picker button p{white-space:normal;overflow:visible;
   text-overflow:clip}
+.st-key-rv-responses .nw-box{max-height:max(16rem,calc(100vh - 19rem)) !important;
+  font-size:.95rem;line-height:1.45}
 </style>
 """
 
