@@ -99,6 +99,19 @@ def test_finding_names_ties_as_ties_and_says_nothing_of_chance_when_the_gap_is_c
     assert "highest, 100 %, in 5 of the 6 cells (n=5 each)." in findings.finding(many)
 
 
+def test_overview_states_the_pattern_over_whole_rows_and_thirds():
+    frame = _grid({(1000, 0): (9, 10), (1000, 5): (5, 10), (1000, 9): (2, 10),
+                   (2000, 0): (8, 10), (2000, 5): (4, 10), (2000, 9): (3, 10)})
+    # thirds: first 17/20, last 5/20; lengths: 1K 16/30 = 53 %, 2K 15/30 = 50 %
+    assert findings.overview(frame) == (
+        "By position, accuracy goes from 85 % in the first third of the answer to 25 % in the "
+        "last (n=20 and 20); by length it is lowest at 2K tokens (50 %, n=30) and highest at "
+        "1K tokens (53 %, n=30).")
+    even = _grid({(1000, 0): (5, 10), (2000, 0): (5, 10), (4000, 0): (9, 10)})
+    assert findings.overview(even) == (  # one third only: the lengths alone
+        "By length it is lowest, 50 %, at 1K and 2K tokens (n=10 each) and highest at 4K tokens (90 %, n=10).")
+
+
 def test_wilson_interval_by_hand():
     # p = 0.6, n = 10, z = 1.96: centre (0.6 + 0.19208) / 1.38416 = 0.57225; half-width
     # 1.96 * sqrt(0.024 + 0.009604) / 1.38416 = 0.25958

@@ -29,6 +29,7 @@ from needlework.needle.analysis import (
 from needlework.needle.findings import (
     cell_key,
     findings,
+    overview,
     position_trend,
     slide_subtitle,
     wrap,
@@ -164,7 +165,7 @@ def render_heatmaps(chosen: list[ResultSet], *, large: bool = False,
     cols = st.columns(len(chosen), gap="medium") if len(chosen) > 1 else [st.container()]
     # on the slide: 24-px labels (readable at 3 m on a 1920-px projector); the model is in
     # the subtitle, so a single panel has no title of its own
-    row, font = (56, 24) if large else (40, 11)
+    row, font = (52, 24) if large else (40, 11)
     cells: dict[str, tuple[int, int] | None] = {}
     for col, s in zip(cols, chosen, strict=True):
         name = s.name + (" (both orders)" if s.kind == "judge" else "")
@@ -224,7 +225,8 @@ def render_findings(frame: pd.DataFrame) -> list[str]:
     for line in lines:
         render_text(line, key=None)
     for model in dict.fromkeys(frame["model"]):  # the panels' order
-        st.caption(f"{label(model, 60)}: {label(position_trend(frame, model), 300)}")
+        st.caption(f"{label(model, 60)}: {label(overview(frame, model), 400)} "
+                   f"{label(position_trend(frame, model), 300)}")
     return lines
 
 

@@ -30,6 +30,7 @@ from needlework.needle.analysis import results_csv
 from needlework.needle.findings import (
     cell_key,
     findings,
+    overview,
     slide_subtitle,
     slide_title_of,
     with_slide_title,
@@ -53,6 +54,8 @@ header[data-testid="stHeader"], [data-testid="stToolbar"] {display: none !import
 [id^="nw-finding-"] {font-size: clamp(1.05rem, 1.35vw, 1.75rem); font-weight: 600; line-height: 1.3;
   border-left: 6px solid #440154; padding: .2rem 0 .2rem .9rem; margin: .35rem 0 .35rem 0;}
 #nw-present-key {font-size: clamp(.9rem, .95vw, 1.25rem); color: #444;}
+[id^="nw-present-trend-"] {font-size: clamp(.95rem, 1.05vw, 1.4rem); font-weight: 600;
+  color: #333; margin-left: calc(6px + .9rem);}
 .st-key-nw-slide [data-testid="stElementToolbar"] {display: none !important;}
 #nw-save-status[data-pending="0"]:not([data-refused="1"]) {display: none !important;}
 #nw-slide-full {font: inherit; font-size: .95rem; padding: .35rem .8rem; border-radius: .5rem;
@@ -193,6 +196,12 @@ def render_presentation(chosen: list[ResultSet], title: str,
         render_text(slide_subtitle(frame), key="nw-present-sub")
         for k, line in enumerate(findings(frame)):
             render_text(line, key=f"nw-finding-{k}")
+        models = list(dict.fromkeys(frame["model"]))  # the panels' order
+        for k, model in enumerate(models):
+            line = overview(frame, model)
+            if line:
+                render_text((f"{model}: " if len(models) > 1 else "") + line,
+                            key=f"nw-present-trend-{k}")
         render_text(cell_key(frame), key="nw-present-key")
         clicked = render_heatmaps(chosen, large=True, prefix="nw_pheat")
     if clicked is not None:

@@ -184,7 +184,7 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     # the legend; the height leaves room for them below and above the rows.
     chart = alt.layer(rect, text, outline, data=cells).properties(
         width="container",
-        height=row_height * max(lengths, 2) + max(185, 110 + 5 * font) + (3 * font if title else 0),
+        height=row_height * max(lengths, 2) + max(185, 80 + 5 * font) + (3 * font if title else 0),
         autosize=alt.AutoSizeParams(type="fit", contains="padding"))
     if title:
         chart = chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=font + 2))

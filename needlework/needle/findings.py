@@ -174,6 +174,48 @@ def length_trend(results: pd.DataFrame, model: str | None = None) -> str:
     return f"Accuracy by length: {', '.join(parts)}."
 
 
+def _length_extreme(rows: pd.DataFrame, word: str) -> str:
+    """``lowest at 1K tokens (60 %, n=100)`` or ``lowest, 60 %, at 1K and 2K tokens (n=100 each)``
+    (``rows``: accuracy ``mean`` and ``size`` by length)."""
+    value = _pct(rows["mean"].iloc[0])
+    sizes = sorted({int(n) for n in rows["size"]})
+    n = f"n={sizes[0]}" if len(sizes) == 1 else f"n={sizes[0]}–{sizes[-1]}"
+    if len(rows) == 1:
+        return f"{word} at {length_label(int(rows.index[0]))} tokens ({value} %, {n})"
+    lengths = _and([length_label(int(x)) for x in rows.index])
+    return f"{word}, {value} %, at {lengths} tokens ({n}{' each' if len(sizes) == 1 else ''})"
+
+
+def overview(results: pd.DataFrame, model: str | None = None) -> str:
+    """The pattern over whole rows and thirds, where the counts are large: "By position,
+    accuracy goes from 83 % in the first third of the answer to 61 % in the last (n=116 and
+    87); by length it is lowest at 1K tokens (60 %, n=100) and highest at 500 (84 %, n=76)." """
+    rows = _of_model(results, model)
+    if rows.empty:
+        return "No results."
+    thirds = pd.cut(rows["tagged_position"], [-0.01, 1 / 3, 2 / 3, 1.01], labels=["first", "middle", "last"])
+    by_third = rows.groupby(thirds, observed=True)["correct"].agg(["mean", "size"])
+    parts = []
+    if len(by_third) >= 2:
+        first, last = by_third.iloc[0], by_third.iloc[-1]
+        parts.append(f"By position, accuracy goes from {_pct(first['mean'])} % in the "
+                     f"{by_third.index[0]} third of the answer to {_pct(last['mean'])} % in the "
+                     f"{by_third.index[-1]} (n={int(first['size'])} and {int(last['size'])})")
+    by_length = rows.groupby("length_tokens")["correct"].agg(["mean", "size"])
+    if len(by_length) >= 2:
+        shown = by_length["mean"].map(_pct)
+        low, high = by_length[shown == shown.min()], by_length[shown == shown.max()]
+        if shown.min() == shown.max():
+            parts.append(f"by length it is {shown.min()} % at every length")
+        else:
+            parts.append(f"by length it is {_length_extreme(low, 'lowest')} and "
+                         f"{_length_extreme(high, 'highest')}")
+    if not parts:
+        return ""
+    text = "; ".join(parts) + "."
+    return text[0].upper() + text[1:]
+
+
 def findings(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
     """:func:`finding` for every model in the frame (in the frame's order: the panels'),
     prefixed with the model when there are several."""
