@@ -64,7 +64,7 @@ oidc-provider: $(OIDC_PROVIDER)
 
 test: $(VENV)/.test chromium $(OIDC_PROVIDER)
 	$(PY) -m needlework demo-models install
-	$(PY) -m pytest $(call xdist,$(JOBS))
+	$(PY) -m pytest $(call xdist,$(JOBS)) --durations=30
 
 # The inner loop: unit and page (AppTest) tests, no browser and nothing marked slow (a
 # subprocess, a server, a kill, training, or over about a second on 2 cores), in under two

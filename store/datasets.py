@@ -229,7 +229,7 @@ def create_dataset(
 
 
 # Tables whose rows belong to one dataset's items and go with them.
-_ITEM_TABLES = ("annotations", "history", "items", "item_scores")
+_ITEM_TABLES = ("annotations", "history", "items", "item_scores", "suggestions")
 
 
 def _delete(db: Database, name: str) -> None:

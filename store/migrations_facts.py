@@ -513,8 +513,21 @@ def m018_tab_positions(db: Database) -> None:
         "primary key (who, tab, page, dataset)) without rowid")
 
 
+def m019_suggestions(db: Database) -> None:
+    """Model suggestions (issue 30, store/suggestions.py): one proposed value per
+    (dataset, item, field, source), with an optional score and what made it (``detail``:
+    JSON, e.g. the judge connection's name and model, the prompt's version, the file). A
+    suggestion is never an annotation: nothing here counts as anyone's work."""
+    db.execute(
+        "create table suggestions (dataset text not null, item_key text not null, "
+        "field text not null, source text not null, value text not null, score real, "
+        "detail text not null default '{}', created_by text not null default '', "
+        "created_at text not null, primary key (dataset, item_key, field, source)) without rowid")
+    db.execute("create index suggestions_source on suggestions(dataset, source)")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
-         m018_tab_positions)
+         m018_tab_positions, m019_suggestions)

@@ -1,0 +1,79 @@
+"""Model suggestions (table ``suggestions``, migration m019; issue 30).
+
+One row per (dataset, item, field, source): the proposed ``value`` (JSON), an optional
+``score``, the ``source`` (``judge:NAME``, ``reward:MODEL``, ``file:NAME``, ...) and its
+``detail`` (JSON: model, prompt version, file). Several sources may suggest for the same
+field. Suggestions never count as annotations: no view or figure of annotations reads
+this table. The table has a ``dataset`` column, so it follows a renamed dataset and goes
+with a deleted one (store/datasets.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlite_utils import Database
+
+from store.annotations import now
+
+COLUMNS = ("dataset", "item_key", "field", "source", "value", "score", "detail", "created_by",
+           "created_at")
+
+
+def put_suggestions(db: Database, rows: Iterable[Mapping[str, Any]], by: str) -> int:
+    """Store suggestions (each with ``dataset``, ``item_key``, ``field``, ``source``,
+    ``value``; optional ``score`` and ``detail``) in one transaction, replacing what the
+    same source suggested for the same field; returns how many were written."""
+    at = now()
+    count = 0
+    with db.atomic():
+        for row in rows:
+            db.execute(
+                "insert or replace into suggestions (dataset, item_key, field, source, value, "
+                "score, detail, created_by, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [row["dataset"], row["item_key"], row["field"], row["source"],
+                 json.dumps(row["value"], ensure_ascii=False), row.get("score"),
+                 json.dumps(row.get("detail") or {}, ensure_ascii=False, sort_keys=True), by, at])
+            count += 1
+    return count
+
+
+def _row(values: tuple) -> dict[str, Any]:
+    out = dict(zip(COLUMNS, values, strict=True))
+    out["value"] = json.loads(out["value"])
+    out["detail"] = json.loads(out["detail"] or "{}")
+    return out
+
+
+def item_suggestions(db: Database, dataset: str, item_key: str) -> list[dict[str, Any]]:
+    """Every suggestion for one item, by field then source."""
+    return [_row(tuple(r)) for r in db.execute(
+        f"select {', '.join(COLUMNS)} from suggestions where dataset = ? and item_key = ? "
+        "order by field, source", [dataset, item_key])]
+
+
+def dataset_suggestions(db: Database, dataset: str, source: str | None = None
+                        ) -> Iterable[dict[str, Any]]:
+    """A dataset's suggestions (of one ``source``), by item, field and source, streamed."""
+    sql = (f"select {', '.join(COLUMNS)} from suggestions where dataset = ?"
+           + (" and source = ?" if source is not None else "")
+           + " order by item_key, field, source")
+    for r in db.execute(sql, [dataset] + ([source] if source is not None else [])):
+        yield _row(tuple(r))
+
+
+def suggestion_sources(db: Database, dataset: str) -> list[dict[str, Any]]:
+    """``source, suggestions, items, last`` per source of a dataset's suggestions."""
+    return db.execute_returning_dicts(
+        "select source, count(*) as suggestions, count(distinct item_key) as items, "
+        "max(created_at) as last from suggestions where dataset = ? group by source "
+        "order by source", [dataset])
+
+
+def delete_source(db: Database, dataset: str, source: str) -> int:
+    """Delete every suggestion of ``source`` in ``dataset``; returns how many."""
+    with db.atomic():
+        return db.execute("delete from suggestions where dataset = ? and source = ?",
+                          [dataset, source]).rowcount

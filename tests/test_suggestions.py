@@ -1,0 +1,174 @@
+"""Model suggestions as data (issue 30, point 1 and the file import of point 2): the three
+file shapes, all-or-nothing imports naming file, line and field, sources side by side,
+never an annotation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from needlework.datasets import import_bytes
+from needlework.formats import FormatError
+from needlework.formats.pairs import dump as dump_pairs
+from needlework.suggestions import field_name, import_suggestions, read_suggestions
+from store.datasets import delete_dataset, rename_dataset
+from store.suggestions import (
+    dataset_suggestions,
+    delete_source,
+    item_suggestions,
+    suggestion_sources,
+)
+from tests.cli_here import run
+from tests.conftest import garage_records, jsonl
+
+
+def lines(*objects) -> bytes:
+    return "".join(json.dumps(o) + "\n" for o in objects).encode()
+
+
+@pytest.fixture
+def grounding(db):
+    import_bytes(db, jsonl(garage_records(3)), "g.jsonl", dataset="g")  # 3 passages each
+    return db
+
+
+def test_ours_label_studio_and_argilla_shapes_store_the_same_kind_of_row(grounding):
+    data = lines(
+        {"item": "sample-1", "field": "label:1", "value": "OUTDATED", "score": 0.8,
+         "source": "gpt-4o-mini", "detail": {"prompt": "garage-v1"}},
+        {"item": "sample-1", "field": "dim:question_complexity", "value": "Simple"},
+        {"data": {"id": "sample-2", "question": "…"}, "predictions": [
+            {"model_version": "ls-v3", "score": 0.5, "result": [
+                {"from_name": "label:2", "to_name": "text", "type": "choices",
+                 "value": {"choices": ["ANSWER-THE-QUESTION"]}, "score": 0.9},
+                {"from_name": "label_3", "type": "choices", "value": {"choices": ["irrelevant"]}}]}]},
+        {"id": "sample-3", "suggestions": {"label_1": {"value": "UNKNOWN", "score": 0.4,
+                                                      "agent": "argilla-bot"}}},
+        {"id": "sample-3", "suggestions": [{"question_name": "dim_question_valid",
+                                            "value": "YES", "agent": "argilla-v1"}]},
+    )
+    done = import_suggestions(grounding, data, "s.jsonl", "g", by="lena")
+    assert (done.suggestions, done.items) == (6, 3)
+    assert done.sources == {"gpt-4o-mini": 1, "file:s.jsonl": 1, "ls-v3": 2, "argilla-bot": 1,
+                            "argilla-v1": 1}
+    rows = {(r["item_key"], r["field"]): r for r in dataset_suggestions(grounding, "g")}
+    assert rows[("sample-1", "label:1")]["score"] == 0.8
+    assert rows[("sample-1", "label:1")]["detail"] == {"prompt": "garage-v1"}
+    assert rows[("sample-1", "label:1")]["created_by"] == "lena"
+    assert rows[("sample-2", "label:2")]["score"] == 0.9  # the result's own score first
+    assert rows[("sample-2", "label:3")]["score"] == 0.5  # else the prediction's
+    assert rows[("sample-2", "label:3")]["value"] == "irrelevant"
+    assert rows[("sample-3", "label:1")]["source"] == "argilla-bot"
+    assert rows[("sample-3", "dim:question_valid")]["value"] == "YES"
+    # a suggestion is never an annotation, nor in the history
+    assert grounding.execute("select count(*) from annotations").fetchone()[0] == 0
+    assert grounding.execute("select count(*) from history").fetchone()[0] == 0
+
+
+def test_a_bad_file_names_file_line_and_field_and_stores_nothing(grounding):
+    data = lines(
+        {"item": "sample-1", "field": "label:1", "value": "OUTDATED"},  # fine
+        {"item": "sample-1", "field": "label:1", "value": "RELEVANT"},  # no such label
+        {"item": "nope", "field": "label:1", "value": "OUTDATED"},  # no such item
+        {"item": "sample-2", "field": "label:4", "value": "OUTDATED"},  # 3 passages
+        {"item": "sample-2", "field": "answer", "value": "x"},  # not a suggestion field
+        {"item": "sample-2", "field": "label:2", "value": "OUTDATED", "score": "high"},
+        {"item": "sample-2", "field": "verdict:0:0", "value": "agree"},  # a grounding set
+        {"hello": 1},
+    ) + b"{not json\n"
+    with pytest.raises(FormatError) as caught:
+        import_suggestions(grounding, data, "bad.jsonl", "g", by="lena")
+    said = [str(p) for p in caught.value.problems]
+    assert said[0].startswith("bad.jsonl line 2: label:1: value must be one of irrelevant,")
+    assert any(s.startswith("bad.jsonl line 5: field: 'answer' is not a field") for s in said)
+    assert any(s.startswith("bad.jsonl line 6: score must be a finite number") for s in said)
+    assert any(s.startswith("bad.jsonl line 7: verdict:0:0: verdicts are suggested for "
+                            "preference datasets") for s in said)
+    assert any(s.startswith("bad.jsonl line 8: not a suggestion") for s in said)
+    assert any(s.startswith("bad.jsonl line 9:") for s in said)  # not JSON
+    assert grounding.execute("select count(*) from suggestions").fetchone()[0] == 0
+    # the item checks come once every line reads
+    with pytest.raises(FormatError) as caught:
+        import_suggestions(grounding, lines(
+            {"item": "sample-1", "field": "label:1", "value": "OUTDATED"},
+            {"item": "nope", "field": "label:1", "value": "OUTDATED"},
+            {"item": "sample-2", "field": "label:4", "value": "OUTDATED"}), "b.jsonl", "g", by="x")
+    assert [str(p) for p in caught.value.problems] == [
+        "b.jsonl line 2: item: 'nope' is not an item of g",
+        "b.jsonl line 3: label:4: the item has 3 passage(s)"]
+    assert grounding.execute("select count(*) from suggestions").fetchone()[0] == 0
+
+
+def test_verdicts_for_a_preference_dataset_within_its_comparisons(db):
+    records = [{"id": "p1", "prompt": "q", "chosen": "good", "rejected": "bad"}]
+    import_bytes(db, dump_pairs(records).encode(), "p.jsonl", dataset="p")
+    done = import_suggestions(db, lines({"item": "p1", "field": "verdict_0_0", "value": "flip",
+                                         "score": -1.5, "source": "reward:demo-model"}),
+                              "v.jsonl", "p", by="x")
+    assert done.suggestions == 1
+    [row] = item_suggestions(db, "p", "p1")
+    assert (row["field"], row["value"], row["score"]) == ("verdict:0:0", "flip", -1.5)
+    with pytest.raises(FormatError, match=r"v\.jsonl line 1: verdict:0:1: the item has 1 chosen"):
+        import_suggestions(db, lines({"item": "p1", "field": "verdict:0:1", "value": "tie"}),
+                           "v.jsonl", "p", by="x")
+    with pytest.raises(FormatError, match="labels and dimensions are suggested for grounding"):
+        import_suggestions(db, lines({"item": "p1", "field": "label:1", "value": "OUTDATED"}),
+                           "v.jsonl", "p", by="x")
+    with pytest.raises(ValueError, match="no dataset named 'zzz'"):
+        import_suggestions(db, b"", "v.jsonl", "zzz", by="x")
+
+
+def test_several_sources_side_by_side_a_source_again_replaces_its_own(grounding):
+    one = {"item": "sample-1", "field": "label:1", "value": "OUTDATED", "source": "a"}
+    import_suggestions(grounding, lines(one), "1.jsonl", "g", by="x")
+    import_suggestions(grounding, lines(dict(one, source="b", value="UNKNOWN")), "2.jsonl", "g", by="x")
+    import_suggestions(grounding, lines(dict(one, value="irrelevant")), "3.jsonl", "g", by="x")
+    got = {(r["source"], r["value"]) for r in item_suggestions(grounding, "g", "sample-1")}
+    assert got == {("a", "irrelevant"), ("b", "UNKNOWN")}
+    assert [(r["source"], r["suggestions"]) for r in suggestion_sources(grounding, "g")] == [
+        ("a", 1), ("b", 1)]
+    assert delete_source(grounding, "g", "a") == 1
+    assert [r["source"] for r in item_suggestions(grounding, "g", "sample-1")] == ["b"]
+    # they follow a renamed dataset and go with a deleted one
+    rename_dataset(grounding, "g", "g2")
+    assert [r["source"] for r in item_suggestions(grounding, "g2", "sample-1")] == ["b"]
+    delete_dataset(grounding, "g2")
+    assert grounding.execute("select count(*) from suggestions").fetchone()[0] == 0
+
+
+def test_field_names_and_the_shapes_reader():
+    assert field_name("label_12") == "label:12" and field_name("label:0") is None
+    assert field_name("verdict_1_2") == "verdict:1:2"
+    assert field_name("dim_question_type") == "dim:question_type"
+    assert field_name("dim:shoe_size") is None and field_name("final:label:1") is None
+    got = read_suggestions(json.dumps({"item": "q", "field": "dim:question_category",
+                                       "value": "Finance"}), "c.jsonl", "grounding", "file:c")
+    assert got[0].value == "Finance" and got[0].source == "file:c"
+    with pytest.raises(FormatError, match="holds no suggestion"):
+        read_suggestions(json.dumps({"id": "q", "suggestions": {}}), "e.jsonl", "grounding", "x")
+
+
+def test_the_cli_imports_lists_and_deletes(tmp_path, db_path):
+    import store  # noqa: PLC0415
+
+    db = store.connect(db_path)
+    import_bytes(db, jsonl(garage_records(2)), "g.jsonl", dataset="g")
+    db.conn.close()
+    good = tmp_path / "s.jsonl"
+    good.write_bytes(lines({"item": "sample-1", "field": "label:1", "value": "OUTDATED"},
+                           {"item": "sample-2", "field": "label:2", "value": "UNKNOWN"}))
+    done = run(["suggestions", "import", str(good), "--dataset", "g", "--db", str(db_path)])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "imported 2 suggestion(s) for 2 item(s) of g: file:s.jsonl (2)"
+    listed = run(["suggestions", "list", "--dataset", "g", "--json", "--db", str(db_path)])
+    assert [(r["source"], r["suggestions"]) for r in json.loads(listed.stdout)] == [("file:s.jsonl", 2)]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(lines({"item": "sample-9", "field": "label:1", "value": "OUTDATED"}))
+    refused = run(["suggestions", "import", str(bad), "--dataset", "g", "--db", str(db_path)])
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == ["bad.jsonl line 1: item: 'sample-9' is not an item of g",
+                                           "nothing imported: 1 problem(s)"]
+    gone = run(["suggestions", "delete", "--dataset", "g", "--source", "file:s.jsonl",
+                "--db", str(db_path)])
+    assert gone.stdout.strip() == "deleted 2 suggestion(s) of file:s.jsonl in g"
