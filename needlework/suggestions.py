@@ -47,7 +47,7 @@ from needlework.formats.reader import ByteSource, decode, iter_jsonl
 from needlework.grounding.labels import LABELS
 from needlework.review.verdicts import VERDICTS
 from store.datasets import get_dataset
-from store.suggestions import put_suggestions
+from store.suggestions import item_bounds, put_suggestions
 
 MAX_SOURCE = 120  # characters of a source's name
 MAX_TEXT = 300  # characters of a free-text value (the category)
@@ -290,16 +290,6 @@ class ImportedSuggestions:
     sources: dict[str, int]
 
 
-def _bounds(db: Any, dataset: str, kind: str) -> dict[str, tuple[int, int]]:
-    """Each item's passage count (grounding: ``(n, 0)``) or comparison grid (preference:
-    ``(n_chosen, n_rejected)``)."""
-    if kind == "grounding":
-        sql = "select key, n_passages, 0 from grounding_items where dataset = ?"
-    else:
-        sql = "select key, n_chosen, n_rejected from preference_items where dataset = ?"
-    return {key: (a, b) for key, a, b in db.execute(sql, [dataset])}
-
-
 def _out_of_bounds(found: Suggestion, bounds: tuple[int, int]) -> str | None:
     if found.field.startswith("label:"):
         number = int(found.field.split(":")[1])
@@ -331,7 +321,7 @@ def import_suggestions(db: Any, data: bytes, file: str, dataset: str, by: str,
     text = decode(data, file)
     default = (source or f"file:{file}").strip()[:MAX_SOURCE]
     read = _read(text, file, kind, default)
-    bounds = _bounds(db, dataset, kind)
+    bounds = item_bounds(db, dataset, kind)
     problems = ProblemList()
     for suggestion, line in read:
         if suggestion.item not in bounds:

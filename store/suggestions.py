@@ -22,6 +22,16 @@ COLUMNS = ("dataset", "item_key", "field", "source", "value", "score", "detail",
            "created_at")
 
 
+def item_bounds(db: Database, dataset: str, kind: str) -> dict[str, tuple[int, int]]:
+    """Each item's passage count (``grounding``: ``(n, 0)``) or comparison grid
+    (``preference``: ``(n_chosen, n_rejected)``), by item key."""
+    if kind == "grounding":
+        sql = "select key, n_passages, 0 from grounding_items where dataset = ?"
+    else:
+        sql = "select key, n_chosen, n_rejected from preference_items where dataset = ?"
+    return {key: (a, b) for key, a, b in db.execute(sql, [dataset])}
+
+
 def put_suggestions(db: Database, rows: Iterable[Mapping[str, Any]], by: str) -> int:
     """Store suggestions (each with ``dataset``, ``item_key``, ``field``, ``source``,
     ``value``; optional ``score`` and ``detail``) in one transaction, replacing what the
