@@ -38,6 +38,12 @@ def gold_items(db: Database, dataset: str) -> dict[str, dict[str, Any]]:
         [dataset])}
 
 
+def is_gold(db: Database, dataset: str, item_key: str) -> bool:
+    """Whether one item of ``dataset`` is a gold item."""
+    return db.execute("select 1 from gold_items where dataset = ? and item_key = ?",
+                      [dataset, item_key]).fetchone() is not None
+
+
 def gold_rows(db: Database, dataset: str) -> list[dict[str, Any]]:
     """Gold items with who marked them and when (``answers`` parsed)."""
     rows = db.execute_returning_dicts(

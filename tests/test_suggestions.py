@@ -5,6 +5,7 @@ never an annotation."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -172,3 +173,35 @@ def test_the_cli_imports_lists_and_deletes(tmp_path, db_path):
     gone = run(["suggestions", "delete", "--dataset", "g", "--source", "file:s.jsonl",
                 "--db", str(db_path)])
     assert gone.stdout.strip() == "deleted 2 suggestion(s) of file:s.jsonl in g"
+
+
+# -- shown on Annotate (issue 30, point 3: set apart from saved labels) -----------------------
+
+
+@pytest.mark.slow
+def test_annotate_shows_suggestions_apart_from_the_saved_label(tmp_path, monkeypatch):
+    import html  # noqa: PLC0415
+
+    import store  # noqa: PLC0415
+    from tests.test_grounding_pages import open_page  # noqa: PLC0415
+
+    path = tmp_path / "app.db"
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    db = store.connect(path)
+    import_bytes(db, jsonl(garage_records(2)), "ground.jsonl")
+    import_suggestions(db, lines(
+        {"item": "sample-1", "field": "label:2", "value": "OUTDATED", "score": 0.81,
+         "source": "judge <b>x</b>"},
+        {"item": "sample-1", "field": "label:2", "value": "UNKNOWN", "source": "rm"}),
+        "s.jsonl", "ground", by="lena")
+    at = open_page("app_pages/annotate.py", "ana", item="sample-1")
+    bodies = "\n".join(h.proto.body for h in at.get("html"))
+    shown = html.unescape(re.sub(r"<[^>]+>", "", bodies))  # the text the page shows
+    assert "suggested: Outdated (judge <b>x</b> 0.81), Unknown (rm)" in shown  # as text
+    assert "&lt;b&gt;x" in "\n".join(h.proto.body for h in at.get("html"))  # escaped, never HTML
+    buttons = re.findall(r'<button[^>]*data-nw-passage="2"[^>]*>', "\n".join(
+        h.proto.body for h in at.get("html")))
+    suggested = [b for b in buttons if "nw-suggested" in b]
+    assert len(suggested) == 2 and all("Suggested by" in b for b in suggested)
+    assert not [b for b in buttons if "nw-chosen" in b]  # a suggestion is not a saved label
+    assert db.execute("select count(*) from annotations").fetchone()[0] == 0

@@ -152,3 +152,34 @@ def test_a_reviewers_decision_reaches_the_annotator_but_never_on_a_gold_item(tea
     assert at.query_params["item"] == "sample-1" and "Reviewer's decision" not in shown(at)
     at = page(team_db, "rita", "app_pages/annotate.py", "g")  # a reviewer still sees it
     assert "Reviewer's decision" in shown(at)
+
+
+@pytest.mark.slow
+def test_suggestions_follow_the_file_labels_setting_and_never_show_on_gold(team_db) -> None:
+    """Issue 30, point 3: in team mode suggestions follow the lead's blind setting like the
+    file's labels, and a gold item never shows one to an annotator."""
+    from needlework.suggestions import import_suggestions  # noqa: PLC0415
+    from needlework.teams.quality import mark_gold  # noqa: PLC0415
+
+    rows = "".join(f'{{"item": "sample-{n}", "field": "label:1", "value": "OUTDATED", '
+                   f'"source": "judge"}}\n' for n in (1, 2))
+    import_suggestions(team_db, rows.encode(), "s.jsonl", "g", by="lead")
+
+    def text(at: AppTest) -> str:  # the page's words, without its tags and styles
+        return re.sub(r"<[^>]+>", "", re.sub(r"<style>.*?</style>", "", shown(at), flags=re.S))
+
+    def marked(at: AppTest) -> bool:  # a label button drawn as suggested
+        return bool(re.search(r'<button[^>]*class="[^"]*nw-suggested', shown(at)))
+
+    at = page(team_db, "ana", "app_pages/annotate.py", "g")
+    assert "suggested:" not in text(at) and not marked(at)  # blind by default
+    rita = page(team_db, "rita", "app_pages/annotate.py", "g")
+    assert "suggested: Outdated (judge)" in text(rita) and marked(rita)
+    set_visibility(team_db, "g", "annotators_see_file_labels", True,
+                   actor=accounts.get_user(team_db, "lead"))
+    at = page(team_db, "ana", "app_pages/annotate.py", "g")
+    assert at.query_params["item"] == "sample-1" and "suggested: Outdated (judge)" in text(at)
+    mark_gold(team_db, "g", "sample-1", actor=accounts.get_user(team_db, "lead"))
+    at = page(team_db, "ana", "app_pages/annotate.py", "g")
+    assert at.query_params["item"] == "sample-1" and "suggested:" not in text(at) and not marked(at)
+    assert "suggested: Outdated (judge)" in text(page(team_db, "rita", "app_pages/annotate.py", "g"))

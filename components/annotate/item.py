@@ -8,7 +8,7 @@ Passage cards and the keyboard toolbar are in :mod:`.passages`, the dimensions i
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -21,10 +21,11 @@ from components.text import label, render_marked_text, render_text
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import label_field
 from needlework.grounding.progress import progress_text
-from needlework.teams.blind import visibility
+from needlework.teams.blind import sees_suggestions, visibility
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import write_annotation
 from store.grounding import item_fields
+from store.suggestions import item_suggestions
 
 
 @dataclass
@@ -41,6 +42,8 @@ class ItemContext:
     fields: dict[str, tuple[Any, str]]
     zone: ZoneInfo | None = None
     file_labels: bool = True  # whether this person may see the file's labels (blind mode)
+    #: field → the model suggestions this person may see for it (store/suggestions.py)
+    suggestions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def labels(self) -> dict[int, str | None]:
@@ -76,9 +79,15 @@ def hide_imported(ctx: ItemContext) -> bool:
 def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> ItemContext:
     """Read one item and the annotator's fields on it, and what they may see of it."""
     fields = item_fields(db, dataset, item["key"], who) if who else {}
+    actor = signed_in()
+    suggested: dict[str, list[dict[str, Any]]] = {}
+    if sees_suggestions(db, dataset, item["key"], actor):
+        for row in item_suggestions(db, dataset, item["key"]):
+            suggested.setdefault(row["field"], []).append(row)
     return ItemContext(db, dataset, item["key"], item["record"], gitem.passages(item["record"]),
                        who, fields, browser_zone(),
-                       file_labels=visibility(db, dataset, signed_in()).file_labels)
+                       file_labels=visibility(db, dataset, actor).file_labels,
+                       suggestions=suggested)
 
 
 def browser_zone() -> ZoneInfo | None:

@@ -52,8 +52,31 @@ def _header(ctx: ItemContext, passage) -> list[tuple[str, str | None, str | None
     if hide_imported(ctx):
         return head
     imported = gl.imported_label(ctx.record, passage.number)
-    return head + [("   file's label: ", None, "background:none;color:#666"),
-                   (gl.imported_text(ctx.record, passage.number), None, _badge(imported))]
+    head += [("   file's label: ", None, "background:none;color:#666"),
+             (gl.imported_text(ctx.record, passage.number), None, _badge(imported))]
+    offered = suggested(ctx, passage.number)
+    if offered:
+        head.append(("   suggested: ", None, f"background:none;color:{SUGGESTED}"))
+        for k, row in enumerate(offered):
+            head.append(((", " if k else "") + gl.SHORT.get(row["value"], row["value"])
+                         + f" ({row['source']}{_score(row)})", None,
+                         f"background:none;color:{SUGGESTED};font-weight:600"))
+    return head
+
+
+SUGGESTED = "#6d28d9"  # suggestions are violet: never a saved label's blue or green
+
+
+def _score(row: dict) -> str:
+    return "" if row.get("score") is None else f" {row['score']:.2f}"
+
+
+def suggested(ctx: ItemContext, number: int) -> list[dict]:
+    """The suggestions for passage ``number`` this person sees now (none while the file's
+    labels are hidden, by the lead's setting or by H), by source."""
+    if hide_imported(ctx):
+        return []
+    return ctx.suggestions.get(gl.label_field(number), [])
 
 
 def _stamp(ctx: ItemContext, number: int) -> list[tuple[str, str | None, str | None]]:
@@ -77,6 +100,7 @@ _CARD_STYLE = """<style>
 .nw-labels button.nw-chosen{background:#1f6feb;border-color:#1f6feb;color:#fff}
 .nw-labels button:disabled{cursor:not-allowed;opacity:.55}
 .nw-labels .nw-text{display:inline;margin:0 0 0 .3rem}
+.nw-labels button.nw-suggested{border:2px dashed #6d28d9}
 </style>"""
 
 
@@ -85,12 +109,19 @@ def label_buttons_html(ctx: ItemContext, number: int, value: str | None) -> str:
     again clears it). The key script turns a click into an action aimed at this passage,
     delivered like a key press; no server callback runs."""
     disabled = "" if ctx.annotator else " disabled"
+    by_value: dict[str, list[str]] = {}
+    for row in suggested(ctx, number):
+        by_value.setdefault(row["value"], []).append(f"{row['source']}{_score(row)}")
     buttons = []
     for label in gl.LABELS:
         chosen = label == value
         hint = ("Click again to clear. " if chosen else "") + f"{label}: {gl.DEFINITIONS[label]}"
+        if label in by_value:
+            hint += f" Suggested by {', '.join(by_value[label])}."
+        classes = "nw-label-button" + (" nw-chosen" if chosen else "") + (
+            " nw-suggested" if label in by_value else "")
         buttons.append(
-            f'<button type="button" class="nw-label-button{" nw-chosen" if chosen else ""}" '
+            f'<button type="button" class="{classes}" '
             f'data-nw-passage="{number}" data-nw-label="{gl.LABEL_KEYS[label]}" '
             f'aria-pressed="{"true" if chosen else "false"}" title="{escape(hint)}"{disabled}>'
             f"{escape(gl.SHORT[label])}</button>")

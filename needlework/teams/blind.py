@@ -1,7 +1,8 @@
 """What annotators see of a dataset beyond its text: blind by default in team mode.
 
 A lead chooses per dataset (:data:`SETTINGS`) whether annotators see the labels and
-dimensions the file came with, and whether Review shows them model scores and judge
+dimensions the file came with (and the model suggestions, which follow that setting and
+never show on a gold item), and whether Review shows them model scores and judge
 verdicts. Both are off unless the lead turns them on, so that an annotator's label is
 their own and a gold check (whose answers often start as the file's labels) cannot be
 read off the page. Reviewers and admins see everything; local mode (one person) too.
@@ -17,6 +18,7 @@ from sqlite_utils import Database
 from needlework.teams.events import record
 from needlework.teams.permissions import REVIEWER, User, check
 from store import dataset_settings
+from store.gold import is_gold
 
 #: name -> (default for annotators in team mode, what it shows, in words)
 SETTINGS: dict[str, tuple[bool, str]] = {
@@ -42,6 +44,15 @@ def visibility(db: Database, dataset: str, actor: User | None) -> Visibility:
               **dataset_settings.get_settings(db, dataset)}
     return Visibility(file_labels=bool(chosen["annotators_see_file_labels"]),
                       model_outputs=bool(chosen["annotators_see_model_outputs"]))
+
+
+def sees_suggestions(db: Database, dataset: str, item_key: str, actor: User | None) -> bool:
+    """Whether ``actor`` sees the model suggestions on one item: they follow the file's
+    labels (the lead's setting), and an annotator in team mode never sees them on a gold
+    item (they could give its answers away). Reviewers, admins and local mode see them."""
+    if actor is None or actor.at_least(REVIEWER):
+        return True
+    return visibility(db, dataset, actor).file_labels and not is_gold(db, dataset, item_key)
 
 
 def settings(db: Database, dataset: str) -> dict[str, bool]:
