@@ -57,10 +57,9 @@ def _header(ctx: ItemContext, passage) -> list[tuple[str, str | None, str | None
     offered = suggested(ctx, passage.number)
     if offered:
         head.append(("   suggested: ", None, f"background:none;color:{SUGGESTED}"))
-        for k, row in enumerate(offered):
-            head.append(((", " if k else "") + gl.SHORT.get(row["value"], row["value"])
-                         + f" ({row['source']}{_score(row)})", None,
-                         f"background:none;color:{SUGGESTED};font-weight:600"))
+        head.append((", ".join(f"{gl.SHORT.get(row['value'], row['value'])} "
+                               f"({row['source']}{_score(row)})" for row in offered), None,
+                     f"background:none;color:{SUGGESTED};font-weight:600"))
     return head
 
 
