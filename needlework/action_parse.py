@@ -139,6 +139,15 @@ def parse_rest(raw: Raw, kind: str) -> Action:
     return Action(**common(raw, kind), field=LABEL_PREFIX + "*")
 
 
+def parse_accept(raw: Raw, kind: str) -> Action:
+    """``accept``: optional ``source`` (the suggestions of that source; default: the first
+    source, by name, that suggests for each passage)."""
+    source = raw.get("source")
+    if source is not None and (not isinstance(source, str) or not source or len(source) > 120):
+        raise Rejected("source: expected a string of 1 to 120 characters, or nothing")
+    return Action(**common(raw, kind), field=LABEL_PREFIX + "*", value=source)
+
+
 def parse_verdict(raw: Raw, kind: str) -> Action:
     """``verdict``: ``i``, ``j``, ``verdict`` (null clears), ``reasons``, optional ``note``."""
     verdict = raw.get("verdict")

@@ -24,6 +24,10 @@ Every action has ``id``, ``kind``, ``dataset``, ``item`` (not undo / redo) and
 - ``answer``: the whole answer text (empty removes it); the ``deflected`` flag follows.
 - ``rest``: every passage with no label of the annotator's yet becomes irrelevant,
   decided on what is saved when it applies; each passage gets its own change.
+- ``accept``: every passage with no label of the annotator's yet gets its suggested label
+  (of ``source``, or the first source by name), decided on what is saved and on the
+  suggestions the actor may see when it applies; each passage gets its own change, with
+  its provenance (``via``). A label typed over a suggestion shown is kept as ``changed``.
 - ``verdict``: the verdict (``null`` clears), reasons and note of comparison
   chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
 - ``reasons``: the reasons of an existing verdict, or with ``flip`` one reason added or
@@ -62,10 +66,12 @@ from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
 from needlework.review.verdicts import make_value, verdict_of
+from needlework.teams.blind import sees_suggestions
 from needlework.teams.permissions import PermissionDenied, User, action_guard, check
 from store import actions as store_actions
 from store.annotations import get_value, last_redoable, last_undoable, set_annotation, undo
 from store.datasets import get_item
+from store.suggestions import item_suggestions
 
 log = logging.getLogger(__name__)
 
@@ -198,13 +204,36 @@ def _check_set(b: Batch, action: Action) -> None:
                    "the skip mark and the comment only")
 
 
+def _shown_suggestions(b: Batch, action: Action) -> dict[str, list[dict[str, Any]]]:
+    """Field → the suggestions the actor sees on the action's item (none where the file's
+    labels are hidden from them, or on a gold item: :func:`sees_suggestions`)."""
+    if not sees_suggestions(b.db, action.dataset, action.item, b.actor):
+        return {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in item_suggestions(b.db, action.dataset, action.item):
+        out.setdefault(row["field"], []).append(row)
+    return out
+
+
+def _typed_via(b: Batch, action: Action, value: Any) -> dict[str, Any] | None:
+    """A typed value's provenance: ``changed`` when it differs from every suggestion shown
+    for the field (naming the first), else ``None`` (typed)."""
+    if value is None or not action.field.startswith((LABEL_PREFIX, "dim:")):
+        return None
+    offered = _shown_suggestions(b, action).get(action.field, [])
+    if not offered or any(row["value"] == value for row in offered):
+        return None
+    return {"how": "changed", "source": offered[0]["source"], "suggested": offered[0]["value"]}
+
+
 def _set(b: Batch, action: Action) -> Outcome:
     _check_set(b, action)
     value = action.value
     if action.toggle and value is not None and value == get_value(
             b.db, action.dataset, action.item, action.annotator, action.field):
         value = None
-    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field, value)
+    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field, value,
+                         via=_typed_via(b, action, value))
     told = TOLD.get((action.field, value is not None)) if action.toggle else None
     return _written(action, hid, told or "", tell=told is not None)
 
@@ -250,6 +279,32 @@ def _rest(b: Batch, action: Action) -> Outcome:
     if not marked:
         return Outcome(action.id, "unchanged", "every passage has a label", tell=True)
     return Outcome(action.id, "applied", f"{len(marked)} unlabeled passage(s) marked irrelevant",
+                   history_id=last, tell=True)
+
+
+def _accept(b: Batch, action: Action) -> Outcome:
+    """Give every passage the annotator has not labeled yet the label suggested for it
+    (by ``action.value``, a source, or the first source by name), decided on what is saved
+    and on the suggestions the actor may see when it applies; each passage gets its own
+    change, kept with ``via`` ``{"how": "accepted", "source": ..., "score": ...}``."""
+    count = len(gitem.passages(_grounding_item(b, action)))
+    offered = _shown_suggestions(b, action)
+    if not offered:
+        return Outcome(action.id, "unchanged", "no suggestions to accept on this question", tell=True)
+    taken, last = [], None
+    for number in range(1, count + 1):
+        name = f"{LABEL_PREFIX}{number}"
+        rows = [r for r in offered.get(name, []) if action.value in (None, r["source"])]
+        if not rows or get_value(b.db, action.dataset, action.item, action.annotator, name) is not None:
+            continue
+        row = rows[0]
+        last = set_annotation(b.db, action.dataset, action.item, action.annotator, name,
+                              row["value"], via={"how": "accepted", "source": row["source"],
+                                                 "score": row["score"]})
+        taken.append(number)
+    if not taken:
+        return Outcome(action.id, "unchanged", "every suggested passage has a label", tell=True)
+    return Outcome(action.id, "applied", f"{len(taken)} suggestion(s) accepted",
                    history_id=last, tell=True)
 
 
@@ -382,6 +437,7 @@ KINDS: dict[str, Kind] = {
     "set": Kind(ap.parse_set, _set),
     "deflect": Kind(ap.parse_deflect, _deflect),
     "rest": Kind(ap.parse_rest, _rest),
+    "accept": Kind(ap.parse_accept, _accept),
     "verdict": Kind(ap.parse_verdict, _verdict),
     "reasons": Kind(ap.parse_reasons, _amend_verdict),
     "undo": Kind(ap.parse_undo, _undo, guarded=False),

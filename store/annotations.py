@@ -11,6 +11,7 @@ e.g. ``label:cite_3``, ``dim:question_type``, ``answer``, ``verdict:0:1``.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,11 +43,14 @@ def set_annotation(
     field: str,
     value: Any,
     by: str | None = None,
+    via: Mapping[str, Any] | None = None,
 ) -> int | None:
     """Set (or, with ``value=None``, clear) one annotation and commit at once.
 
     ``by`` is who makes the change when it is not ``annotator`` (a reviewer
-    undoing someone's change); it is recorded in the history.
+    undoing someone's change); it is recorded in the history. ``via`` is where the
+    value came from (``None``: typed; see migration m020), kept on the annotation and
+    its history row.
     Returns the id of the history row written, or ``None`` when the value was
     already equal (nothing changes, nothing is logged).
     """
@@ -54,6 +58,7 @@ def set_annotation(
     if not annotator:
         raise AnnotatorRequired("Enter your annotator name before making changes.")
     new = _dump(value)
+    source = None if via is None else json.dumps(dict(via), ensure_ascii=False, sort_keys=True)
     with db.atomic():
         row = db.execute(
             "select value from annotations where dataset = ? and item_key = ? "
@@ -72,16 +77,18 @@ def set_annotation(
             )
         else:
             db.execute(
-                "insert into annotations (dataset, item_key, annotator, field, value, updated_at) "
-                "values (?, ?, ?, ?, ?, ?) "
+                "insert into annotations (dataset, item_key, annotator, field, value, updated_at, via) "
+                "values (?, ?, ?, ?, ?, ?, ?) "
                 "on conflict (dataset, item_key, annotator, field) "
-                "do update set value = excluded.value, updated_at = excluded.updated_at",
-                [dataset, item_key, annotator, field, new, at],
+                "do update set value = excluded.value, updated_at = excluded.updated_at, "
+                "via = excluded.via",
+                [dataset, item_key, annotator, field, new, at, source],
             )
         cursor = db.execute(
-            "insert into history (dataset, item_key, annotator, field, old_value, new_value, at, by, action) "
-            "values (?, ?, ?, ?, ?, ?, ?, ?, 'set')",
-            [dataset, item_key, annotator, field, old, new, at, (by or annotator).strip()],
+            "insert into history (dataset, item_key, annotator, field, old_value, new_value, at, by, "
+            "action, via) values (?, ?, ?, ?, ?, ?, ?, ?, 'set', ?)",
+            [dataset, item_key, annotator, field, old, new, at, (by or annotator).strip(),
+             None if new is None else source],
         )
         return cursor.lastrowid
 
@@ -199,6 +206,13 @@ def undo(db: Database, history_id: int, annotator: str, *, action: str = "undo")
         raise KeyError(f"no history entry {history_id}")
     entry = rows[0]
     with db.atomic():
+        # the value comes back with where it came from: the via of the change that wrote it
+        before = db.execute(
+            "select via from history where dataset = ? and item_key = ? and annotator = ? "
+            "and field = ? and id < ? order by id desc limit 1",
+            [entry["dataset"], entry["item_key"], entry["annotator"], entry["field"],
+             history_id]).fetchone()
+        via = json.loads(before[0]) if before and before[0] else None
         hid = set_annotation(
             db,
             entry["dataset"],
@@ -207,6 +221,7 @@ def undo(db: Database, history_id: int, annotator: str, *, action: str = "undo")
             entry["field"],
             _load(entry["old_value"]),
             by=annotator,
+            via=via,
         )
         if hid is not None:
             db.execute(

@@ -237,9 +237,9 @@ def _delete(db: Database, name: str) -> None:
     if db["deleted_history"].exists():  # the change log outlives the dataset
         db.execute(
             "insert into deleted_history (about_dataset, deleted_at, history_id, item_key, "
-            "annotator, field, old_value, new_value, at, by, action, undoes) "
+            "annotator, field, old_value, new_value, at, by, action, undoes, via) "
             "select dataset, strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'), id, item_key, "
-            "annotator, field, old_value, new_value, at, by, action, undoes from history "
+            "annotator, field, old_value, new_value, at, by, action, undoes, via from history "
             "where dataset = ? order by id", [name])
     for table in _ITEM_TABLES:
         if db[table].exists():

@@ -526,8 +526,20 @@ def m019_suggestions(db: Database) -> None:
     db.execute("create index suggestions_source on suggestions(dataset, source)")
 
 
+def m020_provenance(db: Database) -> None:
+    """Where an annotation's value came from (issue 30, point 4): ``via`` on the annotation
+    (its current value) and on each history row (the value it wrote), JSON or null. Null:
+    typed with no suggestion on screen; ``{"how": "accepted", "source": ...}``: a
+    suggestion accepted with the accept key; ``{"how": "changed", "source": ...,
+    "suggested": ...}``: typed over a suggestion shown for that field."""
+    db.execute("alter table annotations add column via text")
+    db.execute("alter table history add column via text")
+    if db["deleted_history"].exists():
+        db.execute("alter table deleted_history add column via text")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
-         m018_tab_positions, m019_suggestions)
+         m018_tab_positions, m019_suggestions, m020_provenance)

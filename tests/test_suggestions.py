@@ -205,3 +205,88 @@ def test_annotate_shows_suggestions_apart_from_the_saved_label(tmp_path, monkeyp
     assert len(suggested) == 2 and all("Suggested by" in b for b in suggested)
     assert not [b for b in buttons if "nw-chosen" in b]  # a suggestion is not a saved label
     assert db.execute("select count(*) from annotations").fetchone()[0] == 0
+
+
+# -- accepting, and where each value came from (issue 30, points 3 and 4) ----------------------
+
+
+def _act(db, *actions, actor=None):
+    import uuid  # noqa: PLC0415
+
+    from needlework.actions import apply_actions  # noqa: PLC0415
+
+    delivery = apply_actions(db, [dict(a, id=f"t-{uuid.uuid4().hex}", dataset="g", annotator="ana")
+                                  for a in actions], actor=actor)
+    assert delivery.error is None, delivery
+    return delivery.outcomes
+
+
+def _via(db, field):
+    row = db.execute("select value, via from annotations where item_key = 'sample-1' and "
+                     "annotator = 'ana' and field = ?", [field]).fetchone()
+    return None if row is None else (json.loads(row[0]), row[1] and json.loads(row[1]))
+
+
+def test_accept_labels_the_unlabelled_passages_and_every_value_says_where_it_came_from(grounding):
+    import_suggestions(grounding, lines(
+        {"item": "sample-1", "field": "label:1", "value": "OUTDATED", "source": "a", "score": 0.9},
+        {"item": "sample-1", "field": "label:2", "value": "UNKNOWN", "source": "a", "score": 0.7},
+        {"item": "sample-1", "field": "label:2", "value": "irrelevant", "source": "b"}),
+        "s.jsonl", "g", by="lena")
+    # typed over a suggestion shown: kept as changed, naming it
+    _act(grounding, {"kind": "set", "item": "sample-1", "field": "label:1",
+                     "value": "ANSWER-THE-QUESTION"})
+    assert _via(grounding, "label:1") == ("ANSWER-THE-QUESTION", {
+        "how": "changed", "source": "a", "suggested": "OUTDATED"})
+    [outcome] = _act(grounding, {"kind": "accept", "item": "sample-1"})
+    assert (outcome.status, outcome.message) == ("applied", "1 suggestion(s) accepted")
+    assert _via(grounding, "label:1")[0] == "ANSWER-THE-QUESTION"  # a label of theirs stays
+    assert _via(grounding, "label:2") == ("UNKNOWN", {"how": "accepted", "source": "a", "score": 0.7})
+    assert _via(grounding, "label:3") is None  # no suggestion there: still to label
+    history = grounding.execute("select field, new_value, via from history where item_key = "
+                                "'sample-1' order by id").fetchall()
+    assert [(f, json.loads(v)["how"]) for f, _, v in history] == [("label:1", "changed"),
+                                                                 ("label:2", "accepted")]
+    [again] = _act(grounding, {"kind": "accept", "item": "sample-1"})
+    assert (again.status, again.message) == ("unchanged", "every suggested passage has a label")
+    # undo takes the accepted label back; redo brings it back with where it came from
+    _act(grounding, {"kind": "undo", "scope": "annotate"})
+    assert _via(grounding, "label:2") is None
+    _act(grounding, {"kind": "redo", "scope": "annotate"})
+    assert _via(grounding, "label:2") == ("UNKNOWN", {"how": "accepted", "source": "a", "score": 0.7})
+    # one source's suggestions; a typed label equal to a suggestion is simply typed
+    _act(grounding, {"kind": "set", "item": "sample-1", "field": "label:2", "value": None})
+    _act(grounding, {"kind": "accept", "item": "sample-1", "source": "b"})
+    assert _via(grounding, "label:2") == ("irrelevant", {"how": "accepted", "source": "b", "score": None})
+    _act(grounding, {"kind": "set", "item": "sample-1", "field": "label:2", "value": "UNKNOWN"})
+    assert _via(grounding, "label:2") == ("UNKNOWN", None)
+    [bad] = _act(grounding, {"kind": "accept", "item": "sample-1", "source": 7})
+    assert bad.status == "rejected"
+
+
+@pytest.mark.slow
+def test_accept_follows_what_the_annotator_may_see(tmp_path, monkeypatch):
+    """Team mode: an annotator who may not see the file's labels, or on a gold item, has no
+    suggestions to accept, and a typed label is not called changed."""
+    from needlework.teams import accounts  # noqa: PLC0415
+    from needlework.teams.assignment import assign_dataset  # noqa: PLC0415
+    from needlework.teams.blind import set_visibility  # noqa: PLC0415
+    from needlework.teams.quality import mark_gold  # noqa: PLC0415
+    from tests.teams_fixtures import grounding as team_grounding  # noqa: PLC0415
+    from tests.teams_fixtures import team_mode_db  # noqa: PLC0415
+
+    db = team_mode_db(tmp_path, monkeypatch)
+    team_grounding(db, 2, "g")
+    assign_dataset(db, "g", ["ana"], per_item=1)
+    import_suggestions(db, lines({"item": "sample-1", "field": "label:1", "value": "OUTDATED",
+                                  "source": "a"}), "s.jsonl", "g", by="lead")
+    ana, lead = accounts.get_user(db, "ana"), accounts.get_user(db, "lead")
+    [blind] = _act(db, {"kind": "accept", "item": "sample-1"}, actor=ana)
+    assert (blind.status, blind.message) == ("unchanged", "no suggestions to accept on this question")
+    _act(db, {"kind": "set", "item": "sample-1", "field": "label:1", "value": "UNKNOWN"}, actor=ana)
+    assert _via(db, "label:1") == ("UNKNOWN", None)  # no suggestion was shown to her
+    _act(db, {"kind": "set", "item": "sample-1", "field": "label:1", "value": None}, actor=ana)
+    set_visibility(db, "g", "annotators_see_file_labels", True, actor=lead)
+    mark_gold(db, "g", "sample-1", actor=lead)
+    [gold] = _act(db, {"kind": "accept", "item": "sample-1"}, actor=ana)
+    assert gold.message == "no suggestions to accept on this question"
