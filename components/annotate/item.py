@@ -76,6 +76,14 @@ def hide_imported(ctx: ItemContext) -> bool:
     return not ctx.file_labels or bool(st.session_state.get(HIDE_IMPORTED))
 
 
+def suggested(ctx: ItemContext, number: int) -> list[dict[str, Any]]:
+    """The suggestions for passage ``number`` this person sees now (none while the file's
+    labels are hidden, by the lead's setting or by H), by source."""
+    if hide_imported(ctx):
+        return []
+    return ctx.suggestions.get(label_field(number), [])
+
+
 def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> ItemContext:
     """Read one item and the annotator's fields on it, and what they may see of it."""
     fields = item_fields(db, dataset, item["key"], who) if who else {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.annotate.item import ItemContext, hide_imported, local_time
+from components.annotate.item import ItemContext, hide_imported, local_time, suggested
 from components.annotate.keyboard import render_view_switches
 from components.text import TEXT_STYLE, block, escape, marked_html
 from needlework.grounding import keymap as km
@@ -70,12 +70,7 @@ def _score(row: dict) -> str:
     return "" if row.get("score") is None else f" {row['score']:.2f}"
 
 
-def suggested(ctx: ItemContext, number: int) -> list[dict]:
-    """The suggestions for passage ``number`` this person sees now (none while the file's
-    labels are hidden, by the lead's setting or by H), by source."""
-    if hide_imported(ctx):
-        return []
-    return ctx.suggestions.get(gl.label_field(number), [])
+
 
 
 def _stamp(ctx: ItemContext, number: int) -> list[tuple[str, str | None, str | None]]:

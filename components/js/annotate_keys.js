@@ -15,7 +15,7 @@
 let LABELS = {};
 let SHORT = {};
 const SEEK = {n: "next", p: "previous", u: "unfinished"};
-const ONE_KEY = "jk0dzsfmrhwv?";  // keys handled here besides labels, moves and Q
+const ONE_KEY = "jk0dzsfmrhwvy?";  // keys handled here besides labels, moves and Q
 const BARRIER = "nw-annotate-barrier";
 
 function annotateKeys() {
@@ -59,6 +59,10 @@ function annotateKeys() {
       if (!drawn || a.item !== S.item || a.dataset !== S.data.dataset) return;
       if (a.kind === "rest") {
         for (let k = 1; k <= S.n; k += 1) touched.set(k, pending || touched.get(k) || false);
+      } else if (a.kind === "accept") {
+        for (const k of Object.keys(S.data.suggested || {}).map(Number)) {
+          touched.set(k, pending || touched.get(k) || false);
+        }
       } else if (a.kind === "set" && a.field.startsWith("label:")) {
         const k = parseInt(a.field.slice(6), 10);
         touched.set(k, pending || touched.get(k) || false);
@@ -150,9 +154,13 @@ function annotateKeys() {
   // what the page shows until it is redrawn (the server decides: R is applied there)
   S.labelOf = (num) => {
     let value = S.data.item === S.item ? (S.data.labels || {})[String(num)] || null : null;
+    // the suggestion an accept gives (the page's data names it, for the drawn question)
+    const offered = S.data.item === S.item ? (S.data.suggested || {})[String(num)] || null : null;
     for (const a of nwCore.overlay((a) => a.item === S.item && (a.kind === "rest" ||
+                                   a.kind === "accept" ||
                                    (a.kind === "set" && a.field === "label:" + num)))) {
-      value = a.kind === "rest" ? value || "irrelevant" : toggled(value, a);
+      value = a.kind === "rest" ? value || "irrelevant" :
+        a.kind === "accept" ? value || offered : toggled(value, a);
     }
     return value;
   };
@@ -387,7 +395,18 @@ function annotateKeys() {
     if (!S.n && key !== "d") return;
     if (key in LABELS) S.label(S.cursor, LABELS[key], true);
     else if (key === "0") S.label(S.cursor, null, false);
-    else if (key === "r") {
+    else if (key === "y") {
+      // one action: the server gives each passage still unlabeled its suggestion when it
+      // applies it (the suggestions it stores, that this person may see); on a question
+      // still being opened (N then Y at full speed) it goes too, the server decides
+      if (S.data.item === S.item && !Object.keys(S.data.suggested || {}).length) {
+        S.say("no suggestions shown on this question");
+        return;
+      }
+      nwCore.push({kind: "accept", dataset: S.data.dataset, item: S.item, annotator: S.who()});
+      S.say("accepting the suggestions for the unlabeled passages…");
+      S.paint();
+    } else if (key === "r") {
       // one action: the server labels what is unlabeled when it applies it, so an undo
       // sent just before counts (the page's copy may still show the undone label)
       nwCore.push({kind: "rest", dataset: S.data.dataset, item: S.item, annotator: S.who()});

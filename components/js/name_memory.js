@@ -37,7 +37,8 @@ export default function (component) {
   const name = (data && data.name) || "";
   let stored = null;
   try { stored = localStorage.getItem(KEY); } catch (e) { return; }
-  const page = window.__nwName || (window.__nwName = {typedAt: 0, listening: false});
+  const page = window.__nwName || (window.__nwName = {typedAt: 0, listening: false, seen: ""});
+  page.seen = name;  // what the session had at its last redraw
   if (!page.listening) {
     page.listening = true;
     // a person emptying the field means "no name": forget it (our own typing, an
@@ -54,5 +55,18 @@ export default function (component) {
   } else if (stored && Date.now() - page.typedAt > AGAIN_MS) {
     page.typedAt = Date.now();  // type the remembered name into the field
     restore(stored, TRIES);
+    // under load the typed Enter can be lost: the field shows the name, the session has
+    // none and no redraw comes to call us again. Look again a few times; type it again
+    // while the session still has no name
+    const check = (left) => setTimeout(() => {
+      if (page.seen || left <= 0) return;
+      let still = null;
+      try { still = localStorage.getItem(KEY); } catch (e) { return; }
+      if (still !== stored) return;  // the person changed or emptied it meanwhile
+      page.typedAt = Date.now();
+      restore(stored, TRIES);
+      check(left - 1);
+    }, AGAIN_MS);
+    check(3);
   }
 }

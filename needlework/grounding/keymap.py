@@ -41,6 +41,8 @@ KEYMAP: tuple[tuple[str, str], ...] = (
                                  "number (0 clears); the numbers are in the dimension titles; "
                                  "Q 7 opens the category list"),
     ("R", "mark every passage still unlabeled irrelevant"),
+    ("Y", "accept the suggestions shown for every passage still unlabeled (a label key "
+          "afterwards overrides one)"),
     ("S", "skip this question (marked skipped) and open the next"),
     ("F", "flag this question for later (again: unflag)"),
     ("M", "put the cursor in the comment"),

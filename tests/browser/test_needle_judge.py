@@ -153,7 +153,7 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     wait_idle(page, 60_000)
     assert_no_exception(page)
     text = main.inner_text()
-    assert re.search(r"judge demo-judge · \d+ trial\(s\) of \d+ pair\(s\), \d+ correct", text)
+    assert re.search(r"judge demo-judge · \d+ trials? of \d+ pairs?, \d+ correct", text)
     assert main.locator("#nw-judge-words").count() == 1
     assert main.locator("#nw-judge-words").inner_text().strip()
     assert main.locator(".nw-text mark.nw-needle").count() >= 1
@@ -173,7 +173,7 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     _panel_of(page, "judge demo-judge").locator("svg").first.wait_for(timeout=60_000)
     expect(_panels(page)).to_have_count(2, timeout=60_000)
     _click(page, _cells(_panel_of(page, "seeded-rm")).first)
-    main.get_by_text(re.compile(r"· seeded-rm · \d+ pair\(s\)")).first.wait_for(timeout=60_000)
+    main.get_by_text(re.compile(r"· seeded-rm · \d+ pairs?, \d+ right")).first.wait_for(timeout=60_000)
     wait_idle(page, 60_000)
     assert_no_exception(page)
     assert page.get_by_role("button", name="Exit presentation").count() == 1

@@ -1,0 +1,105 @@
+"""Y accepts the suggestions shown (issue 30, point 3): mixed with label keys at 150 ms
+apart and at full speed, and across server kills 20-150 ms after the accept, the database
+holds exactly the labels implied, each with where it came from (accepted, changed over a
+suggestion, or typed), and nothing else."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import uuid
+
+import pytest
+
+import store
+from needlework.suggestions import import_suggestions
+from tests.browser.harness import AppServer
+from tests.browser.keys import DATASET, errors, items, open_annotate, press, read, settle
+
+ANSWER, RELATED, OUTDATED, UNKNOWN, IRRELEVANT = (
+    "ANSWER-THE-QUESTION", "RELATED-INFORMATION", "OUTDATED", "UNKNOWN", "irrelevant")
+ACCEPTED = {"how": "accepted", "source": "judge"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, seeded_db):
+    """A server of its own on a copy of the seeded database, with a judge's suggestions
+    on the first two demo questions (and a second source's on one passage)."""
+    db_path = tmp_path_factory.mktemp("accept") / "needlework.db"
+    source, target = sqlite3.connect(seeded_db), sqlite3.connect(db_path)
+    source.backup(target)
+    source.close()
+    target.close()
+    order = items(db_path)
+    (first, _), (second, _) = order[0], order[1]
+    rows = [{"item": first, "field": "label:2", "value": OUTDATED, "source": "judge", "score": 0.7},
+            {"item": first, "field": "label:3", "value": UNKNOWN, "source": "judge", "score": 0.6},
+            {"item": first, "field": "label:5", "value": IRRELEVANT, "source": "judge", "score": 0.9},
+            {"item": first, "field": "label:2", "value": RELATED, "source": "zz-model"},
+            {"item": second, "field": "label:1", "value": OUTDATED, "source": "judge", "score": 0.5}]
+    db = store.connect(db_path)
+    import_suggestions(db, "".join(json.dumps(r) + "\n" for r in rows).encode(), "s.jsonl",
+                       DATASET, by="lead")
+    db.conn.close()
+    app = AppServer(db_path)
+    app.start()
+    yield app, order
+    app.signal(signal.SIGCONT)
+    app.stop()
+
+
+def saved(db_path, who: str) -> dict[tuple[str, int], tuple[str, dict | None]]:
+    """``who``'s labels: (item, passage) → (value, via without the score)."""
+    rows = read(db_path, "select item_key, field, value, via from annotations where dataset = ? "
+                "and annotator = ? and field like 'label:%'", [DATASET, who])
+    out = {}
+    for key, field, value, via in rows:
+        how = json.loads(via) if via else None
+        if how:
+            how.pop("score", None)
+        out[(key, int(field.split(":")[1]))] = (json.loads(value), how)
+    return out
+
+
+@pytest.mark.parametrize("pace", [150, None], ids=["150ms", "burst"])
+def test_accept_mixed_with_label_keys_lands_exactly_what_was_pressed(page, server, pace):
+    app, order = server
+    (first, _), (second, _) = order[0], order[1]
+    who = f"accept-{uuid.uuid4().hex[:6]}"
+    open_annotate(page, app.url, first, who)
+    # 2: passage 1 Answer (typed), then the cursor is on 2; Y: 2, 3, 5 get the judge's
+    # labels; 1: passage 2 irrelevant over the suggestion; N; Y on the second question
+    # (its passage 1), Y again (nothing left), 2: passage 1 Answer over it
+    press(page, list("2y1nyy2"), pace)
+    settle(page)
+    assert saved(app.db_path, who) == {
+        (first, 1): (ANSWER, None),
+        (first, 2): (IRRELEVANT, {"how": "changed", "source": "judge", "suggested": OUTDATED}),
+        (first, 3): (UNKNOWN, ACCEPTED),
+        (first, 5): (IRRELEVANT, ACCEPTED),
+        (second, 1): (ANSWER, {"how": "changed", "source": "judge", "suggested": OUTDATED}),
+    }
+    history = read(app.db_path, "select count(*) from history where annotator = ?", [who])[0][0]
+    assert history == 7  # first: 1 typed, 3 accepted, 1 changed; second: 1 accepted, 1 changed
+    assert errors(page) == []
+
+
+def test_a_kill_20_to_150_ms_after_an_accept_invents_nothing_and_loses_nothing(page, server):
+    app, order = server
+    (first, _) = order[0]
+    for delay in (20, 60, 100, 150):
+        who = f"accept-kill-{delay}-{uuid.uuid4().hex[:4]}"
+        open_annotate(page, app.url, first, who)
+        press(page, ["2", "y"], 25)
+        page.wait_for_timeout(delay)
+        app.kill()
+        app.start()
+        settle(page, timeout=60)
+        assert saved(app.db_path, who) == {(first, 1): (ANSWER, None),
+                                           (first, 2): (OUTDATED, ACCEPTED),
+                                           (first, 3): (UNKNOWN, ACCEPTED),
+                                           (first, 5): (IRRELEVANT, ACCEPTED)}, delay
+        assert read(app.db_path, "select count(*) from history where annotator = ?",
+                    [who])[0][0] == 4, delay
+        assert errors(page) == []
