@@ -9,12 +9,12 @@ from typing import Any
 from sqlite_utils import Database
 
 COLUMNS = ("id", "dataset", "item_key", "annotator", "field", "old_value", "new_value", "at",
-           "by", "action", "undoes")
+           "by", "action", "undoes", "via")
 
 
 #: The columns of a deleted dataset's history (``deleted_history``), in export order.
 DELETED_COLUMNS = ("history_id", "about_dataset", "deleted_at", "item_key", "annotator",
-                   "field", "old_value", "new_value", "at", "by", "action", "undoes")
+                   "field", "old_value", "new_value", "at", "by", "action", "undoes", "via")
 
 
 def _paged(db: Database, select: str, params: list[Any],

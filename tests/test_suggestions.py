@@ -247,6 +247,12 @@ def test_accept_labels_the_unlabelled_passages_and_every_value_says_where_it_cam
                                 "'sample-1' order by id").fetchall()
     assert [(f, json.loads(v)["how"]) for f, _, v in history] == [("label:1", "changed"),
                                                                  ("label:2", "accepted")]
+    # the history export keeps where each value came from (issue 30, point 4)
+    from needlework.teams.audit import history_records  # noqa: PLC0415
+
+    exported = [(r["field"], r["via"] and json.loads(r["via"])["how"])
+                for r in history_records(grounding, "g")]
+    assert exported == [("label:1", "changed"), ("label:2", "accepted")]
     [again] = _act(grounding, {"kind": "accept", "item": "sample-1"})
     assert (again.status, again.message) == ("unchanged", "every suggested passage has a label")
     # undo takes the accepted label back; redo brings it back with where it came from
