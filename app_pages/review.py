@@ -28,6 +28,7 @@ from components.review.pair import (
     render_verdict_bar,
     render_verdict_panel,
     side_names,
+    suggestion_line,
 )
 from components.review.position import (
     ADVANCE,
@@ -43,12 +44,14 @@ from components.state import annotator, current_dataset, get_db, signed_in
 from needlework.formats import preference_view
 from needlework.review.filters import disagreements
 from needlework.review.queue import item_comparisons
+from needlework.review.verdicts import field_name as verdict_field
 from needlework.teams.assignment import visible_datasets
-from needlework.teams.blind import visibility
+from needlework.teams.blind import sees_suggestions, visibility
 from needlework.teams.permissions import can, visible_annotator
 from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item, list_datasets
 from store.review import item_verdicts, scored_runs
+from store.suggestions import item_suggestions
 
 db = get_db()
 dataset = current_dataset()
@@ -102,8 +105,7 @@ place = items.index_of(current, n_chosen, n_rejected)
 left = items.unreviewed(db)
 count = (f"{items.items():,} of {row['items']:,} items" if items.filtered
          else f"{row['items']:,} items")
-st.caption(f"{count} · comparison {'–' if place is None else f'{place + 1:,}'} of {total:,} in this "
-           f"view · {left:,} not reviewed by you")
+
 record = get_item(db, dataset, current.item)
 pref = preference_view(row["format"], record["record"])
 names = side_names(pref, row["format"])
@@ -112,13 +114,21 @@ mine_now = next((v for v in verdicts if v["annotator"] == me and (v["i"], v["j"]
 others = [v for v in verdicts if v["annotator"] != me and (v["i"], v["j"]) == (current.i, current.j)
           and visible_annotator(user) is None]
 entry = scores_of(db, dataset, view.run, current.item, scores)
+# model suggestions for this comparison's verdict, where this person may see them
+offered = ([r for r in item_suggestions(db, dataset, current.item)
+            if r["field"] == verdict_field(current.i, current.j)]
+           if sees_suggestions(db, dataset, current.item, user) else [])
 disagree = disagreements(entry, item_comparisons(n_chosen, n_rejected, "all"))
+st.caption(f"{count} · comparison {'–' if place is None else f'{place + 1:,}'} of {total:,} in this "
+           f"view · {left:,} not reviewed by you"
+           + (f" · :violet[suggested: {', '.join(suggestion_line(r) for r in offered)} · Y accepts]"
+              if offered else ""))
 render_item_header(current.item, record["subset"], pref, place is not None, disagree)
 mine = {(v["item_key"], v["i"], v["j"]): v["verdict"] for v in verdicts if v["annotator"] == me}
 render_picker(pref, names, current, mine, item_comparisons(n_chosen, n_rejected, scope))
 with st.container(key="rv-responses"):
     marker = render_responses(dataset, pref, names, current, entry, model_tokenizer())
-render_verdict_bar(mine_now, left)
+render_verdict_bar(mine_now, left, offered)
 with st.sidebar:  # drawn after the responses so the first screen arrives first
     st.divider()
     render_verdict_panel(dataset, current.ident, mine_now, others, me, names,
@@ -126,7 +136,8 @@ with st.sidebar:  # drawn after the responses so the first screen arrives first
     render_review_keyboard(dataset, me, current.ident, mine_now,
                            bool(st.session_state.get(ADVANCE, True)), seq,
                            move_targets(db, current, items, n_chosen, n_rejected, me),
-                           [v for v in verdicts if v["annotator"] == me])
+                           [v for v in verdicts if v["annotator"] == me],
+                           offered[0]["value"] if offered else None)
     st.divider()
     render_queue_nav(total, place, left)
     render_bulk_verdict(db, dataset, items, me)

@@ -141,11 +141,13 @@ def parse_rest(raw: Raw, kind: str) -> Action:
 
 def parse_accept(raw: Raw, kind: str) -> Action:
     """``accept``: optional ``source`` (the suggestions of that source; default: the first
-    source, by name, that suggests for each passage)."""
+    source, by name, that suggests for each field); with ``i`` and ``j`` the verdict of that
+    comparison (Review), else the passage labels (Annotate)."""
     source = raw.get("source")
     if source is not None and (not isinstance(source, str) or not source or len(source) > 120):
         raise Rejected("source: expected a string of 1 to 120 characters, or nothing")
-    return Action(**common(raw, kind), field=LABEL_PREFIX + "*", value=source)
+    field = _comparison(raw) if "i" in raw or "j" in raw else LABEL_PREFIX + "*"
+    return Action(**common(raw, kind), field=field, value=source)
 
 
 def parse_verdict(raw: Raw, kind: str) -> Action:

@@ -27,7 +27,9 @@ Every action has ``id``, ``kind``, ``dataset``, ``item`` (not undo / redo) and
 - ``accept``: every passage with no label of the annotator's yet gets its suggested label
   (of ``source``, or the first source by name), decided on what is saved and on the
   suggestions the actor may see when it applies; each passage gets its own change, with
-  its provenance (``via``). A label typed over a suggestion shown is kept as ``changed``.
+  its provenance (``via``). With ``i`` and ``j``: that comparison's suggested verdict, when
+  it has no verdict of the annotator's yet. A label or verdict typed over a suggestion
+  shown is kept as ``changed``.
 - ``verdict``: the verdict (``null`` clears), reasons and note of comparison
   chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
 - ``reasons``: the reasons of an existing verdict, or with ``flip`` one reason added or
@@ -218,7 +220,7 @@ def _shown_suggestions(b: Batch, action: Action) -> dict[str, list[dict[str, Any
 def _typed_via(b: Batch, action: Action, value: Any) -> dict[str, Any] | None:
     """A typed value's provenance: ``changed`` when it differs from every suggestion shown
     for the field (naming the first), else ``None`` (typed)."""
-    if value is None or not action.field.startswith((LABEL_PREFIX, "dim:")):
+    if value is None or not action.field.startswith((LABEL_PREFIX, "dim:", "verdict:")):
         return None
     offered = _shown_suggestions(b, action).get(action.field, [])
     if not offered or any(row["value"] == value for row in offered):
@@ -287,6 +289,8 @@ def _accept(b: Batch, action: Action) -> Outcome:
     (by ``action.value``, a source, or the first source by name), decided on what is saved
     and on the suggestions the actor may see when it applies; each passage gets its own
     change, kept with ``via`` ``{"how": "accepted", "source": ..., "score": ...}``."""
+    if action.field.startswith("verdict:"):
+        return _accept_verdict(b, action)
     count = len(gitem.passages(_grounding_item(b, action)))
     offered = _shown_suggestions(b, action)
     if not offered:
@@ -324,8 +328,27 @@ def _verdict(b: Batch, action: Action) -> Outcome:
     saved = _saved_verdict(b, action)
     value = None if action.value is None else make_value(
         action.value, action.reasons, saved.get("note", "") if action.note is None else action.note)
-    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field, value)
+    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field, value,
+                         via=_typed_via(b, action, action.value))
     return _written(action, hid)
+
+
+def _accept_verdict(b: Batch, action: Action) -> Outcome:
+    """Review's accept: the comparison gets the verdict suggested for it (of
+    ``action.value``, a source, or the first source by name) when it has none of the
+    annotator's yet, decided on what is saved and on what the actor may see."""
+    saved = _saved_verdict(b, action)
+    rows = [r for r in _shown_suggestions(b, action).get(action.field, [])
+            if action.value in (None, r["source"])]
+    if not rows:
+        return Outcome(action.id, "unchanged", "no suggestion to accept on this comparison", tell=True)
+    if verdict_of(saved) is not None:
+        return Outcome(action.id, "unchanged", "this comparison has your verdict", tell=True)
+    row = rows[0]
+    value = make_value(row["value"], (), saved.get("note", ""))
+    hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field, value,
+                         via={"how": "accepted", "source": row["source"], "score": row["score"]})
+    return _written(action, hid, "the suggested verdict accepted", tell=True)
 
 
 def _amend_verdict(b: Batch, action: Action) -> Outcome:

@@ -296,3 +296,65 @@ def test_accept_follows_what_the_annotator_may_see(tmp_path, monkeypatch):
     mark_gold(db, "g", "sample-1", actor=lead)
     [gold] = _act(db, {"kind": "accept", "item": "sample-1"}, actor=ana)
     assert gold.message == "no suggestions to accept on this question"
+
+
+def test_review_accept_gives_the_comparison_its_suggested_verdict(db):
+    import uuid  # noqa: PLC0415
+
+    from needlework.actions import apply_actions  # noqa: PLC0415
+
+    records = [{"id": "p1", "prompt": "q", "chosen": "good", "rejected": "bad"},
+               {"id": "p2", "prompt": "q2", "chosen": "fine", "rejected": "worse"}]
+    import_bytes(db, dump_pairs(records).encode(), "p.jsonl", dataset="p")
+    import_suggestions(db, lines({"item": "p1", "field": "verdict:0:0", "value": "flip",
+                                  "score": -1.3, "source": "rm"},
+                                 {"item": "p2", "field": "verdict:0:0", "value": "agree",
+                                  "source": "rm"}), "v.jsonl", "p", by="x")
+
+    def act(**action):
+        delivery = apply_actions(db, [dict(action, id=f"t-{uuid.uuid4().hex}", dataset="p",
+                                           annotator="ana")])
+        assert delivery.error is None
+        return delivery.outcomes[0]
+
+    def saved(item):
+        row = db.execute("select value, via from annotations where item_key = ? and annotator "
+                         "= 'ana'", [item]).fetchone()
+        return json.loads(row[0])["verdict"], row[1] and json.loads(row[1])
+
+    assert act(kind="accept", item="p1", i=0, j=0).message == "the suggested verdict accepted"
+    assert saved("p1") == ("flip", {"how": "accepted", "source": "rm", "score": -1.3})
+    again = act(kind="accept", item="p1", i=0, j=0)
+    assert (again.status, again.message) == ("unchanged", "this comparison has your verdict")
+    act(kind="verdict", item="p2", i=0, j=0, verdict="tie")  # typed over the suggestion
+    assert saved("p2") == ("tie", {"how": "changed", "source": "rm", "suggested": "agree"})
+    assert act(kind="accept", item="p2", i=0, j=1).status == "rejected"  # no such comparison
+
+
+@pytest.mark.slow
+def test_review_shows_the_suggested_verdict(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest  # noqa: PLC0415
+
+    import store  # noqa: PLC0415
+    from tests.conftest import ROOT  # noqa: PLC0415
+
+    path = tmp_path / "app.db"
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    db = store.connect(path)
+    records = [{"id": "p1", "prompt": "q", "chosen": "good", "rejected": "bad"}]
+    import_bytes(db, dump_pairs(records).encode(), "p.jsonl", dataset="p")
+    import_suggestions(db, lines({"item": "p1", "field": "verdict:0:0", "value": "flip",
+                                  "score": -1.3, "source": "rm [v2]"}), "v.jsonl", "p", by="x")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.session_state["annotator"] = "ana"
+    at.query_params["dataset"] = "p"
+    at.run()
+    at.switch_page("app_pages/review.py")
+    at.query_params["dataset"] = "p"
+    at.run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "suggested: Rejected better (rm [v2] -1.30) · Y accepts" in captions
+    flip = next(b for b in at.button if b.key == "rv_v_flip")
+    assert flip.help == "Suggested: Rejected better (rm \\[v2\\] -1.30). Y accepts."
+    assert not next(b for b in at.button if b.key == "rv_v_agree").help

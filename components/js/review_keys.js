@@ -176,6 +176,16 @@ function reviewKeys() {
       S.paint();
       return;
     }
+    if (key === "y") {  // accept the suggested verdict: the server decides on what is saved
+      const here = S.data.item === S.at.item && S.data.i === S.at.i && S.data.j === S.at.j;
+      if (here && !S.data.suggested) { S.say("no suggestion shown on this comparison"); return; }
+      nwCore.push({kind: "accept", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
+                   j: S.at.j, annotator: S.who()});
+      S.say("accepting the suggested verdict…");
+      if (S.data.advance) S.ask("unreviewed");
+      S.paint();
+      return;
+    }
     if (key in REASONS) {
       const tag = REASONS[key];
       if (S.savedOf(S.at).verdict || S.pendingVerdict()) {
@@ -297,7 +307,7 @@ function reviewKeys() {
     if (e.shiftKey && !/^[0-9]$/.test(e.key) && lower !== "z") return;
     const key = lower === "z" && e.shiftKey ? "Z" : lower;
     if (key.length !== 1 || !(key in VERDICTS || key in REASONS || key in SEEK ||
-                              key === "z" || key === "Z" || key === "m")) return;
+                              key === "z" || key === "Z" || key === "m" || key === "y")) return;
     e.preventDefault(); e.stopPropagation();
     if (e.repeat) return;
     S.handle(key);

@@ -80,7 +80,18 @@ BAR_STYLE = """
 """
 
 
-def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int) -> None:
+SUGGESTED = "#6d28d9"  # suggestions are violet, as on the annotate page
+
+
+def suggestion_line(row: Mapping[str, Any]) -> str:
+    """``Chosen better (reward:demo-model 1.30)`` for a suggested verdict (Markdown-safe)."""
+    score = "" if row.get("score") is None else f" {row['score']:.2f}"
+    name = VERDICTS.get(row["value"], (str(row["value"]),))[0]
+    return f"{name} ({label(str(row['source']), 60)}{score})"
+
+
+def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
+                       offered: Sequence[Mapping[str, Any]] = ()) -> None:
     """The verdict buttons (A F T B S), the reasons (1–7) and the moves (K J N), in a bar
     that stays at the bottom of the window while the responses scroll above it (in a
     window at least 780 px high; in a lower one it follows the responses, which then
@@ -89,12 +100,21 @@ def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int) -> None:
     current = (mine or {}).get("verdict")
     saved_reasons = list((mine or {}).get("reasons") or [])
     st.html(BAR_STYLE)
+    by_verdict: dict[str, list[str]] = {}
+    for row in offered:  # the suggested verdicts: a dashed violet border, sources on hover
+        by_verdict.setdefault(str(row["value"]), []).append(suggestion_line(row))
+    if by_verdict:
+        st.html("<style>" + "".join(
+            f".st-key-rv_v_{v} button{{border:2px dashed {SUGGESTED}}}" for v in by_verdict
+            if v in VERDICTS) + "</style>")
     with st.container(key="rv-bar", gap="xsmall"):
         with st.container(horizontal=True, gap="xsmall", key="rv-verdicts",
                           vertical_alignment="center"):
             for verdict, (text, key) in VERDICTS.items():
+                hint = (f"Suggested: {', '.join(by_verdict[verdict])}. Y accepts."
+                        if verdict in by_verdict else None)
                 st.button(text, key=f"rv_v_{verdict}", shortcut=key, icon=VERDICT_ICONS[verdict],
-                          type="primary" if verdict == current else "secondary")
+                          type="primary" if verdict == current else "secondary", help=hint)
             st.space("stretch")
             st.button("", key="rv_prev", shortcut="K", icon=":material/arrow_back:",
                       help="Previous comparison")

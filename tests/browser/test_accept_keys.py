@@ -15,7 +15,19 @@ import pytest
 import store
 from needlework.suggestions import import_suggestions
 from tests.browser.harness import AppServer
-from tests.browser.keys import DATASET, errors, items, open_annotate, press, read, settle
+from tests.browser.keys import (
+    DATASET,
+    PREFERENCE,
+    comparisons,
+    errors,
+    items,
+    open_annotate,
+    open_review,
+    press,
+    read,
+    settle,
+    settle_review,
+)
 
 ANSWER, RELATED, OUTDATED, UNKNOWN, IRRELEVANT = (
     "ANSWER-THE-QUESTION", "RELATED-INFORMATION", "OUTDATED", "UNKNOWN", "irrelevant")
@@ -41,6 +53,11 @@ def server(tmp_path_factory, seeded_db):
     db = store.connect(db_path)
     import_suggestions(db, "".join(json.dumps(r) + "\n" for r in rows).encode(), "s.jsonl",
                        DATASET, by="lead")
+    pairs = comparisons(db_path)  # the review queue: the first two get a suggested verdict
+    verdicts = [{"item": k, "field": f"verdict:{i}:{j}", "value": v, "source": "rm", "score": s}
+                for (k, i, j), v, s in zip(pairs[:2], ("flip", "tie"), (-1.2, 0.05), strict=True)]
+    import_suggestions(db, "".join(json.dumps(r) + "\n" for r in verdicts).encode(), "v.jsonl",
+                       PREFERENCE, by="lead")
     db.conn.close()
     app = AppServer(db_path)
     app.start()
@@ -103,3 +120,20 @@ def test_a_kill_20_to_150_ms_after_an_accept_invents_nothing_and_loses_nothing(p
         assert read(app.db_path, "select count(*) from history where annotator = ?",
                     [who])[0][0] == 4, delay
         assert errors(page) == []
+
+
+@pytest.mark.parametrize("pace", [150, None], ids=["150ms", "burst"])
+def test_review_y_accepts_the_suggested_verdict_and_moves_on(page, server, pace):
+    app, _ = server
+    pairs = comparisons(app.db_path)
+    who = f"accept-review-{uuid.uuid4().hex[:6]}"
+    open_review(page, app.url, who)
+    press(page, ["y", "y", "a"], pace)  # accept, accept (each moves on), then a typed verdict
+    settle_review(page)
+    rows = read(app.db_path, "select item_key, field, value, via from annotations where "
+                "dataset = ? and annotator = ?", [PREFERENCE, who])
+    got = {(k, f): (json.loads(v)["verdict"], via and json.loads(via)["how"]) for k, f, v, via in rows}
+    field = [(k, f"verdict:{i}:{j}") for k, i, j in pairs[:3]]
+    assert got == {field[0]: ("flip", "accepted"), field[1]: ("tie", "accepted"),
+                   field[2]: ("agree", None)}
+    assert errors(page) == []
