@@ -10,7 +10,7 @@ import pytest
 import store
 from needlework.datasets import import_bytes
 from needlework.needle.builder import BuildOptions, build_from_source
-from store.datasets import iter_items
+from store.datasets import get_dataset, iter_items
 from store.scores import save_item_scores
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
 
@@ -36,6 +36,8 @@ def slide_url(app_url, seeded_db):
     the needle in the middle of the longer responses (thin and blank cells included)."""
     db = store.connect(seeded_db)
     try:
+        if get_dataset(db, DATASET) is not None:  # set up again when the worker comes back
+            return f"{app_url}/needle?dataset={DATASET}"
         built = build_from_source("demo", BuildOptions(lengths=(250, 500, 1000, 2000)), demo_count=10)
         import_bytes(db, built.jsonl().encode("utf-8"), f"{DATASET}.jsonl", format="needle",
                      dataset=DATASET)
