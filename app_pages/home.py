@@ -5,7 +5,7 @@ import streamlit as st
 
 from components.home.activity import render_activity
 from components.home.tables import open_pages, render_datasets, render_flash
-from components.state import current_dataset, get_db, signed_in
+from components.state import annotator, current_dataset, get_db, signed_in
 from components.teams.progress import render_team_progress
 from needlework.teams.assignment import visible_datasets
 from needlework.teams.permissions import visible_annotator
@@ -39,6 +39,9 @@ if theirs is not None:
 progress = progress_by_dataset(db)
 if mine is not None:
     progress = {name: [p for p in people if p["annotator"] == mine]
+                for name, people in progress.items()}
+elif annotator():  # the person at this screen first: Home names only a few per dataset
+    progress = {name: sorted(people, key=lambda p: p["annotator"] != annotator())
                 for name, people in progress.items()}
 with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
     st.subheader("Datasets", width="stretch")
