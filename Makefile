@@ -43,6 +43,7 @@ seed: venv
 	$(PY) -m needlework seed-demo --if-empty
 	$(PY) -m needlework demo-models install
 	$(PY) -m needlework needle seed-demo --model $(DEMO_SHORT)
+	$(PY) -m needlework suggestions seed-demo --model data/demo-model
 
 # Local mode (the default) listens on 127.0.0.1 only; team mode on the address in needlework.toml
 # (docs/teams.md). A wrong needlework.toml stops here with the file and key named.

@@ -26,6 +26,7 @@ PAGES = {
     ],
     "Data": [
         st.Page("app_pages/data.py", title="Import & export", icon=":material/swap_vert:", url_path="data"),
+        st.Page("app_pages/suggestions.py", title="Suggestions", icon="🪄", url_path="suggestions"),
     ],
     "Team": [  # team mode only, by role (components/teams/session.py)
         st.Page("app_pages/users.py", title="Users", icon=":material/group:", url_path="users"),

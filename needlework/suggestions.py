@@ -46,8 +46,9 @@ from needlework.formats.garage import DIMENSIONS
 from needlework.formats.reader import ByteSource, decode, iter_jsonl
 from needlework.grounding.labels import LABELS
 from needlework.review.verdicts import VERDICTS
+from needlework.teams.permissions import User, check
 from store.datasets import get_dataset
-from store.suggestions import item_bounds, put_suggestions
+from store.suggestions import delete_source, item_bounds, put_suggestions
 
 MAX_SOURCE = 120  # characters of a source's name
 MAX_TEXT = 300  # characters of a free-text value (the category)
@@ -304,13 +305,16 @@ def _out_of_bounds(found: Suggestion, bounds: tuple[int, int]) -> str | None:
 
 
 def import_suggestions(db: Any, data: bytes, file: str, dataset: str, by: str,
-                       source: str | None = None) -> ImportedSuggestions:
+                       source: str | None = None, *, actor: User | None = None
+                       ) -> ImportedSuggestions:
     """Read ``data`` (the file ``file``) and store its suggestions for ``dataset``, all or
     nothing: :class:`FormatError` naming file, line and field for every line that is not
     a suggestion, names an item the dataset lacks, a passage or comparison the item lacks,
     or a value the field cannot take. ``source`` names the source of lines that name none
     (default: ``file:`` and the file's name). Raises ``ValueError`` for an unknown dataset
-    or one of a kind that takes no suggestions."""
+    or one of a kind that takes no suggestions; ``PermissionDenied`` unless ``actor`` (team
+    mode) is a lead."""
+    check(db, actor, "suggest", dataset)
     row = get_dataset(db, dataset)
     if row is None:
         raise ValueError(f"no dataset named {dataset!r}")
@@ -337,3 +341,10 @@ def import_suggestions(db: Any, data: bytes, file: str, dataset: str, by: str,
     for s in found:
         sources[s.source] = sources.get(s.source, 0) + 1
     return ImportedSuggestions(dataset, len(found), len({s.item for s in found}), sources)
+
+
+def delete_suggestions(db: Any, dataset: str, source: str, *, actor: User | None = None) -> int:
+    """Delete every suggestion of ``source`` in ``dataset`` (a lead's decision in team mode);
+    returns how many. Annotations accepted from them keep their provenance."""
+    check(db, actor, "suggest", dataset)
+    return delete_source(db, dataset, source)

@@ -74,6 +74,20 @@ def dataset_suggestions(db: Database, dataset: str, source: str | None = None
         yield _row(tuple(r))
 
 
+def sourced_fields(db: Database, dataset: str, source: str, keys: Iterable[str]
+                   ) -> dict[str, set[str]]:
+    """The fields ``source`` has suggested, for each of ``keys`` that has any."""
+    out: dict[str, set[str]] = {}
+    keys = list(keys)
+    for start in range(0, len(keys), 500):
+        part = keys[start:start + 500]
+        for key, name in db.execute(
+                "select item_key, field from suggestions where dataset = ? and source = ? "
+                f"and item_key in ({', '.join('?' * len(part))})", [dataset, source, *part]):
+            out.setdefault(key, set()).add(name)
+    return out
+
+
 def suggestion_sources(db: Database, dataset: str) -> list[dict[str, Any]]:
     """``source, suggestions, items, last`` per source of a dataset's suggestions."""
     return db.execute_returning_dicts(

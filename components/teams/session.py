@@ -61,7 +61,8 @@ OIDC_REFUSED = "nw-oidc-refused"
 ANNOTATOR_PAGES = frozenset({"", "home", "annotate", "review"})  # "": the default page (Home)
 #: Pages for admins only: they import, replace, delete or export datasets, manage
 #: accounts, assignments and guidelines, or export the history.
-ADMIN_PAGES = frozenset({"data", "needle", "users", "assign", "guidelines", "audit"})
+ADMIN_PAGES = frozenset({"data", "needle", "suggestions", "users", "assign", "guidelines",
+                         "audit"})
 #: Pages that exist in team mode only.
 TEAM_PAGES = frozenset({"users", "assign", "quality", "guidelines", "audit"})
 

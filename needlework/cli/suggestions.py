@@ -1,7 +1,10 @@
-"""Verb ``suggestions``: import, list and delete model suggestions (docs/suggestions.md).
+"""Verb ``suggestions``: ask a judge for them, take them from a scoring run, import, list
+and delete model suggestions (docs/suggestions.md).
 
 An import is all or nothing: every problem is printed on stderr (file, line, field) and
-nothing is stored unless every line is right.
+nothing is stored unless every line is right. ``ask`` runs the ``suggest`` job in this
+process (the same job the app runs): every judge answer is cached as it arrives and each
+page of questions is committed, so a killed run resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -34,6 +37,50 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the source of lines that name none (default: file:FILE)")
     add_db_argument(q)
     q.set_defaults(func=cmd_import)
+
+    q = sub.add_parser("ask", help="ask a judge for passage labels and dimensions of a "
+                       "grounding dataset",
+                       description="One judge prompt per passage (GaRAGe's label definitions) "
+                       "and, with --dims, one per question for its dimensions. Questions "
+                       "this source has suggested for already are skipped (--replace asks "
+                       "again); answers are cached, a killed run resumes.")
+    q.add_argument("--dataset", required=True)
+    q.add_argument("--judge-base-url", metavar="URL",
+                   help="API root of an OpenAI-compatible judge (e.g. http://127.0.0.1:8000/v1)")
+    q.add_argument("--judge-model", metavar="M", help="the judge's model name")
+    q.add_argument("--rules-judge", action="store_true",
+                   help="the rules judge (word-overlap rules, not an LLM; served on 127.0.0.1 "
+                   "for this run) instead of --judge-base-url")
+    q.add_argument("--judge-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                   help="environment variable holding the judge's API key (never written anywhere)")
+    q.add_argument("--concurrency", type=int, default=4, metavar="N")
+    q.add_argument("--max-tokens", type=int, default=512, metavar="N")
+    q.add_argument("--timeout", type=float, default=120.0, metavar="S")
+    q.add_argument("--no-labels", action="store_true", help="do not ask for passage labels")
+    q.add_argument("--dims", action="store_true", help="also ask for the question dimensions")
+    q.add_argument("--source", default="", help="the source's name (default: judge:MODEL)")
+    q.add_argument("--replace", action="store_true",
+                   help="ask again for questions this source has suggested for")
+    q.add_argument("--json", action="store_true", help="print the job's result as JSON")
+    add_db_argument(q)
+    q.set_defaults(func=cmd_ask)
+
+    q = sub.add_parser("from-scores", help="suggest verdicts of a preference dataset from a "
+                       "reward model's margins or a judge run")
+    q.add_argument("--dataset", required=True)
+    q.add_argument("--run", default=None, metavar="FINGERPRINT",
+                   help="the scoring run (as `suggestions from-scores --list` shows; default: "
+                   "the newest)")
+    q.add_argument("--list", action="store_true", help="list the dataset's scoring runs")
+    add_db_argument(q)
+    q.set_defaults(func=cmd_from_scores)
+
+    q = sub.add_parser("seed-demo", help="suggestions on the demo data, offline (the rules "
+                       "judge; the demo reward model's margins)")
+    q.add_argument("--model", default="data/demo-model",
+                   help="the demo reward model's folder (default data/demo-model)")
+    add_db_argument(q)
+    q.set_defaults(func=cmd_seed_demo)
 
     q = sub.add_parser("list", help="each source's suggestions in a dataset")
     q.add_argument("--dataset", required=True)
@@ -71,6 +118,93 @@ def cmd_import(args: argparse.Namespace) -> int:
     sources = ", ".join(f"{s} ({n})" for s, n in sorted(done.sources.items()))
     print(f"imported {done.suggestions} suggestion(s) for {done.items} item(s) of "
           f"{done.dataset}: {sources}")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from needlework.judges.connection import Connection  # noqa: PLC0415
+    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
+    from needlework.suggest.job import DIMS, LABELS, SuggestError, SuggestSpec, run_suggest_here  # noqa: PLC0415
+
+    if args.rules_judge == bool(args.judge_base_url and args.judge_model) or (
+            bool(args.judge_base_url) != bool(args.judge_model)):
+        print("suggestions ask: give --rules-judge, or --judge-base-url and --judge-model",
+              file=sys.stderr)
+        return 2
+    fields = tuple(f for f, on in ((LABELS, not args.no_labels), (DIMS, args.dims)) if on)
+    if not fields:
+        print("suggestions ask: nothing to ask for (--no-labels without --dims)", file=sys.stderr)
+        return 2
+
+    def run(base_url: str, model: str, key_env: str | None) -> int:
+        try:
+            conn = Connection(base_url, model, key_env=key_env, concurrency=args.concurrency,
+                              max_tokens=args.max_tokens, timeout=args.timeout)
+            spec = SuggestSpec(args.dataset, conn, fields, args.source, args.replace)
+            row = run_suggest_here(connect(args.db), args.db, spec)
+        except (ValueError, TypeError, SuggestError) as exc:
+            print(f"suggestions ask: {exc}", file=sys.stderr)
+            return 2
+        result = row.get("result") or {}
+        if args.json:
+            print(json.dumps({"status": row["status"], "error": row.get("error"), **result},
+                             indent=2))
+        elif row["status"] == "done":
+            print(f"{result['suggestions']} suggestion(s) from {result['source']} for "
+                  f"{result['questions']} question(s) of {args.dataset} ({result['skipped']} "
+                  f"skipped: suggested before; {result['sent']} request(s) sent, "
+                  f"{result['cached']} from the cache, {result['invalid']} answer(s) unreadable)")
+            if result.get("example_invalid"):
+                print(f"unreadable, for example: {result['example_invalid']}", file=sys.stderr)
+        if row["status"] != "done":
+            print(f"suggestions ask: {row['status']}: {row.get('error') or ''}".rstrip(": "),
+                  file=sys.stderr)
+            return 1
+        return 0
+
+    if not args.rules_judge:
+        return run(args.judge_base_url, args.judge_model, args.judge_key_env or None)
+    with start_rules_server() as rules:
+        return run(rules.base_url, rules.model, None)
+
+
+def cmd_from_scores(args: argparse.Namespace) -> int:
+    from needlework.suggest.verdicts import suggest_verdicts  # noqa: PLC0415
+    from store.review import scored_runs  # noqa: PLC0415
+
+    db = connect(args.db)
+    runs = scored_runs(db, args.dataset)
+    if args.list or not runs:
+        if not runs:
+            print(f"{args.dataset} has no scoring run: score it with a reward model or a judge "
+                  "first", file=sys.stderr)
+            return 0 if args.list else 1
+        for r in runs:
+            print(f"{r['fingerprint']}  {r['model']} ({r['variant']}), {r['items']} item(s), "
+                  f"{r['updated_at']}")
+        return 0
+    run = args.run or runs[0]["fingerprint"]
+    try:
+        done = suggest_verdicts(db, args.dataset, run, who="cli")
+    except ValueError as exc:
+        print(f"suggestions from-scores: {exc}", file=sys.stderr)
+        return 1
+    print(f"{done['suggestions']} verdict suggestion(s) from {done['source']} for "
+          f"{done['items']} item(s) of {args.dataset}")
+    return 0
+
+
+def cmd_seed_demo(args: argparse.Namespace) -> int:
+    from needlework.rewards.errors import RewardModelError  # noqa: PLC0415
+    from needlework.suggest.demo import seed_demo_suggestions  # noqa: PLC0415
+
+    try:
+        lines = seed_demo_suggestions(connect(args.db), args.db, args.model)
+    except RewardModelError as exc:
+        print(f"suggestions seed-demo: {exc}", file=sys.stderr)
+        return 1
+    for line in lines:
+        print(line)
     return 0
 
 

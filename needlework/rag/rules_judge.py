@@ -32,8 +32,22 @@ and a short list of function words left out (:data:`STOPWORDS`):
 - **LLMeval** (:func:`llmeval`): ``Yes`` when the eligibility rule says ``No Issues``,
   else ``No``.
 
-Any other prompt (selection, scoring) gets a sentence saying that this judge answers
-the RAG prompts only, which the parsers read as an invalid answer.
+It also answers the suggestion prompts of :mod:`needlework.suggest.prompts`, so that the
+demo data gets suggested labels offline:
+
+- **Passage label** (:func:`passage_label`): ``irrelevant`` when the passage has fewer
+  than :data:`RELEVANT` of the question's content words; else ``UNKNOWN`` when the
+  passage has neither a date nor an age, ``OUTDATED`` when it is more than
+  :data:`OLD_YEARS` years older than the question, ``ANSWER-THE-QUESTION`` when it has at
+  least :data:`ANSWERS` of the question's content words, ``RELATED-INFORMATION`` otherwise.
+- **Dimensions** (:func:`question_dimensions`): a valid question without a false premise,
+  seeking facts; time-sensitive and fast-changing when it names *latest*, *current*,
+  *today*, *now*, *recent* or *this year*; its complexity from a few cue words
+  (*compare*/*versus*/*difference between*: Comparison; *how many*/*total*/*average*:
+  Aggregation; *list*/*which ... are*: Set; else Simple). Popularity is not guessed.
+
+Any other prompt (selection, scoring) gets a sentence saying what this judge answers,
+which the parsers read as an invalid answer.
 """
 
 from __future__ import annotations
@@ -42,6 +56,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 
 from needlework.rag.sentences import split_sentences
@@ -51,6 +66,9 @@ SUPPORTED = 0.8
 CLOSE = 0.5
 NO_ISSUES = 0.5
 MINOR = 0.3
+RELEVANT = 0.25
+ANSWERS = 0.5
+OLD_YEARS = 2
 STOPWORDS = frozenset("""
 a an the and or but if then so of to in on at by for with from as into about over under
 is are was were be been being am do does did has have had having it its this that these
@@ -68,8 +86,10 @@ DECLINES = ("not enough information", "not enough grounding", "not enough eviden
             "not sure", "no information", "not able to answer", "insufficient information")
 COURTESIES = ("i hope this helps", "hope this helps", "let me know", "happy to help",
               "glad to help", "feel free to ask")
-ONLY_RAG = ("This rules judge answers the RAG evaluation prompts only (eligibility, "
-            "factuality, deflection, LLMeval).")
+ONLY_RAG = ("This rules judge answers the RAG evaluation prompts (eligibility, "
+            "factuality, deflection, LLMeval) and the suggestion prompts (passage label, "
+            "dimensions) only.")
+FAST = ("latest", "current", "currently", "today", "now", "recent", "recently", "this year")
 
 _CITE = re.compile(r"\[(?:cite_)?\d+\]")
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+")
@@ -217,6 +237,52 @@ def llmeval(answer: str, reference: str) -> str:
     return "Yes" if eligibility(answer, reference)[0] == "No Issues" else "No"
 
 
+def _day(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text.strip()[:10])
+    except ValueError:
+        return None
+
+
+def passage_label(question: str, asked: str, passage: str, dated: str, aged: bool) -> tuple[str, str]:
+    """``(label, reason)`` for one passage (see the module docstring); ``asked`` and
+    ``dated``: the question's and the passage's days (``""`` when unknown); ``aged``:
+    whether the passage has an age."""
+    share = recall(passage, question)
+    if share < RELEVANT:
+        return "irrelevant", f"rule: the passage has {share:.0%} of the question's content words"
+    start, end = _day(dated), _day(asked)
+    if start is None and not aged:
+        return "UNKNOWN", "rule: relevant, and the passage has no date or age"
+    if start is not None and end is not None and (end - start).days > 365 * OLD_YEARS:
+        return "OUTDATED", f"rule: relevant, and over {OLD_YEARS} years older than the question"
+    if share >= ANSWERS:
+        return "ANSWER-THE-QUESTION", f"rule: the passage has {share:.0%} of the question's content words"
+    return "RELATED-INFORMATION", f"rule: the passage has {share:.0%} of the question's content words"
+
+
+def question_dimensions(question: str) -> dict[str, str]:
+    """The dimensions the rules give a question (see the module docstring)."""
+    plain = " " + " ".join(tokens(question)) + " "
+    fast = any(f" {cue} " in plain for cue in FAST)
+    if any(f" {cue} " in plain for cue in ("compare", "versus", "vs", "difference between")):
+        complexity = "Comparison"
+    elif any(f" {cue} " in plain for cue in ("how many", "how much", "total", "average", "sum")):
+        complexity = "Aggregation"
+    elif plain.startswith(" list ") or (plain.startswith(" which ") and " are " in plain):
+        complexity = "Set"
+    else:
+        complexity = "Simple"
+    return {"question_valid": "YES", "question_false_premise": "NO", "question_seeking": "NO",
+            "question_sensitive": "YES" if fast else "NO",
+            "question_type": "FAST-CHANGING" if fast else "SLOW-CHANGING",
+            "question_complexity": complexity}
+
+
+_ASKED = re.compile(r"\n\(asked on ([^)]*)\)$")
+_DATED = re.compile(r"^\(passage \d+(?:, dated ([0-9-]+))?(, [^)]* old when)?")
+
+
 def _numbered(text: str) -> list[str]:
     return [re.sub(r"^\d+\.\s", "", line, count=1) for line in text.splitlines()
             if re.match(r"^\d+\.\s", line)]
@@ -240,6 +306,17 @@ def reply(messages: Sequence[dict[str, str]]) -> str:
     generated, reference = _block(prompt, "Generated answer"), _block(prompt, "Reference answer")
     if generated is not None and reference is not None:
         return llmeval(generated, reference)
+    question, passage = _block(prompt, "User question"), _block(prompt, "Passage")
+    if question is not None and passage is not None:
+        asked = _ASKED.search(question)
+        after = prompt.split("[End of passage]", 1)[1].strip()
+        dated = _DATED.match(after)
+        label, why = passage_label(_ASKED.sub("", question), asked.group(1) if asked else "",
+                                   passage, (dated.group(1) or "") if dated else "",
+                                   bool(dated and dated.group(2)))
+        return why + "\n" + json.dumps({"label": label.upper() if label == "irrelevant" else label})
+    if question is not None and "choose one value for each dimension" in prompt:
+        return json.dumps(question_dimensions(_ASKED.sub("", question)))
     answer = _block(prompt, "Model answer")
     if answer is not None:
         grade = deflection(answer)

@@ -51,6 +51,7 @@ PERMISSIONS: dict[str, tuple[str, str]] = {
     "guidelines": (ADMIN, "write guidelines"),
     "audit": (ADMIN, "export the change history"),
     "remote_code": (ADMIN, "load a model that runs its own code"),
+    "suggest": (ADMIN, "ask a model for suggestions"),
     "configure_judges": (ADMIN, "type a judge's address or name where its key is read"),
     "load_any_model": (ADMIN, "load a model from outside the data folder or from the hub"),
 }
