@@ -137,3 +137,24 @@ def test_review_y_accepts_the_suggested_verdict_and_moves_on(page, server, pace)
     assert got == {field[0]: ("flip", "accepted"), field[1]: ("tie", "accepted"),
                    field[2]: ("agree", None)}
     assert errors(page) == []
+
+
+def test_review_a_kill_20_to_150_ms_after_y_invents_nothing_and_loses_nothing(page, server):
+    app, _ = server
+    pairs = comparisons(app.db_path)
+    field = f"verdict:{pairs[0][1]}:{pairs[0][2]}"
+    for delay in (20, 80, 150):
+        who = f"accept-review-kill-{delay}-{uuid.uuid4().hex[:4]}"
+        open_review(page, app.url, who)
+        press(page, ["y"], None)
+        page.wait_for_timeout(delay)
+        app.kill()
+        app.start()
+        settle_review(page)
+        rows = read(app.db_path, "select item_key, field, value, via from annotations where "
+                    "dataset = ? and annotator = ?", [PREFERENCE, who])
+        got = [(k, f, json.loads(v)["verdict"], json.loads(via)["how"]) for k, f, v, via in rows]
+        assert got == [(pairs[0][0], field, "flip", "accepted")], delay
+        assert read(app.db_path, "select count(*) from history where annotator = ?",
+                    [who])[0][0] == 1, delay
+        assert errors(page) == []
