@@ -10,13 +10,14 @@ from components.teams.assign import (
     render_flash,
     render_plan,
     render_reassign,
+    render_suggestion_timing,
     render_visibility,
 )
 from components.teams.progress import render_team_progress
 from components.teams.session import require_page
 from components.text import label
 from needlework.teams.accounts import list_users
-from needlework.teams.blind import settings
+from needlework.teams.blind import settings, suggestion_setting
 from store.assignments import get_plan, loads
 from store.datasets import get_dataset
 
@@ -39,6 +40,7 @@ render_assign(dataset, people, plan)
 
 st.subheader("What annotators see")
 render_visibility(dataset, settings(db, dataset))
+render_suggestion_timing(dataset, suggestion_setting(db, dataset), [u.name for u in people])
 
 st.subheader("Someone left")
 render_reassign(dataset, sorted(loads(db, dataset)), people)

@@ -28,7 +28,7 @@ from components.review.pair import (
     render_verdict_bar,
     render_verdict_panel,
     side_names,
-    suggestion_line,
+    suggestion_note,
 )
 from components.review.position import (
     ADVANCE,
@@ -45,8 +45,9 @@ from needlework.formats import preference_view
 from needlework.review.filters import disagreements
 from needlework.review.queue import item_comparisons
 from needlework.review.verdicts import field_name as verdict_field
+from needlework.review.verdicts import verdict_of
 from needlework.teams.assignment import visible_datasets
-from needlework.teams.blind import sees_suggestions, visibility
+from needlework.teams.blind import AFTER, NEVER, shows_suggestion, suggestion_timing, visibility
 from needlework.teams.permissions import can, visible_annotator
 from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item, list_datasets
@@ -114,21 +115,23 @@ mine_now = next((v for v in verdicts if v["annotator"] == me and (v["i"], v["j"]
 others = [v for v in verdicts if v["annotator"] != me and (v["i"], v["j"]) == (current.i, current.j)
           and visible_annotator(user) is None]
 entry = scores_of(db, dataset, view.run, current.item, scores)
-# model suggestions for this comparison's verdict, where this person may see them
-offered = ([r for r in item_suggestions(db, dataset, current.item)
-            if r["field"] == verdict_field(current.i, current.j)]
-           if sees_suggestions(db, dataset, current.item, user) else [])
+# model suggestions for this comparison's verdict, where and when this person may see them
+# (with the lead's "after" timing: once the comparison has their verdict, Y accepting none)
+timing = suggestion_timing(db, dataset, current.item, user, me)
+waiting = ([r for r in item_suggestions(db, dataset, current.item)
+            if r["field"] == verdict_field(current.i, current.j)] if timing != NEVER else [])
+offered = waiting if shows_suggestion(timing, verdict_of(mine_now) is not None) else []
 disagree = disagreements(entry, item_comparisons(n_chosen, n_rejected, "all"))
 st.caption(f"{count} · comparison {'–' if place is None else f'{place + 1:,}'} of {total:,} in this "
            f"view · {left:,} not reviewed by you"
-           + (f" · :violet[suggested: {', '.join(suggestion_line(r) for r in offered)} · Y accepts]"
-              if offered else ""))
+           + suggestion_note(offered, verdict_of(mine_now), after=timing == AFTER,
+                             held=bool(waiting) and not offered))
 render_item_header(current.item, record["subset"], pref, place is not None, disagree)
 mine = {(v["item_key"], v["i"], v["j"]): v["verdict"] for v in verdicts if v["annotator"] == me}
 render_picker(pref, names, current, mine, item_comparisons(n_chosen, n_rejected, scope))
 with st.container(key="rv-responses"):
     marker = render_responses(dataset, pref, names, current, entry, model_tokenizer())
-render_verdict_bar(mine_now, left, offered)
+render_verdict_bar(mine_now, left, offered, accept=timing != AFTER)
 with st.sidebar:  # drawn after the responses so the first screen arrives first
     st.divider()
     render_verdict_panel(dataset, current.ident, mine_now, others, me, names,
@@ -137,7 +140,7 @@ with st.sidebar:  # drawn after the responses so the first screen arrives first
                            bool(st.session_state.get(ADVANCE, True)), seq,
                            move_targets(db, current, items, n_chosen, n_rejected, me),
                            [v for v in verdicts if v["annotator"] == me],
-                           offered[0]["value"] if offered else None)
+                           offered[0]["value"] if offered and timing != AFTER else None)
     st.divider()
     render_queue_nav(total, place, left)
     render_bulk_verdict(db, dataset, items, me)

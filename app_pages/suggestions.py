@@ -5,9 +5,12 @@ import streamlit as st
 
 from components.state import current_dataset, engine, get_db
 from components.suggest.panels import render_ask, render_from_scores, render_import, render_sources
+from components.teams.assign import render_flash, render_suggestion_timing
 from components.teams.session import require_page
 from components.text import label
-from store.datasets import get_dataset
+from needlework.teams.accounts import list_users
+from needlework.teams.blind import suggestion_setting
+from store.datasets import annotated_items_by_annotator, get_dataset
 
 db = get_db()
 st.title("🪄 Suggestions")
@@ -22,6 +25,13 @@ st.caption(f"{label(dataset, 80)} · {row['kind']} · {row['items']:,} items. Su
 
 st.subheader("Sources")
 render_sources(db, dataset, me)
+
+st.subheader("When annotators see them")
+render_flash()
+# team mode: the accounts; local mode: the names that have worked on this dataset
+people = ([u.name for u in list_users(db, actor=me) if not u.disabled] if me is not None
+          else sorted(annotated_items_by_annotator(db, dataset)))
+render_suggestion_timing(dataset, suggestion_setting(db, dataset), people)
 
 if row["kind"] == "grounding":
     st.subheader("Ask a judge")

@@ -29,7 +29,8 @@ Every action has ``id``, ``kind``, ``dataset``, ``item`` (not undo / redo) and
   suggestions the actor may see when it applies; each passage gets its own change, with
   its provenance (``via``). With ``i`` and ``j``: that comparison's suggested verdict, when
   it has no verdict of the annotator's yet. A label or verdict typed over a suggestion
-  shown is kept as ``changed``.
+  shown is kept as ``changed``. Where the lead shows suggestions only after the
+  annotator's own answer (``after``), an accept takes nothing.
 - ``verdict``: the verdict (``null`` clears), reasons and note of comparison
   chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
 - ``reasons``: the reasons of an existing verdict, or with ``flip`` one reason added or
@@ -68,10 +69,10 @@ from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
 from needlework.review.verdicts import make_value, verdict_of
-from needlework.teams.blind import sees_suggestions
+from needlework.teams.blind import AFTER, NEVER, suggestion_timing
 from needlework.teams.permissions import PermissionDenied, User, action_guard, check
 from store import actions as store_actions
-from store.annotations import get_value, last_redoable, last_undoable, set_annotation, undo
+from store.annotations import get_value, get_via, last_redoable, last_undoable, set_annotation, undo
 from store.datasets import get_item
 from store.suggestions import item_suggestions
 
@@ -207,22 +208,36 @@ def _check_set(b: Batch, action: Action) -> None:
 
 
 def _shown_suggestions(b: Batch, action: Action) -> dict[str, list[dict[str, Any]]]:
-    """Field → the suggestions the actor sees on the action's item (none where the file's
-    labels are hidden from them, or on a gold item: :func:`sees_suggestions`)."""
-    if not sees_suggestions(b.db, action.dataset, action.item, b.actor):
+    """Field → the suggestions the actor sees on the action's item when it applies (none
+    where the timing is ``never``, e.g. the file's labels hidden or a gold item; with
+    ``after``, only on fields the annotator has already saved a value of:
+    :func:`suggestion_timing`)."""
+    timing = suggestion_timing(b.db, action.dataset, action.item, b.actor, action.annotator)
+    if timing == NEVER:
         return {}
     out: dict[str, list[dict[str, Any]]] = {}
     for row in item_suggestions(b.db, action.dataset, action.item):
         out.setdefault(row["field"], []).append(row)
+    if timing == AFTER:
+        out = {name: rows for name, rows in out.items() if _answered(
+            get_value(b.db, action.dataset, action.item, action.annotator, name))}
     return out
 
 
-def _typed_via(b: Batch, action: Action, value: Any) -> dict[str, Any] | None:
+def _answered(value: Any) -> bool:
+    """Whether a saved value counts as the annotator's own answer (a verdict: its verdict)."""
+    return verdict_of(value) is not None if isinstance(value, Mapping) else value is not None
+
+
+def _typed_via(b: Batch, action: Action, value: Any, field: str | None = None
+               ) -> dict[str, Any] | None:
     """A typed value's provenance: ``changed`` when it differs from every suggestion shown
-    for the field (naming the first), else ``None`` (typed)."""
-    if value is None or not action.field.startswith((LABEL_PREFIX, "dim:", "verdict:")):
+    for the field (``field``, default the action's; naming the first), else ``None``
+    (typed)."""
+    field = field or action.field
+    if value is None or not field.startswith((LABEL_PREFIX, "dim:", "verdict:")):
         return None
-    offered = _shown_suggestions(b, action).get(action.field, [])
+    offered = _shown_suggestions(b, action).get(field, [])
     if not offered or any(row["value"] == value for row in offered):
         return None
     return {"how": "changed", "source": offered[0]["source"], "suggested": offered[0]["value"]}
@@ -269,14 +284,15 @@ def _deflect(b: Batch, action: Action) -> Outcome:
 
 
 def _rest(b: Batch, action: Action) -> Outcome:
-    """Label the passages the annotator has not labeled yet as irrelevant."""
+    """Label the passages the annotator has not labeled yet as irrelevant (``changed``
+    where a suggestion shown said otherwise)."""
     count = len(gitem.passages(_grounding_item(b, action)))
     marked, last = [], None
     for number in range(1, count + 1):
         name = f"{LABEL_PREFIX}{number}"
         if get_value(b.db, action.dataset, action.item, action.annotator, name) is None:
             last = set_annotation(b.db, action.dataset, action.item, action.annotator, name,
-                                  IRRELEVANT)
+                                  IRRELEVANT, via=_typed_via(b, action, IRRELEVANT, name))
             marked.append(number)
     if not marked:
         return Outcome(action.id, "unchanged", "every passage has a label", tell=True)
@@ -292,6 +308,8 @@ def _accept(b: Batch, action: Action) -> Outcome:
     if action.field.startswith("verdict:"):
         return _accept_verdict(b, action)
     count = len(gitem.passages(_grounding_item(b, action)))
+    if (held := _held_back(b, action)) is not None:
+        return held
     offered = _shown_suggestions(b, action)
     if not offered:
         return Outcome(action.id, "unchanged", "no suggestions to accept on this question", tell=True)
@@ -310,6 +328,17 @@ def _accept(b: Batch, action: Action) -> Outcome:
         return Outcome(action.id, "unchanged", "every suggested passage has a label", tell=True)
     return Outcome(action.id, "applied", f"{len(taken)} suggestion(s) accepted",
                    history_id=last, tell=True)
+
+
+def _held_back(b: Batch, action: Action) -> Outcome | None:
+    """An accept where the timing is ``after`` takes nothing: a suggestion shows there
+    only once the field has the annotator's own value, and an accept fills only fields
+    without one. ``None``: the accept goes on."""
+    if suggestion_timing(b.db, action.dataset, action.item, b.actor, action.annotator) != AFTER:
+        return None
+    yours = "verdict" if action.field.startswith("verdict:") else "label"
+    return Outcome(action.id, "unchanged", f"suggestions show here only after your own "
+                   f"{yours}: nothing to accept", tell=True)
 
 
 def _saved_verdict(b: Batch, action: Action) -> Mapping[str, Any]:
@@ -338,6 +367,8 @@ def _accept_verdict(b: Batch, action: Action) -> Outcome:
     ``action.value``, a source, or the first source by name) when it has none of the
     annotator's yet, decided on what is saved and on what the actor may see."""
     saved = _saved_verdict(b, action)
+    if (held := _held_back(b, action)) is not None:
+        return held
     rows = [r for r in _shown_suggestions(b, action).get(action.field, [])
             if action.value in (None, r["source"])]
     if not rows:
@@ -352,7 +383,8 @@ def _accept_verdict(b: Batch, action: Action) -> Outcome:
 
 
 def _amend_verdict(b: Batch, action: Action) -> Outcome:
-    """``reasons`` and ``note``: change an existing verdict, decided on what is saved."""
+    """``reasons`` and ``note``: change an existing verdict, decided on what is saved; the
+    verdict keeps where it came from (an accepted one stays accepted)."""
     saved = _saved_verdict(b, action)
     verdict = verdict_of(saved)
     if verdict is None:
@@ -363,7 +395,9 @@ def _amend_verdict(b: Batch, action: Action) -> Outcome:
         reasons = set(reasons) ^ {action.flip} if action.flip is not None else action.reasons
     note = saved.get("note", "") if action.note is None else action.note
     hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field,
-                         make_value(verdict, reasons, note))
+                         make_value(verdict, reasons, note),
+                         via=get_via(b.db, action.dataset, action.item, action.annotator,
+                                     action.field))
     return _written(action, hid)
 
 

@@ -105,6 +105,18 @@ def get_value(
     return _load(row[0]) if row else None
 
 
+def get_via(db: Database, dataset: str, item_key: str, annotator: str, field: str
+            ) -> dict[str, Any] | None:
+    """Where one annotation's current value came from (its ``via``), or ``None`` (typed,
+    or unset)."""
+    row = db.execute(
+        "select via from annotations where dataset = ? and item_key = ? "
+        "and annotator = ? and field = ?",
+        [dataset, item_key, annotator, field],
+    ).fetchone()
+    return json.loads(row[0]) if row and row[0] else None
+
+
 def item_annotations(
     db: Database,
     dataset: str,

@@ -192,7 +192,9 @@ def test_annotate_shows_suggestions_apart_from_the_saved_label(tmp_path, monkeyp
     import_suggestions(db, lines(
         {"item": "sample-1", "field": "label:2", "value": "OUTDATED", "score": 0.81,
          "source": "judge <b>x</b>"},
-        {"item": "sample-1", "field": "label:2", "value": "UNKNOWN", "source": "rm"}),
+        {"item": "sample-1", "field": "label:2", "value": "UNKNOWN", "source": "rm"},
+        {"item": "sample-1", "field": "dim:question_complexity", "value": "Multi-hop",
+         "source": "judge <b>x</b>", "score": 0.5}),
         "s.jsonl", "ground", by="lena")
     at = open_page("app_pages/annotate.py", "ana", item="sample-1")
     bodies = "\n".join(h.proto.body for h in at.get("html"))
@@ -204,6 +206,11 @@ def test_annotate_shows_suggestions_apart_from_the_saved_label(tmp_path, monkeyp
     suggested = [b for b in buttons if "nw-suggested" in b]
     assert len(suggested) == 2 and all("Suggested by" in b for b in suggested)
     assert not [b for b in buttons if "nw-chosen" in b]  # a suggestion is not a saved label
+    # a suggested dimension: its option marked, its source on hover, as text
+    options = re.findall(r'<button[^>]*class="nw-dim-option[^"]*nw-sugg[^>]*>', "\n".join(
+        h.proto.body for h in at.get("html")))
+    assert len(options) == 1 and "Multi-hop" not in options[0]
+    assert 'title="Suggested by judge &lt;b&gt;x&lt;/b&gt; (0.50). Q 5 6"' in options[0]
     assert db.execute("select count(*) from annotations").fetchone()[0] == 0
 
 
@@ -329,6 +336,25 @@ def test_review_accept_gives_the_comparison_its_suggested_verdict(db):
     act(kind="verdict", item="p2", i=0, j=0, verdict="tie")  # typed over the suggestion
     assert saved("p2") == ("tie", {"how": "changed", "source": "rm", "suggested": "agree"})
     assert act(kind="accept", item="p2", i=0, j=1).status == "rejected"  # no such comparison
+    # a reason or a note added later keeps where the verdict came from
+    act(kind="reasons", item="p1", i=0, j=0, flip="factual error")
+    assert saved("p1") == ("flip", {"how": "accepted", "source": "rm", "score": -1.3})
+    assert json.loads(db.execute("select value from annotations where item_key = 'p1'")
+                      .fetchone()[0])["reasons"] == ["factual error"]
+    act(kind="note", item="p2", i=0, j=0, note="close call")
+    assert saved("p2") == ("tie", {"how": "changed", "source": "rm", "suggested": "agree"})
+
+
+def test_rest_marks_irrelevant_as_changed_where_a_suggestion_shown_said_otherwise(grounding):
+    import_suggestions(grounding, lines(
+        {"item": "sample-1", "field": "label:1", "value": "OUTDATED", "source": "a"},
+        {"item": "sample-1", "field": "label:2", "value": "irrelevant", "source": "a"}),
+        "s.jsonl", "g", by="lena")
+    _act(grounding, {"kind": "rest", "item": "sample-1"})
+    assert _via(grounding, "label:1") == ("irrelevant", {"how": "changed", "source": "a",
+                                                         "suggested": "OUTDATED"})
+    assert _via(grounding, "label:2") == ("irrelevant", None)  # the suggestion's own value
+    assert _via(grounding, "label:3") == ("irrelevant", None)  # no suggestion there
 
 
 @pytest.mark.slow

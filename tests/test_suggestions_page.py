@@ -88,3 +88,18 @@ def test_a_preference_dataset_without_scores_says_how_to_get_them(app_db):
     seed_demo(app_db)
     at = open_page("demo-preference")
     assert any("Nothing has scored this dataset yet" in c.value for c in at.caption)
+
+
+def test_local_mode_sets_when_annotators_see_suggestions_for_the_names_that_worked_here(app_db):
+    from needlework.teams.blind import suggestion_setting  # noqa: PLC0415
+    from store.annotations import set_annotation  # noqa: PLC0415
+
+    set_annotation(app_db, "ground", "sample-1", "ana", "label:1", "OUTDATED")
+    at = open_page()
+    at.radio(key="nw-suggest-when|ground|always|").set_value("after").run()
+    at.multiselect(key="nw-suggest-for|ground|always|").select("ana").run()
+    at.button(key="nw-suggest-save|ground").click().run()
+    assert not at.exception, at.exception
+    saved = suggestion_setting(app_db, "ground")
+    assert (saved.when, saved.names) == ("after", ("ana",))
+    assert saved.timing_for("bob") == "never"

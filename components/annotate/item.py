@@ -21,7 +21,14 @@ from components.text import label, render_marked_text, render_text
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import label_field
 from needlework.grounding.progress import progress_text
-from needlework.teams.blind import sees_suggestions, visibility
+from needlework.teams.blind import (
+    ALWAYS,
+    NEVER,
+    Timing,
+    shows_suggestion,
+    suggestion_timing,
+    visibility,
+)
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import write_annotation
 from store.grounding import item_fields
@@ -44,6 +51,9 @@ class ItemContext:
     file_labels: bool = True  # whether this person may see the file's labels (blind mode)
     #: field → the model suggestions this person may see for it (store/suggestions.py)
     suggestions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: when they show (needlework.teams.blind.suggestion_timing): ``after``, a passage's
+    #: only once it has this annotator's label
+    timing: Timing = ALWAYS
 
     @property
     def labels(self) -> dict[int, str | None]:
@@ -77,25 +87,44 @@ def hide_imported(ctx: ItemContext) -> bool:
 
 
 def suggested(ctx: ItemContext, number: int) -> list[dict[str, Any]]:
-    """The suggestions for passage ``number`` this person sees now (none while the file's
-    labels are hidden, by the lead's setting or by H), by source."""
+    """The suggestions for passage ``number`` this person sees now, by source: none while
+    the file's labels are hidden (by the lead's setting or by H), and with the ``after``
+    timing none until the passage has their own label."""
     if hide_imported(ctx):
         return []
-    return ctx.suggestions.get(label_field(number), [])
+    field_ = label_field(number)
+    return ctx.suggestions.get(field_, []) if shows_suggestion(
+        ctx.timing, ctx.value(field_) is not None) else []
+
+
+def suggested_dim(ctx: ItemContext, name: str) -> list[dict[str, Any]]:
+    """The suggestions for dimension ``name`` (``question_type``) this person sees now,
+    by source (the timing as for a passage: :func:`suggested`)."""
+    field_ = f"dim:{name}"
+    return ctx.suggestions.get(field_, []) if shows_suggestion(
+        ctx.timing, ctx.value(field_) is not None) else []
+
+
+def acceptable(ctx: ItemContext, number: int) -> list[dict[str, Any]]:
+    """The suggestions Y may give passage ``number`` now: those shown where they show
+    before a label (``always``); none with ``after``, where a passage shows its suggestion
+    only once it has a label, and Y labels only passages without one."""
+    return suggested(ctx, number) if ctx.timing == ALWAYS else []
 
 
 def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> ItemContext:
     """Read one item and the annotator's fields on it, and what they may see of it."""
     fields = item_fields(db, dataset, item["key"], who) if who else {}
     actor = signed_in()
+    timing = suggestion_timing(db, dataset, item["key"], actor, who)
     suggested: dict[str, list[dict[str, Any]]] = {}
-    if sees_suggestions(db, dataset, item["key"], actor):
+    if timing != NEVER:
         for row in item_suggestions(db, dataset, item["key"]):
             suggested.setdefault(row["field"], []).append(row)
     return ItemContext(db, dataset, item["key"], item["record"], gitem.passages(item["record"]),
                        who, fields, browser_zone(),
                        file_labels=visibility(db, dataset, actor).file_labels,
-                       suggestions=suggested)
+                       suggestions=suggested, timing=timing)
 
 
 def browser_zone() -> ZoneInfo | None:

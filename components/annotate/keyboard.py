@@ -18,7 +18,7 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
-from components.annotate.item import HIDE_IMPORTED, ItemContext, hide_imported, suggested
+from components.annotate.item import HIDE_IMPORTED, ItemContext, acceptable, hide_imported
 from components.outbox import applied_through, module
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys, label_keys
@@ -67,9 +67,10 @@ def key_data(ctx: ItemContext, cursor: int, moves: dict[str, dict[str, Any]] | N
     # the file's own dimension values, only where the person may see them (V, W's Enter)
     shown = {} if hide_imported(ctx) else {f"dim:{field}": value for field, value
                                            in gitem.imported_dims(ctx.record).items() if value}
-    # the label each passage's accept (Y) gives: its first source's, as the server picks it
+    # the label each passage's accept (Y) gives: its first source's, as the server picks it;
+    # only what Y may take now (none where suggestions show after your own label)
     offered = {str(p.number): rows[0]["value"] for p in ctx.passages
-               if (rows := suggested(ctx, p.number))}
+               if (rows := acceptable(ctx, p.number))}
     return {"dataset": ctx.dataset, "annotator": ctx.annotator, "item": ctx.key, "tag": ctx.tag,
             "suggested": offered,
             "n": len(ctx.passages), "cursor": cursor, "labels": labels, "dimValues": dims,

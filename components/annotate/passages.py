@@ -14,6 +14,7 @@ from components.annotate.keyboard import render_view_switches
 from components.text import TEXT_STYLE, block, escape, marked_html
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
+from needlework.teams.blind import AFTER, against_yours
 
 MOVE_KEYS = {"next": km.NEXT_PASSAGE.upper(), "previous": km.PREVIOUS_PASSAGE.upper()}
 CLEAR_KEY = km.CLEAR
@@ -56,11 +57,23 @@ def _header(ctx: ItemContext, passage) -> list[tuple[str, str | None, str | None
              (gl.imported_text(ctx.record, passage.number), None, _badge(imported))]
     offered = suggested(ctx, passage.number)
     if offered:
-        head.append(("   suggested: ", None, f"background:none;color:{SUGGESTED}"))
+        after = ctx.timing == AFTER  # shown once your label is saved: say how it compares
+        head.append(("   model: " if after else "   suggested: ", None,
+                     f"background:none;color:{SUGGESTED}"))
         head.append((", ".join(f"{gl.SHORT.get(row['value'], row['value'])} "
                                f"({row['source']}{_score(row)})" for row in offered), None,
                      f"background:none;color:{SUGGESTED};font-weight:600"))
+        if after:
+            head.append(_comparison(ctx.value(gl.label_field(passage.number)), offered))
     return head
+
+
+def _comparison(mine: str | None, offered: list[dict]) -> tuple[str, str | None, str | None]:
+    """`` — differs from yours`` (marked) or `` — same as yours`` beside a suggestion."""
+    words = against_yours(mine, [row["value"] for row in offered])
+    style = (f"background:none;color:{SUGGESTED}" if words == "same as yours"
+             else "background:#fef3c7;color:#92400e;font-weight:600")
+    return (f" — {words}", None, style)
 
 
 SUGGESTED = "#6d28d9"  # suggestions are violet: never a saved label's blue or green
@@ -140,6 +153,10 @@ def render_passage_card(ctx: ItemContext, passage) -> None:
 def render_passages(ctx: ItemContext) -> None:
     """Every passage card; the key script outlines the one under the cursor."""
     render_view_switches(ctx.file_labels)
+    if ctx.timing == AFTER and not hide_imported(ctx) and any(
+            name.startswith(gl.LABEL_PREFIX) for name in ctx.suggestions):
+        st.caption("A model's suggestion shows on a passage once you have saved your own "
+                   "label, with whether it differs from yours.")
     if not ctx.passages:
         st.info("This question has no grounding passages.")
     with st.container(key="nw-cards", gap="small"):

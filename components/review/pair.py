@@ -19,6 +19,7 @@ from needlework.review.diff import cached_diff, quick_similarity
 from needlework.review.lengths import count
 from needlework.review.queue import Comparison
 from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
+from needlework.teams.blind import against_yours
 
 REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews
 NEAR_IDENTICAL = 0.6  # auto view: differences when at least this share of words is shared
@@ -90,13 +91,33 @@ def suggestion_line(row: Mapping[str, Any]) -> str:
     return f"{name} ({label(str(row['source']), 60)}{score})"
 
 
+def suggestion_note(offered: Sequence[Mapping[str, Any]], mine: str | None, *,
+                    after: bool = False, held: bool = False) -> str:
+    """The caption's words on a comparison's suggested verdict (Markdown-safe, violet; ``""``
+    when there is nothing to say): ``suggested: … · Y accepts``; with the ``after``
+    timing, once the comparison has your verdict ``mine``, ``model: … — differs from
+    yours``, and before (``held``: a suggestion waits) that it shows after yours."""
+    if after and held:
+        return " · :violet[the model's verdict shows once you give yours]"
+    if not offered:
+        return ""
+    lines = ", ".join(suggestion_line(r) for r in offered)
+    if after:
+        words = against_yours(mine, [r["value"] for r in offered])
+        mark = (f":violet[{words}]" if words == "same as yours"
+                else f":orange-background[**{words}**]")
+        return f" · :violet[model: {lines}] — {mark}"
+    return f" · :violet[suggested: {lines} · Y accepts]"
+
+
 def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
-                       offered: Sequence[Mapping[str, Any]] = ()) -> None:
+                       offered: Sequence[Mapping[str, Any]] = (), *, accept: bool = True) -> None:
     """The verdict buttons (A F T B S), the reasons (1–7) and the moves (K J N), in a bar
     that stays at the bottom of the window while the responses scroll above it (in a
     window at least 780 px high; in a lower one it follows the responses, which then
     keep the first screen). The key
-    script handles the keys and the clicks on these buttons (``js/review_keys.js``)."""
+    script handles the keys and the clicks on these buttons (``js/review_keys.js``).
+    ``offered``: the suggested verdicts shown (dashed); ``accept``: whether Y takes them."""
     current = (mine or {}).get("verdict")
     saved_reasons = list((mine or {}).get("reasons") or [])
     st.html(BAR_STYLE)
@@ -111,8 +132,8 @@ def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
         with st.container(horizontal=True, gap="xsmall", key="rv-verdicts",
                           vertical_alignment="center"):
             for verdict, (text, key) in VERDICTS.items():
-                hint = (f"Suggested: {', '.join(by_verdict[verdict])}. Y accepts."
-                        if verdict in by_verdict else None)
+                hint = (f"Suggested: {', '.join(by_verdict[verdict])}."
+                        + (" Y accepts." if accept else "") if verdict in by_verdict else None)
                 st.button(text, key=f"rv_v_{verdict}", shortcut=key, icon=VERDICT_ICONS[verdict],
                           type="primary" if verdict == current else "secondary", help=hint)
             st.space("stretch")

@@ -13,9 +13,15 @@ from typing import Any
 import streamlit as st
 
 from components.state import get_db, signed_in
-from components.text import label
+from components.text import label, option
 from needlework.teams.assignment import AssignmentError, assign_dataset, reassign_unfinished
-from needlework.teams.blind import SETTINGS, set_visibility
+from needlework.teams.blind import (
+    SETTINGS,
+    TIMINGS,
+    SuggestionSetting,
+    set_suggestion_timing,
+    set_visibility,
+)
 from needlework.teams.permissions import PermissionDenied, User
 
 FLASH = "nw-assign-flash"
@@ -68,7 +74,7 @@ def render_assign(dataset: str, people: Sequence[User], plan: dict[str, Any] | N
     default = [n for n in (plan or {}).get("annotators", []) if n in names] or \
         [u.name for u in people if u.role == "annotator"]
     st.multiselect("Annotators", names, default=default, key="nw-assign-who",
-                   format_func=lambda n: label(n, 60),
+                   format_func=lambda n: option(n, 60),
                    help="Accounts that are not disabled. Items go to the least loaded, so loads "
                    "differ by at most one item.")
     mode = st.radio("Overlap", (EACH, SHARE), key="nw-assign-mode", horizontal=True)
@@ -117,10 +123,10 @@ def render_reassign(dataset: str, holders: Sequence[str], people: Sequence[User]
         return
     cols = st.columns(2)
     leaver = cols[0].selectbox("Whose unfinished items", holders, key="nw-reassign-from",
-                               format_func=lambda n: label(n, 60))
+                               format_func=lambda n: option(n, 60))
     cols[1].multiselect("To (default: the plan's other annotators)",
                         [u.name for u in people if u.name != leaver], key="nw-reassign-to",
-                        format_func=lambda n: label(n, 60))
+                        format_func=lambda n: option(n, 60))
     st.button("Reassign the unfinished items", key="nw-reassign-go", on_click=_reassign,
               args=(dataset,), icon=":material/move_up:",
               help="Their finished items and every annotation stay; nobody gets an item twice.")
@@ -147,3 +153,47 @@ def render_visibility(dataset: str, chosen: dict[str, bool]) -> None:
         widget = f"nw-visible|{dataset}|{name}|{chosen[name]}"  # keyed by the saved value
         st.toggle(f"Annotators see {words}", value=chosen[name], key=widget,
                   on_change=_set_visible, args=(dataset, name, widget))
+
+
+TIMING_CHOICES = {"always": "Always", "after": "After they label", "never": "Never"}
+
+
+def _timing_keys(dataset: str, saved: SuggestionSetting) -> tuple[str, str]:
+    """The two widgets' keys, keyed by the saved setting (a save redraws them with it)."""
+    tag = f"{dataset}|{saved.when}|{'|'.join(saved.names)}"
+    return f"nw-suggest-when|{tag}", f"nw-suggest-for|{tag}"
+
+
+def _set_timing(dataset: str, saved: SuggestionSetting) -> None:
+    when_key, for_key = _timing_keys(dataset, saved)
+    when = st.session_state.get(when_key) or saved.when
+    names = list(st.session_state.get(for_key) or [])
+    try:
+        set_suggestion_timing(get_db(), dataset, when, names, actor=signed_in())
+    except (PermissionDenied, ValueError) as e:
+        st.session_state[FLASH] = (False, str(e))
+        return
+    who = (f"for {', '.join(names)} (the others see none)" if names else "for every annotator")
+    st.session_state[FLASH] = (True, f"{dataset}: {TIMINGS[when]}, {who}.")
+
+
+def render_suggestion_timing(dataset: str, saved: SuggestionSetting, names: Sequence[str]) -> None:
+    """The lead's choice of when annotators see model suggestions in ``dataset`` (always,
+    only after their own label, never) and for whom; saved by its button. Reviewers and
+    admins always see them; annotators only where they see the file's labels."""
+    when_key, for_key = _timing_keys(dataset, saved)
+    st.radio("When annotators see suggestions", list(TIMING_CHOICES), key=when_key,
+             index=list(TIMING_CHOICES).index(saved.when), horizontal=True,
+             format_func=TIMING_CHOICES.__getitem__,
+             help="Against anchoring. After they label: a suggestion shows on a field only "
+             "once the annotator has saved their own value, with whether it differs from "
+             "theirs, and Y accepts none. Annotators see suggestions only where they see the "
+             "file's labels (above), never on gold items.")
+    options = list(dict.fromkeys([*names, *saved.names]))
+    st.multiselect("For these annotators (empty: everyone)", options, default=list(saved.names),
+                   key=for_key, format_func=lambda n: option(n, 60),
+                   help="Leave empty for everyone. With names, the choice above applies to them "
+                   "only and the others see no suggestions at all: two groups to compare "
+                   "(agreement with the gold items or with each other).")
+    st.button("Save when suggestions show", key=f"nw-suggest-save|{dataset}",
+              on_click=_set_timing, args=(dataset, saved), icon=":material/save:")

@@ -94,6 +94,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_db_argument(q)
     q.set_defaults(func=cmd_delete)
 
+    q = sub.add_parser("timing", help="when annotators see a dataset's suggestions (always, "
+                       "after their own label, never) and for whom",
+                       description="Against anchoring: with --when after, a suggestion shows "
+                       "only once the annotator saved their own value of the field; with "
+                       "--for, the choice applies to those annotators only and the others "
+                       "see none (two groups to compare). Without --when: print the setting.")
+    q.add_argument("--dataset", required=True)
+    q.add_argument("--when", choices=("always", "after", "never"), default=None)
+    q.add_argument("--for", dest="names", nargs="+", default=[], metavar="NAME",
+                   help="the annotators the choice applies to (default: everyone)")
+    add_db_argument(q)
+    q.set_defaults(func=cmd_timing)
+
 
 def cmd_import(args: argparse.Namespace) -> int:
     name = Path(args.file).name
@@ -224,4 +237,25 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     gone = delete_source(connect(args.db), args.dataset, args.source)
     print(f"deleted {gone} suggestion(s) of {args.source} in {args.dataset}")
+    return 0
+
+
+def cmd_timing(args: argparse.Namespace) -> int:
+    from needlework.teams.blind import TIMINGS, set_suggestion_timing, suggestion_setting  # noqa: PLC0415
+    from store.datasets import get_dataset  # noqa: PLC0415
+
+    db = connect(args.db)
+    if get_dataset(db, args.dataset) is None:
+        print(f"suggestions timing: no dataset {args.dataset!r}", file=sys.stderr)
+        return 1
+    if args.when is None:
+        if args.names:
+            print("suggestions timing: --for needs --when", file=sys.stderr)
+            return 2
+    else:
+        set_suggestion_timing(db, args.dataset, args.when, args.names, actor=None)
+    now = suggestion_setting(db, args.dataset)
+    who = (f"for {', '.join(now.names)} (the other annotators see none)" if now.names
+           else "for every annotator")
+    print(f"{args.dataset}: {now.when}: {TIMINGS[now.when]}, {who}")
     return 0

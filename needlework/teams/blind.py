@@ -6,12 +6,19 @@ never show on a gold item), and whether Review shows them model scores and judge
 verdicts. Both are off unless the lead turns them on, so that an annotator's label is
 their own and a gold check (whose answers often start as the file's labels) cannot be
 read off the page. Reviewers and admins see everything; local mode (one person) too.
+
+Against anchoring, a lead also chooses per dataset *when* annotators see the model
+suggestions (:func:`suggestion_timing`): always, only after they saved their own value of
+the field (the page then shows where they differ), or never; and may give that choice to
+some annotators only, the others seeing none, to compare the two groups.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal, cast
 
 from sqlite_utils import Database
 
@@ -46,13 +53,95 @@ def visibility(db: Database, dataset: str, actor: User | None) -> Visibility:
                       model_outputs=bool(chosen["annotators_see_model_outputs"]))
 
 
-def sees_suggestions(db: Database, dataset: str, item_key: str, actor: User | None) -> bool:
-    """Whether ``actor`` sees the model suggestions on one item: they follow the file's
-    labels (the lead's setting), and an annotator in team mode never sees them on a gold
-    item (they could give its answers away). Reviewers, admins and local mode see them."""
-    if actor is None or actor.at_least(REVIEWER):
-        return True
-    return visibility(db, dataset, actor).file_labels and not is_gold(db, dataset, item_key)
+Timing = Literal["always", "after", "never"]
+ALWAYS: Timing = "always"
+AFTER: Timing = "after"
+NEVER: Timing = "never"
+#: when annotators see suggestions -> in words (the Assignment page, the CLI)
+TIMINGS: dict[Timing, str] = {
+    ALWAYS: "annotators see the suggestions at once",
+    AFTER: "annotators see a field's suggestion only after their own value of it",
+    NEVER: "annotators see no suggestions",
+}
+WHEN_SETTING, FOR_SETTING = "suggestions_when", "suggestions_for"
+
+
+@dataclass(frozen=True)
+class SuggestionSetting:
+    """A dataset's choice of when annotators see suggestions: ``when`` for the annotators
+    named in ``names`` (empty: for everyone); those not named see none."""
+
+    when: Timing = ALWAYS
+    names: tuple[str, ...] = ()
+
+    def timing_for(self, name: str) -> Timing:
+        """The timing that applies to the annotator ``name``."""
+        if self.names and name not in self.names:
+            return NEVER
+        return self.when
+
+
+def suggestion_setting(db: Database, dataset: str) -> SuggestionSetting:
+    """The lead's choice for ``dataset`` (always, for everyone, where never set)."""
+    chosen = dataset_settings.get_settings(db, dataset)
+    when = chosen.get(WHEN_SETTING, ALWAYS)
+    names = chosen.get(FOR_SETTING) or []
+    return SuggestionSetting(when=cast(Timing, when) if when in TIMINGS else ALWAYS,
+                             names=tuple(str(n) for n in names if isinstance(n, str)))
+
+
+def suggestion_timing(db: Database, dataset: str, item_key: str, actor: User | None,
+                      annotator: str) -> Timing:
+    """When the person working as ``annotator`` (``actor`` signed in; ``None`` locally)
+    sees the model suggestions on one item: ``always``, ``after`` (a field's suggestion
+    only once they saved their own value of it) or ``never``.
+
+    Reviewers and admins in team mode: always. An annotator in team mode: never where
+    the file's labels are hidden from them or on a gold item, else the dataset's
+    :func:`suggestion_setting` for their account's name. Local mode: the setting for
+    ``annotator``."""
+    if actor is not None and actor.at_least(REVIEWER):
+        return ALWAYS
+    if actor is not None and (not visibility(db, dataset, actor).file_labels
+                              or is_gold(db, dataset, item_key)):
+        return NEVER
+    return suggestion_setting(db, dataset).timing_for(actor.name if actor else annotator)
+
+
+def shows_suggestion(timing: Timing, answered: bool) -> bool:
+    """Whether a field's suggestion shows now: ``answered`` says whether the person has
+    saved their own value of the field."""
+    return timing == ALWAYS or (timing == AFTER and answered)
+
+
+def against_yours(mine: object, suggested: Iterable[object]) -> str:
+    """How suggested values compare with the person's own saved value (what the ``after``
+    timing shows beside them): ``differs from yours`` when none is theirs, ``same as
+    yours`` when every one is, else ``some differ from yours``."""
+    same = [value == mine for value in suggested]
+    if same and all(same):
+        return "same as yours"
+    return "some differ from yours" if any(same) else "differs from yours"
+
+
+def set_suggestion_timing(db: Database, dataset: str, when: str, names: Iterable[str], *,
+                          actor: User | None) -> SuggestionSetting:
+    """Choose when annotators see suggestions in ``dataset`` and for whom (``names``;
+    empty: everyone, else the others see none), as the lead (admins: it is part of the
+    assignment); recorded as one audit event. Returns the setting before."""
+    if when not in TIMINGS:
+        raise ValueError(f"unknown timing {when!r}: one of {', '.join(TIMINGS)}")
+    chosen = tuple(sorted({n.strip() for n in names if n and n.strip()}))
+    actor = check(db, actor, "assign", dataset)
+    was = suggestion_setting(db, dataset)
+    by, at = actor.name if actor else "", datetime.now(UTC).isoformat(timespec="milliseconds")
+    with db.atomic():
+        dataset_settings.set_setting(db, dataset, WHEN_SETTING, when, by=by, at=at)
+        dataset_settings.set_setting(db, dataset, FOR_SETTING, list(chosen), by=by, at=at)
+        record(db, actor, "dataset.setting", "suggestion_timing", dataset=dataset,
+               before={"when": was.when, "for": list(was.names)},
+               after={"when": when, "for": list(chosen)})
+    return was
 
 
 def settings(db: Database, dataset: str) -> dict[str, bool]:
