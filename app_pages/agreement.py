@@ -13,7 +13,8 @@ from components.agreement.adjudication import (
     render_final_note,
 )
 from components.agreement.figures import render_attribution, render_disagreements, render_figures
-from components.state import current_dataset, get_db, require_annotator
+from components.state import current_dataset, get_db, require_annotator, signed_in
+from components.suggest.figures import render_suggestion_figures
 from components.text import label
 from needlework.grounding.agreement import figures
 from needlework.grounding.resolve import RULE_TEXT
@@ -36,6 +37,7 @@ with figures_tab:
     overlap = render_figures(fig)
     st.subheader("Where annotators disagree")
     render_disagreements(db, dataset, overlap)
+    render_suggestion_figures(db, dataset, signed_in())
 
 with adjudicate_tab:
     st.info("Export rule: " + RULE_TEXT, icon=":material/rule:")

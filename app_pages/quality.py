@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from components.state import current_dataset, get_db
+from components.suggest.figures import render_suggestion_figures
 from components.teams.quality import (
     render_alpha,
     render_annotators,
@@ -40,6 +41,7 @@ st.subheader("Annotators")
 render_annotators(report)
 st.subheader("Items")
 render_items(report)
+render_suggestion_figures(db, dataset, me)
 st.subheader("Gold items")
 st.caption("Items whose right answers a reviewer recorded. They join every annotator's queue "
            "unannounced; accuracy on gold compares each annotator's answers with them.")

@@ -148,7 +148,7 @@ def test_the_layers_import_downwards_only():
 PAGE_PACKAGES = {"annotate": "annotate", "agreement": "agreement", "review": "review",
                  "rewards": "rewards", "needle": "needle", "home": "home", "data": "transfer",
                  "users": "teams", "assign": "teams", "quality": "teams", "guidelines": "teams",
-                 "audit": "teams", "rag": "rag"}
+                 "audit": "teams", "rag": "rag", "suggestions": "suggest"}
 # models: engine components shared by the reward page and the needle lab; teams: the sign-in
 # gate, who is signed in, guidelines beside the task and progress, used by every page
 SHARED_PACKAGES = {"models", "teams"}
@@ -166,8 +166,9 @@ def _component_packages(path: Path) -> set[str]:
 
 
 # one page's panel drawn on another: the annotate page shows a RAG run's model answer
-# beside the human one (components/rag/answer_panel.py, linked from the RAG answers page)
-CROSS_PAGE = {"annotate": {"rag"}}
+# beside the human one (components/rag/answer_panel.py, linked from the RAG answers page);
+# the quality and agreement pages show the suggestions' figures (components/suggest/figures.py)
+CROSS_PAGE = {"annotate": {"rag"}, "quality": {"suggest"}, "agreement": {"suggest"}}
 
 
 def test_a_page_uses_its_own_components_and_the_shared_ones():

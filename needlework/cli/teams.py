@@ -52,7 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_reassign)
 
     p = subparsers.add_parser("progress", help="assignment progress per dataset and annotator",
-                              description="Assigned and done items per dataset and annotator.")
+                              description="Assigned and done items per dataset and annotator, "
+                              "and the figures of its model suggestions (docs/teams.md, Figures).")
     p.add_argument("--dataset", metavar="NAME", help="one dataset (default: every assigned one)")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_db_argument(p)
@@ -316,7 +317,19 @@ def cmd_reassign(args: argparse.Namespace) -> int:
     return _run("reassign", go, args)
 
 
+def _suggestion_line(report: dict[str, Any]) -> str:
+    """One line of a dataset's suggestion figures: how many, and each source's accuracy."""
+    parts = []
+    for a in report["accuracy"]:
+        right = a["accuracy"]
+        parts.append(f"{a['source']} " + ("no reference" if right["value"] is None else
+                                          f"{right['value']:.0%} right of {right['n']}"))
+    return (f"  suggestions: {report['suggestions']} from {len(report['sources'])} source(s)"
+            + (f"; {'; '.join(parts)}" if parts else ""))
+
+
 def cmd_progress(args: argparse.Namespace) -> int:
+    from needlework.suggest.figures import suggestion_report  # noqa: PLC0415
     from needlework.teams.assignment import annotator_progress, dataset_progress  # noqa: PLC0415
 
     db = _db(args)
@@ -328,7 +341,8 @@ def cmd_progress(args: argparse.Namespace) -> int:
                     "complete_items": d.complete_items,
                     "annotators": [{"annotator": p.annotator, "assigned": p.assigned,
                                     "done": p.done, "started": p.started,
-                                    "remaining": p.remaining} for p in people]})
+                                    "remaining": p.remaining} for p in people],
+                    "suggestions": suggestion_report(db, d.dataset)})
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
         return 0
@@ -339,6 +353,8 @@ def cmd_progress(args: argparse.Namespace) -> int:
               f"{d['complete_items']}/{d['assigned_items']} items complete")
         for p in d["annotators"]:
             print(f"  {p['annotator']}: {p['done']}/{p['assigned']} done, {p['started']} started")
+        if d["suggestions"]["suggestions"]:
+            print(_suggestion_line(d["suggestions"]))
     return 0
 
 
