@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 from sqlite_utils import Database
 
-from components.annotate.item import ItemContext, hide_imported, save
+from components.annotate.item import ItemContext, hide_imported, save, suggested_dim
 from components.text import escape
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import choice_of, dimension_keys
@@ -38,6 +38,9 @@ _STYLE = """<style>
 .nw-dims button.nw-file::after{content:"file";font-size:.66rem;margin-left:.3rem;
   padding:0 .25rem;border-radius:.3rem;background:#eef2f7;color:#475569}
 .nw-dims button.nw-chosen.nw-file::after{background:#dbe7ff;color:#1e3a8a}
+.nw-dims button.nw-sugg{border:1.5px dashed #7c3aed}
+.nw-dims button.nw-sugg::before{content:"model";font-size:.66rem;margin-right:.3rem;
+  padding:0 .25rem;border-radius:.3rem;background:#ede9fe;color:#5b21b6}
 .nw-dims button:disabled{cursor:not-allowed;opacity:.55}
 </style>"""
 
@@ -45,7 +48,9 @@ _STYLE = """<style>
 def dimensions_html(ctx: ItemContext) -> str:
     """The option buttons of the six fixed dimensions: the saved option marked
     ``nw-chosen``, the file's own value ``nw-file`` (unless hidden: the H key or the
-    lead's blind setting). Every text is escaped."""
+    lead's blind setting), a model's suggested value ``nw-sugg`` (violet, dashed, its
+    sources and scores on hover; when the person may see it: :func:`suggested_dim`).
+    Every text is escaped."""
     imported = gitem.imported_dims(ctx.record)
     show_file = not hide_imported(ctx)
     disabled = "" if ctx.annotator else " disabled"
@@ -53,12 +58,24 @@ def dimensions_html(ctx: ItemContext) -> str:
     for k, dim in enumerate(dimension_keys()):
         mine = choice_of(dim, [ctx.value(f"dim:{f}") for f in dim["fields"]])
         theirs = choice_of(dim, [imported[f] or None for f in dim["fields"]]) if show_file else None
+        by_source: dict[str, dict[str, dict]] = {}  # a source's values of the dimension's fields
+        for f in dim["fields"]:
+            for row in suggested_dim(ctx, f):
+                by_source.setdefault(row["source"], {})[f] = row
+        model: dict[int, list[dict]] = {}
+        for given in by_source.values():
+            at = choice_of(dim, [given[f]["value"] if f in given else None for f in dim["fields"]])
+            if at is not None:
+                model.setdefault(at, []).append(next(iter(given.values())))
         buttons = []
         for i, option in enumerate(dim["options"]):
             classes = "nw-dim-option" + (" nw-chosen" if i == mine else "") + \
-                (" nw-file" if i == theirs else "")
+                (" nw-file" if i == theirs else "") + (" nw-sugg" if i in model else "")
             hint = ("Click again to clear. " if i == mine else "") + \
-                ("The file's own value. " if i == theirs else "") + f"Q {k + 1} {i + 1}"
+                ("The file's own value. " if i == theirs else "") + \
+                "".join(f"Suggested by {r['source']}" + (f" ({r['score']:.2f})" if isinstance(
+                    r["score"], (int, float)) else "") + ". " for r in model.get(i, [])) + \
+                f"Q {k + 1} {i + 1}"
             buttons.append(
                 f'<button type="button" class="{classes}" data-nw-dim="{k}" data-nw-option="{i}" '
                 f'aria-pressed="{"true" if i == mine else "false"}" title="{escape(hint)}"'
