@@ -118,3 +118,11 @@ def label(text: str, limit: int = 120) -> str:
         text = text[: limit - 1] + "…"
     text = _AUTOLINK.sub(_JOINER, text)
     return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def option(text: str, limit: int = 120) -> str:
+    """``text`` for a select box's or a multiselect's option (``format_func``): shown as
+    plain text by Streamlit, so only newlines become spaces and long text is cut with an
+    ellipsis; nothing is escaped (an escape would show as a backslash)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

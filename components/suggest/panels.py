@@ -12,7 +12,7 @@ from sqlite_utils import Database
 
 import store
 from components.jobs import render_job
-from components.text import label, render_text
+from components.text import label, option, render_text
 from needlework.formats import FormatError
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
@@ -46,7 +46,7 @@ def render_sources(db: Database, dataset: str, actor: User | None) -> None:
                                for r in rows]), hide_index=True, width="stretch")
     cols = st.columns([3, 1], vertical_alignment="bottom")
     source = cols[0].selectbox("Source", [r["source"] for r in rows], key="sg_delete_source",
-                               format_func=lambda s: label(s, 80))
+                               format_func=lambda s: option(s, 80))
     if cols[1].button("Delete its suggestions", key="sg_delete", icon=":material/delete:"):
         try:
             gone = delete_suggestions(db, dataset, source, actor=actor)
@@ -119,7 +119,7 @@ def render_from_scores(db: Database, dataset: str, actor: User | None) -> None:
         return
     names = {r["fingerprint"] + "\x00" + r["variant"]: r for r in runs}
     picked = st.selectbox("Scoring run", list(names), key="sg_run",
-                          format_func=lambda k: label(f"{names[k]['model']} ({names[k]['variant']}),"
+                          format_func=lambda k: option(f"{names[k]['model']} ({names[k]['variant']}),"
                                                       f" {names[k]['items']} items", 120))
     if st.button("Suggest verdicts from its margins", key="sg_from_scores", icon="⚖️"):
         run = names[picked]

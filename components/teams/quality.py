@@ -17,7 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from components.state import get_db, signed_in
-from components.text import label, render_text
+from components.text import label, option, render_text
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.quality import (
     ANNOTATOR_SORTS,
@@ -108,7 +108,7 @@ def render_gold(dataset: str, items: Sequence[dict[str, Any]],
     golden = {g["item_key"] for g in gold}
     cols = st.columns([3, 1], vertical_alignment="bottom")
     key = cols[0].selectbox("Item", [i["key"] for i in items], index=None, key="nw-gold-item",
-                            format_func=lambda k: label(titles.get(k, k), 100),
+                            format_func=lambda k: option(titles.get(k, k), 100),
                             placeholder="choose an item to mark as gold…")
     if key in golden:
         cols[1].button("Unmark gold", key="nw-gold-unmark", on_click=_unmark, args=(dataset, key),

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from components.state import get_db, signed_in
-from components.text import label
+from components.text import label, option
 from needlework.teams import accounts
 from needlework.teams.passwords import PasswordRejected
 from needlework.teams.permissions import ROLES, PermissionDenied, User
@@ -135,7 +135,7 @@ def render_manage_account(users: Sequence[User], me: User | None) -> None:
     if not users:
         return
     names = [u.name for u in users]
-    name = st.selectbox("Account", names, key="nw-user-pick", format_func=lambda n: label(n, 60))
+    name = st.selectbox("Account", names, key="nw-user-pick", format_func=lambda n: option(n, 60))
     user = next(u for u in users if u.name == name)
     cols = st.columns([1, 1, 1], gap="medium", vertical_alignment="bottom")
     with cols[0]:
