@@ -273,7 +273,7 @@ def test_demo_seed_suggests_every_passage_and_every_scored_comparison_once(db_pa
     for k, margin in expected.items():
         assert verdicts[k]["score"] == pytest.approx(margin, abs=1e-6)
         assert verdicts[k]["value"] == ("agree" if margin > 0 else "flip" if margin < 0 else "tie")
-        assert verdicts[k]["source"] == f"reward:{run['model']}"
+        assert verdicts[k]["source"] == "reward:demo-model"  # the folder's name, no path
     again = seed_demo_suggestions(db, db_path, demo_models_dir / "demo-model")
     assert again == ["demo-grounding: suggestions already there",
                      "demo-preference: suggestions already there"]

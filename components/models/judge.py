@@ -67,9 +67,10 @@ DEMO_LABEL = ("🧪 **Demo judge**: a tiny model this project trained (and ships
               "mean little (expect many invalid answers on real preference data, and on the "
               "RAG prompts, which it was not trained on).")
 RULES_LABEL = ("📏 **Rules judge, not an LLM**: answers the RAG prompts (eligibility, "
-               "factuality, deflection, LLMeval) by fixed word-overlap rules, so every figure "
-               "can be seen offline. A baseline: it misses paraphrase and arithmetic (the "
-               "rules are in docs/rag.md).")
+               "factuality, deflection, LLMeval) and the suggestion prompts (passage labels, "
+               "dimensions) by fixed word-overlap rules, so every figure can be seen offline. "
+               "A baseline: it misses paraphrase and arithmetic (the rules are in docs/rag.md "
+               "and docs/suggestions.md).")
 
 
 def _key(name: str) -> str:

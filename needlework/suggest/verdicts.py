@@ -9,13 +9,14 @@ when it is positive (the model prefers the dataset's chosen response), ``flip`` 
 is negative, ``tie`` when it is zero; the margin is the suggestion's score. A comparison
 with a missing score gets no suggestion.
 
-The source is ``reward:MODEL`` (``judge:MODEL`` for a judge run), its detail the run's
-fingerprint and variant. Suggesting again from the same run replaces its suggestions.
+The source is ``reward:MODEL`` (``judge:MODEL`` for a judge run; a local folder by its
+name, :func:`model_name`), its detail the run's fingerprint and variant. Suggesting again from the same run replaces its suggestions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
@@ -25,6 +26,14 @@ from needlework.teams.permissions import User, check
 from store.datasets import get_dataset
 from store.review import JUDGE_PREFIX, item_scores_map, scored_runs
 from store.suggestions import put_suggestions
+
+
+def model_name(model: str) -> str:
+    """A model as a source names it: a local folder's last part (``data/demo-model`` is
+    ``demo-model``; no server path in a name people see), a hub id as it is."""
+    text = model.rstrip("/")
+    local = text.startswith(("/", ".")) or Path(text).is_dir()
+    return Path(text).name if local and Path(text).name else text
 
 
 def verdict_of_margin(margin: float) -> str:
@@ -62,7 +71,7 @@ def suggest_verdicts(db: Database, dataset: str, fingerprint: str, variant: str 
     if run is None:
         raise ValueError(f"{dataset} has no scoring run {fingerprint!r}")
     judged = fingerprint.startswith(JUDGE_PREFIX)
-    model = run["model"][len("judge "):] if judged else run["model"]
+    model = model_name(run["model"][len("judge "):] if judged else run["model"])
     source = (f"judge:{model}" if judged else f"reward:{model}")[:MAX_SOURCE]
     scores = item_scores_map(db, dataset, fingerprint, None if judged else run["variant"])
     detail = {"model": model, "run": fingerprint, "variant": run["variant"],
