@@ -169,12 +169,12 @@ def test_an_expired_or_ended_session_asks_to_sign_in_again(team_db):
 @pytest.mark.parametrize(("who", "opens", "closed"), [
     ("ana", ["app_pages/annotate.py", "app_pages/review.py"],
      ["app_pages/agreement.py", "app_pages/data.py", "app_pages/users.py", "app_pages/assign.py",
-      "app_pages/quality.py", "app_pages/needle.py"]),
+      "app_pages/quality.py", "app_pages/needle.py", "app_pages/suggestions.py"]),
     ("rita", ["app_pages/agreement.py", "app_pages/quality.py"],
      ["app_pages/data.py", "app_pages/users.py", "app_pages/assign.py", "app_pages/guidelines.py",
-      "app_pages/audit.py"]),
+      "app_pages/audit.py", "app_pages/suggestions.py"]),
     ("lead", ["app_pages/users.py", "app_pages/assign.py", "app_pages/guidelines.py", "app_pages/audit.py",
-              "app_pages/data.py", "app_pages/agreement.py"], []),
+              "app_pages/data.py", "app_pages/agreement.py", "app_pages/suggestions.py"], []),
 ])
 def test_each_role_is_offered_its_pages_only(team_db, who, opens, closed):
     at = app(who=who, db=team_db)

@@ -41,7 +41,7 @@ SECRET = "sk-roles-SECRET-4242"
 OTHER = "sk-roles-OTHER-7373"
 PEOPLE = {"lead": "admin", "rita": "reviewer", "ana": "annotator"}
 OFFERED = {"admin": {"", "annotate", "review", "agreement", "rewards", "rag", "needle", "data",
-                     "quality", "users", "assign", "guidelines", "audit"},
+                     "suggestions", "quality", "users", "assign", "guidelines", "audit"},
            "reviewer": {"", "annotate", "review", "agreement", "rewards", "rag", "quality"},
            "annotator": {"", "annotate", "review"}}
 NOT_OFFERED = "This page is not offered to your role"
