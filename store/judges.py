@@ -58,8 +58,10 @@ def save_call(
     latency_s: float,
     attempts: int,
     finish_reason: str | None,
+    reasoning: str | None = None,
 ) -> None:
-    """Store one answered call and commit at once (a killed run keeps it)."""
+    """Store one answered call and commit at once (a killed run keeps it); ``raw`` is the
+    answer, ``reasoning`` what the judge reasoned before it (kept apart, never parsed)."""
     with db.atomic():
         db["judge_calls"].upsert(
             {"key": key, "endpoint": endpoint, "model": model,
@@ -67,7 +69,8 @@ def save_call(
              "raw": raw, "parsed": json.dumps(parsed) if parsed is not None else None,
              "valid": int(bool(valid)), "prompt_tokens": prompt_tokens,
              "completion_tokens": completion_tokens, "latency_s": float(latency_s),
-             "attempts": int(attempts), "finish_reason": finish_reason, "created_at": now()},
+             "attempts": int(attempts), "finish_reason": finish_reason, "reasoning": reasoning,
+             "created_at": now()},
             pk="key",
         )
 
@@ -175,8 +178,9 @@ def save_results(db: Database, run_key: str, rows: Iterable[dict[str, Any]]) -> 
 
 def run_results(db: Database, run_key: str, item_key: str | None = None) -> list[dict[str, Any]]:
     """A run's per-trial results (``entry`` parsed), in item then trial order, with the
-    judge's raw answer (``raw``) joined from the call cache."""
-    sql = ("select r.item_key, r.trial, r.subset, r.call_key, r.entry, c.raw "
+    judge's raw answer (``raw``) and its reasoning (``reasoning``) joined from the call
+    cache."""
+    sql = ("select r.item_key, r.trial, r.subset, r.call_key, r.entry, c.raw, c.reasoning "
            "from judge_results r left join judge_calls c on c.key = r.call_key where r.run_key = ?")
     params: list[Any] = [run_key]
     if item_key is not None:

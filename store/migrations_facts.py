@@ -538,8 +538,15 @@ def m020_provenance(db: Database) -> None:
         db.execute("alter table deleted_history add column via text")
 
 
+def m021_judge_reasoning(db: Database) -> None:
+    """A judge's reasoning kept apart from its answer (issue 31): ``reasoning`` on each
+    cached call (a ``reasoning_content`` field or ``<think>`` blocks; null when none).
+    ``raw`` stays the answer a parser reads."""
+    db.execute("alter table judge_calls add column reasoning text")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
-         m018_tab_positions, m019_suggestions, m020_provenance)
+         m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning)

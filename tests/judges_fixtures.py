@@ -35,7 +35,7 @@ class FakeJudgeServer:
                  statuses: list[int] | None = None, delay: float = 0.0,
                  models: tuple[str, ...] = ("judge",), model: str | None = "judge",
                  require_key: str | None = None, error_body: Callable[[int, dict], Any] | None = None,
-                 retry_after: str | None = None) -> None:
+                 retry_after: str | None = None, refuse: str | None = None) -> None:
         self.answer = answer
         self.statuses = list(statuses or [])
         self.delay = delay
@@ -44,6 +44,8 @@ class FakeJudgeServer:
         self.require_key = require_key
         self.error_body = error_body
         self.retry_after = retry_after
+        self.refuse = refuse  # a request parameter refused with a 400, as OpenAI refuses
+        # max_tokens for its reasoning models
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.in_flight = 0
@@ -100,6 +102,15 @@ class FakeJudgeServer:
                         self._send(404, {"error": {"message": f"The model `{body.get('model')}` does not exist",
                                                    "code": "model_not_found"}})
                         return
+                    if server.refuse is not None and server.refuse in body:
+                        other = ("max_completion_tokens" if server.refuse == "max_tokens"
+                                 else "max_tokens")
+                        self._send(400, {"error": {
+                            "message": f"Unsupported parameter: '{server.refuse}' is not supported "
+                                       f"with this model. Use '{other}' instead.",
+                            "type": "invalid_request_error", "param": server.refuse,
+                            "code": "unsupported_parameter"}})
+                        return
                     if status != 200:
                         payload = (server.error_body(status, body) if server.error_body
                                    else {"error": {"message": f"scripted {status}"}})
@@ -107,11 +118,15 @@ class FakeJudgeServer:
                         self._send(status, payload, headers)
                         return
                     text = server.answer(body)
+                    # an answer may be a message (a dict): content plus other fields, such
+                    # as a reasoning model's reasoning_content
+                    message = ({"role": "assistant", **text} if isinstance(text, dict)
+                               else {"role": "assistant", "content": text})
+                    text = message.get("content") or ""
                     self._send(200, {
                         "id": "cmpl-test", "object": "chat.completion", "created": 0,
                         "model": body.get("model"),
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": text}}],
+                        "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
                         "usage": {"prompt_tokens": len(last_user_text(body).split()),
                                   "completion_tokens": len(text.split()),
                                   "total_tokens": 0}})

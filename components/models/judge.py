@@ -47,8 +47,12 @@ KEY_SOURCES = {
 DEFAULTS: dict[str, Any] = {
     "base_url": "", "model": "", "key_from": "none", "key_env": DEFAULT_KEY_ENV,
     "secret": "openai_api_key", "temperature": 0.0, "max_tokens": 512, "timeout": 120.0,
-    "concurrency": 4, "window": 0, "named": "",
+    "concurrency": 4, "window": 0, "named": "", "token_param": "auto", "structured": False,
 }
+#: how the answer's length limit is named in the request (OpenAI's reasoning models refuse
+#: max_tokens)
+TOKEN_PARAMS = {"auto": "auto (max_tokens, or max_completion_tokens once refused)",
+                "max_tokens": "max_tokens", "max_completion_tokens": "max_completion_tokens"}
 # What a reviewer may pick besides the admin's named connections: the judges this server runs.
 DEMO_CHOICE, RULES_CHOICE = "Demo judge (this server)", "Rules judge (this server)"
 MAX_TOKENS_CAP = 32768
@@ -166,7 +170,8 @@ def connection(form: dict[str, Any] | None = None) -> Connection:
     return Connection(base_url, model, key_env=key_env, key=key,
                       temperature=float(v["temperature"]), max_tokens=int(v["max_tokens"]),
                       timeout=float(v["timeout"]), concurrency=int(v["concurrency"]),
-                      context_window=window)
+                      context_window=window, token_param=str(v["token_param"]),
+                      structured=bool(v["structured"]))
 
 
 def _test() -> None:
@@ -342,6 +347,17 @@ def _full_form(v: dict[str, Any]) -> None:
                          key=_key("window"),
                          help="The judge's window in tokens (0: unknown, not checked). "
                               "Filled in for the demo judge from its report.")
+    cols = st.columns([3, 3])
+    cols[0].selectbox("Length limit sent as", list(TOKEN_PARAMS), key=_key("token_param"),
+                      index=list(TOKEN_PARAMS).index(v["token_param"]),
+                      format_func=TOKEN_PARAMS.get,
+                      help="OpenAI's reasoning models (o1, o3, gpt-5) take max_completion_tokens "
+                           "and refuse max_tokens; auto switches on the first refusal.")
+    cols[1].checkbox("Structured output (JSON schema)", value=bool(v["structured"]),
+                     key=_key("structured"),
+                     help="Send each prompt's answer schema as response_format (OpenAI, vLLM, "
+                          "Ollama). An endpoint that refuses it is asked in words. Its answers "
+                          "are cached apart from plain ones.")
     with st.popover("Use a real judge instead", icon="🌐"):
         st.markdown(REAL_ENDPOINTS)
         st.caption("Keys: set the variable in the shell that starts the app (`export "

@@ -194,6 +194,10 @@ def render_answer(row: Mapping[str, Any], *, key: str, current: int | None = Non
                 render_text(call.get("raw") if call.get("raw") is not None
                             else f"(no reply: {call.get('error')})", mono=True, box=True,
                             max_height=160, key=f"{key}-raw-{check}")
+                if call.get("reasoning"):
+                    st.caption("its reasoning before the reply (kept apart, not read):")
+                    render_text(call["reasoning"], mono=True, box=True, max_height=160,
+                                key=f"{key}-reasoning-{check}")
 
 
 def render_linked_answer(db: Database, dataset: str, item_key: str) -> None:

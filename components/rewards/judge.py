@@ -164,10 +164,13 @@ def _bias(summary: dict[str, Any]) -> None:
                  "Consistency: share of items whose rotations all named the same response.")
 
 
-def _judge_words(raw: str | None, key: str) -> None:
+def _judge_words(raw: str | None, key: str, reasoning: str | None = None) -> None:
     st.caption("The judge's own words:")
     render_text(raw if raw is not None else "(no answer)", mono=True, box=True, max_height=220,
                 key=key)
+    if reasoning:
+        with st.expander("Its reasoning before the answer (kept apart, not read for the verdict)"):
+            render_text(reasoning, mono=True, box=True, max_height=320, key=f"{key}-reasoning")
 
 
 def _selection_failures(dataset: str, fails: list[JudgeFailure]) -> str | None:
@@ -186,7 +189,7 @@ def _selection_failures(dataset: str, fails: list[JudgeFailure]) -> str | None:
     cols = st.columns([3, 2])
     with cols[0]:
         st.markdown(f"**{label(f.item, 60)}** · trial {f.trial + 1} · {label(f.verdict, 200)}")
-        _judge_words(f.raw, "rj-words")
+        _judge_words(f.raw, "rj-words", f.reasoning)
     with cols[1]:
         st.caption(f"Shown as: {f.order_words}.")
         review_link(dataset, f.item, f"Open {f.comparison} in Review pairs", pair=f.pair)
@@ -216,7 +219,7 @@ def _scoring_failures(dataset: str, wrong: list[dict[str, Any]]) -> str | None:
         with col:
             st.markdown(f"**{side} {k + 1}**: " + ("invalid" if answer.get("valid") is False
                                                   else f"rated {answer.get('score')}"))
-            _judge_words(answer.get("raw"), f"rj-words-{side}")
+            _judge_words(answer.get("raw"), f"rj-words-{side}", answer.get("reasoning"))
     review_link(dataset, w["item"], f"Open chosen {i + 1} vs rejected {j + 1} in Review pairs",
                 pair=w["pair"])
     return w["item"]

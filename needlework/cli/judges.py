@@ -47,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the shuffled order (default 0)")
     p.add_argument("--concurrency", type=int, default=4, metavar="N",
                    help="requests in flight at once (default 4)")
+    p.add_argument("--token-param", default="auto",
+                   choices=("auto", "max_tokens", "max_completion_tokens"),
+                   help="how the answer's length limit is named (OpenAI's reasoning models take "
+                   "max_completion_tokens; auto: max_tokens, the other once refused)")
+    p.add_argument("--structured", action="store_true",
+                   help="send each prompt's answer schema as response_format (JSON schema)")
     p.add_argument("--context-window", type=int, default=None, metavar="N",
                    help="the judge's window in tokens; longer prompts follow --truncation "
                    "(default: unknown, not checked)")
@@ -111,7 +117,9 @@ def _connection(args: argparse.Namespace, **extra: object):  # noqa: ANN202
 
     return Connection(args.base_url, args.model, key_env=args.key_env or None,
                       timeout=args.timeout, max_tokens=args.max_tokens,
-                      temperature=args.temperature, **extra)
+                      temperature=args.temperature,
+                      token_param=getattr(args, "token_param", "auto"),
+                      structured=getattr(args, "structured", False), **extra)
 
 
 def cmd_judge(args: argparse.Namespace) -> int:

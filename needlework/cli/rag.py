@@ -65,6 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, default=1024, metavar="N",
                    help="longest judge answer in tokens (default 1024)")
     p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    p.add_argument("--token-param", default="auto",
+                   choices=("auto", "max_tokens", "max_completion_tokens"),
+                   help="how the answer's length limit is named (OpenAI's reasoning models take "
+                   "max_completion_tokens; auto: max_tokens, the other once refused)")
+    p.add_argument("--structured", action="store_true",
+                   help="send each prompt's answer schema as response_format (JSON schema)")
     p.add_argument("--context-window", type=int, default=None, metavar="N",
                    help="the judge's window in tokens: longer prompts are not sent and are "
                    "reported (default: unknown, not checked)")
@@ -144,7 +150,8 @@ def _connection(args: argparse.Namespace):  # noqa: ANN202
     return Connection(args.judge_base_url, args.judge_model, key_env=args.judge_key_env or None,
                       timeout=args.timeout, max_tokens=args.max_tokens,
                       temperature=args.temperature, concurrency=args.concurrency,
-                      context_window=args.context_window)
+                      context_window=args.context_window, token_param=args.token_param,
+                      structured=args.structured)
 
 
 def cmd_rag_eval(args: argparse.Namespace) -> int:

@@ -56,6 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--concurrency", type=int, default=4, metavar="N")
     q.add_argument("--max-tokens", type=int, default=512, metavar="N")
     q.add_argument("--timeout", type=float, default=120.0, metavar="S")
+    q.add_argument("--token-param", default="auto",
+                   choices=("auto", "max_tokens", "max_completion_tokens"),
+                   help="how the answer's length limit is named (auto: max_tokens, the other "
+                   "once refused)")
+    q.add_argument("--structured", action="store_true",
+                   help="send the answer's JSON schema as response_format")
     q.add_argument("--no-labels", action="store_true", help="do not ask for passage labels")
     q.add_argument("--dims", action="store_true", help="also ask for the question dimensions")
     q.add_argument("--source", default="", help="the source's name (default: judge:MODEL)")
@@ -152,7 +158,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     def run(base_url: str, model: str, key_env: str | None) -> int:
         try:
             conn = Connection(base_url, model, key_env=key_env, concurrency=args.concurrency,
-                              max_tokens=args.max_tokens, timeout=args.timeout)
+                              max_tokens=args.max_tokens, timeout=args.timeout,
+                              token_param=args.token_param, structured=args.structured)
             spec = SuggestSpec(args.dataset, conn, fields, args.source, args.replace)
             row = run_suggest_here(connect(args.db), args.db, spec)
         except (ValueError, TypeError, SuggestError) as exc:

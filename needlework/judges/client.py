@@ -8,7 +8,19 @@
 - a stop check (``should_stop()``) between attempts and during the waits, so a
   cancelled run ends within a fraction of a second plus one in-flight request;
 - a request counter (``requests``), thread-safe: what the benchmark and the
-  resume tests count.
+  resume tests count;
+- the answer's length limit under the name the endpoint takes: ``max_tokens``, or
+  ``max_completion_tokens`` (OpenAI's reasoning models refuse the first). With the
+  connection's ``token_param`` ``auto`` the first refusal naming the parameter switches
+  this client to the other name for good, and the request goes again at once;
+- reasoning kept apart from the answer: a ``reasoning_content`` (vLLM, DeepSeek) or
+  ``reasoning`` (Ollama, OpenRouter) field of the message, and ``<think>…</think>``
+  blocks in its text (an unclosed one is all reasoning), become :attr:`Answer.reasoning`;
+  :attr:`Answer.text` is what is left, the only text a parser reads;
+- structured output: with the connection's ``structured`` on, a prompt's JSON schema goes
+  as ``response_format`` (``json_schema``, strict); an endpoint that refuses the
+  parameter is asked without it from then on (the prompts ask for the same JSON in
+  words, and the parsers read it either way).
 
 It is safe to share between the threads of one request pool.
 
@@ -21,6 +33,7 @@ with a 500 for a local model folder while its chat completions work.
 from __future__ import annotations
 
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -38,7 +51,7 @@ ShouldStop = Callable[[], bool]
 
 @dataclass(frozen=True)
 class Answer:
-    """A judge's answer: the text and what it cost."""
+    """A judge's answer: the text (reasoning removed), its reasoning, and what it cost."""
 
     text: str
     prompt_tokens: int | None
@@ -46,6 +59,37 @@ class Answer:
     finish_reason: str | None
     latency_s: float
     attempts: int
+    reasoning: str | None = None
+
+
+_THINK = re.compile(r"<think>(.*?)</think>", re.S | re.I)
+_OPEN_THINK = re.compile(r"<think>(.*)$", re.S | re.I)
+TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")
+
+
+def split_reasoning(text: str) -> tuple[str, str | None]:
+    """``(answer, reasoning)``: the ``<think>`` blocks of ``text`` taken out (joined, in
+    order) and what is left, stripped; an unclosed ``<think>`` runs to the end (a reasoning
+    cut by the length limit: no answer)."""
+    found = [m.strip() for m in _THINK.findall(text)]
+    rest = _THINK.sub("", text)
+    if (m := _OPEN_THINK.search(rest)) is not None:
+        found.append(m.group(1).strip())
+        rest = rest[:m.start()]
+    if not found:
+        return text, None
+    return rest.strip(), "\n\n".join(part for part in found if part) or None
+
+
+def refused_parameter(exc: BaseException, name: str) -> bool:
+    """Whether ``exc`` is an endpoint refusing the request parameter ``name`` (a 400 whose
+    message names it as unsupported, e.g. OpenAI's "Unsupported parameter: 'max_tokens'
+    is not supported with this model. Use 'max_completion_tokens' instead.")."""
+    if not isinstance(exc, openai.BadRequestError):
+        return False
+    text = str(exc).lower()
+    return name in text and any(w in text for w in ("unsupported", "not supported",
+                                                    "unrecognized", "unknown", "instead"))
 
 
 class JudgeClient:
@@ -63,6 +107,11 @@ class JudgeClient:
         self._client = openai.OpenAI(
             api_key=connection.api_key() or NO_KEY, base_url=connection.base_url.strip(),
             timeout=connection.timeout, max_retries=0)
+        #: the name the length limit goes under (``auto`` starts with ``max_tokens``)
+        self.token_param = ("max_tokens" if connection.token_param == "auto"
+                            else connection.token_param)
+        #: whether a prompt's schema goes as ``response_format`` (off once refused)
+        self.schemas = connection.structured
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.connection.endpoint!r}, model={self.connection.model!r})"
@@ -105,20 +154,40 @@ class JudgeClient:
             time.sleep(min(0.1, left))
 
     def complete(self, messages: Sequence[Message], *, max_tokens: int | None = None,
-                 should_stop: ShouldStop | None = None) -> Answer:
-        """Send ``messages``; the answer, or a :class:`JudgeError` after the last retry."""
+                 should_stop: ShouldStop | None = None,
+                 schema: dict[str, Any] | None = None) -> Answer:
+        """Send ``messages``; the answer, or a :class:`JudgeError` after the last retry.
+        ``schema``: the JSON schema of the answer (``{"name", "schema"}``), sent when the
+        connection asks for structured output."""
         conn = self.connection
         attempt = 0
         started = time.perf_counter()
+        tried: set[str] = set()  # length-limit names refused by this endpoint
         while True:
             if should_stop is not None and should_stop():
                 raise JudgeCancelled()
             self._count(retry=attempt > 0)
+            param = self.token_param
+            extra: dict[str, Any] = {param: max_tokens or conn.max_tokens}
+            structured = bool(schema) and self.schemas
+            if structured and schema is not None:
+                extra["response_format"] = {"type": "json_schema", "json_schema": {
+                    "name": schema["name"], "schema": schema["schema"], "strict": True}}
             try:
                 response = self._client.chat.completions.create(
                     model=conn.model, messages=list(messages), temperature=conn.temperature,
-                    max_tokens=max_tokens or conn.max_tokens)
+                    **extra)
             except Exception as exc:  # every openai/httpx error is classified below
+                if structured and refused_parameter(exc, "response_format"):
+                    self.schemas = False  # asked in words only, from now on
+                    continue
+                other = TOKEN_PARAMS[1 - TOKEN_PARAMS.index(param)]
+                if conn.token_param == "auto" and other not in tried and \
+                        refused_parameter(exc, param):
+                    tried.add(param)
+                    with self._lock:  # the other name from now on, for every thread
+                        self.token_param = other
+                    continue
                 if retryable(exc) and attempt < conn.max_retries:
                     self._wait(self.delay(attempt, exc), should_stop)
                     attempt += 1
@@ -133,12 +202,20 @@ def _answer(response: Any, latency: float, attempts: int) -> Answer:
         raise JudgeError("bad_request", "the server's answer has no choices")
     message = choices[0].message
     text = message.content if message is not None and message.content is not None else ""
+    text, thought = split_reasoning(text)
+    field = None
+    if message is not None:
+        extra = getattr(message, "model_extra", None) or {}
+        field = next((v for k in ("reasoning_content", "reasoning")
+                      if isinstance(v := extra.get(k, getattr(message, k, None)), str)
+                      and v.strip()), None)
+    reasoning = "\n\n".join(part for part in (field, thought) if part) or None
     usage = getattr(response, "usage", None)
     return Answer(text=text,
                   prompt_tokens=getattr(usage, "prompt_tokens", None),
                   completion_tokens=getattr(usage, "completion_tokens", None),
                   finish_reason=choices[0].finish_reason, latency_s=round(latency, 4),
-                  attempts=attempts)
+                  attempts=attempts, reasoning=reasoning)
 
 
 @dataclass(frozen=True)

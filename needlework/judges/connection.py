@@ -97,6 +97,12 @@ class Connection:
     concurrency: int = 4
     max_retries: int = 4
     context_window: int | None = None
+    #: the name of the answer's length limit: ``max_tokens``, ``max_completion_tokens``
+    #: (OpenAI's reasoning models), or ``auto`` (the first, the second once refused)
+    token_param: str = "auto"
+    #: ask for structured output (a JSON schema, OpenAI's ``response_format``) where a
+    #: prompt has one; an endpoint that refuses it is asked without
+    structured: bool = False
 
     def __post_init__(self) -> None:
         if not self.base_url.strip():
@@ -115,6 +121,9 @@ class Connection:
             raise ValueError(f"timeout must be positive, got {self.timeout}")
         if self.max_retries < 0:
             raise ValueError(f"max retries cannot be negative, got {self.max_retries}")
+        if self.token_param not in ("auto", "max_tokens", "max_completion_tokens"):
+            raise ValueError(f"token parameter must be auto, max_tokens or max_completion_tokens, "
+                             f"not {self.token_param!r}")
         if self.context_window is not None and self.context_window <= self.max_tokens:
             raise ValueError(f"context window ({self.context_window}) must exceed max tokens "
                              f"({self.max_tokens})")
@@ -142,15 +151,18 @@ class Connection:
         return "no key"
 
     def params(self) -> dict[str, Any]:
-        """The generation parameters that change an answer (part of the cache key)."""
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        """The generation parameters that change an answer (part of the cache key;
+        ``structured`` only when on, so that earlier keys stay valid)."""
+        out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        return {**out, "structured": True} if self.structured else out
 
     def describe(self) -> dict[str, Any]:
         """A JSON-ready record of the connection for runs and logs: no key, only its source."""
         return {"endpoint": self.endpoint, "model": self.model, "key_env": self.key_env,
                 "key_in_memory": self.key is not None, **self.params(), "timeout": self.timeout,
                 "concurrency": self.concurrency, "max_retries": self.max_retries,
-                "context_window": self.context_window}
+                "context_window": self.context_window, "token_param": self.token_param,
+                "structured": self.structured}
 
     def with_options(self, **changes: Any) -> Connection:
         """A copy with some fields changed."""

@@ -248,7 +248,8 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
                     stopped = True
                     break
                 key, trial = queue.pop(0)
-                future = pool.submit(client.complete, trial.messages, should_stop=should_stop)
+                future = pool.submit(client.complete, trial.messages, should_stop=should_stop,
+                                     schema=answer_schema(trial))
                 running[future] = (key, trial)
             if not running:
                 break
@@ -280,7 +281,8 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
                                 prompt_tokens=answer.prompt_tokens,
                                 completion_tokens=answer.completion_tokens,
                                 latency_s=answer.latency_s, attempts=answer.attempts,
-                                finish_reason=answer.finish_reason)
+                                finish_reason=answer.finish_reason,
+                                reasoning=answer.reasoning)
                 fresh[key] = row
                 done += 1
                 if progress is not None:
@@ -291,6 +293,20 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
         raise JudgeCancelled(f"cancelled: {len(fresh)} new answers saved, "
                              f"{len(queue)} requests not sent; a re-run resumes from the cache")
     return fresh
+
+
+def answer_schema(trial: Trial) -> dict[str, Any]:
+    """The JSON schema of a trial's answer (structured output, where asked for): the
+    letter of the best response for a selection, a 1-10 rating for scoring; the parsers
+    read these keys (``verdict``, ``score``) as they read the words."""
+    if trial.mode == "selection":
+        names = [chr(ord("A") + k) for k in range(len(trial.members))]
+        return {"name": "selection", "schema": {
+            "type": "object", "properties": {"verdict": {"type": "string", "enum": names}},
+            "required": ["verdict"], "additionalProperties": False}}
+    return {"name": "rating", "schema": {
+        "type": "object", "properties": {"score": {"type": "number"}},
+        "required": ["score"], "additionalProperties": False}}
 
 
 def ask(db: Any, client: JudgeClient, messages: list[dict[str, str]],
@@ -311,7 +327,8 @@ def ask(db: Any, client: JudgeClient, messages: list[dict[str, str]],
                     prompt_hash=digest, raw=answer.text, parsed=parsed.as_dict(),
                     valid=parsed.valid, prompt_tokens=answer.prompt_tokens,
                     completion_tokens=answer.completion_tokens, latency_s=answer.latency_s,
-                    attempts=answer.attempts, finish_reason=answer.finish_reason)
+                    attempts=answer.attempts, finish_reason=answer.finish_reason,
+                    reasoning=answer.reasoning)
     return answer.text, parsed, False
 
 

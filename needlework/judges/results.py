@@ -118,6 +118,7 @@ class JudgeFailure:
     reason: str | None
     raw: str | None  # the judge's own words
     pair: tuple[int, int]  # (chosen i, rejected j), 0-based: the comparison to open in Review
+    reasoning: str | None = None  # what it reasoned before answering (never parsed)
 
     @property
     def verdict(self) -> str:
@@ -158,7 +159,8 @@ def failures(rows: Iterable[Mapping[str, Any]]) -> list[JudgeFailure]:
             (min(rejected) if rejected else 0)
         out.append(JudgeFailure(str(entry["item_key"]), str(entry.get("subset", "")),
                                 int(entry.get("trial", 0)), entry.get("rotation"), members, picked,
-                                entry.get("reason"), row.get("raw"), (chosen[0] if chosen else 0, j)))
+                                entry.get("reason"), row.get("raw"), (chosen[0] if chosen else 0, j),
+                                row.get("reasoning")))
     return out
 
 
@@ -172,7 +174,8 @@ def scoring_failures(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         e = r["entry"]
         answers[e["item_key"]][e["members"][0]] = {
             "score": e.get("score") if e.get("valid") else None, "valid": e.get("valid"),
-            "skipped": e.get("skipped"), "reason": e.get("reason"), "raw": r.get("raw")}
+            "skipped": e.get("skipped"), "reason": e.get("reason"), "raw": r.get("raw"),
+            "reasoning": r.get("reasoning")}
     out = []
     for entry in entries:
         if metrics.bon_correct(entry["chosen_scores"], entry["rejected_scores"]):

@@ -45,17 +45,21 @@ ShouldStop = Callable[[], bool]
 
 @dataclass(frozen=True)
 class Request:
-    """One judge prompt: ``id`` is the caller's name for it, ``parse`` reads the answer."""
+    """One judge prompt: ``id`` is the caller's name for it, ``parse`` reads the answer,
+    ``schema`` is the answer's JSON schema (sent where the connection asks for structured
+    output)."""
 
     id: str
     messages: list[dict[str, str]]
     parse: Callable[[str], Parsed]
+    schema: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
 class Outcome:
     """A request's answer: ``raw`` text (``None`` when none came), its parse, the cache
-    key, whether it came from the cache, and why there is no answer (``error``)."""
+    key, whether it came from the cache, why there is no answer (``error``) and what the
+    judge reasoned before answering (``reasoning``, never parsed)."""
 
     id: str
     key: str
@@ -63,10 +67,12 @@ class Outcome:
     parsed: Parsed
     cached: bool
     error: str | None = None
+    reasoning: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "raw": self.raw, "parsed": self.parsed.as_dict(),
-                "cached": self.cached, "error": self.error}
+        out = {"key": self.key, "raw": self.raw, "parsed": self.parsed.as_dict(),
+               "cached": self.cached, "error": self.error}
+        return {**out, "reasoning": self.reasoning} if self.reasoning else out
 
 
 @dataclass
@@ -146,7 +152,8 @@ def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *
                                      skipped[r.id])
         elif key in found:
             raw = found[key]["raw"]
-            outcomes[r.id] = Outcome(r.id, key, raw, r.parse(raw), key not in fresh)
+            outcomes[r.id] = Outcome(r.id, key, raw, r.parse(raw), key not in fresh,
+                                     reasoning=found[key].get("reasoning"))
         else:
             reason = f"no answer: {errors.get(key, 'not sent')}"
             outcomes[r.id] = Outcome(r.id, key, None, invalid(reason, "error"), False, reason)
@@ -186,8 +193,8 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
                     stopped = True
                     break
                 key, request = queue.pop(0)
-                running[pool.submit(client.complete, request.messages,
-                                    should_stop=should_stop)] = (key, request)
+                running[pool.submit(client.complete, request.messages, should_stop=should_stop,
+                                    schema=request.schema)] = (key, request)
             if not running:
                 break
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -213,8 +220,9 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
                                 prompt_tokens=answer.prompt_tokens,
                                 completion_tokens=answer.completion_tokens,
                                 latency_s=answer.latency_s, attempts=answer.attempts,
-                                finish_reason=answer.finish_reason)
-                fresh[key] = {"key": key, "raw": answer.text}
+                                finish_reason=answer.finish_reason,
+                                reasoning=answer.reasoning)
+                fresh[key] = {"key": key, "raw": answer.text, "reasoning": answer.reasoning}
                 counter.answered(key)
     if failure is not None:
         raise failure

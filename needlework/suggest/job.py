@@ -36,6 +36,8 @@ from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.rag.calls import Request, run_requests
 from needlework.suggest.prompts import (
+    DIMS_SCHEMA,
+    LABEL_SCHEMA,
     PROMPT_VERSION,
     dimension_messages,
     label_messages,
@@ -93,11 +95,11 @@ def _requests(item: dict[str, Any], fields: tuple[str, ...]) -> list[Request]:
     out = []
     if LABELS in fields:
         out += [Request(f"{item['key']}\x00label:{p.number}",
-                        label_messages(question, asked, p), parse_label)
+                        label_messages(question, asked, p), parse_label, LABEL_SCHEMA)
                 for p in gitem.passages(record)]
     if DIMS in fields:
         out.append(Request(f"{item['key']}\x00dims", dimension_messages(question, asked),
-                           parse_dimensions))
+                           parse_dimensions, DIMS_SCHEMA))
     return out
 
 

@@ -76,6 +76,11 @@ def label_messages(question: str, question_date: str, passage: Passage) -> Messa
     return [{"role": "user", "content": text}]
 
 
+#: The answer's JSON schema (structured output, where the connection asks for it).
+LABEL_SCHEMA: dict[str, Any] = {"name": "passage_label", "schema": {
+    "type": "object", "properties": {"label": {"type": "string", "enum": list(PROMPT_LABELS)}},
+    "required": ["label"], "additionalProperties": False}}
+
 _BARE = re.compile(r"\b(IRRELEVANT|ANSWER-THE-QUESTION|RELATED-INFORMATION|OUTDATED|UNKNOWN)\b")
 
 
@@ -126,6 +131,12 @@ def dimension_messages(question: str, question_date: str) -> Messages:
         "whose values are taken from the lists above."
     )
     return [{"role": "user", "content": text}]
+
+
+DIMS_SCHEMA: dict[str, Any] = {"name": "question_dimensions", "schema": {
+    "type": "object",
+    "properties": {dim: {"type": "string", "enum": list(DIMENSIONS[dim])} for dim in ASKED_DIMS},
+    "required": list(ASKED_DIMS), "additionalProperties": False}}
 
 
 def parse_dimensions(text: str) -> Parsed:
