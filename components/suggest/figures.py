@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 from sqlite_utils import Database
 
+from components.tables import figures_table
 from components.text import label, option
 from needlework.suggest.figures import HIGH, LOW, suggestion_report
 from needlework.teams.permissions import PermissionDenied, User
@@ -41,17 +42,6 @@ def _per_label(figure: dict[str, Any] | None) -> str:
         return "– (0)"
     value = _pct(figure)
     return f"{'–' if value is None else value} ({figure['n']})"
-
-
-def _table(rows: list[dict[str, Any]], columns: list[str] | None = None) -> pd.DataFrame:
-    """The rows as a table, an undefined figure (``None``) shown as ``–`` (its reason is in
-    the table's notes or the caption), never as a grey "None"."""
-    frame = pd.DataFrame(rows, columns=columns)
-    for column in frame.columns:  # a column with a gap becomes text (one type per column)
-        if frame[column].isna().any():
-            frame[column] = ["–" if pd.isna(v) else f"{v:g}" if isinstance(v, float) else str(v)
-                             for v in frame[column]]
-    return frame
 
 
 def render_suggestion_figures(db: Database, dataset: str, actor: User | None) -> None:
@@ -85,7 +75,7 @@ def _accuracy(report: dict[str, Any]) -> None:
         st.caption(f"No suggestion is for a {report['unit']}.")
         return
     labels = [x for row in rows for x in row["per_label"]]
-    st.dataframe(_table([{
+    st.dataframe(figures_table([{
         "source": r["source"], "suggestions": r["suggestions"], "with a reference": r["referenced"],
         "adjudicated": r["reference"]["adjudicated"], "gold": r["reference"]["gold"],
         "right": r["accuracy"]["count"], "accuracy %": _pct(r["accuracy"]),
@@ -107,7 +97,7 @@ def _accuracy(report: dict[str, Any]) -> None:
 
 def _acceptance(report: dict[str, Any]) -> None:
     st.markdown("**Acceptance per annotator** (of the values saved with a suggestion shown)")
-    st.dataframe(_table([{
+    st.dataframe(figures_table([{
         "annotator": r["annotator"], "saved": r["saved"], "shown a suggestion": r["shown"],
         "accepted": r["accepted"]["count"], "accepted %": _pct(r["accepted"]),
         "overridden": r["changed"]["count"], "overridden %": _pct(r["changed"]),
@@ -120,7 +110,7 @@ def _acceptance(report: dict[str, Any]) -> None:
 
 def _time(report: dict[str, Any]) -> None:
     st.markdown("**Active time per item** (seconds, with and without suggestions shown)")
-    st.dataframe(_table([{
+    st.dataframe(figures_table([{
         "annotator": r["annotator"],
         "items with": r["with"]["n"], "median with": _num(r["with"]["median"], 1),
         "mean with": _num(r["with"]["mean"], 1),
@@ -137,7 +127,7 @@ def _time(report: dict[str, Any]) -> None:
 def _anchoring(report: dict[str, Any]) -> None:
     st.markdown("**Agreement with the suggestions against agreement with each other** "
                 f"({report['unit']}s)")
-    st.dataframe(_table([{
+    st.dataframe(figures_table([{
         "annotator": r["annotator"], "source": r["source"], "units": r["units"],
         "shown": r["shown"], "kappa with source": _num(r["with_source"]["value"]),
         "equal to source %": _pct({"value": r["with_source"]["agreement"]}),

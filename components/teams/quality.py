@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from components.state import get_db, signed_in
+from components.tables import figures_table
 from components.text import label, option, render_text
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.quality import (
@@ -145,7 +146,7 @@ def render_annotators(report: QualityReport) -> None:
     by = st.selectbox("Sort annotators by", ANNOTATOR_SORTS, key="nw-quality-annotator-sort",
                       format_func=ANNOTATOR_WORDS.get)
     rows = rank_annotators(report.annotators, by)
-    st.dataframe(pd.DataFrame([{
+    st.dataframe(figures_table([{
         "annotator": a.annotator, "done": a.done, "assigned": a.assigned,
         "accuracy on gold %": _pct(a.gold_accuracy), "gold fields": a.gold_fields,
         "kappa": None if a.kappa is None else round(a.kappa, 3),
@@ -153,6 +154,8 @@ def render_annotators(report: QualityReport) -> None:
         "active min": round(a.active_seconds / 60, 1),
         "median s / item": _secs(a.median_item_seconds), "timed items": a.timed_items,
     } for a in rows]), hide_index=True, width="stretch", key="nw-quality-annotators")
+    st.caption("–: not defined for that annotator (no gold fields answered, no passage shared "
+               "with another annotator, or no timed item).")
 
 
 def render_items(report: QualityReport, limit: int = 200) -> None:
@@ -160,7 +163,7 @@ def render_items(report: QualityReport, limit: int = 200) -> None:
     by = st.selectbox("Sort items by", ITEM_SORTS, key="nw-quality-item-sort",
                       format_func=ITEM_WORDS.get)
     rows = rank_items(report.items, by)
-    st.dataframe(pd.DataFrame([{
+    st.dataframe(figures_table([{
         "item": i.item_key, "title": i.title[:120], "annotators": i.annotators,
         "shared units": i.units, "disputed": i.disputed_units,
         "disputed %": _pct(i.disagreement), "gold": "★" if i.gold else "",
