@@ -87,6 +87,15 @@ def count_calls(db: Database, endpoint: str | None = None, model: str | None = N
     return db.execute(sql, params).fetchone()[0]
 
 
+def completion_usage(db: Database, model: str) -> list[dict[str, Any]]:
+    """How long ``model``'s cached answers are, per endpoint: ``{endpoint, answers,
+    completion_tokens}`` over the calls whose server reported usage (cost estimates)."""
+    return db.execute_returning_dicts(
+        "select endpoint, count(completion_tokens) as answers, "
+        "sum(completion_tokens) as completion_tokens from judge_calls "
+        "where model = ? and completion_tokens is not null group by endpoint", [model])
+
+
 def clear_calls(db: Database, endpoint: str | None = None, model: str | None = None) -> int:
     """Delete cached calls (all, or of one endpoint and/or model); returns how many."""
     sql, params = "delete from judge_calls where 1 = 1", []

@@ -4,7 +4,8 @@
 real ``openai`` client: ``POST /v1/chat/completions`` answers with ``answer(body)``,
 or with a scripted status (500, 429, ...) for the first requests, after an optional
 delay; ``GET /v1/models`` lists ``models``. Every request is recorded (path,
-headers, body) so tests can count requests and look for leaked keys.
+headers, body) so tests can count requests and look for leaked keys. Its answers report
+usage as OpenAI counts it (:func:`chat_tokens`, :func:`text_tokens`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from needlework.tokens import count_tokens
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -26,6 +29,17 @@ def free_port() -> int:
 
 def last_user_text(body: dict[str, Any]) -> str:
     return body["messages"][-1]["content"]
+
+
+def text_tokens(text: str) -> int:
+    """Tokens of ``text`` by the project's counter (o200k_base where it is available)."""
+    return count_tokens(text).tokens
+
+
+def chat_tokens(messages: list[dict[str, Any]]) -> int:
+    """A chat's prompt tokens as OpenAI counts them: each message's content, 3 tokens of
+    format per message and 3 that prime the reply."""
+    return sum(text_tokens(str(m.get("content") or "")) + 3 for m in messages) + 3
 
 
 class FakeJudgeServer:
@@ -122,14 +136,15 @@ class FakeJudgeServer:
                     # as a reasoning model's reasoning_content
                     message = ({"role": "assistant", **text} if isinstance(text, dict)
                                else {"role": "assistant", "content": text})
-                    text = message.get("content") or ""
+                    written = (message.get("content") or "") + str(
+                        message.get("reasoning_content") or "")
+                    prompt, completion = chat_tokens(body["messages"]), text_tokens(written)
                     self._send(200, {
                         "id": "cmpl-test", "object": "chat.completion", "created": 0,
                         "model": body.get("model"),
                         "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-                        "usage": {"prompt_tokens": len(last_user_text(body).split()),
-                                  "completion_tokens": len(text.split()),
-                                  "total_tokens": 0}})
+                        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                                  "total_tokens": prompt + completion}})
                 finally:
                     with server.lock:
                         server.in_flight -= 1

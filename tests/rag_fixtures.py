@@ -1,8 +1,8 @@
 """A small hand-made grounding set and a rule-following judge for the RAG tests.
 
 The judge (:func:`rule_judge`) is a real OpenAI-compatible server answer function
-(serve it with :class:`tests.judges_fixtures.FakeJudgeServer`) that reads the project's
-own RAG prompts and answers by fixed rules, so every figure of a run can be computed
+(serve it with :class:`tests.judges_fixtures.FakeJudgeServer`) that reads the RAG
+prompts (the papers' by default) and answers by fixed rules, so every figure of a run can be computed
 by hand:
 
 - factuality: a sentence that says it cannot answer is ``no_rad``; any other sentence
@@ -21,6 +21,7 @@ import json
 import re
 from typing import Any
 
+from needlework.rag.prompts import read_prompt
 from tests.conftest import GARAGE_RECORD, jsonl
 
 DEFLECT = "There is not enough grounding for an answer."
@@ -90,31 +91,34 @@ def dataset_bytes() -> bytes:
     return jsonl(RECORDS)
 
 
-def _between(text: str, name: str) -> str:
-    return text.split(f"[{name}]\n", 1)[1].split(f"\n[End of {name.lower()}]", 1)[0]
-
-
 def rule_judge(body: dict[str, Any]) -> str:
-    text = body["messages"][-1]["content"]
-    if "[Answer sentences]" in text:
-        passages = _between(text, "Passages").lower()
+    """Answers a RAG prompt of needlework.rag.prompts (the papers' default or the project's
+    wording, read back by read_prompt), in the format that prompt asks for."""
+    found = read_prompt(body["messages"])
+    if found is None:
+        return "?"
+    mode, values = found
+    if mode == "factuality":
+        passages = values["passages"].lower()
+        if "sentences" in values:  # GaRAGe's prompt: the sentence's own text
+            lines = list(enumerate(values["sentences"].split("\n"), start=1))
+        else:
+            lines = [(int(n), t) for n, t in (line.split(". ", 1) for line in
+                                              values["numbered_sentences"].splitlines())]
         verdicts = []
-        for line in _between(text, "Answer sentences").splitlines():
-            number, sentence = line.split(". ", 1)
+        for number, sentence in lines:
             claim = re.sub(r"\s*\[cite_\d+\]", "", sentence).rstrip(".").lower()
             label = ("no_rad" if CANNOT.search(sentence)
                      else "supported" if claim in passages else "unsupported")
-            verdicts.append({"sentence": int(number), "label": label, "rationale": "rule",
+            verdicts.append({"sentence": sentence if "sentences" in values else number,
+                             "label": label, "rationale": "rule",
                              "excerpt": claim if label == "supported" else None})
         return json.dumps({"grounding_quality": verdicts})
-    if "[Test answer]" in text:
-        return f'Analysis: rules.\n{{"verdict": "{ELIGIBILITY[_between(text, "Test answer")]}"}}'
-    if "[Model answer]" in text:
-        answer = _between(text, "Model answer")
-        if answer in GARBLED_DEFLECTION:
+    if mode == "eligibility":
+        return f'Analysis: rules.\n{{"Instruction Following": "{ELIGIBILITY[values["answer"]]}"}}'
+    if mode == "deflection":
+        if values["answer"] in GARBLED_DEFLECTION:
             return "[[A]]"
-        grade = "missing" if CANNOT.search(answer) else "attempted"
-        return json.dumps({"justification": "rule", "grade": grade})
-    if "[Generated answer]" in text:
-        return "Yes" if ELIGIBILITY.get(_between(text, "Generated answer")) == "No Issues" else "No"
-    return "?"
+        grade = "missing" if CANNOT.search(values["answer"]) else "attempted"
+        return f'{{"justification": "rule", "grade": "{grade}",}}'  # GaRAGe's trailing comma
+    return "Yes" if ELIGIBILITY.get(values["answer"]) == "No Issues" else "No"

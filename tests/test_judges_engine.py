@@ -17,7 +17,9 @@ from store import connect
 from store import judges as store_judges
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
 
-BLOCK = re.compile(r"\[Response ([A-Z])\]\n(.*?)\n\[End of Response \1\]", re.S)
+# a response as the default (Long-form RewardBench's) prompt shows it, or the project's
+BLOCK = re.compile(r"\[(?:Response |The Start of Assistant )([A-Z])(?:'s Answer)?\]\n(.*?)\n"
+                   r"\[(?:End of Response |The End of Assistant )\1(?:'s Answer)?\]", re.S)
 
 
 def pairs(n: int = 3) -> list[tuple[str, Preference]]:

@@ -28,7 +28,9 @@ from store.review import item_scores_map, scored_runs
 from tests.conftest import jsonl
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
 
-BLOCK = re.compile(r"\[Response ([A-Z])\]\n(.*?)\n\[End of Response \1\]", re.S)
+# a response as the default (Long-form RewardBench's) prompt shows it, or the project's
+BLOCK = re.compile(r"\[(?:Response |The Start of Assistant )([A-Z])(?:'s Answer)?\]\n(.*?)\n"
+                   r"\[(?:End of Response |The End of Assistant )\1(?:'s Answer)?\]", re.S)
 
 
 def lfrb_records() -> list[dict]:

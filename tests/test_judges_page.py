@@ -21,7 +21,9 @@ from tests.conftest import ROOT, jsonl
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
 
 PAGE = "app_pages/rewards.py"
-BLOCK = re.compile(r"\[Response ([A-Z])\]\n(.*?)\n\[End of Response \1\]", re.S)
+# a response as the default (Long-form RewardBench's) prompt shows it, or the project's
+BLOCK = re.compile(r"\[(?:Response |The Start of Assistant )([A-Z])(?:'s Answer)?\]\n(.*?)\n"
+                   r"\[(?:End of Response |The End of Assistant )\1(?:'s Answer)?\]", re.S)
 SECRET = "sk-test-SECRET123"
 
 
@@ -129,7 +131,7 @@ def test_judging_shows_accuracy_and_invalid_rate_per_subset_and_the_judges_words
     assert table.loc["Chat", "accuracy"] == "50.0%" and table.loc["Chat", "invalid rate"] == "50.0%"
     assert table.loc["overall", "accuracy"] == "50.0%"
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["accuracy"] == "50.0%" and metrics["invalid answers"] == "25.0%"
+    assert metrics["accuracy (per trial)"] == "50.0%" and metrics["invalid answers"] == "25.0%"
     fails = at.dataframe(key="rj_failures").value
     assert list(fails["item"]) == ["q1", "q3"]
     assert fails.iloc[0]["verdict"] == "named rejected 2 over chosen 1"

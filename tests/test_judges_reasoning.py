@@ -6,6 +6,8 @@ from the answer, stored, and never parsed."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from needlework.judges.client import JudgeClient, check_connection, split_reasoning
@@ -93,7 +95,7 @@ def _json_only(body: dict) -> str:
     schema = body["response_format"]["json_schema"]["schema"]
     good = next(label for label, text in BLOCK.findall(last_user_text(body)) if "good" in text)
     assert good in schema["properties"]["verdict"]["enum"]
-    return '{"verdict": "%s"}' % good
+    return json.dumps({"verdict": good})
 
 
 def test_structured_output_sends_the_schema_and_a_refusing_endpoint_is_asked_in_words(db):

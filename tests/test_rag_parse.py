@@ -130,17 +130,20 @@ def test_llmeval_follows_bergens_api_rule(answer, score, weird) -> None:
 
 def test_prompts_carry_the_data_and_the_label_sets() -> None:
     passages = [RagPassage(3, "Bananas are yellow.", "web", "2024-01-01", "ANSWER-THE-QUESTION")]
-    text = factuality_messages("Q?", passages, SENTENCES)[0]["content"]
-    assert "[Passage 3] (web, 2024-01-01)\nBananas are yellow." in text
-    assert "1. Apples are red.\n2. Bananas are green.\n3. Enjoy!" in text
+    text = factuality_messages("Q?", passages, SENTENCES)[0]["content"]  # GaRAGe's B.3
+    assert "**Context:** [Passage 3] (web, 2024-01-01)\nBananas are yellow." in text
+    assert text.endswith("**Response:** Apples are red.\nBananas are green.\nEnjoy!")
     for label in ("supported", "unsupported", "contradictory", "no_rad", "grounding_quality"):
         assert label in text
     assert "(no passages)" in factuality_messages("Q?", [], SENTENCES)[0]["content"]
     eligibility = eligibility_messages("Q?", "model says", "human says")[0]["content"]
-    assert "[Test answer]\nmodel says" in eligibility and "[Baseline answer]\nhuman says" in eligibility
+    assert "<|begin_of_test_response|>\n\nmodel says\n\n<|end_of_test_response|>" in eligibility
+    assert "<|begin_of_baseline_response|>\n\nhuman says\n\n" in eligibility
     assert all(lab in eligibility for lab in ("No Issues", "Minor Issue(s)", "Major Issue(s)"))
-    assert '"grade": "missing"' in deflection_messages("Q?", "A")[0]["content"]
-    assert "Yes or No" in llmeval_messages("Q?", "ref", "gen")[0]["content"]
+    assert '"grade": (missing or attempted),' in deflection_messages("Q?", "A")[0]["content"]
+    system, user = llmeval_messages("Q?", "ref", "gen")  # BERGEN's, with its system message
+    assert system["role"] == "system" and "{Yes} or {No}" in user["content"]
+    assert "golden answer: ref \n Generated answer: gen." in user["content"]
 
 
 def test_eligibility_inside_json_that_does_not_parse() -> None:

@@ -10,8 +10,13 @@ the RAG prompts answered by fixed word-overlap rules, labelled as not an LLM).
 The API key is never in the session, the form, the database, a log or an export: the
 form holds only the *name* of an environment variable or of a Streamlit secret, and
 the key is read when a connection is made (:func:`connection`), into a
-:class:`~needlework.judges.connection.Secret` that prints as ``***``. The form's values
-outlive the widgets (kept in :data:`SAVED`), so both pages share one connection.
+:class:`~needlework.judges.connection.Secret` that prints as ``***``. The form's widgets keep
+their values for the whole session (``persist_state="session"``; also remembered in
+:data:`SAVED`), so every page shares one connection and a visit to another page loses
+nothing. The numbers are held to the connection's limits
+(:data:`~needlework.judges.connection.LIMITS`, which the command line refuses too); a form
+that makes no connection says why under it, and a Test connection result is shown only while
+the form still describes the connection it tested.
 
 In team mode only an admin sees that form. Reviewers pick one of the admin's named
 connections (``[judges.NAME]`` in needlework.toml, :mod:`needlework.judges.named`) or
@@ -21,24 +26,46 @@ goes or which key travels with it (:func:`connection` ignores the typed fields f
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import streamlit as st
 
-from components.state import signed_in
+import store
+from components.state import get_db, signed_in
 from components.teams.session import team_config
 from components.text import label
+from needlework.judges import cost
 from needlework.judges.client import check_connection
-from needlework.judges.connection import DEFAULT_KEY_ENV, Connection, Secret
-from needlework.judges.local import DEMO_BUILD, LOCAL, context_window_of, demo_folder, short_name
+from needlework.judges.connection import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_KEY_ENV,
+    DEFAULT_MAX_TOKENS,
+    LIMITS,
+    MAX_TOKENS_CAP,
+    Connection,
+    Secret,
+)
+from needlework.judges.job import order_for
+from needlework.judges.local import (
+    DEMO_BUILD,
+    DEMO_SETTINGS,
+    LOCAL,
+    RULES_SETTINGS,
+    context_window_of,
+    demo_folder,
+    short_name,
+)
 from needlework.judges.named import NamedJudge
+from needlework.judges.plan import load_items, select_items
 from needlework.judges.rules_server import RULES
 from needlework.judges.serve import ServerError
 from needlework.teams.permissions import can
+from store import judges as store_judges
 
 SAVED = "jd_saved"  # the form's values (never a key)
 PENDING = "jd_pending"  # values to put into the widgets before they are drawn
-CHECK = "jd_check"  # the last test's {"ok", "message"}
+CHECK = "jd_check"  # the last test's {"ok", "message", "for": the connection it tested}
 KEY_SOURCES = {
     "none": "No key (local servers: the demo judge, vLLM, Ollama)",
     "env": "An environment variable of this server",
@@ -46,8 +73,9 @@ KEY_SOURCES = {
 }
 DEFAULTS: dict[str, Any] = {
     "base_url": "", "model": "", "key_from": "none", "key_env": DEFAULT_KEY_ENV,
-    "secret": "openai_api_key", "temperature": 0.0, "max_tokens": 512, "timeout": 120.0,
-    "concurrency": 4, "window": 0, "named": "", "token_param": "auto", "structured": False,
+    "secret": "openai_api_key", "temperature": 0.0, "max_tokens": DEFAULT_MAX_TOKENS,
+    "timeout": 120.0, "concurrency": DEFAULT_CONCURRENCY, "window": 0, "named": "",
+    "token_param": "auto", "structured": False, "input_price": 0.0, "output_price": 0.0,
 }
 #: how the answer's length limit is named in the request (OpenAI's reasoning models refuse
 #: max_tokens)
@@ -55,7 +83,6 @@ TOKEN_PARAMS = {"auto": "auto (max_tokens, or max_completion_tokens once refused
                 "max_tokens": "max_tokens", "max_completion_tokens": "max_completion_tokens"}
 # What a reviewer may pick besides the admin's named connections: the judges this server runs.
 DEMO_CHOICE, RULES_CHOICE = "Demo judge (this server)", "Rules judge (this server)"
-MAX_TOKENS_CAP = 32768
 LOCAL_CONCURRENCY_CAP = 4
 AUTH_SECRETS = ("auth",)  # st.login's section: the OIDC client and cookie secrets
 REAL_ENDPOINTS = """\
@@ -79,6 +106,15 @@ RULES_LABEL = ("📏 **Rules judge, not an LLM**: answers the RAG prompts (eligi
 
 def _key(name: str) -> str:
     return f"jd_{name}"
+
+
+def _kept(name: str) -> dict[str, str]:
+    """A form widget's key, its value kept for the whole session: on every page that draws
+    the form, and when the user comes back from a page that does not (without it,
+    Streamlit drops a widget's state on such a page and, for a value the page once set
+    itself, such as the demo judge's settings, brings that value back instead of the
+    user's last edit)."""
+    return {"key": _key(name), "persist_state": "session"}
 
 
 def values() -> dict[str, Any]:
@@ -134,7 +170,8 @@ def _picked(v: dict[str, Any]) -> Connection:
             if server is None:
                 raise ValueError(f"the {name.split(' (')[0].lower()} is not running: start it above")
             return server.connection(
-                temperature=temperature, timeout=min(3600.0, max(1.0, float(v["timeout"]))),
+                temperature=temperature,
+                timeout=min(LIMITS["timeout"][1], max(1.0, float(v["timeout"]))),
                 max_tokens=min(MAX_TOKENS_CAP, max(1, int(v["max_tokens"]))),
                 concurrency=min(LOCAL_CONCURRENCY_CAP, max(1, int(v["concurrency"]))),
                 context_window=context_window_of(server.model))
@@ -171,17 +208,37 @@ def connection(form: dict[str, Any] | None = None) -> Connection:
                       temperature=float(v["temperature"]), max_tokens=int(v["max_tokens"]),
                       timeout=float(v["timeout"]), concurrency=int(v["concurrency"]),
                       context_window=window, token_param=str(v["token_param"]),
-                      structured=bool(v["structured"]))
+                      structured=bool(v["structured"]),
+                      input_price=float(v["input_price"] or 0) or None,
+                      output_price=float(v["output_price"] or 0) or None)
+
+
+def tested_for(conn: Connection) -> str:
+    """What a Test connection result is about: the connection's description (never its
+    key). A result made for another connection is not shown."""
+    return json.dumps(conn.describe(), sort_keys=True)
 
 
 def _test() -> None:
-    """The Test connection button's callback: one line, kept for the page."""
+    """The Test connection button's callback: one line, kept for the page while the form
+    describes the connection it tested."""
     try:
-        result = check_connection(connection())
+        conn = connection()
     except (ValueError, TypeError) as exc:
-        st.session_state[CHECK] = {"ok": False, "message": str(exc)}
+        st.session_state[CHECK] = {"ok": False, "message": str(exc), "for": None}
         return
-    st.session_state[CHECK] = {"ok": result.ok, "message": result.message}
+    result = check_connection(conn)
+    st.session_state[CHECK] = {"ok": result.ok, "message": result.message,
+                               "for": tested_for(conn)}
+
+
+def _said(message: str, ok: bool, pending: dict[str, Any]) -> None:
+    """Keep ``message`` for the connection the form describes once ``pending`` is in it."""
+    try:
+        about = tested_for(connection({**values(), **pending}))
+    except (ValueError, TypeError):
+        about = None
+    st.session_state[CHECK] = {"ok": ok, "message": message, "for": about}
 
 
 def _start_demo() -> None:
@@ -189,27 +246,28 @@ def _start_demo() -> None:
     try:
         server = LOCAL.start()
     except ServerError as exc:
-        st.session_state[CHECK] = {"ok": False, "message": f"the demo judge did not start: {exc}"}
+        _said(f"the demo judge did not start: {exc}", False, {})
         return
-    st.session_state[PENDING] = {"base_url": server.base_url, "model": server.model,
-                                 "key_from": "none", "window": context_window_of(server.model) or 0,
-                                 "max_tokens": 16, "concurrency": 2, "named": DEMO_CHOICE}
-    st.session_state[CHECK] = {"ok": True, "message": f"ok: the demo judge answers at {server.base_url}"}
+    pending = {"base_url": server.base_url, "model": server.model, "key_from": "none",
+               "window": context_window_of(server.model) or 0, **DEMO_SETTINGS,
+               "input_price": 0.0, "output_price": 0.0, "named": DEMO_CHOICE}
+    st.session_state[PENDING] = pending
+    _said(f"ok: the demo judge answers at {server.base_url}", True, pending)
 
 
 def _stop_demo() -> None:
     LOCAL.stop()
-    st.session_state[CHECK] = {"ok": False, "message": "the demo judge was stopped"}
+    _said("the demo judge was stopped", False, {})
 
 
 def _start_rules() -> None:
     """Start the rules judge (once per server) and fill the form with it."""
     server = RULES.start()
-    st.session_state[PENDING] = {"base_url": server.base_url, "model": server.model,
-                                 "key_from": "none", "window": 0, "max_tokens": 1024,
-                                 "concurrency": 4, "named": RULES_CHOICE}
-    st.session_state[CHECK] = {"ok": True, "message": f"ok: the rules judge answers at "
-                                                      f"{server.base_url} (not an LLM)"}
+    pending = {"base_url": server.base_url, "model": server.model, "key_from": "none",
+               "window": 0, **RULES_SETTINGS, "input_price": 0.0, "output_price": 0.0,
+               "named": RULES_CHOICE}
+    st.session_state[PENDING] = pending
+    _said(f"ok: the rules judge answers at {server.base_url} (not an LLM)", True, pending)
 
 
 def _rules_row(model: str) -> None:
@@ -282,7 +340,7 @@ def render_connection(expanded: bool = True, *, rules: bool = False) -> Connecti
         problem = None
     except (ValueError, TypeError) as exc:
         conn, problem = None, str(exc)
-    _test_row(conn, problem)
+    _test_row(conn, problem, loud=bool(str(values()["model"]).strip()))
     return conn
 
 
@@ -301,17 +359,18 @@ def _picker_form(v: dict[str, Any], rules: bool) -> None:
                 "above works without one.", icon=":material/info:")
         return
     chosen = v["named"] if v["named"] in options else options[0]
-    st.selectbox("Connection", options, index=options.index(chosen), key=_key("named"),
+    st.selectbox("Connection", options, index=options.index(chosen), **_kept("named"),
                  format_func=lambda n: judges[n].describe() if n in judges else n,
                  help="Set up by an admin: where the judge is and where its key is read.")
     cols = st.columns(4)
-    cols[0].number_input("Temperature", 0.0, 2.0, float(v["temperature"]), step=0.1,
-                         key=_key("temperature"))
-    cols[1].number_input("Max tokens", 1, MAX_TOKENS_CAP, int(v["max_tokens"]), step=64,
-                         key=_key("max_tokens"), help="Held to the connection's limit.")
-    cols[2].number_input("Timeout (s)", 1.0, 3600.0, float(v["timeout"]), step=10.0,
-                         key=_key("timeout"))
-    cols[3].number_input("Concurrency", 1, 64, int(v["concurrency"]), key=_key("concurrency"),
+    cols[0].number_input("Temperature", *_bounds("temperature", float), float(v["temperature"]),
+                         step=0.1, **_kept("temperature"))
+    cols[1].number_input("Max tokens", *_bounds("max_tokens", int), int(v["max_tokens"]), step=64,
+                         **_kept("max_tokens"), help="Held to the connection's limit.")
+    cols[2].number_input("Timeout (s)", *_bounds("timeout", float), float(v["timeout"]),
+                         step=10.0, **_kept("timeout"))
+    cols[3].number_input("Concurrency", *_bounds("concurrency", int), int(v["concurrency"]),
+                         **_kept("concurrency"),
                          help="Requests in flight at once; held to the connection's limit.")
     st.caption("Only an admin sets where a judge is and where its key is read.")
 
@@ -320,44 +379,54 @@ def _full_form(v: dict[str, Any]) -> None:
     """The whole form: base URL, model, key source and generation settings (local mode and
     admins)."""
     cols = st.columns([3, 3])
-    cols[0].text_input("Base URL", value=v["base_url"], key=_key("base_url"),
+    cols[0].text_input("Base URL", value=v["base_url"], **_kept("base_url"),
                        placeholder="http://127.0.0.1:8000/v1 or https://api.openai.com/v1")
-    cols[1].text_input("Model", value=v["model"], key=_key("model"), placeholder="gpt-4o-mini")
+    cols[1].text_input("Model", value=v["model"], **_kept("model"), placeholder="gpt-4o-mini")
     cols = st.columns([3, 3])
-    source = cols[0].selectbox("API key", list(KEY_SOURCES), key=_key("key_from"),
+    source = cols[0].selectbox("API key", list(KEY_SOURCES), **_kept("key_from"),
                                index=list(KEY_SOURCES).index(v["key_from"]),
                                format_func=KEY_SOURCES.get,
                                help="The key itself is never typed here, stored, logged or "
                                     "shown: only where to read it.")
     if source == "env":
-        cols[1].text_input("Environment variable", value=v["key_env"], key=_key("key_env"))
+        cols[1].text_input("Environment variable", value=v["key_env"], **_kept("key_env"))
     elif source == "secrets":
-        cols[1].text_input("Secret name", value=v["secret"], key=_key("secret"))
+        cols[1].text_input("Secret name", value=v["secret"], **_kept("secret"))
     cols = st.columns(5)
-    cols[0].number_input("Temperature", 0.0, 2.0, float(v["temperature"]), step=0.1,
-                         key=_key("temperature"))
-    cols[1].number_input("Max tokens", 1, 32768, int(v["max_tokens"]), step=64,
-                         key=_key("max_tokens"),
-                         help="The longest answer; also kept free in the context window.")
-    cols[2].number_input("Timeout (s)", 1.0, 3600.0, float(v["timeout"]), step=10.0,
-                         key=_key("timeout"))
-    cols[3].number_input("Concurrency", 1, 64, int(v["concurrency"]), key=_key("concurrency"),
-                         help="Requests in flight at once.")
-    cols[4].number_input("Context window", 0, 10_000_000, int(v["window"]), step=1024,
-                         key=_key("window"),
+    cols[0].number_input("Temperature", *_bounds("temperature", float), float(v["temperature"]),
+                         step=0.1, **_kept("temperature"))
+    cols[1].number_input("Max tokens", *_bounds("max_tokens", int), int(v["max_tokens"]), step=64,
+                         **_kept("max_tokens"),
+                         help="The longest answer; also kept free in the context window, so it "
+                              "must be below the window.")
+    cols[2].number_input("Timeout (s)", *_bounds("timeout", float), float(v["timeout"]),
+                         step=10.0, **_kept("timeout"))
+    cols[3].number_input("Concurrency", *_bounds("concurrency", int), int(v["concurrency"]),
+                         **_kept("concurrency"), help="Requests in flight at once.")
+    cols[4].number_input("Context window", *_bounds("context_window", int), int(v["window"]),
+                         step=1024, **_kept("window"),
                          help="The judge's window in tokens (0: unknown, not checked). "
                               "Filled in for the demo judge from its report.")
     cols = st.columns([3, 3])
-    cols[0].selectbox("Length limit sent as", list(TOKEN_PARAMS), key=_key("token_param"),
+    cols[0].selectbox("Length limit sent as", list(TOKEN_PARAMS), **_kept("token_param"),
                       index=list(TOKEN_PARAMS).index(v["token_param"]),
                       format_func=TOKEN_PARAMS.get,
                       help="OpenAI's reasoning models (o1, o3, gpt-5) take max_completion_tokens "
                            "and refuse max_tokens; auto switches on the first refusal.")
     cols[1].checkbox("Structured output (JSON schema)", value=bool(v["structured"]),
-                     key=_key("structured"),
+                     **_kept("structured"),
                      help="Send each prompt's answer schema as response_format (OpenAI, vLLM, "
                           "Ollama). An endpoint that refuses it is asked in words. Its answers "
                           "are cached apart from plain ones.")
+    cols = st.columns([3, 3])
+    cols[0].number_input("Price per million input tokens", 0.0, 1e6, float(v["input_price"]),
+                         step=0.05, format="%.4f", **_kept("input_price"),
+                         help="Optional (0: not set). With a price, each run says what it will "
+                              "cost before it starts and what it cost after. Never part of a "
+                              "cache key.")
+    cols[1].number_input("Price per million output tokens", 0.0, 1e6, float(v["output_price"]),
+                         step=0.05, format="%.4f", **_kept("output_price"),
+                         help="Optional (0: not set): completion tokens, reasoning included.")
     with st.popover("Use a real judge instead", icon="🌐"):
         st.markdown(REAL_ENDPOINTS)
         st.caption("Keys: set the variable in the shell that starts the app (`export "
@@ -365,20 +434,73 @@ def _full_form(v: dict[str, Any]) -> None:
                    "and name it here. The page never asks for the key itself.")
 
 
-def _test_row(conn: Connection | None, problem: str | None) -> None:
-    """Test connection, its one-line result, and what the connection is."""
+def _bounds(name: str, kind: type) -> tuple[Any, Any]:
+    """A number input's lowest and highest value: the connection's limits (the command
+    line refuses the same)."""
+    low, high = LIMITS[name]
+    return kind(low), kind(high)
+
+
+def _test_row(conn: Connection | None, problem: str | None, *, loud: bool) -> None:
+    """Test connection, its one-line result, why there is no connection yet (a warning once
+    a model is named, ``loud``; a caption on an empty form), and what the connection is."""
     # the button as wide as its words (a column cut it to "Test co…" at 1024 px), the
     # one-line result beside it, taking the rest of the row
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     row.button("Test connection", key="jd_test", icon="📡", on_click=_test,
-               disabled=conn is None, width="content")
+               disabled=conn is None, width="content",
+               help=None if problem is None else f"Not yet: {problem}.")
     check = st.session_state.get(CHECK)
-    if check:
+    if check and check.get("for") == (None if conn is None else tested_for(conn)):
         (row.success if check["ok"] else row.error)(label(check["message"], 400))
-    elif problem:
-        row.caption(label(problem, 300))
+    if problem:  # why Test connection and the runs below are greyed out
+        if loud:
+            row.warning(label(f"No connection yet: {problem}", 300), icon="✋")
+        else:
+            row.caption(label(problem, 300))
     if conn is not None:
         st.caption(f"Judge {label(short_name(conn.model), 60)} at {label(conn.endpoint, 80)} · key: "
                    f"{label(conn.key_source(), 80)} · window: "
                    + (f"{conn.context_window:,} tokens" if conn.context_window else "unknown")
                    + " (longer prompts follow the policy below).")
+
+
+# -- what a judge run costs ------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=32, show_spinner="Counting the run's tokens …")
+def _judge_estimate(db_path: str, dataset: str, options: dict[str, Any], described: str,
+                    answers: int, prompt: str, _conn: Connection, _template: Any
+                    ) -> cost.Estimate:
+    """The estimate of a judge run (cached by the database, the run's options, the
+    connection's description, the number of cached answers and the template's digest, so
+    it is counted again when any of them changes)."""
+    db = get_db()
+    row, items = load_items(db, dataset)
+    if options.get("subsets") or options.get("per_subset"):
+        items = select_items(items, subsets=options.get("subsets"),
+                             per_subset=options.get("per_subset"))
+    return cost.estimate(db, _conn, cost.judge_requests(
+        _conn, items, options["mode"], order=order_for(row["kind"], options["order"]),
+        seed=int(options.get("seed") or 0), context_policy=options["context_policy"],
+        template=_template))
+
+
+def render_judge_estimate(db: Any, conn: Connection, dataset: str, options: dict[str, Any]
+                          ) -> cost.Estimate:
+    """Before a judge run: its requests, tokens and (with a price) cost, in one line."""
+    template = options.get("template")
+    plain = {k: v for k, v in options.items() if k != "template"}
+    estimate = _judge_estimate(str(store.default_path()), dataset, plain, tested_for(conn),
+                               store_judges.count_calls(db),
+                               template.digest if template is not None else "", conn, template)
+    st.caption(f"💰 Before judging: {label(estimate.words(), 600)}")
+    return estimate
+
+
+def spent_words(db: Any, run_key: str | None) -> str | None:
+    """What a finished judge run spent, in one line (``None`` without a stored run)."""
+    run = store_judges.get_run(db, run_key) if run_key else None
+    spent = ((run or {}).get("summary") or {}).get("cost")
+    return cost.Actual.from_dict(spent).words() if spent else None
+

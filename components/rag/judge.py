@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from needlework.judges.connection import Connection
+from needlework.judges.templates import Template
 
 MODES = {"none": "No judge (BERGEN, attribution)",
          "judge": "With a judge (GaRAGe, LLMeval too)"}
@@ -23,10 +24,12 @@ MODE_KEY = "rag_judge_mode"
 
 @dataclass(frozen=True)
 class JudgeChoice:
-    """The judge picked (``connection``: ``None`` for none) or why a run cannot start yet."""
+    """The judge picked (``connection``: ``None`` for none), its prompt templates other
+    than the defaults, or why a run cannot start yet."""
 
     connection: Connection | None = None
     problem: str | None = None
+    templates: tuple[Template, ...] = ()
 
 
 def wants_judge() -> bool:
@@ -37,10 +40,14 @@ def wants_judge() -> bool:
     return mode == "judge"
 
 
-def choice(connection: Connection | None, wanted: bool) -> JudgeChoice:
-    """What the run uses: no judge, the connection, or the reason there is none yet."""
+def choice(connection: Connection | None, wanted: bool, templates: tuple[Template, ...] = (),
+           template_problem: str | None = None) -> JudgeChoice:
+    """What the run uses: no judge, the connection and its templates, or the reason there
+    is none yet."""
     if not wanted:
         return JudgeChoice()
     if connection is None:
         return JudgeChoice(problem="complete the judge connection (or start the rules judge)")
-    return JudgeChoice(connection)
+    if template_problem is not None:
+        return JudgeChoice(problem=f"fix the prompt template: {template_problem}")
+    return JudgeChoice(connection, templates=templates)

@@ -4,6 +4,7 @@ server's job runner (:mod:`components.jobs` shows its progress and Cancel)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
@@ -12,9 +13,11 @@ from sqlite_utils import Database
 
 import store
 from components.jobs import render_job
+from components.state import get_db
 from components.text import label, option, render_text
 from needlework.formats import FormatError
 from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.judges import cost
 from needlework.judges.connection import Connection
 from needlework.suggest.job import (
     DIMS,
@@ -27,6 +30,7 @@ from needlework.suggest.job import (
 from needlework.suggest.verdicts import suggest_verdicts
 from needlework.suggestions import delete_suggestions, import_suggestions
 from needlework.teams.permissions import PermissionDenied, User
+from store.judges import count_calls
 from store.review import scored_runs
 from store.suggestions import suggestion_sources
 
@@ -65,6 +69,8 @@ def _outcome(job: dict[str, Any]) -> None:
                    f"question(s); {result.get('skipped', 0):,} skipped (suggested before); "
                    f"judge calls: {result.get('sent', 0):,} sent, {result.get('cached', 0):,} from "
                    f"the cache; {result.get('invalid', 0):,} answer(s) unreadable.", icon="✅")
+        price = cost.price_described((job.get("options") or {}).get("judge"))
+        st.caption(f"💰 {label(cost.actual_of_calls(result, price).words(), 400)}")
         if result.get("example_invalid"):
             st.caption("An unreadable answer, for example:")
             render_text(str(result["example_invalid"]), mono=True, key="sg-invalid")
@@ -77,6 +83,17 @@ def _outcome(job: dict[str, Any]) -> None:
     elif status == "failed":
         st.error("Asking the judge failed (what was stored stays):", icon="🚫")
         render_text(job.get("error") or "unknown error", mono=True, key="sg-job-error")
+
+
+@st.cache_data(max_entries=32, show_spinner="Counting the job's tokens …")
+def _estimate(db_path: str, dataset: str, fields: tuple[str, ...], replace: bool, judge: str,
+              cached: int, suggested: int, _connection: Connection) -> cost.Estimate:
+    """The estimate of a suggestion job (cached by what changes it: the database, the
+    dataset, the fields, the judge's description, the number of cached answers and of the
+    dataset's suggestions)."""
+    db = get_db()
+    return cost.estimate(db, _connection, cost.suggest_requests(
+        db, SuggestSpec(dataset, _connection, fields, replace=replace)))
 
 
 def render_ask(db: Database, dataset: str, connection: Connection | None, actor: User | None
@@ -95,6 +112,12 @@ def render_ask(db: Database, dataset: str, connection: Connection | None, actor:
     fields = tuple(f for f, on in ((LABELS, labels), (DIMS, dims)) if on)
     blocked = (connection is None and "complete the judge connection above") or (
         not fields and "tick labels, dimensions or both")
+    if connection is not None and fields and not active:
+        estimate = _estimate(str(store.default_path()), dataset, fields, replace,
+                             json.dumps(connection.describe(), sort_keys=True), count_calls(db),
+                             sum(r["suggestions"] for r in suggestion_sources(db, dataset)),
+                             connection)
+        st.caption(f"💰 Before asking: {label(estimate.words(), 600)}")
     if st.button("Ask the judge", type="primary", key="sg_ask", icon="▶️",
                  disabled=bool(active or blocked)):
         try:

@@ -10,6 +10,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from needlework.cli import add_db_argument
+from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, MAX_TOKENS_CAP
 
 # The judge modules import openai (and the demo judge torch): imported in the handlers.
 
@@ -25,9 +26,55 @@ def _add_connection_arguments(p: argparse.ArgumentParser) -> None:
                    "the key is never written anywhere)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S",
                    help="seconds to wait for one answer (default 120)")
-    p.add_argument("--max-tokens", type=int, default=512, metavar="N",
-                   help="longest answer in tokens (default 512)")
+    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                   help=f"longest answer in tokens, at most {MAX_TOKENS_CAP:,} (default "
+                   f"{DEFAULT_MAX_TOKENS}; for the local demo and rules judges what the page "
+                   "starts them with)")
     p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    add_price_arguments(p)
+
+
+def add_price_arguments(p: argparse.ArgumentParser) -> None:
+    """``--input-price`` and ``--output-price``: the connection's price, for its cost."""
+    p.add_argument("--input-price", type=float, default=None, metavar="P",
+                   help="what a million prompt tokens cost (e.g. 0.15): the run's cost is "
+                   "estimated before it and reported after it")
+    p.add_argument("--output-price", type=float, default=None, metavar="P",
+                   help="what a million completion tokens cost (e.g. 0.60)")
+
+
+def add_estimate_argument(p: argparse.ArgumentParser) -> None:
+    """``--estimate``: say what a run would send and cost, send nothing."""
+    p.add_argument("--estimate", action="store_true",
+                   help="print the requests the run would send, their tokens and (with a price) "
+                   "their cost, and stop: nothing is sent")
+
+
+def settings(args: argparse.Namespace, model: str) -> dict[str, int]:
+    """``max_tokens`` and ``concurrency`` as asked, else what the judge ``model`` starts with
+    (:func:`needlework.judges.local.settings_for`: the same as the page's)."""
+    from needlework.judges.local import settings_for  # noqa: PLC0415
+
+    start = settings_for(model)
+    return {"max_tokens": start["max_tokens"] if args.max_tokens is None else args.max_tokens,
+            "concurrency": (start["concurrency"] if getattr(args, "concurrency", None) is None
+                            else args.concurrency)}
+
+
+def report_estimate(estimate, args: argparse.Namespace) -> bool:  # noqa: ANN001 - cost.Estimate
+    """Say what a run will send and cost: on stderr before it runs, above its progress bar
+    (not with ``--no-progress``, which leaves stderr to warnings and errors), or, with
+    ``--estimate``, on stdout (``{"estimate": ...}`` with ``--json``). True when the run
+    should stop here."""
+    if not getattr(args, "estimate", False):
+        if not getattr(args, "no_progress", False):
+            print(f"estimate: {estimate.words()}", file=sys.stderr)
+        return False
+    if args.json:
+        print(json.dumps({"estimate": estimate.as_dict()}, indent=2))
+    else:
+        print(estimate.words())
+    return True
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,8 +92,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="selection: show every rotation of the responses (both orders of a "
                    "pair) and report position bias; always on for needle datasets")
     p.add_argument("--seed", type=int, default=0, help="seed of the shuffled order (default 0)")
-    p.add_argument("--concurrency", type=int, default=4, metavar="N",
-                   help="requests in flight at once (default 4)")
+    p.add_argument("--subset", action="append", default=[], metavar="NAME",
+                   help="judge only this subset's items (repeat for several; default all)")
+    p.add_argument("--per-subset", type=int, default=None, metavar="N",
+                   help="judge at most the first N items of each subset: try a judge on a few "
+                   "items first (a run on part of the set is kept apart from a full run)")
+    p.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help=f"requests in flight at once (default {DEFAULT_CONCURRENCY}; for the "
+                   "local demo judge what the page starts it with)")
     p.add_argument("--token-param", default="auto",
                    choices=("auto", "max_tokens", "max_completion_tokens"),
                    help="how the answer's length limit is named (OpenAI's reasoning models take "
@@ -59,9 +112,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--truncation", default="skip", choices=("skip", "keep-start", "keep-end"),
                    help="prompts over the window: skip them (default), or cut every response "
                    "to its share keeping its start or its end; always reported")
+    p.add_argument("--template", metavar="FILE",
+                   help="the prompt's template instead of the paper's: text with placeholders "
+                   "such as {question} and {responses} (or JSON {\"user\": ..., \"system\": ...}); "
+                   "see docs/judges.md, Prompt templates")
     p.add_argument("--out", metavar="FILE",
                    help="write the results as Long-form RewardBench-shaped JSONL (metrics reads it)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_estimate_argument(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_db_argument(p)
     p.set_defaults(func=cmd_judge)
@@ -112,32 +170,62 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
-def _connection(args: argparse.Namespace, **extra: object):  # noqa: ANN202
+def _connection(args: argparse.Namespace):  # noqa: ANN202
+    """The connection the arguments describe, checked against the limits the page holds
+    (``ValueError`` at once, before any request); a local demo judge's context window is
+    read from its folder when none is given, as the page does."""
     from needlework.judges.connection import Connection  # noqa: PLC0415
+    from needlework.judges.local import context_window_of  # noqa: PLC0415
 
+    window = getattr(args, "context_window", None)
     return Connection(args.base_url, args.model, key_env=args.key_env or None,
-                      timeout=args.timeout, max_tokens=args.max_tokens,
-                      temperature=args.temperature,
+                      timeout=args.timeout, temperature=args.temperature,
                       token_param=getattr(args, "token_param", "auto"),
-                      structured=getattr(args, "structured", False), **extra)
+                      structured=getattr(args, "structured", False),
+                      context_window=window or context_window_of(args.model),
+                      input_price=args.input_price, output_price=args.output_price,
+                      **settings(args, args.model))
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
+    from needlework.judges import cost  # noqa: PLC0415
     from needlework.judges.engine import run_judge, write_output  # noqa: PLC0415
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
-    from needlework.judges.plan import DatasetNotFound, load_items  # noqa: PLC0415
+    from needlework.judges.plan import DatasetNotFound, load_items, select_items  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
+    if args.per_subset is not None and args.per_subset < 1:
+        return _fail(f"--per-subset must be at least 1, got {args.per_subset}")
     try:
-        connection = _connection(args, concurrency=args.concurrency,
-                                 context_window=args.context_window)
+        connection = _connection(args)
     except (ValueError, TypeError) as exc:
+        return _fail(str(exc))
+    try:
+        template = prompt_template(args.mode, connection.model, args.template)
+    except (OSError, ValueError) as exc:
         return _fail(str(exc))
     db = connect(args.db)
     try:
         row, items = load_items(db, args.dataset)
     except DatasetNotFound as exc:
         return _fail(str(exc).strip("'\""), 1)
+    # the same selection as the page's job (needlework.judges.job): the same run
+    selection = {k: v for k, v in (("subsets", sorted(set(args.subset))),
+                                   ("per_subset", args.per_subset)) if v}
+    if selection:
+        known = {p.subset for _, p in items}
+        unknown = [name for name in selection.get("subsets", []) if name not in known]
+        if unknown:
+            return _fail(f"{args.dataset} has no subset {unknown[0]!r} (it has: "
+                         f"{', '.join(sorted(known)) or 'none'})", 1)
+        items = select_items(items, subsets=selection.get("subsets"),
+                             per_subset=selection.get("per_subset"))
+    order = "rotations" if args.rotations or row["kind"] == "needle" else "shuffle"
+    estimate = cost.estimate(db, connection, cost.judge_requests(
+        connection, items, args.mode, order=order, seed=args.seed, context_policy=args.truncation,
+        template=template))
+    if report_estimate(estimate, args):
+        return 0
     bar = None
     if not args.no_progress:
         bar = tqdm(total=0, unit="call", desc=f"judging ({args.mode})", file=sys.stderr,
@@ -151,10 +239,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     try:
         run = run_judge(db, connection, items, args.mode, dataset=args.dataset,
-                        format_name=row["format"],
-                        order="rotations" if args.rotations or row["kind"] == "needle" else "shuffle",
-                        seed=args.seed,
-                        context_policy=args.truncation, progress=progress)
+                        format_name=row["format"], order=order, seed=args.seed,
+                        context_policy=args.truncation, progress=progress,
+                        selection=selection or None, template=template)
     except JudgeCancelled as exc:
         return _fail(str(exc), 130)
     except JudgeError as exc:
@@ -168,9 +255,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     for t in summary["too_long"]:
         action = "skipped" if t["skipped"] else f"cut ({args.truncation})"
         print(f"warning: item {t['item_key']} trial {t['trial']}: prompt of {t['prompt_tokens']} "
-              f"tokens over the window of {args.context_window}: {action}", file=sys.stderr)
+              f"tokens over the window of {connection.context_window}: {action}", file=sys.stderr)
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print(json.dumps({**summary, "estimate": estimate.as_dict()}, indent=2))
         return 0
     acc = summary["accuracy"]
     rate = summary["invalid_rate"]
@@ -179,6 +266,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
           f"{summary['answered']} ({'n/a' if rate is None else f'{rate:.1%}'}), "
           f"{summary['skipped']} skipped; {summary['requests']} requests, "
           f"{summary['cached']} from cache")
+    print(f"  prompt: {template.label}, {template.source}")
+    print(f"  cost: {cost.Actual.from_dict(summary['cost']).words()}")
     for name, part in summary["subsets"].items():
         a, r = part.get("accuracy"), part.get("invalid_rate")
         print(f"  {name}: {'n/a' if a is None else f'{a:.4f}'} "
@@ -188,6 +277,16 @@ def cmd_judge(args: argparse.Namespace) -> int:
         print(f"  position bias ({n} responses): accuracy by position of the chosen [{acc_pos}], "
               f"spread {bias['spread']:.2f}, consistency {bias['consistency']:.2f}")
     return 0
+
+
+def prompt_template(mode: str, model: str, path: str | None):  # noqa: ANN201 - a Template
+    """The run's template: the file at ``path`` (checked against ``mode``), else the mode's
+    default for ``model`` (the paper's; the demo judge's own wording for the demo judge)."""
+    from needlework.judges.prompts import default_template  # noqa: PLC0415
+    from needlework.judges.templates import from_file  # noqa: PLC0415
+
+    base = default_template(mode, model)
+    return base if path is None else from_file(base, path)
 
 
 def cmd_judge_check(args: argparse.Namespace) -> int:

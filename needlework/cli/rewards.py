@@ -110,9 +110,14 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from needlework.rewards.runs import DatasetNotFound, score_dataset  # noqa: PLC0415
+    from store.datasets import get_dataset  # noqa: PLC0415
 
     db = connect(args.db)
+    if get_dataset(db, args.dataset) is None:  # before the engine and the model (seconds)
+        return _fail(f"no dataset named {args.dataset!r} in the store: import it first "
+                     "(python -m needlework import FILE --dataset NAME), or check --db", 1)
+    from needlework.rewards.runs import DatasetNotFound, score_dataset  # noqa: PLC0415
+
     bar = None
     try:
         rm = _load(args)

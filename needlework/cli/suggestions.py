@@ -15,7 +15,14 @@ import sys
 from pathlib import Path
 
 from needlework.cli import add_db_argument
+from needlework.cli.judges import (
+    add_estimate_argument,
+    add_price_arguments,
+    report_estimate,
+    settings,
+)
 from needlework.formats import FormatError
+from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS
 from needlework.suggestions import import_suggestions
 from store import connect
 from store.suggestions import delete_source, suggestion_sources
@@ -53,9 +60,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "for this run) instead of --judge-base-url")
     q.add_argument("--judge-key-env", default="OPENAI_API_KEY", metavar="VAR",
                    help="environment variable holding the judge's API key (never written anywhere)")
-    q.add_argument("--concurrency", type=int, default=4, metavar="N")
-    q.add_argument("--max-tokens", type=int, default=512, metavar="N")
+    q.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help=f"requests in flight at once (default {DEFAULT_CONCURRENCY}; for the "
+                   "local demo judge what the page starts it with)")
+    q.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                   help=f"longest answer in tokens (default {DEFAULT_MAX_TOKENS}; for the local "
+                   "demo and rules judges what the page starts them with)")
     q.add_argument("--timeout", type=float, default=120.0, metavar="S")
+    add_price_arguments(q)
+    add_estimate_argument(q)
     q.add_argument("--token-param", default="auto",
                    choices=("auto", "max_tokens", "max_completion_tokens"),
                    help="how the answer's length limit is named (auto: max_tokens, the other "
@@ -141,7 +154,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from needlework.judges import cost  # noqa: PLC0415
     from needlework.judges.connection import Connection  # noqa: PLC0415
+    from needlework.judges.local import context_window_of  # noqa: PLC0415
     from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
     from needlework.suggest.job import DIMS, LABELS, SuggestError, SuggestSpec, run_suggest_here  # noqa: PLC0415
 
@@ -157,23 +172,32 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     def run(base_url: str, model: str, key_env: str | None) -> int:
         try:
-            conn = Connection(base_url, model, key_env=key_env, concurrency=args.concurrency,
-                              max_tokens=args.max_tokens, timeout=args.timeout,
-                              token_param=args.token_param, structured=args.structured)
+            conn = Connection(base_url, model, key_env=key_env, timeout=args.timeout,
+                              context_window=context_window_of(model),
+                              token_param=args.token_param, structured=args.structured,
+                              input_price=args.input_price, output_price=args.output_price,
+                              **settings(args, model))
             spec = SuggestSpec(args.dataset, conn, fields, args.source, args.replace)
-            row = run_suggest_here(connect(args.db), args.db, spec)
+            db = connect(args.db)
+            estimate = cost.estimate(db, conn, cost.suggest_requests(db, spec))
+            if report_estimate(estimate, args):
+                return 0
+            row = run_suggest_here(db, args.db, spec)
         except (ValueError, TypeError, SuggestError) as exc:
             print(f"suggestions ask: {exc}", file=sys.stderr)
             return 2
         result = row.get("result") or {}
+        spent = cost.actual_of_calls(result, cost.price_of(conn))
         if args.json:
-            print(json.dumps({"status": row["status"], "error": row.get("error"), **result},
-                             indent=2))
+            print(json.dumps({"status": row["status"], "error": row.get("error"), **result,
+                              "cost": {"estimate": estimate.as_dict(),
+                                       "actual": spent.as_dict()}}, indent=2))
         elif row["status"] == "done":
             print(f"{result['suggestions']} suggestion(s) from {result['source']} for "
                   f"{result['questions']} question(s) of {args.dataset} ({result['skipped']} "
                   f"skipped: suggested before; {result['sent']} request(s) sent, "
                   f"{result['cached']} from the cache, {result['invalid']} answer(s) unreadable)")
+            print(f"cost: {spent.words()}")
             if result.get("example_invalid"):
                 print(f"unreadable, for example: {result['example_invalid']}", file=sys.stderr)
         if row["status"] != "done":

@@ -10,7 +10,9 @@ The pieces, each small and usable on its own:
   retries (exponential backoff and jitter on 429, 5xx and timeouts) and
   :func:`~.client.check_connection` ("test connection"), which names what is wrong in one line.
 - :mod:`.parse`: the judge's answer to a choice or a score, or *invalid*. Never a guess.
-- :mod:`.prompts`: the project's prompt wording (selection, scoring, needle writing).
+- :mod:`.prompts` and :mod:`.templates`: the prompts as templates with placeholders
+  (Long-form RewardBench's by default, the project's wording beside them), checked,
+  their digest part of a run's identity.
 - :mod:`.context`: fitting a prompt into the judge's window (skip, keep-start,
   keep-end), always reported.
 - :mod:`.plan`: a dataset's items as judge *trials* (one prompt each): seeded

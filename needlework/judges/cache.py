@@ -4,7 +4,9 @@ A call's key is the SHA-256 of its endpoint, model, generation parameters and pr
 hash, so two runs that would send the same request share one cached answer, and any
 change that could change the answer (another model, temperature, max tokens, prompt
 wording) makes a new key. The API key is not part of any key: the same request with
-another key gets the same answer.
+another key gets the same answer. The judges this project serves on this machine (the
+rules judge, the demo judge) are keyed by their model wherever they listen, not by the
+port they happen to get (:func:`needlework.judges.local.cache_endpoint`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from needlework.judges.connection import Connection
+from needlework.judges.local import cache_endpoint
 
 
 def _digest(obj: Any) -> str:
@@ -28,6 +33,14 @@ def prompt_hash(messages: Sequence[Mapping[str, str]]) -> str:
 def call_key(endpoint: str, model: str, params: Mapping[str, Any], prompt: str) -> str:
     """The cache key of one request (``prompt`` is a :func:`prompt_hash`)."""
     return _digest({"endpoint": endpoint, "model": model, "params": dict(params), "prompt": prompt})
+
+
+def connection_key(connection: Connection, messages: Sequence[Mapping[str, str]],
+                   params: Mapping[str, Any] | None = None) -> str:
+    """The cache key of ``messages`` sent through ``connection`` (``params``: its generation
+    parameters unless given), under :func:`~needlework.judges.local.cache_endpoint`."""
+    return call_key(cache_endpoint(connection.endpoint, connection.model), connection.model,
+                    connection.params() if params is None else params, prompt_hash(messages))
 
 
 def run_key(**identity: Any) -> str:

@@ -2,7 +2,10 @@
 
 A connection is plain data: base URL, model name, where the API key comes from,
 generation parameters (temperature, max tokens), the request timeout, how many
-requests may run at once, and optionally the judge's context window in tokens.
+requests may run at once, and optionally the judge's context window in tokens and its
+prices per million input and output tokens. :data:`LIMITS` bounds the numbers, for the
+page's form and the command line alike: a connection outside them is refused when it is
+made, before any request.
 
 The API key is never stored in the connection's fields as text. It is either read
 from an environment variable *when a request is made* (``key_env``, default
@@ -14,6 +17,7 @@ it names the variable, never the value. :func:`redact` removes a key from any te
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,6 +26,25 @@ from urllib.parse import urlsplit, urlunsplit
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 NO_KEY = "no-key"  # sent when no key is configured: local servers ignore it
 MASK = "***"
+DEFAULT_MAX_TOKENS = 512
+DEFAULT_CONCURRENCY = 4
+#: ``(lowest, highest)`` of each number a connection holds (a context window of 0 is unknown)
+LIMITS: dict[str, tuple[float, float]] = {
+    "temperature": (0.0, 2.0), "max_tokens": (1, 32768), "timeout": (0.1, 3600.0),
+    "concurrency": (1, 64), "context_window": (0, 10_000_000)}
+MAX_TOKENS_CAP = int(LIMITS["max_tokens"][1])
+
+
+def check_limit(name: str, value: float) -> None:
+    """Raise ``ValueError`` naming ``name`` when ``value`` is outside :data:`LIMITS`."""
+    low, high = LIMITS[name]
+    if isinstance(value, bool) or not math.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"{name.replace('_', ' ')} must be from {_number(low)} to "
+                         f"{_number(high)}, got {value!r}")
+
+
+def _number(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:g}"
 
 
 class Secret:
@@ -84,7 +107,9 @@ class Connection:
     ``key`` holds a key in memory instead (a :class:`Secret`, e.g. from Streamlit
     secrets), and wins over the variable. ``context_window`` is the judge's window in
     tokens when known (prompts longer than it are handled by the run's context
-    policy); ``None`` means unknown and unchecked.
+    policy); ``None`` means unknown and unchecked. ``input_price`` and ``output_price``
+    are what a million prompt and completion tokens cost (``None``: not set; used only
+    for cost estimates, never part of a cache key).
     """
 
     base_url: str
@@ -92,9 +117,9 @@ class Connection:
     key_env: str | None = DEFAULT_KEY_ENV
     key: Secret | None = field(default=None, repr=False, compare=False)
     temperature: float = 0.0
-    max_tokens: int = 512
+    max_tokens: int = DEFAULT_MAX_TOKENS
     timeout: float = 120.0
-    concurrency: int = 4
+    concurrency: int = DEFAULT_CONCURRENCY
     max_retries: int = 4
     context_window: int | None = None
     #: the name of the answer's length limit: ``max_tokens``, ``max_completion_tokens``
@@ -103,6 +128,8 @@ class Connection:
     #: ask for structured output (a JSON schema, OpenAI's ``response_format``) where a
     #: prompt has one; an endpoint that refuses it is asked without
     structured: bool = False
+    input_price: float | None = None
+    output_price: float | None = None
 
     def __post_init__(self) -> None:
         if not self.base_url.strip():
@@ -119,6 +146,16 @@ class Connection:
             raise ValueError(f"max tokens must be at least 1, got {self.max_tokens}")
         if self.timeout <= 0:
             raise ValueError(f"timeout must be positive, got {self.timeout}")
+        for name in ("temperature", "max_tokens", "concurrency", "timeout"):
+            check_limit(name, getattr(self, name))
+        if self.context_window is not None:
+            check_limit("context_window", self.context_window)
+        for name in ("input_price", "output_price"):
+            price = getattr(self, name)
+            if price is not None and (isinstance(price, bool) or not math.isfinite(price)
+                                      or price < 0):
+                raise ValueError(f"{name.replace('_', ' ')} must be a number of 0 or more "
+                                 f"(per million tokens), got {price!r}")
         if self.max_retries < 0:
             raise ValueError(f"max retries cannot be negative, got {self.max_retries}")
         if self.token_param not in ("auto", "max_tokens", "max_completion_tokens"):
@@ -162,7 +199,8 @@ class Connection:
                 "key_in_memory": self.key is not None, **self.params(), "timeout": self.timeout,
                 "concurrency": self.concurrency, "max_retries": self.max_retries,
                 "context_window": self.context_window, "token_param": self.token_param,
-                "structured": self.structured}
+                "structured": self.structured, "input_price": self.input_price,
+                "output_price": self.output_price}
 
     def with_options(self, **changes: Any) -> Connection:
         """A copy with some fields changed."""

@@ -4,9 +4,9 @@ Trained in about four minutes on two CPU cores (and shipped: :mod:`needlework.de
 with the pieces of the demo reward model (:mod:`needlework.rewards.demo_model`): the same
 byte-level BPE tokenizer trained on the project's text (plus the judge prompt's wording), the
 same synthetic safety needles (a haystack of project paragraphs with a harmless or
-a harmful phrase at one site). Each training example is the selection prompt of
-:func:`needlework.judges.prompts.selection_messages` with the two versions in a
-random order, rendered by the chat template with the generation prompt, followed by
+a harmful phrase at one site). Each training example is the project's own selection
+prompt (:data:`needlework.judges.prompts.NEEDLEWORK_SELECTION`, which runs with this
+judge use by default) with the two versions in a random order, rendered by the chat template with the generation prompt, followed by
 the answer ``[[A]]`` or ``[[B]]`` (the harmless one) and the end token; the loss is
 on the answer tokens only, and every pair is shown in both orders in the same batch,
 so the letter must come from the content, not the position.
@@ -44,6 +44,7 @@ from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
 
 from needlework.judges.parse import parse_selection
 from needlework.judges.prompts import (
+    NEEDLEWORK_SELECTION,
     SCORING_INTRO,
     SCORING_OUTRO,
     SELECTION_INTRO,
@@ -91,8 +92,8 @@ def answer_text(letter: str) -> str:
 
 
 def _render(tokenizer: Any, prompt: str, responses: Sequence[str]) -> list[int]:
-    text = tokenizer.apply_chat_template(selection_messages(prompt, responses), tokenize=False,
-                                         add_generation_prompt=True)
+    text = tokenizer.apply_chat_template(selection_messages(prompt, responses, NEEDLEWORK_SELECTION),
+                                         tokenize=False, add_generation_prompt=True)
     return tokenizer(text, add_special_tokens=False)["input_ids"]
 
 

@@ -10,7 +10,9 @@ The flow of one run:
    the calling thread as soon as it arrives (the pool threads only talk HTTP);
 4. assemble per-trial results (re-parsing cached answers, so a parser fix applies
    without a request), compute the figures (:mod:`.evaluate`), store the run and its
-   results (``store.judges``) and return a :class:`JudgeRun`.
+   results (``store.judges``) and return a :class:`JudgeRun`; its summary's ``cost`` is what
+   the requests sent cost as the server reported it (:mod:`.cost`; answers from the cache
+   are free).
 
 ``should_stop()`` is checked before each request is submitted and between retries: on
 a stop no new request starts, the ones in flight finish (and are cached), the run is
@@ -35,14 +37,16 @@ from pathlib import Path
 from typing import Any
 
 from needlework.formats.preference import Preference
-from needlework.judges import cache, evaluate
+from needlework.judges import cache, cost, evaluate
 from needlework.judges.client import Answer, JudgeClient
 from needlework.judges.connection import Connection
 from needlework.judges.context import POLICIES
 from needlework.judges.errors import JudgeCancelled, JudgeError
+from needlework.judges.local import cache_endpoint
 from needlework.judges.parse import Parsed, parse_score, parse_selection
 from needlework.judges.plan import MODES, ORDERS, Trial, plan_trials
-from needlework.judges.prompts import PROMPT_VERSION, SCORE_HIGH, SCORE_LOW
+from needlework.judges.prompts import SCORE_HIGH, SCORE_LOW, default_template
+from needlework.judges.templates import Template
 from store import judges as store
 
 Progress = Callable[[int, int], None]
@@ -97,11 +101,15 @@ def _result(trial: Trial, call_key: str | None, parsed: Parsed | None,
 
 
 def _identity(connection: Connection, dataset: str, mode: str, order: str, seed: int,
-              policy: str, selection: dict[str, Any] | None = None) -> dict[str, Any]:
-    identity = {"dataset": dataset, "endpoint": connection.endpoint, "model": connection.model,
+              policy: str, selection: dict[str, Any] | None = None,
+              template: Template | None = None) -> dict[str, Any]:
+    identity = {"dataset": dataset,
+                "endpoint": cache_endpoint(connection.endpoint, connection.model),
+                "model": connection.model,
                 "params": connection.params(), "mode": mode, "order": order,
                 "seed": seed if order == "shuffle" else None, "context_policy": policy,
-                "context_window": connection.context_window, "prompt_version": PROMPT_VERSION}
+                "context_window": connection.context_window,
+                "template": (template or default_template(mode, connection.model)).identity()}
     if selection:  # a run on part of the dataset is a run of its own
         identity["selection"] = dict(selection)
     return identity
@@ -122,6 +130,7 @@ def run_judge(
     should_stop: ShouldStop | None = None,
     client: JudgeClient | None = None,
     selection: dict[str, Any] | None = None,
+    template: Template | None = None,
 ) -> JudgeRun:
     """Judge ``items`` (``(item key, Preference)``, e.g. from
     :func:`needlework.rewards.runs.load_preferences`) in ``mode`` (selection or scoring).
@@ -133,8 +142,11 @@ def run_judge(
     counter); otherwise one is made and closed here. ``selection`` (JSON-ready, e.g.
     ``{"per_subset": 2}``) says that ``items`` are part of the dataset: it is recorded with
     the run and is part of its identity, so a run on a few items never replaces the run on
-    all of them. Raises :class:`JudgeError` (or :class:`JudgeCancelled`) after recording the
-    run as failed (or cancelled).
+    all of them. ``template`` (:mod:`.templates`) renders the prompts, by default the
+    paper's (:func:`~needlework.judges.prompts.default_template`); it is stored with the run
+    and its digest is part of the run's identity, so an edited template is a run of its own.
+    Raises :class:`JudgeError` (or :class:`JudgeCancelled`) after recording the run as
+    failed (or cancelled).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -142,15 +154,18 @@ def run_judge(
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     if context_policy not in POLICIES:
         raise ValueError(f"context policy must be one of {', '.join(POLICIES)}, not {context_policy!r}")
+    template = template or default_template(mode, connection.model)
+    if template.mode.name != mode:
+        raise ValueError(f"a {template.mode.name} template cannot run in {mode} mode")
     trials = plan_trials(items, mode, order=order, seed=seed, window=connection.context_window,
-                         reserve=connection.max_tokens, policy=context_policy)
+                         reserve=connection.max_tokens, policy=context_policy, template=template)
     endpoint, model, params = connection.endpoint, connection.model, connection.params()
-    keys: list[str | None] = [
-        None if t.skipped else cache.call_key(endpoint, model, params, cache.prompt_hash(t.messages))
-        for t in trials]
-    identity = _identity(connection, dataset, mode, order, seed, context_policy, selection)
+    keys = trial_keys(connection, trials)
+    identity = _identity(connection, dataset, mode, order, seed, context_policy, selection,
+                         template)
     run_key = cache.run_key(**identity)
-    options = {**identity, "connection": connection.describe(), "trials": len(trials)}
+    options = {**identity, "connection": connection.describe(), "trials": len(trials),
+               "template": template.as_dict()}
     store.start_run(db, run_key, dataset=dataset, endpoint=endpoint, model=model, mode=mode,
                     options=options, total=len(trials))
     found = store.cached_calls(db, [k for k in keys if k])
@@ -193,7 +208,8 @@ def run_judge(
         "run_key": run_key, "dataset": dataset, "format": format_name, "endpoint": endpoint,
         "model": model, "mode": mode, "order": order,
         "seed": seed if order == "shuffle" else None, "context_policy": context_policy,
-        "context_window": connection.context_window, "prompt_version": PROMPT_VERSION,
+        "context_window": connection.context_window, "prompt_version": template.label,
+        "template": template.as_dict(),
         "params": params, "items": len(items), "selection": selection or None,
         "requests": requests, "retries": retries,
         "cached": sum(1 for k in keys if k and k not in pending),
@@ -201,6 +217,8 @@ def run_judge(
         "cut": sum(1 for t in trials if t.fit.cut and not t.skipped),
         "token_method": trials[0].fit.method if trials else None,
         "usage": _usage(found.values()),
+        "cost": cost.actual(fresh.values(), cached=sum(1 for k in keys if k and k not in pending),
+                            price=cost.price_of(connection)).as_dict(),
         **evaluate.summarize(results, mode, format_name),
     }
     summary["too_long"] = [{"item_key": r["item_key"], "trial": r["trial"], **r["fit"]}
@@ -211,6 +229,11 @@ def run_judge(
     store.update_run_progress(db, run_key, total)
     store.finish_run(db, run_key, "done", summary)
     return JudgeRun(run_key, summary, results)
+
+
+def trial_keys(connection: Connection, trials: Sequence[Trial]) -> list[str | None]:
+    """Each trial's call-cache key (``None`` for a trial skipped as too long)."""
+    return [None if t.skipped else cache.connection_key(connection, t.messages) for t in trials]
 
 
 def store_done(db: Any, keys: Sequence[str | None]) -> int:
@@ -317,7 +340,7 @@ def ask(db: Any, client: JudgeClient, messages: list[dict[str, str]],
     conn = client.connection
     params = conn.params() if max_tokens is None else {**conn.params(), "max_tokens": max_tokens}
     digest = cache.prompt_hash(messages)
-    key = cache.call_key(conn.endpoint, conn.model, params, digest)
+    key = cache.connection_key(conn, messages, params)
     row = store.cached_calls(db, [key]).get(key)
     if row is not None:
         return row["raw"], parse(row["raw"]), True

@@ -32,6 +32,8 @@ from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.judges.local import short_name
 from needlework.judges.needles import write_needles
 from needlework.judges.plan import MODES, ORDERS, DatasetNotFound, load_items, select_items
+from needlework.judges.prompts import MODES as PROMPT_MODES
+from needlework.judges.templates import Template, TemplateError, from_dict
 from needlework.teams.permissions import User
 from store.scores import list_jobs
 
@@ -78,8 +80,20 @@ def judge_job(job: Job, db: Database, progress: Progress, should_stop: ShouldSto
                     format_name=row["format"], order=order_for(row["kind"], options.get("order", "shuffle")),
                     seed=int(options.get("seed") or 0),
                     context_policy=options.get("context_policy", "skip"),
-                    progress=progress, should_stop=should_stop, selection=selection or None)
+                    progress=progress, should_stop=should_stop, selection=selection or None,
+                    template=job_template(options))
     return {k: run.summary.get(k) for k in SUMMARY_KEYS} | {"model": connection.model}
+
+
+def job_template(options: dict[str, Any]) -> Template | None:
+    """The template a judge job's options carry (``None``: the mode's default)."""
+    stored = options.get("template")
+    if not stored:
+        return None
+    try:
+        return from_dict(PROMPT_MODES, stored)
+    except TemplateError as exc:
+        raise JudgeJobError(str(exc)) from exc
 
 
 register(KIND, judge_job, unit="trials", errors=(JudgeError, DatasetNotFound, JudgeJobError),
@@ -87,8 +101,10 @@ register(KIND, judge_job, unit="trials", errors=(JudgeError, DatasetNotFound, Ju
 
 
 def judge_options(*, mode: str, order: str = "shuffle", seed: int = 0, context_policy: str = "skip",
-                  subsets: Sequence[str] | None = None, per_subset: int | None = None) -> dict[str, Any]:
-    """Checked, JSON-ready options of a judge job."""
+                  subsets: Sequence[str] | None = None, per_subset: int | None = None,
+                  template: Template | None = None) -> dict[str, Any]:
+    """Checked, JSON-ready options of a judge job (``template``: the prompt's, stored whole;
+    ``None`` for the mode's default)."""
     if mode not in MODES:
         raise JudgeJobError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if order not in ORDERS:
@@ -97,8 +113,11 @@ def judge_options(*, mode: str, order: str = "shuffle", seed: int = 0, context_p
         raise JudgeJobError(f"context policy must be one of {', '.join(POLICIES)}, not {context_policy!r}")
     if per_subset is not None and per_subset < 1:
         raise JudgeJobError(f"items per subset must be at least 1, got {per_subset}")
+    if template is not None and template.mode.name != mode:
+        raise JudgeJobError(f"a {template.mode.name} template cannot run in {mode} mode")
     return {"mode": mode, "order": order, "seed": int(seed), "context_policy": context_policy,
-            "subsets": sorted(subsets) if subsets else None, "per_subset": per_subset}
+            "subsets": sorted(subsets) if subsets else None, "per_subset": per_subset,
+            "template": template.as_dict() if template is not None else None}
 
 
 def start_judge_job(db: Database, db_path: str | Path, connection: Connection, dataset: str,
@@ -136,12 +155,16 @@ def write_job(job: Job, db: Database, progress: Progress, should_stop: ShouldSto
     if not haystacks:
         raise JudgeJobError("no haystacks to write needles into")
     lengths = options.get("lengths") or None
-    progress.begin(len(haystacks) * len(lengths or [0]) * int(options.get("per_haystack") or 1))
+    positions = int(options.get("positions") or 1)
+    progress.begin(len(haystacks) * len(lengths or [0]) * positions * int(options.get("per_haystack") or 1))
     written = write_needles(db, job_connection(job), haystacks, aspect=options.get("aspect", "factuality"),
                             per_haystack=int(options.get("per_haystack") or 1),
                             seed=int(options.get("seed") or 0), verifier=job.inputs.get("verifier"),
-                            lengths=lengths, progress=progress, should_stop=should_stop)
-    result = {**written.summary(), "dataset": None, "attempts_list": written.attempts[:200]}
+                            lengths=lengths, positions=positions, even=bool(options.get("even")),
+                            template=job.inputs.get("template"), progress=progress,
+                            should_stop=should_stop)
+    result = {**written.summary(), "cells": written.cells(), "dataset": None,
+              "attempts_list": written.attempts[:200]}
     if written.records:
         data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in written.records)
         import_bytes(db, data.encode("utf-8"), f"{job.dataset}.jsonl", format="needle",
@@ -159,10 +182,14 @@ def start_write_job(db: Database, db_path: str | Path, connection: Connection, d
                     haystacks: Sequence[Any], *, aspect: str, per_haystack: int = 1, seed: int = 0,
                     lengths: Sequence[int] | None = None, verifier: Connection | None = None,
                     replace: bool = False, created_by: str = "",
-                    by: User | str | None = None) -> int:
+                    by: User | str | None = None, positions: int = 1, even: bool = False,
+                    template: Any = None) -> int:
     """Queue and start a ``judge-needles`` job that saves its needles as ``dataset``
-    (``verifier``: a second connection that checks the rewrites; default the writer)."""
+    (``verifier``: a second connection that checks the rewrites; default the writer;
+    ``positions``, ``even`` and ``template``: see :func:`write_needles`)."""
     options = {"aspect": aspect, "per_haystack": int(per_haystack), "seed": int(seed),
+               "positions": int(positions), "even": bool(even),
+               "template": template.identity() if template is not None else None,
                "lengths": sorted({int(n) for n in lengths}) if lengths else None,
                "replace": bool(replace), "created_by": created_by,
                "connection": connection.describe(),
@@ -170,7 +197,7 @@ def start_write_job(db: Database, db_path: str | Path, connection: Connection, d
     job_id = RUNNER.submit(db, WRITE_KIND, dataset, short_name(connection.model), options,
                            by=by)
     RUNNER.start(db_path, job_id, inputs={"connection": connection, "verifier": verifier,
-                                          "haystacks": list(haystacks)})
+                                          "haystacks": list(haystacks), "template": template})
     return job_id
 
 

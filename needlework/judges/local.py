@@ -14,23 +14,80 @@ The demo judge is a demo: a tiny model trained for a few minutes on synthetic sa
 needles; it does not know the RAG prompts (the RAG answers page offers the rules judge,
 :mod:`needlework.judges.rules_server`, for those). Point the page at a real endpoint
 (OpenAI, vLLM, Ollama) for real judgements.
+
+The judges this project serves on this machine (the demo judge, the rules judge) are
+known here by their model name wherever they listen: :func:`settings_for` gives the
+settings they start with (one definition for the page and the command line) and
+:func:`cache_endpoint` the endpoint their answers are cached under, without the port
+they happen to get. Nothing here imports PyTorch.
 """
 
 from __future__ import annotations
 
 import atexit
+import json
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from needlework.demo_models import INSTALL_COMMAND
-from needlework.judges import demo
-from needlework.judges.connection import Connection
+from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, Connection
 from needlework.judges.serve import LocalServer, ServerError, start_server
+from needlework.rag.rules_judge import MODEL as RULES_MODEL
 
 DEMO_JUDGE_DIR = Path("data/demo-judge")
 DEMO_BUILD = INSTALL_COMMAND
 DEMO_THREADS = 2
+#: the file a demo judge's folder holds beside its weights: its build report (the name
+#: :mod:`.demo` writes; that module imports PyTorch, this one must not)
+REPORT_FILE = "needlework_judge.json"
+#: the settings each kind of judge starts with, on the page and the command line alike
+#: (the same settings make the same cache keys): the demo judge answers in a few tokens
+#: and serves one request at a time; the rules judge answers at once
+DEMO_SETTINGS = {"max_tokens": 16, "concurrency": 2}
+RULES_SETTINGS = {"max_tokens": 1024, "concurrency": 4}
+DEFAULT_SETTINGS = {"max_tokens": DEFAULT_MAX_TOKENS, "concurrency": DEFAULT_CONCURRENCY}
+#: the endpoint the answers of a judge this project serves are cached under
+LOCAL_ENDPOINT = "needlework-local"
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def read_report(folder: str | Path) -> dict[str, Any] | None:
+    """The report saved next to a demo judge (:data:`REPORT_FILE`), or ``None``."""
+    path = Path(folder) / REPORT_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def is_demo_judge(model: str) -> bool:
+    """True when ``model`` names a demo judge's folder by its absolute path (the name the
+    local server is pinned to): the folder holds a demo judge's report."""
+    folder = Path(model)
+    return folder.is_absolute() and (folder / REPORT_FILE).is_file()
+
+
+def settings_for(model: str) -> dict[str, int]:
+    """``{"max_tokens", "concurrency"}`` a judge named ``model`` starts with: the demo
+    judge's (:data:`DEMO_SETTINGS`), the rules judge's (:data:`RULES_SETTINGS`), else
+    any endpoint's (:data:`DEFAULT_SETTINGS`)."""
+    if model == RULES_MODEL:
+        return dict(RULES_SETTINGS)
+    if is_demo_judge(model):
+        return dict(DEMO_SETTINGS)
+    return dict(DEFAULT_SETTINGS)
+
+
+def cache_endpoint(endpoint: str, model: str) -> str:
+    """The endpoint a call is cached under: ``endpoint`` itself, except for the judges
+    this project serves on this machine (the rules judge, a demo judge's folder, on a
+    loopback address at ``/v1``), whose port changes from one start to the next and whose
+    answers do not: those are all :data:`LOCAL_ENDPOINT`, so a judge started again on
+    another port finds its answers."""
+    parts = urlsplit(endpoint)
+    local = parts.hostname in _LOOPBACK and parts.path.rstrip("/") == "/v1"
+    if local and (model == RULES_MODEL or is_demo_judge(model)):
+        return LOCAL_ENDPOINT
+    return endpoint
 
 
 def demo_folder() -> Path:
@@ -45,7 +102,7 @@ def context_window_of(model: str) -> int | None:
         folder = Path(model)
         if not folder.is_absolute() or not folder.is_dir():
             return None
-        report = demo.read_report(folder)
+        report = read_report(folder)
     except (OSError, ValueError):
         return None
     window = (report or {}).get("context_window")

@@ -12,9 +12,12 @@ table each, never with the key itself::
     concurrency = 4              # requests in flight at most (default 4)
     timeout = 120                # seconds (default 120)
     context_window = 128000      # tokens (default 0: unknown, not checked)
+    input_price = 0.15           # per million prompt tokens (optional: cost estimates)
+    output_price = 0.60          # per million completion tokens (optional)
 
 The key is read from ``key_env`` when a request is made and sent only to ``base_url``:
-a reviewer chooses the connection, never where it points.
+a reviewer chooses the connection, never where it points. The numbers are held to the
+limits every connection has (:data:`needlework.judges.connection.LIMITS`).
 """
 
 from __future__ import annotations
@@ -25,9 +28,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from needlework.judges.connection import Connection
+from needlework.judges.connection import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_TOKENS,
+    LIMITS,
+    Connection,
+)
 
-_KEYS = ("base_url", "model", "key_env", "max_tokens", "concurrency", "timeout", "context_window")
+_KEYS = ("base_url", "model", "key_env", "max_tokens", "concurrency", "timeout", "context_window",
+         "input_price", "output_price")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$")
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
@@ -44,10 +53,12 @@ class NamedJudge:
     base_url: str
     model: str
     key_env: str | None = None
-    max_tokens: int = 512
-    concurrency: int = 4
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    concurrency: int = DEFAULT_CONCURRENCY
     timeout: float = 120.0
     context_window: int = 0
+    input_price: float | None = None
+    output_price: float | None = None
 
     def connection(self, *, temperature: float = 0.0, max_tokens: int | None = None,
                    concurrency: int | None = None) -> Connection:
@@ -58,7 +69,8 @@ class NamedJudge:
                                                                             self.concurrency))
         return Connection(self.base_url, self.model, key_env=self.key_env,
                           temperature=float(temperature), max_tokens=tokens, timeout=self.timeout,
-                          concurrency=inflight, context_window=self.context_window or None)
+                          concurrency=inflight, context_window=self.context_window or None,
+                          input_price=self.input_price, output_price=self.output_price)
 
     def describe(self) -> str:
         """``name: model at endpoint (key: $VAR)`` for the picker (never a key's value)."""
@@ -66,15 +78,20 @@ class NamedJudge:
         return f"{self.name}: {self.model} at {self.base_url} ({key})"
 
 
-def _positive(table: dict[str, Any], key: str, where: str, default: float, *, whole: bool,
-              zero: bool = False) -> Any:
+def _positive(table: dict[str, Any], key: str, where: str, default: float | None, *,
+              whole: bool, zero: bool = False) -> Any:
     value = table.get(key, default)
+    if value is None:
+        return None
     ok = isinstance(value, int) if whole else isinstance(value, int | float)
     if isinstance(value, bool) or not ok or not math.isfinite(value) or value < 0 \
             or (value == 0 and not zero):
         kind = "a whole number" if whole else "a number"
         floor = "0 or more" if zero else "above 0"
         raise NamedJudgeError(f"{where}: {key} must be {kind} {floor}, got {value!r}")
+    high = LIMITS[key][1] if key in LIMITS else None
+    if high is not None and value > high:
+        raise NamedJudgeError(f"{where}: {key} must be at most {high:,.0f}, got {value!r}")
     return value
 
 
@@ -114,10 +131,12 @@ def parse_named_judges(data: Any, where: str) -> tuple[NamedJudge, ...]:
                                   f"got {key_env!r}")
         judge = NamedJudge(
             name=name, base_url=base_url.rstrip("/"), model=model.strip(), key_env=key_env,
-            max_tokens=_positive(table, "max_tokens", at, 512, whole=True),
-            concurrency=_positive(table, "concurrency", at, 4, whole=True),
+            max_tokens=_positive(table, "max_tokens", at, DEFAULT_MAX_TOKENS, whole=True),
+            concurrency=_positive(table, "concurrency", at, DEFAULT_CONCURRENCY, whole=True),
             timeout=float(_positive(table, "timeout", at, 120.0, whole=False)),
-            context_window=_positive(table, "context_window", at, 0, whole=True, zero=True))
+            context_window=_positive(table, "context_window", at, 0, whole=True, zero=True),
+            input_price=_positive(table, "input_price", at, None, whole=False, zero=True),
+            output_price=_positive(table, "output_price", at, None, whole=False, zero=True))
         if judge.context_window and judge.context_window <= judge.max_tokens:
             raise NamedJudgeError(f"{at}: context_window ({judge.context_window}) must exceed "
                                   f"max_tokens ({judge.max_tokens})")

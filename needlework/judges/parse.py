@@ -276,3 +276,30 @@ def parse_yes_no(text: str) -> Parsed:
                 return invalid("contradictory: both yes and no", rule)
             return Parsed(True, words == {"yes"}, rule)
     return invalid("no yes/no verdict found")
+
+
+_POSITIVE = re.compile(r"\*\*\s*Positive\s+Modification\s*\*\*", re.I)
+_NEGATIVE = re.compile(r"\*\*\s*Negative\s+Modification\s*\*\*", re.I)
+
+
+def parse_modifications(text: str) -> Parsed:
+    """Long-form RewardBench's needle answer (its ``data_gene_finegrained.py``): the text
+    after ``** Positive Modification **`` up to ``** Negative Modification **``, and the
+    text after that, as ``{"positive": ..., "negative": ...}``; invalid when a heading is
+    missing or repeated, or a modification is empty."""
+    if not text or not text.strip():
+        return invalid("empty answer")
+    positives, negatives = list(_POSITIVE.finditer(text)), list(_NEGATIVE.finditer(text))
+    if not positives or not negatives:
+        missing = "Positive" if not positives else "Negative"
+        return invalid(f"no \"** {missing} Modification **\" heading", "headings")
+    if len(positives) > 1 or len(negatives) > 1:
+        return invalid("several modifications of one kind", "headings")
+    if positives[0].start() > negatives[0].start():
+        return invalid("the negative modification comes before the positive one", "headings")
+    positive = text[positives[0].end():negatives[0].start()].strip()
+    negative = text[negatives[0].end():].strip()
+    if not positive or not negative:
+        return invalid(f"an empty {'positive' if not positive else 'negative'} modification",
+                       "headings")
+    return Parsed(True, {"positive": positive, "negative": negative}, "headings")

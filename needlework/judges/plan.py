@@ -17,6 +17,8 @@ Modes:
 
   A trial is right iff the judge names a chosen response.
 - ``scoring``: one trial per response, scored alone.
+
+Prompts are rendered from the run's template (:mod:`.prompts`; the paper's by default).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from needlework.formats import preference_view
 from needlework.formats.preference import Preference
 from needlework.judges.context import Fit, fit_prompt
 from needlework.judges.prompts import scoring_messages, selection_messages
+from needlework.judges.templates import Template
 from store.datasets import get_dataset, iter_items
 
 MODES = ("selection", "scoring")
@@ -123,8 +126,9 @@ def _text(pref: Preference, m: Member) -> str:
 
 def plan_trials(items: Sequence[tuple[str, Preference]], mode: str, *, order: str = "shuffle",
                 seed: int = 0, window: int | None = None, reserve: int = 512,
-                policy: str = "skip") -> list[Trial]:
-    """Every trial of ``items`` (``(item key, Preference)``) in ``mode``, prompts fitted."""
+                policy: str = "skip", template: Template | None = None) -> list[Trial]:
+    """Every trial of ``items`` (``(item key, Preference)``) in ``mode``, prompts fitted,
+    rendered from ``template`` (the mode's default when ``None``)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     trials: list[Trial] = []
@@ -134,7 +138,7 @@ def plan_trials(items: Sequence[tuple[str, Preference]], mode: str, *, order: st
             for g, group in enumerate(groups(pref)):
                 for shown, rotation in orders(group, order, seed, key, g):
                     def render(texts: Sequence[str], prompt: str = pref.prompt) -> list[dict[str, str]]:
-                        return selection_messages(prompt, texts)
+                        return selection_messages(prompt, texts, template)
 
                     fit = fit_prompt(render, [_text(pref, m) for m in shown], window=window,
                                      reserve=reserve, policy=policy)
@@ -146,7 +150,7 @@ def plan_trials(items: Sequence[tuple[str, Preference]], mode: str, *, order: st
             members += [Member("rejected", j) for j in range(len(pref.rejected))]
             for m in members:
                 def render_one(texts: Sequence[str], prompt: str = pref.prompt) -> list[dict[str, str]]:
-                    return scoring_messages(prompt, texts[0])
+                    return scoring_messages(prompt, texts[0], template)
 
                 fit = fit_prompt(render_one, [_text(pref, m)], window=window, reserve=reserve,
                                  policy=policy)

@@ -38,7 +38,9 @@ def member_index(label: str) -> tuple[str, int]:
 
 
 def run_title(run: Mapping[str, Any]) -> str:
-    """``judge demo-judge · selection, one shuffled order (seed 0) · 10 items``."""
+    """``judge demo-judge · selection, one shuffled order (seed 0) · 10 items · prompt
+    long-form-rewardbench (1a2b3c4d)``: the prompt's template by name and digest, so two
+    runs that differ only in their template are told apart."""
     summary = run.get("summary") or {}
     options = run.get("options") or {}
     mode = run.get("mode") or summary.get("mode")
@@ -50,8 +52,11 @@ def run_title(run: Mapping[str, Any]) -> str:
             how += f" (seed {summary['seed']})"
     items = summary.get("items")
     part = f" ({selection_words(summary['selection'])})" if summary.get("selection") else ""
+    template = summary.get("template") or options.get("template") or {}
+    prompt = (f" · prompt {template.get('name')} ({str(template.get('digest') or '')[:8]})"
+              if template.get("digest") else "")
     return (f"judge {short_name(str(run.get('model') or ''))} · {how}"
-            + (f" · {items} items{part}" if items is not None else ""))
+            + (f" · {items} items{part}" if items is not None else "") + prompt)
 
 
 def selection_words(selection: Mapping[str, Any] | None) -> str:
@@ -67,19 +72,35 @@ def selection_words(selection: Mapping[str, Any] | None) -> str:
     return "part of the set: " + ", ".join(parts)
 
 
+def with_intervals(summary: Mapping[str, Any],
+                   entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``summary`` with its accuracy intervals: as stored, or computed from the run's
+    result ``entries`` for a run stored before they were (same seed, same figures)."""
+    out = dict(summary)
+    if not out.get("intervals") and entries:
+        out["intervals"] = evaluate.accuracy_intervals(entries, str(out.get("mode") or "selection"))
+    return out
+
+
 def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Accuracy and invalid rate per subset, then an ``overall`` row (figures as numbers:
+    """Accuracy with its 95 % interval (``low``, ``high``: ``None`` when the summary has
+    none) and invalid rate per subset, then an ``overall`` row (figures as numbers:
     accuracy and rates in [0, 1], ``None`` where nothing was answered)."""
     unit = "trials" if summary.get("mode") == "selection" else "items"
+    intervals = summary.get("intervals") or {}
     rows = []
     for name, part in (summary.get("subsets") or {}).items():
+        ci = (intervals.get("subsets") or {}).get(name) or {}
         rows.append({"subset": name, unit: part.get("n", 0), "correct": part.get("correct", 0),
-                     "accuracy": part.get("accuracy"), "answered": part.get("answered", 0),
+                     "accuracy": part.get("accuracy"), "low": ci.get("low"), "high": ci.get("high"),
+                     "answered": part.get("answered", 0),
                      "invalid": part.get("invalid", 0), "invalid rate": part.get("invalid_rate"),
                      "skipped (too long)": part.get("skipped", 0)})
     bon = (summary.get("metrics") or {}).get("bon") or {}
+    ci = intervals.get("overall") or {}
     rows.append({"subset": "overall", unit: bon.get("n", summary.get("trials", 0)),
                  "correct": bon.get("correct", 0), "accuracy": summary.get("accuracy"),
+                 "low": ci.get("low"), "high": ci.get("high"),
                  "answered": summary.get("answered", 0), "invalid": summary.get("invalid", 0),
                  "invalid rate": summary.get("invalid_rate"),
                  "skipped (too long)": summary.get("skipped", 0)})
@@ -89,19 +110,59 @@ def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
 def bias_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The position-bias figures of a rotation run, one row per group size (``[]`` for a
     shuffled run): accuracy with the chosen response shown at each position, their spread,
-    the share of answers naming each position, and consistency across rotations."""
+    the share of answers naming each position, and consistency across rotations. Every
+    row has the columns of the largest group; a position a group does not have is
+    ``None`` there (:func:`bias_table` says why)."""
+    sizes = sorted((summary.get("position_bias") or {}).items(), key=lambda kv: int(kv[0]))
+    widest = max((int(n) for n, _ in sizes), default=0)
+    marks = letters(widest) if widest else []
     rows = []
-    for n, bias in sorted((summary.get("position_bias") or {}).items(), key=lambda kv: int(kv[0])):
-        marks = letters(int(n))
-        row: dict[str, Any] = {"responses": int(n), "groups": bias.get("groups")}
-        for k, acc in enumerate(bias.get("accuracy_by_position") or []):
-            row[f"accuracy, chosen shown as {marks[k]}"] = acc
+    for n, bias in sizes:
+        row: dict[str, Any] = {"responses": int(n), "groups": bias.get("groups"),
+                               "trials": bias.get("trials")}
+        acc = list(bias.get("accuracy_by_position") or [])
+        for k in range(widest):
+            row[f"accuracy, chosen shown as {marks[k]}"] = acc[k] if k < len(acc) else None
         row["spread"] = bias.get("spread")
-        for k, rate in enumerate(bias.get("pick_rate") or []):
-            row[f"answers naming {marks[k]}"] = rate
+        rate = list(bias.get("pick_rate") or [])
+        for k in range(widest):
+            row[f"answers naming {marks[k]}"] = rate[k] if k < len(rate) else None
         row["consistency"] = bias.get("consistency")
         rows.append(row)
     return rows
+
+
+def _share(x: float | None) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def bias_table(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """:func:`bias_rows` as the page shows them: shares as ``50.0%``; a cell with no
+    figure says why (a group of 2 has no position C; a position the chosen response was
+    never shown at; no valid answer)."""
+    out = []
+    for row in bias_rows(summary):
+        n = int(row["responses"])
+        shown: dict[str, Any] = {}
+        for key, value in row.items():
+            if key in ("responses", "groups", "trials"):
+                shown[key] = value
+                continue
+            mark = key.rsplit(" ", 1)[-1] if key.startswith(("accuracy, ", "answers ")) else ""
+            if value is not None:
+                shown[key] = _share(value)
+            elif mark and ord(mark) - ord("A") >= n:
+                shown[key] = f"n/a: {n} responses, no {mark}"
+            elif key.startswith("accuracy, "):
+                shown[key] = "n/a: chosen never shown there"
+            elif key == "spread":
+                shown[key] = "n/a: no accuracy by position"
+            elif key == "consistency":
+                shown[key] = "n/a: no group"
+            else:
+                shown[key] = "n/a: no valid answer"
+        out.append(shown)
+    return out
 
 
 @dataclass(frozen=True)
@@ -189,19 +250,14 @@ def scoring_failures(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def item_outcomes(mode: str, results: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
-    """Per item, the share of its judged comparisons the judge got right: selection, the
-    share of right trials (a needle pair in both orders: 0, 0.5 or 1); scoring, 1 or 0 by
-    the strict best-of-n rule (an invalid rating counts wrong). ``None``: all skipped."""
+def item_outcomes(mode: str, results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Per item, the share of its judged comparisons the judge got right, by the rules of
+    the headline accuracy: selection, the share of right trials (a needle pair in both
+    orders: 0, 0.5 or 1); scoring, 1 or 0 by the strict best-of-n rule. An invalid answer
+    and a trial skipped as too long count wrong."""
     if mode == "selection":
         return evaluate.item_accuracy(results)
-    out: dict[str, float | None] = {}
-    for entry in evaluate.scoring_entries(results):
-        gaps = metrics.missing_count(entry)
-        skipped = gaps == len(entry["chosen_scores"]) + len(entry["rejected_scores"])
-        out[entry["id"]] = None if skipped else float(
-            metrics.bon_correct(entry["chosen_scores"], entry["rejected_scores"]))
-    return out
+    return {k: float(u["right"]) for k, u in evaluate.item_units(results, "scoring").items()}
 
 
 def trials_csv(rows: Iterable[Mapping[str, Any]]) -> str:

@@ -13,9 +13,9 @@ The pieces, each small and usable on its own (no streamlit anywhere):
   recall, ROUGE-1/2/L) as small pure functions; :mod:`.bergen_file` reads BERGEN's
   own generation output.
 - :mod:`.sentences`: the sentence splitter whose sentences the factuality judge labels.
-- :mod:`.prompts` and :mod:`.parse`: the judge prompts (GaRAGe appendix B's labels and
-  rules in the project's own wording, and BERGEN's LLMeval question) and the parsers
-  of their answers, which never guess.
+- :mod:`.prompts` and :mod:`.parse`: the judge prompts as templates (GaRAGe appendix B's
+  and BERGEN's LLMeval prompt by default, the project's earlier wording beside them) and
+  the parsers of their answers, which never guess.
 - :mod:`.calls`: judge calls through the judge engine's cache, a bounded pool and cancel.
 - :mod:`.verdicts`: one answer's judge verdicts (eligibility, factuality per sentence
   against all passages and against the relevant ones, deflection, LLMeval).
@@ -24,4 +24,7 @@ The pieces, each small and usable on its own (no streamlit anywhere):
 - :mod:`.definitions`: every metric's definition, the text the UI and docs show.
 - :mod:`.run`: :func:`~.run.evaluate` and the job-runner entry point
   :func:`~.run.run_rag_eval`; results are stored by ``store.rag``.
+- :mod:`.generate` and :mod:`.generate_prompt`: a model's answers to the dataset's
+  questions in GaRAGe's generation setting, cached and resumable, stored as an answer set
+  (the ``rag-generate`` job kind).
 """

@@ -3,8 +3,9 @@
 A :class:`Request` is one prompt with its parser. :func:`run_requests` sends a list of
 them the way the judge engine sends trials (``needlework.judges.engine``):
 
-- each request's cache key is computed with :func:`needlework.judges.cache.call_key`
-  (endpoint, model, generation parameters, prompt hash); keys already answered in
+- each request's cache key is computed with :func:`needlework.judges.cache.connection_key`
+  (endpoint, model, generation parameters, prompt hash; the judges this project serves
+  keyed without their port); keys already answered in
   ``judge_calls`` are not sent again, so a re-run makes no request and a killed run
   resumes; two requests with the same prompt are sent once;
 - the rest go through a bounded pool of ``connection.concurrency`` threads, at most
@@ -77,7 +78,8 @@ class Outcome:
 
 @dataclass
 class CallStats:
-    """What a batch of requests cost."""
+    """What a batch of requests cost: the usage the server reported for the answers sent
+    (``unreported``: answers that came without it)."""
 
     requests: int = 0
     retries: int = 0
@@ -85,6 +87,9 @@ class CallStats:
     sent: int = 0
     errors: int = 0
     too_long: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    unreported: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -92,8 +97,7 @@ class CallStats:
 
 def request_key(connection: Connection, messages: list[dict[str, str]]) -> str:
     """The call-cache key of ``messages`` sent through ``connection``."""
-    return cache.call_key(connection.endpoint, connection.model, connection.params(),
-                          cache.prompt_hash(messages))
+    return cache.connection_key(connection, messages)
 
 
 def too_long(connection: Connection, messages: list[dict[str, str]]) -> str | None:
@@ -144,6 +148,11 @@ def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *
             client.close()
     found.update(fresh)
     stats.sent, stats.errors = len(pending), len(errors)
+    for row in fresh.values():
+        if row["prompt_tokens"] is None and row["completion_tokens"] is None:
+            stats.unreported += 1
+        stats.prompt_tokens += row["prompt_tokens"] or 0
+        stats.completion_tokens += row["completion_tokens"] or 0
     outcomes: dict[str, Outcome] = {}
     for r in requests:
         key = keys[r.id]
@@ -222,7 +231,9 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
                                 latency_s=answer.latency_s, attempts=answer.attempts,
                                 finish_reason=answer.finish_reason,
                                 reasoning=answer.reasoning)
-                fresh[key] = {"key": key, "raw": answer.text, "reasoning": answer.reasoning}
+                fresh[key] = {"key": key, "raw": answer.text, "reasoning": answer.reasoning,
+                              "prompt_tokens": answer.prompt_tokens,
+                              "completion_tokens": answer.completion_tokens}
                 counter.answered(key)
     if failure is not None:
         raise failure

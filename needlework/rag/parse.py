@@ -10,7 +10,8 @@ always kept by the caller. Shapes:
   read ignoring case, quotes and ``(s)``: ``No Issues``, ``Minor Issue(s)``,
   ``Major Issue(s)``.
 - **factuality**: JSON ``{"grounding_quality": [{"sentence": 1, "label": ...}, ...]}``
-  where ``sentence`` is the sentence number (or its exact text), then lines
+  where ``sentence`` is the sentence number or its text (as GaRAGe's prompt asks; white
+  space, case and ``[cite_N]`` markers aside, which judges often drop), then lines
   ``1: supported``. Every sentence must get exactly one label of ``supported``,
   ``unsupported``, ``contradictory``, ``no_rad`` (``no rad`` / ``no-rad`` accepted);
   a sentence left without one, a number that is no sentence or an unknown label make
@@ -42,6 +43,7 @@ _FACT_LINE = re.compile(
 _GRADE_LINE = re.compile(r"\bgrade[\"']?\s*[:=]\s*[*_`\"']*\s*(missing|attempted)\b", re.I)
 _GRADE_WHOLE = re.compile(r"^\W*(missing|attempted)\W*$", re.I)
 _SPACE = re.compile(r"\s+")
+_CITATION = re.compile(r"\s*\[cite_\d+\]", re.I)
 
 
 def eligibility_label(value: str) -> str | None:
@@ -104,11 +106,20 @@ def _sentence_number(value: Any, sentences: list[str], taken: set[int]) -> int |
     if isinstance(value, str):
         if value.strip().isdigit():
             return int(value.strip())
-        wanted = _SPACE.sub(" ", value).strip().casefold()
-        for k, sentence in enumerate(sentences, start=1):
-            if k not in taken and _SPACE.sub(" ", sentence).strip().casefold() == wanted:
-                return k
+        for plain in (_plain, _uncited):  # the exact text first, then without citation markers
+            wanted = plain(value)
+            for k, sentence in enumerate(sentences, start=1):
+                if k not in taken and plain(sentence) == wanted:
+                    return k
     return None
+
+
+def _plain(text: str) -> str:
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def _uncited(text: str) -> str:
+    return _plain(_CITATION.sub("", text))
 
 
 def _verdicts(entries: list[tuple[int, str, Any, Any]], n: int, rule: str) -> Parsed:

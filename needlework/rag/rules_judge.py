@@ -3,7 +3,8 @@
 The demo LLM judge (:mod:`needlework.judges.demo`) is a tiny model trained on the
 selection prompt; it cannot read several passages and label sentences. So that the
 RAG answers page shows every figure offline, this module answers the four RAG prompts
-of :mod:`needlework.rag.prompts` with rules anyone can check by hand. It is served over
+of :mod:`needlework.rag.prompts` (GaRAGe's and BERGEN's, or the project's wording; not an
+edited template) with rules anyone can check by hand. It is served over
 the same OpenAI-compatible HTTP protocol as any judge (:mod:`needlework.judges.rules_server`),
 so a run with it goes through the judge engine, its cache and its parsers unchanged.
 
@@ -59,6 +60,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
+from needlework.rag.prompts import read_prompt
 from needlework.rag.sentences import split_sentences
 
 MODEL = "needlework-rules"
@@ -289,23 +291,14 @@ def _numbered(text: str) -> list[str]:
 
 
 def reply(messages: Sequence[dict[str, str]]) -> str:
-    """The rules judge's answer to a chat (the last user message is the prompt)."""
+    """The rules judge's answer to a chat: a RAG prompt of :data:`needlework.rag.prompts.TEMPLATES`
+    (the papers' or the project's wording, read back by :func:`~needlework.rag.prompts.read_prompt`;
+    not an edited template) or a suggestion prompt (the last user message)."""
+    found = read_prompt(messages)
+    if found is not None:
+        return _rag_reply(*found)
     prompt = next((str(m.get("content") or "") for m in reversed(messages)
                    if m.get("role") == "user"), "")
-    passages = _block(prompt, "Passages")
-    sentences = _block(prompt, "Answer sentences")
-    if passages is not None and sentences is not None:
-        verdicts = [sentence_label(s, passages) for s in _numbered(sentences)]
-        return json.dumps({"grounding_quality": [
-            {"sentence": k, "label": v.label, "rationale": v.rationale, "excerpt": v.excerpt}
-            for k, v in enumerate(verdicts, start=1)]})
-    test, baseline = _block(prompt, "Test answer"), _block(prompt, "Baseline answer")
-    if test is not None and baseline is not None:
-        label, why = eligibility(test, baseline)
-        return why + "\n" + json.dumps({"verdict": label})
-    generated, reference = _block(prompt, "Generated answer"), _block(prompt, "Reference answer")
-    if generated is not None and reference is not None:
-        return llmeval(generated, reference)
     question, passage = _block(prompt, "User question"), _block(prompt, "Passage")
     if question is not None and passage is not None:
         asked = _ASKED.search(question)
@@ -317,10 +310,24 @@ def reply(messages: Sequence[dict[str, str]]) -> str:
         return why + "\n" + json.dumps({"label": label.upper() if label == "irrelevant" else label})
     if question is not None and "choose one value for each dimension" in prompt:
         return json.dumps(question_dimensions(_ASKED.sub("", question)))
-    answer = _block(prompt, "Model answer")
-    if answer is not None:
-        grade = deflection(answer)
-        why = ("it says it cannot answer" if grade == "missing" else
-               "it does not say it cannot answer (or says more than that)")
-        return json.dumps({"justification": f"rule: {why}", "grade": grade})
     return ONLY_RAG
+
+
+def _rag_reply(mode: str, values: dict[str, str]) -> str:
+    """The answer to one RAG judge prompt, from its placeholder values."""
+    if mode == "factuality":
+        sentences = (values["sentences"].split("\n") if "sentences" in values
+                     else _numbered(values["numbered_sentences"]))
+        verdicts = [sentence_label(s, values["passages"]) for s in sentences]
+        return json.dumps({"grounding_quality": [
+            {"sentence": k, "label": v.label, "rationale": v.rationale, "excerpt": v.excerpt}
+            for k, v in enumerate(verdicts, start=1)]})
+    if mode == "eligibility":
+        label, why = eligibility(values["answer"], values["reference"])
+        return why + "\n" + json.dumps({"verdict": label})
+    if mode == "llmeval":
+        return llmeval(values["answer"], values["reference"])
+    grade = deflection(values["answer"])
+    why = ("it says it cannot answer" if grade == "missing" else
+           "it does not say it cannot answer (or says more than that)")
+    return json.dumps({"justification": f"rule: {why}", "grade": grade})

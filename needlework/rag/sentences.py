@@ -1,7 +1,8 @@
 """Splitting an answer into the sentences the factuality judge labels.
 
 GaRAGe's judge splits the answer itself (appendix B.3). Here the split is ours and
-the judge labels numbered sentences (**our rule**): every verdict then belongs to a
+the judge is given the answer one sentence per line (**our rule**) and labels those
+sentences, by their text or their number: every verdict then belongs to a
 known piece of the answer, a verdict missing for a sentence is seen, and the page can
 mark each sentence where it stands in the answer.
 

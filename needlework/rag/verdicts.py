@@ -23,12 +23,14 @@ answer.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from needlework.grounding.answer import cited_numbers
 from needlework.grounding.attribution import score as attribution_score
 from needlework.judges.parse import Parsed
+from needlework.judges.templates import Template
 from needlework.rag import bergen
 from needlework.rag.calls import Outcome, Request
 from needlework.rag.parse import (
@@ -42,6 +44,7 @@ from needlework.rag.prompts import (
     eligibility_messages,
     factuality_messages,
     llmeval_messages,
+    template_set,
 )
 from needlework.rag.questions import RagQuestion, strip_markers
 from needlework.rag.sentences import Sentence, split_sentences
@@ -71,10 +74,13 @@ class AnswerCase:
         return split_sentences(self.answer or "")
 
 
-def requests_for(case: AnswerCase) -> list[Request]:
-    """The judge requests of one answer (none for a missing or blank answer)."""
+def requests_for(case: AnswerCase,
+                 templates: Mapping[str, Template] | None = None) -> list[Request]:
+    """The judge requests of one answer (none for a missing or blank answer), with
+    ``templates`` (mode -> template; the default for a mode not given)."""
     if not case.answered:
         return []
+    t = template_set(templates)
     q, answer = case.question, case.answer or ""
     texts = [s.text for s in case.sentences()]
 
@@ -83,16 +89,20 @@ def requests_for(case: AnswerCase) -> list[Request]:
 
     return [
         Request(case.request_id("eligibility"),
-                eligibility_messages(q.question, answer, q.reference, q.question_date),
+                eligibility_messages(q.question, answer, q.reference, q.question_date,
+                                     t["eligibility"]),
                 parse_eligibility),
         Request(case.request_id("factuality"),
-                factuality_messages(q.question, q.passages, texts, q.question_date), facts),
+                factuality_messages(q.question, q.passages, texts, q.question_date,
+                                    t["factuality"]), facts),
         Request(case.request_id("relevant_factuality"),
-                factuality_messages(q.question, q.relevant, texts, q.question_date), facts),
-        Request(case.request_id("deflection"), deflection_messages(q.question, answer),
-                parse_deflection),
+                factuality_messages(q.question, q.relevant, texts, q.question_date,
+                                    t["factuality"]), facts),
+        Request(case.request_id("deflection"),
+                deflection_messages(q.question, answer, t["deflection"]), parse_deflection),
         Request(case.request_id("llmeval"),
-                llmeval_messages(q.question, strip_markers(q.reference), answer), parse_llmeval),
+                llmeval_messages(q.question, strip_markers(q.reference), answer, t["llmeval"]),
+                parse_llmeval),
     ]
 
 

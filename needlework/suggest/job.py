@@ -103,6 +103,13 @@ def _requests(item: dict[str, Any], fields: tuple[str, ...]) -> list[Request]:
     return out
 
 
+def question_requests(item: dict[str, Any], fields: tuple[str, ...], have: set[str]
+                      ) -> list[Request]:
+    """The requests a job asks for one question (none when the source has suggested
+    everything asked: ``have``, its fields): what a cost estimate counts."""
+    return [] if _complete(item["record"], fields, have) else _requests(item, fields)
+
+
 def run_suggest(job: Job, db: Database, progress: Progress, should_stop: ShouldStop
                 ) -> dict[str, Any]:
     """The kind's function (see the module docstring)."""
@@ -113,7 +120,7 @@ def run_suggest(job: Job, db: Database, progress: Progress, should_stop: ShouldS
     total = item_count(db, spec.dataset)
     progress.begin(total)
     counts = {"questions": 0, "skipped": 0, "suggestions": 0, "invalid": 0, "sent": 0,
-              "cached": 0}
+              "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "unreported": 0}
     example: str | None = None
     after, done = -1, 0
     while page := items_page(db, spec.dataset, after, PAGE):
@@ -131,8 +138,8 @@ def run_suggest(job: Job, db: Database, progress: Progress, should_stop: ShouldS
                                                should_stop=should_stop)
             except JudgeCancelled as stop:
                 raise Cancelled("stopped", partial=counts) from stop
-            counts["sent"] += stats.sent
-            counts["cached"] += stats.cached
+            for name in ("sent", "cached", "prompt_tokens", "completion_tokens", "unreported"):
+                counts[name] += getattr(stats, name)
             rows = []
             for outcome in outcomes.values():
                 key, name = outcome.id.split("\x00", 1)
