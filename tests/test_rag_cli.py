@@ -80,7 +80,8 @@ def test_rag_eval_without_a_judge_and_the_stored_answers(museum_db, answers) -> 
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert "no judge (BERGEN and attribution only)" in lines[0]
-    assert [line.split("\t")[0] for line in lines[2:]] == ["m", "m2", "kept"]
+    assert [line.split("\t")[0] for line in lines[2:5]] == ["m", "m2", "kept"]
+    assert lines[5].startswith("with denominators and 95 % intervals")
     assert lines[2].split("\t")[2] == "n/a"  # eligibility needs a judge
 
 

@@ -19,6 +19,7 @@ from needlework.needle.analysis import (
     ORDER_NAMES,
     THIN_CELL,
     bucket_label,
+    cell_intervals,
     cell_rows,
     combine,
     counted,
@@ -36,6 +37,7 @@ from needlework.needle.findings import (
 )
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.token_pairs import token_pair
+from needlework.stats import how, paired_by_key, percent_range, verdict
 
 NONE = "(none)"
 CONTEXT_CHARS = 320  # characters of text shown either side of the needle
@@ -101,11 +103,17 @@ def for_page(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
 
 
 def _text_size(chart: alt.TopLevelMixin, size: int) -> None:
-    """Set the font size of the cell labels (the text layer of a heatmap)."""
+    """Set the font size of the cell labels (the text layers of a heatmap; a readable
+    cell's two lines stay centred on it)."""
     spec = getattr(chart, "spec", chart)
     for layer in getattr(spec, "layer", []) or []:
         mark = layer.mark
-        if getattr(mark, "type", mark) == "text":
+        if getattr(mark, "type", mark) != "text":
+            continue
+        if getattr(mark, "description", None) == charts.TWO_LINES:
+            layer.mark = alt.MarkDef(type="text", fontSize=size, lineBreak="\n", lineHeight=size,
+                                     dy=-round(size / 2), description=charts.TWO_LINES)
+        else:
             layer.mark = alt.MarkDef(type="text", fontSize=size, lineBreak="\n")
 
 
@@ -208,8 +216,11 @@ def heatmap_caption(chosen: list[ResultSet]) -> None:
                + ("A judge's cells count trials, each pair twice (chosen shown first, then "
                   "second): right = it named the chosen response; an invalid answer is wrong. "
                   if judged else "")
-               + f"Grey with only its n: too few {counted(results_of(chosen))} to read (fewer than {THIN_CELL}); "
-               "blank: none there. Hover for counts; "
+               + f"Under each accuracy, its n ({counted(results_of(chosen))}; on a narrow panel in "
+               "the tooltip only). Grey with only its "
+               f"n: too few {counted(results_of(chosen))} to read (fewer than {THIN_CELL}); "
+               "blank: none there. Hover for counts and the cell's 95 % interval "
+               f"({how()}, the pair the unit: a judge's two orders of a pair together); "
                "**click a cell to see its pairs** (double-click clears).")
     for s in judged:
         by_order = order_accuracy(s.frame)
@@ -217,6 +228,21 @@ def heatmap_caption(chosen: list[ResultSet]) -> None:
             st.caption(f"Position bias of {label(s.name, 60)}: "
                        + ", ".join(f"{k}: {v:.0%}" for k, v in by_order.items())
                        + " (equal figures: the order does not matter).")
+    if len(chosen) == 2:
+        render_text(paired_words(chosen[0], chosen[1]), key="nw-paired")
+
+
+def paired_words(first: ResultSet, second: ResultSet) -> str:
+    """The two sets compared on the pairs both scored: each pair's outcome (a judge's share
+    of its two orders), the paired bootstrap interval of the difference and McNemar's
+    exact test, in one sentence (:func:`needlework.stats.verdict`)."""
+    def per_pair(s: ResultSet) -> dict[str, float]:
+        if s.frame.empty:
+            return {}
+        return {str(k): float(v) for k, v in s.frame.groupby("id")["correct"].mean().items()}
+
+    return verdict(paired_by_key(per_pair(first), per_pair(second), unit="pair"),
+                   first.name, second.name)
 
 
 def render_findings(frame: pd.DataFrame) -> list[str]:
@@ -334,9 +360,12 @@ def render_cell(picked: ResultSet, cell: tuple[int, int], records: list[dict[str
     pairs = rows["id"].nunique() if len(rows) else 0
     counts = (f"{_plural(len(rows), 'trial')} of {_plural(pairs, 'pair')}" if judge
               else _plural(len(rows), "pair"))
+    interval = cell_intervals(rows).get((str(rows["model"].iloc[0]), length, bucket)) \
+        if len(rows) else None
     st.markdown(f"**{length_label(length)} tokens, {'error' if audience else 'needle'} at "
                 f"{bucket_label(bucket)}** · {label(picked.name, 60)} · {counts}, {right} "
                 + ("right" if audience else "correct")
+                + (f" (95 % interval {percent_range(interval, 0)})" if interval is not None else "")
                 + (f", {int(rows['missing'].sum())} with a missing score (wrong)"
                    if "missing" in rows and rows["missing"].any() else ""))
     if rows.empty:

@@ -16,12 +16,26 @@ import streamlit as st
 
 from components.rewards.results import review_link
 from components.state import get_db
-from components.text import label
+from components.text import label, render_text
 from needlework.judges.engine import output_entries
-from needlework.judges.results import jsonl, metrics_rows_csv, subset_rows, trials_csv
-from needlework.rewards.compare import RunRef, compare, list_runs, outcomes
-from needlework.rewards.results import metrics_rows, results, scores_csv, scores_lines
+from needlework.judges.results import (
+    jsonl,
+    metrics_rows_csv,
+    subset_rows,
+    trials_csv,
+    with_intervals,
+)
+from needlework.rewards.compare import RunRef, compare, headline_note, list_runs, outcomes
+from needlework.rewards.results import (
+    intervals,
+    metrics_rows,
+    results,
+    rmbench_rows,
+    scores_csv,
+    scores_lines,
+)
 from needlework.rewards.runs import dataset_metrics
+from needlework.stats import Paired, how, percent_range, verdict
 from store import judges as store_judges
 
 NONE = "(none)"
@@ -30,6 +44,13 @@ COMPARE = "rw_compare"
 
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def _p(paired: dict[str, Any]) -> str:
+    """McNemar's p in three digits; ``–`` with no item where the two differ."""
+    if not paired["first_better"] and not paired["second_better"]:
+        return "– (no item differs)" if paired["n"] else "–"
+    return f"{paired['p_value']:.3g}"
 
 
 def _files(row: dict[str, Any], ref: RunRef) -> list[tuple[str, Callable[[], str], str, str]]:
@@ -46,7 +67,9 @@ def _files(row: dict[str, Any], ref: RunRef) -> list[tuple[str, Callable[[], str
 
         def figures() -> str:
             run = store_judges.get_run(get_db(), ref.row["run_key"]) or ref.row
-            return metrics_rows_csv(subset_rows(run["summary"]))
+            rows = store_judges.run_results(get_db(), ref.row["run_key"])
+            return metrics_rows_csv(subset_rows(with_intervals(run["summary"],
+                                                               [r["entry"] for r in rows])))
 
         return [("Answers JSONL", answers, f"{stem}-answers.jsonl", "application/jsonl"),
                 ("Answers CSV", trials, f"{stem}-answers.csv", "text/csv"),
@@ -55,11 +78,18 @@ def _files(row: dict[str, Any], ref: RunRef) -> list[tuple[str, Callable[[], str
     def entries() -> list[dict[str, Any]]:
         return results(get_db(), row, ref.row).entries
 
+    def classifier_figures() -> str:
+        scored = entries()
+        found = dataset_metrics(row["format"], scored)
+        bounds = intervals(row["format"], scored)
+        if "rmbench" in found:
+            return metrics_rows_csv(rmbench_rows(found, bounds))
+        return metrics_rows_csv(metrics_rows(found, bounds))
+
     return [("Scores JSONL", lambda: jsonl(scores_lines(entries(), ref.row["model"])),
              f"{stem}-scores.jsonl", "application/jsonl"),
             ("Scores CSV", lambda: scores_csv(entries()), f"{stem}-scores.csv", "text/csv"),
-            ("Figures CSV", lambda: metrics_rows_csv(metrics_rows(dataset_metrics(row["format"], entries()))),
-             f"{stem}-metrics.csv", "text/csv")]
+            ("Figures CSV", classifier_figures, f"{stem}-metrics.csv", "text/csv")]
 
 
 def render_downloads(row: dict[str, Any], ref: RunRef) -> None:
@@ -93,16 +123,31 @@ def render_compare(db: Any, row: dict[str, Any], ref: RunRef) -> None:
     if a == b:
         a, b = f"{a} (1)", f"{b} (2)"
     frame = pd.DataFrame([{"subset": r["subset"], "items": r["items"], a: _pct(r["first"]),
-                           b: _pct(r["second"]), f"only {a} right": r["only_first"],
-                           f"only {b} right": r["only_second"]} for r in both["rows"]])
+                           f"{a} 95 % interval": percent_range(r["first_interval"]),
+                           b: _pct(r["second"]),
+                           f"{b} 95 % interval": percent_range(r["second_interval"]),
+                           f"only {a} right": r["only_first"],
+                           f"only {b} right": r["only_second"],
+                           "McNemar p": _p(r["paired"]),
+                           "significant at 5 %": "yes" if r["paired"]["significant"] else "no"}
+                          for r in both["rows"]])
     st.dataframe(frame, hide_index=True, width="stretch", key="rw_compare_table")
-    st.caption("On the items both judged: the share of each item's comparisons each got right "
-               "(one chosen response: best-of-n; several: pair by pair; a judge's invalid answer "
-               "wrong; a needle pair judged in both orders counts half per order), then how many "
-               "items one got right and the other wrong."
+    overall = both["rows"][-1]
+    render_text(verdict(Paired(**overall["paired"]), a, b), key="rw-compare-verdict")
+    st.caption("Mean per item, on the items both judged: the share of each item's comparisons "
+               "each got right (one chosen response: best-of-n; several: pair by pair; a judge's "
+               "invalid answer or a trial skipped as too long wrong; a needle pair judged in both "
+               "orders counts half per order), with its 95 % interval "
+               f"({how()}, items resampled); then how many items one got right and the other "
+               "wrong, and McNemar's exact test on the items where the two differ (a paired "
+               "bootstrap gives the difference's interval)."
                + (f" Left out: {both['only_in_first']} item(s) only {label(a, 40)} judged, "
                   f"{both['only_in_second']} only {label(b, 40)} judged." if both["only_in_first"]
                   or both["only_in_second"] else ""))
+    for k, (ref_, mean) in enumerate(((ref, overall["first"]), (second, overall["second"]))):
+        note = headline_note(ref_, mean, overall["items"])
+        if note:
+            render_text(note, key=f"rw-compare-note-{k}")
     if both["differ"]:
         with st.expander(f"Items where they differ ({len(both['differ'])})"):
             for d in both["differ"][:50]:

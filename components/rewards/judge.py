@@ -17,9 +17,15 @@ import streamlit as st
 
 import store
 from components.jobs import render_judge_job, watch
-from components.models.judge import is_demo, render_connection
+from components.models.judge import (
+    is_demo,
+    render_connection,
+    render_judge_estimate,
+    spent_words,
+)
+from components.models.template import render_judge_template, render_run_templates
 from components.rewards.results import review_link
-from components.state import signed_in
+from components.state import get_db, signed_in
 from components.text import label, render_text
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
@@ -27,13 +33,15 @@ from needlework.judges.job import latest_judge_job, start_judge_job
 from needlework.judges.local import short_name
 from needlework.judges.results import (
     JudgeFailure,
-    bias_rows,
+    bias_table,
     failures,
     member_words,
     scoring_failures,
     selection_words,
     subset_rows,
+    with_intervals,
 )
+from needlework.stats import how, percent_range
 from store import judges as store_judges
 from store.datasets import item_index
 
@@ -52,6 +60,7 @@ POLICIES = {
 }
 #: The choices in a few words (the select is narrow at 1024 px); POLICIES in its help.
 POLICY_WORDS = {"skip": "skip them", "keep-start": "keep the start", "keep-end": "keep the end"}
+KEEP = "session"  # the run's options are kept when the user leaves the page and comes back
 SEEN = "rj_seen"  # the judge job this session started or saw running (components.jobs.watch)
 
 
@@ -64,29 +73,31 @@ def _options(row: dict[str, Any], subsets: list[str]) -> dict[str, Any]:
     needle = row["kind"] == "needle"
     cols = st.columns([3, 3])
     mode = "selection" if needle else cols[0].radio("Mode", list(MODES), key="rj_mode",
-                                                    format_func=MODES.get)
+                                                    format_func=MODES.get, persist_state=KEEP)
     if needle:
         cols[0].caption("Needle pairs are judged in both orders (A/B and B/A), so position "
                         "bias cancels in the accuracy and is reported.")
         order = "rotations"
     elif mode == "selection":
         order = cols[1].radio("Order of the responses", list(ORDERS), key="rj_order",
-                              format_func=ORDERS.get)
+                              format_func=ORDERS.get, persist_state=KEEP)
     else:
         order = "shuffle"
         cols[1].caption("Scoring shows one response at a time: there is no order to choose.")
     cols = st.columns([1, 3, 2, 2])
-    seed = int(cols[0].number_input("Seed", 0, 10**6, 0, key="rj_seed",
+    seed = int(cols[0].number_input("Seed", 0, 10**6, 0, key="rj_seed", persist_state=KEEP,
                                     disabled=order != "shuffle" or mode != "selection",
                                     help="The shuffle's seed; recorded with the run."))
     policy = cols[1].selectbox("Prompts longer than the judge's window", list(POLICIES),
-                               key="rj_policy", format_func=POLICY_WORDS.get,
+                               key="rj_policy", persist_state=KEEP,
+                               format_func=POLICY_WORDS.get,
                                help="Never cut silently: every cut or skip is listed with the "
                                     "run, and the policy is recorded. "
                                     + " ".join(f"{POLICY_WORDS[p]}: {POLICIES[p]}."
                                                for p in POLICIES))
     picked = cols[2].multiselect("Subsets", subsets, key="rj_subsets", placeholder="all")
     per = int(cols[3].number_input("Items per subset (0 = all)", 0, 100_000, 0, key="rj_per",
+                                   persist_state=KEEP,
                                    help="Try the judge on a few items of each subset first: "
                                         "a run on part of the set is kept apart from a full run."))
     return {"mode": mode, "order": order, "seed": seed, "context_policy": policy,
@@ -100,10 +111,13 @@ def _outcome(job: dict[str, Any]) -> None:
     if status == "done":
         acc, rate = result.get("accuracy"), result.get("invalid_rate")
         st.success(f"Judged {result.get('trials', 0):,} trials of {result.get('items', 0):,} items "
-                   f"with {model}: accuracy {_pct(acc)}, invalid answers {_pct(rate)}, "
+                   f"with {model}: accuracy {_pct(acc)} per "
+                   f"{'trial' if result.get('mode', 'selection') == 'selection' else 'item'}, invalid answers {_pct(rate)}, "
                    f"{result.get('skipped', 0)} skipped as too long; {result.get('sent', 0):,} "
                    f"requests sent, {result.get('cached', 0):,} answers from the cache. The figures "
                    "are under Results.", icon="✅")
+        if spent := spent_words(get_db(), result.get("run_key")):
+            st.caption(f"💰 {label(spent, 400)}")
     elif status == "cancelled":
         st.warning("Judging was cancelled. The answers received are cached: run it again to "
                    "finish (nothing already answered is asked again).", icon="⏹️")
@@ -120,14 +134,22 @@ def render_judging(db: Any, row: dict[str, Any]) -> str | None:
     conn = render_connection(expanded=False)
     subsets = sorted({i["subset"] for i in item_index(db, row["name"]) if i["subset"]})
     options = _options(row, subsets)
+    options["template"], problem = render_judge_template(options["mode"],
+                                                         conn.model if conn is not None else "")
     job = latest_judge_job(db, row["name"])
     active = job is not None and job["display_status"] in ACTIVE
+    if conn is not None and not active and problem is None:
+        render_judge_estimate(db, conn, row["name"], options)
     cols = st.columns([2, 3], vertical_alignment="center")
     go = cols[0].button(f"Judge {label(row['name'], 40)}", type="primary", icon="⚖️", key="rj_run",
-                        disabled=conn is None or active, width="stretch",
+                        disabled=conn is None or active or problem is not None,
+                        width="stretch",
                         help="Runs on the server in the background; answers already in the "
                              "judge cache are not asked again.")
-    if conn is not None and is_demo(conn.model):
+    if conn is None:
+        cols[1].caption("To judge: complete the judge connection above (it says what is "
+                        "missing).")
+    elif is_demo(conn.model):
         cols[1].caption("With the demo judge: small sets first (items per subset: 1–2). It "
                         "answers safety needles well and most real preference prompts with "
                         "invalid answers, which count wrong.")
@@ -146,22 +168,21 @@ def start(db: Any, conn: Connection, dataset: str, options: dict[str, Any]) -> i
 
 
 def _bias(summary: dict[str, Any]) -> None:
-    rows = bias_rows(summary)
+    rows = bias_table(summary)
     if not rows:
         st.caption("Position bias is measured by runs in every rotation (step 3, Order).")
         return
-    frame = pd.DataFrame(rows)
-    for column in frame.columns:
-        if column not in ("responses", "groups"):
-            frame[column] = [_pct(x) for x in frame[column]]
     st.markdown("**Position bias**")
-    st.dataframe(frame, hide_index=True, width="stretch", key="rj_bias")
-    spread = [r["spread"] for r in rows if r.get("spread") is not None]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="rj_bias")
+    spread = [b.get("spread") for b in (summary.get("position_bias") or {}).values()
+              if b.get("spread") is not None]
     st.caption("Accuracy when the chosen response was shown as A, B, …: equal figures mean the "
                "position does not matter; spread = highest − lowest"
                + (f" (here {max(spread):.0%})" if spread else "")
                + ". Answers naming each position: an unbiased judge spreads them evenly. "
-                 "Consistency: share of items whose rotations all named the same response.")
+                 "Consistency: share of items whose rotations all named the same response. "
+                 "One row per group size; a group of 2 responses has no position C (its cells "
+                 "say so).")
 
 
 def _judge_words(raw: str | None, key: str, reasoning: str | None = None) -> None:
@@ -237,12 +258,20 @@ def _key_words(described: dict[str, Any]) -> str:
 def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | None:
     """A judge run: headline, the table per subset, position bias, the failures (a row
     opens the judge's words and the comparison in Review). Returns the picked item."""
-    summary = run.get("summary") or {}
+    rows = store_judges.run_results(db, run["run_key"])
+    summary = with_intervals(run.get("summary") or {}, [r["entry"] for r in rows])
     options = run.get("options") or {}
+    selection = summary.get("mode") == "selection"
+    unit = "trial" if selection else "item"
+    bon = (summary.get("metrics") or {}).get("bon") or {}
+    overall = (summary.get("intervals") or {}).get("overall") or {}
     cols = st.columns(4)
-    cols[0].metric("accuracy", _pct(summary.get("accuracy")),
-                   help="Judged by the classifier metrics' rules: an invalid answer counts wrong, "
-                        "a trial skipped as too long is missing (counted wrong in best-of-n).")
+    cols[0].metric(f"accuracy (per {unit})", _pct(summary.get("accuracy")),
+                   help=f"{bon.get('correct', 0):,} of {bon.get('n', 0):,} {unit}s right, judged by "
+                        "the classifier metrics' rules: an invalid answer counts wrong, a trial "
+                        "skipped as too long counts wrong and stays in the denominator. 95 % "
+                        f"interval {percent_range(overall)} ({how()}, resampling the "
+                        f"{overall.get('n', 0):,} items, each with its {unit}s).")
     cols[1].metric("invalid answers", _pct(summary.get("invalid_rate")),
                    help=f"{summary.get('invalid', 0)} of {summary.get('answered', 0)} answers could "
                         "not be read as a verdict.")
@@ -250,24 +279,39 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
                    help=f"Context policy: {summary.get('context_policy')}; window "
                         f"{summary.get('context_window') or 'unknown'}.")
     cols[3].metric("requests / from cache", f"{summary.get('requests', 0):,} / {summary.get('cached', 0):,}")
+    st.caption(f"Accuracy per {unit}: {bon.get('correct', 0):,} of {bon.get('n', 0):,} {unit}s "
+               f"right; 95 % interval {percent_range(overall)} ({how()}, over "
+               f"{overall.get('n', 0):,} items"
+               + (", an item's trials resampled together" if selection else "") + ")."
+               + (" Items have different numbers of trials here, so this figure weighs an item by "
+                  "its trials; Compare (below) gives every item the same weight."
+                  if (summary.get("intervals") or {}).get("trials_per_item") == "unequal" else ""))
     st.caption(f"Judge {label(short_name(run['model']), 60)} at {label(run['endpoint'], 80)} · "
                f"{summary.get('mode')} · "
                + (f"order: {ORDERS.get(summary.get('order'), summary.get('order'))}"
                   + (f", seed {summary['seed']}" if summary.get("seed") is not None else "") + " · "
-                  if summary.get("mode") == "selection" else "")
+                  if selection else "")
                + f"context policy {summary.get('context_policy')} · prompts "
                f"{summary.get('prompt_version')} · " + _key_words(options.get("connection") or {})
                + (f" · {selection_words(summary['selection'])}" if summary.get("selection") else ""))
+    stored = summary.get("template") or options.get("template")
+    render_run_templates({summary.get("mode") or "prompt": stored} if stored else None,
+                         key=f"rj_tpl_{run['run_key']}")
     frame = pd.DataFrame(subset_rows(summary))
-    for column in ("accuracy", "invalid rate"):
-        frame[column] = [_pct(x) for x in frame[column]]
+    frame.insert(frame.columns.get_loc("accuracy") + 1, "95 % interval",
+                 [percent_range({"low": lo, "high": hi}) for lo, hi in zip(frame["low"], frame["high"],
+                                                                           strict=True)])
+    frame = frame.drop(columns=["low", "high"])
+    frame["accuracy"] = [_pct(x) for x in frame["accuracy"]]
+    frame["invalid rate"] = [_pct(x) if x is not None and x == x else "n/a: every trial skipped"
+                             for x in frame["invalid rate"]]
     st.dataframe(frame, hide_index=True, width="stretch", key="rj_metrics")
-    st.caption("Per subset: accuracy (selection: share of trials where the judge named the chosen "
-               "response; scoring: best-of-n on its ratings, ties wrong) and the invalid rate "
-               "(answers that could not be read, over answered trials).")
+    st.caption(f"Per subset: accuracy (selection: share of trials where the judge named the chosen "
+               "response; scoring: best-of-n on its ratings, ties wrong) with its 95 % interval "
+               f"({how()}, items resampled), and the invalid rate (answers that could not be read, "
+               "over answered trials).")
     if summary.get("mode") == "selection":
         _bias(summary)
-    rows = store_judges.run_results(db, run["run_key"])
     st.markdown("**Failures**")
     if summary.get("mode") == "selection":
         fails = failures(rows)

@@ -20,8 +20,9 @@ from components.text import label
 from needlework.formats import RMBENCH_STYLES
 from needlework.judges.local import short_name
 from needlework.rewards.compare import RunRef, list_runs
-from needlework.rewards.results import Failure
+from needlework.rewards.results import Failure, intervals
 from needlework.rewards.runs import dataset_metrics
+from needlework.stats import how, percent_range
 from store.datasets import get_dataset
 
 REVIEW_PAGE = "app_pages/review.py"
@@ -98,19 +99,35 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
 
-def bon_table(metrics: dict[str, Any]) -> pd.DataFrame:
-    """Best-of-n and pairwise accuracy per subset, and an overall row; ``missing``: items
+def _pair_pct(x: float | None) -> str:
+    return "n/a: no pair with both scores" if x is None else _pct(x)
+
+
+def bon_table(metrics: dict[str, Any], bounds: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Best-of-n and pairwise accuracy per subset, and an overall row, each with its 95 %
+    interval (``bounds``: :func:`needlework.rewards.results.intervals`); ``missing``: items
     with a missing score (counted wrong, in ``items``)."""
     bon, pair = metrics["bon"], metrics["pairwise"]
+    bounds = bounds or {}
+
+    def ci(kind: str, subset: str | None) -> str:
+        part = bounds.get(kind) or {}
+        return percent_range(part.get("overall") if subset is None
+                             else (part.get("subsets") or {}).get(subset))
+
     rows = []
     for subset, m in bon["subsets"].items():
         p = pair["subsets"].get(subset, {})
         rows.append({"subset": subset, "items": m["n"], "missing": m["missing"],
                      "best-of-n correct": m["correct"], "best-of-n accuracy": _pct(m["accuracy"]),
-                     "pairs": p.get("pairs", 0), "pairwise accuracy": _pct(p.get("accuracy"))})
+                     "best-of-n 95 % interval": ci("bon", subset),
+                     "pairs": p.get("pairs", 0), "pairwise accuracy": _pair_pct(p.get("accuracy")),
+                     "pairwise 95 % interval": ci("pairwise", subset)})
     rows.append({"subset": "overall", "items": bon["n"], "missing": bon["missing"],
                  "best-of-n correct": bon["correct"], "best-of-n accuracy": _pct(bon["accuracy"]),
-                 "pairs": pair["pairs"], "pairwise accuracy": _pct(pair["accuracy"])})
+                 "best-of-n 95 % interval": ci("bon", None),
+                 "pairs": pair["pairs"], "pairwise accuracy": _pair_pct(pair["accuracy"]),
+                 "pairwise 95 % interval": ci("pairwise", None)})
     return pd.DataFrame(rows)
 
 
@@ -120,31 +137,43 @@ MISSING_RULE = ("An item with a missing score (skipped as longer than the window
                 "RewardBench's scorer, `evaluation/cal_accuracy_from_file.py`).")
 
 
-def render_headline(metrics: dict[str, Any]) -> None:
+def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = None) -> None:
     """The headline figures with the missing count beside them (and, when scores are
-    missing, the scored-items-only figure, labelled as such)."""
+    missing, the scored-items-only figure, labelled as such), then each figure's
+    denominator and 95 % interval in one line."""
     pair = metrics["pairwise"]
+    bounds = bounds or {}
+    pair_ci = (bounds.get("pairwise") or {}).get("overall")
+    pair_words = (f"pairwise {_pct(pair['accuracy'])}: {pair['correct']:,} of {pair['pairs']:,} "
+                  f"pairs, 95 % interval {percent_range(pair_ci)} (over "
+                  f"{(pair_ci or {}).get('n', 0):,} items, each with its pairs)")
     cols = st.columns(4)
     if "rmbench" in metrics:
         rm = metrics["rmbench"]
         if "error" in rm:
             return
+        rm_ci = (bounds.get("rmbench") or {}).get("overall")
         title = ("RM-Bench overall" if rm["comparable"]
                  else "RM-Bench mean over " + ", ".join(rm["domains_present"]))
         cols[0].metric(title, _pct(rm["accuracy"]),
-                       help="Mean of the domain scores (chat, code, math, safety)." if rm["comparable"]
-                       else rm["note"])
+                       help=("Mean of the domain scores (chat, code, math, safety)." if rm["comparable"]
+                             else rm["note"]) + f" 95 % interval {percent_range(rm_ci)}.")
         cols[1].metric("items with a missing score", f"{rm['missing']:,}",
                        help="Kept in every matrix's denominator; a comparison with a missing "
                             "score is not won (RM-Bench's compute_accuracy does that with NaN).")
         cols[2].metric("pairwise accuracy", _pct(pair["accuracy"]),
                        help=f"{pair['pairs']:,} pairs with both scores; {pair['missing_pairs']:,} left out.")
+        st.caption(f"RM-Bench {_pct(rm['accuracy'])} over {rm['n']:,} items, 95 % interval "
+                   f"{percent_range(rm_ci)} (items resampled within their domain, domains "
+                   f"averaged equally); {pair_words}. Intervals: {how()}.")
         if not rm["comparable"]:
             st.warning(f"Not comparable to RM-Bench's total: {rm['note']}.", icon="⚠️")
         return
     bon = metrics["bon"]
+    bon_ci = (bounds.get("bon") or {}).get("overall")
     cols[0].metric("best-of-n accuracy", _pct(bon["accuracy"]),
-                   help=f"{bon['correct']:,} of {bon['n']:,} items; items with a missing score count wrong.")
+                   help=f"{bon['correct']:,} of {bon['n']:,} items; items with a missing score "
+                        f"count wrong. 95 % interval {percent_range(bon_ci)}.")
     cols[1].metric("items with a missing score", f"{bon['missing']:,}",
                    help=f"{bon['missing_scores']:,} missing scores: counted wrong, kept in the denominator.")
     cols[2].metric("pairwise accuracy", _pct(pair["accuracy"]),
@@ -154,18 +183,25 @@ def render_headline(metrics: dict[str, Any]) -> None:
         cols[3].metric("best-of-n, scored items only", _pct(only["accuracy"]),
                        help=f"{only['correct']:,} of {only['n']:,} items whose scores are all present. "
                             "Not the benchmark figure: the headline counts the others wrong.")
+    st.caption(f"Best-of-n {_pct(bon['accuracy'])}: {bon['correct']:,} of {bon['n']:,} items, 95 % "
+               f"interval {percent_range(bon_ci)}; {pair_words}. Intervals: {how()}, the unit "
+               "the item.")
 
 
-def rmbench_table(metrics: dict[str, Any]) -> pd.DataFrame:
-    """RM-Bench hard / normal / easy and score per domain, and an overall row."""
+def rmbench_table(metrics: dict[str, Any], bounds: dict[str, Any] | None = None) -> pd.DataFrame:
+    """RM-Bench hard / normal / easy and score per domain with the score's 95 % interval
+    (``bounds``: :func:`needlework.rewards.results.intervals`), and an overall row."""
     rm = metrics["rmbench"]
+    ci = (bounds or {}).get("rmbench") or {}
     rows = [{"domain": d, "items": m["n"], "missing": m["missing"], "hard": _pct(m["hard"]),
-             "normal": _pct(m["normal"]), "easy": _pct(m["easy"]), "score": _pct(m["score"])}
+             "normal": _pct(m["normal"]), "easy": _pct(m["easy"]), "score": _pct(m["score"]),
+             "score 95 % interval": percent_range((ci.get("domains") or {}).get(d))}
             for d, m in rm["domains"].items()]
     overall = ("overall" if rm["comparable"]
                else f"mean over {', '.join(rm['domains_present'])} (not comparable)")
     rows.append({"domain": overall, "items": rm["n"], "missing": rm["missing"], "hard": _pct(rm["hard"]),
-                 "normal": _pct(rm["normal"]), "easy": _pct(rm["easy"]), "score": _pct(rm["accuracy"])})
+                 "normal": _pct(rm["normal"]), "easy": _pct(rm["easy"]), "score": _pct(rm["accuracy"]),
+                 "score 95 % interval": percent_range(ci.get("overall"))})
     return pd.DataFrame(rows)
 
 
@@ -176,12 +212,12 @@ def matrix_frame(matrix: list[list[float]]) -> pd.DataFrame:
                         columns=[f"rejected {s}" for s in RMBENCH_STYLES])
 
 
-def _rmbench(metrics: dict[str, Any]) -> None:
+def _rmbench(metrics: dict[str, Any], bounds: dict[str, Any]) -> None:
     rm = metrics["rmbench"]
     if "error" in rm:
         st.error(label(rm["error"], 600))
         return
-    st.dataframe(rmbench_table(metrics), hide_index=True, width="stretch", key="rw_rmbench")
+    st.dataframe(rmbench_table(metrics, bounds), hide_index=True, width="stretch", key="rw_rmbench")
     st.caption("M[i][j] = share of prompts where chosen style i scores above rejected style j. "
                "hard = above the diagonal (concise/plain chosen vs more detailed rejected), "
                "normal = diagonal, easy = below; domain score = mean of the three.")
@@ -193,18 +229,27 @@ def _rmbench(metrics: dict[str, Any]) -> None:
                f"{_pct(pair['accuracy'])}.")
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def _intervals(format_name: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`needlework.rewards.results.intervals`, kept for the run shown (a rerun of the
+    page does not resample again)."""
+    return intervals(format_name, entries)
+
+
 def render_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     """The metrics table(s) for the entries; returns the metrics dict."""
     metrics = dataset_metrics(format_name, entries)
-    render_headline(metrics)
+    bounds = _intervals(format_name, entries)
+    render_headline(metrics, bounds)
     st.caption(TIES + " " + MISSING_RULE)
     if "rmbench" in metrics:
-        _rmbench(metrics)
+        _rmbench(metrics, bounds)
     else:
-        st.dataframe(bon_table(metrics), hide_index=True, width="stretch", key="rw_metrics")
+        st.dataframe(bon_table(metrics, bounds), hide_index=True, width="stretch", key="rw_metrics")
         st.caption("best-of-n: an item is correct when every chosen response scores above every "
                    "rejected one; overall = mean over items. pairwise: over every (chosen, "
-                   "rejected) pair.")
+                   f"rejected) pair. 95 % intervals: {how()}, items resampled (an item's pairs "
+                   "together).")
     return metrics
 
 

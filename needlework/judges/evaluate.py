@@ -17,6 +17,13 @@ from the judge's answers:
 
 The invalid rate is invalid answers over answered trials (skipped ones left out),
 per subset and overall. :func:`position_bias` reads rotation runs.
+
+The headline ``accuracy`` is **per trial** (selection) or **per item** (scoring): right
+trials over all trials, a skipped one counted wrong. Its 95 % interval
+(:func:`accuracy_intervals`) resamples *items*, an item's trials together, so the
+estimate is that same figure (:func:`needlework.stats.bootstrap_mean` with each item's
+trials as its weight). :func:`item_accuracy` is the per-item share the Compare view
+pairs with another result; with the same number of trials per item the two agree.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from needlework import metrics
+from needlework import metrics, stats
 from needlework.judges.prompts import SCORE_HIGH, SCORE_LOW
 
 Result = Mapping[str, Any]
@@ -203,6 +210,7 @@ def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> di
     return {
         "mode": mode,
         "accuracy": headline.get("accuracy"),
+        "intervals": accuracy_intervals(results, mode),
         "trials": len(results),
         "answered": rates["answered"],
         "invalid": rates["invalid"],
@@ -214,13 +222,50 @@ def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> di
     }
 
 
-def item_accuracy(results: Iterable[Result]) -> dict[str, float | None]:
-    """Per item: the share of its answered selection trials that were right (both
-    orders of a needle pair: 0, 0.5 or 1); ``None`` when all were skipped."""
-    per: dict[str, list[bool]] = defaultdict(list)
-    keys: dict[str, None] = {}
-    for r in results:
-        keys[r["item_key"]] = None
-        if not r.get("skipped"):
-            per[r["item_key"]].append(bool(r.get("correct")))
-    return {k: (sum(per[k]) / len(per[k]) if per[k] else None) for k in keys}
+def item_units(results: Iterable[Result], mode: str) -> dict[str, dict[str, Any]]:
+    """Per item, in first-seen order: ``subset``, ``right`` and ``trials`` as the headline
+    counts them (selection: its trials, a skipped or invalid one wrong; scoring: the item,
+    1 or 0 by strict best-of-n on its ratings)."""
+    results = list(results)
+    out: dict[str, dict[str, Any]] = {}
+    if mode == "selection":
+        for r in results:
+            unit = out.setdefault(r["item_key"], {"subset": str(r.get("subset", "")),
+                                                  "right": 0, "trials": 0})
+            entry = selection_entry(r)
+            unit["trials"] += 1
+            unit["right"] += int(metrics.bon_correct(entry["chosen_scores"],
+                                                     entry["rejected_scores"]))
+        return out
+    for entry in scoring_entries(results):
+        out[entry["id"]] = {"subset": str(entry.get("subset", "")), "trials": 1,
+                            "right": int(metrics.bon_correct(entry["chosen_scores"],
+                                                             entry["rejected_scores"]))}
+    return out
+
+
+def accuracy_intervals(results: Iterable[Result], mode: str) -> dict[str, Any]:
+    """The 95 % bootstrap interval of the headline accuracy, overall and per subset
+    (:data:`needlework.stats.RESAMPLES` resamples of the items, seed
+    :data:`needlework.stats.SEED`): ``{"overall": Interval, "subsets": {name: Interval},
+    "trials_per_item": "equal" | "unequal"}`` (as dicts)."""
+    units = item_units(results, mode)
+
+    def interval(rows: list[dict[str, Any]]) -> dict[str, Any]:
+        return stats.bootstrap_mean([u["right"] / u["trials"] for u in rows], unit="item",
+                                    weights=[u["trials"] for u in rows]).as_dict()
+
+    rows = list(units.values())
+    by_subset: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for u in rows:
+        by_subset[u["subset"]].append(u)
+    return {"overall": interval(rows),
+            "subsets": {name: interval(part) for name, part in sorted(by_subset.items())},
+            "trials_per_item": "equal" if len({u["trials"] for u in rows}) <= 1 else "unequal"}
+
+
+def item_accuracy(results: Iterable[Result]) -> dict[str, float]:
+    """Per item: the share of its selection trials that were right (both orders of a
+    needle pair: 0, 0.5 or 1), a trial skipped as too long counted wrong, as in the
+    headline accuracy."""
+    return {k: u["right"] / u["trials"] for k, u in item_units(results, "selection").items()}

@@ -8,17 +8,26 @@ counts as wrong and stays in every denominator, as in Long-form RewardBench's sc
 (``evaluation/cal_accuracy_from_file.py``), and ``missing`` / ``n_missing`` count it.
 Position bucket = ``min(int(tagged_position * 10), 9)``, so bucket 4 holds positions
 in [40 %, 50 %).
+
+Each heatmap cell carries its 95 % percentile bootstrap interval (``low``, ``high``:
+:func:`needlework.stats.bootstrap_mean`, 1,000 resamples, seed 0): the unit is the needle
+*pair*, so a judge's two trials of one pair (both orders) are resampled together and the
+estimate is the cell's accuracy over its trials.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from needlework import stats
 from needlework.formats import FormatError, Problem
 from needlework.formats.reader import decode, read_jsonl
 from store import scores as store_scores
@@ -73,19 +82,71 @@ def combine(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(list(frames), ignore_index=True)
 
 
-def heatmap_frame(results: pd.DataFrame, thin: int = THIN_CELL) -> pd.DataFrame:
+def heatmap_frame(results: pd.DataFrame, thin: int = THIN_CELL, *,
+                  intervals: bool = False) -> pd.DataFrame:
     """Accuracy per (model, length, bucket): ``n``, ``n_correct``, ``n_missing`` (pairs
     with a missing score: wrong, in ``n``), ``accuracy``, ``thin`` (n < ``thin``), and the
-    labels ``position`` and ``length``."""
+    labels ``position`` and ``length``; with ``intervals``, also ``pairs`` and the 95 %
+    bootstrap bounds ``low`` and ``high`` (:func:`cell_intervals`)."""
     grouped = results.groupby(["model", "length_tokens", "bucket"], as_index=False).agg(
         n=("correct", "size"), n_correct=("correct", "sum"), n_missing=("missing", "sum"))
     grouped["n_correct"] = grouped["n_correct"].astype(int)
     grouped["n_missing"] = grouped["n_missing"].astype(int)
     grouped["accuracy"] = grouped["n_correct"] / grouped["n"]
     grouped["thin"] = grouped["n"] < thin
+    if intervals:
+        bounds = cell_intervals(results)
+        grouped["pairs"] = [bounds[k].n for k in _keys(grouped)]
+        grouped["low"] = [bounds[k].low for k in _keys(grouped)]
+        grouped["high"] = [bounds[k].high for k in _keys(grouped)]
     grouped["position"] = [bucket_label(b) for b in grouped["bucket"]]
     grouped["length"] = [length_label(n) for n in grouped["length_tokens"]]
     return grouped.sort_values(["model", "length_tokens", "bucket"]).reset_index(drop=True)
+
+
+def _keys(frame: pd.DataFrame) -> list[tuple[str, int, int]]:
+    return [(str(m), int(n), int(b)) for m, n, b in
+            zip(frame["model"], frame["length_tokens"], frame["bucket"], strict=True)]
+
+
+_INTERVALS: OrderedDict[str, dict[tuple[str, int, int], stats.Interval]] = OrderedDict()
+_INTERVALS_LOCK = threading.Lock()
+_INTERVALS_KEPT = 16  # result frames whose cell intervals are kept (a page redraws the same)
+
+
+def cell_intervals(results: pd.DataFrame) -> dict[tuple[str, int, int], stats.Interval]:
+    """``{(model, length, bucket): Interval}``: each cell's accuracy with its 95 % bootstrap
+    interval, the unit the pair (a pair's rows, a judge's two orders, resampled together;
+    each pair weighted by its rows, so the estimate is the cell's accuracy). Kept for the
+    last few frames, by their content (the same rows give the same intervals)."""
+    if results.empty:
+        return {}
+    columns = results[["model", "length_tokens", "bucket", "id", "correct"]]
+    key = hashlib.sha256(pd.util.hash_pandas_object(columns, index=False).to_numpy().tobytes()
+                         ).hexdigest()
+    with _INTERVALS_LOCK:
+        if key in _INTERVALS:
+            _INTERVALS.move_to_end(key)
+            return _INTERVALS[key]
+    out = _cell_intervals(results)
+    with _INTERVALS_LOCK:
+        _INTERVALS[key] = out
+        while len(_INTERVALS) > _INTERVALS_KEPT:
+            _INTERVALS.popitem(last=False)
+    return out
+
+
+def _cell_intervals(results: pd.DataFrame) -> dict[tuple[str, int, int], stats.Interval]:
+    per_pair = results.groupby(["model", "length_tokens", "bucket", "id"], sort=True).agg(
+        right=("correct", "sum"), rows=("correct", "size")).reset_index()
+    out = {}
+    for (model, length, bucket), part in per_pair.groupby(["model", "length_tokens", "bucket"],
+                                                          sort=True):
+        rows = part["rows"].astype(float).to_numpy()
+        out[(str(model), int(length), int(bucket))] = stats.bootstrap_mean(
+            (part["right"].astype(float).to_numpy() / rows).tolist(), unit="pair",
+            weights=rows.tolist())
+    return out
 
 
 def length_frame(results: pd.DataFrame) -> pd.DataFrame:

@@ -1,7 +1,8 @@
 """Altair charts of needle results, and their export as PNG, SVG and PDF (vl-convert, offline).
 
-- :func:`heatmap`: accuracy by length (rows) × position bucket (10 columns), counts in
-  the tooltips; a thin cell (fewer than :data:`THIN_CELL` pairs) is grey, outlined with
+- :func:`heatmap`: accuracy by length (rows) × position bucket (10 columns), each cell's
+  count on a second line under its accuracy, its 95 % bootstrap interval in the tooltip; a
+  thin cell (fewer than :data:`THIN_CELL` pairs) is grey, outlined with
   a dashed border and labelled with its n only, so that a bright "100 %" of one pair
   never draws the eye; one panel per model, all on one fixed 0–100 % colour scale. Clicking a
   cell selects it through the point selection :data:`SELECTION` (``"cell"``) over
@@ -29,6 +30,7 @@ from needlework.needle.analysis import (
     counted,
     heatmap_frame,
 )
+from needlework.stats import percent_range
 
 COLOR_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
 CELL_FIELDS = ["length_tokens", "bucket"]
@@ -48,13 +50,21 @@ def cell_selection() -> alt.Parameter:
 
 
 THIN_FILL = "#d4d4d4"  # a thin cell's grey: outside the colour scale
+TWO_LINES = "accuracy and n"  # the description of the text layer of the readable cells
 
 
 def _cells(results: pd.DataFrame, thin: int) -> pd.DataFrame:
-    """The heatmap frame with the cells' labels (``67 %``; a thin cell: ``n=2``) and the
-    count as the tooltip says it (``2, too few to read (under 5)``)."""
-    cells = heatmap_frame(results, thin)
-    cells["label"] = [f"n={n}" if t else f"{round(a * 100)} %"
+    """The heatmap frame with the cells' labels (``67 %`` over ``n=12`` on a second line; a
+    thin cell: ``n=2`` only; ``short``, for a narrow panel: ``67``), the count as the
+    tooltip says it (``2, too few to read (under 5)``) and the 95 % interval as it says it
+    (``45–88 % (bootstrap over 12 pairs)``)."""
+    cells = heatmap_frame(results, thin, intervals=True)
+    unit = counted(results)
+    cells["interval"] = [
+        f"{percent_range({'low': lo, 'high': hi}, 0)} (bootstrap over {p} pair{'s' if p != 1 else ''}"
+        + (f", {n} {unit}" if unit == "trials" else "") + ")"
+        for lo, hi, p, n in zip(cells["low"], cells["high"], cells["pairs"], cells["n"], strict=True)]
+    cells["label"] = [f"n={n}" if t else f"{round(a * 100)} %\nn={n}"
                       for a, n, t in zip(cells["accuracy"], cells["n"], cells["thin"], strict=True)]
     cells["short"] = [f"n={n}" if t else f"{round(a * 100)}"  # narrow panels: no " %"
                       for a, n, t in zip(cells["accuracy"], cells["n"], cells["thin"], strict=True)]
@@ -86,6 +96,7 @@ def _heatmap_layers(title_x: str, select: bool) -> list[alt.Chart]:
         alt.Tooltip("length_tokens:O", title="length (tokens)"),
         alt.Tooltip("position:N", title="needle position"),
         alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
+        alt.Tooltip("interval:N", title="95 % interval"),
         alt.Tooltip("n_correct:Q", title="correct"),
         alt.Tooltip("count:N", title="pairs (n)"),
         alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
@@ -96,11 +107,15 @@ def _heatmap_layers(title_x: str, select: bool) -> list[alt.Chart]:
         cell = cell_selection()
         rect = rect.add_params(cell).encode(
             opacity=alt.condition(cell, alt.value(1.0), alt.value(0.35)))
-    text = base.mark_text(fontSize=10, lineBreak="\n").encode(
-        text="label:N", color=_ink(), tooltip=tooltip)
+    # readable cells: two lines (accuracy, n) centred on the cell; thin cells: their n
+    text = base.mark_text(fontSize=10, lineBreak="\n", lineHeight=10, dy=-5,
+                          description=TWO_LINES).encode(
+        text="label:N", color=_ink(), tooltip=tooltip).transform_filter("!datum.thin")
+    count = base.mark_text(fontSize=10, lineBreak="\n").encode(
+        text="label:N", color=_ink(), tooltip=tooltip).transform_filter("datum.thin")
     thin = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
         tooltip=tooltip).transform_filter("datum.thin")
-    return [rect, text, thin]
+    return [rect, text, count, thin]
 
 
 def heatmap(results: pd.DataFrame, *, title: str | None = None, thin: int = THIN_CELL,
@@ -159,6 +174,7 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
         alt.Tooltip("length:N", title="length (tokens)"),
         alt.Tooltip("position:N", title="needle position"),
         alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
+        alt.Tooltip("interval:N", title="95 % interval"),
         alt.Tooltip("n_correct:Q", title="correct"),
         alt.Tooltip("count:N", title=f"{counted(results)} (n)"),
         alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
@@ -174,15 +190,22 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
         rect = rect.add_params(cell).encode(
             opacity=alt.condition(cell, alt.value(1.0), alt.value(0.35)))
     size = {"expr": f"{narrow} ? {max(8, font - 2)} : {font}"}
-    text = base.mark_text(fontSize=size, lineBreak="\n").transform_calculate(
+    # two lines (accuracy, then n) a font size apart: they fit a row of 2 font sizes
+    # a readable cell: its accuracy over its n, the two lines centred on the cell (Vega puts
+    # the first line on the centre: up half a line); a narrow panel's cell: one number
+    text = base.mark_text(fontSize=size, lineBreak="\n", lineHeight=font,
+                          dy={"expr": f"{narrow} ? 0 : {-round(font / 2)}"},
+                          description=TWO_LINES).transform_calculate(
         shown=f"{narrow} ? datum.short : datum.label").encode(
-        text="shown:N", color=_ink(), tooltip=tooltip)
+        text="shown:N", color=_ink(), tooltip=tooltip).transform_filter("!datum.thin")
+    count = base.mark_text(fontSize=size, lineBreak="\n").encode(
+        text="label:N", color=_ink(), tooltip=tooltip).transform_filter("datum.thin")
     outline = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
         tooltip=tooltip).transform_filter("datum.thin")
     # autosize "fit": width and height hold the axes, legend and title too, so the chart's
     # fullscreen view (which gives it the window's size) shows every column, the x axis and
     # the legend; the height leaves room for them below and above the rows.
-    chart = alt.layer(rect, text, outline, data=cells).properties(
+    chart = alt.layer(rect, text, count, outline, data=cells).properties(
         width="container",
         height=row_height * max(lengths, 2) + max(185, 80 + 5 * font) + (3 * font if title else 0),
         autosize=alt.AutoSizeParams(type="fit", contains="padding"))

@@ -283,8 +283,9 @@ def slide_subtitle(frame: pd.DataFrame) -> str:
 def cell_key(frame: pd.DataFrame, min_n: int = THIN_CELL) -> str:
     """What a heatmap's cells, grey cells and blank cells are, in one line."""
     unit = counted(frame)
-    return (f"Each cell: accuracy over the {unit} with the error at that place. Grey: fewer "
-            f"than {min_n} {unit}, too few to read. Blank: no {unit[:-1]} has its error there.")
+    return (f"Each cell: accuracy over the {unit} with the error at that place, its n under "
+            f"it (95 % intervals in the interactive chart). Grey: fewer than {min_n} {unit}, "
+            f"too few to read. Blank: no {unit[:-1]} has its error there.")
 
 
 def wrap(text: str, width: int) -> list[str]:

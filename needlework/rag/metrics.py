@@ -17,6 +17,14 @@ BERGEN's metrics are means over the questions (:func:`needlework.rag.bergen.mean
 attribution P/R/F1 the macro means of docs/benchmarks.md §1 over the questions whose
 human answer cites a passage. Each figure comes with the number of questions it is
 over (``n``), so a breakdown cell with few questions can be read as such.
+
+``intervals`` holds each defined figure's 95 % percentile bootstrap interval
+(:func:`needlework.stats.bootstrap_mean`, 1,000 resamples, seed 0), the unit the
+question and the denominator the figure's own: every evaluated question, the questions
+that need a deflection (TPR) or can be answered (FPR), the questions whose human answer
+cites a passage (attribution). :func:`undefined_reason` says why a figure has no value,
+and :func:`cell_text` writes a figure with its denominator and interval, as the page and
+the CLI show it.
 """
 
 from __future__ import annotations
@@ -24,8 +32,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from needlework import stats
 from needlework.rag import bergen
-from needlework.rag.questions import DIMENSIONS, NOT_SET
+from needlework.rag.questions import DIMENSIONS, GROUNDING_BINS, NOT_SET
+from needlework.rag.rules_judge import MODEL as RULES_MODEL
 
 JUDGE_FIGURES = ("eligibility", "unadjusted_factuality", "factuality", "uraf", "raf",
                  "deflection_tpr", "deflection_fpr", "llmeval")
@@ -39,11 +49,47 @@ VALUE_ORDER: dict[str, tuple[str, ...]] = {
     "popularity": ("Head", "Torso", "Tail"),
     "provider": ("web", "enterprise"),
     "deflection": ("answerable", "needs deflection"),
+    "grounding": GROUNDING_BINS,
 }
+
+
+ATTRIBUTION = ("attribution_precision", "attribution_recall", "attribution_f1")
+#: What a judge figure's denominator is, when it is not every evaluated question.
+DENOMINATORS = {"deflection_tpr": "needing deflection", "deflection_fpr": "answerable"}
 
 
 def _share(hits: int, n: int) -> float | None:
     return hits / n if n else None
+
+
+def unit_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
+    """Per figure (the names of :func:`flat`), one value per question of its denominator:
+    1/0 for the judge's shares (judge figures only when every row was judged), BERGEN's
+    per-question scores, attribution P/R/F1 of the questions whose human answer cites."""
+    rows = list(rows)
+    out: dict[str, list[float]] = {}
+    if rows and all(r.get("judged") for r in rows):
+        for figure, field in ROW_FIELDS.items():
+            out[figure] = [float(bool(r[field])) for r in rows]
+        out["deflection_tpr"] = [float(r["deflected"] is True) for r in rows
+                                 if r["needs_deflection"]]
+        out["deflection_fpr"] = [float(r["deflected"] is not False) for r in rows
+                                 if not r["needs_deflection"]]
+        out["llmeval"] = [float(int(r["llmeval"])) for r in rows]
+    for name in bergen.METRICS:
+        out[name] = [float(r["bergen"][name]) for r in rows]
+    scored = [r["attribution"] for r in rows if r["attribution"] is not None]
+    for name in ATTRIBUTION:
+        out[name] = [float(a[name.removeprefix("attribution_")]) for a in scored]
+    return out
+
+
+def intervals(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each figure's 95 % bootstrap interval over the questions of its denominator (see
+    the module docstring), as :class:`needlework.stats.Interval` dicts; a figure with no
+    question in its denominator has ``n`` 0 and no bounds."""
+    return {name: stats.bootstrap_mean(values, unit="question").as_dict()
+            for name, values in unit_values(rows).items()}
 
 
 def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -76,6 +122,7 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "n": len(scored),
         **{k: (sum(a[k] for a in scored) / len(scored) if scored else None)
            for k in ("precision", "recall", "f1")}}
+    out["intervals"] = intervals(rows)
     return out
 
 
@@ -132,4 +179,90 @@ def breakdown_table(per_model: Mapping[str, Mapping[str, Mapping[str, Mapping[st
                 if figures is not None:
                     out.append({"dimension": dimension, "value": value, "model": model,
                                 **flat(figures)})
+    return out
+
+
+# -- figures in words --------------------------------------------------------------------
+
+
+def is_rules_judge(judge: Mapping[str, Any] | None) -> bool:
+    """Whether a run's judge (``summary["judge"]``) is the rules judge: fixed word-overlap
+    rules, not an LLM (:mod:`needlework.rag.rules_judge`)."""
+    return bool(judge) and str((judge or {}).get("model") or "") == RULES_MODEL
+
+
+RULES_CAVEAT = ("from the rules judge: fixed word-overlap rules, not an LLM. They check the "
+                "pipeline end to end; they are not GaRAGe's judge figures and do not compare "
+                "with the paper's.")
+
+
+def undefined_reason(figures: Mapping[str, Any], name: str) -> str | None:
+    """Why figure ``name`` has no value in ``figures`` (:func:`summarize`'s output), in a
+    few words; ``None`` when it has one."""
+    if flat(figures).get(name) is not None:
+        return None
+    if not figures.get("n"):
+        return "no question here"
+    if name in JUDGE_FIGURES and not figures.get("judged"):
+        return "no judge in this run"
+    split = figures.get("deflection_n") or {}
+    if name == "deflection_tpr" and not split.get("needs deflection"):
+        return "no question here needs a deflection"
+    if name == "deflection_fpr" and not split.get("answerable"):
+        return "every question here needs a deflection"
+    if name in ATTRIBUTION and not (figures.get("attribution") or {}).get("n"):
+        return "no human answer here cites a passage"
+    return "no value"
+
+
+def denominator(figures: Mapping[str, Any], name: str) -> int:
+    """How many questions figure ``name`` is over."""
+    if name in ATTRIBUTION:
+        return int((figures.get("attribution") or {}).get("n") or 0)
+    split = figures.get("deflection_n") or {}
+    if name == "deflection_tpr":
+        return int(split.get("needs deflection") or 0)
+    if name == "deflection_fpr":
+        return int(split.get("answerable") or 0)
+    return int(figures.get("n") or 0)
+
+
+def cell_text(figures: Mapping[str, Any], name: str) -> str:
+    """Figure ``name`` as a table cell: the value with its denominator and 95 % interval
+    (``60.0 % (3/5) CI 23.1–88.2 %``; a mean ``0.412 (n=13) CI 0.350–0.470``; attribution
+    ``0.500 (9 of 13 cite) CI …``), or ``n/a: why`` (:func:`undefined_reason`)."""
+    why = undefined_reason(figures, name)
+    if why is not None:
+        return f"n/a: {why}"
+    value = float(flat(figures)[name])
+    n = denominator(figures, name)
+    interval = (figures.get("intervals") or {}).get(name)
+    if name in JUDGE_FIGURES:
+        hits = round(value * n)
+        what = f" {DENOMINATORS[name]}" if name in DENOMINATORS else ""
+        ci = f" CI {stats.percent_range(interval)}" if interval else ""
+        return f"{100 * value:.1f} % ({hits}/{n}{what}){ci}"
+    ci = f" CI {stats.number_range(interval)}" if interval else ""
+    if name in ATTRIBUTION:
+        return f"{value:.3f} ({n} of {int(figures.get('n') or 0)} cite){ci}"
+    return f"{value:.3f} (n={n}){ci}"
+
+
+def text_row(figures: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """One table row as the page shows it: ``n``, ``no_answer`` and each of ``names`` as
+    :func:`cell_text`."""
+    return {"n": figures["n"], "no_answer": figures["no_answer"],
+            **{name: cell_text(figures, name) for name in names}}
+
+
+def interval_columns(figures: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """For a CSV: each figure's denominator and 95 % bounds as numbers
+    (``<name> n``, ``<name> low``, ``<name> high``)."""
+    out: dict[str, Any] = {}
+    bounds = figures.get("intervals") or {}
+    for name in names:
+        part = bounds.get(name) or {}
+        out[f"{name} n"] = denominator(figures, name)
+        out[f"{name} low"] = part.get("low")
+        out[f"{name} high"] = part.get("high")
     return out

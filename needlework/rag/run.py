@@ -28,14 +28,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from needlework import stats as intervals
 from needlework.judges.cache import run_key as make_run_key
 from needlework.judges.client import JudgeClient
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError
+from needlework.judges.templates import Template, from_dict
 from needlework.rag import bergen, metrics
 from needlework.rag.answers import AnswerSet, coverage
 from needlework.rag.calls import CallStats, run_requests
-from needlework.rag.prompts import PROMPT_VERSION
+from needlework.rag.prompts import MODES as PROMPT_MODES
+from needlework.rag.prompts import template_set
 from needlework.rag.questions import RagQuestion, load_questions, strip_markers
 from needlework.rag.verdicts import AnswerCase, answer_row, requests_for
 from store import rag as store
@@ -46,13 +49,20 @@ ShouldStop = Callable[[], bool]
 
 @dataclass(frozen=True)
 class RagEvalSpec:
-    """What to evaluate: a dataset, answer sets, optionally a judge, and whether
-    ``answer_related_info`` is a second reference for BERGEN's metrics."""
+    """What to evaluate: a dataset, answer sets, optionally a judge, whether
+    ``answer_related_info`` is a second reference for BERGEN's metrics, and the judge
+    prompts' templates other than the defaults (one per mode at most,
+    :mod:`needlework.rag.prompts`)."""
 
     dataset: str
     answer_sets: tuple[AnswerSet, ...]
     connection: Connection | None = None
     with_related: bool = False
+    templates: tuple[Template, ...] = ()
+
+    def prompt_templates(self) -> dict[str, Template]:
+        """The template of every RAG judge prompt: this spec's, else the default."""
+        return template_set({t.mode.name: t for t in self.templates})
 
 
 @dataclass
@@ -77,7 +87,16 @@ def _identity(spec: RagEvalSpec) -> dict[str, Any]:
             "judge": None if conn is None else {"endpoint": conn.endpoint, "model": conn.model,
                                                 "params": conn.params(),
                                                 "context_window": conn.context_window},
-            "prompt_version": PROMPT_VERSION, "with_related": spec.with_related}
+            "templates": None if conn is None else {
+                mode: t.identity() for mode, t in spec.prompt_templates().items()},
+            "with_related": spec.with_related}
+
+
+def _templates(spec: RagEvalSpec) -> dict[str, dict[str, str]] | None:
+    """The judge prompts' templates as stored with the run (``None`` without a judge)."""
+    if spec.connection is None:
+        return None
+    return {mode: t.as_dict() for mode, t in spec.prompt_templates().items()}
 
 
 def _cases(spec: RagEvalSpec, evaluated: Sequence[RagQuestion]) -> list[AnswerCase]:
@@ -95,13 +114,16 @@ def evaluate(db: Any, spec: RagEvalSpec, *, progress: Progress | None = None,
     evaluated = [q for q in questions if q.skip_reason is None]
     cases = _cases(spec, evaluated)
     conn = spec.connection
-    requests = [r for case in cases for r in requests_for(case)] if conn is not None else []
+    chosen = spec.prompt_templates()
+    requests = ([r for case in cases for r in requests_for(case, chosen)]
+                if conn is not None else [])
     identity = _identity(spec)
     run_key = make_run_key(**identity)
     models = [s.model for s in spec.answer_sets]
     store.start_run(db, run_key, dataset=spec.dataset, models=models,
                     endpoint=conn.endpoint if conn else "", judge_model=conn.model if conn else "",
-                    options={**identity, "judge_connection": conn.describe() if conn else None},
+                    options={**identity, "judge_connection": conn.describe() if conn else None,
+                             "templates": _templates(spec)},
                     total=len(requests))
     outcomes = None
     stats = CallStats()
@@ -142,7 +164,7 @@ def summarize(spec: RagEvalSpec, run_key: str, questions: Sequence[RagQuestion],
     return {
         "run_key": run_key, "dataset": spec.dataset, "models": list(by_model),
         "judge": conn.describe() if conn is not None else None,
-        "prompt_version": PROMPT_VERSION, "with_related": spec.with_related,
+        "templates": _templates(spec), "with_related": spec.with_related,
         "questions": {"total": len(questions), "evaluated": len(evaluated),
                       "not_evaluated": [{"item_key": q.key, "reason": q.skip_reason}
                                         for q in questions if q.skip_reason is not None]},
@@ -150,6 +172,9 @@ def summarize(spec: RagEvalSpec, run_key: str, questions: Sequence[RagQuestion],
         "overall": {m: metrics.summarize(r) for m, r in by_model.items()},
         "breakdowns": {m: metrics.breakdown(r) for m, r in by_model.items()},
         "calls": stats.as_dict(),
+        "judge_note": (f"Judge figures {metrics.RULES_CAVEAT}"
+                       if metrics.is_rules_judge(conn.describe() if conn is not None else None)
+                       else None),
     }
 
 
@@ -175,7 +200,8 @@ def spec_from_params(db: Any, params: Mapping[str, Any]) -> RagEvalSpec:
          "answer_sets": [{"model": NAME, "answers": {id: text}}, ...] (instead of stored),
          "judge": {"base_url", "model", "key_env", "temperature", "max_tokens", "timeout",
                    "concurrency", "context_window"} | null,
-         "with_related": false}
+         "with_related": false,
+         "templates": [Template.as_dict(), ...] (optional: the defaults otherwise)}
 
     Stored answer sets are those of ``store.rag.answer_sets`` (the demo's are seeded).
     The judge's key is read from its environment variable when a request is made.
@@ -193,7 +219,9 @@ def spec_from_params(db: Any, params: Mapping[str, Any]) -> RagEvalSpec:
         options = {k: judge[k] for k in ("key_env", "temperature", "max_tokens", "timeout",
                                          "concurrency", "context_window") if k in judge}
         connection = Connection(judge["base_url"], judge["model"], **options)
-    return RagEvalSpec(dataset, tuple(sets), connection, bool(params.get("with_related")))
+    templates = tuple(from_dict(PROMPT_MODES, t) for t in params.get("templates") or ())
+    return RagEvalSpec(dataset, tuple(sets), connection, bool(params.get("with_related")),
+                       templates)
 
 
 def spec_of(job: Any, db: Any) -> RagEvalSpec:
@@ -246,7 +274,11 @@ def answer_metrics(db: Any, dataset: str, answer_sets: Sequence[AnswerSet], *,
         cov = coverage(s, [q.key for q in scored]).as_dict()
         known = {q.key for q in questions}
         cov["unknown_ids"] = [k for k in s.answers if k not in known]
-        models[s.model] = {"mean": bergen.mean_scores(rows), "coverage": cov,
+        models[s.model] = {"mean": bergen.mean_scores(rows),
+                           "intervals": {name: intervals.bootstrap_mean(
+                               [float(r[name]) for r in rows], unit="question").as_dict()
+                               for name in bergen.METRICS},
+                           "coverage": cov,
                            "per_question": rows}
     return {"dataset": dataset, "with_related": with_related, "questions": len(questions),
             "scored": len(scored),

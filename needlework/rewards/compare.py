@@ -6,9 +6,17 @@ A :class:`RunRef` names one result: a reward model's stored scores
 :func:`outcomes` reads a result as a number per item, the share of its comparisons
 the model got right by the benchmark's strict rule (a classifier: 1 or 0 by
 best-of-n, a missing score wrong; a judge: the share of right trials, so a needle pair
-judged in both orders gives 0, 0.5 or 1; an invalid answer wrong; with several chosen
-responses, as RM-Bench has, the share of chosen/rejected pairs for both), and
-:func:`compare` puts two of them side by side per subset, on the items both judged.
+judged in both orders gives 0, 0.5 or 1; an invalid answer and a trial skipped as too
+long wrong; with several chosen responses, as RM-Bench has, the share of chosen/rejected
+pairs for both), and :func:`compare` puts two of them side by side per subset, on the
+items both judged.
+
+Every figure of :func:`compare` is a **mean per item** (each item weighs the same), with
+its 95 % bootstrap interval, and each row has a paired test of the two
+(:func:`needlework.stats.paired`: the difference with a paired bootstrap interval, and
+McNemar's exact test on the items where they differ). A judge's headline accuracy is per
+trial: the two agree when every item has the same number of trials (one shuffled order,
+a needle pair's two orders) and :func:`headline_note` says so where they do not.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from needlework import metrics
+from needlework import metrics, stats
 from needlework.judges.local import short_name
 from needlework.judges.results import item_outcomes, run_title
 from needlework.rewards.results import entries_from_rows, item_domains
@@ -64,7 +72,8 @@ def list_runs(db: Any, dataset: str) -> list[RunRef]:
 
 def outcomes(db: Any, dataset: Mapping[str, Any], ref: RunRef) -> dict[str, dict[str, Any]]:
     """``{item: {"subset", "outcome"}}``: the share of the item's comparisons ``ref`` got
-    right (``None`` when none was judged: every trial skipped as too long)."""
+    right (a judge's trial skipped as too long counts wrong, as a classifier's missing
+    score does)."""
     if ref.kind == "judge":
         rows = store_judges.run_results(db, ref.row["run_key"])
         entries = [r["entry"] for r in rows]
@@ -99,9 +108,11 @@ def _mean(values: list[float]) -> float | None:
 def compare(first: Mapping[str, Mapping[str, Any]],
             second: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Two results side by side on the items both judged: per subset and overall, the
-    mean outcome of each and how many items each got right where the other did not
-    (``only_first``, ``only_second``: outcomes that differ by at least one half), and the
-    list of those items, most different first."""
+    mean outcome per item of each (``first``, ``second``) with its 95 % bootstrap interval
+    (``first_interval``, ``second_interval``), how many items each got right where the other
+    did not (``only_first``, ``only_second``: outcomes that differ by at least one half),
+    and the paired test of the two (``paired``: :class:`needlework.stats.Paired` as a
+    dict); then the list of those items, most different first."""
     common = [k for k in first if k in second and first[k]["outcome"] is not None
               and second[k]["outcome"] is not None]
     per: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"a": [], "b": []})
@@ -116,8 +127,11 @@ def compare(first: Mapping[str, Mapping[str, Any]],
 
     def row(name: str, a: list[float], b: list[float]) -> dict[str, Any]:
         return {"subset": name, "items": len(a), "first": _mean(a), "second": _mean(b),
+                "first_interval": stats.bootstrap_mean(a).as_dict(),
+                "second_interval": stats.bootstrap_mean(b).as_dict(),
                 "only_first": sum(1 for x, y in zip(a, b, strict=True) if x - y >= 0.5),
-                "only_second": sum(1 for x, y in zip(a, b, strict=True) if y - x >= 0.5)}
+                "only_second": sum(1 for x, y in zip(a, b, strict=True) if y - x >= 0.5),
+                "paired": stats.paired(a, b).as_dict()}
 
     rows = [row(name, v["a"], v["b"]) for name, v in sorted(per.items())]
     all_a = [x for v in per.values() for x in v["a"]]
@@ -126,3 +140,22 @@ def compare(first: Mapping[str, Mapping[str, Any]],
     differ.sort(key=lambda d: (-abs(d["first"] - d["second"]), d["item"]))
     return {"rows": rows, "differ": differ, "only_in_first": sum(1 for k in first if k not in second),
             "only_in_second": sum(1 for k in second if k not in first)}
+
+
+def headline_note(ref: RunRef, per_item: float | None, items: int) -> str | None:
+    """For a judge run whose headline accuracy (per trial) differs from its mean per item
+    on the ``items`` compared: the two figures and why they differ; ``None`` when they
+    agree to the shown digit (or for a classifier, whose headline is per item)."""
+    summary = ref.row.get("summary") or {}
+    headline = summary.get("accuracy")
+    if ref.kind != "judge" or headline is None or per_item is None:
+        return None
+    if round(100 * float(headline), 1) == round(100 * per_item, 1):
+        return None
+    unit = "trial" if (summary.get("mode") or ref.row.get("mode")) == "selection" else "item"
+    judged = summary.get("items")
+    why = (f"items with more {unit}s weigh more there" if judged in (None, items)
+           else f"over its {judged:,} items, {items:,} of them compared here")
+    return (f"{ref.short}: {100 * per_item:.1f}% here is the mean per item on the {items:,} "
+            f"items compared (every item weighs the same); its headline accuracy, "
+            f"{100 * float(headline):.1f}%, is per {unit} ({why}).")

@@ -2,7 +2,12 @@
 
 :func:`results` reads a stored run (``store.scores.item_scores``) of a dataset;
 :func:`failures` lists the items best-of-n counts wrong (a missing score counts
-wrong, as in Long-form RewardBench's scorer), worst margin first.
+wrong, as in Long-form RewardBench's scorer), worst margin first;
+:func:`intervals` gives each figure's 95 % bootstrap interval, the unit always the item
+(:mod:`needlework.stats`): best-of-n, the mean of 0/1 per item; pairwise, the share of an
+item's counted pairs weighted by their number (so the estimate is the pairwise figure,
+an item's pairs resampled together); RM-Bench, each item's own hard/normal/easy score,
+items resampled within their domain and the domains averaged with equal weight.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from needlework import metrics
+from needlework import metrics, stats
 from store.datasets import item_index
 from store.scores import item_scores
 
@@ -104,6 +109,86 @@ def failures(entries: Iterable[dict[str, Any]]) -> list[Failure]:
     return sorted(scored, key=lambda f: (f.margin, f.item)) + sorted(unscored, key=lambda f: f.item)
 
 
+# -- intervals ----------------------------------------------------------------------------
+
+
+def _by_subset(units: list[tuple[str, float, float]]) -> dict[str, list[tuple[str, float, float]]]:
+    out: dict[str, list[tuple[str, float, float]]] = {}
+    for unit in units:
+        out.setdefault(unit[0], []).append(unit)
+    return dict(sorted(out.items()))
+
+
+def _interval(units: list[tuple[str, float, float]]) -> dict[str, Any]:
+    return stats.bootstrap_mean([u[1] for u in units], unit="item",
+                                weights=[u[2] for u in units]).as_dict()
+
+
+def _subset(entry: dict[str, Any]) -> str:
+    subset = entry.get("subset")
+    return metrics.DEFAULT_SUBSET if subset is None else str(subset)
+
+
+def bon_intervals(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Best-of-n accuracy's 95 % interval, overall and per subset (an item with a missing
+    score is 0 and stays in, as in the figure)."""
+    units = [(_subset(e), float(metrics.bon_correct(list(e["chosen_scores"] or []),
+                                                    list(e["rejected_scores"] or []))), 1.0)
+             for e in entries]
+    return {"overall": _interval(units),
+            "subsets": {name: _interval(part) for name, part in _by_subset(units).items()}}
+
+
+def pairwise_intervals(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Pairwise accuracy's 95 % interval, overall and per subset: items are resampled with
+    their counted pairs (an item with no pair where both scores exist is left out, as in
+    the figure)."""
+    units = []
+    for e in entries:
+        correct, counted, _ = metrics.pair_outcomes(list(e["chosen_scores"] or []),
+                                                    list(e["rejected_scores"] or []))
+        if counted:
+            units.append((_subset(e), correct / counted, float(counted)))
+    return {"overall": _interval(units),
+            "subsets": {name: _interval(part) for name, part in _by_subset(units).items()}}
+
+
+def rmbench_item_score(entry: dict[str, Any]) -> float:
+    """One item's RM-Bench score: hard, normal and easy of its own 3×3 wins, averaged (the
+    domain's score is the mean of these over its items)."""
+    parts = metrics.rmbench_from_matrix(metrics.rmbench_matrix([entry]))
+    return parts["score"]
+
+
+def rmbench_intervals(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """RM-Bench's 95 % intervals: per domain, and overall (items resampled within their
+    domain, the domains' means averaged with equal weight, as the figure is)."""
+    scored = [(metrics.rmbench_domain(e), rmbench_item_score(e)) for e in entries]
+    domains: dict[str, list[float]] = {}
+    for domain, score in scored:
+        domains.setdefault(domain, []).append(score)
+    overall = stats.bootstrap_mean([s for _, s in scored], unit="item",
+                                   strata=[d for d, _ in scored])
+    return {"overall": overall.as_dict(),
+            "domains": {d: stats.bootstrap_mean(v, unit="item").as_dict()
+                        for d, v in domains.items()}}
+
+
+def intervals(format_name: str, entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The 95 % intervals of :func:`needlework.rewards.runs.dataset_metrics`'s figures:
+    ``pairwise`` always, ``bon`` or ``rmbench`` (``{"error"}`` where RM-Bench cannot be
+    computed)."""
+    out: dict[str, Any] = {"pairwise": pairwise_intervals(entries)}
+    if format_name == "rmbench":
+        try:
+            out["rmbench"] = rmbench_intervals(entries)
+        except ValueError as exc:
+            out["rmbench"] = {"error": str(exc)}
+    else:
+        out["bon"] = bon_intervals(entries)
+    return out
+
+
 # -- downloads ---------------------------------------------------------------------------
 
 
@@ -135,16 +220,50 @@ def scores_csv(entries: Sequence[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-def metrics_rows(figures: dict[str, Any]) -> list[dict[str, Any]]:
-    """Best-of-n and pairwise figures per subset and overall, as numbers (for a CSV)."""
+def metrics_rows(figures: dict[str, Any],
+                 bounds: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Best-of-n and pairwise figures per subset and overall, as numbers (for a CSV), with
+    their 95 % intervals (``*_low``, ``*_high``) when ``bounds`` (:func:`intervals`) is given."""
     bon, pair = figures["bon"], figures["pairwise"]
+
+    def ci(kind: str, subset: str | None) -> dict[str, Any]:
+        if not bounds or kind not in bounds:
+            return {}
+        part = bounds[kind]["overall"] if subset is None else \
+            bounds[kind]["subsets"].get(subset) or {}
+        return {f"{kind}_low": part.get("low"), f"{kind}_high": part.get("high")}
+
     rows = []
     for subset, m in bon["subsets"].items():
         p = pair["subsets"].get(subset, {})
         rows.append({"subset": subset, "items": m["n"], "missing": m["missing"],
                      "best_of_n_correct": m["correct"], "best_of_n_accuracy": m["accuracy"],
-                     "pairs": p.get("pairs", 0), "pairwise_accuracy": p.get("accuracy")})
+                     **ci("bon", subset), "pairs": p.get("pairs", 0),
+                     "pairwise_accuracy": p.get("accuracy"), **ci("pairwise", subset)})
     rows.append({"subset": "overall", "items": bon["n"], "missing": bon["missing"],
                  "best_of_n_correct": bon["correct"], "best_of_n_accuracy": bon["accuracy"],
-                 "pairs": pair["pairs"], "pairwise_accuracy": pair["accuracy"]})
+                 **ci("bon", None), "pairs": pair["pairs"], "pairwise_accuracy": pair["accuracy"],
+                 **ci("pairwise", None)})
+    return rows
+
+
+def rmbench_rows(figures: dict[str, Any], bounds: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """RM-Bench's figures per domain and overall, as numbers (for a CSV), with the score's
+    95 % interval when ``bounds`` (:func:`intervals`) is given; ``[]`` when RM-Bench could
+    not be computed."""
+    rm = figures.get("rmbench") or {}
+    if "error" in rm or not rm:
+        return []
+    ci = (bounds or {}).get("rmbench") or {}
+    rows = []
+    for domain, m in rm["domains"].items():
+        part = (ci.get("domains") or {}).get(domain) or {}
+        rows.append({"domain": domain, "items": m["n"], "missing": m["missing"], "hard": m["hard"],
+                     "normal": m["normal"], "easy": m["easy"], "score": m["score"],
+                     "score_low": part.get("low"), "score_high": part.get("high")})
+    part = ci.get("overall") or {}
+    rows.append({"domain": "overall" if rm["comparable"] else "mean over present domains",
+                 "items": rm["n"], "missing": rm["missing"], "hard": rm["hard"],
+                 "normal": rm["normal"], "easy": rm["easy"], "score": rm["accuracy"],
+                 "score_low": part.get("low"), "score_high": part.get("high")})
     return rows

@@ -1,0 +1,111 @@
+"""needlework.stats: the seeded percentile bootstrap by hand, McNemar's exact test by hand,
+a paired comparison that is significant and one that is not."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from needlework import stats
+
+
+def test_bootstrap_equals_the_hand_computed_case() -> None:
+    # Five items, 3 right: the mean is 0.6. With seed 7 and 10 resamples,
+    #   numpy.random.default_rng(7).integers(0, 5, size=(10, 5)).tolist() ==
+    #   [[4,3,3,4,2], [3,4,1,0,1], [1,4,4,0,2], [4,0,3,0,2], [4,1,1,1,3],
+    #    [1,4,2,2,2], [2,2,2,4,4], [3,3,3,1,4], [2,1,4,0,4], [3,0,0,2,0]]
+    # and with values [1, 0, 1, 1, 0] those draws have the means
+    #   0.6 0.4 0.4 0.8 0.2 0.6 0.6 0.6 0.4 1.0
+    # sorted: 0.2 0.4 0.4 0.4 0.6 0.6 0.6 0.6 0.8 1.0. numpy.quantile (linear) at 0.025 is
+    # at position 0.025 * 9 = 0.225: 0.2 + 0.225 * (0.4 - 0.2) = 0.245; at 0.975, position
+    # 8.775: 0.8 + 0.775 * (1.0 - 0.8) = 0.955.
+    got = stats.bootstrap_mean([1, 0, 1, 1, 0], resamples=10, seed=7)
+    assert got.estimate == pytest.approx(0.6)
+    assert got.low == pytest.approx(0.245, abs=1e-12) and got.high == pytest.approx(0.955, abs=1e-12)
+    assert (got.n, got.unit, got.resamples, got.seed, got.level) == (5, "item", 10, 7, 0.95)
+    assert got.as_dict()["low"] == got.low
+
+
+def test_the_same_inputs_give_the_same_interval_and_the_seed_matters() -> None:
+    values = [k % 3 == 0 for k in range(3000)]  # 3,000 units: the draws come in two blocks
+    first = stats.bootstrap_mean(values)
+    assert first == stats.bootstrap_mean(values)
+    assert (first.resamples, first.seed) == (1000, 0)  # the stated defaults
+    assert first.low < first.estimate < first.high
+    assert stats.bootstrap_mean(values, seed=1) != first
+
+
+def test_weights_make_the_estimate_a_ratio_and_keep_units_whole() -> None:
+    # items with 2, 2, 3, 3 and 4 trials, right on 1, 1, 1, 1 and 2 of them: 6 of 14 trials
+    got = stats.bootstrap_mean([1 / 2, 1 / 2, 1 / 3, 1 / 3, 2 / 4], weights=[2, 2, 3, 3, 4])
+    assert got.estimate == pytest.approx(6 / 14)
+    # a resample of these items is never outside the lowest and highest item share
+    assert 1 / 3 <= got.low <= got.estimate <= got.high <= 1 / 2
+    with pytest.raises(ValueError, match="positive"):
+        stats.bootstrap_mean([1, 0], weights=[1, 0])
+
+
+def test_strata_average_the_groups_with_equal_weight() -> None:
+    # one stratum of 4 items all right, one of 2 items all wrong: (1 + 0) / 2, whatever
+    # the draw, since every resample keeps each stratum's size
+    got = stats.bootstrap_mean([1, 1, 1, 1, 0, 0], strata=["a", "a", "a", "a", "b", "b"])
+    assert (got.estimate, got.low, got.high) == (0.5, 0.5, 0.5)
+
+
+def test_no_unit_and_one_unit() -> None:
+    none = stats.bootstrap_mean([])
+    assert (none.estimate, none.low, none.high, none.n) == (None, None, None, 0)
+    assert stats.percent_range(none) == "–"
+    one = stats.bootstrap_mean([0.25])
+    assert (one.estimate, one.low, one.high) == (0.25, 0.25, 0.25)
+
+
+def test_mcnemar_exact_by_hand() -> None:
+    # b = 10, c = 1: 2 * (C(11,0) + C(11,1)) / 2**11 = 2 * 12 / 2048 = 0.01171875
+    assert stats.sign_test_p(10, 1) == Fraction(24, 2048)
+    # b = 5, c = 2: 2 * (1 + 7 + 21) / 2**7 = 58 / 128 = 0.453125
+    assert stats.sign_test_p(5, 2) == Fraction(58, 128)
+    assert stats.sign_test_p(3, 3) == 1 and stats.sign_test_p(0, 0) == 1  # capped; none differ
+
+
+def test_a_significant_paired_comparison() -> None:
+    # 30 items: both right on 15, the first alone right on 10, the second alone on 1
+    first = [1] * 15 + [1] * 10 + [0] * 1 + [0] * 4
+    second = [1] * 15 + [0] * 10 + [1] * 1 + [0] * 4
+    got = stats.paired(first, second)
+    assert (got.first_better, got.second_better, got.n) == (10, 1, 30)
+    assert got.p_value == pytest.approx(24 / 2048)
+    assert got.significant
+    assert got.difference == pytest.approx(9 / 30)
+    assert 0 < got.low <= got.difference <= got.high  # the interval leaves 0 out too
+    sentence = stats.verdict(got, "A", "B")
+    assert "A − B = +30.0 points" in sentence and "p = 0.0117" in sentence
+    assert sentence.endswith("the difference is significant at 5 %.")
+
+
+def test_a_paired_comparison_that_is_not_significant() -> None:
+    first = [1] * 15 + [1] * 5 + [0] * 2 + [0] * 8
+    second = [1] * 15 + [0] * 5 + [1] * 2 + [0] * 8
+    got = stats.paired(first, second)
+    assert (got.first_better, got.second_better) == (5, 2)
+    assert got.p_value == 0.453125 and not got.significant
+    assert got.low < 0 < got.high
+    assert "not significant at 5 %" in stats.verdict(got, "A", "B")
+
+
+def test_fractional_outcomes_use_the_sign_test_on_the_items_that_differ() -> None:
+    # a judge's share of two orders (0, 0.5, 1) against a classifier's 0/1
+    got = stats.paired([0.5, 1, 0, 0.5], [1, 1, 0, 0])
+    assert (got.first_better, got.second_better) == (1, 1) and got.p_value == 1.0
+    keyed = stats.paired_by_key({"b": 1.0, "a": 0.0, "c": 1.0}, {"a": 1.0, "b": 1.0})
+    assert (keyed.n, keyed.first, keyed.second) == (2, 0.5, 1.0)  # c is left out
+    with pytest.raises(ValueError, match="same units"):
+        stats.paired([1, 0], [1])
+
+
+def test_ranges_in_words() -> None:
+    assert stats.percent_range({"low": 0.41234, "high": 0.5888}) == "41.2–58.9 %"
+    assert stats.percent_range({"low": float("nan"), "high": 0.5}) == "–"
+    assert stats.number_range({"low": 0.35, "high": 0.47}) == "0.350–0.470"
+    assert stats.how() == "95 % percentile bootstrap, 1,000 resamples, seed 0"
