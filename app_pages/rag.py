@@ -1,10 +1,11 @@
-"""RAG answers: evaluate a model's answers to a grounding dataset's questions with GaRAGe's
-judge metrics and BERGEN's answer metrics, see them by question dimension, and open
-each failure beside the human answer. See docs/rag.md."""
+"""RAG answers: generate a model's answers to a grounding dataset's questions, evaluate
+answers with GaRAGe's judge metrics and BERGEN's answer metrics, see them by question
+dimension, and open each failure beside the human answer. See docs/rag.md."""
 
 import streamlit as st
 
 from components.rag.failures import render_failures
+from components.rag.generate import render_generate, render_task
 from components.rag.inputs import grounding_dataset, render_answers
 from components.rag.judge import choice, wants_judge
 from components.rag.results import (
@@ -29,6 +30,15 @@ dataset = grounding_dataset(db, current_dataset())
 if dataset is None:
     st.stop()
 
+if render_task():  # generate an answer set with a model, then evaluate it below
+    st.subheader(f"Generate answers to {label(dataset, 80)}")
+    # the model connection is the judge form (an engine component): imported after engine()
+    with st.spinner("Loading the model form …"):
+        engine()
+        from components.models.judge import render_connection
+    render_generate(db, dataset, render_connection(expanded=True))
+    st.stop()
+
 st.subheader(f"1 · Answers to {label(dataset, 80)}")
 answers = render_answers(db, dataset)
 with_related = st.checkbox("Also use answer_related_info as a BERGEN reference",
@@ -37,6 +47,7 @@ with_related = st.checkbox("Also use answer_related_info as a BERGEN reference",
 
 st.subheader("2 · Judge")
 connection = None
+templates, template_problem = (), None
 wanted = wants_judge()
 if wanted:
     # the judge form is shared with the reward page (an engine component): seconds on a
@@ -44,8 +55,10 @@ if wanted:
     with st.spinner("Loading the judge form …"):
         engine()
         from components.models.judge import render_connection
+        from components.models.template import render_rag_templates
     connection = render_connection(expanded=True, rules=True)
-judge = choice(connection, wanted)
+    templates, template_problem = render_rag_templates()
+judge = choice(connection, wanted, templates, template_problem)
 
 st.subheader("3 · Evaluate")
 job = render_run(dataset, answers, judge, with_related)
@@ -61,6 +74,10 @@ if run is None:
     st.stop()
 summary = run["summary"]
 render_scope(summary)
+if summary.get("templates"):  # the judge prompts the run sent
+    engine()
+    from components.models.template import render_run_templates
+    render_run_templates(summary["templates"], key=f"rag_tpl_{run['run_key']}")
 render_overall(summary)
 
 st.subheader("5 · By question dimension")

@@ -24,6 +24,10 @@ from needlework import positions
 from needlework.positions import Position
 
 log = logging.getLogger(__name__)
+#: ``?passage=N``: the annotate page opens with its cursor on passage N (1-based): a link
+#: about one passage, such as the one a RAG answer's failing sentence cites
+PASSAGE_PARAM = "passage"
+MAX_PASSAGE = 10_000
 PAGE = "nw-page"  # the page this session ran last
 ARRIVED = "nw-arrived"  # the page that has just opened and not settled its position yet
 UNPLACED = "nw-unplaced"  # (page, dataset) placed before the browser said which tab it is
@@ -62,6 +66,12 @@ def opens(page: str) -> bool:
     (:func:`settled`), whatever runs come in between (a dataset picked first, say)."""
     arrived = st.session_state.get(ARRIVED)
     return bool(arrived) and arrived[0] == page and arrived[1] != "reconnect"
+
+
+def linked_passage() -> int:
+    """The passage ``?passage=N`` names (1-based), 0 when the link names none."""
+    raw = str(st.query_params.get(PASSAGE_PARAM) or "")
+    return int(raw) if raw.isdigit() and 0 < int(raw) <= MAX_PASSAGE else 0
 
 
 def held(page: str, dataset: str) -> Position | None:

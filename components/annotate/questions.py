@@ -140,17 +140,19 @@ def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
     none: where the annotator left off (their first unfinished item of the list), else
     the list's first item. A filter or search just changed moves to its first match when
     the item is not one. A place other than the tab's is placed there (a page's own
-    move)."""
+    move); a link's ``&passage=N`` puts the cursor on passage N."""
     state = st.session_state
     held = pos.held(PAGE, dataset)
     current = state.get(_state(dataset, "current"))
     # a page opening before the browser's remembered name has reached the session: where
     # to resume is the named annotator's, so nothing is settled or kept on this run
     waiting = pos.opens(PAGE) and not items.annotator and name_coming()
+    asked: tuple[str, int] | None = None  # the link's item and the passage it names
     if pos.opens(PAGE):
         link = st.query_params.get("item")
         if link and item_position(db, dataset, link) is not None:
             current = link
+            asked = (link, pos.linked_passage())
     elif held is not None:
         current = held.item
     if jump and current is not None and not items.contains(current) and items.shown():
@@ -165,14 +167,32 @@ def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
     if waiting:
         return current, position, 0, 0
     state[_state(dataset, "current")] = current
-    if held is not None and held.item == current:
+    passage = _asked_passage(dataset, current, asked)
+    if held is not None and held.item == current and not passage:
         seq, cursor = held.seq, held.cursor
-    else:
-        seq, cursor = pos.place(PAGE, dataset, current), 0
+    else:  # ?passage=N puts the cursor on that passage
+        seq, cursor = pos.place(PAGE, dataset, current, cursor=passage), passage
+        if seq:  # the tab holds it now
+            state.pop(_state(dataset, "passage"), None)
     pos.settled(PAGE)  # nothing drawn since the link was read: see position.settled
     if st.query_params.get("item") != current:
         st.query_params["item"] = current  # for sharing; read only when a page opens
+    if pos.PASSAGE_PARAM in st.query_params:  # read once: the tab keeps the cursor now
+        del st.query_params[pos.PASSAGE_PARAM]
     return current, position, seq, cursor
+
+
+def _asked_passage(dataset: str, current: str, asked: tuple[str, int] | None) -> int:
+    """The passage a link (``?item=&passage=``) asked for on ``current``, kept until the
+    tab is placed there (the browser may not have said which tab it is yet); 0: none."""
+    key = _state(dataset, "passage")
+    if asked is not None and asked[1]:
+        st.session_state[key] = asked
+    pending = st.session_state.get(key)
+    if pending is not None and pending[0] != current:  # moved on: the link is spent
+        del st.session_state[key]
+        return 0
+    return pending[1] if pending is not None else 0
 
 
 def _unfinished(db: Database, key: str, position: int, items: gp.ItemList,

@@ -139,7 +139,17 @@ function annotateKeys() {
 
   S.scroll = () => {
     if (!S.data || S.data.item !== S.item) return;  // still opening: not its cards
-    const card = document.querySelector(".st-key-nw-card-" + S.cursor);
+    // a RAG run's answer shown above the passages (?rag_run=, a link from the RAG answers
+    // page) is what the page opened for: a question's first scroll goes to it, its
+    // outlined sentence in view, not to the cursor's passage
+    const linked = S.scrolledTo !== S.item && new URLSearchParams(location.search).has("rag_run");
+    const panel = linked ? document.querySelector(".st-key-nw-rag-panel") : null;
+    if (linked && !panel && (S.panelTries = (S.panelTries || 0) + 1) < 20) {
+      setTimeout(S.scroll, 150);  // the panel is drawn after the toolbar: wait for it
+      return;
+    }
+    S.panelTries = 0;
+    const card = panel || document.querySelector(".st-key-nw-card-" + S.cursor);
     if (!card) return;
     S.scrolledTo = S.item;
     const r = card.getBoundingClientRect();
@@ -148,6 +158,10 @@ function annotateKeys() {
     if (r.top < below || r.top > window.innerHeight - 140) {
       card.style.scrollMarginTop = below + "px";  // land just under the toolbar
       card.scrollIntoView({block: "start", behavior: "instant"});
+    }
+    const mark = panel && panel.querySelector("mark.nw-current");
+    if (mark && mark.getBoundingClientRect().bottom > window.innerHeight) {
+      mark.scrollIntoView({block: "center", behavior: "instant"});
     }
   };
 

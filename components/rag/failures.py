@@ -1,6 +1,7 @@
 """Where the models fail: the failing answers and the failing sentences of a run, each
 opening the question on the annotate page with the model answer beside the human one
-(:mod:`components.rag.answer_panel`), and one failure looked at here.
+(:mod:`components.rag.answer_panel`), the page scrolled to that answer and its cursor on
+the passage the failing sentence cites, and one failure looked at here.
 
 What counts as a failure is :mod:`needlework.rag.failures` (the rules the figures use).
 """
@@ -14,10 +15,12 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
+from components.position import PASSAGE_PARAM
 from components.rag.answer_panel import link_params, render_answer
 from needlework.rag.failures import (
     FAILURES,
     answer_failures,
+    cited_passage,
     failing_sentences,
     failure_table,
     sentence_table,
@@ -28,10 +31,20 @@ ANNOTATE_URL = "annotate"
 PICK = "rag_failure_pick"
 
 
-def annotate_url(dataset: str, item_key: str, run_key: str, model: str,
+def annotate_params(dataset: str, run_key: str, row: Mapping[str, Any],
+                    sentence: int | None = None) -> dict[str, str]:
+    """The annotate page's query for one answer row: the model answer shown above the
+    passages (sentence ``sentence``, 0-based, outlined) and the cursor on the passage the
+    sentence cites (else the first the answer cites; else the page's own start)."""
+    params = link_params(dataset, row["item_key"], run_key, row["model"], sentence)
+    passage = cited_passage(row, sentence)
+    return {**params, PASSAGE_PARAM: str(passage)} if passage is not None else params
+
+
+def annotate_url(dataset: str, run_key: str, row: Mapping[str, Any],
                  sentence: int | None = None) -> str:
-    """The annotate page's address for one answer (relative to the app's root)."""
-    return f"{ANNOTATE_URL}?{urlencode(link_params(dataset, item_key, run_key, model, sentence))}"
+    """The annotate page's address for one answer row (relative to the app's root)."""
+    return f"{ANNOTATE_URL}?{urlencode(annotate_params(dataset, run_key, row, sentence))}"
 
 
 def _link_column() -> Any:
@@ -73,7 +86,7 @@ def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]]) -> N
               "failing sentences": len(e["sentences"]),
               "F1": by_key[(e["model"], e["item_key"])]["bergen"]["F1"],
               "id": e["item_key"],
-              "open": annotate_url(dataset, e["item_key"], run_key, e["model"],
+              "open": annotate_url(dataset, run_key, by_key[(e["model"], e["item_key"])],
                                    e["sentences"][0] if e["sentences"] else None)}
              for e in entries]
     st.markdown(f"**{len(entries)} answer(s)**" + (" failing" if judged else ""))
@@ -91,7 +104,8 @@ def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]]) -> N
                     "against all passages or the relevant ones")
         st.dataframe(pd.DataFrame.from_records(
             [{"model": s["model"],
-              "open": annotate_url(dataset, s["item_key"], run_key, s["model"], s["index"]),
+              "open": annotate_url(dataset, run_key, by_key[(s["model"], s["item_key"])],
+                                   s["index"]),
               "#": s["index"] + 1, "sentence": s["text"], "all passages": s["all"] or "no label",
               "relevant passages": s["relevant"] or "no label", "question": s["question"],
               "rationale": "" if s["rationale"] is None else str(s["rationale"])}
@@ -123,5 +137,4 @@ def _render_one(dataset: str, run_key: str, entries: list[dict[str, Any]],
     with st.container(border=True, key="rag-failure-detail"):
         render_answer(row, key="rag-detail", current=current)
         st.page_link(ANNOTATE_PAGE, label="Open this question on the annotate page",
-                     icon="🏷️", query_params=link_params(dataset, entry["item_key"], run_key,
-                                                         entry["model"], current))
+                     icon="🏷️", query_params=annotate_params(dataset, run_key, row, current))

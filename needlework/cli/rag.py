@@ -10,6 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from needlework.cli import add_db_argument
+from needlework.cli.judges import (
+    add_estimate_argument,
+    add_price_arguments,
+    report_estimate,
+    settings,
+)
+from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, MAX_TOKENS_CAP
 
 # The judge modules import openai: imported in the handlers.
 
@@ -58,13 +65,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "served on 127.0.0.1 for this run) instead of --judge-base-url")
     p.add_argument("--judge-key-env", default="OPENAI_API_KEY", metavar="VAR",
                    help="environment variable holding the judge's API key (never written anywhere)")
-    p.add_argument("--concurrency", type=int, default=4, metavar="N",
-                   help="judge requests in flight at once (default 4)")
+    p.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help=f"judge requests in flight at once (default {DEFAULT_CONCURRENCY}; for "
+                   "the local demo judge what the page starts it with)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S",
                    help="seconds to wait for one answer (default 120)")
-    p.add_argument("--max-tokens", type=int, default=1024, metavar="N",
-                   help="longest judge answer in tokens (default 1024)")
+    p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                   help=f"longest judge answer in tokens, at most {MAX_TOKENS_CAP:,} (default "
+                   f"{DEFAULT_MAX_TOKENS}; for the local demo and rules judges what the page "
+                   "starts them with)")
     p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    add_price_arguments(p)
     p.add_argument("--token-param", default="auto",
                    choices=("auto", "max_tokens", "max_completion_tokens"),
                    help="how the answer's length limit is named (OpenAI's reasoning models take "
@@ -76,7 +87,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "reported (default: unknown, not checked)")
     p.add_argument("--with-related", action="store_true",
                    help="also use answer_related_info as a reference for BERGEN's metrics")
+    p.add_argument("--template", action="append", default=[], metavar="MODE=FILE",
+                   help="a judge prompt's template instead of the paper's, for one of "
+                   "eligibility, factuality, deflection, llmeval (repeat for several); see "
+                   "docs/rag.md")
     p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    add_estimate_argument(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_db_argument(p)
     p.set_defaults(func=cmd_rag_eval)
@@ -138,20 +154,46 @@ def cmd_answer_metrics(args: argparse.Namespace) -> int:
     print("model\t" + "\t".join(METRICS))
     for model, mean in means.items():
         print(model + "\t" + "\t".join(_fmt(mean[m]) for m in METRICS))
+    for model, part in report.get("models", {}).items():
+        print(coverage_note(model, part["coverage"], report["scored"]))
     for item in report.get("not_scored", []):
         key = item.get("q_id") or item.get("item_key")
         print(f"not scored: {key}: {item['reason']}", file=sys.stderr)
     return 0
 
 
+def _ids(ids: list[str], shown: int = 10) -> str:
+    return ", ".join(ids[:shown]) + (f", … {len(ids) - shown} more" if len(ids) > shown else "")
+
+
+def coverage_note(model: str, coverage: dict[str, Any], scored: int) -> str:
+    """One line under ``answer-metrics``' table for an answers file: over how many
+    questions ``model``'s means are taken, and how its missing and blank answers count
+    (as the empty answer: 0 on every metric, inside the means)."""
+    missing, blank = coverage["missing_ids"], coverage["empty_ids"]
+    line = f"{model}: means over the {scored} questions with a human answer"
+    if missing or blank:
+        gaps = [f"{len(missing)} without an answer ({_ids(missing)})" if missing else "",
+                f"{len(blank)} blank ({_ids(blank)})" if blank else ""]
+        line += (f"; {' and '.join(g for g in gaps if g)}: each scored as the empty answer "
+                 "(0 on every metric) and counted in the means")
+    else:
+        line += "; every one answered"
+    if coverage["unknown_ids"]:
+        line += f"; {len(coverage['unknown_ids'])} answer(s) for unknown ids ignored"
+    return line
+
+
 def _connection(args: argparse.Namespace):  # noqa: ANN202
     from needlework.judges.connection import Connection  # noqa: PLC0415
+    from needlework.judges.local import context_window_of  # noqa: PLC0415
 
     return Connection(args.judge_base_url, args.judge_model, key_env=args.judge_key_env or None,
-                      timeout=args.timeout, max_tokens=args.max_tokens,
-                      temperature=args.temperature, concurrency=args.concurrency,
-                      context_window=args.context_window, token_param=args.token_param,
-                      structured=args.structured)
+                      timeout=args.timeout, temperature=args.temperature,
+                      context_window=args.context_window or context_window_of(args.judge_model),
+                      token_param=args.token_param, structured=args.structured,
+                      input_price=args.input_price, output_price=args.output_price,
+                      **settings(args, args.judge_model))
 
 
 def cmd_rag_eval(args: argparse.Namespace) -> int:
@@ -169,10 +211,27 @@ def cmd_rag_eval(args: argparse.Namespace) -> int:
         return _rag_eval(args)
 
 
+def prompt_templates(given: list[str]) -> tuple[Any, ...]:
+    """The templates of ``--template MODE=FILE`` options (checked; one per mode)."""
+    from needlework.judges.templates import TemplateError, from_file  # noqa: PLC0415
+    from needlework.rag.prompts import template  # noqa: PLC0415
+
+    chosen: dict[str, Any] = {}
+    for option in given:
+        mode, sep, path = option.partition("=")
+        if not sep or not path:
+            raise TemplateError(f"--template takes MODE=FILE, not {option!r}")
+        if mode in chosen:
+            raise TemplateError(f"--template {mode}= is given twice")
+        chosen[mode] = from_file(template(mode.strip()), path)
+    return tuple(chosen.values())
+
+
 def _rag_eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm  # noqa: PLC0415
 
     from needlework.formats.errors import FormatError  # noqa: PLC0415
+    from needlework.judges import cost  # noqa: PLC0415
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
     from needlework.rag.answers import AnswerSet, merge, read_answers_file  # noqa: PLC0415
     from needlework.rag.questions import DatasetError  # noqa: PLC0415
@@ -201,6 +260,22 @@ def _rag_eval(args: argparse.Namespace) -> int:
     if not sets:
         return _fail("rag-eval: no answers: give --answers FILE (or --stored for the answer "
                      "sets stored with the dataset)")
+    try:
+        templates = prompt_templates(args.template)
+    except (OSError, ValueError) as exc:
+        return _fail(f"rag-eval: {exc}", 2)
+    spec = RagEvalSpec(args.dataset, tuple(sets), connection, args.with_related, templates)
+    estimate = None
+    if connection is not None:
+        try:
+            estimate = cost.estimate(db, connection, cost.rag_requests(db, spec))
+        except DatasetError as exc:
+            return _fail(f"rag-eval: {exc}")
+        if report_estimate(estimate, args):
+            return 0
+    elif args.estimate:
+        print("no judge: BERGEN metrics and attribution only, nothing to send, no cost")
+        return 0
     bar = None
     if connection is not None and not args.no_progress:
         bar = tqdm(total=0, unit="call", desc="judging answers", file=sys.stderr,
@@ -213,8 +288,7 @@ def _rag_eval(args: argparse.Namespace) -> int:
             bar.refresh()
 
     try:
-        report = evaluate(db, RagEvalSpec(args.dataset, tuple(sets), connection,
-                                          args.with_related), progress=progress)
+        report = evaluate(db, spec, progress=progress)
     except DatasetError as exc:
         return _fail(f"rag-eval: {exc}")
     except JudgeCancelled as exc:
@@ -226,10 +300,18 @@ def _rag_eval(args: argparse.Namespace) -> int:
             bar.close()
     summary = report.summary
     _warn_coverage(summary)
+    spent = None
+    if connection is not None:
+        spent = cost.actual_of_calls(summary["calls"], cost.price_of(connection))
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
+        print(json.dumps({**report.to_json(), "cost": None if estimate is None else {
+            "estimate": estimate.as_dict(), "actual": spent.as_dict()}}, ensure_ascii=False))
         return 0
     _print_table(summary)
+    if spent is not None:
+        print(f"cost: {spent.words()}")
+    for mode, t in (summary.get("templates") or {}).items():
+        print(f"prompt {mode}: {t['name']} ({t['digest'][:8]}), {t['source']}")
     return 0
 
 
@@ -245,6 +327,21 @@ def _warn_coverage(summary: dict[str, Any]) -> None:
                 print(f"{model}: {len(cov[name])} {what}: {', '.join(cov[name])}", file=sys.stderr)
 
 
+def _print_intervals(summary: dict[str, Any]) -> None:
+    """Each shown figure with its denominator and 95 % interval, one line per model and
+    figure (``n/a: why`` where it has none), then the rules judge's caveat if it graded."""
+    from needlework.rag.metrics import JUDGE_FIGURES, cell_text  # noqa: PLC0415
+    from needlework.stats import how  # noqa: PLC0415
+
+    print(f"with denominators and 95 % intervals ({how()}, questions resampled):")
+    for model, figures in summary["overall"].items():
+        for name, title in SHOWN:
+            if summary.get("judge") or name not in JUDGE_FIGURES:
+                print(f"  {model}\t{title}\t{cell_text(figures, name)}")
+    if summary.get("judge_note"):
+        print(f"note: {summary['judge_note']}")
+
+
 def _print_table(summary: dict[str, Any]) -> None:
     from needlework.rag.metrics import flat  # noqa: PLC0415
 
@@ -256,6 +353,7 @@ def _print_table(summary: dict[str, Any]) -> None:
     for model, figures in summary["overall"].items():
         row = flat(figures)
         print(f"{model}\t{row['n']}\t" + "\t".join(_fmt(row[name]) for name, _ in SHOWN))
+    _print_intervals(summary)
     calls = summary["calls"]
     if summary["judge"]:
         print(f"judge calls: {calls['sent']} sent, {calls['cached']} from cache, "

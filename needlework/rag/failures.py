@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from needlework.grounding.answer import cited_numbers
 from needlework.rag.verdicts import GROUNDED
 
 NO_ANSWER = "no answer"
@@ -82,6 +83,21 @@ def failing_sentences(row: Mapping[str, Any]) -> list[int]:
         return []
     return [k for k, s in enumerate(row.get("sentences") or [])
             if any(sentence_fails(s, side) for side in SIDES)]
+
+
+def cited_passage(row: Mapping[str, Any], sentence: int | None = None) -> int | None:
+    """The passage an answer's link is about: the first passage of the question that
+    sentence ``sentence`` (0-based) cites, else the first one the whole answer cites;
+    ``None`` when it cites none that exists (1-based numbers)."""
+    count = len(row.get("labels") or {})
+    sentences = row.get("sentences") or []
+    texts = [sentences[sentence]["text"]] if sentence is not None and \
+        0 <= sentence < len(sentences) else []
+    for text in [*texts, row.get("answer") or ""]:
+        found = next((n for n in cited_numbers(text) if 1 <= n <= count), None)
+        if found is not None:
+            return found
+    return None
 
 
 def failure_table(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -19,7 +19,9 @@ From that:
 - its **breakdown dimensions**: time sensitivity, complexity, popularity, category,
   provider (``web`` for ``question_tag = web``, ``enterprise`` for the private
   collections ``arxiv``, ``sec``, ``devops``, ``enron``; without a tag, from the
-  passages' providers) and deflection (``needs deflection`` / ``answerable``).
+  passages' providers), deflection (``needs deflection`` / ``answerable``) and
+  grounding quality (:func:`grounding_quality`: the share of its labelled passages
+  that are relevant, in GaRAGe's three bins).
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ from typing import Any
 from needlework.formats import garage
 from needlework.grounding.export import annotated_records
 from needlework.grounding.item import time_sensitivity
-from needlework.grounding.labels import ANSWER, RELATED, UNKNOWN, imported_label, needs_deflection
+from needlework.grounding.labels import (
+    ANSWER,
+    IRRELEVANT,
+    RELATED,
+    UNKNOWN,
+    imported_label,
+    needs_deflection,
+)
 from store.datasets import get_dataset, iter_items
 
 #: Labels whose passages form uRAF's context (see the module docstring).
@@ -49,7 +58,11 @@ DIMENSIONS: dict[str, str] = {
     "category": "Category",
     "provider": "Provider",
     "deflection": "Deflection",
+    "grounding": "Grounding quality",
 }
+#: GaRAGe's bins of grounding quality (its analysis, figure 6), low to high; see :func:`grounding_quality`.
+GROUNDING_BINS: tuple[str, ...] = ("low (<33% relevant)", "medium (33-66% relevant)",
+                                   "high (≥66% relevant)")
 _MARKER = re.compile(r"\s*\[cite_\d+\]")
 
 
@@ -137,6 +150,25 @@ def provider(record: dict[str, Any]) -> str:
     return NOT_SET
 
 
+def grounding_quality(labels: dict[int, str | None]) -> str:
+    """The question's grounding-quality bin (:data:`GROUNDING_BINS`): the share of its
+    labelled passages that are relevant to it, that is labelled anything but
+    ``irrelevant`` (GaRAGe's ``evidence_relevant`` YES; OUTDATED counts as relevant here,
+    unlike uRAF's context): ``low`` under 33 %, ``medium`` from 33 % to under 66 %,
+    ``high`` from 66 %, as GaRAGe bins its questions (its analysis, "Grounding quality").
+    Unlabelled passages are not counted; with none labelled, ``(not set)``. Computed in
+    whole numbers (no rounding at the edges)."""
+    labelled = [label for label in labels.values() if label is not None]
+    if not labelled:
+        return NOT_SET
+    relevant = sum(1 for label in labelled if label != IRRELEVANT)
+    if 100 * relevant < 33 * len(labelled):
+        return GROUNDING_BINS[0]
+    if 100 * relevant < 66 * len(labelled):
+        return GROUNDING_BINS[1]
+    return GROUNDING_BINS[2]
+
+
 def question_from_record(key: str, record: dict[str, Any]) -> RagQuestion:
     """The :class:`RagQuestion` of one (already adjudicated) GaRAGe record."""
     passages = []
@@ -154,6 +186,7 @@ def question_from_record(key: str, record: dict[str, Any]) -> RagQuestion:
         "category": _text(record.get("question_category")) or NOT_SET,
         "provider": provider(record),
         "deflection": NEEDS_DEFLECTION if needs_deflection(labels) else ANSWERABLE,
+        "grounding": grounding_quality(labels),
     }
     return RagQuestion(key=key, question=_text(record.get("question")),
                        question_date=_text(record.get("question_date")),
