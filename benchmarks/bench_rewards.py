@@ -2,7 +2,10 @@
 
     python benchmarks/bench_rewards.py [--model data/demo-model] [--lengths 1024,2048,4096,8192]
 
-1. tokens/s of batched scoring (token budget, length-sorted) vs one text per forward pass;
+1. tokens/s of the engine's scoring (each planned batch as one pass or one text per pass,
+   as it measured on its first batches) vs one text per forward pass, and the planned
+   batches always as one pass; the largest score difference from one text per pass;
+   1b. the same on the GPU when there is one (else a line saying so);
 2. per-token path time / pooled time (target ≤ 1.1);
 3. per-token path vs one forward pass per prefix on a 1K-token response (expect ≥ 100×);
 4. a cached re-run over 1,000 texts (target: no forward pass, ≤ 2 s).
@@ -23,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from needlework.rewards.loading import RewardModel, load_reward_model  # noqa: E402
 from needlework.rewards.per_token import token_rewards  # noqa: E402
-from needlework.rewards.pipeline import RewardPipeline, plan_batches  # noqa: E402
+from needlework.rewards.pipeline import CHOICES, RewardPipeline, plan_batches  # noqa: E402
 from needlework.rewards.templates import render  # noqa: E402
 
 
@@ -54,40 +57,72 @@ def timed(fn, repeat: int = 1) -> float:
     return best
 
 
-def bench_throughput(rm: RewardModel, lengths: list[int], batch_tokens: int) -> None:
-    print(f"\n1. scoring throughput (batch budget {batch_tokens} tokens, best of 2)")
-    print(f"{'length':>7} {'texts':>6} {'batched tok/s':>14} {'single tok/s':>13} {'speed-up':>9}")
+def bench_throughput(rm: RewardModel, lengths: list[int], batch_tokens: int, repeat: int) -> None:
+    """The engine (each planned batch as one pass or one text per pass, as it measured on
+    its first batches of each length bucket) against one text per pass, and the planned
+    batches always run as one pass (the engine before it chose); the engine's scores
+    against the single-pass scores."""
+    CHOICES.clear()  # measured afresh, on this device and thread count
+    print(f"\n1. scoring throughput on {rm.facts.device} (batch budget {batch_tokens} tokens, "
+          f"best of {repeat}, real tokens per second)")
+    print(f"{'length':>7} {'texts':>6} {'engine tok/s':>13} {'single tok/s':>13} {'engine':>7} "
+          f"{'batches tok/s':>14} {'batches':>8}  {'max |Δ score|':>13}  engine chose")
     for n_tokens in lengths:
         count = max(2, min(16, 2 * batch_tokens // n_tokens))
         rows = [filler_ids(rm, n_tokens, seed) for seed in range(count)]
-        pipeline = RewardPipeline(rm, batch_tokens=batch_tokens)
+        engine = RewardPipeline(rm, batch_tokens=batch_tokens)
+        fixed = RewardPipeline(rm, batch_tokens=batch_tokens, batching="batched")
         total = sum(len(r) for r in rows)
-
         batches = plan_batches([len(r) for r in rows], batch_tokens)
+        got: dict[str, list[float]] = {}
 
-        def batched(rows=rows, pipeline=pipeline, batches=batches):
+        def chosen(rows=rows, engine=engine, batches=batches, got=got):
+            got["engine"] = [0.0] * len(rows)
             for batch in batches:
-                pipeline.forward([rows[i] for i in batch])
+                for i, s in zip(batch, engine.run_batch([rows[i] for i in batch]), strict=True):
+                    got["engine"][i] = s
 
-        def single(rows=rows, pipeline=pipeline):
-            for row in rows:
-                pipeline.forward([row])
+        def batched(rows=rows, fixed=fixed, batches=batches):
+            for batch in batches:
+                fixed.forward([rows[i] for i in batch])
 
-        tb, ts = interleaved(batched, single, 2)
-        print(f"{n_tokens:>7} {count:>6} {total / tb:>14,.0f} {total / ts:>13,.0f} {ts / tb:>8.2f}x")
+        def single(rows=rows, fixed=fixed, got=got):
+            got["single"] = [fixed.forward([row])[0] for row in rows]
+
+        te, tb, ts = interleaved((chosen, batched, single), repeat)
+        diff = max(abs(a - b) for a, b in zip(got["engine"], got["single"], strict=True))
+        choice = CHOICES.get(engine.choice_key(n_tokens))
+        said = choice.describe() if choice is not None else "one text per pass (one batch: not measured)"
+        print(f"{n_tokens:>7} {count:>6} {total / te:>13,.0f} {total / ts:>13,.0f} {ts / te:>6.2f}x "
+              f"{total / tb:>14,.0f} {ts / tb:>7.2f}x  {diff:>13.2e}  {said}")
 
 
-def interleaved(first, second, repeat: int) -> tuple[float, float]:
-    """Best times of two functions run alternately (fair under a fluctuating load)."""
-    first()
-    second()
-    best = [float("inf"), float("inf")]
+def bench_gpu(model: str, lengths: list[int], batch_tokens: int, repeat: int, device: str) -> None:
+    """Section 1 again on the GPU when this machine has one; else says what it would print."""
+    if device not in ("auto", "cuda") and not device.startswith("cuda"):
+        return
+    if not torch.cuda.is_available():
+        print("\n1b. GPU: none here (torch.cuda.is_available() is False). On a machine with a GPU "
+              "this section prints the same table for cuda: the engine's choice, one text per "
+              "pass and the batches, measured there.")
+        return
+    rm = load_reward_model(model, device="cuda")
+    print(f"\n1b. GPU: {torch.cuda.get_device_name(0)}")
+    bench_throughput(rm, lengths, batch_tokens, repeat)
+
+
+def interleaved(fns, repeat: int) -> list[float]:
+    """Best times of functions run in turn, each once first as a warm-up (fair under a
+    fluctuating load)."""
+    for fn in fns:
+        fn()
+    best = [float("inf")] * len(fns)
     for _ in range(repeat):
-        for k, fn in enumerate((first, second)):
+        for k, fn in enumerate(fns):
             start = time.perf_counter()
             fn()
             best[k] = min(best[k], time.perf_counter() - start)
-    return best[0], best[1]
+    return best
 
 
 def bench_per_token_overhead(rm: RewardModel, lengths: list[int], repeat: int) -> None:
@@ -105,7 +140,7 @@ def bench_per_token_overhead(rm: RewardModel, lengths: list[int], repeat: int) -
         def per_token(ids=ids, mask=mask):
             token_rewards(rm.model, ids, mask)
 
-        tp, tt = interleaved(pooled, per_token, repeat)
+        tp, tt = interleaved((pooled, per_token), repeat)
         print(f"{n_tokens:>7} {tp * 1000:>10.1f} {tt * 1000:>13.1f} {tt / tp:>6.2f}")
 
 
@@ -156,6 +191,8 @@ def main() -> int:
     parser.add_argument("--model", default=str(ROOT / "data" / "demo-model"))
     parser.add_argument("--lengths", default="1024,2048,4096,8192")
     parser.add_argument("--batch-tokens", type=int, default=16384)
+    parser.add_argument("--throughput-repeat", type=int, default=2,
+                        help="repeats for the throughput table's best-of timings (default 2)")
     parser.add_argument("--prefix-tokens", type=int, default=1000)
     parser.add_argument("--prefix-sample", type=int, default=None,
                         help="time only this many prefixes and extrapolate (default: all)")
@@ -176,7 +213,8 @@ def main() -> int:
           f"{facts.dtype} on {facts.device}, window {facts.context_length}, "
           f"torch threads {torch.get_num_threads()}")
     lengths = [int(x) for x in args.lengths.split(",")]
-    bench_throughput(rm, lengths, args.batch_tokens)
+    bench_throughput(rm, lengths, args.batch_tokens, args.throughput_repeat)
+    bench_gpu(args.model, lengths, args.batch_tokens, args.throughput_repeat, args.device)
     bench_per_token_overhead(rm, lengths, args.repeat)
     bench_prefixes(rm, args.prefix_tokens, args.prefix_sample)
     bench_cache(rm, args.cache_texts)

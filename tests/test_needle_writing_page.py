@@ -53,6 +53,7 @@ def write(at: AppTest, app_db, base_url: str) -> dict:
     at.text_input(key="jd_base_url").set_value(base_url)
     at.text_input(key="jd_model").set_value("judge")
     at.text_input(key="nwr_lengths").set_value("1000")
+    at.number_input(key="nwr_positions").set_value(1)  # one needle per haystack: anywhere
     at.text_input(key="nwr_name").set_value("llm-needles")
     at.run()
     assert not at.button(key="nwr_go").disabled

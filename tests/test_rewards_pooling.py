@@ -54,7 +54,7 @@ def arrangement(request, tmp_path_factory):
 def test_batched_scores_equal_the_models_own_forward(arrangement, batch_tokens):
     name, folder, rm, expected = arrangement
     assert max(expected) - min(expected) > 0.05  # the texts do score apart
-    pipeline = RewardPipeline(rm, batch_tokens=batch_tokens)
+    pipeline = RewardPipeline(rm, batch_tokens=batch_tokens, batching="batched")
     got = [s.score for s in pipeline.score_pairs(TEXTS)]
     for want, have in zip(expected, got, strict=True):
         assert have == pytest.approx(want, abs=1e-4), name

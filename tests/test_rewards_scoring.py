@@ -62,7 +62,7 @@ def test_plan_batches_sorts_by_length_under_the_budget():
 
 def test_batched_scores_equal_one_by_one(tiny_rm):
     texts = pairs(12)
-    batched = RewardPipeline(tiny_rm, batch_tokens=2048).score_pairs(texts)
+    batched = RewardPipeline(tiny_rm, batch_tokens=2048, batching="batched").score_pairs(texts)
     single = RewardPipeline(tiny_rm, batch_tokens=1)
     for (p, r), got in zip(texts, batched, strict=True):
         assert got.score == pytest.approx(single.score(p, r).score, abs=1e-5)
@@ -89,7 +89,7 @@ def test_a_causal_model_is_batched_without_a_mask_an_encoder_with_one(tiny_rm, t
         seen: list[bool] = []
         ForwardCounter(rm.model, monkeypatch,
                        lambda calls, kwargs, seen=seen: seen.append("attention_mask" in kwargs))
-        batched = RewardPipeline(rm, batch_tokens=4096).score_pairs(texts)
+        batched = RewardPipeline(rm, batch_tokens=4096, batching="batched").score_pairs(texts)
         assert seen and set(seen) == {expect_mask}
         single = RewardPipeline(rm, batch_tokens=1)
         for (p, r), got in zip(texts, batched, strict=True):
@@ -168,7 +168,7 @@ def test_out_of_memory_splits_the_batch_then_explains(tiny_rm, monkeypatch):
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
 
     counter = ForwardCounter(tiny_rm.model, monkeypatch, hook)
-    pipeline = RewardPipeline(tiny_rm, batch_tokens=4096)
+    pipeline = RewardPipeline(tiny_rm, batch_tokens=4096, batching="batched")  # a batch, then halves
     scores = pipeline.score_pairs(pairs(4))
     assert all(s.score is not None for s in scores) and counter.calls > 4
 

@@ -243,7 +243,8 @@ def _text_panel(result: PerTokenResult, text: str, spans: Sequence[DiffSpan], sc
     changed = changed_positions(spans, side)
     marked, only_start = outlined(changed, len(result.tokens))
     missing = lacking(spans, side)
-    st.caption(f"{name}: score {result.score:.4f} · {len(result.tokens):,} response tokens"
+    st.caption(f"{name}: score {result.score:.4f} · {result.response_tokens:,} response tokens"
+               + (f" + {result.closing_tokens} of the template's ending" if result.closing_tokens else "")
                + f" · method: {result.method}" + (f", stride {result.stride}" if result.stride > 1 else "")
                + (" · truncated to the window" if result.truncated else "")
                + (f" · {len(changed):,} of {len(result.tokens):,} tokens differ from the other "
@@ -275,7 +276,9 @@ def render_token_pair(pair: TokenPair, names: tuple[str, str], key: str) -> None
     if diff is not None:
         gap = c.gap_after_difference()
         st.caption("Difference where the texts share tokens (yellow: where they differ)"
-                   + (f"; mean gap after the first difference: {gap:+.4f}" if gap is not None else "")
+                   + (f"; mean gap after the first difference: {gap:+.4f}" if gap is not None
+                      else f"; no mean gap after the first difference: {c.gap_undefined()}"
+                      if c.first_difference is not None else "")
                    + ".")
         st.altair_chart(diff, width="stretch", key=f"{key}-diff")
     scale = max((abs(x) for r in (pair.chosen, pair.rejected) for x in deltas(r.rewards)), default=0.0)

@@ -1,12 +1,15 @@
 """Step 1 of the needle lab, the paper's way: needles written by an LLM.
 
 Long-form RewardBench built its factuality needles by asking a model for a minimal
-flawed rewrite of one paragraph of a long answer. Here the same: the haystacks (demo
-essays or a preference dataset's chosen responses) are cut to the lengths asked for,
-a paragraph is drawn at random, the judge connection's model rewrites it with one
-false fact (or one rude sentence), a second call (the same model, or another one)
-checks the rewrite, and only verified rewrites are kept
-(:func:`needlework.judges.needles.write_needles`). It runs as a background
+flawed rewrite of one passage of a long answer, with a harmless counterpart at the same
+place in the chosen response. Here the same: the haystacks (demo essays or a preference
+dataset's chosen responses) are cut to the lengths asked for, each cut is split into
+equal position slots (10: the heatmap's buckets) and a passage is drawn in each, the
+judge connection's model rewrites it with one false fact (or one rude sentence) and,
+when that adds text, writes the harmless sentence the chosen response gets there; a
+second call (the same model, or another one) checks the pair, and only verified needles
+that landed in their slot are kept; with even cells, a haystack that cannot fill every
+cell gives none (:func:`needlework.judges.needles.write_needles`). It runs as a background
 ``judge-needles`` job (progress, Cancel, cached answers) that saves the kept needles
 as a needle dataset; each record carries the prompts used (its ``writer`` field).
 
@@ -42,10 +45,12 @@ ASPECT_HELP = {
     "factuality": "one fact changed so the paragraph becomes false",
     "safety": "one sentence made rude or harmful",
 }
-EXPLAIN = ("As the paper built its sets: a paragraph of each haystack is drawn at random, the LLM "
-           "rewrites it with one minimal flaw, a second call checks the rewrite, and only verified "
-           "rewrites are kept. Every answer is cached, so writing again asks nothing twice; each "
-           "record keeps the prompts used.")
+EXPLAIN = ("As the paper built its sets: in each position slot of each haystack a passage is drawn "
+           "at random, the LLM rewrites it with one minimal flaw (and, when the flaw adds a "
+           "sentence, writes the harmless sentence the chosen response gets at the same place), a "
+           "second call checks the pair, and only verified needles that landed in their slot are "
+           "kept. Every answer is cached, so writing again asks nothing twice; each record keeps "
+           "the prompts used.")
 
 
 def parse_lengths(text: str) -> tuple[int, ...]:
@@ -91,7 +96,8 @@ def _outcome(job: dict[str, Any]) -> None:
                  f"{result.get('requests', 0)} requests sent, the rest from the cache)")
         short = int(result.get("short") or 0)
         if short:
-            words += f"; {short} haystack cuts were too short or ran out of paragraphs"
+            words += f"; {short} haystack cuts were too short, ran out of passages or were dropped"
+        words += cells_words(result.get("cells"))
         if result.get("dataset"):
             cols = st.columns([4, 1], vertical_alignment="center")
             cols[0].success(f"{words}. Saved as {label(result['dataset'], 80)}.", icon="✅")
@@ -105,7 +111,8 @@ def _outcome(job: dict[str, Any]) -> None:
         if attempts:
             frame = pd.DataFrame([{"haystack": str(a.get("haystack_id", "")),
                                    "length": a.get("length"),
-                                   "paragraph at": (a.get("span") or [None])[0],
+                                   "position slot": a.get("slot"),
+                                   "passage at": (a.get("span") or [None])[0],
                                    "kept": bool(a.get("kept")), "reason": str(a.get("reason", ""))}
                                   for a in attempts])
             st.dataframe(frame, hide_index=True, width="stretch", key="nwr_attempts", height=180)
@@ -117,6 +124,20 @@ def _outcome(job: dict[str, Any]) -> None:
                    "Write again to resume from the cache.", icon="⚠️")
     elif status == "failed":
         st.error(f"Writing failed: {label(job.get('error') or 'unknown error', 600)}", icon="🚫")
+
+
+def cells_words(cells: dict[str, Any] | None) -> str:
+    """``; every cell (2 lengths × 10 positions) holds 2 needles`` or the spread when the
+    cells are uneven; empty without cells."""
+    counts = [c for row in ((cells or {}).get("counts") or {}).values() for c in row]
+    if not counts:
+        return ""
+    shape = f"{len(cells['counts'])} length{'s' if len(cells['counts']) != 1 else ''} × " \
+            f"{cells['positions']} position{'s' if cells['positions'] != 1 else ''}"
+    if cells.get("even"):
+        return f"; every cell ({shape}) holds {counts[0]} needle{'s' if counts[0] != 1 else ''}"
+    return (f"; cells uneven ({shape}): {min(counts)} to {max(counts)} needles per cell (tick "
+            "Even cells to keep only haystacks that fill them all)")
 
 
 def _haystacks(db: Any, source: str, lengths: tuple[int, ...], count: int, seed: int,
@@ -141,16 +162,24 @@ def _form(db: Any) -> dict[str, Any]:
                                index=0 if prefs else None)
     aspect = st.radio("Needle", ASPECTS, horizontal=True, key="nwr_aspect",
                       format_func=lambda a: f"{a}: {ASPECT_HELP[a]}")
-    cols = st.columns([3, 1.5, 1.5, 1])
+    cols = st.columns([3, 1.5, 1.5, 1.5, 1])
     lengths = cols[0].text_input("Lengths (tokens)", value="1000, 2000", key="nwr_lengths",
-                                 help="Each haystack is cut to each length before a paragraph is "
+                                 help="Each haystack is cut to each length before passages are "
                                       "drawn, as the builder cuts. Empty: each haystack whole, its "
                                       "length rounded to 1000s as its row.")
     count = cols[1].number_input("Demo haystacks", 1, 10, 2, key="nwr_count",
                                  disabled=source != "demo")
-    per = cols[2].number_input("Needles per haystack", 1, 20, 1, key="nwr_per",
-                               help="per haystack and length")
-    seed = cols[3].number_input("Seed", 0, 10**6, 0, key="nwr_seed")
+    positions = cols[2].number_input(
+        "Positions", 1, 20, 10, key="nwr_positions",
+        help="Equal slices of each response, a needle written in each: 10 are the heatmap's "
+             "position buckets (0–10 %, 10–20 %, …); 1: anywhere.")
+    per = cols[3].number_input("Needles per position", 1, 20, 1, key="nwr_per",
+                               help="per haystack, length and position")
+    seed = cols[4].number_input("Seed", 0, 10**6, 0, key="nwr_seed")
+    even = st.checkbox("Even cells", value=True, key="nwr_even",
+                       help="Keep only haystacks that fill every length × position cell, so every "
+                            "heatmap cell holds the same number of needles (a haystack too short "
+                            "for a length, or with a cell no passage could fill, gives none).")
     cols = st.columns([3, 3, 2], vertical_alignment="bottom")
     verifier = cols[0].text_input("Verifier model (optional)", key="nwr_verifier",
                                   placeholder="empty: the writer checks its own rewrites",
@@ -160,6 +189,7 @@ def _form(db: Any) -> dict[str, Any]:
     replace = cols[2].checkbox("Replace a dataset of that name", key="nwr_replace")
     return {"source": source, "dataset": dataset, "aspect": aspect, "lengths": lengths,
             "count": int(count), "per": int(per), "seed": int(seed), "verifier": verifier.strip(),
+            "positions": int(positions), "even": bool(even),
             "name": name.strip() or default_name(db, aspect, source), "replace": bool(replace)}
 
 
@@ -176,7 +206,7 @@ def _submit(db: Any, conn: Connection, form: dict[str, Any]) -> None:
                         aspect=form["aspect"], per_haystack=form["per"], seed=form["seed"],
                         lengths=lengths or None, verifier=verifier, replace=form["replace"],
                         created_by=annotator() or "needle lab (LLM-written)",
-                        by=signed_in())
+                        by=signed_in(), positions=form["positions"], even=form["even"])
     except (ValueError, LookupError) as exc:
         st.session_state[ERROR] = str(exc)
         return

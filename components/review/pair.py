@@ -16,7 +16,7 @@ from components.state import DATASET_KEY
 from components.text import label, render_text
 from needlework.formats import RMBENCH_STYLES, Preference
 from needlework.review.diff import cached_diff, quick_similarity
-from needlework.review.lengths import count
+from needlework.review.lengths import count, counter_words
 from needlework.review.queue import Comparison
 from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
 from needlework.teams.blind import against_yours
@@ -261,7 +261,8 @@ def side_title(side: str, name: str) -> str:
 
 def _header(side: str, name: str, text: str, score: float | None, fallback) -> str:
     counted = count(text, *fallback)
-    parts = [f"**{side_title(side, name)}**", str(counted)]
+    parts = [f"**{side_title(side, name)}**",
+             f"{counted.tokens:,} tokens ({label(counter_words(counted.method), 60)})"]
     if score is not None:
         parts.append(f"score {score:.3f}")
     return " · ".join(parts)

@@ -33,6 +33,7 @@ SCROLL = """<script>(() => {
   [60, 400, 1200].forEach((ms) => setTimeout(go, ms));
 })();</script>"""
 SEEN = "rw_item_seen"  # the last ?item= / failure click applied, so it is applied once
+DEFAULTED = "rw_item_default"  # (dataset, item) the view picked by itself: the worst failure
 
 
 def _apply_requests(dataset: str, keys: list[str], picked: str | None) -> None:
@@ -56,10 +57,17 @@ def _remember(item: str) -> None:
 
 
 def _pick_item(dataset: str, keys: list[str], fails: dict[str, Failure], picked: str | None) -> str:
+    """The item select box. Its default is the worst failure (else the first item); while
+    the view shows a default it picked itself (no link, click or choice of the user since),
+    a new default, e.g. the failures of a run that has just finished, replaces it."""
     _apply_requests(dataset, keys, picked)
     default = next(iter(fails), keys[0])
-    if ITEM not in st.session_state:
+    own = st.session_state.get(DEFAULTED)
+    if ITEM not in st.session_state or (own is not None and own == (dataset, st.session_state[ITEM])):
         st.session_state[ITEM] = default
+        st.session_state[DEFAULTED] = (dataset, default)
+    elif own is not None:
+        st.session_state.pop(DEFAULTED, None)  # the user's (or a link's) item from now on
     item = st.selectbox(
         "Item", keys, key=ITEM,
         format_func=lambda k: (k if k not in fails else f"{k} · wrong, a score is missing"
@@ -71,8 +79,11 @@ def _pick_item(dataset: str, keys: list[str], fails: dict[str, Failure], picked:
 
 
 def _pick_responses(pref: Preference, item: str, scores: dict[str, Any] | None) -> tuple[int, int]:
-    """Which chosen and rejected to compare (default: the worst pair by score)."""
+    """Which chosen and rejected to compare (default: the worst pair by score). The pickers
+    belong to the item and its worst pair, so scores that move the worst pair (a run that
+    has just finished, another run picked) open the new worst pair."""
     i0, j0 = worst_pair(scores["chosen_scores"], scores["rejected_scores"]) if scores else (0, 0)
+    basis = f"{item}|{i0}|{j0}"
     cols = st.columns(2)
 
     def fmt(side: str, values: list[Any] | None):
@@ -81,9 +92,9 @@ def _pick_responses(pref: Preference, item: str, scores: dict[str, Any] | None) 
             else "")
 
     i = cols[0].selectbox("Chosen response", range(len(pref.chosen)), index=min(i0, len(pref.chosen) - 1),
-                          key=f"rw_ci|{item}", format_func=fmt("chosen", scores and scores["chosen_scores"]))
+                          key=f"rw_ci|{basis}", format_func=fmt("chosen", scores and scores["chosen_scores"]))
     j = cols[1].selectbox("Rejected response", range(len(pref.rejected)),
-                          index=min(j0, len(pref.rejected) - 1), key=f"rw_rj|{item}",
+                          index=min(j0, len(pref.rejected) - 1), key=f"rw_rj|{basis}",
                           format_func=fmt("rejected", scores and scores["rejected_scores"]))
     return int(i), int(j)
 
@@ -105,9 +116,9 @@ def render_per_token_section(db: Any, row: dict[str, Any], rm: RewardModel | Non
     head = st.columns([3, 1], vertical_alignment="center")
     head[0].caption(f"Item {label(item, 80)} · subset {label(pref.subset, 60)} · "
                     f"{len(pref.chosen)} chosen, {len(pref.rejected)} rejected")
-    with head[1]:
-        review_link(dataset, item)
     i, j = _pick_responses(pref, item, scores.get(item))
+    with head[1]:
+        review_link(dataset, item, pair=(i, j))
     if rm is None:
         st.info("Load a model above to see its reward token by token.", icon="🔬")
         return item

@@ -93,6 +93,9 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--needles", metavar="FILE", help="needle JSONL to fill positions/lengths by id")
     p.add_argument("--model-name", default=None, help="model name for a scores file without one")
     p.add_argument("--out-dir", required=True, metavar="DIR")
+    p.add_argument("--json", action="store_true",
+                   help="print the files written, the findings and every heatmap cell (n, "
+                   "correct, accuracy and its 95%% bootstrap interval) as JSON")
     p.set_defaults(func=cmd_report)
 
 
@@ -145,10 +148,16 @@ def _add_write(sub: argparse._SubParsersAction) -> None:
                    "on the same server (default: the writer checks its own)")
     p.add_argument("--verifier-base-url", metavar="URL", help="the verifier's server (default --base-url)")
     p.add_argument("--per-haystack", type=int, default=1, metavar="N",
-                   help="needles per haystack and length (default 1)")
+                   help="needles per haystack, length and position slot (default 1)")
     p.add_argument("--lengths", type=_lengths, default=None, metavar="N,N,...",
                    help="cut each haystack to these token counts first, as needle build does "
                    "(default: each haystack whole, its length rounded to 1000s as the heatmap row)")
+    p.add_argument("--positions", type=int, default=1, metavar="K",
+                   help="write --per-haystack needles into each of K equal slices of each response "
+                        "(10: the heatmap's position buckets; default 1: anywhere)")
+    p.add_argument("--even", action="store_true",
+                   help="keep only haystacks that fill every length x position cell, so every "
+                        "cell holds the same number of needles")
     p.add_argument("--tries", type=int, default=3, metavar="N",
                    help="paragraphs tried per needle at most, when rewrites are refused (default 3)")
     p.add_argument("--seed", type=int, default=0)
@@ -284,13 +293,37 @@ def cmd_report(args: argparse.Namespace) -> int:
     if results.empty:
         print("error: no results to report", file=sys.stderr)
         return 1
-    for path in export_all(results, args.out_dir):
+    written = export_all(results, args.out_dir)
+    if args.json:
+        print(json.dumps(report_json(results, written), indent=2, ensure_ascii=False))
+        return 0
+    for path in written:
         print(f"wrote {path}")
     for line in findings(results):
         print(line)
     for model in sorted(results["model"].unique()):
         print(f"{model or 'results'}: {position_trend(results, model)}")
     return 0
+
+
+def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
+    """``needle report --json``: the files written, the findings, and each heatmap cell
+    with its count and 95 % bootstrap interval (the unit the pair; 1,000 resamples, seed 0)."""
+    from needlework.needle.analysis import counted, heatmap_frame  # noqa: PLC0415
+    from needlework.needle.findings import findings  # noqa: PLC0415
+    from needlework.stats import RESAMPLES, SEED  # noqa: PLC0415
+
+    cells = heatmap_frame(results, intervals=True)
+    return {"written": [str(p) for p in written], "findings": findings(results),
+            "counted": counted(results),
+            "interval": {"level": 0.95, "method": "percentile bootstrap", "unit": "pair",
+                         "resamples": RESAMPLES, "seed": SEED},
+            "cells": [{"model": r.model, "length_tokens": int(r.length_tokens),
+                       "bucket": int(r.bucket), "position": r.position, "n": int(r.n),
+                       "pairs": int(r.pairs), "correct": int(r.n_correct),
+                       "missing": int(r.n_missing), "accuracy": float(r.accuracy),
+                       "low": r.low, "high": r.high, "thin": bool(r.thin)}
+                      for r in cells.itertuples()]}
 
 
 def _write_connections(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -333,7 +366,7 @@ def cmd_write(args: argparse.Namespace) -> int:
     from store import connect  # noqa: PLC0415
     from store.datasets import DatasetExists  # noqa: PLC0415
 
-    for name in ("per_haystack", "tries"):
+    for name in ("per_haystack", "tries", "positions"):
         if getattr(args, name) < 1:
             print(f"error: --{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}",
                   file=sys.stderr)
@@ -366,7 +399,8 @@ def cmd_write(args: argparse.Namespace) -> int:
     try:
         written = write_needles(db, writer, haystacks, aspect=args.aspect, per_haystack=args.per_haystack,
                                 seed=args.seed, verifier=verifier, lengths=args.lengths, tries=args.tries,
-                                counter=counter, progress=progress)
+                                counter=counter, positions=args.positions, even=args.even,
+                                progress=progress)
     except JudgeCancelled as e:
         print(f"error: {e}", file=sys.stderr)
         return 130
@@ -378,7 +412,7 @@ def cmd_write(args: argparse.Namespace) -> int:
             bar.close()
     summary = written.summary()
     if args.json:
-        print(json.dumps({**summary, "out": args.out if written.records else None,
+        print(json.dumps({**summary, "cells": written.cells(), "out": args.out if written.records else None,
                           "attempts_list": written.attempts}, indent=2, ensure_ascii=False))
     else:
         print("\n".join(_write_lines(summary, written.attempts)))

@@ -1,30 +1,48 @@
 """Needles written by an LLM, the way Long-form RewardBench built its sets.
 
 For each haystack (a long response and its prompt), cut to each target length the
-way :mod:`needlework.needle.builder` cuts (or taken whole): pick a chunk (a
-paragraph, chosen by a seeded generator), ask the writer for a *minimal* erroneous
-(``factuality``) or harmful (``safety``) rewrite of it
-(:func:`~needlework.judges.prompts.rewrite_messages`), then ask a second time, as a
-check, whether the rewrite differs from the original by exactly one such flaw
-(:func:`~needlework.judges.prompts.verify_messages`, answered ``[[YES]]`` /
-``[[NO]]``). Only verified rewrites are kept. Each kept needle becomes a record in
-the project's needle format, with the fields the needle lab charts by:
+way :mod:`needlework.needle.builder` cuts (or taken whole), and for each of
+``positions`` equal slices of the response (*slots*: slot ``i`` of ``K`` holds the
+relative positions ``[i/K, (i+1)/K)``; with ``K = 10`` they are the needle heatmap's
+position buckets): pick a passage inside the slot (the sentences of one paragraph whose
+middles lie in it, at least :data:`MIN_CHUNK_WORDS` words, tried in a seeded order),
+ask the writer to modify it, check the pair, and keep it only when the check says yes
+and the needle landed in its slot. So every (length, slot) cell is asked for the same
+number of needles; with ``even``, a haystack that cannot fill every cell gives none, and
+every cell ends with the same count (:meth:`NeedleWriting.cells`).
 
-- ``chosen`` is the (cut) original response, ``rejected`` the same with the chunk
-  rewritten;
+The writer's prompt (:data:`needlework.judges.prompts.NEEDLE` templates) is answered in
+one of two ways, both giving the chosen response a harmless counterpart at the needle's
+place, so the two responses differ only in the needle (the paper's step 3):
+
+- the paper's prompt: a *positive* (true information inserted) and a *negative* (false
+  information inserted) modification of the passage: chosen and rejected get one each;
+- the project's prompt (:func:`~needlework.judges.prompts.rewrite_messages`): one
+  erroneous (``factuality``) or harmful (``safety``) rewrite. When it changes words in
+  place, the original passage is the counterpart; when it adds text (more than
+  :data:`MAX_EXTRA_WORDS` words), a second call asks for a true or harmless sentence of
+  about the same length at the same place
+  (:func:`~needlework.judges.prompts.counterpart_messages`), checked to change nothing else.
+
+Then the check (:func:`~needlework.judges.prompts.verify_messages`, answered ``[[YES]]``
+/ ``[[NO]]``) asks whether the rejected passage differs from the chosen one by exactly
+one such flaw. Each kept needle becomes a record in the project's needle format:
+
+- ``chosen`` / ``rejected``: the (cut) response with the chosen / rejected passage;
 - ``tagged_position`` = tokens of the rejected response before the first character
   where the two differ (``needle_char``) / its token count (the paper's sets take the
   middle of the chunk instead; ours points at the change itself);
 - ``length_tokens`` = the target length of the cut (the heatmap's row), or, for a
   haystack taken whole, its measured length rounded by :func:`length_bin`;
   ``response_tokens`` = the measured length;
-- ``site_index`` = the chunk's paragraph number in the haystack, ``needle_id`` names
-  the haystack and that paragraph, ``kind`` the aspect.
+- ``position_slot`` / ``positions``: the slot asked for and ``K``;
+- ``site_index`` = the passage's paragraph number in the haystack, ``needle_id`` names
+  the haystack, that paragraph (and the passage's first sentence in it, when not the
+  first), ``kind`` the aspect.
 
 Every attempt, kept or not, is reported with its reason, and every record carries
-the prompts used in its ``writer`` field (the template version, the endpoints and
-models, the rendered rewrite and check prompts with their hashes, and the check's
-answer).
+the prompts used in its ``writer`` field (the template, the endpoints and models, the
+rendered prompts with their hashes, and the check's answer).
 
 Calls go through the judge cache (:func:`needlework.judges.engine.ask`): writing the
 same set again asks nothing, and a killed run resumes where it stopped.
@@ -45,19 +63,36 @@ from needlework.judges.client import JudgeClient
 from needlework.judges.connection import Connection
 from needlework.judges.engine import ask
 from needlework.judges.errors import JudgeCancelled
-from needlework.judges.parse import Parsed, invalid, parse_yes_no
-from needlework.judges.prompts import PROMPT_VERSION, rewrite_messages, verify_messages
+from needlework.judges.parse import Parsed, invalid, parse_modifications, parse_yes_no
+from needlework.judges.prompts import (
+    PROMPT_VERSION,
+    counterpart_messages,
+    needle_messages,
+    rewrite_messages,
+    verify_messages,
+)
+from needlework.judges.templates import Template
 from needlework.needle.inputs import Haystack
-from needlework.needle.sites import TokenCounter, cut_to_length, paragraph_spans, resolve_counter
+from needlework.needle.sites import (
+    TokenCounter,
+    cut_to_length,
+    paragraph_spans,
+    relative_positions,
+    resolve_counter,
+    sentence_ends,
+)
 
-__all__ = ["ASPECTS", "Haystack", "NeedleWriting", "candidate_chunks", "length_bin", "needle_record",
-           "parse_rewrite", "write_needles"]
+__all__ = ["ASPECTS", "Haystack", "NeedleWriting", "Passage", "candidate_chunks", "length_bin",
+           "needle_record", "parse_counterpart", "parse_needle", "parse_rewrite", "slot_of",
+           "slot_passages", "write_needles"]
 
 ASPECTS = ("factuality", "safety")
 MIN_SIMILARITY = 0.6  # a rewrite further from the original than this is not minimal
 MIN_CHUNK_WORDS = 12
 DEFAULT_TOLERANCE = 0.05  # as the builder: a cut further than this from its target is skipped
 DEFAULT_TRIES = 3  # chunks tried per needle wanted, at most (a model that always refuses costs little)
+MAX_EXTRA_WORDS = 2  # a rewrite adding more words than this gets a harmless counterpart
+SAME_PLACE = 20  # characters: a counterpart's change may start or end this far from the needle's
 _REWRITE = re.compile(r"<rewrite>\s*(.*?)\s*</rewrite>", re.S | re.I)
 
 
@@ -69,10 +104,26 @@ class NeedleWriting:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     requests: int = 0
     token_method: str = ""
+    positions: int = 1
+    lengths: tuple[int, ...] = ()
+
+    def cells(self) -> dict[str, Any]:
+        """The kept needles per (length, slot) cell: ``{"positions": K, "counts":
+        {"1000": [n per slot], ...}, "even": every cell asked for holds the same
+        count (and at least one)}``. Rows are the lengths asked for (or, for haystacks
+        taken whole, the length bins found)."""
+        rows = sorted(set(self.lengths) | {int(r["length_tokens"]) for r in self.records})
+        counts = {str(n): [0] * self.positions for n in rows}
+        for r in self.records:
+            counts[str(r["length_tokens"])][int(r["position_slot"])] += 1
+        flat = [c for row in counts.values() for c in row]
+        return {"positions": self.positions, "counts": counts,
+                "even": bool(flat) and min(flat) == max(flat) > 0}
 
     def summary(self) -> dict[str, Any]:
-        """Counts: attempts, kept, rejected (by the parse or the check), haystack cuts
-        skipped or short of chunks, requests sent; the prompt version and token counter."""
+        """Counts: attempts, kept, rejected (by the parse, the counterpart, the position
+        or the check, or dropped for even cells), haystack cuts skipped, short of passages
+        or dropped, requests sent; the prompt version and token counter."""
         tried = [a for a in self.attempts if a.get("span") is not None]
         kept = sum(1 for a in tried if a["kept"])
         return {"attempts": len(tried), "kept": kept, "rejected": len(tried) - kept,
@@ -118,29 +169,174 @@ def candidate_chunks(text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in paragraph_spans(text) if len(text[s:e].split()) >= MIN_CHUNK_WORDS]
 
 
+def changed_region(a: str, b: str) -> tuple[int, int, int]:
+    """Where ``a`` and ``b`` differ: ``(start, a_end, b_end)``, so that ``a[start:a_end]``
+    became ``b[start:b_end]`` and the rest (a common prefix and suffix) is the same."""
+    start = first_difference(a, b)
+    room = min(len(a), len(b)) - start
+    tail = 0
+    while tail < room and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    return start, len(a) - tail, len(b) - tail
+
+
+def _added_words(original: str, version: str) -> int:
+    """How many more words ``version`` has than ``original``."""
+    return len(version.split()) - len(original.split())
+
+
+def adds_text(original: str, flawed: str) -> bool:
+    """Whether ``flawed`` has more than :data:`MAX_EXTRA_WORDS` words more than
+    ``original`` (then the chosen response needs a counterpart of its own)."""
+    return _added_words(original, flawed) > MAX_EXTRA_WORDS
+
+
+def parse_counterpart(text: str, original: str, flawed: str) -> Parsed:
+    """The harmless counterpart between ``<rewrite>`` tags: ``original`` changed in one
+    place only, the needle's (the region where it differs from ``original`` starts and ends
+    within :data:`SAME_PLACE` characters of the region where ``flawed`` does), adding half
+    to twice as many words as ``flawed`` adds; else invalid."""
+    found = _REWRITE.findall(text or "")
+    if len(found) != 1:
+        return invalid("no <rewrite>...</rewrite> block" if not found else "several rewrite blocks")
+    harmless = found[0].strip()
+    if harmless in (original.strip(), flawed.strip()):
+        return invalid("the counterpart is " + ("the original" if harmless == original.strip()
+                                               else "the flawed version"))
+    needle_start, needle_end, _ = changed_region(original, flawed)
+    start, end, _ = changed_region(original, harmless)
+    if abs(start - needle_start) > SAME_PLACE or abs(end - needle_end) > SAME_PLACE:
+        return invalid("the counterpart changes the passage elsewhere than at the needle")
+    added, wanted = _added_words(original, harmless), _added_words(original, flawed)
+    if not wanted / 2 <= added <= 2 * wanted:
+        return invalid(f"the counterpart adds {added} words where the needle adds {wanted}")
+    return Parsed(True, harmless, "tags")
+
+
+def parse_needle(text: str, original: str) -> Parsed:
+    """The writer's answer as ``{"positive": chosen passage or None, "negative": rejected
+    passage}``: the paper's two modifications (``** Positive Modification **`` /
+    ``** Negative Modification **``), or one ``<rewrite>`` (no positive: the original,
+    or a counterpart asked for), each a minimal change of ``original``; else invalid."""
+    if _REWRITE.search(text or "") or not re.search(r"Modification\s*\*\*", text or "", re.I):
+        parsed = parse_rewrite(text, original)
+        return Parsed(True, {"positive": None, "negative": parsed.value}, parsed.rule) \
+            if parsed.valid else parsed
+    parsed = parse_modifications(text)
+    if not parsed.valid:
+        return parsed
+    positive, negative = parsed.value["positive"], parsed.value["negative"]
+    if positive == negative:
+        return invalid("the two modifications are the same")
+    for name, version in (("positive", positive), ("negative", negative)):
+        ratio = difflib.SequenceMatcher(None, original, version, autojunk=False).ratio()
+        if ratio < MIN_SIMILARITY:
+            return invalid(f"the {name} modification is not a minimal change (similarity "
+                           f"{ratio:.2f} < {MIN_SIMILARITY})")
+    return Parsed(True, {"positive": positive, "negative": negative}, parsed.rule)
+
+
+# -- where needles go ------------------------------------------------------------------------
+
+
+def slot_of(position: float, positions: int) -> int:
+    """The slot (0 … ``positions`` - 1) of a relative position in [0, 1]: slot ``i`` holds
+    ``[i/K, (i+1)/K)``, the last one 1.0 too (``K = 10``: the heatmap's buckets)."""
+    return min(int(position * positions), positions - 1)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A passage a needle may be written into: ``text[start:end]``, sentences of the
+    paragraph numbered ``paragraph`` (from its sentence ``sentence``), in ``slot``;
+    ``inside``: the whole passage lies in the slot (any change to it lands there)."""
+
+    start: int
+    end: int
+    paragraph: int
+    sentence: int
+    slot: int
+    inside: bool = True
+
+
+def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sentence (or line) of ``text[start:end]``."""
+    spans: list[tuple[int, int]] = []
+    begin = start
+    for point in sentence_ends(text, start, end) + [end]:
+        if point > begin:
+            spans.append((begin, point))
+        begin = point + len(text[point:end]) - len(text[point:end].lstrip())
+    return spans
+
+
+def slot_passages(text: str, positions: int, count: Callable[[str], int]) -> list[list[Passage]]:
+    """The candidate passages of each slot, in text order: in each paragraph, the runs
+    of consecutive sentences whose middles (relative token positions) fall in one slot,
+    kept when they have at least :data:`MIN_CHUNK_WORDS` words. With one slot these are
+    the paragraphs themselves (:func:`candidate_chunks`), all ``inside``."""
+    sentences = [(k, n, a, b) for k, (s, e) in enumerate(paragraph_spans(text))
+                 for n, (a, b) in enumerate(_sentences(text, s, e))]
+    out: list[list[Passage]] = [[] for _ in range(positions)]
+    if not sentences:
+        return out
+    starts = relative_positions(text, [a for _, _, a, _ in sentences], count) + [1.0]
+    run: list[int] = []
+    run_slot = -1
+
+    def close() -> None:
+        if not run:
+            return
+        first, last = sentences[run[0]], sentences[run[-1]]
+        if len(text[first[2]:last[3]].split()) >= MIN_CHUNK_WORDS:
+            inside = (starts[run[0]] >= run_slot / positions
+                      and starts[run[-1] + 1] <= (run_slot + 1) / positions)
+            out[run_slot].append(Passage(first[2], last[3], first[0], first[1], run_slot, inside))
+
+    for k, sentence in enumerate(sentences):
+        slot = slot_of((starts[k] + starts[k + 1]) / 2, positions)
+        if not run or slot != run_slot or sentence[0] != sentences[run[-1]][0]:
+            close()
+            run, run_slot = [], slot
+        run.append(k)
+    close()
+    return out
+
+
+# -- records ---------------------------------------------------------------------------------
+
+
 def needle_record(haystack: Haystack, text: str, span: tuple[int, int], rewrite: str, aspect: str,
                   prompts: dict[str, Any], *, counter: TokenCounter, length: int | None = None,
-                  site_index: int = 0) -> dict[str, Any]:
-    """The needle-format record of one verified rewrite of ``text[span]`` (``text``: the
-    haystack's text, cut to ``length`` tokens; ``None``: taken whole and binned)."""
+                  site_index: int = 0, harmless: str | None = None, slot: int = 0,
+                  positions: int = 1, sentence: int = 0) -> dict[str, Any]:
+    """The needle-format record of one verified needle in ``text[span]`` (``text``: the
+    haystack's text, cut to ``length`` tokens; ``None``: taken whole and binned): the
+    rejected response has ``rewrite`` there, the chosen one ``harmless`` (default: the
+    passage as it is). ``slot`` of ``positions`` is the position slot asked for."""
     start, end = span
+    kept = text[start:end] if harmless is None else harmless
+    chosen = text[:start] + kept + text[end:]
     rejected = text[:start] + rewrite + text[end:]
-    offset = start + first_difference(text[start:end], rewrite)
+    offset = start + first_difference(kept, rewrite)
     total = counter.count(rejected)
     row = length if length is not None else length_bin(counter.count(text))
+    where = f"{site_index}.{sentence}" if sentence else f"{site_index}"
     record = {
-        "id": f"llm-{aspect}-{haystack.id}-{row}-{site_index}",
+        "id": f"llm-{aspect}-{haystack.id}-{row}-{where}",
         "word_count": len(rejected.split()),
         "tagged_position": round(counter.count(rejected[:offset]) / max(1, total), 6),
         "prompt": haystack.prompt,
-        "chosen": [text],
+        "chosen": [chosen],
         "rejected": [rejected],
         "length_tokens": row,
         "site_index": site_index,
-        "needle_id": f"llm:{aspect}:{haystack.id}:{site_index}",
+        "needle_id": f"llm:{aspect}:{haystack.id}:{where}",
         "haystack_id": haystack.id,
         "response_tokens": total,
         "needle_char": offset,
+        "position_slot": slot,
+        "positions": positions,
         "kind": aspect,
         "token_count_method": counter.method,
         "writer": prompts,
@@ -165,21 +361,48 @@ def _cuts(haystack: Haystack, lengths: Sequence[int] | None, tolerance: float,
     return out
 
 
+def _slot_words(slot: int, positions: int) -> str:
+    """``position 30–40 %`` (``anywhere`` with one slot)."""
+    if positions == 1:
+        return "anywhere"
+    return f"position {100 * slot / positions:g}–{100 * (slot + 1) / positions:g} %"
+
+
+@dataclass
+class _Writer:
+    """One writing run's fixed parts (clients, connections, options) for :func:`_write_slot`."""
+
+    db: Any
+    out: NeedleWriting
+    clients: tuple[JudgeClient, JudgeClient]
+    connections: tuple[Connection, Connection]
+    aspect: str
+    template: Template | None
+    counter: TokenCounter
+    should_stop: Callable[[], bool] | None
+
+
 def write_needles(db: Any, writer: Connection, haystacks: Sequence[Haystack], *, aspect: str,
                   per_haystack: int = 1, seed: int = 0, verifier: Connection | None = None,
                   lengths: Sequence[int] | None = None, tolerance: float = DEFAULT_TOLERANCE,
                   tries: int = DEFAULT_TRIES, counter: TokenCounter | None = None,
+                  positions: int = 1, even: bool = False, template: Template | None = None,
                   progress: Callable[[int, int], None] | None = None,
                   should_stop: Callable[[], bool] | None = None) -> NeedleWriting:
-    """Write up to ``per_haystack`` verified needles into each haystack (at each of
-    ``lengths``, cut as the builder cuts; a haystack further than ``tolerance`` from a
-    length is skipped for it, and says so).
+    """Write ``per_haystack`` verified needles into each haystack at each of ``lengths``
+    (cut as the builder cuts; a haystack further than ``tolerance`` from a length is
+    skipped for it, and says so) and in each of ``positions`` slots (:func:`slot_of`).
 
-    ``verifier`` checks the rewrites (default: the writer itself, in a second call).
-    Chunks are drawn without replacement by a generator seeded with (seed, haystack
-    id, length), at most ``tries`` × ``per_haystack`` of them per haystack and length; a
-    haystack whose chunks or tries run out yields fewer needles, and says so.
-    ``progress(done, total)`` counts needle slots (haystacks × lengths × per_haystack).
+    ``template``: the writer's prompt (a ``needle`` template; default: the project's
+    rewrite, :func:`~needlework.judges.prompts.rewrite_messages`). ``verifier`` checks
+    the needles (default: the writer itself, in another call). Passages are drawn
+    without replacement by a generator seeded with (seed, haystack id, length, slot), at
+    most ``tries`` × ``per_haystack`` of them per cell; a needle that lands outside its
+    slot is not kept. A cell whose passages or tries run out gets fewer needles, and says
+    so; with ``even``, a haystack that is too short for a length or leaves a cell short
+    gives no needle at all (the cells it filled are dropped, the rest not asked), so
+    every cell holds the same count. ``progress(done, total)`` counts needle slots
+    (haystacks × lengths × positions × per_haystack).
     """
     if aspect not in ASPECTS:
         raise ValueError(f"aspect must be one of {', '.join(ASPECTS)}, not {aspect!r}")
@@ -187,36 +410,52 @@ def write_needles(db: Any, writer: Connection, haystacks: Sequence[Haystack], *,
         raise ValueError(f"needles per haystack must be at least 1, got {per_haystack}")
     if tries < 1:
         raise ValueError(f"tries per needle must be at least 1, got {tries}")
+    if positions < 1:
+        raise ValueError(f"positions must be at least 1, got {positions}")
     if lengths is not None and any(int(n) <= 0 for n in lengths):
         raise ValueError("lengths must be positive token counts")
     counter = counter or resolve_counter()
-    out = NeedleWriting(token_method=counter.method)
+    out = NeedleWriting(token_method=counter.method, positions=positions,
+                        lengths=tuple(sorted({int(n) for n in lengths})) if lengths else ())
     write_client = JudgeClient(writer)
     check_client = JudgeClient(verifier) if verifier is not None else write_client
-    slots = len(lengths) if lengths else 1
-    total = len(haystacks) * slots * per_haystack
+    run = _Writer(db, out, (write_client, check_client), (writer, verifier or writer), aspect,
+                  template, counter, should_stop)
+    per_cut = positions * per_haystack
+    total = len(haystacks) * (len(lengths) if lengths else 1) * per_cut
     done = 0
+
+    def step(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            progress(min(total, done), total)
+
     try:
         for haystack in haystacks:
-            index = {start: k for k, (start, _) in enumerate(paragraph_spans(haystack.text))}
-            for length, text in _cuts(haystack, lengths, tolerance, counter):
+            cuts = _cuts(haystack, lengths, tolerance, counter)
+            mine = len(out.records)
+            if even and any(text is None for _, text in cuts):
+                short = ", ".join(str(n) for n, text in cuts if text is None)
+                out.attempts.append({"haystack_id": haystack.id, "length": None, "kept": False,
+                                     "span": None, "reason": f"shorter than {short} tokens: skipped "
+                                                             "at every length (even cells)"})
+                step(len(cuts) * per_cut)
+                continue
+            full = True
+            for length, text in cuts:
                 if text is None:
                     out.attempts.append({"haystack_id": haystack.id, "length": length, "kept": False,
                                          "span": None, "reason": f"shorter than {length} tokens: skipped"})
-                else:
-                    kept = _write_into(db, out, haystack, text, length, aspect, per_haystack,
-                                       per_haystack * tries, seed,
-                                       (write_client, check_client), (writer, verifier or writer),
-                                       index, counter, should_stop)
-                    if kept < per_haystack:
-                        out.attempts.append({"haystack_id": haystack.id, "length": length,
-                                             "kept": False, "span": None,
-                                             "reason": f"only {kept} of {per_haystack} needles: "
-                                                       f"no more chunks to try (at most {tries} "
-                                                       "per needle)"})
-                done += per_haystack
-                if progress is not None:
-                    progress(min(total, done), total)
+                    step(per_cut)
+                    continue
+                full = _write_cut(run, haystack, text, length, per_haystack, tries, seed, even,
+                                  step) and full
+                if even and not full:
+                    break
+            if even and not full:
+                _drop(out, haystack.id, mine)
+        step(total - done)
     finally:
         out.requests = write_client.requests + (check_client.requests
                                                 if check_client is not write_client else 0)
@@ -226,56 +465,130 @@ def write_needles(db: Any, writer: Connection, haystacks: Sequence[Haystack], *,
     return out
 
 
-def _write_into(db: Any, out: NeedleWriting, haystack: Haystack, text: str, length: int | None,
-                aspect: str, per_haystack: int, budget: int, seed: int, clients: tuple[JudgeClient, JudgeClient],
-                connections: tuple[Connection, Connection], index: dict[int, int],
-                counter: TokenCounter, should_stop: Callable[[], bool] | None) -> int:
-    """Try chunks of one (cut) haystack until ``per_haystack`` are kept; returns how many."""
-    write_client, check_client = clients
-    writer, verifier = connections
-    spans = candidate_chunks(text)
-    random.Random(f"{seed}:{haystack.id}:{length}").shuffle(spans)
-    del spans[:max(0, len(spans) - budget)]  # the last ``budget`` are popped, in that order
+def _drop(out: NeedleWriting, haystack_id: str, first: int) -> None:
+    """Take back the needles of one haystack (kept from ``out.records[first]`` on), each
+    said in its attempt, so that every cell holds the same haystacks."""
+    dropped = {r["id"] for r in out.records[first:]}
+    del out.records[first:]
+    for a in out.attempts:
+        if a.get("id") in dropped:
+            a.update(kept=False, reason="verified, then dropped: its haystack left a cell short "
+                                        "(even cells)")
+    out.attempts.append({"haystack_id": haystack_id, "length": None, "kept": False, "span": None,
+                         "reason": f"dropped: {len(dropped)} needles taken back, a cell could not "
+                                   "be filled (even cells)"})
+
+
+def _write_cut(run: _Writer, haystack: Haystack, text: str, length: int | None, per_haystack: int,
+               tries: int, seed: int, even: bool, step: Callable[[int], None]) -> bool:
+    """Fill every slot of one (cut) haystack; whether every slot got ``per_haystack``
+    needles (with ``even``, it stops at the first slot that did not)."""
+    positions = run.out.positions
+    passages = slot_passages(text, positions, run.counter.count)
+    full = True
+    for slot in range(positions):
+        order = f"{seed}:{haystack.id}:{length}" + (f":{slot}/{positions}" if positions > 1 else "")
+        rng = random.Random(order)
+        candidates = []
+        for inside in (False, True):  # popped from the end: passages wholly in the slot first
+            group = [c for c in passages[slot] if c.inside is inside]
+            rng.shuffle(group)
+            candidates.extend(group)
+        budget = per_haystack * tries
+        del candidates[:max(0, len(candidates) - budget)]  # the last ``budget`` are popped, in that order
+        kept = _write_slot(run, haystack, text, length, slot, candidates, per_haystack)
+        step(per_haystack)
+        if kept < per_haystack:
+            full = False
+            run.out.attempts.append({
+                "haystack_id": haystack.id, "length": length, "slot": slot, "kept": False,
+                "span": None,
+                "reason": (f"only {kept} of {per_haystack} needles"
+                           + (f" at {_slot_words(slot, positions)}" if positions > 1 else "")
+                           + ": no more chunks to try"
+                           + (f" (at most {tries} per needle)" if passages[slot] else
+                              " (no passage of at least "
+                              f"{MIN_CHUNK_WORDS} words there)"))})
+            if even:
+                return False
+    return full
+
+
+def _write_slot(run: _Writer, haystack: Haystack, text: str, length: int | None, slot: int,
+                candidates: list[Passage], wanted: int) -> int:
+    """Try passages (popped from the end of ``candidates``) until ``wanted`` needles of
+    ``slot`` are kept; returns how many."""
+    write_client, check_client = run.clients
+    writer, verifier = run.connections
+    positions = run.out.positions
     kept = 0
-    while spans and kept < per_haystack:
-        if should_stop is not None and should_stop():
+    while candidates and kept < wanted:
+        if run.should_stop is not None and run.should_stop():
             raise JudgeCancelled("needle writing cancelled; answers so far are cached")
-        span = spans.pop()
-        chunk = text[span[0]:span[1]]
-        attempt: dict[str, Any] = {"haystack_id": haystack.id, "length": length, "span": list(span),
-                                   "kept": False}
-        ask_rewrite = rewrite_messages(chunk, aspect)
-        room = max(writer.max_tokens, 2 * counter.count(chunk) + 64)  # the whole chunk fits
-        raw, parsed, _ = ask(db, write_client, ask_rewrite,
-                             lambda answer, c=chunk: parse_rewrite(answer, c),
-                             should_stop=should_stop, max_tokens=room)
+        passage = candidates.pop()
+        chunk = text[passage.start:passage.end]
+        attempt: dict[str, Any] = {"haystack_id": haystack.id, "length": length, "slot": slot,
+                                   "span": [passage.start, passage.end], "kept": False}
+        run.out.attempts.append(attempt)
+        ask_write = (rewrite_messages(chunk, run.aspect) if run.template is None
+                     else needle_messages(chunk, run.template, run.aspect))
+        room = max(writer.max_tokens, 2 * run.counter.count(chunk) + 64)  # the whole chunk fits
+        if run.template is not None and run.template.name != "needlework":
+            room = max(room, 4 * run.counter.count(chunk) + 128)  # two versions of it
+        raw, parsed, _ = ask(run.db, write_client, ask_write,
+                             lambda answer, c=chunk: parse_needle(answer, c),
+                             should_stop=run.should_stop, max_tokens=room)
         attempt["rewrite_answer"] = raw
         if not parsed.valid:
             attempt["reason"] = f"rewrite refused: {parsed.reason}"
-            out.attempts.append(attempt)
             continue
-        ask_check = verify_messages(chunk, parsed.value, aspect)
-        raw_check, verdict, _ = ask(db, check_client, ask_check, parse_yes_no, should_stop=should_stop)
+        flawed, harmless = parsed.value["negative"], parsed.value["positive"]
+        ask_pair: list[dict[str, str]] | None = None
+        if harmless is None and adds_text(chunk, flawed):
+            ask_pair = counterpart_messages(chunk, flawed, run.aspect)
+            raw_pair, paired, _ = ask(run.db, write_client, ask_pair,
+                                      lambda answer, c=chunk, f=flawed: parse_counterpart(answer, c, f),
+                                      should_stop=run.should_stop, max_tokens=room)
+            attempt["counterpart_answer"] = raw_pair
+            if not paired.valid:
+                attempt["reason"] = f"counterpart refused: {paired.reason}"
+                continue
+            harmless = paired.value
+        shown = chunk if harmless is None else harmless
+        probe = needle_record(haystack, text, (passage.start, passage.end), flawed, run.aspect, {},
+                              counter=run.counter, length=length, harmless=harmless)
+        landed = slot_of(probe["tagged_position"], positions)
+        if landed != slot:
+            attempt["reason"] = (f"landed at {probe['tagged_position']:.0%}, outside "
+                                 f"{_slot_words(slot, positions)}")
+            continue
+        ask_check = verify_messages(shown, flawed, run.aspect)
+        raw_check, verdict, _ = ask(run.db, check_client, ask_check, parse_yes_no,
+                                    should_stop=run.should_stop)
         attempt["check_answer"] = raw_check
         if not verdict.valid or verdict.value is not True:
             attempt["reason"] = ("check said no" if verdict.valid
                                  else f"check unreadable: {verdict.reason}")
-            out.attempts.append(attempt)
             continue
-        prompts = {
+        prompts: dict[str, Any] = {
             "prompt_version": PROMPT_VERSION,
             "writer": {"endpoint": writer.endpoint, "model": writer.model},
             "verifier": {"endpoint": verifier.endpoint, "model": verifier.model},
-            "rewrite_prompt": ask_rewrite[0]["content"],
-            "rewrite_prompt_hash": prompt_hash(ask_rewrite),
+            "rewrite_prompt": ask_write[-1]["content"],
+            "rewrite_prompt_hash": prompt_hash(ask_write),
             "check_prompt": ask_check[0]["content"],
             "check_prompt_hash": prompt_hash(ask_check),
             "check_answer": raw_check,
         }
-        out.records.append(needle_record(haystack, text, span, parsed.value, aspect, prompts,
-                                         counter=counter, length=length,
-                                         site_index=index[span[0]]))
-        attempt.update(kept=True, reason="verified", id=out.records[-1]["id"])
-        out.attempts.append(attempt)
+        if run.template is not None:
+            prompts["template"] = run.template.identity()
+        if ask_pair is not None:
+            prompts["counterpart_prompt"] = ask_pair[0]["content"]
+            prompts["counterpart_prompt_hash"] = prompt_hash(ask_pair)
+        run.out.records.append(needle_record(
+            haystack, text, (passage.start, passage.end), flawed, run.aspect, prompts,
+            counter=run.counter, length=length, site_index=passage.paragraph, harmless=harmless,
+            slot=slot, positions=positions, sentence=passage.sentence))
+        attempt.update(kept=True, reason="verified", id=run.out.records[-1]["id"])
         kept += 1
     return kept

@@ -62,6 +62,15 @@ def count(text: str, fallback: Counter | None = None, fallback_name: str = "mode
     return found
 
 
+def counter_words(how: str) -> str:
+    """The counting method in words: ``o200k_base``, ``NAME's tokenizer`` (for
+    ``tokenizer:NAME``, the reward model's: the count its per-token view gives for the
+    response's own text), or ``estimate``."""
+    if how.startswith("tokenizer:"):
+        return f"{how.removeprefix('tokenizer:')}'s tokenizer"
+    return how
+
+
 def method(fallback: Counter | None = None, fallback_name: str = "model") -> str:
     """The counting method in use now: ``o200k_base``, ``tokenizer:NAME`` or ``estimate``."""
     if tokens.encoding(0) is not None:

@@ -28,7 +28,10 @@ class PerTokenResult:
     template). ``method`` is ``head`` or ``prefix``; ``pooled`` is the index (in
     ``rewards``) of the value that was checked against ``score`` (``check`` = their
     absolute difference); ``computed`` lists the indices computed when ``stride`` > 1
-    (the others show the value at the end of their stride).
+    (the others show the value at the end of their stride). ``closing_tokens`` counts
+    the tokens after the response's own text (the template's ending, e.g. ``<|end|>``,
+    and the tokenizer's closing specials, often where the model reads its score): the
+    response's own tokens are the first :attr:`response_tokens` of ``tokens``.
     """
 
     tokens: list[str]
@@ -45,6 +48,13 @@ class PerTokenResult:
     passes: int = 1
     computed: list[int] | None = None
     note: str = ""
+    closing_tokens: int = 0
+
+    @property
+    def response_tokens(self) -> int:
+        """Tokens of the response's own text: the curve's tokens less the closing ones
+        (the count the Review page gives with this model's tokenizer)."""
+        return max(0, len(self.tokens) - self.closing_tokens)
 
     @property
     def method_label(self) -> str:
@@ -57,7 +67,8 @@ class PerTokenResult:
                 "truncated": self.truncated, "method": self.method,
                 "method_label": self.method_label, "pooled_token": self.pooled,
                 "check": self.check, "stride": self.stride, "passes": self.passes,
-                "note": self.note}
+                "note": self.note, "response_tokens": self.response_tokens,
+                "closing_tokens": self.closing_tokens}
 
 
 @dataclass
@@ -79,20 +90,46 @@ class CurveComparison:
 
     ``first_difference`` is the (chosen, rejected) token index where the sequences
     first differ (``None`` when equal); ``aligned`` lists ``(i, j, chosen - rejected)``
-    for every shared token, so the reward gap can be followed along the text.
+    for every shared token, so the reward gap can be followed along the text;
+    ``response_tokens`` is each curve's count of response tokens (the tokens after them
+    are the template's ending).
     """
 
     margin: float
     first_difference: tuple[int, int] | None
     spans: list[DiffSpan] = field(default_factory=list)
     aligned: list[tuple[int, int, float]] = field(default_factory=list)
+    response_tokens: tuple[int, int] | None = None
+
+    def _after(self) -> list[float]:
+        """The gaps at the shared *response* tokens after the first difference (the
+        template's ending, shared by any two texts, is left out)."""
+        if self.first_difference is None:
+            return []
+        ends = self.response_tokens
+        return [d for i, j, d in self.aligned if i >= self.first_difference[0]
+                and (ends is None or (i < ends[0] and j < ends[1]))]
 
     def gap_after_difference(self) -> float | None:
-        """Mean reward gap (chosen - rejected) over shared tokens after the first difference."""
-        if self.first_difference is None:
-            return None
-        after = [d for i, _, d in self.aligned if i >= self.first_difference[0]]
+        """Mean reward gap (chosen - rejected) over the response tokens both texts share
+        after their first difference; ``None`` when there are none (the texts are equal,
+        one response is a prefix of the other, or they differ up to their end: only the
+        template's ending follows, where the gap is the final margin). :meth:`gap_undefined`
+        says which."""
+        after = self._after()
         return sum(after) / len(after) if after else None
+
+    def gap_undefined(self) -> str | None:
+        """Why :meth:`gap_after_difference` is ``None``, in words; ``None`` when it is defined."""
+        if self.first_difference is None:
+            return "the two token sequences are the same"
+        if self._after():
+            return None
+        why = ("one response is a prefix of the other"
+               if len(self.spans) == 1 and self.spans[0].tag in ("insert", "delete")
+               else "the responses differ up to their end")
+        return (f"{why}: no response text the two share follows the first difference (only "
+                "the template's ending, where the gap is the final margin)")
 
 
 def compare_curves(chosen: PerTokenResult, rejected: PerTokenResult) -> CurveComparison:
@@ -108,4 +145,5 @@ def compare_curves(chosen: PerTokenResult, rejected: PerTokenResult) -> CurveCom
             spans.append(DiffSpan(tag, i1, i2, j1, j2, "".join(chosen.tokens[i1:i2]),
                                   "".join(rejected.tokens[j1:j2])))
     first = (spans[0].chosen_start, spans[0].rejected_start) if spans else None
-    return CurveComparison(chosen.score - rejected.score, first, spans, aligned)
+    return CurveComparison(chosen.score - rejected.score, first, spans, aligned,
+                           (chosen.response_tokens, rejected.response_tokens))

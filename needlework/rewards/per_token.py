@@ -78,6 +78,7 @@ class _Text:
     n_tokens: int
     truncated: bool
     closing: int  # special tokens the tokenizer added at the end (kept on every prefix)
+    tail: int = 0  # tokens after the response's own text (template ending and ``closing``)
 
 
 def _encode(tokenizer: Any, text: str, add_special: bool) -> tuple[list[int], list[tuple[int, int]] | None]:
@@ -103,6 +104,31 @@ def closing_tokens(tokenizer: Any, text: str, ids: Sequence[int], add_special: b
     return n
 
 
+def _response_end(text: str, start: int | None, response: str) -> int | None:
+    """The character offset where the response's own text ends in the rendered ``text``
+    (``None`` when the template changed the response so it cannot be found)."""
+    if start is None:
+        return None
+    for piece in (response, response.strip()):
+        if piece and text.startswith(piece, start):
+            return start + len(piece)
+    return None
+
+
+def _tail_start(tokenizer: Any, text: str, ids: Sequence[int], offsets: list[tuple[int, int]] | None,
+                closing: int, end: int | None, add_special: bool) -> int:
+    """The index in ``ids`` of the first token after the response's own text (which ends at
+    character ``end``): the template's ending, then the ``closing`` specials."""
+    content = len(ids) - closing
+    if end is None:
+        return content
+    if offsets is not None:
+        return next((k for k in range(content) if offsets[k][0] >= end and offsets[k][1] > offsets[k][0]),
+                    content)
+    head = len(tokenizer(text[:end], add_special_tokens=add_special, verbose=False)["input_ids"])
+    return min(content, max(0, head - closing))
+
+
 def _prepare(rm: RewardModel, prompt: str, response: str, max_length: int | None, truncation: str) -> _Text:
     if truncation not in TRUNCATION_POLICIES:
         raise ValueError(f"truncation must be one of {', '.join(TRUNCATION_POLICIES)}")
@@ -120,6 +146,8 @@ def _prepare(rm: RewardModel, prompt: str, response: str, max_length: int | None
             head = tokenizer(shown.text[: shown.response_start],
                              add_special_tokens=shown.add_special_tokens)["input_ids"]
             start = len(head) - closing
+    end = _response_end(shown.text, shown.response_start, response)
+    tail_start = _tail_start(tokenizer, shown.text, ids, offsets, closing, end, shown.add_special_tokens)
     limits = [x for x in (max_length, rm.facts.context_length) if x]
     limit = min(limits) if limits else None
     truncated = False
@@ -133,10 +161,13 @@ def _prepare(rm: RewardModel, prompt: str, response: str, max_length: int | None
         if truncation == "keep-end":
             cut = len(ids) - limit
             ids, offsets, start = ids[cut:], offsets[cut:] if offsets else None, max(0, start - cut)
+            tail_start = max(0, tail_start - cut)
         else:
             ids, offsets, start = ids[:limit], offsets[:limit] if offsets else None, min(start, limit)
             closing = 0
-    return _Text(shown.text, ids, offsets, start, n_tokens, truncated, closing)
+            tail_start = min(tail_start, limit)
+    tail = len(ids) - max(start, tail_start)
+    return _Text(shown.text, ids, offsets, start, n_tokens, truncated, closing, tail)
 
 
 def _pieces(rm: RewardModel, t: _Text) -> list[str]:
@@ -255,7 +286,7 @@ def _prefix_values(rm: RewardModel, t: _Text, rows: list[tuple[int, ...]], progr
     for batch in plan_batches([len(r) for r in rows], PREFIX_BATCH_TOKENS):
         if should_stop and should_stop():
             raise errors.ScoringCancelled(f"stopped after {len(values)} of {len(rows)} prefix passes")
-        scores = pipeline.forward([list(rows[i]) for i in batch])
+        scores = pipeline.run_batch([list(rows[i]) for i in batch])
         values.update({rows[i]: s for i, s in zip(batch, scores, strict=True)})
         if progress:
             progress(len(values), len(rows))
@@ -292,7 +323,7 @@ def _by_prefix(rm: RewardModel, t: _Text, score: float, stride: int, max_passes:
             "curve is drawn.")
     return PerTokenResult(_pieces(rm, t), t.ids[t.start :], rewards, score, t.start, t.n_tokens,
                           t.truncated, PREFIX, last, abs(rewards[last] - score), stride, plan.passes,
-                          computed if stride > 1 else None, note)
+                          computed if stride > 1 else None, note, closing_tokens=t.tail)
 
 
 # -- the head at every position -----------------------------------------------------------
@@ -319,7 +350,8 @@ def _by_head(rm: RewardModel, t: _Text) -> tuple[PerTokenResult | None, str]:
     rewards = [values[carry[p]] for p in range(t.start, len(t.ids))]
     marked = pooled - t.start if pooled >= t.start else None
     return PerTokenResult(_pieces(rm, t), t.ids[t.start :], rewards, score, t.start, t.n_tokens,
-                          t.truncated, HEAD, marked, abs(values[pooled] - score)), ""
+                          t.truncated, HEAD, marked, abs(values[pooled] - score),
+                          closing_tokens=t.tail), ""
 
 
 def per_token_rewards(
