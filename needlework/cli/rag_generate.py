@@ -14,14 +14,14 @@ from typing import Any
 from needlework.cli import add_db_argument
 
 # The judge modules import openai: imported in the handler.
+from needlework.judges.connection import MAX_TOKENS_CAP  # the page's cap, one place
 
-MAX_TOKENS_CAP = 32768  # the page's cap on an answer's length
-DEMO_MAX_TOKENS = 64  # the demo judge's answers are short (and poor) anyway
+DEMO_MAX_TOKENS = 64  # an answer, not a verdict: longer than the judge's 16 (and poor anyway)
 ENDPOINT_MAX_TOKENS = 1024
 DEMO_CONCURRENCY = 2  # the demo judge's server runs on two threads
 #: Where the demo judge listens for this verb when the port is free
-#: (``$NEEDLEWORK_DEMO_JUDGE_PORT`` overrides it): answers are cached by the endpoint's
-#: address, so a demo judge that stays put is not asked again by a re-run.
+#: (``$NEEDLEWORK_DEMO_JUDGE_PORT`` overrides it). Its answers are cached whatever its port
+#: (needlework.judges.local.cache_endpoint).
 DEMO_PORT = 8566
 DEMO_NOTE = ("note: the demo judge is a tiny model trained only on the judge's selection "
              "prompt; its answers are poor (expect few citations and no real content). It shows "
