@@ -101,7 +101,12 @@ def test_generate_with_the_demo_judge_then_every_figure_and_a_failure_in_context
         assert figures["judged"] and figures["n"] == 13, model
         for name in JUDGE_FIGURES:
             assert figures[name] is not None, (model, name)
+            interval = figures["intervals"][name]  # each figure with its 95 % interval
+            assert interval["n"] > 0 and interval["low"] <= figures[name] <= interval["high"], \
+                (model, name, interval)
         assert set(run["summary"]["breakdowns"][model]["grounding"]) <= set(GROUNDING_BINS)
+    # the page says how the intervals are made, next to the figures
+    main.get_by_text(re.compile(r"95 % (percentile )?bootstrap")).first.wait_for()
     main.get_by_text("What each figure means").first.wait_for()
     dimension = main.get_by_text("Grounding quality", exact=True).first
     dimension.scroll_into_view_if_needed()
