@@ -18,6 +18,7 @@ from components.rag.results import (
 from components.rag.run import render_run
 from components.state import current_dataset, engine, get_db
 from components.text import label
+from needlework.rag.metrics import is_rules_judge
 from store.rag import run_results
 
 st.title("📑 RAG answers")
@@ -84,4 +85,5 @@ st.subheader("5 · By question dimension")
 render_breakdowns(summary)
 
 st.subheader("6 · Failures")
-render_failures(dataset, run["run_key"], run_results(db, run["run_key"]))
+render_failures(dataset, run["run_key"], run_results(db, run["run_key"]),
+                rules=is_rules_judge((run.get("summary") or {}).get("judge")))

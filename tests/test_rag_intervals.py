@@ -140,6 +140,9 @@ def test_figures_from_the_rules_judge_say_so_at_the_figures(museum) -> None:
     assert "Eligibility · rules judge" in columns and "F1 · rules judge" not in columns
     assert summary["judge_note"].startswith("Judge figures from the rules judge: fixed "
                                             "word-overlap rules, not an LLM.")
+    # and above the failures the rules judge found
+    assert any(c.value.startswith("Judge verdicts here are from the rules judge")
+               for c in at.caption), [c.value for c in at.caption]
 
 
 def test_rag_eval_json_and_text_carry_denominators_and_intervals(museum, tmp_path, capsys) -> None:

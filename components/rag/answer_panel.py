@@ -24,6 +24,7 @@ from needlework.grounding.labels import SHORT
 from needlework.rag.definitions import SENTENCE_LABELS
 from needlework.rag.failures import SIDES, answer_failures, sentence_fails, sentence_label
 from needlework.rag.marks import LABEL_STYLES, answer_segments, citation_segments
+from needlework.rag.metrics import RULES_CAVEAT, RULES_MODEL
 from store.rag import get_run, run_results
 
 RUN_PARAM = "rag_run"
@@ -217,6 +218,8 @@ def render_linked_answer(db: Database, dataset: str, item_key: str) -> None:
              + (f"judge {label(short_name(judge), 60)}" if judge else "no judge")
              + f" · run {run_key[:10]}")
     with st.expander(title, expanded=True, key="nw-rag-panel"):
+        if judge == RULES_MODEL:
+            st.caption(f"The verdicts here are {RULES_CAVEAT}")
         rows = run_results(db, run_key, model=model, item_key=item_key)
         if not rows:
             st.info("This model has no answer to this question in the run (the question "

@@ -25,6 +25,7 @@ from needlework.rag.failures import (
     failure_table,
     sentence_table,
 )
+from needlework.rag.metrics import RULES_CAVEAT
 
 ANNOTATE_PAGE = "app_pages/annotate.py"
 ANNOTATE_URL = "annotate"
@@ -53,9 +54,13 @@ def _link_column() -> Any:
                                        "answer beside the human one (a new tab).")
 
 
-def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]]) -> None:
-    """The failures of one run: by check, the failing answers and sentences, one in detail."""
+def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]],
+                    rules: bool = False) -> None:
+    """The failures of one run: by check, the failing answers and sentences, one in detail;
+    ``rules``: the run's judge is the rules judge (said above the failures it found)."""
     judged = any(r.get("judged") for r in rows)
+    if judged and rules:
+        st.caption(f"Judge verdicts here are {RULES_CAVEAT}")
     failing = failure_table(rows)
     models = list(dict.fromkeys(r["model"] for r in rows))
     checks = list(FAILURES) if judged else [FAILURES[0]]
