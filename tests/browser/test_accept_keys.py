@@ -1,7 +1,7 @@
-"""Y accepts the suggestions shown (issue 30, point 3): mixed with label keys at 150 ms
-apart and at full speed, and across server kills 20-150 ms after the accept, the database
-holds exactly the labels implied, each with where it came from (accepted, changed over a
-suggestion, or typed), and nothing else."""
+"""Y accepts the suggestions shown (issue 30, point 3): mixed with label keys 150 ms and
+60 ms apart and at full speed, across server kills 20-150 ms after the accept, and pending
+through an outage and a reload, the database holds exactly the labels implied, each with
+where it came from (accepted, changed over a suggestion, or typed), and nothing else."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from tests.browser.keys import (
     settle,
     settle_review,
 )
+from tests.browser.test_keys import goto_after_outage
 
 ANSWER, RELATED, OUTDATED, UNKNOWN, IRRELEVANT = (
     "ANSWER-THE-QUESTION", "RELATED-INFORMATION", "OUTDATED", "UNKNOWN", "irrelevant")
@@ -79,7 +80,7 @@ def saved(db_path, who: str) -> dict[tuple[str, int], tuple[str, dict | None]]:
     return out
 
 
-@pytest.mark.parametrize("pace", [150, None], ids=["150ms", "burst"])
+@pytest.mark.parametrize("pace", [150, 60, None], ids=["150ms", "60ms", "burst"])
 def test_accept_mixed_with_label_keys_lands_exactly_what_was_pressed(page, server, pace):
     app, order = server
     (first, _), (second, _) = order[0], order[1]
@@ -122,7 +123,7 @@ def test_a_kill_20_to_150_ms_after_an_accept_invents_nothing_and_loses_nothing(p
         assert errors(page) == []
 
 
-@pytest.mark.parametrize("pace", [150, None], ids=["150ms", "burst"])
+@pytest.mark.parametrize("pace", [150, 60, None], ids=["150ms", "60ms", "burst"])
 def test_review_y_accepts_the_suggested_verdict_and_moves_on(page, server, pace):
     app, _ = server
     pairs = comparisons(app.db_path)
@@ -158,3 +159,26 @@ def test_review_a_kill_20_to_150_ms_after_y_invents_nothing_and_loses_nothing(pa
         assert read(app.db_path, "select count(*) from history where annotator = ?",
                     [who])[0][0] == 1, delay
         assert errors(page) == []
+
+
+def test_an_accept_pending_through_an_outage_and_a_reload_lands_once(page, server):
+    app, order = server
+    (first, _) = order[0]
+    who = f"accept-reload-{uuid.uuid4().hex[:4]}"
+    url = f"{app.url}/annotate?dataset={DATASET}&item={first}"
+    open_annotate(page, app.url, first, who)
+    app.kill()
+    press(page, ["2", "y"], 150)  # held in the browser: nobody answers
+    page.wait_for_timeout(500)
+    with pytest.raises(Exception, match="ERR_CONNECTION_REFUSED"):
+        page.reload(timeout=10_000)  # reloaded with the two actions pending
+    app.start()
+    goto_after_outage(page, url)
+    page.locator(".st-key-nw-toolbar").wait_for(timeout=30_000)
+    settle(page, timeout=60)
+    assert saved(app.db_path, who) == {(first, 1): (ANSWER, None),
+                                       (first, 2): (OUTDATED, ACCEPTED),
+                                       (first, 3): (UNKNOWN, ACCEPTED),
+                                       (first, 5): (IRRELEVANT, ACCEPTED)}
+    assert read(app.db_path, "select count(*) from history where annotator = ?", [who])[0][0] == 4
+    assert errors(page) == []
