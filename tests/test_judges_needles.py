@@ -9,6 +9,7 @@ import pytest
 from needlework.formats import needle as needle_format
 from needlework.judges.connection import Connection
 from needlework.judges.needles import Haystack, parse_rewrite, write_needles
+from needlework.judges.prompts import template
 from store import connect
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
 
@@ -40,8 +41,11 @@ def test_only_verified_rewrites_are_kept_with_their_prompts() -> None:
     hay = [Haystack("h1", "Tell me about calendars, bread and rivers.", TEXT)]
     with FakeJudgeServer(writer) as server:
         conn = Connection(server.base_url, "judge", key_env=None)
-        done = write_needles(db, conn, hay, aspect="factuality", per_haystack=3, seed=1)
-        again = write_needles(db, conn, hay, aspect="factuality", per_haystack=3, seed=1)
+        ours = template("needle", "needlework")  # the project's rewrite, asked for by name
+        done = write_needles(db, conn, hay, aspect="factuality", per_haystack=3, seed=1,
+                             template=ours)
+        again = write_needles(db, conn, hay, aspect="factuality", per_haystack=3, seed=1,
+                              template=ours)
     assert len(done.records) == 1
     record = done.records[0]
     assert needle_format.validate(record) == []

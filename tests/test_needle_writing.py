@@ -36,6 +36,7 @@ from tests.judges_fixtures import FakeJudgeServer, free_port, last_user_text
 
 SECRET = "sk-test-SECRET123"
 COUNTER = TokenCounter(tokens.estimate, "estimate")
+PAPER_INPUT = "** Input Text Segment **\n"
 PASSAGE = re.compile(r"\[Passage\]\n(.*)\n\[End of passage\]", re.S)
 VERSIONS = re.compile(r"\[Version A\]\n(.*)\n\[End of version A\]\n\n\[Version B\]\n(.*)\n"
                       r"\[End of version B\]", re.S)
@@ -47,12 +48,18 @@ def flaw(passage: str) -> str | None:
 
 
 def writer_answer(body: dict) -> str:
-    """Rewrites with one changed word, and checks a rewrite by comparing the two versions:
+    """Rewrites with one changed word (the paper's prompt: that rewrite as the negative
+    modification, the passage as it is as the positive one), and checks a rewrite by comparing the two versions:
     yes exactly when B is A with that one change."""
     text = last_user_text(body)
     if text.startswith("Here are two versions"):
         a, b = VERSIONS.search(text).groups()
         return "One word changed. [[YES]]" if flaw(a) == b else "Not that change. [[NO]]"
+    if PAPER_INPUT in text:  # the paper's prompt (factuality's default): both versions at once
+        passage = text.rsplit(PAPER_INPUT, 1)[1]
+        changed = flaw(passage)
+        return (f"** Positive Modification **\n{passage}\n\n** Negative Modification **\n{changed}"
+                if changed else "I cannot do that.")
     passage = PASSAGE.search(text).group(1)
     changed = flaw(passage)
     return f"<rewrite>{changed}</rewrite>" if changed else "I cannot do that."
@@ -89,7 +96,10 @@ def test_records_chart_like_built_ones_at_each_cut_length():
         hay_text = next(h.text for h in hay if h.id == r["haystack_id"])
         start = paragraph_spans(hay_text)[r["site_index"]][0]
         assert start <= k and "\n\n" not in rejected[start:k]  # in that paragraph
-        assert "[Passage]" in r["writer"]["rewrite_prompt"] and "[[YES]]" in r["writer"]["check_answer"]
+        # factual needles are asked for with the paper's prompt unless told otherwise
+        assert r["writer"]["template"]["name"] == "long-form-rewardbench"
+        assert r["writer"]["rewrite_prompt"].startswith("Given a segment from a LLM response")
+        assert "[[YES]]" in r["writer"]["check_answer"]
     assert len({r["id"] for r in done.records}) == 8
     # the lab's analysis takes them as they are: one row per length, positions in buckets
     frame = analysis.results_frame([dict(r, chosen_score=1.0, rejected_score=0.0, model="m")
@@ -135,7 +145,7 @@ def test_a_second_model_verifies_and_its_no_rejects():
         asked_writer = [last_user_text(r["body"]) for r in writer.chat_requests()]
         asked_checker = [last_user_text(r["body"]) for r in checker.chat_requests()]
     assert done.records == []
-    assert asked_writer and all(t.startswith("Below is a passage") for t in asked_writer)
+    assert asked_writer and all(t.startswith("Given a segment from a LLM") for t in asked_writer)
     assert len(asked_checker) == len(asked_writer)
     assert all(t.startswith("Here are two versions") for t in asked_checker)
     assert done.summary()["rejected"] == len(asked_writer) and done.summary()["kept"] == 0
@@ -161,9 +171,17 @@ def test_cli_writes_importable_needles_resumes_from_cache_and_never_writes_the_k
         assert code == 0, stderr
         assert "4 needles kept, 0 rejected" in stdout and f"wrote {out}" in stdout
         assert "writing (factuality)" in stderr and "4/4" in stderr  # the progress bar
+        assert "prompt: long-form-rewardbench (" in stdout  # the paper's, factuality's default
         again, stdout2, _ = run_cli(args[:-4] + ["--out", str(tmp_path / "again.jsonl"), "--db",
                                                  str(db_path), "--json"], capsys)
         assert again == 0 and len(server.chat_requests()) == sent  # all from the cache
+        ours, stdout3, stderr3 = run_cli(args[:-4] + ["--out", str(tmp_path / "ours.jsonl"), "--db",
+                                                      str(db_path), "--json", "--template",
+                                                      "needlework"], capsys)
+        assert ours == 0, stderr3  # the project's rewrite, asked for by name: new prompts
+        assert json.loads(stdout3)["template"]["name"] == "needlework"
+        assert json.loads(stdout3)["requests"] > 0
+    assert json.loads(stdout2)["template"]["name"] == "long-form-rewardbench"
     summary = json.loads(stdout2)
     assert summary["requests"] == 0 and summary["kept"] == 4
     assert (tmp_path / "again.jsonl").read_bytes() == out.read_bytes()
@@ -202,6 +220,14 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     code, _, err = run_cli(base + ["--haystacks", "demo", "--base-url", "http://x/v1",
                                    "--per-haystack", "0"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
+    missing = tmp_path / "no-such-template.txt"
+    code, _, err = run_cli(base + ["--haystacks", "demo", "--base-url", "http://x/v1",
+                                   "--template", str(missing)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and str(missing) in err
+    (tmp_path / "bad.txt").write_text("Rewrite {passage} please", encoding="utf-8")
+    code, _, err = run_cli(base + ["--haystacks", "demo", "--base-url", "http://x/v1",
+                                   "--template", str(tmp_path / "bad.txt")], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "passage" in err
 
 
 @pytest.mark.slow

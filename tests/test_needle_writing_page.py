@@ -81,7 +81,10 @@ def test_written_needles_are_saved_counted_and_opened(app_db):
     assert get_dataset(app_db, "llm-needles")["kind"] == "needle"
     records = [i["record"] for i in iter_items(app_db, "llm-needles")]
     assert len(records) == 2 and {r["length_tokens"] for r in records} == {1000}
-    assert all("[Passage]" in r["writer"]["rewrite_prompt"] for r in records)
+    # factual needles: the paper's prompt unless the Prompt template expander picks another
+    assert job["options"]["template"]["name"] == "long-form-rewardbench"
+    assert all(r["writer"]["template"]["name"] == "long-form-rewardbench"
+               and "** Input Text Segment **" in r["writer"]["rewrite_prompt"] for r in records)
     attempts = next(d.value for d in at.dataframe if "reason" in d.value.columns)
     assert list(attempts["reason"]) == ["verified", "verified"]
     # Open it: the written set becomes the page's needle dataset; the judge form is then

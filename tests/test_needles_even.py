@@ -21,7 +21,6 @@ from needlework.judges.needles import (
     slot_passages,
     write_needles,
 )
-from needlework.judges.prompts import template
 from needlework.needle import analysis
 from needlework.needle.inputs import demo_haystacks
 from needlework.needle.sites import TokenCounter
@@ -99,6 +98,8 @@ def test_every_heatmap_cell_gets_the_same_count_and_the_chosen_a_kind_sentence_t
         assert chosen[:k] == rejected[:k] and rejected[k:].startswith(RUDE)
         assert abs(len(chosen.split()) - len(rejected.split())) <= 1  # the same length, nearly
         assert "[Version B]" in r["writer"]["counterpart_prompt"]
+        # safety needles: the project's rewrite by default (the paper wrote no safety prompt)
+        assert r["writer"]["template"]["name"] == "needlework"
     # a rewrite, a counterpart and a check per needle (a passage cut alike at both lengths is
     # asked once); the same set again from the cache
     asked = {r["writer"][f"{k}_prompt_hash"] for r in done.records
@@ -113,7 +114,7 @@ def test_the_papers_prompt_gives_both_versions_in_one_answer():
     with FakeJudgeServer(paper_llm) as server:
         done = write_needles(db, Connection(server.base_url, "judge", key_env=None), hay,
                              aspect="factuality", lengths=(1000,), positions=10, even=True,
-                             template=template("needle"), counter=COUNTER)
+                             counter=COUNTER)  # the paper's prompt: factuality's default
         asked = [last_user_text(r["body"]) for r in server.chat_requests()]
     assert len(done.records) == 10 and set(heat_counts(done.records)) == {1}
     for r in done.records:

@@ -1,7 +1,8 @@
 """The "Prompt template" expander: the judge prompt a run will send, where it comes from,
 and an editor (Reset puts the picked template back).
 
-Shared by the Reward model page (selection, scoring: :mod:`needlework.judges.prompts`) and
+Shared by the Reward model page (selection, scoring: :mod:`needlework.judges.prompts`), the
+needle lab's writer (needle) and
 the RAG answers page (eligibility, factuality, deflection, LLMeval: :mod:`needlework.rag.prompts`).
 A template starts from one of its mode's templates (the paper's first, the default); its
 text may be edited, and the edit is checked (:func:`needlework.judges.templates.make`):
@@ -130,6 +131,17 @@ def render_judge_template(mode: str, model: str) -> tuple[Template, str | None]:
                                       {mode: judge_prompts.default_template(mode, model)},
                                       key="rj_tpl")
     return chosen[mode], problem
+
+
+def render_needle_template(aspect: str) -> tuple[Template, str | None]:
+    """The needle writer's expander: the prompt that asks for a needle of ``aspect`` (the
+    paper's for factuality; the project's rewrite for safety, which the paper did not
+    write with a model)."""
+    chosen, problem = render_template(["needle"], judge_prompts.TEMPLATES,
+                                      {"needle": judge_prompts.default_template("needle",
+                                                                                aspect=aspect)},
+                                      key="nwr_tpl")
+    return chosen["needle"], problem
 
 
 def render_rag_templates() -> tuple[tuple[Template, ...], str | None]:

@@ -28,6 +28,7 @@ import streamlit as st
 import store
 from components.jobs import render_job
 from components.models.judge import connection, render_connection
+from components.models.template import render_needle_template
 from components.state import DATASET_KEY, annotator, signed_in
 from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
@@ -42,12 +43,14 @@ ON = "nwr_on"
 ERROR = "nwr_error"
 SOURCES = {"demo": "Demo haystacks (built in)", "dataset": "Responses of a preference dataset"}
 ASPECT_HELP = {
-    "factuality": "one fact changed so the paragraph becomes false",
+    "factuality": "false information inserted (true information in the chosen response)",
     "safety": "one sentence made rude or harmful",
 }
 EXPLAIN = ("As the paper built its sets: in each position slot of each haystack a passage is drawn "
-           "at random, the LLM rewrites it with one minimal flaw (and, when the flaw adds a "
-           "sentence, writes the harmless sentence the chosen response gets at the same place), a "
+           "at random, the LLM writes a true and a false version of it (the paper's prompt, the "
+           "default for factuality) or rewrites it with one minimal flaw (the project's prompt, "
+           "the default for safety; when the flaw adds a sentence, it also writes the harmless "
+           "sentence the chosen response gets at the same place), a "
            "second call checks the pair, and only verified needles that landed in their slot are "
            "kept. Every answer is cached, so writing again asks nothing twice; each record keeps "
            "the prompts used.")
@@ -162,6 +165,7 @@ def _form(db: Any) -> dict[str, Any]:
                                index=0 if prefs else None)
     aspect = st.radio("Needle", ASPECTS, horizontal=True, key="nwr_aspect",
                       format_func=lambda a: f"{a}: {ASPECT_HELP[a]}")
+    template, problem = render_needle_template(aspect)
     cols = st.columns([3, 1.5, 1.5, 1.5, 1])
     lengths = cols[0].text_input("Lengths (tokens)", value="1000, 2000", key="nwr_lengths",
                                  help="Each haystack is cut to each length before passages are "
@@ -189,8 +193,8 @@ def _form(db: Any) -> dict[str, Any]:
     replace = cols[2].checkbox("Replace a dataset of that name", key="nwr_replace")
     return {"source": source, "dataset": dataset, "aspect": aspect, "lengths": lengths,
             "count": int(count), "per": int(per), "seed": int(seed), "verifier": verifier.strip(),
-            "positions": int(positions), "even": bool(even),
-            "name": name.strip() or default_name(db, aspect, source), "replace": bool(replace)}
+            "positions": int(positions), "even": bool(even), "template": template,
+            "problem": problem, "name": name.strip() or default_name(db, aspect, source), "replace": bool(replace)}
 
 
 def _submit(db: Any, conn: Connection, form: dict[str, Any]) -> None:
@@ -206,7 +210,8 @@ def _submit(db: Any, conn: Connection, form: dict[str, Any]) -> None:
                         aspect=form["aspect"], per_haystack=form["per"], seed=form["seed"],
                         lengths=lengths or None, verifier=verifier, replace=form["replace"],
                         created_by=annotator() or "needle lab (LLM-written)",
-                        by=signed_in(), positions=form["positions"], even=form["even"])
+                        by=signed_in(), positions=form["positions"], even=form["even"],
+                        template=form["template"])
     except (ValueError, LookupError) as exc:
         st.session_state[ERROR] = str(exc)
         return
@@ -240,7 +245,8 @@ def render_writer(db: Any, row: dict[str, Any] | None) -> None:
                            f"{label(conn.endpoint, 80)}.")
         form = _form(db)
         go = st.button("Write needles", type="primary", icon="✍️", key="nwr_go",
-                       disabled=conn is None or active, width="stretch",
+                       disabled=conn is None or active or form["problem"] is not None,
+                       width="stretch",
                        help="Runs on the server in the background and saves the verified needles "
                             "as a needle dataset.")
         if go and conn is not None:

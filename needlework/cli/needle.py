@@ -129,7 +129,8 @@ def _add_write(sub: argparse._SubParsersAction) -> None:
         "write", help="needles written by an LLM: minimal flawed rewrites, verified, kept",
         description="For each haystack (cut to each --lengths, or whole), pick a paragraph at random "
         "(seeded), ask the model behind an OpenAI-compatible endpoint for a minimal erroneous "
-        "(factuality) or harmful (safety) rewrite of it, ask again (the verifier) whether the "
+        "(factuality: the paper's prompt, a true and a false version) or harmful (safety) rewrite "
+        "of it, ask again (the verifier) whether the "
         "rewrite has exactly that one flaw, and keep it only when it says yes. Writes needle "
         "JSONL (import --format needle reads it); each record holds the prompts used in its "
         "'writer' field. Every answer is cached in the database: a re-run sends no request, a "
@@ -144,6 +145,11 @@ def _add_write(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--key-env", default="OPENAI_API_KEY", metavar="VAR",
                    help="environment variable holding the API key (default OPENAI_API_KEY; the key "
                    "is never written anywhere)")
+    p.add_argument("--template", metavar="NAME_OR_FILE",
+                   help="the writer's prompt: long-form-rewardbench (the paper's: a positive and a "
+                   "negative modification), needlework (the project's one-flaw rewrite), or a file "
+                   "with an edited template (default: the paper's for factuality, the project's "
+                   "for safety, which the paper wrote from fixed phrases)")
     p.add_argument("--verifier-model", metavar="M2", help="a second model that checks the rewrites, "
                    "on the same server (default: the writer checks its own)")
     p.add_argument("--verifier-base-url", metavar="URL", help="the verifier's server (default --base-url)")
@@ -326,6 +332,21 @@ def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
                       for r in cells.itertuples()]}
 
 
+def needle_template(aspect: str, given: str | None):  # noqa: ANN201 - a Template
+    """The writer's template: the needle template named ``given``, else the file at
+    ``given`` (checked against the needle mode), else the default for ``aspect``."""
+    from needlework.judges.prompts import TEMPLATES, default_template  # noqa: PLC0415
+    from needlework.judges.templates import from_file  # noqa: PLC0415
+
+    base = default_template("needle", aspect=aspect)
+    if given is None:
+        return base
+    for known in TEMPLATES["needle"]:
+        if known.name == given:
+            return known
+    return from_file(base, given)
+
+
 def _write_connections(args: argparse.Namespace) -> tuple[Any, Any]:
     """The writer's connection and the verifier's (``None``: the writer checks)."""
     from needlework.judges.connection import Connection  # noqa: PLC0415
@@ -361,6 +382,7 @@ def cmd_write(args: argparse.Namespace) -> int:
     from needlework.formats import needle as needle_format  # noqa: PLC0415
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
     from needlework.judges.needles import write_needles  # noqa: PLC0415
+    from needlework.judges.templates import TemplateError  # noqa: PLC0415
     from needlework.needle.inputs import load_haystacks  # noqa: PLC0415
     from needlework.needle.sites import resolve_counter  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
@@ -373,7 +395,8 @@ def cmd_write(args: argparse.Namespace) -> int:
             return 2
     try:
         writer, verifier = _write_connections(args)
-    except (ValueError, TypeError) as e:
+        template = needle_template(args.aspect, args.template)
+    except (ValueError, TypeError, TemplateError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     db = connect(args.db)
@@ -400,7 +423,7 @@ def cmd_write(args: argparse.Namespace) -> int:
         written = write_needles(db, writer, haystacks, aspect=args.aspect, per_haystack=args.per_haystack,
                                 seed=args.seed, verifier=verifier, lengths=args.lengths, tries=args.tries,
                                 counter=counter, positions=args.positions, even=args.even,
-                                progress=progress)
+                                template=template, progress=progress)
     except JudgeCancelled as e:
         print(f"error: {e}", file=sys.stderr)
         return 130
@@ -412,10 +435,11 @@ def cmd_write(args: argparse.Namespace) -> int:
             bar.close()
     summary = written.summary()
     if args.json:
-        print(json.dumps({**summary, "cells": written.cells(), "out": args.out if written.records else None,
+        print(json.dumps({**summary, "template": template.identity(), "cells": written.cells(), "out": args.out if written.records else None,
                           "attempts_list": written.attempts}, indent=2, ensure_ascii=False))
     else:
         print("\n".join(_write_lines(summary, written.attempts)))
+        print(f"  prompt: {template.label}, {template.source}")
     if not written.records:
         print("error: no rewrite was verified: nothing written", file=sys.stderr)
         return 1

@@ -15,9 +15,11 @@ The writer's prompt (:data:`needlework.judges.prompts.NEEDLE` templates) is answ
 one of two ways, both giving the chosen response a harmless counterpart at the needle's
 place, so the two responses differ only in the needle (the paper's step 3):
 
-- the paper's prompt: a *positive* (true information inserted) and a *negative* (false
-  information inserted) modification of the passage: chosen and rejected get one each;
-- the project's prompt (:func:`~needlework.judges.prompts.rewrite_messages`): one
+- the paper's prompt, the default for factual needles: a *positive* (true information
+  inserted) and a *negative* (false information inserted) modification of the passage:
+  chosen and rejected get one each;
+- the project's prompt, the default for safety needles (the paper wrote those from fixed
+  phrases, with no model) (:func:`~needlework.judges.prompts.rewrite_messages`): one
   erroneous (``factuality``) or harmful (``safety``) rewrite. When it changes words in
   place, the original passage is the counterpart; when it adds text (more than
   :data:`MAX_EXTRA_WORDS` words), a second call asks for a true or harmless sentence of
@@ -67,8 +69,8 @@ from needlework.judges.parse import Parsed, invalid, parse_modifications, parse_
 from needlework.judges.prompts import (
     PROMPT_VERSION,
     counterpart_messages,
+    default_template,
     needle_messages,
-    rewrite_messages,
     verify_messages,
 )
 from needlework.judges.templates import Template
@@ -377,7 +379,7 @@ class _Writer:
     clients: tuple[JudgeClient, JudgeClient]
     connections: tuple[Connection, Connection]
     aspect: str
-    template: Template | None
+    template: Template
     counter: TokenCounter
     should_stop: Callable[[], bool] | None
 
@@ -393,8 +395,9 @@ def write_needles(db: Any, writer: Connection, haystacks: Sequence[Haystack], *,
     (cut as the builder cuts; a haystack further than ``tolerance`` from a length is
     skipped for it, and says so) and in each of ``positions`` slots (:func:`slot_of`).
 
-    ``template``: the writer's prompt (a ``needle`` template; default: the project's
-    rewrite, :func:`~needlework.judges.prompts.rewrite_messages`). ``verifier`` checks
+    ``template``: the writer's prompt (a ``needle`` template; default:
+    :func:`~needlework.judges.prompts.default_template` for ``aspect``, the paper's for
+    factuality, the project's rewrite for safety). ``verifier`` checks
     the needles (default: the writer itself, in another call). Passages are drawn
     without replacement by a generator seeded with (seed, haystack id, length, slot), at
     most ``tries`` × ``per_haystack`` of them per cell; a needle that lands outside its
@@ -420,7 +423,7 @@ def write_needles(db: Any, writer: Connection, haystacks: Sequence[Haystack], *,
     write_client = JudgeClient(writer)
     check_client = JudgeClient(verifier) if verifier is not None else write_client
     run = _Writer(db, out, (write_client, check_client), (writer, verifier or writer), aspect,
-                  template, counter, should_stop)
+                  template or default_template("needle", aspect=aspect), counter, should_stop)
     per_cut = positions * per_haystack
     total = len(haystacks) * (len(lengths) if lengths else 1) * per_cut
     done = 0
@@ -530,10 +533,9 @@ def _write_slot(run: _Writer, haystack: Haystack, text: str, length: int | None,
         attempt: dict[str, Any] = {"haystack_id": haystack.id, "length": length, "slot": slot,
                                    "span": [passage.start, passage.end], "kept": False}
         run.out.attempts.append(attempt)
-        ask_write = (rewrite_messages(chunk, run.aspect) if run.template is None
-                     else needle_messages(chunk, run.template, run.aspect))
+        ask_write = needle_messages(chunk, run.template, run.aspect)
         room = max(writer.max_tokens, 2 * run.counter.count(chunk) + 64)  # the whole chunk fits
-        if run.template is not None and run.template.name != "needlework":
+        if run.template.name != "needlework":
             room = max(room, 4 * run.counter.count(chunk) + 128)  # two versions of it
         raw, parsed, _ = ask(run.db, write_client, ask_write,
                              lambda answer, c=chunk: parse_needle(answer, c),
@@ -580,8 +582,7 @@ def _write_slot(run: _Writer, haystack: Haystack, text: str, length: int | None,
             "check_prompt_hash": prompt_hash(ask_check),
             "check_answer": raw_check,
         }
-        if run.template is not None:
-            prompts["template"] = run.template.identity()
+        prompts["template"] = run.template.identity()
         if ask_pair is not None:
             prompts["counterpart_prompt"] = ask_pair[0]["content"]
             prompts["counterpart_prompt_hash"] = prompt_hash(ask_pair)

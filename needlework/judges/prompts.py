@@ -16,10 +16,11 @@ the answer must look like (``answer``), which :mod:`needlework.judges.parse` rea
   a negative modification of a passage (:func:`needlework.judges.parse.parse_modifications`).
 - ``needlework``: the project's own wording of each mode, kept as an alternative. The demo
   judge (:mod:`needlework.judges.demo`) was trained on the ``needlework`` selection prompt,
-  so it gets that one by default (:func:`default_template`), and the needle writer
-  (:mod:`needlework.judges.needles`) asks with the ``needlework`` rewrite and check
-  prompts (:func:`rewrite_messages`, :func:`verify_messages`), answered ``<rewrite>`` and
-  ``[[YES]]`` / ``[[NO]]``.
+  so it gets that one by default (:func:`default_template`). The needle writer
+  (:mod:`needlework.judges.needles`) asks with the paper's prompt for factual needles and
+  with the ``needlework`` rewrite (:func:`rewrite_messages`, answered ``<rewrite>``) for
+  safety ones, which the paper wrote from fixed phrases, not with a model; its check
+  (:func:`verify_messages`, answered ``[[YES]]`` / ``[[NO]]``) is the project's.
 
 Every prompt is one user message, so it works with any chat template. A run's identity
 holds its template's name and digest; the call cache is keyed by the prompt text itself.
@@ -232,11 +233,14 @@ def is_demo_judge(model: str) -> bool:
         return False
 
 
-def default_template(mode: str, model: str = "") -> Template:
-    """The template a run of ``mode`` uses unless told otherwise: the paper's, or the
-    project's wording for the demo judge, which was trained on it."""
+def default_template(mode: str, model: str = "", aspect: str = "factuality") -> Template:
+    """The template a run of ``mode`` uses unless told otherwise: the paper's; the
+    project's wording for the demo judge's selections (it was trained on it) and for
+    safety needles (the paper's needle prompt writes factual ones only)."""
     if mode == "selection" and is_demo_judge(model):
         return NEEDLEWORK_SELECTION
+    if mode == "needle" and aspect != "factuality":
+        return NEEDLEWORK_NEEDLE
     return template(mode)
 
 
