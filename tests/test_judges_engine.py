@@ -13,6 +13,8 @@ from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge, write_output
 from needlework.judges.errors import JudgeCancelled
 from needlework.judges.evaluate import item_accuracy, position_bias
+from needlework.judges.results import bias_table
+from needlework.stats import bootstrap_mean, percent_range
 from store import connect
 from store import judges as store_judges
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
@@ -96,7 +98,30 @@ def test_position_bias_by_hand() -> None:
     assert bias["pick_rate"] == [0.75, 0.0, 0.0, 0.25]
     assert bias["pick_deviation"] == pytest.approx(0.5 * (0.5 + 0.25 + 0.25 + 0.0))
     assert bias["consistency"] == 0.0
+    assert bias["trials_by_position"] == [1, 1, 1, 1]
+    assert [i["estimate"] for i in bias["interval_by_position"]] == [1.0, 0.0, 0.0, 1.0]
     assert position_bias([{**rows[0], "rotation": None}]) is None
+
+
+def test_position_bias_intervals_are_the_bootstrap_of_each_positions_trials() -> None:
+    """Ten two-way items: the judge is right on 7 of 10 with the chosen shown as A and on
+    4 of 10 shown as B; each position's interval is the bootstrap over its own trials."""
+    rows = []
+    for item in range(10):
+        for r in range(2):
+            shown = ["chosen[0]", "rejected[0]"] if r == 0 else ["rejected[0]", "chosen[0]"]
+            right = item < 7 if r == 0 else item < 4
+            rows.append({"item_key": f"q{item}", "group": 0, "rotation": r, "members": shown,
+                         "valid": True, "picked": shown.index("chosen[0]") if right
+                         else 1 - shown.index("chosen[0]"), "skipped": False})
+    bias = position_bias(rows)["2"]
+    assert bias["accuracy_by_position"] == [0.7, 0.4] and bias["trials_by_position"] == [10, 10]
+    first, second = bias["interval_by_position"]
+    assert first == bootstrap_mean([1.0] * 7 + [0.0] * 3, unit="trial").as_dict()
+    assert second == bootstrap_mean([1.0] * 4 + [0.0] * 6, unit="trial").as_dict()
+    assert first["low"] < 0.7 < first["high"] and first["n"] == 10
+    row = bias_table({"position_bias": {"2": bias}})[0]
+    assert row["95 % interval, A"] == percent_range(first) and row["trials, B"] == "10"
 
 
 def test_best_of_four_shuffle_is_seeded_and_recorded(db) -> None:

@@ -118,6 +118,9 @@ def test_position_bias_of_groups_of_two_and_three_has_no_nan(judged) -> None:
     assert bias.loc[2, "answers naming C"] == "n/a: 2 responses, no C"
     assert bias.loc[3, "accuracy, chosen shown as A"] == "100.0%"  # always A: right when shown there
     assert bias.loc[3, "accuracy, chosen shown as C"] == "0.0%"
+    assert bias.loc[2, "95 % interval, C"] == "n/a: 2 responses, no C"
+    assert bias.loc[3, "95 % interval, A"] == "100.0–100.0 %"  # always right there
+    assert int(bias.loc[3, "trials, A"]) > 0
 
 
 @pytest.mark.slow

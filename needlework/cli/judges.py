@@ -192,6 +192,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from needlework.judges.engine import run_judge, write_output  # noqa: PLC0415
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
     from needlework.judges.plan import DatasetNotFound, load_items, select_items  # noqa: PLC0415
+    from needlework.stats import number_range  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
     if args.per_subset is not None and args.per_subset < 1:
@@ -273,7 +274,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
         print(f"  {name}: {'n/a' if a is None else f'{a:.4f}'} "
               f"(invalid {'n/a' if r is None else f'{r:.1%}'})")
     for n, bias in (summary.get("position_bias") or {}).items():
-        acc_pos = ", ".join("n/a" if a is None else f"{a:.2f}" for a in bias["accuracy_by_position"])
+        acc_pos = ", ".join(
+            "n/a" if a is None else f"{a:.2f} ({number_range(ci, 2)}, n={seen})"
+            for a, ci, seen in zip(bias["accuracy_by_position"], bias["interval_by_position"],
+                                   bias["trials_by_position"], strict=True))
         print(f"  position bias ({n} responses): accuracy by position of the chosen [{acc_pos}], "
               f"spread {bias['spread']:.2f}, consistency {bias['consistency']:.2f}")
     return 0

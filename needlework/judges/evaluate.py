@@ -107,6 +107,9 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
 
     - ``accuracy_by_position[p]``: accuracy of the trials where the chosen response
       was shown at position ``p`` (invalid answers wrong, skipped trials left out);
+      ``trials_by_position[p]`` counts them and ``interval_by_position[p]`` is the
+      accuracy's bootstrap interval over them (:func:`needlework.stats.bootstrap_mean`,
+      ``None`` where the chosen response was never shown there);
     - ``spread``: max − min of those accuracies (0: the position does not matter);
     - ``pick_rate[p]``: share of valid answers that named position ``p``;
     - ``pick_deviation``: total variation distance of ``pick_rate`` from uniform,
@@ -124,13 +127,16 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for n, rows in sorted(by_n.items()):
         right, seen, picks = [0] * n, [0] * n, [0] * n
+        outcomes: list[list[float]] = [[] for _ in range(n)]
         named: dict[tuple[str, int], list[str | None]] = defaultdict(list)
         for r in rows:
             positions = [k for k, label in enumerate(r["members"]) if label.startswith("chosen")]
             if len(positions) == 1:
                 p = positions[0]
                 seen[p] += 1
-                right[p] += int(bool(r.get("valid")) and r.get("picked") == p)
+                hit = int(bool(r.get("valid")) and r.get("picked") == p)
+                right[p] += hit
+                outcomes[p].append(float(hit))
             pick = r.get("picked") if r.get("valid") else None
             if pick is not None:
                 picks[pick] += 1
@@ -143,6 +149,9 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
         out[str(n)] = {
             "trials": len(rows),
             "accuracy_by_position": acc,
+            "trials_by_position": seen,
+            "interval_by_position": [stats.bootstrap_mean(o, unit="trial").as_dict() if o else None
+                                     for o in outcomes],
             "spread": max(known) - min(known) if known else None,
             "pick_rate": rate,
             "pick_deviation": (0.5 * sum(abs(x - 1 / n) for x in rate) if valid else None),

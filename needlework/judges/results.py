@@ -21,6 +21,7 @@ from needlework import metrics
 from needlework.judges import evaluate
 from needlework.judges.local import short_name
 from needlework.judges.parse import letters
+from needlework.stats import percent_range
 
 ORDER_WORDS = {"shuffle": "one shuffled order", "rotations": "every rotation"}
 
@@ -121,8 +122,12 @@ def bias_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"responses": int(n), "groups": bias.get("groups"),
                                "trials": bias.get("trials")}
         acc = list(bias.get("accuracy_by_position") or [])
+        ci = list(bias.get("interval_by_position") or [])
+        seen = list(bias.get("trials_by_position") or [])
         for k in range(widest):
             row[f"accuracy, chosen shown as {marks[k]}"] = acc[k] if k < len(acc) else None
+            row[f"95 % interval, {marks[k]}"] = ci[k] if k < len(ci) else None
+            row[f"trials, {marks[k]}"] = seen[k] if k < len(seen) else None
         row["spread"] = bias.get("spread")
         rate = list(bias.get("pick_rate") or [])
         for k in range(widest):
@@ -148,12 +153,17 @@ def bias_table(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
             if key in ("responses", "groups", "trials"):
                 shown[key] = value
                 continue
-            mark = key.rsplit(" ", 1)[-1] if key.startswith(("accuracy, ", "answers ")) else ""
-            if value is not None:
+            mark = (key.rsplit(" ", 1)[-1]
+                    if key.startswith(("accuracy, ", "answers ", "95 % ", "trials, ")) else "")
+            if key.startswith("95 % ") and value is not None:
+                shown[key] = percent_range(value)
+            elif key.startswith("trials, ") and value is not None:
+                shown[key] = str(value)
+            elif value is not None:
                 shown[key] = _share(value)
             elif mark and ord(mark) - ord("A") >= n:
                 shown[key] = f"n/a: {n} responses, no {mark}"
-            elif key.startswith("accuracy, "):
+            elif key.startswith(("accuracy, ", "95 % ", "trials, ")):
                 shown[key] = "n/a: chosen never shown there"
             elif key == "spread":
                 shown[key] = "n/a: no accuracy by position"

@@ -8,6 +8,7 @@ import random
 import sqlite3
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from tests.browser.harness import assert_no_exception
 
@@ -62,10 +63,14 @@ def labels_of(db_path, who: str) -> dict[tuple[str, int], str]:
     return {(k, int(f.split(":")[1])): json.loads(v) for k, f, v in rows}
 
 
-def everything_else(db_path, who: str) -> list:
-    """Every annotation row that is not ``who``'s label (must not change)."""
+def everything_else(db_path, who: str | Sequence[str]) -> list:
+    """Every annotation row that is not a label of ``who`` (a name, or several typing at
+    once): it must not change."""
+    names = [who] if isinstance(who, str) else list(who)
+    marks = ", ".join("?" * len(names))
     return read(db_path, "select dataset, item_key, annotator, field, value from annotations "
-                "where not (annotator = ? and field like 'label:%') order by 1, 2, 3, 4", [who])
+                f"where not (annotator in ({marks}) and field like 'label:%') order by 1, 2, 3, 4",
+                names)
 
 
 def sequence(order: list[tuple[str, int]], start: int, label_keys: int, seed: int,
@@ -168,9 +173,39 @@ def press(page, keys: list[str], pace_ms: int | None) -> None:
     if pace_ms is None:
         page.keyboard.type("".join(keys))
         return
+    if all(len(k) == 1 for k in keys):  # each key down ``pace_ms``, then the next: one call
+        page.keyboard.type("".join(keys), delay=pace_ms)
+        return
     for k in keys:
         page.keyboard.press(k)
         page.wait_for_timeout(pace_ms)
+
+
+def press_together(runs: Sequence[tuple[Any, Sequence[str]]], pace_ms: int | None) -> None:
+    """Press each page's keys at once, as annotators in tabs of their own type side by
+    side: each page's keys at least ``pace_ms`` apart on its own clock (its next key
+    ``pace_ms`` after the last one was taken), the pages' presses interleaved; or, with
+    ``None``, each page's keys as fast as the browser takes them, one page after the other."""
+    if pace_ms is None:
+        for page, keys in runs:
+            page.keyboard.type("".join(keys))
+        return
+    gap = pace_ms / 1000
+    now = time.monotonic()
+    due = [now + k * gap / len(runs) for k in range(len(runs))]  # staggered starts
+    at = [0] * len(runs)
+    while True:
+        left = [k for k, (_, keys) in enumerate(runs) if at[k] < len(keys)]
+        if not left:
+            return
+        k = min(left, key=lambda n: due[n])
+        wait = due[k] - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        page, keys = runs[k]
+        page.keyboard.press(keys[at[k]])
+        at[k] += 1
+        due[k] = time.monotonic() + gap
 
 
 def pending(page) -> int:
