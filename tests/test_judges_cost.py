@@ -16,6 +16,7 @@ from needlework.judges import cost
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge
 from needlework.judges.plan import load_items, select_items
+from needlework.judges.rules_server import start_rules_server
 from needlework.rag import rules_judge
 from needlework.rag.answers import AnswerSet
 from needlework.rag.run import RagEvalSpec, evaluate
@@ -167,6 +168,25 @@ def test_a_rag_evaluation_estimated_within_ten_percent_on_the_demo_set(demo_db) 
     assert within(estimate.prompt_tokens, spent.prompt_tokens)
     assert within(estimate.tokens, spent.tokens), (estimate.as_dict(), spent.as_dict())
     assert within(estimate.cost, spent.cost)
+
+
+@pytest.mark.slow
+def test_the_rules_judge_reports_tokens_as_the_estimate_counts_them(demo_db) -> None:
+    """The rules judge has no tokenizer: its usage is the project's count, so a RAG run
+    against it is estimated exactly for its prompts."""
+    sets = [AnswerSet(r["model"], r["answers"], "demo") for r in answer_sets(demo_db, DEMO_GROUNDING)]
+    server = start_rules_server(port=0)
+    try:
+        conn = Connection(server.base_url, server.model, key_env=None, max_tokens=1024)
+        spec = RagEvalSpec(DEMO_GROUNDING, tuple(sets), conn)
+        estimate = cost.estimate(demo_db, conn, cost.rag_requests(demo_db, spec))
+        report = evaluate(demo_db, spec)
+    finally:
+        server.stop()
+    spent = cost.actual_of_calls(report.summary["calls"], None)
+    assert estimate.requests == report.summary["calls"]["sent"] > 100
+    assert estimate.prompt_tokens == spent.prompt_tokens  # the same counter, the same prompts
+    assert spent.completion_tokens > 0 and spent.completion_tokens <= estimate.completion_max
 
 
 @pytest.mark.slow

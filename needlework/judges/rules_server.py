@@ -8,7 +8,9 @@ thread of this process) that speaks the two routes a judge client uses:
   ``chat.completion`` whose text is :func:`~needlework.rag.rules_judge.reply`. Another
   model name is a 404, a streamed request or a body that is not a chat a 400, each with
   an OpenAI-style ``{"error": {"message"}}``. Generation parameters are accepted and
-  have no effect: the rules are deterministic.
+  have no effect: the rules are deterministic. The reply's ``usage`` is counted with the
+  project's token counter (:func:`needlework.judges.cost.prompt_tokens`, as a run's
+  estimate counts), the rules having no tokenizer of their own.
 
 So the RAG answers page and ``rag-eval`` use it like any judge, through the real
 ``openai`` client, the call cache and the parsers. :data:`RULES` keeps one server per
@@ -28,6 +30,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from needlework import tokens
+from needlework.judges import cost
 from needlework.judges.connection import LocalEndpoint
 from needlework.rag import rules_judge
 
@@ -56,14 +60,17 @@ def answer(body: bytes) -> tuple[int, dict[str, Any]]:
             isinstance(m, dict) and isinstance(m.get("content", ""), str) for m in messages):
         return _error(400, "messages: expected a non-empty list of {role, content} objects")
     text = rules_judge.reply(messages)
-    prompt_words = sum(len(str(m.get("content") or "").split()) for m in messages)
+    # it has no tokenizer: usage is counted as a run's estimate counts (same counter,
+    # same chat-format tokens), so before and after agree in kind
+    prompt, _ = cost.prompt_tokens([{"content": str(m.get("content") or "")} for m in messages])
+    completion = tokens.count_tokens(text).tokens
     return 200, {
         "id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion",
         "created": int(time.time()), "model": rules_judge.MODEL,
         "choices": [{"index": 0, "finish_reason": "stop",
                      "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": prompt_words, "completion_tokens": len(text.split()),
-                  "total_tokens": prompt_words + len(text.split())},
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                  "total_tokens": prompt + completion},
     }
 
 
