@@ -7,6 +7,7 @@ The demo reward model (models/, installed into data/) and AppTest on the real pa
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs
 
 import pytest
@@ -152,3 +153,26 @@ def test_the_per_token_view_counts_tokens_as_review_does(demo_rm, demo_models_di
             assert result.response_tokens == review.tokens, response
         assert result.response_tokens == len(demo_rm.tokenizer.encode(response, add_special_tokens=False))
         assert result.closing_tokens >= 1 and "".join(result.tokens[result.response_tokens:]) == "<|end|>"
+
+
+def test_the_page_shows_the_same_token_count_as_review(app_db, demo_rm, demo_models_dir):
+    """Issue 31: the per-token view's caption and the Review page's header count the same
+    response with the same tokenizer and give the same number (the view counted the
+    template's ending, ``<|end|>``, as a response token: one more than Review)."""
+    registry.MODELS.load(ModelKey.of(str(demo_models_dir / "demo-model"), device="cpu"),
+                         lambda *_, **__: demo_rm)
+    chosen = records()[0]["chosen"][0]
+    own = len(demo_rm.tokenizer.encode(chosen, add_special_tokens=False))
+    at = open_page("q0")
+    (caption,) = [c.value for c in at.caption if c.value.startswith("chosen 1: score")]
+    shown = int(re.search(r" · ([\d,]+) response tokens", caption)[1].replace(",", ""))
+    review = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    review.query_params["dataset"] = "prefs"
+    review.run()
+    review.switch_page("app_pages/review.py")
+    review.query_params.update({"item": "q0", "i": "1", "j": "1"})
+    review.run()
+    assert not review.exception, review.exception
+    (header,) = [m.value for m in review.markdown if m.value.startswith("**Chosen")]
+    counted = int(re.search(r" · ([\d,]+) tokens", header)[1].replace(",", ""))
+    assert shown == counted == own, (caption, header)

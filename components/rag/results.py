@@ -346,7 +346,7 @@ def render_breakdowns(summary: dict[str, Any]) -> None:
         chart = alt.layer(bars, whiskers, data=data).properties(
             width=200, height=max(60, 14 * models * len(order))).facet(
             facet=alt.Facet("metric:N", sort=metric_order, title=None),
-            columns=3).resolve_axis(x="independent", y="independent")
+            columns=2).resolve_axis(x="independent", y="independent")
         st.altair_chart(chart, width="content", key="rag-breakdown-chart")
         st.caption("Bars: the figure; black lines: its 95 % interval.")
 

@@ -85,6 +85,18 @@ def _shots(page, heading: str, name: str) -> None:
         screenshot(page, f"{name}-{width}")
 
 
+def sentence_link(page):
+    """The failure detail's "Open this question on the annotate page" link, once it names
+    a failing sentence: the detail is redrawn for a failures filter by a rerun, and until
+    then it may still show a failure of another kind."""
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.st-key-rag-failure-detail a')].some("
+        "a => a.textContent.includes('Open this question') && a.href.includes('sentence='))",
+        timeout=60_000)
+    return page.locator(".st-key-rag-failure-detail").get_by_role(
+        "link", name="Open this question on the annotate page")
+
+
 def _only_failing(page, check: str) -> None:
     """Pick ``check`` in the failures' "Failed checks" list."""
     main = _main(page)
@@ -151,8 +163,8 @@ def test_demo_answers_through_the_demo_judge_and_a_failing_sentence(
     _only_failing(page, "not factual")
     detail = page.locator(".st-key-rag-failure-detail")
     detail.wait_for()
+    link = sentence_link(page)
     _shots(page, "6 · Failures", "rag-failures")
-    link = detail.get_by_role("link", name="Open this question on the annotate page")
     link.click()
     page.wait_for_url("**/annotate?**", timeout=60_000)
     wait_idle(page, 90_000)
@@ -246,11 +258,12 @@ def test_every_figure_of_the_demo_answers_with_the_rules_judge(app_url, seeded_d
     _only_failing(page, "not factual")
     detail = page.locator(".st-key-rag-failure-detail")
     detail.wait_for()
+    link = sentence_link(page)  # the detail drawn for the filter
     detail.get_by_text("The judge's raw replies").click()  # the rules that decided, in its words
     detail.locator('[data-testid="stExpanderDetails"]').get_by_text("rule: ").first.wait_for(
         timeout=15_000)
     _shots(page, "6 · Failures", "rag-rules-failures")
-    detail.get_by_role("link", name="Open this question on the annotate page").click()
+    link.click()
     page.wait_for_url("**/annotate?**", timeout=60_000)
     wait_idle(page, 90_000)
     assert_no_exception(page)

@@ -20,7 +20,7 @@ from needlework.rag.questions import GROUNDING_BINS
 from needlework.seed import seed_demo
 from store.rag import answer_sets, list_runs, run_results
 from tests.browser.harness import assert_no_exception, screenshot, streamlit_server, wait_idle
-from tests.browser.test_rag import _only_failing
+from tests.browser.test_rag import _only_failing, sentence_link
 
 DATASET = "demo-grounding"
 GENERATED = "demo-judge"
@@ -120,7 +120,7 @@ def test_generate_with_the_demo_judge_then_every_figure_and_a_failure_in_context
     _only_failing(page, "not factual")
     detail = page.locator(".st-key-rag-failure-detail")
     detail.wait_for()
-    link = detail.get_by_role("link", name="Open this question on the annotate page")
+    link = sentence_link(page)
     asked = parse_qs(urlsplit(link.get_attribute("href")).query)
     link.click()
     page.wait_for_url("**/annotate?**", timeout=60_000)
