@@ -35,6 +35,7 @@ from components.review.position import (
     apply_intent,
     into_view,
     last_saved,
+    line_around,
     move_targets,
     remember,
     resolve,
@@ -140,7 +141,8 @@ with st.sidebar:  # drawn after the responses so the first screen arrives first
                            bool(st.session_state.get(ADVANCE, True)), seq,
                            move_targets(db, current, items, n_chosen, n_rejected, me),
                            [v for v in verdicts if v["annotator"] == me],
-                           offered[0]["value"] if offered and timing != AFTER else None)
+                           offered[0]["value"] if offered and timing != AFTER else None,
+                           line_around(db, current, items, n_chosen, n_rejected, me))
     st.divider()
     render_queue_nav(total, place, left)
     render_bulk_verdict(db, dataset, items, me)

@@ -162,6 +162,9 @@ def test_the_list_moves_as_the_whole_queue_did(big, query, active):
         assert items.step(db, c, 1, nc, nr) == (queue[k + 1] if k + 1 < len(queue) else None)
         assert items.step(db, c, -1, nc, nr) == (queue[k - 1] if k > 0 else None)
         assert items.next_unreviewed(db, c, nc, nr) == next_unreviewed(queue, c, mine)
+        # J or K pressed again and again before the page draws: the same comparisons
+        assert items.walk(db, c, 1, nc, nr, 12) == queue[k + 1:k + 13]
+        assert items.walk(db, c, -1, nc, nr, 12) == queue[max(0, k - 12):k][::-1]
     # a comparison of an item the filters leave out: its neighbours in the list
     outside = [Comparison(p, r["id"], 0, 0) for p, r in enumerate(RECORDS)
                if not items.contains(r["id"])]
@@ -193,6 +196,8 @@ def test_a_list_sorted_by_margin_moves_in_its_own_order(big):
         assert items.step(db, c, -1, nc, nr) == (queue[k - 1] if k > 0 else None)
         later = [d for d in queue[k + 1:] + queue[:k + 1] if d.ident not in mine]
         assert items.next_unreviewed(db, c, nc, nr) == (later[0] if later else None)
+        assert items.walk(db, c, 1, nc, nr, 5) == queue[k + 1:k + 6]
+        assert items.walk(db, c, -1, nc, nr, 5) == queue[max(0, k - 5):k][::-1]
     assert items.unreviewed(db) == sum(c.ident not in mine for c in queue)
 
 

@@ -6,9 +6,11 @@
 // move to the next / previous / next unreviewed comparison the page's data names: a
 // move is an action too (the server owns where each tab is: needlework/positions.py),
 // and the next keys aim at the new comparison while the page draws it. A second move
-// before the page has drawn the first holds the keys until it has. Clicks on those
-// buttons act the same. `data` is the page's: {dataset, annotator, item, i, j, verdict,
-// reasons, advance, seq, moves, keys}. No data is ever put into HTML here.
+// before the page has drawn the first goes along the comparisons the page's data lists
+// around the one drawn (`line`); one that leads out of them (or where an undo, redo or
+// accept is pending) holds the keys until the page has drawn. Clicks on those buttons
+// act the same. `data` is the page's: {dataset, annotator, item, i, j, verdict, reasons,
+// advance, seq, moves, line, keys}. No data is ever put into HTML here.
 // the verdicts' and reasons' keys come with the page's data (needlework.review.verdicts)
 let VERDICTS = {};
 let REASONS = {};
@@ -122,9 +124,34 @@ function reviewKeys() {
     S.paint();
   };
 
+  // the comparisons around the one drawn, in the list's order (the page's `line`): where
+  // J, K and N lead from a comparison the page has not drawn yet, so that keys typed
+  // faster than the page draws go on without waiting for it
+  S.line = [];
+  S.ahead = (seek) => {
+    const k = S.line.findIndex((c) => c.item === S.at.item && c.i === S.at.i && c.j === S.at.j);
+    if (k < 0) return null;
+    if (seek === "next") return S.line[k + 1] || null;
+    if (seek === "previous") return k > 0 ? S.line[k - 1] : null;
+    if (seek !== "unreviewed") return null;
+    // which verdicts an undo, a redo or an accept leaves is for the server to say
+    if (nwCore.overlay((a) => a.kind === "undo" || a.kind === "redo" || a.kind === "accept").length) {
+      return null;
+    }
+    for (const c of S.line.slice(k + 1)) {
+      const given = nwCore.overlay((a) => a.kind === "verdict" && a.item === c.item &&
+                                   a.i === c.i && a.j === c.j).length;
+      if (!given && !S.savedOf(c).verdict) return c;
+    }
+    return null;  // none in sight: the server finds it (its list wraps around)
+  };
+
   S.ask = (seek, target) => {
     if (S.waitSeq !== null || !S.drawn()) {
-      // the page has not drawn our last move yet: hold the keys until it has
+      const found = target ? null : S.ahead(seek);
+      if (found) { S.go(found); return; }
+      // the page has not drawn our last move yet, and where this one leads is not in
+      // sight: hold the keys until it has
       S.barrier = {seek, target: target || null, from: S.at, dataset: S.data.dataset};
       S.held = [];
       saveBarrier();
@@ -250,9 +277,11 @@ function reviewKeys() {
       S.fitFor = shown;
       [60, 300, 900].forEach((ms) => setTimeout(S.fit, ms));
     }
-    for (const c of [...Object.values(data.moves || {}), ...(data.grid || []),
-                     {item: data.item, i: data.i, j: data.j, verdict: data.verdict,
-                      reasons: data.reasons}]) {
+    const line = data.line || {ahead: [], behind: []};
+    const here = {item: data.item, i: data.i, j: data.j, verdict: data.verdict,
+                  reasons: data.reasons};
+    S.line = [...(line.behind || []).slice().reverse(), here, ...(line.ahead || [])];
+    for (const c of [...Object.values(data.moves || {}), ...(data.grid || []), ...S.line]) {
       S.known.set(idOf(c), {verdict: c.verdict || null, reasons: c.reasons || []});
     }
     if (S.known.size > 5000) S.known = new Map([...S.known].slice(-1000));

@@ -64,16 +64,20 @@ def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],
                            mine: dict[str, Any] | None, advance: bool, seq: int = 0,
                            moves: dict[str, dict[str, Any]] | None = None,
                            item_verdicts: list[dict[str, Any]] | None = None,
-                           suggested: str | None = None) -> None:
+                           suggested: str | None = None,
+                           line: dict[str, list[dict[str, Any]]] | None = None) -> None:
     """The key script, with what it needs to aim keys at comparison ``ident``: ``seq``,
     the tab's position as drawn, ``moves``, where J, K and N lead
     (:func:`components.review.position.move_targets`), and ``item_verdicts``, my
     verdicts on the item's comparisons (a click in the grid goes to one of them);
-    ``suggested``: the verdict Y accepts on this comparison (``None``: no suggestion shown)."""
+    ``suggested``: the verdict Y accepts on this comparison (``None``: no suggestion shown);
+    ``line``: the comparisons ahead of and behind this one in the list
+    (:func:`components.review.position.line_around`), where moves made before the page
+    has drawn the last one lead."""
     _KEYS(key="nw-review-keys", width="content", data={
         "dataset": dataset, "annotator": me, "item": ident[0], "i": ident[1], "j": ident[2],
         "verdict": (mine or {}).get("verdict"), "reasons": list((mine or {}).get("reasons") or []),
         "advance": advance, "seq": seq, "moves": moves or {}, "seen": applied_through(),
         "grid": [{"item": ident[0], "i": v["i"], "j": v["j"], "verdict": v["verdict"],
                   "reasons": list(v.get("reasons") or [])} for v in item_verdicts or []],
-        "keys": key_map(), "suggested": suggested})
+        "keys": key_map(), "suggested": suggested, "line": line or {"ahead": [], "behind": []}})

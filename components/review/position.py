@@ -148,6 +148,21 @@ def move_targets(db: Database, current: Comparison, items: PairList, n_chosen: i
             for seek, c in found.items() if c is not None and c != current}
 
 
+#: comparisons each way the key script knows ahead of the page (:func:`line_around`)
+LINE = 12
+
+
+def line_around(db: Database, current: Comparison, items: PairList, n_chosen: int,
+                n_rejected: int, me: str, limit: int = LINE) -> dict[str, list[dict[str, Any]]]:
+    """The ``limit`` comparisons after ``current`` in the list (``ahead``, nearest first)
+    and before it (``behind``), each with ``me``'s saved verdict and reasons: keys pressed
+    faster than the page draws move along them without waiting for it."""
+    return {name: [{"item": c.item, "i": c.i, "j": c.j,
+                    **saved_verdict(db, items.dataset, c, me)}
+                   for c in items.walk(db, current, delta, n_chosen, n_rejected, limit)]
+            for name, delta in (("ahead", 1), ("behind", -1))}
+
+
 def saved_verdict(db: Database, dataset: str, c: Comparison, me: str) -> dict[str, Any]:
     """``{"verdict", "reasons"}`` of ``me`` on comparison ``c`` (``None`` and ``[]``: none)."""
     saved = get_value(db, dataset, c.item, me, field_name(c.i, c.j)) if me else None

@@ -208,6 +208,26 @@ class PairList:
         i, j = pairs[0] if delta > 0 else pairs[-1]
         return Comparison(row[0], row[1], i, j)
 
+    def walk(self, db: Database, c: Comparison, delta: int, n_chosen: int, n_rejected: int,
+             limit: int) -> list[Comparison]:
+        """Up to ``limit`` comparisons after (``delta`` 1) or before (-1) ``c`` (whose item
+        has ``n_chosen`` × ``n_rejected`` responses), nearest first: where J or K pressed
+        again and again lead."""
+        out: list[Comparison] = []
+        counts = (n_chosen, n_rejected)
+        while len(out) < limit:
+            found = self.step(db, c, delta, *counts)
+            if found is None:
+                break
+            if found.item != c.item:
+                row = pairs_store.item(db, self.dataset, found.item)
+                if row is None:
+                    break
+                counts = (int(row[2]), int(row[3]))
+            out.append(found)
+            c = found
+        return out
+
     def next_unreviewed(self, db: Database, c: Comparison | None, n_chosen: int = 0,
                         n_rejected: int = 0) -> Comparison | None:
         """The first comparison after ``c`` (wrapping around, ``c`` itself last) without
