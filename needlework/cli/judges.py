@@ -310,10 +310,11 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
 
 def cmd_demo_judge(args: argparse.Namespace) -> int:
     from needlework.judges import demo  # noqa: PLC0415
+    from needlework.judges.local import read_report  # noqa: PLC0415
 
     out = Path(args.out)
     if args.if_missing and demo.is_built(out):
-        report = demo.read_report(out)
+        report = read_report(out)
         if args.json:
             print(json.dumps(report, indent=2))
         else:

@@ -44,6 +44,7 @@ from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
 
 from needlework.judges.parse import parse_selection
 from needlework.judges.prompts import (
+    DEMO_REPORT,
     NEEDLEWORK_SELECTION,
     SCORING_INTRO,
     SCORING_OUTRO,
@@ -56,7 +57,7 @@ from needlework.rewards import demo_model
 from needlework.rewards.demo_model import NeedlePairs, build_tokenizer, split_paragraphs
 from needlework.rewards.pipeline import pad_batch
 
-REPORT_FILE = "needlework_judge.json"
+REPORT_FILE = DEMO_REPORT
 LETTERS = ("A", "B")
 
 
@@ -292,12 +293,6 @@ def build_demo_judge(out: str | Path, settings: DemoJudgeSettings = DemoJudgeSet
     }
     (out / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
-
-
-def read_report(folder: str | Path) -> dict[str, Any] | None:
-    """The report saved next to a demo judge, or ``None``."""
-    path = Path(folder) / REPORT_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def is_built(folder: str | Path) -> bool:

@@ -33,15 +33,13 @@ from urllib.parse import urlsplit
 
 from needlework.demo_models import INSTALL_COMMAND
 from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, Connection
+from needlework.judges.prompts import DEMO_REPORT
 from needlework.judges.serve import LocalServer, ServerError, start_server
 from needlework.rag.rules_judge import MODEL as RULES_MODEL
 
 DEMO_JUDGE_DIR = Path("data/demo-judge")
 DEMO_BUILD = INSTALL_COMMAND
 DEMO_THREADS = 2
-#: the file a demo judge's folder holds beside its weights: its build report (the name
-#: :mod:`.demo` writes; that module imports PyTorch, this one must not)
-REPORT_FILE = "needlework_judge.json"
 #: the settings each kind of judge starts with, on the page and the command line alike
 #: (the same settings make the same cache keys): the demo judge answers in a few tokens
 #: and serves one request at a time; the rules judge answers at once
@@ -54,8 +52,8 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def read_report(folder: str | Path) -> dict[str, Any] | None:
-    """The report saved next to a demo judge (:data:`REPORT_FILE`), or ``None``."""
-    path = Path(folder) / REPORT_FILE
+    """The report saved next to a demo judge (:data:`~.prompts.DEMO_REPORT`), or ``None``."""
+    path = Path(folder) / DEMO_REPORT
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
@@ -63,7 +61,7 @@ def is_demo_judge(model: str) -> bool:
     """True when ``model`` names a demo judge's folder by its absolute path (the name the
     local server is pinned to): the folder holds a demo judge's report."""
     folder = Path(model)
-    return folder.is_absolute() and (folder / REPORT_FILE).is_file()
+    return folder.is_absolute() and (folder / DEMO_REPORT).is_file()
 
 
 def settings_for(model: str) -> dict[str, int]:

@@ -38,8 +38,8 @@ from needlework.judges.templates import Messages, Mode, Template, TemplateError,
 PROMPT_VERSION = "needlework-judge-1"
 SCORE_LOW, SCORE_HIGH = 0, 10
 LFRB = "HuihuiChyan/Long-formRMB@e30933a580959d4432b43c05405333f1199bed32"
-#: the report a demo judge's folder holds (needlework.judges.demo.REPORT_FILE; that
-#: module imports torch)
+#: the file a demo judge's folder holds beside its weights: its build report, written by
+#: needlework.judges.demo (which imports PyTorch) and read here and by .local (which must not)
 DEMO_REPORT = "needlework_judge.json"
 
 SELECTION = Mode(
