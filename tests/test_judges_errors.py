@@ -10,6 +10,7 @@ import pytest
 from needlework.judges.client import JudgeClient, check_connection
 from needlework.judges.connection import Connection, Secret, clean_endpoint, redact
 from needlework.judges.errors import JudgeError
+from needlework.judges.prompts import DEMO_REPORT
 from tests.judges_fixtures import FakeJudgeServer, free_port
 
 SECRET = "sk-test-SECRET123"
@@ -59,6 +60,22 @@ def test_slow_server_is_a_timeout() -> None:
             fast_client(Connection(server.base_url, "judge", key_env=None, timeout=0.3,
                                    max_retries=2)).complete(MESSAGES)
         assert err.value.kind == "timeout" and "after 3 attempts" in str(err.value)
+
+
+@pytest.mark.slow
+def test_a_timed_out_request_to_a_judge_served_here_is_not_sent_again(tmp_path) -> None:
+    """A demo judge (a folder with its report, on a loopback /v1) goes on generating for a
+    request its client gave up on: the client fails at once instead of adding more."""
+    folder = tmp_path / "demo-judge"
+    folder.mkdir()
+    (folder / DEMO_REPORT).write_text("{}", encoding="utf-8")
+    with FakeJudgeServer(delay=1.5, model=str(folder), models=(str(folder),)) as server:
+        client = fast_client(Connection(server.base_url, str(folder), key_env=None, timeout=0.3,
+                                        max_retries=2))
+        with pytest.raises(JudgeError) as err:
+            client.complete(MESSAGES)
+        assert err.value.kind == "timeout" and "Not sent again" in str(err.value)
+        assert client.requests == 1 and len(server.chat_requests()) <= 1
 
 
 def test_500_is_retried_then_answered() -> None:

@@ -2,7 +2,8 @@
 
 :class:`JudgeClient` wraps ``openai.OpenAI`` (its own retries turned off) and adds:
 
-- retries on timeouts, 408/409/429 and 5xx answers, with exponential backoff and
+- retries on timeouts (not from a judge served on this machine: see ``served_here``),
+  408/409/429 and 5xx answers, with exponential backoff and
   full jitter (``delay = uniform(0.5, 1) × min(cap, base × 2^attempt)``), honouring a
   ``Retry-After`` header up to the cap;
 - a stop check (``should_stop()``) between attempts and during the waits, so a
@@ -44,6 +45,7 @@ import openai
 
 from needlework.judges.connection import NO_KEY, Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError, classify, one_line, retryable
+from needlework.judges.local import LOCAL_ENDPOINT, cache_endpoint
 
 Message = dict[str, str]
 ShouldStop = Callable[[], bool]
@@ -112,6 +114,10 @@ class JudgeClient:
                             else connection.token_param)
         #: whether a prompt's schema goes as ``response_format`` (off once refused)
         self.schemas = connection.structured
+        #: a judge this project serves on this machine: ``transformers serve`` goes on
+        #: generating for a request its client gave up on, so a timed-out request is not
+        #: sent again (each retry would add one more generation to a busy server)
+        self.served_here = cache_endpoint(connection.endpoint, connection.model) == LOCAL_ENDPOINT
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.connection.endpoint!r}, model={self.connection.model!r})"
@@ -188,11 +194,18 @@ class JudgeClient:
                     with self._lock:  # the other name from now on, for every thread
                         self.token_param = other
                     continue
-                if retryable(exc) and attempt < conn.max_retries:
+                timed_out = isinstance(exc, openai.APITimeoutError)
+                if retryable(exc) and attempt < conn.max_retries and not (
+                        timed_out and self.served_here):
                     self._wait(self.delay(attempt, exc), should_stop)
                     attempt += 1
                     continue
-                raise classify(exc, conn, attempt + 1) from None
+                error = classify(exc, conn, attempt + 1)
+                if timed_out and self.served_here:
+                    raise JudgeError(error.kind, f"{error} Not sent again: a judge served on "
+                                     "this machine goes on working on a request it timed out "
+                                     "on.") from None
+                raise error from None
             return _answer(response, time.perf_counter() - started, attempt + 1)
 
 
