@@ -121,7 +121,8 @@ def test_position_bias_intervals_are_the_bootstrap_of_each_positions_trials() ->
     assert second == bootstrap_mean([1.0] * 4 + [0.0] * 6, unit="trial").as_dict()
     assert first["low"] < 0.7 < first["high"] and first["n"] == 10
     row = bias_table({"position_bias": {"2": bias}})[0]
-    assert row["95 % interval, A"] == percent_range(first) and row["trials, B"] == "10"
+    assert row["accuracy, chosen shown as A"] == f"70.0% (10 trials, CI {percent_range(first)})"
+    assert row["accuracy, chosen shown as B"] == f"40.0% (10 trials, CI {percent_range(second)})"
 
 
 def test_best_of_four_shuffle_is_seeded_and_recorded(db) -> None:

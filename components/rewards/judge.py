@@ -179,7 +179,7 @@ def _bias(summary: dict[str, Any]) -> None:
     st.caption("Accuracy when the chosen response was shown as A, B, …: equal figures mean the "
                "position does not matter; spread = highest − lowest"
                + (f" (here {max(spread):.0%})" if spread else "")
-               + f"; each with its {how()} interval over the trials counted beside it"
+               + f"; each cell holds its trial count and {how()} interval"
                + ". Answers naming each position: an unbiased judge spreads them evenly. "
                  "Consistency: share of items whose rotations all named the same response. "
                  "One row per group size; a group of 2 responses has no position C (its cells "

@@ -142,9 +142,10 @@ def _share(x: float | None) -> str:
 
 
 def bias_table(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """:func:`bias_rows` as the page shows them: shares as ``50.0%``; a cell with no
-    figure says why (a group of 2 has no position C; a position the chosen response was
-    never shown at; no valid answer)."""
+    """:func:`bias_rows` as the page shows them: shares as ``50.0%``, each position's
+    accuracy with its trial count and 95 % interval in its cell (``66.7% (12 trials, CI
+    41.7–91.7 %)``); a cell with no figure says why (a group of 2 has no position C; a
+    position the chosen response was never shown at; no valid answer)."""
     out = []
     for row in bias_rows(summary):
         n = int(row["responses"])
@@ -153,17 +154,17 @@ def bias_table(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
             if key in ("responses", "groups", "trials"):
                 shown[key] = value
                 continue
-            mark = (key.rsplit(" ", 1)[-1]
-                    if key.startswith(("accuracy, ", "answers ", "95 % ", "trials, ")) else "")
-            if key.startswith("95 % ") and value is not None:
-                shown[key] = percent_range(value)
-            elif key.startswith("trials, ") and value is not None:
-                shown[key] = str(value)
+            if key.startswith(("95 % ", "trials, ")):
+                continue  # in the accuracy's cell
+            mark = key.rsplit(" ", 1)[-1] if key.startswith(("accuracy, ", "answers ")) else ""
+            if value is not None and key.startswith("accuracy, "):
+                shown[key] = (f"{_share(value)} ({row[f'trials, {mark}']} trials, CI "
+                              f"{percent_range(row[f'95 % interval, {mark}'])})")
             elif value is not None:
                 shown[key] = _share(value)
             elif mark and ord(mark) - ord("A") >= n:
                 shown[key] = f"n/a: {n} responses, no {mark}"
-            elif key.startswith(("accuracy, ", "95 % ", "trials, ")):
+            elif key.startswith("accuracy, "):
                 shown[key] = "n/a: chosen never shown there"
             elif key == "spread":
                 shown[key] = "n/a: no accuracy by position"
