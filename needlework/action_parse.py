@@ -48,7 +48,7 @@ class Action:
     annotator: str
     field: str = ""
     value: Any = None
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[str, ...] | None = ()  # ``verdict`` only: None keeps the saved reasons
     note: str | None = None
     toggle: bool = False  # ``set`` only: clear the field instead when it already holds ``value``
     flip: str | None = None  # ``reasons`` only: the one reason to add or remove, on what is saved
@@ -151,12 +151,14 @@ def parse_accept(raw: Raw, kind: str) -> Action:
 
 
 def parse_verdict(raw: Raw, kind: str) -> Action:
-    """``verdict``: ``i``, ``j``, ``verdict`` (null clears), ``reasons``, optional ``note``."""
+    """``verdict``: ``i``, ``j``, ``verdict`` (null clears), optional ``reasons`` (absent or
+    null: the reasons saved on the comparison stay) and ``note`` (the same)."""
     verdict = raw.get("verdict")
     if verdict is not None and verdict not in VERDICTS:
         raise Rejected(f"verdict: expected one of {', '.join(VERDICTS)}")
     return Action(**common(raw, kind), field=_comparison(raw), value=verdict,
-                  reasons=_reasons(raw), note=_note(raw))
+                  reasons=None if raw.get("reasons") is None else _reasons(raw),
+                  note=_note(raw))
 
 
 def parse_reasons(raw: Raw, kind: str) -> Action:

@@ -354,9 +354,13 @@ def _saved_verdict(b: Batch, action: Action) -> Mapping[str, Any]:
 
 
 def _verdict(b: Batch, action: Action) -> Outcome:
+    """Set (or clear) a verdict; reasons and note not given are the saved ones (a reason
+    key flips on what is saved, so a verdict typed after it keeps what the flips left)."""
     saved = _saved_verdict(b, action)
+    had = saved.get("reasons")
+    reasons = action.reasons if action.reasons is not None else (had if isinstance(had, list) else [])
     value = None if action.value is None else make_value(
-        action.value, action.reasons, saved.get("note", "") if action.note is None else action.note)
+        action.value, reasons, saved.get("note", "") if action.note is None else action.note)
     hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field, value,
                          via=_typed_via(b, action, action.value))
     return _written(action, hid)

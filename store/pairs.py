@@ -185,14 +185,21 @@ def reviewed_total(db: Database, dataset: str, annotator: str, scope: str,
 
 def my_verdicts_on(db: Database, dataset: str, key: str, annotator: str) -> dict[tuple[int, int], str]:
     """``{(i, j): verdict}`` of one annotator on one item."""
-    out: dict[tuple[int, int], str] = {}
+    return {ij: value.get("verdict") for ij, value in my_verdict_values(db, dataset, key, annotator).items()}
+
+
+def my_verdict_values(db: Database, dataset: str, key: str,
+                      annotator: str) -> dict[tuple[int, int], dict[str, Any]]:
+    """``{(i, j): saved value}`` (verdict, reasons, note) of one annotator on one item, in
+    one query."""
+    out: dict[tuple[int, int], dict[str, Any]] = {}
     for field, value in db.execute(
             "select field, value from annotations where dataset = ? and item_key = ? and "
             "annotator = ? and field >= 'verdict:' and field < 'verdict;'", [dataset, key, annotator]):
         parts = field[len("verdict:"):].split(":")
         parsed = json.loads(value)
         if len(parts) == 2 and all(p.isdigit() for p in parts) and isinstance(parsed, dict):
-            out[(int(parts[0]), int(parts[1]))] = parsed.get("verdict")
+            out[(int(parts[0]), int(parts[1]))] = parsed
     return out
 
 

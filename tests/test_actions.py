@@ -213,6 +213,29 @@ def test_a_reason_key_flips_one_reason_on_what_is_saved_when_it_applies(db):
     assert get_value(db, "p", "p1", WHO, "verdict:0:0")["reasons"] == ["incomplete"]
 
 
+def test_a_verdict_sent_without_reasons_keeps_what_the_flips_before_it_left(db):
+    """K back to a comparison with a verdict, 1 1 (factual error on, then off), then B:
+    the verdict is sent without reasons and keeps what the flips left on the server,
+    whatever the page showed when B was pressed; reasons sent with it replace them."""
+    record = {"id": "p1", "subset": "QA", "prompt": "Q", "chosen": ["good"], "rejected": ["bad"]}
+    import_bytes(db, (json.dumps(record) + "\n").encode(), "p.jsonl", dataset="p")
+    base = {"dataset": "p", "item": "p1", "annotator": WHO, "i": 0, "j": 0}
+    apply_actions(db, [dict(base, id="v-000001", kind="verdict", verdict="flip", note="n")])
+    assert get_value(db, "p", "p1", WHO, "verdict:0:0") == {"verdict": "flip", "reasons": [],
+                                                             "note": "n"}
+    apply_actions(db, [dict(base, id="f-000001", kind="reasons", flip="factual error")])
+    apply_actions(db, [dict(base, id="f-000002", kind="reasons", flip="factual error"),
+                       dict(base, id="v-000002", kind="verdict", verdict="both-bad",
+                            reasons=None, note=None)])
+    assert get_value(db, "p", "p1", WHO, "verdict:0:0") == {"verdict": "both-bad", "reasons": [],
+                                                             "note": "n"}
+    apply_actions(db, [dict(base, id="f-000003", kind="reasons", flip="unsafe"),
+                       dict(base, id="v-000003", kind="verdict", verdict="tie")])
+    assert get_value(db, "p", "p1", WHO, "verdict:0:0")["reasons"] == ["unsafe"]
+    apply_actions(db, [dict(base, id="v-000004", kind="verdict", verdict="tie", reasons=["verbose"])])
+    assert get_value(db, "p", "p1", WHO, "verdict:0:0")["reasons"] == ["verbose"]
+
+
 def test_a_refused_annotator_is_rejected(grounding):
     delivery = apply_actions(grounding, [label("who-00001", "sample-1", 1, "OUTDATED", who="bo")],
                              allowed=lambda a: None if a.annotator == WHO else "not signed in as bo")

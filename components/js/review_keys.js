@@ -58,7 +58,8 @@ function reviewKeys() {
     let reasons = S.savedOf(S.at).reasons || [];
     for (const a of nwCore.overlay((a) => (a.kind === "verdict" || a.kind === "reasons") &&
                                    a.item === S.at.item && a.i === S.at.i && a.j === S.at.j)) {
-      reasons = a.flip ? flipped(reasons, a.flip) : a.reasons;
+      if (a.flip) reasons = flipped(reasons, a.flip);
+      else if (a.reasons) reasons = a.reasons;  // a verdict sent without them keeps them
     }
     return reasons;
   };
@@ -195,9 +196,13 @@ function reviewKeys() {
       return;
     }
     if (key in VERDICTS) {
+      // the reasons picked here before there was a verdict go with it; otherwise the
+      // server keeps the saved ones (flips still on their way included); the note as
+      // typed, when the note field is this comparison's (the page has drawn it)
+      const draft = S.drafts[id()];
       nwCore.push({kind: "verdict", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
                    j: S.at.j, annotator: S.who(), verdict: VERDICTS[key],
-                   reasons: S.reasons(), note: note()});
+                   ...(draft ? {reasons: draft} : {}), note: S.drawn() ? note() : null});
       delete S.drafts[id()];
       if (S.data.advance) S.ask("unreviewed");
       S.paint();

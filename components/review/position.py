@@ -148,17 +148,27 @@ def move_targets(db: Database, current: Comparison, items: PairList, n_chosen: i
             for seek, c in found.items() if c is not None and c != current}
 
 
-#: comparisons each way the key script knows ahead of the page (:func:`line_around`)
-LINE = 12
+#: comparisons each way the key script knows ahead of the page (:func:`line_around`):
+#: more than a reviewer types before a redraw arrives, even at full speed
+LINE = 64
 
 
 def line_around(db: Database, current: Comparison, items: PairList, n_chosen: int,
                 n_rejected: int, me: str, limit: int = LINE) -> dict[str, list[dict[str, Any]]]:
     """The ``limit`` comparisons after ``current`` in the list (``ahead``, nearest first)
-    and before it (``behind``), each with ``me``'s saved verdict and reasons: keys pressed
-    faster than the page draws move along them without waiting for it."""
-    return {name: [{"item": c.item, "i": c.i, "j": c.j,
-                    **saved_verdict(db, items.dataset, c, me)}
+    and before it (``behind``), each with ``me``'s saved verdict and reasons (one query per
+    item): keys pressed faster than the page draws move along them without waiting for it."""
+    saved: dict[str, dict[tuple[int, int], dict[str, Any]]] = {}
+
+    def mine(c: Comparison) -> dict[str, Any]:
+        if c.item not in saved:
+            saved[c.item] = (pairs_store.my_verdict_values(db, items.dataset, c.item, me)
+                             if me else {})
+        value = saved[c.item].get((c.i, c.j))
+        reasons = value.get("reasons") if value is not None else None
+        return {"verdict": verdict_of(value), "reasons": reasons if isinstance(reasons, list) else []}
+
+    return {name: [{"item": c.item, "i": c.i, "j": c.j, **mine(c)}
                    for c in items.walk(db, current, delta, n_chosen, n_rejected, limit)]
             for name, delta in (("ahead", 1), ("behind", -1))}
 
