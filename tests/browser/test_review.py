@@ -121,6 +121,25 @@ def test_keyboard_review_of_three_comparisons(page, app_url, seeded_db):
     screenshot(page, "review-keyboard")
 
 
+def test_a_verdict_typed_before_the_page_draws_its_comparison_carries_no_other_note(
+        page, app_url, seeded_db):
+    """A note typed on the first comparison (no verdict yet), then J and T at full speed:
+    the tie lands on the second comparison before the page has drawn it, and the note
+    field still showing the first comparison's words is not saved with it."""
+    who = open_review(page, app_url, "note-ahead")
+    note = page.get_by_label("Note", exact=True)
+    note.click()
+    page.keyboard.type("only for the first")
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    page.keyboard.press("Escape")
+    page.keyboard.type("jt")  # as fast as the browser sends them
+    rows = wait_rows(seeded_db, who, 1)
+    assert [(field, value) for (_, field), (value, _) in rows.items()] == [
+        ("verdict:0:1", {"verdict": "tie", "reasons": [], "note": ""})]
+    assert_no_exception(page)
+
+
 def test_diff_navigation_on_a_real_rmbench_pair(page, app_url, rmbench):
     page.goto(f"{app_url}/review?item=95")
     wait_idle(page)
