@@ -17,6 +17,11 @@ const nwCore = (() => {
   // `settled`); the page's rerun that draws it waits until the keys pause this long, so
   // that reruns (the server's and the browser's heaviest work) do not slow the next keys
   const QUIET_MS = 300;
+  // the focus is in a select box's input (typing filters its list)
+  const choosing = () => {
+    const a = typeof document === "undefined" ? null : document.activeElement;
+    return !!(a && a.tagName === "INPUT" && a.closest && a.closest('[data-testid="stSelectbox"]'));
+  };
   const MOVE_PAUSE_MS = 100;
   const rand = () => {
     const a = new Uint32Array(3);
@@ -223,13 +228,16 @@ const nwCore = (() => {
       if (this.queue.length) this.send(true);
     },
     redrawSoon(pause = QUIET_MS) {
-      // a rerun once the keys pause (`pause` ms with no new action and none in flight)
+      // a rerun once the keys pause (`pause` ms with no new action and none in flight),
+      // and no select box is being typed into: a rerun that redraws it takes its focus
+      // (V then Q 7: the category list would lose the letters typed to filter it, and
+      // they would act as keys)
       this.redrawPause = Math.min(pause, this.redrawTimer ? this.redrawPause : pause);
       if (this.redrawTimer) return;
       const wait = () => {
         const quiet = Date.now() - this.lastPush;
         const sending = this.queue.length && !this.error && Date.now() >= this.retryAt;
-        if (sending || this.inFlight || quiet < this.redrawPause) {
+        if (sending || this.inFlight || quiet < this.redrawPause || choosing()) {
           this.redrawTimer = setTimeout(wait, Math.max(20, this.redrawPause - quiet));
           return;
         }
