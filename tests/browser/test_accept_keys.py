@@ -107,20 +107,25 @@ def test_a_kill_20_to_150_ms_after_an_accept_invents_nothing_and_loses_nothing(p
     app, order = server
     (first, _) = order[0]
     for delay in (20, 60, 100, 150):
+        # each trial in a tab of its own: a tab keeps its place (the question and the
+        # passage cursor) on the server, so a tab reopened on the same question would
+        # start where the last trial's Y left its cursor
+        tab = page.context.new_page()
         who = f"accept-kill-{delay}-{uuid.uuid4().hex[:4]}"
-        open_annotate(page, app.url, first, who)
-        press(page, ["2", "y"], 25)
-        page.wait_for_timeout(delay)
+        open_annotate(tab, app.url, first, who)
+        press(tab, ["2", "y"], 25)
+        tab.wait_for_timeout(delay)
         app.kill()
         app.start()
-        settle(page, timeout=60)
+        settle(tab, timeout=60)
         assert saved(app.db_path, who) == {(first, 1): (ANSWER, None),
                                            (first, 2): (OUTDATED, ACCEPTED),
                                            (first, 3): (UNKNOWN, ACCEPTED),
                                            (first, 5): (IRRELEVANT, ACCEPTED)}, delay
         assert read(app.db_path, "select count(*) from history where annotator = ?",
                     [who])[0][0] == 4, delay
-        assert errors(page) == []
+        assert errors(tab) == []
+        tab.close()
 
 
 @pytest.mark.parametrize("pace", [150, 60, None], ids=["150ms", "60ms", "burst"])
