@@ -62,6 +62,9 @@ def main() -> None:
     rm = load_reward_model(args.model, device=args.device)
     print(f"model: {rm.facts.name} ({rm.facts.parameters:,} parameters, {rm.facts.dtype}, {rm.facts.device}, "
           f"torch threads {torch.get_num_threads()})", flush=True)
+    if rm.device.type == "cuda":
+        print(f"gpu: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, cuDNN attention "
+              f"{'on' if torch.backends.cuda.cudnn_sdp_enabled() else 'off'}", flush=True)
     frames = {}
     for mode in args.modes.split(","):
         wall0, cpu0 = time.perf_counter(), time.process_time()

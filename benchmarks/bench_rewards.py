@@ -107,7 +107,8 @@ def bench_gpu(model: str, lengths: list[int], batch_tokens: int, repeat: int, de
               "pass and the batches, measured there.")
         return
     rm = load_reward_model(model, device="cuda")
-    print(f"\n1b. GPU: {torch.cuda.get_device_name(0)}")
+    print(f"\n1b. GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, cuDNN attention "
+          f"{'on' if torch.backends.cuda.cudnn_sdp_enabled() else 'off'}")
     bench_throughput(rm, lengths, batch_tokens, repeat)
 
 

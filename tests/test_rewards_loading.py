@@ -9,7 +9,12 @@ import pytest
 import torch
 
 from needlework.rewards import errors
-from needlework.rewards.loading import load_reward_model, resolve_device, resolve_dtype
+from needlework.rewards.loading import (
+    avoid_per_shape_attention_plans,
+    load_reward_model,
+    resolve_device,
+    resolve_dtype,
+)
 from needlework.rewards.model_files import fingerprint
 from needlework.rewards.templates import FALLBACK_TEMPLATE_ID, render
 from tests import rewards_fixtures
@@ -106,6 +111,22 @@ def test_dtype_and_device_resolution():
     assert resolve_dtype("fp16", "cuda") == torch.float16
     with pytest.raises(ValueError, match="auto, bf16, fp16 or fp32"):
         resolve_dtype("int3", "cpu")
+
+
+def test_cudnn_attention_turned_off_for_cuda_only():
+    """cuDNN attention builds a plan per new sequence length (106 ms a pass on an H100):
+    a model on CUDA turns it off; on other devices the flag is left alone."""
+    before = torch.backends.cuda.cudnn_sdp_enabled()
+    try:
+        torch.backends.cuda.enable_cudnn_sdp(True)
+        avoid_per_shape_attention_plans("cpu")
+        avoid_per_shape_attention_plans("mps")
+        assert torch.backends.cuda.cudnn_sdp_enabled()
+        avoid_per_shape_attention_plans("cuda:1")
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+        assert torch.backends.cuda.flash_sdp_enabled() and torch.backends.cuda.mem_efficient_sdp_enabled()
+    finally:
+        torch.backends.cuda.enable_cudnn_sdp(before)
 
 
 def test_bf16_load(tiny_model_dir):
