@@ -47,7 +47,7 @@ def main() -> None:
     import torch  # noqa: PLC0415
 
     from needlework.needle.run import run_needles  # noqa: PLC0415
-    from needlework.rewards.loading import load_reward_model  # noqa: PLC0415
+    from needlework.rewards.loading import cuda_summary, load_reward_model  # noqa: PLC0415
     from needlework.rewards.pipeline import RewardPipeline  # noqa: PLC0415
 
     if args.threads:
@@ -63,8 +63,7 @@ def main() -> None:
     print(f"model: {rm.facts.name} ({rm.facts.parameters:,} parameters, {rm.facts.dtype}, {rm.facts.device}, "
           f"torch threads {torch.get_num_threads()})", flush=True)
     if rm.device.type == "cuda":
-        print(f"gpu: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, cuDNN attention "
-              f"{'on' if torch.backends.cuda.cudnn_sdp_enabled() else 'off'}", flush=True)
+        print(f"gpu: {cuda_summary()}", flush=True)
     frames = {}
     for mode in args.modes.split(","):
         wall0, cpu0 = time.perf_counter(), time.process_time()

@@ -24,7 +24,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from needlework.rewards.loading import RewardModel, load_reward_model  # noqa: E402
+from needlework.rewards.loading import RewardModel, cuda_summary, load_reward_model  # noqa: E402
 from needlework.rewards.per_token import token_rewards  # noqa: E402
 from needlework.rewards.pipeline import CHOICES, RewardPipeline, plan_batches  # noqa: E402
 from needlework.rewards.templates import render  # noqa: E402
@@ -107,8 +107,7 @@ def bench_gpu(model: str, lengths: list[int], batch_tokens: int, repeat: int, de
               "pass and the batches, measured there.")
         return
     rm = load_reward_model(model, device="cuda")
-    print(f"\n1b. GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, cuDNN attention "
-          f"{'on' if torch.backends.cuda.cudnn_sdp_enabled() else 'off'}")
+    print(f"\n1b. GPU: {cuda_summary()}")
     bench_throughput(rm, lengths, batch_tokens, repeat)
 
 

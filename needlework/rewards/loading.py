@@ -169,6 +169,13 @@ def avoid_per_shape_attention_plans(device: str) -> None:
         torch.backends.cuda.enable_cudnn_sdp(False)
 
 
+def cuda_summary() -> str:
+    """``NVIDIA H100 80GB HBM3, torch 2.11.0+cu130, cuDNN attention off``: the first GPU,
+    the torch build and the attention setting that decide GPU timings."""
+    state = "on" if torch.backends.cuda.cudnn_sdp_enabled() else "off"
+    return f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}, cuDNN attention {state}"
+
+
 def resolve_dtype(dtype: str, device: str) -> torch.dtype:
     """``auto`` → bf16 on cuda (fp16 without bf16 support), fp16 on mps, fp32 on cpu."""
     if dtype != "auto":
