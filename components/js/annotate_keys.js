@@ -21,7 +21,7 @@ const BARRIER = "nw-annotate-barrier";
 function annotateKeys() {
   if (window.__nwAnnotate) return window.__nwAnnotate;
   const S = {
-    data: null, item: null, cursor: 1, n: 0, barrier: null, held: [],
+    data: null, item: null, cursor: 1, cursorFor: null, n: 0, barrier: null, held: [],
     moveId: null, waitSeq: null,  // our last move, and the seq the page must reach to show it
     active: () => !!document.querySelector(".st-key-nw-toolbar"),
   };
@@ -446,7 +446,13 @@ function annotateKeys() {
     const caughtUp = S.caughtUp(data);
     if (caughtUp) {  // where the server has this tab (our move, or one the page made)
       S.waitSeq = null;
-      if (S.item !== data.item) S.cursor = data.cursor || 1;
+      // another question, or the same one for another person (a name typed, or typed
+      // over the remembered one): the cursor goes where the server puts it for them; a
+      // name the session lost for a moment (drawn empty) leaves it where it is
+      if (S.item !== data.item || (data.annotator && S.cursorFor !== data.annotator)) {
+        S.cursor = data.cursor || 1;
+        S.cursorFor = data.annotator;
+      }
       S.item = data.item;
       S.n = data.n;
     }

@@ -115,3 +115,34 @@ def test_a_name_the_session_loses_comes_back_and_keys_in_between_keep_it(browser
         assert page.evaluate("localStorage.getItem('nw-annotator')") == who
     finally:
         context.close()
+
+
+def test_another_name_on_an_open_question_starts_at_its_own_first_unlabeled_passage(
+        browser, app_url, seeded_db):
+    """A tab opens a question under the remembered name (its cursor on that person's
+    first unlabeled passage); another person types their own name: the next label key
+    labels their first unlabeled passage, not the passage the last name left the cursor
+    on."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        key, n = next((k, n) for k, n in items(seeded_db) if n >= 4)
+        first = f"first-{uuid.uuid4().hex[:6]}"
+        tab = context.new_page()
+        open_annotate(tab, app_url, key, first)
+        press(tab, list("21"), 150)  # passages 1 and 2: the first name's next is 3
+        settle(tab)
+        tab.close()
+        again = context.new_page()
+        again.goto(f"{app_url}/annotate?dataset=demo-grounding&item={key}")
+        again.wait_for_function(  # drawn for the remembered name
+            "(who) => window.__nwAnnotate && window.__nwAnnotate.data && "
+            "window.__nwAnnotate.data.annotator === who", arg=first, timeout=30_000)
+        settle(again)
+        assert again.evaluate("window.__nwAnnotate.cursor") == 3  # that person's next passage
+        second = f"second-{uuid.uuid4().hex[:6]}"
+        open_annotate(again, app_url, key, second)
+        press(again, ["3"], 150)
+        settle(again)
+        assert labels_of(seeded_db, second) == {(key, 1): LABELS["3"]}
+    finally:
+        context.close()
