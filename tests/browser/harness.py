@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
@@ -121,6 +122,61 @@ def streamlit_server(db_path: Path, env: dict[str, str] | None = None):
         yield server.start()
     finally:
         server.stop()
+
+
+class SharedContext:
+    """A browser context whose tabs are handed to one test after another, as new pages.
+
+    Between tests, :meth:`reset` closes every tab the test opened and deletes what the
+    app's origins stored (cookies, local and session storage, IndexedDB): the next test
+    starts as in a new browser, except for the HTTP cache and the scripts compiled from
+    it. A test that closed the context gets a new one."""
+
+    STORAGE = "cookies,local_storage,session_storage,indexeddb,cache_storage,service_workers"
+
+    def __init__(self, browser) -> None:
+        self.browser = browser
+        self.context = None
+        self.origins: set[str] = set()
+
+    def _open(self) -> None:
+        self.context = self.browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.closed = False
+        self.context.on("close", lambda _: setattr(self, "closed", True))
+        self.context.on("page", lambda tab: tab.on(
+            "framenavigated", lambda frame: self.origins.add(_origin(frame.url))))
+        self.keeper = self.context.new_page()  # the context's own tab: its CDP session
+        self.cdp = self.context.new_cdp_session(self.keeper)
+
+    def new_page(self):
+        if self.context is None or self.closed:
+            self._open()
+        return self.context.new_page()
+
+    def reset(self) -> None:
+        """Close the test's tabs, then wipe every origin they reached."""
+        if self.context is None or self.closed:
+            self.context = None
+            return
+        for tab in list(self.context.pages):
+            if tab is not self.keeper:
+                tab.close()
+        for origin in sorted(o for o in self.origins if o):
+            self.cdp.send("Storage.clearDataForOrigin", {"origin": origin,
+                                                         "storageTypes": self.STORAGE})
+        self.origins.clear()
+        self.context.clear_cookies()
+        self.context.clear_permissions()
+
+    def close(self) -> None:
+        if self.context is not None and not self.closed:
+            self.context.close()
+
+
+def _origin(url: str) -> str:
+    """``scheme://host:port`` of an http(s) URL, or "" for any other."""
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
 
 
 def launch_browser(playwright):

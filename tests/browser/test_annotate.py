@@ -136,15 +136,17 @@ def _labels(db_path, key: str, who: str) -> dict[str, str]:
 
 
 def test_two_annotators_in_two_browsers_and_closing_one_mid_item_lose_nothing(
-        page, app_url, seeded_db, item, browser):
+        app_url, seeded_db, item, browser):
     """ana and bo label the same item at the same time in two browser contexts; ana's
     browser is closed mid-item while a draft answer is being typed (no Esc, no blur);
     ana reopens the item: both label sets and ana's draft are all there."""
     key, _ = item
     ana, bo = unique("ana"), unique("bo")
+    first = browser.new_context(viewport={"width": 1400, "height": 1000})  # ana's browser
     other = browser.new_context(viewport={"width": 1400, "height": 1000})
     reopened = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
+        page = first.new_page()
         page_b = other.new_page()
         open_item(page, app_url, key, ana)
         open_item(page_b, app_url, key, bo)
@@ -188,8 +190,8 @@ def test_two_annotators_in_two_browsers_and_closing_one_mid_item_lose_nothing(
         again.locator(".st-key-nw-toolbar").wait_for()
         assert_no_exception(again)
     finally:
-        other.close()
-        reopened.close()
+        for context in (first, other, reopened):
+            context.close()
 
 
 def test_a_new_tab_and_homes_open_resume_at_the_first_unfinished_question(page, app_url,
