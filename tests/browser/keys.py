@@ -183,9 +183,10 @@ def press(page, keys: list[str], pace_ms: int | None) -> None:
 
 def press_together(runs: Sequence[tuple[Any, Sequence[str]]], pace_ms: int | None) -> None:
     """Press each page's keys at once, as annotators in tabs of their own type side by
-    side: each page's keys at least ``pace_ms`` apart on its own clock (its next key
-    ``pace_ms`` after the last one was taken), the pages' presses interleaved; or, with
-    ``None``, each page's keys as fast as the browser takes them, one page after the other."""
+    side: each page's keys ``pace_ms`` apart on its own clock (a key every ``pace_ms``,
+    counted from one press to the next, or right after the last one was taken when that
+    took longer), the pages' presses interleaved; or, with ``None``, each page's keys as
+    fast as the browser takes them, one page after the other."""
     if pace_ms is None:
         for page, keys in runs:
             page.keyboard.type("".join(keys))
@@ -203,9 +204,10 @@ def press_together(runs: Sequence[tuple[Any, Sequence[str]]], pace_ms: int | Non
         if wait > 0:
             time.sleep(wait)
         page, keys = runs[k]
+        pressed = time.monotonic()
         page.keyboard.press(keys[at[k]])
         at[k] += 1
-        due[k] = time.monotonic() + gap
+        due[k] = pressed + gap
 
 
 def pending(page) -> int:

@@ -71,6 +71,42 @@ def order(seeded_db):
     return items(seeded_db)
 
 
+# First in the file: a minute of it is the outage, which the other tests fill when the
+# file runs on several workers (started last, it would finish a minute after them).
+def test_presses_to_a_frozen_server_then_a_60s_outage_with_a_reload_all_arrive_once(
+        page, own_server, order):
+    """Keys pressed while the server is frozen (it takes connections and never answers),
+    the frozen server killed and left down for 60 s, the page reloaded while it is down:
+    the badge shows the pending count throughout, and after the restart every press is
+    applied once, where it was aimed (the labels after N on the next question)."""
+    who = unique("outage")
+    db = own_server.db_path
+    open_annotate(page, own_server.url, order[2][0], who)
+    press(page, list("23"), 150)
+    settle(page)
+    own_server.signal(signal.SIGSTOP)
+    keys = list("45") + ["n"] + list("312")
+    press(page, keys, 150)
+    page.wait_for_timeout(300)
+    own_server.kill()  # frozen, then gone: 60 s without a server from here
+    down = time.time()
+    badge = page.locator("#nw-save-status")
+    for _ in range(3):  # the count of labels (not the move) stays on the page throughout
+        assert "5 not saved yet" in badge.inner_text()
+        page.wait_for_timeout(10_000)
+    screenshot(page, "keys-outage-pending")
+    with pytest.raises(Exception, match="ERR_CONNECTION_REFUSED"):
+        page.reload(timeout=10_000)  # reloaded while the server is down
+    time.sleep(max(0.0, 60 - (time.time() - down)))
+    own_server.start()
+    goto_after_outage(page, f"{own_server.url}/annotate?dataset=demo-grounding&item={order[3][0]}")
+    page.locator(".st-key-nw-toolbar").wait_for(timeout=30_000)
+    settle(page, timeout=60)
+    assert labels_of(db, who) == implied(order, 2, list("23") + keys)
+    assert history_rows(db, who) == changes(order, 2, list("23") + keys)
+    assert errors(page) == []
+
+
 @pytest.mark.parametrize("pace", list(PACES))
 def test_label_keys_at_every_pace_land_once_where_aimed(page, browser, app_url, seeded_db, order,
                                                         pace):
@@ -220,40 +256,6 @@ def test_actions_applied_whose_answer_was_lost_are_not_applied_again(page, own_s
     settle(page, timeout=60)
     assert labels_of(db, who) == implied(order, 1, keys)
     assert history_rows(db, who) == changes(order, 1, keys)
-    assert errors(page) == []
-
-
-def test_presses_to_a_frozen_server_then_a_60s_outage_with_a_reload_all_arrive_once(
-        page, own_server, order):
-    """Keys pressed while the server is frozen (it takes connections and never answers),
-    the frozen server killed and left down for 60 s, the page reloaded while it is down:
-    the badge shows the pending count throughout, and after the restart every press is
-    applied once, where it was aimed (the labels after N on the next question)."""
-    who = unique("outage")
-    db = own_server.db_path
-    open_annotate(page, own_server.url, order[2][0], who)
-    press(page, list("23"), 150)
-    settle(page)
-    own_server.signal(signal.SIGSTOP)
-    keys = list("45") + ["n"] + list("312")
-    press(page, keys, 150)
-    page.wait_for_timeout(300)
-    own_server.kill()  # frozen, then gone: 60 s without a server from here
-    down = time.time()
-    badge = page.locator("#nw-save-status")
-    for _ in range(3):  # the count of labels (not the move) stays on the page throughout
-        assert "5 not saved yet" in badge.inner_text()
-        page.wait_for_timeout(10_000)
-    screenshot(page, "keys-outage-pending")
-    with pytest.raises(Exception, match="ERR_CONNECTION_REFUSED"):
-        page.reload(timeout=10_000)  # reloaded while the server is down
-    time.sleep(max(0.0, 60 - (time.time() - down)))
-    own_server.start()
-    goto_after_outage(page, f"{own_server.url}/annotate?dataset=demo-grounding&item={order[3][0]}")
-    page.locator(".st-key-nw-toolbar").wait_for(timeout=30_000)
-    settle(page, timeout=60)
-    assert labels_of(db, who) == implied(order, 2, list("23") + keys)
-    assert history_rows(db, who) == changes(order, 2, list("23") + keys)
     assert errors(page) == []
 
 
