@@ -16,6 +16,23 @@ ROOT = Path(__file__).resolve().parents[1]
 # AppTest runs pages in this process: show their errors in full (the app's own config hides
 # them from visitors; browser tests run servers with that config, see tests/browser/harness.py).
 os.environ["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] = "full"
+
+
+def _threads_per_process(workers: int, cores: int) -> int:
+    """torch threads for each process of a test worker: the cores shared out among the
+    workers, at least one."""
+    return max(1, cores // max(1, workers))
+
+
+# Several workers on few cores (`make test` runs one more than the cores): each process a
+# worker starts (itself, the app servers, the judges' servers, the command line) would
+# otherwise run a torch thread pool the size of the machine, and pools that outnumber the
+# cores wait on each other (the needle lab's scoring took 56 s instead of 35 s beside two
+# busy cores). Set before torch is imported; the children inherit it. A value already set
+# by whoever runs the tests is kept.
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
+    os.environ.setdefault("OMP_NUM_THREADS", str(_threads_per_process(
+        int(os.environ["PYTEST_XDIST_WORKER_COUNT"]), os.cpu_count() or 1)))
 SHARED_DATA = ROOT.parent / "shared" / "data"
 RMBENCH_DIR = SHARED_DATA / "rm-bench"
 
