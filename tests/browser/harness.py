@@ -137,6 +137,7 @@ class SharedContext:
     def __init__(self, browser) -> None:
         self.browser = browser
         self.context = None
+        self.closed = True  # no context yet, or the test closed it
         self.origins: set[str] = set()
 
     def _open(self) -> None:
@@ -149,14 +150,13 @@ class SharedContext:
         self.cdp = self.context.new_cdp_session(self.keeper)
 
     def new_page(self):
-        if self.context is None or self.closed:
+        if self.closed:
             self._open()
         return self.context.new_page()
 
     def reset(self) -> None:
         """Close the test's tabs, then wipe every origin they reached."""
-        if self.context is None or self.closed:
-            self.context = None
+        if self.closed:
             return
         for tab in list(self.context.pages):
             if tab is not self.keeper:
@@ -169,7 +169,7 @@ class SharedContext:
         self.context.clear_permissions()
 
     def close(self) -> None:
-        if self.context is not None and not self.closed:
+        if not self.closed:
             self.context.close()
 
 
