@@ -79,12 +79,18 @@ def shared_context(browser):
 
 @pytest.fixture
 def page(shared_context):
-    """A new tab in the worker's shared context, which holds no cookie or stored value
-    from an earlier test (a test that needs a browser of its own opens a context from
-    ``browser``)."""
+    """The worker's tab in its shared context (:class:`SharedContext`), holding no cookie,
+    stored value or listener from an earlier test (a test that needs a browser of its own
+    opens a context from ``browser``)."""
     pg = shared_context.new_page()
     dialogs: list[str] = []
-    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def dismiss(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    pg.on("dialog", dismiss)
     pg.dialogs = dialogs
     yield pg
+    pg.remove_listener("dialog", dismiss)
     shared_context.reset()

@@ -4,26 +4,59 @@ test's page does)."""
 
 from __future__ import annotations
 
-from tests.browser.harness import wait_idle
+from tests.browser.harness import AppServer, SharedContext, wait_idle
+
+PROBE = ("[localStorage.getItem('nw-probe'), sessionStorage.getItem('nw-probe'),"
+         " document.cookie.includes('nw-probe')]")
 
 
-def test_reset_closes_the_tests_tabs_and_wipes_what_they_stored(shared_context, app_url):
+def _store_probe(tab, url: str) -> None:
+    tab.goto(url)
+    wait_idle(tab)
+    tab.evaluate("localStorage.setItem('nw-probe', 'left'); sessionStorage.setItem('nw-probe', 'left');"
+                 "document.cookie = 'nw-probe=left; path=/'; true")
+
+
+def test_reset_closes_the_tests_other_tabs_and_wipes_what_they_stored(shared_context, app_url,
+                                                                      seeded_db):
     first = shared_context.new_page()
-    first.goto(f"{app_url}/")
-    wait_idle(first)
-    first.evaluate("localStorage.setItem('nw-probe', 'left'); sessionStorage.setItem('nw-probe', 'left');"
-                   "document.cookie = 'nw-probe=left; path=/'; true")
+    _store_probe(first, f"{app_url}/")
     second = first.context.new_page()  # a tab the test opened itself
     second.goto(f"{app_url}/review")
     assert "nw-probe=left" in second.evaluate("document.cookie")
+    other = AppServer(seeded_db)  # another origin the tab reached
+    other.start()
+    try:
+        _store_probe(first, f"{other.url}/")
+        first.set_viewport_size({"width": 800, "height": 600})
+        first.keyboard.down("Shift")
+        shared_context.reset()
+        assert second.is_closed() and not first.is_closed()
+        again = shared_context.new_page()
+        assert again is first and again.url == "about:blank"  # the same tab, taken back
+        assert again.viewport_size == SharedContext.VIEWPORT
+        for url in (f"{app_url}/", f"{other.url}/"):
+            again.goto(url)
+            wait_idle(again)
+            assert again.evaluate(PROBE) == [None, None, False], url
+        again.evaluate("window.__nwShift = null;"
+                       "addEventListener('keydown', (e) => { window.__nwShift = e.shiftKey; })")
+        again.keyboard.press("a")
+        assert again.evaluate("window.__nwShift") is False  # the test's Shift was let go
+    finally:
+        other.stop()
+        shared_context.reset()
+
+
+def test_a_tab_given_a_script_for_every_page_is_not_handed_on(shared_context, app_url):
+    tab = shared_context.new_page()
+    tab.add_init_script("window.__nwLeft = 1")
+    tab.goto(f"{app_url}/")
     shared_context.reset()
-    assert first.is_closed() and second.is_closed()
+    assert tab.is_closed()
     again = shared_context.new_page()
-    assert again.context is first.context  # the same context, so its cache is kept
     again.goto(f"{app_url}/")
-    wait_idle(again)
-    assert again.evaluate("[localStorage.getItem('nw-probe'), sessionStorage.getItem('nw-probe'),"
-                          " document.cookie.includes('nw-probe')]") == [None, None, False]
+    assert again.evaluate("window.__nwLeft") is None
     shared_context.reset()
 
 
