@@ -210,6 +210,17 @@ class SharedContext:
             self.context.close()
 
 
+def watch(page, script: str) -> None:
+    """Run ``script`` on every page the tab opens from now on, once per tab. For scripts
+    that only watch (they record what each page shows, from a fresh start on each load):
+    the shared tab keeps them for later tests, which they cost almost nothing, so it stays
+    reusable (``page.add_init_script`` makes the tab unfit to hand on)."""
+    installed = page.__dict__.setdefault("nw_watches", set())
+    if script not in installed:
+        type(page).add_init_script(page, script)
+        installed.add(script)
+
+
 def _origin(url: str) -> str:
     """``scheme://host:port`` of an http(s) URL, or "" for any other."""
     parts = urllib.parse.urlsplit(url)

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from tests.browser.harness import assert_no_exception
+from tests.browser.harness import assert_no_exception, watch
 
 DATASET = "demo-grounding"
 LABELS = {"1": "irrelevant", "2": "ANSWER-THE-QUESTION", "3": "RELATED-INFORMATION",
@@ -153,7 +153,7 @@ def history_rows(db_path, who: str) -> int:
 def open_annotate(page, app_url: str, item: str, who: str) -> None:
     """Open the item by deep link, type the annotator name, and wait until the key
     script has the item."""
-    page.add_init_script(ERROR_WATCH)
+    watch(page, ERROR_WATCH)
     page.goto(f"{app_url}/annotate?dataset={DATASET}&item={item}")
     page.locator(".st-key-nw-toolbar").wait_for(timeout=30_000)
     page.get_by_label("Annotator", exact=True).fill(who)
@@ -351,7 +351,7 @@ def verdict_history(db_path, who: str) -> int:
 
 
 def open_review(page, app_url: str, who: str) -> None:
-    page.add_init_script(ERROR_WATCH)
+    watch(page, ERROR_WATCH)
     page.goto(f"{app_url}/review?dataset={PREFERENCE}")
     page.locator(".st-key-rv-verdicts").wait_for(timeout=30_000)
     page.get_by_label("Annotator", exact=True).fill(who)

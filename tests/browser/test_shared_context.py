@@ -4,7 +4,7 @@ test's page does)."""
 
 from __future__ import annotations
 
-from tests.browser.harness import AppServer, SharedContext, wait_idle
+from tests.browser.harness import AppServer, SharedContext, wait_idle, watch
 
 PROBE = ("[localStorage.getItem('nw-probe'), sessionStorage.getItem('nw-probe'),"
          " document.cookie.includes('nw-probe')]")
@@ -68,4 +68,17 @@ def test_a_test_that_closes_the_context_leaves_a_new_one_for_the_next(shared_con
     again.goto(f"{app_url}/")
     wait_idle(again)
     assert not again.is_closed()
+    shared_context.reset()
+
+
+def test_a_watching_script_keeps_the_tab_and_runs_once_per_page(shared_context, app_url):
+    tab = shared_context.new_page()
+    count = "window.__nwWatched = (window.__nwWatched || 0) + 1"
+    watch(tab, count)
+    shared_context.reset()
+    again = shared_context.new_page()
+    assert again is tab
+    watch(again, count)  # a later test asks for it again: it is there once
+    again.goto(f"{app_url}/")
+    assert again.evaluate("window.__nwWatched") == 1
     shared_context.reset()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import assert_no_exception, wait_idle
+from tests.browser.harness import assert_no_exception, wait_idle, watch
 
 CASES = [
     ("home", "/", "Home"),
@@ -57,7 +57,7 @@ DATASET_LINKS = [
 @pytest.mark.parametrize(("path", "dataset", "lands", "page_name"), DATASET_LINKS)
 def test_every_pages_dataset_link_opens_without_page_not_found(page, app_url, path, dataset,
                                                                lands, page_name):
-    page.add_init_script(DIALOG_WATCH)
+    watch(page, DIALOG_WATCH)
     page.goto(f"{app_url}/{path}?dataset={dataset}")
     wait_idle(page, timeout=60_000)
     page.wait_for_timeout(1500)  # a dialog Streamlit opens after the first run
