@@ -167,7 +167,7 @@ class SharedContext:
             self.tab = tab = self.context.new_page()
             tab.kept = True
             for name in self._KEPT_FOREVER:  # these stay with the tab: not to be reused
-                setattr(self.tab, name, self._marking(self.tab, getattr(self.tab, name)))
+                setattr(tab, name, self._marking(tab, getattr(tab, name)))
         return self.tab
 
     @staticmethod
