@@ -350,9 +350,15 @@ def verdict_history(db_path, who: str) -> int:
                 "and field like 'verdict:%'", [PREFERENCE, who])[0][0]
 
 
-def open_review(page, app_url: str, who: str) -> None:
+def open_review(page, app_url: str, who: str, at: tuple[str, int, int] | None = None) -> None:
+    """Open Review as ``who``: on the comparison ``at`` (item, i, j from 0) through its
+    link, else where the page puts a tab that has no place yet. That depends on the name
+    the browser remembers (the last one typed on this origin): with one, the page opens
+    where that reviewer left off, before ``who`` is typed; a test that opens Review
+    twice in one tab and means a comparison passes ``at``."""
     watch(page, ERROR_WATCH)
-    page.goto(f"{app_url}/review?dataset={PREFERENCE}")
+    link = "" if at is None else f"&item={at[0]}&i={at[1] + 1}&j={at[2] + 1}"
+    page.goto(f"{app_url}/review?dataset={PREFERENCE}{link}")
     page.locator(".st-key-rv-verdicts").wait_for(timeout=30_000)
     page.get_by_label("Annotator", exact=True).fill(who)
     page.keyboard.press("Enter")

@@ -151,7 +151,7 @@ def test_review_a_kill_20_to_150_ms_after_y_invents_nothing_and_loses_nothing(pa
     field = f"verdict:{pairs[0][1]}:{pairs[0][2]}"
     for delay in (20, 80, 150):
         who = f"accept-review-kill-{delay}-{uuid.uuid4().hex[:4]}"
-        open_review(page, app.url, who)
+        open_review(page, app.url, who, at=pairs[0])  # the last name is remembered
         press(page, ["y"], None)
         page.wait_for_timeout(delay)
         app.kill()
