@@ -17,6 +17,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components import position as pos
+from components.outbox import name_coming
 from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.review.queue import Comparison, PairList, item_comparisons
@@ -59,7 +60,9 @@ def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str) ->
     numbered from 1 as on the page) when it has one, else this session's comparison; on
     the runs that follow: where the server has this tab, else this session's comparison
     (the browser has not said which tab it is yet). Then, when there is none: where the
-    reviewer left off, the first comparison of the list without their verdict."""
+    reviewer left off, the first comparison of the list without their verdict (in local
+    mode the name may be the browser's remembered one, which comes a run or two after the
+    page opens: :func:`remember` settles nothing until then)."""
     held = None
     if pos.opens(PAGE):
         asked = st.query_params.get("item")
@@ -113,8 +116,13 @@ def into_view(db: Database, dataset: str, current: Comparison | None, items: Pai
 
 def remember(dataset: str, current: Comparison | None) -> int:
     """Put this tab at ``current`` when it is not there yet (a page's own move), keep it
-    in the session and in ``?item=&i=&j=`` (for sharing); returns the tab's ``seq``."""
+    in the session and in ``?item=&i=&j=`` (for sharing); returns the tab's ``seq``.
+    While the page opens without a name and the browser may still give it the one it
+    remembers, nothing is placed, kept or settled: where to resume is that reviewer's
+    (:func:`resolve` on the run that brings the name)."""
     held = pos.held(PAGE, dataset)
+    if pos.opens(PAGE) and not annotator() and name_coming():
+        return held.seq if held is not None else 0
     if current is None:
         st.session_state[POS] = {"dataset": dataset}
         pos.settled(PAGE)

@@ -14,7 +14,7 @@ import pytest
 
 import store
 from needlework.suggestions import import_suggestions
-from tests.browser.harness import AppServer
+from tests.browser.harness import AppServer, wait_idle
 from tests.browser.keys import (
     DATASET,
     PREFERENCE,
@@ -164,6 +164,30 @@ def test_review_a_kill_20_to_150_ms_after_y_invents_nothing_and_loses_nothing(pa
         assert read(app.db_path, "select count(*) from history where annotator = ?",
                     [who])[0][0] == 1, delay
         assert errors(page) == []
+
+
+def test_review_opened_without_a_link_resumes_where_the_remembered_reviewer_left_off(page, server):
+    """Local mode: Review opened without a link, in a browser that remembers a name, opens
+    on that reviewer's first comparison without a verdict, every time (it used to depend on
+    whether the page's first run finished before the name arrived)."""
+    app, _ = server
+    pairs = comparisons(app.db_path)
+    who = f"accept-resume-{uuid.uuid4().hex[:6]}"
+    open_review(page, app.url, who, at=pairs[0])
+    press(page, ["y", "y"], 150)  # two accepted verdicts, each moving on
+    settle_review(page)
+    assert len(read(app.db_path, "select 1 from annotations where dataset = ? and annotator = ?",
+                    [PREFERENCE, who])) == 2
+    key, i, j = pairs[2]
+    shown = ("(w) => { const d = window.__nwReview && window.__nwReview.data; return !!d && "
+             "d.annotator === w.who && d.item === w.key && d.i === w.i && d.j === w.j; }")
+    for _ in range(3):
+        page.goto(f"{app.url}/review?dataset={PREFERENCE}")
+        page.wait_for_function(shown, arg={"who": who, "key": key, "i": i, "j": j}, timeout=30_000)
+        wait_idle(page)
+        assert page.evaluate(shown, {"who": who, "key": key, "i": i, "j": j})
+        assert f"item={key}&i={i + 1}&j={j + 1}" in page.url
+    assert errors(page) == []
 
 
 def test_an_accept_pending_through_an_outage_and_a_reload_lands_once(page, server):
