@@ -39,6 +39,7 @@ from components.review.position import (
     move_targets,
     remember,
     resolve,
+    tab_place,
 )
 from components.review.selection import render_bulk_verdict
 from components.state import annotator, current_dataset, get_db, signed_in
@@ -92,10 +93,11 @@ if mode == "Dataset overview":
     st.stop()
 
 scope = view.query.scope
-current = resolve(db, dataset, items, me, scope)
+held = tab_place(dataset)
+current = resolve(db, dataset, items, me, scope, held)
 current = into_view(db, dataset, current, items, view.signature())
 apply_intent(dataset)
-seq = remember(dataset, current)
+seq = remember(dataset, current, held)
 if current is None or items.total() == 0:
     render_review_keys("empty", keys_slot)
     st.info("No comparisons match the filters and the search.", icon="🔎")

@@ -163,6 +163,45 @@ def test_the_link_counts_when_the_page_opens_and_the_tab_stays_where_it_moved(ap
         "RAG_2", key_data(reload, "review")["seq"], 0, 2, 0)
 
 
+def test_a_key_move_committed_during_a_run_is_not_overwritten_by_the_place_it_drew(
+        app_db, monkeypatch):
+    """A run reads where the server has the tab, and a K pressed meanwhile moves the tab
+    before the run gets to put itself there: the page draws the older place this once,
+    and the tab stays where K put it (its next run draws that)."""
+    from components.review import position as review_position  # noqa: PLC0415
+
+    at = open_review("lf", "ana")
+    as_tab(at)
+    move(at, "review", "lf", "QA_1", i=0, j=1)
+    drawn = review_position.into_view
+    landed: list[int] = []
+
+    def k_meanwhile(*args, **kwargs):  # between the run's reading and its remember
+        if not landed:
+            db = store.connect(app_db)
+            try:
+                landed.append(positions.move(db, "", TAB, "review", "lf", "QA_1", i=0, j=0).seq)
+            finally:
+                db.conn.close()
+        return drawn(*args, **kwargs)
+
+    monkeypatch.setattr(review_position, "into_view", k_meanwhile)
+    at.run()
+    assert not at.exception, at.exception
+    data = key_data(at, "review")
+    assert (data["item"], data["i"], data["j"]) == ("QA_1", 0, 1)  # the run's older place
+    assert data["seq"] < landed[0]  # so the key script waits for its own move
+    db = store.connect(app_db)
+    try:
+        assert positions.get(db, "", TAB, "review", "lf") == positions.Position(
+            "QA_1", landed[0], 0, 0, 0)
+    finally:
+        db.conn.close()
+    at.run()
+    data = key_data(at, "review")
+    assert (data["item"], data["i"], data["j"], data["seq"]) == ("QA_1", 0, 0, landed[0])
+
+
 def test_verdict_is_saved_with_who_and_when_and_the_page_moves_on(app_db):
     at = open_review("lf", "ana")
     act(app_db, "lf", {"kind": "verdict", "item": "QA_1", "i": 0, "j": 0, "verdict": "flip"})

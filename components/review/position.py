@@ -20,6 +20,7 @@ from components import position as pos
 from components.outbox import name_coming
 from components.state import annotator, get_db, signed_in
 from components.text import label
+from needlework.positions import Position
 from needlework.review.queue import Comparison, PairList, item_comparisons
 from needlework.review.verdicts import VERDICTS, field_name, parse_field, verdict_of
 from needlework.teams.permissions import PermissionDenied
@@ -54,7 +55,16 @@ def first_of(db: Database, dataset: str, row: ItemRow, scope: str, me: str) -> C
     return Comparison(row[0], row[1], i, j)
 
 
-def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str) -> Comparison | None:
+def tab_place(dataset: str) -> Position | None:
+    """Where the server has this tab, read once per run and handed to :func:`resolve` and
+    :func:`remember` (``None`` while the page opens, or when the tab has no place): a key
+    move committed between two readings would otherwise be taken for the page's own and
+    overwritten with the older place the run drew."""
+    return None if pos.opens(PAGE) else pos.held(PAGE, dataset)
+
+
+def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str,
+            held: Position | None) -> Comparison | None:
     """The comparison to show. When the page opens (a link, the sidebar, Home, a reload):
     the ``?item=`` link, on the comparison ``&i=I&j=J`` names (chosen I vs rejected J,
     numbered from 1 as on the page) when it has one, else this session's comparison; on
@@ -63,14 +73,11 @@ def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str) ->
     reviewer left off, the first comparison of the list without their verdict (in local
     mode the name may be the browser's remembered one, which comes a run or two after the
     page opens: :func:`remember` settles nothing until then)."""
-    held = None
     if pos.opens(PAGE):
         asked = st.query_params.get("item")
         row = pairs_store.item(db, dataset, asked) if asked else None
         if row is not None:
             return asked_pair(row) or first_of(db, dataset, row, scope, me)
-    else:
-        held = pos.held(PAGE, dataset)
     state = st.session_state.get(POS) or {}
     place = (held.item, held.i, held.j) if held is not None else (
         (state["item"], state["i"], state["j"]) if state.get("dataset") == dataset
@@ -114,13 +121,13 @@ def into_view(db: Database, dataset: str, current: Comparison | None, items: Pai
     return items.first(db) or current
 
 
-def remember(dataset: str, current: Comparison | None) -> int:
-    """Put this tab at ``current`` when it is not there yet (a page's own move), keep it
-    in the session and in ``?item=&i=&j=`` (for sharing); returns the tab's ``seq``.
+def remember(dataset: str, current: Comparison | None, held: Position | None) -> int:
+    """Put this tab at ``current`` when it is not at ``held`` there (:func:`tab_place`: a
+    page's own move), keep it in the session and in ``?item=&i=&j=`` (for sharing);
+    returns the tab's ``seq``.
     While the page opens without a name and the browser may still give it the one it
     remembers, nothing is placed, kept or settled: where to resume is that reviewer's
     (:func:`resolve` on the run that brings the name)."""
-    held = pos.held(PAGE, dataset)
     if pos.opens(PAGE) and not annotator() and name_coming():
         return held.seq if held is not None else 0
     if current is None:
