@@ -455,6 +455,10 @@ function annotateKeys() {
       }
       S.item = data.item;
       S.n = data.n;
+    } else if (S.item !== data.item) {
+      // a run that began before our move has just put its own item in the address: the
+      // address stays on our move (a reload, or the address copied, opens there)
+      nwCore.link({item: S.item});
     }
     if (caughtUp && S.barrier) {
       const {seek, from} = S.barrier;

@@ -286,8 +286,13 @@ function reviewKeys() {
     const here = {item: data.item, i: data.i, j: data.j, verdict: data.verdict,
                   reasons: data.reasons};
     S.line = [...(line.behind || []).slice().reverse(), here, ...(line.ahead || [])];
-    for (const c of [...Object.values(data.moves || {}), ...(data.grid || []), ...S.line]) {
-      S.known.set(idOf(c), {verdict: c.verdict || null, reasons: c.reasons || []});
+    // what is saved is the named reviewer's: a run drawn while the session has no name
+    // for a moment (a server restart) says nothing of it, and another name starts anew
+    if (data.annotator) {
+      if (S.knownFor !== data.annotator) { S.known = new Map(); S.knownFor = data.annotator; }
+      for (const c of [...Object.values(data.moves || {}), ...(data.grid || []), ...S.line]) {
+        S.known.set(idOf(c), {verdict: c.verdict || null, reasons: c.reasons || []});
+      }
     }
     if (S.known.size > 5000) S.known = new Map([...S.known].slice(-1000));
     if (data.keys) { VERDICTS = data.keys.verdicts || {}; REASONS = data.keys.reasons || {}; }
@@ -297,6 +302,10 @@ function reviewKeys() {
     if (!S.at || caughtUp) {  // where the server has this tab (our move, or one the page made)
       S.waitSeq = null;
       S.at = {item: data.item, i: data.i, j: data.j};
+    } else if (!S.drawn()) {
+      // a run that began before our move has just put its own place in the address: the
+      // address stays on our move (a reload, or the address copied, opens there)
+      nwCore.link({item: S.at.item, i: S.at.i + 1, j: S.at.j + 1});
     }
     if (caughtUp && S.barrier) {
       const {seek, target, from} = S.barrier;
