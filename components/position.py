@@ -18,7 +18,7 @@ import sqlite3
 
 import streamlit as st
 
-from components.outbox import began, tab
+from components.outbox import began, name_coming, tab
 from components.state import get_db, signed_in
 from needlework import positions
 from needlework.positions import Position
@@ -66,6 +66,13 @@ def opens(page: str) -> bool:
     (:func:`settled`), whatever runs come in between (a dataset picked first, say)."""
     arrived = st.session_state.get(ARRIVED)
     return bool(arrived) and arrived[0] == page and arrived[1] != "reconnect"
+
+
+def awaits_name(page: str, who: str) -> bool:
+    """Whether ``page`` opens with no name (``who`` empty) while the browser may still
+    give the session the one it remembers (local mode's name memory): the page then
+    places and settles nothing, since where to resume is that person's."""
+    return opens(page) and not who and name_coming()
 
 
 def linked_passage() -> int:

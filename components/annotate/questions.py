@@ -23,7 +23,6 @@ from sqlite_utils import Database
 
 import store
 from components import position as pos
-from components.outbox import name_coming
 from components.state import get_db
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
@@ -146,7 +145,7 @@ def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
     current = state.get(_state(dataset, "current"))
     # a page opening before the browser's remembered name has reached the session: where
     # to resume is the named annotator's, so nothing is settled or kept on this run
-    waiting = pos.opens(PAGE) and not items.annotator and name_coming()
+    waiting = pos.awaits_name(PAGE, items.annotator)
     asked: tuple[str, int] | None = None  # the link's item and the passage it names
     if pos.opens(PAGE):
         link = st.query_params.get("item")

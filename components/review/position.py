@@ -17,7 +17,6 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components import position as pos
-from components.outbox import name_coming
 from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.positions import Position
@@ -56,10 +55,9 @@ def first_of(db: Database, dataset: str, row: ItemRow, scope: str, me: str) -> C
 
 
 def tab_place(dataset: str) -> Position | None:
-    """Where the server has this tab, read once per run and handed to :func:`resolve` and
-    :func:`remember` (``None`` while the page opens, or when the tab has no place): a key
-    move committed between two readings would otherwise be taken for the page's own and
-    overwritten with the older place the run drew."""
+    """Where the server has this tab (``None`` while the page opens, or when the tab has
+    no place): read once per run and handed to both :func:`resolve` and :func:`remember`,
+    so that a key move committed during the run is never taken for the page's own."""
     return None if pos.opens(PAGE) else pos.held(PAGE, dataset)
 
 
@@ -128,7 +126,7 @@ def remember(dataset: str, current: Comparison | None, held: Position | None) ->
     While the page opens without a name and the browser may still give it the one it
     remembers, nothing is placed, kept or settled: where to resume is that reviewer's
     (:func:`resolve` on the run that brings the name)."""
-    if pos.opens(PAGE) and not annotator() and name_coming():
+    if pos.awaits_name(PAGE, annotator()):
         return held.seq if held is not None else 0
     if current is None:
         st.session_state[POS] = {"dataset": dataset}
