@@ -32,10 +32,11 @@ $(VENV)/.test: $(VENV)/.runtime requirements-test.txt
 
 venv: $(VENV)/.runtime
 
+# The browser tests run Debian's Chromium headless shell (tests/browser/harness.py says why).
 chromium:
-	@command -v chromium >/dev/null || test -x /usr/bin/chromium || \
-	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core fonts-noto-color-emoji >/dev/null )
-	@/usr/bin/chromium --version
+	@test -x /usr/bin/chromium-headless-shell || \
+	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium-headless-shell fonts-dejavu-core fonts-noto-color-emoji >/dev/null )
+	@/usr/bin/chromium-headless-shell --version
 
 # The demo models are shipped in models/ (built once by `python -m needlework demo-models build`):
 # install checks every file against models/SHA256SUMS and copies them into data/.
