@@ -212,6 +212,9 @@ def test_a_reviewer_uses_the_admins_connection_and_no_secret_leaves(browser, rol
         test.scroll_into_view_if_needed()
         expect(test).to_be_enabled(timeout=30_000)
         test.click()
+        # its one-line result: the request was answered (an idle page alone can be the
+        # moment before the click's run, and the request then lands in the next test)
+        main.get_by_text(re.compile(r"^ok: ")).first.wait_for(timeout=60_000)
         wait_idle(page, 60_000)
         deadline_requests = [r for r in named.requests[before:] if "chat" in r["path"]]
         assert deadline_requests, named.requests[before:]
