@@ -1,10 +1,8 @@
 """Browser harness: a real ``streamlit run`` on a free port with a temporary
 database, driven by Playwright in Debian's Chromium headless shell (no ``playwright
-install``): the same Blink and V8 as the Chromium browser, built without the desktop
-browser around them, which is what Playwright itself runs for headless tests. On the 2-core
-machine it took about 35 % less CPU to open an app page than ``/usr/bin/chromium
---headless`` and ran the browser tests in 10 min 3 s against 12 min 12 s
-(``NEEDLEWORK_CHROMIUM`` names another Chromium executable)."""
+install``): the same Blink and V8 as the Chromium browser without the desktop browser
+around them, as Playwright runs headless tests, at about a third less CPU per page.
+``NEEDLEWORK_CHROMIUM`` names another Chromium executable."""
 
 from __future__ import annotations
 
