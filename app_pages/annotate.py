@@ -36,7 +36,8 @@ if row is None or row["kind"] != "grounding":
 categories = dataset_categories(row)
 top = st.container(key="nw-top", gap="small")
 with top:  # the name warning inside the sticky bar: never hidden under it
-    who = require_annotator() or ""
+    with st.empty():  # its own slot, drawn or not: the toolbar below never changes places
+        who = require_annotator() or ""
     nav = render_question_nav(db, row, who, categories, team_queue(db, row["name"], signed_in()))
 if nav is None:
     st.stop()

@@ -83,8 +83,9 @@ def test_a_name_the_session_loses_comes_back_and_keys_in_between_keep_it(browser
     """After a server restart the browser may send the Annotator field's default ("")
     instead of the name for a moment (seen in test_keys' kill tests: the keys pressed next
     were dropped and typed into the name field). Here the empty field is sent the way the
-    browser does it, without the person: the name comes back by itself, and label keys
-    pressed at once are saved under it, not lost."""
+    browser does it, without the person: the name comes back by itself, the toolbar stays
+    where it is while the page warns that the name is missing, and label keys pressed at
+    once are saved under it, not lost."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
@@ -96,6 +97,12 @@ def test_a_name_the_session_loses_comes_back_and_keys_in_between_keep_it(browser
           // Caught as it is set: under load the name is typed back within that redraw and
           // the run that would draw the key script's data for no name is cut short
           window.__sawNoName = false;
+          // the toolbar (whose presence tells the key script it is on the annotate page)
+          // stays on the page throughout: a key pressed while it is gone is dropped
+          window.__toolbarGone = 0;
+          new MutationObserver(() => {
+            if (!document.querySelector('.st-key-nw-toolbar')) window.__toolbarGone += 1;
+          }).observe(document.body, {childList: true, subtree: true});
           const memory = window.__nwName;
           let seen = memory.seen;
           Object.defineProperty(memory, "seen", {configurable: true, get: () => seen,
@@ -113,6 +120,7 @@ def test_a_name_the_session_loses_comes_back_and_keys_in_between_keep_it(browser
         page.get_by_text(f"items done by {who}").wait_for(timeout=30_000)
         key, _ = order[5]
         saved = labels_of(seeded_db, who)
+        assert page.evaluate("window.__toolbarGone") == 0
         assert saved == {(key, 1): LABELS["3"], (key, 2): LABELS["4"]}
         assert name_field(page).input_value() == who
         assert page.evaluate("localStorage.getItem('nw-annotator')") == who
