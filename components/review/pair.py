@@ -124,10 +124,12 @@ def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
     by_verdict: dict[str, list[str]] = {}
     for row in offered:  # the suggested verdicts: a dashed violet border, sources on hover
         by_verdict.setdefault(str(row["value"]), []).append(suggestion_line(row))
-    if by_verdict:
-        st.html("<style>" + "".join(
-            f".st-key-rv_v_{v} button{{border:2px dashed {SUGGESTED}}}" for v in by_verdict
-            if v in VERDICTS) + "</style>")
+    # drawn with or without suggestions: the bar after it keeps its place on the page (a
+    # bar redrawn in another place is missing for a moment, and the key script, which
+    # looks for it, would drop a key pressed then)
+    st.html("<style>" + "".join(
+        f".st-key-rv_v_{v} button{{border:2px dashed {SUGGESTED}}}" for v in by_verdict
+        if v in VERDICTS) + "</style>")
     with st.container(key="rv-bar", gap="xsmall"):
         with st.container(horizontal=True, gap="xsmall", key="rv-verdicts",
                           vertical_alignment="center"):
