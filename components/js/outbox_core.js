@@ -389,7 +389,12 @@ const nwCore = (() => {
     "border-radius:12px;font:13px/1.4 system-ui,sans-serif;box-shadow:0 1px 4px rgba(0,0,0,.15);" +
     "pointer-events:none;transition:opacity .3s;max-width:min(60vw,640px)";
   document.body.appendChild(badge);
+  let shown = "";
   const paint = (s) => {
+    // the tick calls this every second: write only a change (each write restyles the page)
+    const now = [s.text, s.n, s.refused ? 1 : 0, s.kind].join("\n");
+    if (now === shown) return;
+    shown = now;
     badge.textContent = s.text;
     badge.dataset.pending = String(s.n);
     badge.dataset.refused = s.refused ? "1" : "";

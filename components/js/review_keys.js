@@ -87,7 +87,8 @@ function reviewKeys() {
         "color:#9a3412}";
     }
     if (S.barrier || !S.drawn()) css += '[data-testid="stMain"] .st-key-rv-responses{opacity:.45}';
-    style.textContent = css;
+    // the outbox's tick repaints every second: write only a change (it restyles the page)
+    if (css !== S.css) { style.textContent = css; S.css = css; }
   };
 
   // the page shows our last move (or we made none): its data is where we are
