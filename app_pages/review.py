@@ -129,11 +129,14 @@ st.caption(f"{count} · comparison {'–' if place is None else f'{place + 1:,}'
            f"view · {left:,} not reviewed by you"
            + suggestion_note(offered, verdict_of(mine_now), after=timing == AFTER,
                              held=bool(waiting) and not offered))
-render_item_header(current.item, record["subset"], pref, place is not None, disagree)
 mine = {(v["item_key"], v["i"], v["j"]): v["verdict"] for v in verdicts if v["annotator"] == me}
-render_picker(pref, names, current, mine, item_comparisons(n_chosen, n_rejected, scope))
-with st.container(key="rv-responses"):
-    marker = render_responses(dataset, pref, names, current, entry, model_tokenizer())
+# what differs from item to item (a note, the picker, the responses) in one box: the verdict
+# bar after it stays in its place on the page, so the key script always finds it
+with st.container(key="rv-item"):
+    render_item_header(current.item, record["subset"], pref, place is not None, disagree)
+    render_picker(pref, names, current, mine, item_comparisons(n_chosen, n_rejected, scope))
+    with st.container(key="rv-responses"):
+        marker = render_responses(dataset, pref, names, current, entry, model_tokenizer())
 render_verdict_bar(mine_now, left, offered, accept=timing != AFTER)
 with st.sidebar:  # drawn after the responses so the first screen arrives first
     st.divider()

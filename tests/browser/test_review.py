@@ -7,11 +7,12 @@ import json
 import sqlite3
 import time
 import uuid
+from collections import Counter
 
 import pytest
 
 import store
-from needlework.datasets import import_file
+from needlework.datasets import import_bytes, import_file
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
 from tests.conftest import RMBENCH_DIR
 
@@ -288,4 +289,40 @@ def test_m_opens_the_note_and_z_says_which_comparison_it_reverted(page, app_url,
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Note"
     page.keyboard.type("shorter")
     page.keyboard.press("Escape")
+    assert_no_exception(page)
+
+
+def test_the_verdict_bar_stays_in_place_between_items_of_different_shapes(page, app_url,
+                                                                          seeded_db):
+    """RM-Bench records with and without the dataset's `error` note, one after the other:
+    moving on to the next item redraws what is above the verdict bar, never the bar itself
+    (the key script drops a key pressed while it finds no bar), and verdicts typed 150 ms
+    apart across the items all land, each on its own comparison."""
+    name = f"mixed-{uuid.uuid4().hex[:6]}"
+    records = [{"id": k, "subset": "chat", "prompt": f"Question {k}?",
+                "chosen": [f"good {k} {s}" for s in range(3)],
+                "rejected": [f"bad {k} {s}" for s in range(3)],
+                **({"error": f"note {k}"} if k % 2 else {})} for k in range(1, 5)]
+    db = store.connect(seeded_db)
+    try:
+        import_bytes(db, json.dumps(records).encode(), "chat_mixed.json", dataset=name)
+    finally:
+        db.conn.close()
+    who = f"shape-{uuid.uuid4().hex[:6]}"
+    page.goto(f"{app_url}/review")
+    wait_idle(page)
+    pick_dataset(page, name)
+    sign_in(page, who)
+    page.locator(".st-key-rv-verdicts").wait_for(timeout=15_000)
+    page.evaluate("""() => {
+      window.__barGone = 0;
+      new MutationObserver(() => {
+        if (!document.querySelector('.st-key-rv-verdicts')) window.__barGone += 1;
+      }).observe(document.body, {childList: true, subtree: true});
+    }""")
+    page.keyboard.type("a" * 10, delay=150)  # each verdict moves on: 3 comparisons an item
+    rows = wait_rows(seeded_db, who, 10, timeout=30)
+    wait_idle(page)
+    assert page.evaluate("window.__barGone") == 0
+    assert Counter(k for k, _ in rows) == {"1": 3, "2": 3, "3": 3, "4": 1}
     assert_no_exception(page)
