@@ -107,28 +107,25 @@ function annotateKeys() {
     if (S.barrier || !drawn) {
       css += `[data-testid="stMain"] [class*="st-key-nw-item-"]{opacity:.45;transition:opacity .15s}`;
     }
-    // the outbox's tick repaints every second: write only what changed (a write to the
-    // style element restyles the whole page)
-    if (css !== S.css) { style.textContent = css; S.css = css; }
+    nwCore.setText(style, css);
     const where = document.querySelector(".nw-cursor-pos");
     if (where) {
       const text = S.barrier || !drawn ? "opening…" : S.prefix ?
         (S.prefix.walk !== undefined ? `dimension\n${S.prefix.walk + 1} of ${S.dims().length}` :
           "Q\n…") : S.n ? `passage\n${c} of ${S.n}` : "no\npassages";
       const tipText = S.prefix && drawn && !S.barrier ? "\n" + S.prefixText() : "";
-      if (where.dataset.shown !== text + tipText) {
-        where.dataset.shown = text + tipText;
+      if (where.textContent !== text + tipText) {  // written only when it changes
         where.textContent = text;
-      }
-      if (tipText && !where.querySelector(".nw-prefix-tip")) {
-        // what the next key does, under the toolbar (the toolbar keeps its one row)
-        const tip = document.createElement("span");
-        tip.className = "nw-prefix-tip";
-        tip.textContent = tipText;
-        tip.style.cssText = "position:absolute;left:0;top:2.6rem;z-index:96;white-space:nowrap;" +
-          "font-weight:500;font-size:.8rem;padding:2px 9px;border-radius:9px;background:#1e3a8a;" +
-          "color:#fff;box-shadow:0 1px 3px rgba(0,0,0,.2);pointer-events:none";
-        where.appendChild(tip);
+        if (tipText) {
+          // what the next key does, under the toolbar (the toolbar keeps its one row)
+          const tip = document.createElement("span");
+          tip.className = "nw-prefix-tip";
+          tip.textContent = tipText;
+          tip.style.cssText = "position:absolute;left:0;top:2.6rem;z-index:96;white-space:nowrap;" +
+            "font-weight:500;font-size:.8rem;padding:2px 9px;border-radius:9px;background:#1e3a8a;" +
+            "color:#fff;box-shadow:0 1px 3px rgba(0,0,0,.2);pointer-events:none";
+          where.appendChild(tip);
+        }
       }
       const note = document.querySelector(".nw-key-note");
       if (note) note.style.top = S.prefix ? "4.3rem" : "2.6rem";

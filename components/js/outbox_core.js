@@ -201,6 +201,9 @@ const nwCore = (() => {
       } catch (e) { /* no history here */ }
     },
     pending() { return this.queue.length; },
+    // an element's text, written only when it differs: the tick repaints every second, and
+    // each write restyles the whole page
+    setText(el, text) { if (el.textContent !== text) el.textContent = text; },
     // the name this browser remembers (js/name_memory.js, local mode): the key scripts
     // use it while the session has none for a moment (a server restart), so that keys
     // are neither lost nor typed into the name field; "" when the person emptied it

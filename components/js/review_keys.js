@@ -87,8 +87,7 @@ function reviewKeys() {
         "color:#9a3412}";
     }
     if (S.barrier || !S.drawn()) css += '[data-testid="stMain"] .st-key-rv-responses{opacity:.45}';
-    // the outbox's tick repaints every second: write only a change (it restyles the page)
-    if (css !== S.css) { style.textContent = css; S.css = css; }
+    nwCore.setText(style, css);
   };
 
   // the page shows our last move (or we made none): its data is where we are
