@@ -6,6 +6,7 @@ their n only; screenshots at 1024, 1280, 1440 and 1920 px."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 import store
 from needlework.datasets import import_bytes
@@ -97,10 +98,12 @@ def test_the_slide_fits_one_screen_with_room_sized_type(browser, slide_url, size
         page.wait_for_timeout(500)
         full = page.evaluate(MEASURE)
         assert full["title"]["top"] >= 0 and full["finding"]["bottom"] <= full["height"]
-        assert page.locator("#nw-slide-full").inner_text() == "Leave full screen (Esc)"
+        # the button's words follow the fullscreenchange event, which fires a frame after
+        # document.fullscreenElement changes
+        expect(page.locator("#nw-slide-full")).to_have_text("Leave full screen (Esc)", timeout=5_000)
         page.keyboard.press("f")
         page.wait_for_function("() => !document.fullscreenElement", timeout=10_000)
-        assert page.locator("#nw-slide-full").inner_text() == "Full screen (F)"
+        expect(page.locator("#nw-slide-full")).to_have_text("Full screen (F)", timeout=5_000)
     finally:
         context.close()
 
