@@ -24,6 +24,7 @@ from components.annotate.questions import (
 )
 from components.rag.answer_panel import render_linked_answer
 from components.state import current_dataset, get_db, require_annotator, signed_in
+from needlework.teams.assignment import queue_progress
 from store.datasets import get_dataset, get_item
 
 db = get_db()
@@ -38,7 +39,8 @@ top = st.container(key="nw-top", gap="small")
 with top:  # the name warning inside the sticky bar: never hidden under it
     with st.empty():  # its own slot, drawn or not: the toolbar below never changes places
         who = require_annotator() or ""
-    nav = render_question_nav(db, row, who, categories, team_queue(db, row["name"], signed_in()))
+    queue = team_queue(db, row["name"], signed_in())
+    nav = render_question_nav(db, row, who, categories, queue)
 if nav is None:
     st.stop()
 ctx = load_context(db, row["name"], get_item(db, row["name"], nav.current), who)
@@ -54,7 +56,9 @@ with top:
 
 hide_other_items(ctx)  # before the question: another question's cards never show under it
 render_question(ctx, nav.position, nav.total)
-render_progress(ctx, nav.done, nav.started, nav.total)
+# in team mode, progress counts the person's own queue (done, started, assigned)
+render_progress(ctx, *(queue_progress(db, row["name"], signed_in().name) if queue is not None
+                       else (nav.done, nav.started, nav.total)))
 render_linked_answer(db, row["name"], nav.current)  # ?rag_run=: a RAG run's model answer
 passages_col, side_col = st.columns([3, 2], gap="medium")
 # each ends with the item's marker: until a rerun has drawn it, the last question's

@@ -7,7 +7,7 @@ from components.home.activity import render_activity
 from components.home.tables import open_pages, render_datasets, render_flash
 from components.state import annotator, current_dataset, get_db, signed_in
 from components.teams.progress import render_team_progress
-from needlework.teams.assignment import visible_datasets
+from needlework.teams.assignment import queue_totals, visible_datasets
 from needlework.teams.permissions import visible_annotator
 from store.annotations import history
 from store.datasets import get_dataset, list_datasets
@@ -37,6 +37,12 @@ mine, theirs = visible_annotator(user), visible_datasets(db, user)
 if theirs is not None:
     every = [r for r in every if r["name"] in set(theirs)]
 progress = progress_by_dataset(db)
+if user is not None:  # team mode: a person with a queue is counted against their queue
+    for name, people in progress.items():
+        queues = queue_totals(db, name)
+        for p in people:
+            if p["annotator"] in queues:
+                p["done"], p["started"], p["total"] = queues[p["annotator"]]
 if mine is not None:
     progress = {name: [p for p in people if p["annotator"] == mine]
                 for name, people in progress.items()}

@@ -28,8 +28,8 @@ from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding import keymap as km
 from needlework.grounding import progress as gp
+from needlework.teams.access import own_queue, restricted
 from needlework.teams.assignment import next_item
-from store.assignments import queue_keys
 from store.grounding import (
     changed_items,
     disagreeing_items,
@@ -46,22 +46,29 @@ ITEM_KEYS = {"previous": km.PREVIOUS_ITEM.upper(), "next": km.NEXT_ITEM.upper(),
 
 @dataclass(frozen=True)
 class Queue:
-    """An annotator's own queue (team mode): its items in order, and the first item not
-    done after a given one (``needlework.teams.assignment.queue`` / ``next_item``)."""
+    """A person's own queue (team mode): its items in order, the first item not done
+    after a given one (``needlework.teams.assignment.queue`` / ``next_item``), and
+    whether they may open only these (``only``: an annotator, unless the lead lets
+    annotators open any item; :mod:`needlework.teams.access`)."""
 
     keys: list[str]
     next_after: Callable[[str], str | None]
+    only: bool = False
+
+    def allows(self, key: str | None) -> bool:
+        """Whether the page may show item ``key`` to this person."""
+        return key is not None and (not self.only or key in self.keys)
 
 
 def team_queue(db: Database, dataset: str, user: Any) -> Queue | None:
-    """The signed-in user's own queue of ``dataset`` in team mode, when they have one
-    (``None``: local mode, or nothing assigned to them: the whole list)."""
-    if user is None:
+    """The signed-in user's own queue of ``dataset`` in team mode (``None``: local mode,
+    or a reviewer, an admin, or an annotator allowed to open any item, with nothing
+    assigned: the whole list). An annotator with nothing assigned gets an empty queue."""
+    keys = own_queue(db, dataset, user)
+    if keys is None:
         return None
-    keys = queue_keys(db, dataset, user.name)
-    if not keys:
-        return None
-    return Queue(keys, lambda key: next_item(get_db(), dataset, user.name, after=key, actor=user))
+    return Queue(keys, lambda key: next_item(get_db(), dataset, user.name, after=key, actor=user),
+                 only=restricted(db, dataset, user))
 
 
 @dataclass
@@ -130,8 +137,8 @@ def _item_list(db: Database, dataset: str, created_at: str, who: str, flt: gp.It
     return fresh, cached is not None and cached.signature[:-1] != signature[:-1]
 
 
-def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
-                     jump: bool) -> tuple[str, int, int, int]:
+def _resolve_current(db: Database, dataset: str, items: gp.ItemList, jump: bool,
+                     queue: Queue | None = None) -> tuple[str, int, int, int]:
     """The item to show, its dataset position, the tab's ``seq`` and cursor. When the
     page opens (a link, the sidebar, Home, a reload): the ``?item=`` it names, else this
     session's item; on the runs that follow: where the server has this tab, else this
@@ -139,17 +146,26 @@ def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
     none: where the annotator left off (their first unfinished item of the list), else
     the list's first item. A filter or search just changed moves to its first match when
     the item is not one. A place other than the tab's is placed there (a page's own
-    move); a link's ``&passage=N`` puts the cursor on passage N."""
+    move); a link's ``&passage=N`` puts the cursor on passage N. Where ``queue`` allows
+    only its own items, no other is ever shown: a link, a move or a session's item
+    elsewhere counts as none (a link's refusal is noted for the caption)."""
     state = st.session_state
     held = pos.held(PAGE, dataset)
+    if held is not None and queue is not None and not queue.allows(held.item):
+        held = None  # a move to an item this person may not open: the page places the tab
     current = state.get(_state(dataset, "current"))
+    if queue is not None and not queue.allows(current):
+        current = None
     # a page opening before the browser's remembered name has reached the session: where
     # to resume is the named annotator's, so nothing is settled or kept on this run
     waiting = pos.awaits_name(PAGE, items.annotator)
     asked: tuple[str, int] | None = None  # the link's item and the passage it names
     if pos.opens(PAGE):
         link = st.query_params.get("item")
-        if link and item_position(db, dataset, link) is not None:
+        state.pop(_state(dataset, "refused"), None)
+        if link and queue is not None and not queue.allows(link):
+            state[_state(dataset, "refused")] = True  # said in the caption; the link is spent
+        elif link and item_position(db, dataset, link) is not None:
             current = link
             asked = (link, pos.linked_passage())
     elif held is not None:
@@ -160,9 +176,12 @@ def _resolve_current(db: Database, dataset: str, items: gp.ItemList,
     if position is None:  # nothing yet in this session, or an item that is gone: resume
         current = items.next_unfinished(db, "", -1) or items.first(db) or ""
         position = item_position(db, dataset, current) if current else None
-    if position is None:  # a filter that keeps nothing: the dataset's first item
-        current = gp.ItemList(dataset, items.annotator).first(db) or ""
+    if position is None:  # a filter that keeps nothing: the first item of the queue or dataset
+        current = (queue.keys[0] if queue is not None and queue.keys
+                   else gp.ItemList(dataset, items.annotator).first(db) or "")
         position = item_position(db, dataset, current) or 0
+    if state.get(_state(dataset, "refused")) is True:  # said while this item is shown
+        state[_state(dataset, "refused")] = current
     if waiting:
         return current, position, 0, 0
     state[_state(dataset, "current")] = current
@@ -254,7 +273,11 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
         if not items.total:
             st.info("This dataset has no questions.")
             return None
-        current, position, seq, cursor = _resolve_current(db, dataset, items, jump)
+        if queue is not None and queue.only and not queue.keys:
+            st.info("Nothing in this dataset is assigned to you: your lead assigns the items "
+                    "on the Assignment page.", icon=":material/assignment:")
+            return None
+        current, position, seq, cursor = _resolve_current(db, dataset, items, jump, queue)
         rows = items.window(db, current, position, WINDOW)
         if not any(r["key"] == current for r in rows):  # filtered out: shown in its place
             rows = list_rows(db, dataset, who, [position]) + rows
@@ -271,7 +294,9 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
             on_change=_picked, args=(dataset, picker, set(options), current),
         )
         index = items.index_of(current, position)
-        st.caption(_caption(items, index, flt.active(), queue))
+        st.caption(_caption(items, index, flt.active(), queue)
+                   + (" · the item the link named is not assigned to you"
+                      if st.session_state.get(_state(dataset, "refused")) == current else ""))
     done, started, _ = gp.progress(db, dataset, who)
     return Nav(dataset, row["created_at"], current, position, items.total, items.shown(), index,
                items.step(db, current, position, -1), items.step(db, current, position, 1),

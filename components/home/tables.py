@@ -54,9 +54,11 @@ def dataset_url(page: str, dataset: str, item: str | None = None) -> str:
 def progress_lines(row: Mapping[str, Any], people: Sequence[Mapping[str, Any]],
                    scored: str | None) -> list[str]:
     """The progress of one dataset in words: per annotator (the pages' own wording),
-    whether a model scored it; ``not started`` when nobody and nothing did."""
+    whether a model scored it; ``not started`` when nobody and nothing did. A person's
+    ``total`` (their queue in team mode) replaces the dataset's item count."""
     words = progress_text if row["kind"] == "grounding" else review_progress_text
-    lines = [words(int(p["done"]), int(p["started"]), int(row["items"]), str(p["annotator"]))
+    lines = [words(int(p["done"]), int(p["started"]), int(p.get("total", row["items"])),
+                   str(p["annotator"]))
              for p in people[:SHOWN_ANNOTATORS]]
     if len(people) > SHOWN_ANNOTATORS:
         lines.append(f"and {len(people) - SHOWN_ANNOTATORS} more annotators")

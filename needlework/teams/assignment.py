@@ -218,6 +218,22 @@ def next_item(db: Database, dataset: str, annotator: str, *, after: str | None =
     return store_assignments.next_unfinished(db, dataset, annotator, pos)
 
 
+def queue_progress(db: Database, dataset: str, annotator: str) -> tuple[int, int, int]:
+    """``(done, started, assigned)`` of ``annotator``'s own queue: items done, items they
+    set anything on (done included), items in the queue; the figures their pages show
+    in team mode (the same words as :func:`needlework.grounding.progress.progress_text`)."""
+    rows = store_assignments.status(db, dataset, annotator)
+    return (sum(bool(r["done"]) for r in rows),
+            sum(bool(r["done"] or r["started"]) for r in rows), len(rows))
+
+
+def queue_totals(db: Database, dataset: str) -> dict[str, tuple[int, int, int]]:
+    """:func:`queue_progress` of every annotator with a queue in ``dataset``."""
+    return {r["annotator"]: (r["done"] or 0, (r["done"] or 0) + (r["started"] or 0),
+                             r["assigned"])
+            for r in store_assignments.progress_by_annotator(db, dataset)}
+
+
 def visible_items(db: Database, dataset: str, actor: User | None) -> list[str] | None:
     """The items ``actor`` may open: ``None`` means all (local mode, reviewers, admins);
     an annotator gets their queue."""
@@ -336,5 +352,6 @@ def dataset_progress(db: Database, dataset: str | None = None) -> list[DatasetPr
 __all__ = ["AnnotatorProgress", "AssignSummary", "AssignmentError", "DatasetProgress",
            "PermissionDenied", "QueueEntry", "ReassignSummary", "add_gold_to_queues",
            "annotator_progress", "assign_dataset", "dataset_progress", "distribute",
-           "item_units", "next_item", "queue", "reassign_unfinished", "visible_datasets",
+           "item_units", "next_item", "queue", "queue_progress", "queue_totals",
+           "reassign_unfinished", "visible_datasets",
            "visible_items"]
