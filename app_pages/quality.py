@@ -11,7 +11,6 @@ from components.suggest.figures import render_suggestion_figures
 from components.teams.quality import (
     render_alpha,
     render_annotators,
-    render_flash,
     render_gold,
     render_items,
     render_throughput,
@@ -32,7 +31,6 @@ if row is None:
 dataset = row["name"]
 st.caption(f"{label(dataset, 80)} · {row['kind']} · active time counts the gaps of at most two "
            "minutes between one person's changes; longer gaps are pauses.")
-render_flash()
 report = quality_report(db, dataset, actor=me)
 render_alpha(report)
 st.subheader("Throughput")
@@ -43,6 +41,7 @@ st.subheader("Items")
 render_items(report)
 render_suggestion_figures(db, dataset, me)
 st.subheader("Gold items")
-st.caption("Items whose right answers a reviewer recorded. They join every annotator's queue "
-           "unannounced; accuracy on gold compares each annotator's answers with them.")
+st.caption("Items whose right answers a reviewer recorded: one at a time, from a file, or a "
+           "share of every queue. They join every annotator's queue unannounced; accuracy on "
+           "gold compares each annotator's answers with them.")
 render_gold(dataset, item_index(db, dataset), gold_items(db, dataset, actor=me))

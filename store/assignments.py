@@ -247,3 +247,12 @@ def progress_by_dataset(db: Database, dataset: str | None = None) -> list[dict[s
         "sum(s.done) as done, (select count(*) from per_item p where p.dataset = s.dataset "
         "and p.complete = 1) as complete_items, count(distinct s.annotator) as annotators "
         "from s group by s.dataset order by s.dataset", params)
+
+
+def gold_loads(db: Database, dataset: str) -> dict[str, tuple[int, int]]:
+    """``{annotator: (gold items, items)}`` of every queue of ``dataset``: its
+    assignments, and how many of them are items of ``gold_items`` (done or not)."""
+    return {who: (gold, items) for who, gold, items in db.execute(
+        "select a.annotator, count(g.item_key), count(*) from assignments a "
+        "left join gold_items g on g.dataset = a.dataset and g.item_key = a.item_key "
+        "where a.dataset = ? group by a.annotator", [dataset])}

@@ -19,22 +19,29 @@ import streamlit as st
 from components.state import get_db, signed_in
 from components.tables import figures_table
 from components.text import label, option, render_text
+from needlework.formats.errors import FormatError
+from needlework.teams.gold import (
+    GoldError,
+    answer_fields,
+    default_answers,
+    import_gold,
+    mark_gold,
+    queue_gold_shares,
+    sample_gold,
+    unmark_gold,
+)
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.quality import (
     ANNOTATOR_SORTS,
     ITEM_SORTS,
-    GoldError,
     QualityReport,
-    answer_fields,
-    default_answers,
-    mark_gold,
     rank_annotators,
     rank_items,
-    unmark_gold,
 )
 from needlework.teams.throughput import Throughput
 
 FLASH = "nw-quality-flash"
+IMPORT_FILE, SAMPLE_PERCENT, SAMPLE_SEED = "nw-gold-file", "nw-gold-percent", "nw-gold-seed"
 ANNOTATOR_WORDS = {"gold_accuracy": "accuracy on gold (lowest first)",
                    "kappa": "kappa with the others (lowest first)",
                    "agreement": "equal answers with the others (lowest first)",
@@ -54,6 +61,7 @@ def _secs(value: float | None) -> float | None:
 
 
 def render_flash() -> None:
+    """What the last gold action did or why it was refused (drawn where its buttons are)."""
     flash = st.session_state.pop(FLASH, None)
     if flash:
         (st.success if flash[0] else st.error)(label(flash[1], 600))
@@ -63,22 +71,26 @@ def _answer_widget(key: str, field: str) -> str:
     return f"nw-gold-answer|{key}|{field}"
 
 
+def _defaults(dataset: str, key: str) -> dict[str, Any]:
+    try:
+        return default_answers(get_db(), dataset, key)
+    except GoldError:
+        return {}
+
+
 def _mark(dataset: str, key: str | None, fields: Sequence[str]) -> None:
     if not key:
         return
     answers = {f: st.session_state.get(_answer_widget(key, f)) for f in fields}
     answers = {f: v for f, v in answers.items() if v}
-    try:  # adjudicated dimensions come along, as before
-        answers |= {f: v for f, v in default_answers(get_db(), dataset, key).items()
-                    if f.startswith("dim:")}
-    except GoldError:
-        pass
-    if not answers:
+    defaults = _defaults(dataset, key)
+    answers |= {f: v for f, v in defaults.items() if f.startswith("dim:")}  # adjudicated
+    if not answers and defaults:
         st.session_state[FLASH] = (False, "Pick at least one answer before marking the item "
                                    "as gold.")
         return
-    try:
-        saved = mark_gold(get_db(), dataset, key, answers, actor=signed_in())
+    try:  # no answer and no default one: the logic says why in one sentence
+        saved = mark_gold(get_db(), dataset, key, answers or None, actor=signed_in())
     except (GoldError, PermissionDenied) as e:
         st.session_state[FLASH] = (False, str(e))
         return
@@ -95,9 +107,87 @@ def _unmark(dataset: str, key: str) -> None:
     st.session_state[FLASH] = (True, f"Item {key} is no longer gold.")
 
 
+def _problems(e: FormatError) -> str:
+    more = e.total - 1
+    return (str(e.problems[0]) + (f" (and {more} more problem{'s' if more > 1 else ''})"
+                                  if more else "") + " · nothing was imported.")
+
+
+def _import(dataset: str) -> None:
+    upload = st.session_state.get(IMPORT_FILE)
+    if upload is None:
+        st.session_state[FLASH] = (False, "Choose a CSV or JSONL file of gold answers first.")
+        return
+    try:
+        done = import_gold(get_db(), dataset, upload.getvalue(), upload.name, actor=signed_in())
+    except FormatError as e:
+        st.session_state[FLASH] = (False, _problems(e))
+        return
+    except (GoldError, PermissionDenied) as e:
+        st.session_state[FLASH] = (False, str(e))
+        return
+    again = f", {len(done.replaced)} of them gold already" if done.replaced else ""
+    st.session_state[FLASH] = (True, f"Imported {done.answers} gold answers of "
+                               f"{len(done.items)} items from {done.file}{again}; they join "
+                               "every annotator's queue unannounced.")
+
+
+def _sample(dataset: str) -> None:
+    percent = st.session_state.get(SAMPLE_PERCENT)
+    seed = int(st.session_state.get(SAMPLE_SEED) or 0)
+    try:
+        done = sample_gold(get_db(), dataset, percent, seed=seed, actor=signed_in())
+    except (GoldError, PermissionDenied) as e:
+        st.session_state[FLASH] = (False, str(e))
+        return
+    if not done.added:
+        st.session_state[FLASH] = (True, f"Every queue is already at least {done.percent:g} % "
+                                   "gold: nothing added.")
+        return
+    where = ("of every annotator's queue" if done.basis == "queues" else
+             "of the dataset's items (it has no assignment yet)")
+    st.session_state[FLASH] = (True, f"{len(done.added)} items are gold now (seed {seed}): "
+                               f"at least {done.percent:g} % {where}.")
+
+
+def _shares_line(shares: dict[str, tuple[int, int]]) -> str:
+    """``ana 2 of 10 (20 %) · bob …`` (names escaped)."""
+    return " · ".join(f"{label(who, 40)} {gold} of {items} ({100 * gold / items:.0f} %)"
+                      for who, (gold, items) in shares.items() if items)
+
+
+def render_gold_bulk(dataset: str) -> None:
+    """Gold answers from a file, and "k % of each queue" as gold (reviewers, admins)."""
+    with st.container(border=True, key="nw-gold-bulk"):
+        st.markdown("**From a file** · CSV with the columns `item,field,value`, or JSONL "
+                    "objects with those keys, one answer a row")
+        st.caption("Fields as stored: label:N (passage N from 1), dim:FIELD, verdict:I:J "
+                   "(chosen I, rejected J, from 0). Values as the annotation page's choices "
+                   "(OUTDATED or Outdated, agree or Chosen better). An item's rows are its "
+                   "answers. Any bad row names its line and field, and nothing is imported.")
+        cols = st.columns([3, 1], vertical_alignment="bottom")
+        cols[0].file_uploader("Gold answers file", type=["csv", "jsonl"], key=IMPORT_FILE)
+        cols[1].button("Import gold answers", key="nw-gold-import", on_click=_import,
+                       args=(dataset,), icon=":material/upload:")
+        st.markdown("**A share of every queue**")
+        shares = queue_gold_shares(get_db(), dataset, actor=signed_in())
+        st.caption("Items with default answers (adjudications, else the file's labels) are "
+                   "picked with the seed and made gold until at least this share of every "
+                   "annotator's queue is gold; without an assignment, of the dataset's items. "
+                   + (f"Now: {_shares_line(shares)}." if shares else "Not assigned yet."))
+        cols = st.columns([2, 1, 1], vertical_alignment="bottom")
+        cols[0].number_input("Gold share of each queue (%)", min_value=1, max_value=100,
+                             value=10, step=1, key=SAMPLE_PERCENT)
+        cols[1].number_input("Seed", min_value=0, value=0, step=1, key=SAMPLE_SEED)
+        cols[2].button("Add gold items", key="nw-gold-sample", on_click=_sample,
+                       args=(dataset,), icon=":material/casino:")
+
+
 def render_gold(dataset: str, items: Sequence[dict[str, Any]],
                 gold: Sequence[dict[str, Any]]) -> None:
-    """The gold items with their answers, and marking or unmarking one."""
+    """The gold items with their answers, marking or unmarking one, and the bulk ways
+    (:func:`render_gold_bulk`); what the last of these did shows here."""
+    render_flash()
     titles = {i["key"]: f"{i['position'] + 1}. {(i['title'] or i['key'])[:90]}" for i in items}
     if gold:
         st.dataframe(pd.DataFrame([{
@@ -106,6 +196,7 @@ def render_gold(dataset: str, items: Sequence[dict[str, Any]],
         } for g in gold]), hide_index=True, width="stretch", key="nw-gold-table")
     else:
         st.caption("No gold items yet.")
+    render_gold_bulk(dataset)
     golden = {g["item_key"] for g in gold}
     cols = st.columns([3, 1], vertical_alignment="bottom")
     key = cols[0].selectbox("Item", [i["key"] for i in items], index=None, key="nw-gold-item",
@@ -124,13 +215,12 @@ def render_gold(dataset: str, items: Sequence[dict[str, Any]],
                    icon=":material/star:")
     if key is None:
         return
-    try:
-        proposed = default_answers(get_db(), dataset, key)
-    except GoldError:
-        proposed = {}
+    proposed = _defaults(dataset, key)
     st.caption("The right answers, picked like labels. Each starts at the reviewers' "
                "adjudication, else the file's own value (a preference pair: chosen better); "
-               "an answer left empty is not checked.")
+               "an answer left empty is not checked."
+               + ("" if proposed else " This item has no file labels and no adjudicated "
+                  "values: pick its answers, or import them from a file."))
     for f in fields:
         value = proposed.get(f.field)
         st.segmented_control(f.title, f.options, format_func=f.words.get,

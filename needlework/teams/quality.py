@@ -1,14 +1,11 @@
 """Quality control: gold items, accuracy on gold, agreement per annotator, active time,
 and the reviewer's rankings of annotators and items.
 
-**Gold items** are items whose right answers a reviewer recorded (:func:`mark_gold`):
-passage labels and dimensions (``label:N``, ``dim:FIELD``) of a grounding item, verdicts
-(``verdict:I:J``) of a preference item. By default they are taken from the reviewers'
-adjudications (``final:*``) and, where there is none, from the record itself (the
-imported labels; for a preference pair, "chosen is better"). Gold items join every
-queue unannounced (:mod:`needlework.teams.assignment`). An annotator's **accuracy on
-gold** is the share of gold fields they set that equal the gold value (a ``skip``
-verdict is no answer and is not counted).
+**Gold items** are items whose right answers a reviewer recorded
+(:mod:`needlework.teams.gold`: one at a time, from a file, or a share of every queue);
+their functions are re-exported here. An annotator's **accuracy on gold** is the share
+of gold fields they set that equal the gold value (a ``skip`` verdict is no answer and
+is not counted).
 
 **Agreement per annotator** reuses :mod:`needlework.grounding.agreement`: units are
 passages (grounding) or comparisons (preference); for each annotator, Cohen's kappa with
@@ -31,177 +28,31 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.formats import preference_view
-from needlework.formats.garage import DIMENSIONS
-from needlework.grounding import item as gitem
 from needlework.grounding import labels as gl
 from needlework.grounding.agreement import Alpha, Kappa, cohen_kappas, krippendorff_alpha
-from needlework.review.verdicts import VERDICTS, field_name, parse_field, verdict_of
-from needlework.teams import accounts
-from needlework.teams.assignment import add_gold_to_queues
-from needlework.teams.events import record
+from needlework.review.verdicts import parse_field, verdict_of
+from needlework.teams.gold import (
+    AnswerField,
+    GoldError,
+    answer_fields,
+    check_answers,
+    default_answers,
+    gold_items,
+    mark_gold,
+    unmark_gold,
+)
 from needlework.teams.permissions import User, check
 from store import assignments as store_assignments
 from store import audit as store_audit
 from store import gold as store_gold
 from store.annotations import dataset_annotations
-from store.datasets import get_dataset, get_item, item_index
+from store.datasets import get_dataset, item_index
 
 IDLE_SECONDS = 120.0
 Unit = tuple[str, int | str]
 
 
-class GoldError(ValueError):
-    """Gold answers that cannot be recorded (names the field)."""
-
-
-# --- gold items -------------------------------------------------------------------------
-
-def _dataset(db: Database, dataset: str) -> dict[str, Any]:
-    row = get_dataset(db, dataset)
-    if row is None:
-        raise GoldError(f"no dataset named {dataset!r}")
-    return row
-
-
-def default_answers(db: Database, dataset: str, item_key: str) -> dict[str, Any]:
-    """The gold answers of an item by default: adjudicated values where a reviewer set
-    them, else the record's own (imported labels; chosen better than rejected)."""
-    row = _dataset(db, dataset)
-    item = get_item(db, dataset, item_key)
-    if item is None:
-        raise GoldError(f"item {item_key!r} is not in dataset {dataset!r}")
-    finals: dict[str, Any] = {}
-    for r in sorted(dataset_annotations(db, dataset, prefix="final:"),
-                    key=lambda r: r["updated_at"]):
-        if r["item_key"] == item_key:
-            finals[r["field"][len("final:"):]] = r["value"]
-    answers: dict[str, Any] = {}
-    record = item["record"]
-    if row["kind"] == "grounding":
-        for number in range(1, len(gitem.passages(record)) + 1):
-            value = finals.get(gl.label_field(number)) or gl.imported_label(record, number)
-            if value is not None:
-                answers[gl.label_field(number)] = value
-        for name, value in finals.items():
-            if name.startswith("dim:"):
-                answers[name] = value
-        return answers
-    view = preference_view(row["format"], record)
-    reviewers = _reviewers(db)
-    reviewed = {r["field"]: verdict_of(r["value"])
-                for r in dataset_annotations(db, dataset, prefix="verdict:")
-                if r["item_key"] == item_key and r["annotator"] in reviewers}
-    for i, j in view.comparisons():
-        name = field_name(i, j)
-        answers[name] = reviewed.get(name) or "agree"
-    return answers
-
-
-def _reviewers(db: Database) -> set[str]:
-    return {u.name for u in accounts.list_users(db) if u.at_least("reviewer")}
-
-
-@dataclass(frozen=True)
-class AnswerField:
-    """One answer a gold item can hold, picked with the same choices as annotation."""
-
-    field: str  # label:N or verdict:I:J
-    title: str  # "Passage 2", "Chosen 1 vs rejected 3"
-    options: tuple[str, ...]  # the stored values, in the annotation page's order
-    words: dict[str, str]  # value -> its button word
-
-
-def answer_fields(db: Database, dataset: str, item_key: str) -> list[AnswerField]:
-    """The answers ``item_key`` can hold as gold: one passage label per passage
-    (grounding), one verdict per comparison (preference; skip is no answer)."""
-    row = _dataset(db, dataset)
-    item = get_item(db, dataset, item_key)
-    if item is None:
-        raise GoldError(f"item {item_key!r} is not in dataset {dataset!r}")
-    if row["kind"] == "grounding":
-        return [AnswerField(gl.label_field(p.number), f"Passage {p.number}", gl.LABELS, gl.SHORT)
-                for p in gitem.passages(item["record"])]
-    verdicts = {v: words for v, (words, _) in VERDICTS.items() if v != "skip"}
-    return [AnswerField(field_name(i, j), f"Chosen {i + 1} vs rejected {j + 1}", tuple(verdicts),
-                        verdicts)
-            for i, j in preference_view(row["format"], item["record"]).comparisons()]
-
-
-def check_answers(kind: str, fmt: str, record: dict[str, Any],
-                  answers: dict[str, Any]) -> dict[str, Any]:
-    """``answers`` if every field exists on the item and holds a valid value, else
-    :class:`GoldError` naming the first bad field."""
-    if not isinstance(answers, dict) or not answers:
-        raise GoldError("gold answers must be a non-empty {field: value} object")
-    if kind == "grounding":
-        count = len(gitem.passages(record))
-        for name, value in answers.items():
-            number = gl.passage_number(name)
-            if number is not None:
-                if not 1 <= number <= count:
-                    raise GoldError(f"{name}: the item has {count} passages")
-                if value not in gl.LABELS:
-                    raise GoldError(f"{name}: {value!r} is not a passage label")
-            elif name.startswith("dim:") and name[4:] in gitem.DIM_FIELDS:
-                allowed = DIMENSIONS.get(name[4:])
-                if not isinstance(value, str) or (allowed is not None and value not in allowed):
-                    raise GoldError(f"{name}: {value!r} is not a value of {name[4:]}")
-            else:
-                raise GoldError(f"{name}: gold answers of a grounding item are label:N and "
-                                "dim:FIELD fields")
-        return answers
-    comparisons = set(preference_view(fmt, record).comparisons())
-    for name, value in answers.items():
-        pair = parse_field(name)
-        if pair is None or pair not in comparisons:
-            raise GoldError(f"{name}: not a comparison of this item")
-        if value not in VERDICTS or value == "skip":
-            raise GoldError(f"{name}: {value!r} is not a verdict (skip is no answer)")
-    return answers
-
-
-def mark_gold(db: Database, dataset: str, item_key: str, answers: dict[str, Any] | None = None,
-              *, actor: User | None = None) -> dict[str, Any]:
-    """Record an item's right answers (default :func:`default_answers`) and put it in
-    every queue of the dataset's plan. Reviewers and admins only. Returns the answers."""
-    actor = check(db, actor, "mark_gold", dataset)
-    row = _dataset(db, dataset)
-    item = get_item(db, dataset, item_key)
-    if item is None:
-        raise GoldError(f"item {item_key!r} is not in dataset {dataset!r}")
-    if answers is None:
-        answers = default_answers(db, dataset, item_key)
-        if not answers:
-            raise GoldError(f"item {item_key!r} has no adjudicated or imported answers: give "
-                            "the gold answers")
-    answers = check_answers(row["kind"], row["format"], item["record"], answers)
-    by = actor.name if actor else ""
-    with db.atomic():
-        store_gold.mark(db, dataset, item_key, answers, by=by, at=accounts.iso())
-        add_gold_to_queues(db, dataset, item_key, by=by)
-    record(db, actor, "gold.marked", item_key, dataset=dataset, after={"fields": sorted(answers)})
-    return answers
-
-
-def unmark_gold(db: Database, dataset: str, item_key: str, *, actor: User | None = None) -> bool:
-    """Stop treating an item as gold: queues lose it where it was added as gold and not
-    done. Reviewers and admins only."""
-    actor = check(db, actor, "mark_gold", dataset)
-    with db.atomic():
-        store_assignments.clear_gold(db, dataset, item_key)
-        was = store_gold.unmark(db, dataset, item_key)
-    if was:
-        record(db, actor, "gold.unmarked", item_key, dataset=dataset)
-    return was
-
-
-def gold_items(db: Database, dataset: str, *, actor: User | None = None) -> list[dict[str, Any]]:
-    """The gold items with their answers (reviewers and admins only: annotators are
-    never told which items are gold)."""
-    check(db, actor, "quality", dataset)
-    return store_gold.gold_rows(db, dataset)
-
+# --- accuracy on gold ------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class GoldScore:
@@ -434,3 +285,10 @@ def rank_items(rows: Sequence[ItemQuality], by: str = "disagreement") -> list[It
     if by not in ITEM_SORTS:
         raise ValueError(f"sort items by one of {', '.join(ITEM_SORTS)}")
     return sorted(rows, key=lambda r: (_order(getattr(r, by), True), r.item_key))
+
+
+__all__ = ["ANNOTATOR_SORTS", "ITEM_SORTS", "AnnotatorAgreement", "AnnotatorQuality", "AnswerField",
+           "GoldError", "GoldScore", "ItemQuality", "QualityReport", "active_seconds",
+           "agreement_by_annotator", "answer_fields", "check_answers", "default_answers",
+           "gold_items", "gold_scores", "item_times", "mark_gold", "quality_report",
+           "rank_annotators", "rank_items", "unmark_gold", "units_of"]
