@@ -28,9 +28,15 @@ Every action has ``id``, ``kind``, ``dataset``, ``item`` (not undo / redo) and
   (of ``source``, or the first source by name), decided on what is saved and on the
   suggestions the actor may see when it applies; each passage gets its own change, with
   its provenance (``via``). With ``i`` and ``j``: that comparison's suggested verdict, when
-  it has no verdict of the annotator's yet. A label or verdict typed over a suggestion
-  shown is kept as ``changed``. Where the lead shows suggestions only after the
+  it has no verdict of the annotator's yet. Where the lead shows suggestions only after the
   annotator's own answer (``after``), an accept takes nothing.
+
+Every label, dimension and verdict records whether a suggestion was on screen when it was
+saved (``via``, decided here by what the page shows at that moment, never recomputed
+later): ``accepted`` (the accept key), ``typed`` (typed equal to a suggestion shown),
+``changed`` (typed over a suggestion shown, different from every one), or ``null``
+(nothing shown: none stored, the lead's timing hides it, or the annotator's H hides it
+on Annotate, :mod:`needlework.view_prefs`).
 - ``verdict``: the verdict (``null`` clears), reasons and note of comparison
   chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
 - ``reasons``: the reasons of an existing verdict, or with ``flip`` one reason added or
@@ -71,6 +77,7 @@ from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
 from needlework.review.verdicts import make_value, verdict_of
 from needlework.teams.blind import AFTER, NEVER, suggestion_timing
 from needlework.teams.permissions import PermissionDenied, User, action_guard, check
+from needlework.view_prefs import hides_suggestions
 from store import actions as store_actions
 from store.annotations import get_value, get_via, last_redoable, last_undoable, set_annotation, undo
 from store.datasets import get_item
@@ -138,9 +145,15 @@ class _Targets:
         self._datasets: dict[str, tuple[str, str] | None] = {}
         self._items: dict[tuple[str, str], dict[str, Any] | None] = {}
 
-    def dataset(self, name: str, kinds: tuple[str, ...]) -> str:
+    def kind(self, name: str) -> str | None:
+        """The dataset's kind (``grounding``, ``preference``, ...), ``None`` when none."""
         if name not in self._datasets:
             self._datasets[name] = store_actions.dataset_kind(self.db, name)
+        found = self._datasets[name]
+        return found[0] if found else None
+
+    def dataset(self, name: str, kinds: tuple[str, ...]) -> str:
+        self.kind(name)
         found = self._datasets[name]
         if found is None:
             raise Rejected(f"dataset {name!r} does not exist")
@@ -208,12 +221,15 @@ def _check_set(b: Batch, action: Action) -> None:
 
 
 def _shown_suggestions(b: Batch, action: Action) -> dict[str, list[dict[str, Any]]]:
-    """Field → the suggestions the actor sees on the action's item when it applies (none
-    where the timing is ``never``, e.g. the file's labels hidden or a gold item; with
-    ``after``, only on fields the annotator has already saved a value of:
-    :func:`suggestion_timing`)."""
+    """Field → the suggestions on the actor's screen on the action's item when it applies:
+    none where the timing is ``never`` (:func:`suggestion_timing`: the lead's choice, the
+    same on every item, gold or not) or, on a grounding dataset (Annotate), where the
+    annotator has H on (:func:`hides_suggestions`); with ``after``, only on fields the
+    annotator has already saved a value of."""
     timing = suggestion_timing(b.db, action.dataset, action.item, b.actor, action.annotator)
     if timing == NEVER:
+        return {}
+    if b.targets.kind(action.dataset) in GROUNDING and hides_suggestions(b.db, action.annotator):
         return {}
     out: dict[str, list[dict[str, Any]]] = {}
     for row in item_suggestions(b.db, action.dataset, action.item):
@@ -231,15 +247,19 @@ def _answered(value: Any) -> bool:
 
 def _typed_via(b: Batch, action: Action, value: Any, field: str | None = None
                ) -> dict[str, Any] | None:
-    """A typed value's provenance: ``changed`` when it differs from every suggestion shown
-    for the field (``field``, default the action's; naming the first), else ``None``
-    (typed)."""
+    """A typed value's provenance, by the suggestions shown for the field (``field``,
+    default the action's) when it is saved: ``None`` when none is shown (or the value is
+    cleared); ``typed`` when it equals one (naming the first that does); else
+    ``changed`` (naming the first shown)."""
     field = field or action.field
     if value is None or not field.startswith((LABEL_PREFIX, "dim:", "verdict:")):
         return None
     offered = _shown_suggestions(b, action).get(field, [])
-    if not offered or any(row["value"] == value for row in offered):
+    if not offered:
         return None
+    same = [row for row in offered if row["value"] == value]
+    if same:
+        return {"how": "typed", "source": same[0]["source"], "suggested": same[0]["value"]}
     return {"how": "changed", "source": offered[0]["source"], "suggested": offered[0]["value"]}
 
 
@@ -284,8 +304,8 @@ def _deflect(b: Batch, action: Action) -> Outcome:
 
 
 def _rest(b: Batch, action: Action) -> Outcome:
-    """Label the passages the annotator has not labeled yet as irrelevant (``changed``
-    where a suggestion shown said otherwise)."""
+    """Label the passages the annotator has not labeled yet as irrelevant, each typed
+    (:func:`_typed_via`: ``changed`` where a suggestion shown said otherwise)."""
     count = len(gitem.passages(_grounding_item(b, action)))
     marked, last = [], None
     for number in range(1, count + 1):

@@ -52,3 +52,9 @@ def gold_rows(db: Database, dataset: str) -> list[dict[str, Any]]:
     for row in rows:
         row["answers"] = json.loads(row["answers"])
     return rows
+
+
+def gold_count(db: Database, dataset: str) -> int:
+    """How many gold items ``dataset`` has."""
+    return db.execute("select count(*) from gold_items where dataset = ?",
+                      [dataset]).fetchone()[0]

@@ -545,8 +545,19 @@ def m021_judge_reasoning(db: Database) -> None:
     db.execute("alter table judge_calls add column reasoning text")
 
 
+def m023_view_prefs(db: Database) -> None:
+    """How each person has the pages set up for themselves (store/view_prefs.py), e.g.
+    whether H hides the file's labels and the model suggestions on Annotate: kept where
+    the server can read it, since whether a value was saved with a suggestion on screen
+    is decided when it is saved. ``who``: the signed-in name in team mode, the
+    annotator's name locally; ``value``: JSON."""
+    db.execute(
+        "create table view_prefs (who text not null, name text not null, value text not null, "
+        "updated_at text not null, primary key (who, name)) without rowid")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
-         m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning)
+         m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning, m023_view_prefs)

@@ -1,7 +1,8 @@
 """What the suggestion figures read (``needlework.suggest.figures``): a dataset's
 suggestions with when each was stored, and its annotations of the fields a suggestion
 may carry (``label:N``, ``dim:NAME``, ``verdict:I:J``, and their ``final:`` values) with
-when each was saved and where it came from (``via``). Values and ``via`` are parsed JSON.
+when each was saved and where it came from (``via``, recorded when it was saved). Values
+and ``via`` are parsed JSON.
 """
 
 from __future__ import annotations
@@ -29,24 +30,18 @@ def suggestion_rows(db: Database, dataset: str) -> list[dict[str, Any]]:
 
 
 def annotation_rows(db: Database, dataset: str) -> list[dict[str, Any]]:
-    """``item_key, annotator, field, value, updated_at, via, replaced`` of every current
-    annotation of ``dataset`` whose field starts with one of :data:`PREFIXES`, by item,
-    annotator and field; ``replaced``: the change that wrote the value replaced an earlier
-    value of that annotator (its history row has an old value)."""
+    """``item_key, annotator, field, value, updated_at, via`` of every current annotation
+    of ``dataset`` whose field starts with one of :data:`PREFIXES`, by item, annotator and
+    field; ``via``: whether and how a suggestion was on screen when the value was saved,
+    as recorded then (null: none)."""
     where = " or ".join("(field >= ? and field < ?)" for _ in PREFIXES)
     bounds = [x for p in PREFIXES for x in (p, p + "\U0010ffff")]
-    # a bare column beside max() comes from the row holding the maximum (SQLite)
     return [{"item_key": k, "annotator": a, "field": f, "value": _load(v), "updated_at": at,
-             "via": _load(via), "replaced": bool(replaced)}
-            for k, a, f, v, at, via, replaced in db.execute(
-                "select a.item_key, a.annotator, a.field, a.value, a.updated_at, a.via, "
-                "h.old_value is not null from annotations a left join ("
-                "select item_key, annotator, field, old_value, max(id) from history "
-                f"where dataset = ? and ({where}) group by item_key, annotator, field) h "
-                "on h.item_key = a.item_key and h.annotator = a.annotator and h.field = a.field "
-                f"where a.dataset = ? and ({where.replace('field', 'a.field')}) "
-                "order by a.item_key, a.annotator, a.field",
-                [dataset, *bounds, dataset, *bounds])]
+             "via": _load(via)}
+            for k, a, f, v, at, via in db.execute(
+                "select item_key, annotator, field, value, updated_at, via from annotations "
+                f"where dataset = ? and ({where}) order by item_key, annotator, field",
+                [dataset, *bounds])]
 
 
 def suggestion_count(db: Database, dataset: str) -> int:

@@ -64,6 +64,12 @@ def item_suggestions(db: Database, dataset: str, item_key: str) -> list[dict[str
         "order by field, source", [dataset, item_key])]
 
 
+def has_suggestions(db: Database, dataset: str) -> bool:
+    """Whether ``dataset`` has any suggestion."""
+    return db.execute("select 1 from suggestions where dataset = ? limit 1",
+                      [dataset]).fetchone() is not None
+
+
 def dataset_suggestions(db: Database, dataset: str, source: str | None = None
                         ) -> Iterable[dict[str, Any]]:
     """A dataset's suggestions (of one ``source``), by item, field and source, streamed."""

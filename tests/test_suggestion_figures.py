@@ -34,6 +34,7 @@ from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_suggestion_timing, set_visibility
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.quality import mark_gold
+from needlework.view_prefs import set_hides_suggestions
 from store.suggestions import put_suggestions
 from tests.cli_here import run
 from tests.conftest import garage_records, jsonl
@@ -98,10 +99,13 @@ def scripted_run(db, clock: Clock, *, lead, reviewer, ana, bob) -> None:
         for n, value in enumerate(labels, start=1):
             act(db, bob, at, clock, kind="set", item=key, field=f"label:{n}", value=value)
             at += 10
-    # ana: the gold item first (no suggestion shows there), typed A I R at 2000, 2010, 2020
+    # ana: the gold item first, with H on (suggestions show on a gold item as on any other;
+    # H hides them), typed A I R at 2000, 2010, 2020; then H off again
+    set_hides_suggestions(db, "ana", True, actor=ana)
     for n, value in enumerate((A, IRR, R), start=1):
         act(db, ana, 2000 + 10 * (n - 1), clock, kind="set", item="sample-4",
             field=f"label:{n}", value=value)
+    set_hides_suggestions(db, "ana", False, actor=ana)
     assert act(db, ana, 2060, clock, kind="accept", item="sample-1").message == (
         "3 suggestion(s) accepted")  # p1 from T (first by name), p2 p3 from S
     act(db, ana, 2100, clock, kind="set", item="sample-2", field="label:3", value=R)  # = S's R
@@ -129,9 +133,10 @@ def test_what_was_recorded_is_what_the_figures_read(scripted):
     via = {(k, f): json.loads(v) if v else None for k, f, v in db.execute(
         "select item_key, field, via from annotations where annotator = 'ana'")}
     assert via[("sample-1", "label:1")] == {"how": "accepted", "source": T, "score": 0.9}
-    assert via[("sample-2", "label:3")] is None  # typed equal to the suggestion shown
+    # typed equal to the suggestion shown
+    assert via[("sample-2", "label:3")] == {"how": "typed", "source": S, "suggested": R}
     assert via[("sample-3", "label:1")] == {"how": "changed", "source": S, "suggested": OUT}
-    assert via[("sample-4", "label:1")] is None  # gold: no suggestion shown
+    assert via[("sample-4", "label:1")] is None  # H on: no suggestion shown
     assert not any(db.execute("select via from annotations where annotator = 'bob' "
                               "and via is not null").fetchall())
 
@@ -166,7 +171,7 @@ def test_accuracy_per_source_against_adjudicated_else_gold_values(scripted):
 def test_acceptance_and_override_per_annotator(scripted):
     db, people, _ = scripted
     ana, bob = suggestion_report(db, "g", actor=people["rita"])["acceptance"]
-    # ana saved 12 labels; shown a suggestion on s1..s3 (9), not on the gold s4:
+    # ana saved 12 labels; shown a suggestion on s1..s3 (9), not on the gold s4 (H on):
     # accepted s1 3 + s2 2 + s3 2 = 7; changed s3p1 = 1; typed S's value s2p3 = 1
     assert (ana["annotator"], ana["saved"], ana["shown"]) == ("ana", 12, 9)
     assert (ana["accepted"]["count"], ana["accepted"]["n"]) == (7, 9)
@@ -256,18 +261,13 @@ def test_a_dataset_without_suggestions_and_an_unknown_one(db):
 
 # --- the pure functions on their own ------------------------------------------------------------
 
-def test_shown_how_trusts_via_then_the_timing():
-    def always():
-        return "always"
-
-    accepted = {"how": "accepted", "source": S, "score": None}
-    assert shown_how(accepted, A, [], always, False) == "accepted"
-    assert shown_how(None, A, [], always, False) is None  # nothing suggested before
-    assert shown_how(None, A, [A, OUT], always, False) == "typed"
-    assert shown_how(None, IRR, [A], always, False) == "changed"  # R over a suggestion
-    assert shown_how(None, A, [A], lambda: "never", True) is None
-    assert shown_how(None, A, [A], lambda: "after", False) is None  # first own value
-    assert shown_how(None, A, [A], lambda: "after", True) == "typed"  # revised to it
+def test_shown_how_reads_only_what_was_recorded():
+    assert shown_how({"how": "accepted", "source": S, "score": None}) == "accepted"
+    assert shown_how({"how": "typed", "source": S, "suggested": A}) == "typed"
+    assert shown_how({"how": "changed", "source": S, "suggested": A}) == "changed"
+    # null: nothing shown, also for values saved before "typed" was recorded
+    assert shown_how(None) is None and shown_how({}) is None
+    assert shown_how({"how": "something else"}) is None
 
 
 def test_verdicts_references_and_undefined_figures():

@@ -102,11 +102,15 @@ def test_team_mode_annotators_in_and_out_of_the_list_reviewers_and_gold(groundin
     assert suggestion_timing(grounding, "g", "sample-1", bob, "ana") == "never"
     assert suggestion_timing(grounding, "g", "sample-1", rita, "rita") == "always"
     assert suggestion_timing(grounding, "g", "sample-1", boss, "boss") == "always"
+    # a gold item gets the same timing as any other item
     mark_gold(grounding, "g", "sample-2", actor=rita)
-    assert suggestion_timing(grounding, "g", "sample-2", ana, "ana") == "never"
+    assert suggestion_timing(grounding, "g", "sample-2", ana, "ana") == "after"
+    assert suggestion_timing(grounding, "g", "sample-2", bob, "bob") == "never"
     assert suggestion_timing(grounding, "g", "sample-2", rita, "rita") == "always"
+    # the file's labels are a separate setting: hiding them leaves the suggestions
     set_visibility(grounding, "g", "annotators_see_file_labels", False, actor=boss)
-    assert suggestion_timing(grounding, "g", "sample-1", ana, "ana") == "never"
+    assert suggestion_timing(grounding, "g", "sample-1", ana, "ana") == "after"
+    assert suggestion_timing(grounding, "g", "sample-1", bob, "bob") == "never"
 
 
 def test_what_shows_and_how_it_compares():
@@ -325,12 +329,19 @@ def test_the_lead_chooses_it_on_the_assignment_page(tmp_path, monkeypatch):
     [when] = [r for r in at.radio if r.label == "When annotators see suggestions"]
     [names] = [m for m in at.multiselect if m.label.startswith("For these annotators")]
     assert when.value == "always" and names.value == [] and "ana" in names.options
-    assert "the others see no suggestions" in names.help
+    assert "the others see no suggestions" in names.help and "test group" in names.label
+    assert "does not depend on the file's labels" in when.help
+    assert any("Now: Every annotator sees suggestions at once and no file's labels." in
+               c.value.replace("\\", "") for c in at.caption)
     when.set_value("after")
     names.set_value(["ana"])
     next(b for b in at.button if b.label == "Save when suggestions show").click().run()
     assert not at.exception, at.exception
     assert suggestion_setting(db, "g") == SuggestionSetting("after", ("ana",))
-    assert any("for ana (the others see none)" in s.value.replace("\\", "") for s in at.success)
+    assert any("for ana (the others see none: the control group)" in s.value.replace("\\", "")
+               for s in at.success)
+    assert any("Test group (ana): suggestions only after their own label and no file's labels. "
+               "Control group (every other annotator): no suggestions and no file's labels."
+               in c.value.replace("\\", "") for c in at.caption)
     [when] = [r for r in at.radio if r.label == "When annotators see suggestions"]
     assert when.value == "after"

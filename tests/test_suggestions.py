@@ -267,23 +267,26 @@ def test_accept_labels_the_unlabelled_passages_and_every_value_says_where_it_cam
     assert _via(grounding, "label:2") is None
     _act(grounding, {"kind": "redo", "scope": "annotate"})
     assert _via(grounding, "label:2") == ("UNKNOWN", {"how": "accepted", "source": "a", "score": 0.7})
-    # one source's suggestions; a typed label equal to a suggestion is simply typed
+    # one source's suggestions; a typed label equal to a suggestion shown is typed, with the
+    # source that suggested it: shown, not accepted
     _act(grounding, {"kind": "set", "item": "sample-1", "field": "label:2", "value": None})
     _act(grounding, {"kind": "accept", "item": "sample-1", "source": "b"})
     assert _via(grounding, "label:2") == ("irrelevant", {"how": "accepted", "source": "b", "score": None})
     _act(grounding, {"kind": "set", "item": "sample-1", "field": "label:2", "value": "UNKNOWN"})
-    assert _via(grounding, "label:2") == ("UNKNOWN", None)
+    assert _via(grounding, "label:2") == ("UNKNOWN", {"how": "typed", "source": "a",
+                                                      "suggested": "UNKNOWN"})
     [bad] = _act(grounding, {"kind": "accept", "item": "sample-1", "source": 7})
     assert bad.status == "rejected"
 
 
 @pytest.mark.slow
 def test_accept_follows_what_the_annotator_may_see(tmp_path, monkeypatch):
-    """Team mode: an annotator who may not see the file's labels, or on a gold item, has no
-    suggestions to accept, and a typed label is not called changed."""
+    """Team mode: an annotator whose lead shows no suggestions (never, or not in the test
+    group) has none to accept, and a typed label is typed with nothing shown; one in the
+    test group accepts them without the file's labels, on a gold item as on any other."""
     from needlework.teams import accounts  # noqa: PLC0415
     from needlework.teams.assignment import assign_dataset  # noqa: PLC0415
-    from needlework.teams.blind import set_visibility  # noqa: PLC0415
+    from needlework.teams.blind import set_suggestion_timing, visibility  # noqa: PLC0415
     from needlework.teams.quality import mark_gold  # noqa: PLC0415
     from tests.teams_fixtures import grounding as team_grounding  # noqa: PLC0415
     from tests.teams_fixtures import team_mode_db  # noqa: PLC0415
@@ -294,15 +297,20 @@ def test_accept_follows_what_the_annotator_may_see(tmp_path, monkeypatch):
     import_suggestions(db, lines({"item": "sample-1", "field": "label:1", "value": "OUTDATED",
                                   "source": "a"}), "s.jsonl", "g", by="lead")
     ana, lead = accounts.get_user(db, "ana"), accounts.get_user(db, "lead")
-    [blind] = _act(db, {"kind": "accept", "item": "sample-1"}, actor=ana)
-    assert (blind.status, blind.message) == ("unchanged", "no suggestions to accept on this question")
-    _act(db, {"kind": "set", "item": "sample-1", "field": "label:1", "value": "UNKNOWN"}, actor=ana)
-    assert _via(db, "label:1") == ("UNKNOWN", None)  # no suggestion was shown to her
+    for when, names in (("never", []), ("always", ["bob"])):  # none, or ana in the control group
+        set_suggestion_timing(db, "g", when, names, actor=lead)
+        [blind] = _act(db, {"kind": "accept", "item": "sample-1"}, actor=ana)
+        assert (blind.status, blind.message) == ("unchanged",
+                                                 "no suggestions to accept on this question")
+    _act(db, {"kind": "set", "item": "sample-1", "field": "label:1", "value": "OUTDATED"}, actor=ana)
+    assert _via(db, "label:1") == ("OUTDATED", None)  # the suggested value, but nothing shown
     _act(db, {"kind": "set", "item": "sample-1", "field": "label:1", "value": None}, actor=ana)
-    set_visibility(db, "g", "annotators_see_file_labels", True, actor=lead)
+    set_suggestion_timing(db, "g", "always", ["ana"], actor=lead)  # the test group
     mark_gold(db, "g", "sample-1", actor=lead)
+    assert visibility(db, "g", ana).file_labels is False
     [gold] = _act(db, {"kind": "accept", "item": "sample-1"}, actor=ana)
-    assert gold.message == "no suggestions to accept on this question"
+    assert gold.message == "1 suggestion(s) accepted"
+    assert _via(db, "label:1") == ("OUTDATED", {"how": "accepted", "source": "a", "score": None})
 
 
 def test_review_accept_gives_the_comparison_its_suggested_verdict(db):
@@ -353,7 +361,8 @@ def test_rest_marks_irrelevant_as_changed_where_a_suggestion_shown_said_otherwis
     _act(grounding, {"kind": "rest", "item": "sample-1"})
     assert _via(grounding, "label:1") == ("irrelevant", {"how": "changed", "source": "a",
                                                          "suggested": "OUTDATED"})
-    assert _via(grounding, "label:2") == ("irrelevant", None)  # the suggestion's own value
+    assert _via(grounding, "label:2") == ("irrelevant", {"how": "typed", "source": "a",
+                                                         "suggested": "irrelevant"})
     assert _via(grounding, "label:3") == ("irrelevant", None)  # no suggestion there
 
 

@@ -1,8 +1,9 @@
 """A reviewer's decision on the question being annotated: the final values a reviewer set
 on the Agreement page (``final:*``), beside the annotator's own, and the reviewer's note.
 
-An annotator in team mode never sees one on a gold item (its final values would give the
-gold answers away); everything else about the item is theirs to see.
+An annotator in team mode sees none on a dataset with gold items, on any item: on a gold
+item its final values would give the gold answers away, and a decision shown on the
+other items only would tell the gold items apart. Elsewhere it is theirs to see.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from components.annotate.item import ItemContext, local_time
 from components.state import signed_in
 from components.text import label, render_text
 from needlework.grounding.decision import decision_lines
+from needlework.teams.blind import file_labels_blocked
 from needlework.teams.permissions import can
-from store.gold import gold_items
 from store.grounding import grouped_annotations
 
 NOTE = "final:note"
@@ -28,7 +29,7 @@ def render_decision(ctx: ItemContext) -> None:
     if not finals:
         return
     user = signed_in()
-    if user is not None and not can(user, "view_all") and ctx.key in gold_items(ctx.db, ctx.dataset):
+    if user is not None and not can(user, "view_all") and file_labels_blocked(ctx.db, ctx.dataset):
         return
     values = {e["field"][len("final:"):]: e["value"] for e in finals if e["field"] != NOTE}
     note = next((e["value"] for e in finals if e["field"] == NOTE and isinstance(e["value"], str)), "")

@@ -14,7 +14,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components.annotate.item import ItemContext, hide_imported, save, suggested_dim
-from components.text import escape
+from components.text import escape, label
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import choice_of, dimension_keys
 from store.datasets import get_dataset, set_dataset_meta
@@ -97,7 +97,7 @@ def render_dimensions(ctx: ItemContext, categories: list[str]) -> None:
     st.caption("Click an option; or W, then one digit per dimension (Enter: the file's "
                "value, Space: leave it); or Q, a dimension's number, an option's. V takes "
                "the file's value of every dimension you have not set. Click the chosen "
-               "option to clear it. Dashed: the file's own value (H hides it).")
+               "option to clear it. Dashed: the file's own value; violet: a model's (H hides both).")
     st.html(_STYLE + dimensions_html(ctx))
     mine = ctx.value("dim:question_category")
     mine = mine if mine in categories else None
@@ -113,6 +113,10 @@ def render_dimensions(ctx: ItemContext, categories: list[str]) -> None:
                      help="The list is editable per dataset (Categories).")
     with right:
         render_category_editor(ctx.db, ctx.dataset, categories)
+    offered = suggested_dim(ctx, "question_category")  # as the option buttons' model values
+    if offered:
+        st.caption(label("Category suggested: " + ", ".join(
+            f"{row['value']} ({row['source']})" for row in offered), 300))
 
 
 def render_category_editor(db: Database, dataset: str, categories: list[str]) -> None:

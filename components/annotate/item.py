@@ -31,8 +31,9 @@ from needlework.teams.blind import (
 )
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import write_annotation
+from needlework.view_prefs import hides_suggestions, set_hides_suggestions
 from store.grounding import item_fields
-from store.suggestions import item_suggestions
+from store.suggestions import has_suggestions, item_suggestions
 
 
 @dataclass
@@ -54,6 +55,9 @@ class ItemContext:
     #: when they show (needlework.teams.blind.suggestion_timing): ``after``, a passage's
     #: only once it has this annotator's label
     timing: Timing = ALWAYS
+    #: the person's H (needlework.view_prefs): the file's labels and suggestions hidden
+    hidden: bool = False
+    any_suggestions: bool = False  # the dataset has suggestions (on any item)
 
     @property
     def labels(self) -> dict[int, str | None]:
@@ -76,31 +80,40 @@ class ItemContext:
         return f"nw-{name}|{self.dataset}|{self.key}|{self.annotator}"
 
 
-HIDE_IMPORTED = "nw-hide-imported"
+HIDE_IMPORTED = "nw-hide-imported"  # the H toggle's key (the key script clicks it)
 
 
 def hide_imported(ctx: ItemContext) -> bool:
     """Whether the file's labels and dimensions are hidden: by the lead's blind setting
-    (annotators in team mode, :mod:`needlework.teams.blind`), or by the person (the H key;
-    avoids anchoring)."""
-    return not ctx.file_labels or bool(st.session_state.get(HIDE_IMPORTED))
+    (annotators in team mode, or any dataset with gold items: :mod:`needlework.teams.blind`),
+    or by the person (the H key; avoids anchoring)."""
+    return not ctx.file_labels or ctx.hidden
+
+
+def offers_suggestions(ctx: ItemContext) -> bool:
+    """Whether this person may be shown suggestions on this dataset at all (it has some,
+    and the lead's timing is not ``never``), whether or not H hides them now; the same on
+    every item of the dataset."""
+    return ctx.any_suggestions and ctx.timing != NEVER
 
 
 def suggested(ctx: ItemContext, number: int) -> list[dict[str, Any]]:
     """The suggestions for passage ``number`` this person sees now, by source: none while
-    the file's labels are hidden (by the lead's setting or by H), and with the ``after``
-    timing none until the passage has their own label."""
-    if hide_imported(ctx):
-        return []
-    field_ = label_field(number)
-    return ctx.suggestions.get(field_, []) if shows_suggestion(
-        ctx.timing, ctx.value(field_) is not None) else []
+    H hides them, none with the ``never`` timing, and with ``after`` none until the
+    passage has their own label. Whether the file's labels show has no say."""
+    return _shown(ctx, label_field(number))
 
 
 def suggested_dim(ctx: ItemContext, name: str) -> list[dict[str, Any]]:
     """The suggestions for dimension ``name`` (``question_type``) this person sees now,
-    by source (the timing as for a passage: :func:`suggested`)."""
-    field_ = f"dim:{name}"
+    by source (as for a passage: :func:`suggested`)."""
+    return _shown(ctx, f"dim:{name}")
+
+
+def _shown(ctx: ItemContext, field_: str) -> list[dict[str, Any]]:
+    """What the server counts as shown too (needlework.actions._shown_suggestions)."""
+    if ctx.hidden:
+        return []
     return ctx.suggestions.get(field_, []) if shows_suggestion(
         ctx.timing, ctx.value(field_) is not None) else []
 
@@ -113,7 +126,8 @@ def acceptable(ctx: ItemContext, number: int) -> list[dict[str, Any]]:
 
 
 def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> ItemContext:
-    """Read one item and the annotator's fields on it, and what they may see of it."""
+    """Read one item and the annotator's fields on it, and what they may see of it (H as
+    the person last chose it, read from the database: the server decides with the same)."""
     fields = item_fields(db, dataset, item["key"], who) if who else {}
     actor = signed_in()
     timing = suggestion_timing(db, dataset, item["key"], actor, who)
@@ -121,10 +135,24 @@ def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> 
     if timing != NEVER:
         for row in item_suggestions(db, dataset, item["key"]):
             suggested.setdefault(row["field"], []).append(row)
+    hidden = hides_suggestions(db, who) if who else bool(st.session_state.get(HIDE_IMPORTED))
     return ItemContext(db, dataset, item["key"], item["record"], gitem.passages(item["record"]),
                        who, fields, browser_zone(),
                        file_labels=visibility(db, dataset, actor).file_labels,
-                       suggestions=suggested, timing=timing)
+                       suggestions=suggested, timing=timing, hidden=hidden,
+                       any_suggestions=timing != NEVER and has_suggestions(db, dataset))
+
+
+def set_hidden(who: str, widget: str) -> None:
+    """The H toggle's callback: keep the person's choice (:mod:`needlework.view_prefs`);
+    without a name it lives in this session only."""
+    on = bool(st.session_state.get(widget))
+    if not who:
+        return
+    try:
+        set_hides_suggestions(get_db(), who, on, actor=signed_in())
+    except (PermissionDenied, ValueError) as e:
+        st.toast(label(str(e), 300), icon=":material/block:")
 
 
 def browser_zone() -> ZoneInfo | None:

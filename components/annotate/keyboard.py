@@ -18,7 +18,14 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
-from components.annotate.item import HIDE_IMPORTED, ItemContext, acceptable, hide_imported
+from components.annotate.item import (
+    HIDE_IMPORTED,
+    ItemContext,
+    acceptable,
+    hide_imported,
+    offers_suggestions,
+    set_hidden,
+)
 from components.outbox import applied_through, module
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys, label_keys
@@ -89,13 +96,23 @@ def render_keyboard(ctx: ItemContext, cursor: int,
     _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor, moves, seq), width="content")
 
 
-def render_view_switches(file_labels: bool = True) -> None:
-    """The switch that hides the file's own labels and dimensions (key H); a sentence
-    instead when the lead keeps them from annotators (``file_labels`` False)."""
+def render_view_switches(ctx: ItemContext) -> None:
+    """The switch (key H) that hides what could anchor the person: the file's own labels
+    and dimensions and the model suggestions, each only where this person may see it; a
+    sentence where the lead keeps the file's labels from annotators. It reads and keeps
+    the person's choice in the database (:func:`components.annotate.item.set_hidden`), so
+    the server counts what the page shows. The same on every item of a dataset."""
+    file_labels, suggestions = ctx.file_labels, offers_suggestions(ctx)
     if not file_labels:
         st.caption("Blind labelling: your lead keeps the file's own labels and dimensions "
-                   "from annotators, so every label here is yours.")
+                   "from annotators, so they cannot anchor your labels.")
+    what = " and ".join(w for w, on in (("the file's own labels and dimensions", file_labels),
+                                        ("the model suggestions", suggestions)) if on)
+    if not what:
         return
-    st.toggle("Hide the file's own labels and dimensions (H)", key=HIDE_IMPORTED,
-              help="Hide the labels and dimensions the file came with, so they do not anchor "
-                   "your judgement (H).")
+    if ctx.annotator:  # the person's saved choice, drawn as it is
+        st.session_state[HIDE_IMPORTED] = ctx.hidden
+    st.toggle(f"Hide {what} (H)", key=HIDE_IMPORTED, on_change=set_hidden,
+              args=(ctx.annotator, HIDE_IMPORTED),
+              help=f"Hide {what}, so they do not anchor your judgement (H). A label you give "
+                   "while they are hidden counts as given without a suggestion in view.")

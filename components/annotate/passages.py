@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.annotate.item import ItemContext, hide_imported, local_time, suggested
+from components.annotate.item import (
+    ItemContext,
+    hide_imported,
+    local_time,
+    offers_suggestions,
+    suggested,
+)
 from components.annotate.keyboard import render_view_switches
 from components.text import TEXT_STYLE, block, escape, marked_html
 from needlework.grounding import keymap as km
@@ -50,12 +56,11 @@ def _header(ctx: ItemContext, passage) -> list[tuple[str, str | None, str | None
                                   passage.age and f"age {passage.age}") if x)
     head = [(f" {passage.number} ", "nw-cite", None),  # the key script marks the current one
             (f"  {meta}{_AGE_NOTES.get(passage.age_note, '')}", None, None)]
-    if hide_imported(ctx):
-        return head
-    imported = gl.imported_label(ctx.record, passage.number)
-    head += [("   file's label: ", None, "background:none;color:#666"),
-             (gl.imported_text(ctx.record, passage.number), None, _badge(imported))]
-    offered = suggested(ctx, passage.number)
+    if not hide_imported(ctx):
+        imported = gl.imported_label(ctx.record, passage.number)
+        head += [("   file's label: ", None, "background:none;color:#666"),
+                 (gl.imported_text(ctx.record, passage.number), None, _badge(imported))]
+    offered = suggested(ctx, passage.number)  # apart from the file's labels (H hides both)
     if offered:
         after = ctx.timing == AFTER  # shown once your label is saved: say how it compares
         head.append(("   model: " if after else "   suggested: ", None,
@@ -152,9 +157,8 @@ def render_passage_card(ctx: ItemContext, passage) -> None:
 
 def render_passages(ctx: ItemContext) -> None:
     """Every passage card; the key script outlines the one under the cursor."""
-    render_view_switches(ctx.file_labels)
-    if ctx.timing == AFTER and not hide_imported(ctx) and any(
-            name.startswith(gl.LABEL_PREFIX) for name in ctx.suggestions):
+    render_view_switches(ctx)
+    if ctx.timing == AFTER and not ctx.hidden and offers_suggestions(ctx):
         st.caption("A model's suggestion shows on a passage once you have saved your own "
                    "label, with whether it differs from yours.")
     if not ctx.passages:

@@ -16,9 +16,12 @@ from components.state import get_db, signed_in
 from components.text import label, option
 from needlework.teams.assignment import AssignmentError, assign_dataset, reassign_unfinished
 from needlework.teams.blind import (
+    GOLD_KEEPS_FILE_LABELS,
     SETTINGS,
     TIMINGS,
     SuggestionSetting,
+    file_labels_blocked,
+    groups_in_words,
     set_suggestion_timing,
     set_visibility,
 )
@@ -145,10 +148,13 @@ def _set_visible(dataset: str, name: str, widget: str) -> None:
 
 def render_visibility(dataset: str, chosen: dict[str, bool]) -> None:
     """The lead's blind settings for ``dataset``: what annotators see besides the text
-    (reviewers and admins see everything). Each toggle saves when it is switched."""
+    (reviewers and admins see everything). Each toggle saves when it is switched. On a
+    dataset with gold items, one sentence says the file-labels switch has no effect."""
     st.caption("Blind by default: annotators label without seeing these, so their labels are "
-               "their own and gold checks cannot be read off the page. Gold items never show "
-               "their answers, whatever is chosen here.")
+               "their own. Model suggestions are a separate choice (below): a group may see "
+               "suggestions without the file's labels.")
+    if file_labels_blocked(get_db(), dataset):
+        st.info(GOLD_KEEPS_FILE_LABELS, icon=":material/lock:")
     for name, (_, words) in SETTINGS.items():
         widget = f"nw-visible|{dataset}|{name}|{chosen[name]}"  # keyed by the saved value
         st.toggle(f"Annotators see {words}", value=chosen[name], key=widget,
@@ -173,27 +179,34 @@ def _set_timing(dataset: str, saved: SuggestionSetting) -> None:
     except (PermissionDenied, ValueError) as e:
         st.session_state[FLASH] = (False, str(e))
         return
-    who = (f"for {', '.join(names)} (the others see none)" if names else "for every annotator")
+    who = (f"for {', '.join(names)} (the others see none: the control group)"
+           if names else "for every annotator")
     st.session_state[FLASH] = (True, f"{dataset}: {TIMINGS[when]}, {who}.")
 
 
 def render_suggestion_timing(dataset: str, saved: SuggestionSetting, names: Sequence[str]) -> None:
     """The lead's choice of when annotators see model suggestions in ``dataset`` (always,
-    only after their own label, never) and for whom; saved by its button. Reviewers and
-    admins always see them; annotators only where they see the file's labels."""
+    only after their own label, never) and for whom (a test group; the others are the
+    control group and see none), apart from the file's labels; saved by its button, then
+    what each group sees now in words. Reviewers and admins always see them."""
     when_key, for_key = _timing_keys(dataset, saved)
     st.radio("When annotators see suggestions", list(TIMING_CHOICES), key=when_key,
              index=list(TIMING_CHOICES).index(saved.when), horizontal=True,
              format_func=TIMING_CHOICES.__getitem__,
              help="Against anchoring. After they label: a suggestion shows on a field only "
              "once the annotator has saved their own value, with whether it differs from "
-             "theirs, and Y accepts none. Annotators see suggestions only where they see the "
-             "file's labels (above), never on gold items.")
+             "theirs, and Y accepts none. This does not depend on the file's labels: "
+             "annotators may see suggestions without them. Gold items show them like any "
+             "other item.")
     options = list(dict.fromkeys([*names, *saved.names]))
-    st.multiselect("For these annotators (empty: everyone)", options, default=list(saved.names),
-                   key=for_key, format_func=lambda n: option(n, 60),
+    st.multiselect("For these annotators, the test group (empty: everyone)",
+                   options, default=list(saved.names), key=for_key,
+                   format_func=lambda n: option(n, 60),
                    help="Leave empty for everyone. With names, the choice above applies to them "
-                   "only and the others see no suggestions at all: two groups to compare "
-                   "(agreement with the gold items or with each other).")
+                   "only (the test group) and the others see no suggestions at all (the "
+                   "control group). Neither group sees the file's labels unless their switch "
+                   "is on, for everyone. Compare the groups on the Quality page (accuracy on "
+                   "the gold items, agreement).")
     st.button("Save when suggestions show", key=f"nw-suggest-save|{dataset}",
               on_click=_set_timing, args=(dataset, saved), icon=":material/save:")
+    st.caption(label("Now: " + groups_in_words(get_db(), dataset), 600))

@@ -13,20 +13,20 @@ Words used here:
   (preference; ``skip`` is no answer and is left out, as in the agreement figures);
 - a **suggestible field** is a unit or a dimension ``dim:NAME``: a field a suggestion may
   carry;
-- a value was saved **with a suggestion shown** (:func:`shown_how`) when its ``via`` says
-  it was accepted or typed over a suggestion; or when ``via`` is null, a suggestion for
-  that field was stored no later than the value was saved, and the annotator's timing on
-  that item (:func:`needlework.teams.blind.suggestion_timing`, for the account of that
-  name, none in local mode) is ``always``, or ``after`` and the value replaced an earlier
-  value of theirs (``after`` shows a field's suggestion only once it has their own value).
-  The timing is the dataset's settings now: a setting changed during the work is not
-  known.
+- a value was saved **with a suggestion shown** (:func:`shown_how`) when its ``via``
+  says so: ``accepted``, ``typed`` (equal to a suggestion shown) or ``changed`` (typed
+  over one). ``via`` is decided when the value is saved, by what the page showed then
+  (:mod:`needlework.actions`: the lead's timing for that person, their H); a null ``via``
+  is a value saved with nothing shown. Nothing is recomputed from today's settings, so a
+  setting changed during the work counts as it was. Values saved before ``via`` recorded
+  ``typed`` (a null ``via`` then also meant "typed equal to a suggestion shown") count as
+  not shown.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlite_utils import Database
@@ -34,8 +34,6 @@ from sqlite_utils import Database
 from needlework.grounding.agreement import Kappa, cohen_kappas
 from needlework.grounding.labels import LABELS, passage_number
 from needlework.review.verdicts import VERDICTS, parse_field, verdict_of
-from needlework.teams import accounts
-from needlework.teams.blind import AFTER, NEVER, suggestion_timing
 from needlework.teams.permissions import User, check
 from needlework.teams.quality import IDLE_SECONDS, agreement_by_annotator, item_times, units_of
 from store.datasets import get_dataset
@@ -126,46 +124,26 @@ def references(kind: str, rows: Iterable[Mapping[str, Any]],
     return out
 
 
-def shown_how(via: Mapping[str, Any] | None, value: Any, offered: Sequence[Any],
-              timing: Callable[[], str], replaced: bool) -> str | None:
-    """How one saved value met the suggestions: ``accepted`` (``via`` says so: the accept
-    key), ``changed`` (``via`` says it was typed over a suggestion; or ``via`` is null and
-    it differs from every suggestion shown, which the R key leaves unrecorded), ``typed``
-    (``via`` null, equal to a suggestion shown: the suggested value typed), or ``None`` (no
-    suggestion shown). ``offered``: the values suggested for the field no later than the
-    value was saved; ``timing()``: the annotator's timing on the item (``always``,
-    ``after``, ``never``); ``replaced``: the value replaced an earlier one of theirs."""
+def shown_how(via: Mapping[str, Any] | None) -> str | None:
+    """How one saved value met the suggestions, as recorded when it was saved (``via``):
+    ``accepted`` (the accept key), ``typed`` (typed equal to a suggestion shown),
+    ``changed`` (typed over a suggestion shown: an override), or ``None`` (no suggestion
+    shown: ``via`` null, or anything else)."""
     how = (via or {}).get("how")
-    if how in ("accepted", "changed"):
-        return how
-    if not offered:
-        return None
-    when = timing()
-    if when == NEVER or (when == AFTER and not replaced):
-        return None
-    return "typed" if value in offered else "changed"
+    return how if how in HOWS else None
 
 
-def provenance(rows: Iterable[Mapping[str, Any]], suggestions: Iterable[Mapping[str, Any]],
-               timing: Callable[[str, str], str]) -> list[dict[str, Any]]:
+def provenance(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``{annotator, item_key, field, how}`` for every saved suggestible value of
-    ``rows`` (annotation rows with ``via``, ``updated_at`` and ``replaced``; ``final:``
-    ones left out), ``how`` by :func:`shown_how`; ``timing(annotator, item)`` is asked
-    only where it matters."""
-    offered: dict[tuple[str, str], list[tuple[str, Any]]] = {}
-    for s in suggestions:
-        offered.setdefault((s["item_key"], s["field"]), []).append(
-            (s["created_at"], answer_of(s["field"], s["value"])))
+    ``rows`` (annotation rows with ``via``; ``final:`` ones left out), ``how`` by
+    :func:`shown_how`."""
     out = []
     for r in rows:
         field = r["field"]
         if field.startswith(FINAL) or not suggestible(field) or r["value"] is None:
             continue
-        values = [v for at, v in offered.get((r["item_key"], field), []) if at <= r["updated_at"]]
-        how = shown_how(r["via"], answer_of(field, r["value"]), values,
-                        lambda r=r: timing(r["annotator"], r["item_key"]), r["replaced"])
         out.append({"annotator": r["annotator"], "item_key": r["item_key"], "field": field,
-                    "how": how})
+                    "how": shown_how(r["via"])})
     return out
 
 
@@ -320,23 +298,6 @@ def anchoring(kind: str, rows: Iterable[Mapping[str, Any]],
 
 # --- one dataset --------------------------------------------------------------------------------
 
-def _timing(db: Database, dataset: str) -> Callable[[str, str], str]:
-    """``timing(annotator, item)``: :func:`suggestion_timing` for the account of that name
-    (none: local mode), read once per pair."""
-    users: dict[str, User | None] = {}
-    known: dict[tuple[str, str], str] = {}
-
-    def timing(annotator: str, item: str) -> str:
-        if annotator not in users:
-            users[annotator] = accounts.get_user(db, annotator)
-        if (annotator, item) not in known:
-            known[(annotator, item)] = suggestion_timing(db, dataset, item, users[annotator],
-                                                         annotator)
-        return known[(annotator, item)]
-
-    return timing
-
-
 def suggestion_report(db: Database, dataset: str, *, actor: User | None = None) -> dict[str, Any]:
     """Every suggestion figure of ``dataset`` (JSON-ready): ``suggestions`` and ``sources``
     (how many, which), ``accuracy`` (:func:`source_accuracy`), ``acceptance``
@@ -360,7 +321,7 @@ def suggestion_report(db: Database, dataset: str, *, actor: User | None = None) 
         return report
     rows = annotation_rows(db, dataset)
     mine = [r for r in rows if not r["field"].startswith(FINAL)]
-    prov = provenance(mine, suggestions, _timing(db, dataset))
+    prov = provenance(mine)
     times = item_times(db, dataset, sorted({p["annotator"] for p in prov}))
     return {**report,
             "accuracy": source_accuracy(kind, suggestions,

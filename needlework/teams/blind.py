@@ -1,16 +1,23 @@
 """What annotators see of a dataset beyond its text: blind by default in team mode.
 
-A lead chooses per dataset (:data:`SETTINGS`) whether annotators see the labels and
-dimensions the file came with (and the model suggestions, which follow that setting and
-never show on a gold item), and whether Review shows them model scores and judge
-verdicts. Both are off unless the lead turns them on, so that an annotator's label is
-their own and a gold check (whose answers often start as the file's labels) cannot be
-read off the page. Reviewers and admins see everything; local mode (one person) too.
+Two separate choices, per dataset:
 
-Against anchoring, a lead also chooses per dataset *when* annotators see the model
-suggestions (:func:`suggestion_timing`): always, only after they saved their own value of
-the field (the page then shows where they differ), or never; and may give that choice to
-some annotators only, the others seeing none, to compare the two groups.
+- what annotators see besides the text (:data:`SETTINGS`): the labels and dimensions the
+  file came with, and (on Review) model scores and judge verdicts. Both are off unless the
+  lead turns them on, so that an annotator's label is their own. On a dataset with gold
+  items the file's labels never show to an annotator, on any item: gold answers often
+  start as the file's labels, and a switch that showed them on the other items only would
+  tell the gold items apart (:func:`visibility`);
+- when annotators see the model suggestions (:func:`suggestion_timing`), against
+  anchoring: always, only after they saved their own value of the field (the page then
+  shows where they differ), or never; and for whom: the annotators named (the test group)
+  get that timing, the others (the control group) see none. It does not depend on the
+  file's labels: a test group sees suggestions without the file's labels, a control group
+  neither. Every item of a dataset gets the same timing, gold or not, so a gold item looks
+  like any other.
+
+Reviewers and admins see everything; local mode (one person) too, but for the timing,
+which goes by annotator name there as well.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from sqlite_utils import Database
 from needlework.teams.events import record
 from needlework.teams.permissions import REVIEWER, User, check
 from store import dataset_settings
-from store.gold import is_gold
+from store.gold import gold_count
 
 #: name -> (default for annotators in team mode, what it shows, in words)
 SETTINGS: dict[str, tuple[bool, str]] = {
@@ -42,14 +49,29 @@ class Visibility:
     model_outputs: bool = True
 
 
+#: Why the file-labels setting does nothing on a dataset with gold items (the Assignment page).
+GOLD_KEEPS_FILE_LABELS = (
+    "This dataset has gold items, so annotators see no file's labels or dimensions on any "
+    "item, whatever this switch says: the gold answers often are the file's labels, and "
+    "showing them on the other items only would tell the gold items apart.")
+
+
+def file_labels_blocked(db: Database, dataset: str) -> bool:
+    """Whether ``dataset`` has gold items, so that annotators never see its file's labels
+    and dimensions (:data:`GOLD_KEEPS_FILE_LABELS`)."""
+    return gold_count(db, dataset) > 0
+
+
 def visibility(db: Database, dataset: str, actor: User | None) -> Visibility:
     """What ``actor`` sees of ``dataset``: everything locally and for reviewers and admins;
-    for an annotator, what the dataset's settings allow (nothing by default)."""
+    for an annotator, what the dataset's settings allow (nothing by default), and never
+    the file's labels on a dataset with gold items (:func:`file_labels_blocked`)."""
     if actor is None or actor.at_least(REVIEWER):
         return Visibility()
     chosen = {**{name: default for name, (default, _) in SETTINGS.items()},
               **dataset_settings.get_settings(db, dataset)}
-    return Visibility(file_labels=bool(chosen["annotators_see_file_labels"]),
+    file_labels = bool(chosen["annotators_see_file_labels"])
+    return Visibility(file_labels=file_labels and not file_labels_blocked(db, dataset),
                       model_outputs=bool(chosen["annotators_see_model_outputs"]))
 
 
@@ -69,7 +91,8 @@ WHEN_SETTING, FOR_SETTING = "suggestions_when", "suggestions_for"
 @dataclass(frozen=True)
 class SuggestionSetting:
     """A dataset's choice of when annotators see suggestions: ``when`` for the annotators
-    named in ``names`` (empty: for everyone); those not named see none."""
+    named in ``names`` (empty: for everyone; else the test group); those not named (the
+    control group) see none."""
 
     when: Timing = ALWAYS
     names: tuple[str, ...] = ()
@@ -96,16 +119,35 @@ def suggestion_timing(db: Database, dataset: str, item_key: str, actor: User | N
     sees the model suggestions on one item: ``always``, ``after`` (a field's suggestion
     only once they saved their own value of it) or ``never``.
 
-    Reviewers and admins in team mode: always. An annotator in team mode: never where
-    the file's labels are hidden from them or on a gold item, else the dataset's
-    :func:`suggestion_setting` for their account's name. Local mode: the setting for
-    ``annotator``."""
+    Reviewers and admins in team mode: always. Everyone else: the dataset's
+    :func:`suggestion_setting` for their account's name (locally: for ``annotator``),
+    whatever the file-labels setting says. The same on every item of the dataset:
+    ``item_key`` names the item drawn, but whether it is a gold item is never asked, so
+    a gold item shows its suggestions like any other."""
     if actor is not None and actor.at_least(REVIEWER):
         return ALWAYS
-    if actor is not None and (not visibility(db, dataset, actor).file_labels
-                              or is_gold(db, dataset, item_key)):
-        return NEVER
     return suggestion_setting(db, dataset).timing_for(actor.name if actor else annotator)
+
+
+#: A timing as a group's share of the page (:func:`groups_in_words`).
+SEES: dict[Timing, str] = {ALWAYS: "suggestions at once",
+                           AFTER: "suggestions only after their own label", NEVER: "no suggestions"}
+
+
+def groups_in_words(db: Database, dataset: str) -> str:
+    """What each group of annotators sees of ``dataset`` now, in one or two sentences
+    (the Assignment and Suggestions pages): the test group (the names of
+    :func:`suggestion_setting`, or every annotator) and the control group (the others),
+    each with the suggestions and the file's labels they see."""
+    chosen = {**{name: default for name, (default, _) in SETTINGS.items()},
+              **dataset_settings.get_settings(db, dataset)}
+    file_on = bool(chosen["annotators_see_file_labels"]) and not file_labels_blocked(db, dataset)
+    files = "the file's labels" if file_on else "no file's labels"
+    setting = suggestion_setting(db, dataset)
+    if not setting.names:
+        return f"Every annotator sees {SEES[setting.when]} and {files}."
+    return (f"Test group ({', '.join(setting.names)}): {SEES[setting.when]} and {files}. "
+            f"Control group (every other annotator): no suggestions and {files}.")
 
 
 def shows_suggestion(timing: Timing, answered: bool) -> bool:
@@ -127,7 +169,7 @@ def against_yours(mine: object, suggested: Iterable[object]) -> str:
 def set_suggestion_timing(db: Database, dataset: str, when: str, names: Iterable[str], *,
                           actor: User | None) -> SuggestionSetting:
     """Choose when annotators see suggestions in ``dataset`` and for whom (``names``;
-    empty: everyone, else the others see none), as the lead (admins: it is part of the
+    empty: everyone, else the test group, the others seeing none), as the lead (admins: it is part of the
     assignment); recorded as one audit event. Returns the setting before."""
     if when not in TIMINGS:
         raise ValueError(f"unknown timing {when!r}: one of {', '.join(TIMINGS)}")
