@@ -32,6 +32,7 @@ from components.review.pair import (
 )
 from components.review.position import (
     ADVANCE,
+    REFUSED,
     apply_intent,
     into_view,
     last_saved,
@@ -48,6 +49,7 @@ from needlework.review.filters import disagreements
 from needlework.review.queue import item_comparisons
 from needlework.review.verdicts import field_name as verdict_field
 from needlework.review.verdicts import verdict_of
+from needlework.teams.access import may_open, own_queue
 from needlework.teams.assignment import visible_datasets
 from needlework.teams.blind import AFTER, NEVER, shows_suggestion, suggestion_timing, visibility
 from needlework.teams.permissions import can, visible_annotator
@@ -85,7 +87,9 @@ scores = {}
 if view.run is not None and (view.disagrees or view.by_margin):
     scores = run_scores(str(store.default_path()), dataset, view.run["fingerprint"],
                         view.run["variant"], f"{view.run['updated_at']}|{view.run['items']}")
-items = review_list(db, row, me, view, scores)
+# team mode: an annotator's list, counts and moves go along her own queue only
+only = own_queue(db, dataset, user, reviewers=False)
+items = review_list(db, row, me, view, scores, only)
 
 if mode == "Dataset overview":
     render_overview(db, row, items, view)
@@ -94,21 +98,34 @@ if mode == "Dataset overview":
 
 scope = view.query.scope
 held = tab_place(dataset)
-current = resolve(db, dataset, items, me, scope, held)
+current = resolve(db, dataset, items, me, scope, held,
+                  None if user is None else lambda key: may_open(db, dataset, key, user))
 current = into_view(db, dataset, current, items, view.signature())
 apply_intent(dataset)
 seq = remember(dataset, current, held)
 if current is None or items.total() == 0:
     render_review_keys("empty", keys_slot)
-    st.info("No comparisons match the filters and the search.", icon="🔎")
+    if only is not None and not only:
+        st.info("Nothing in this dataset is assigned to you: your lead assigns the items on "
+                "the Assignment page.", icon=":material/assignment:")
+    else:
+        st.info("No comparisons match the filters and the search.", icon="🔎")
     st.stop()
 
 _, key, n_chosen, n_rejected = pairs_store.item(db, dataset, current.item)
 total = items.total()
 place = items.index_of(current, n_chosen, n_rejected)
 left = items.unreviewed(db)
-count = (f"{items.items():,} of {row['items']:,} items" if items.filtered
-         else f"{row['items']:,} items")
+if only is not None:  # her own queue: what the filters keep of it
+    count = (f"{items.items():,} of the {len(only):,} items in your queue"
+             if view.active or view.query.text else f"{len(only):,} items in your queue")
+else:
+    count = (f"{items.items():,} of {row['items']:,} items" if items.filtered
+             else f"{row['items']:,} items")
+if st.session_state.get(REFUSED) is True:  # said while the comparison shown instead stays
+    st.session_state[REFUSED] = current.ident
+if st.session_state.get(REFUSED) == current.ident:
+    count += " · the item the link named is not assigned to you"
 
 record = get_item(db, dataset, current.item)
 pref = preference_view(row["format"], record["record"])

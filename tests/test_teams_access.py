@@ -18,7 +18,7 @@ from needlework.teams.assignment import assign_dataset, queue, queue_progress
 from needlework.teams.permissions import PermissionDenied
 from store.audit import iter_events
 from tests.conftest import GARAGE_RECORD, jsonl
-from tests.page_keys import as_tab, move
+from tests.page_keys import as_tab, key_data, move, press
 from tests.teams_fixtures import finish_grounding, open_as, team_mode_db
 
 
@@ -160,3 +160,73 @@ def test_nothing_assigned_shows_nothing(team_db):
     # the sidebar offers her no such dataset; the page itself would say nothing is hers
     assert [i.value for i in at.info] == ["Pick a grounding dataset (GaRAGe) in the sidebar "
                                           "to annotate it."]
+
+
+# --- Review: an annotator's list, counts and moves go along her own comparisons -------------
+
+
+@pytest.fixture
+def pref_db(tmp_path, monkeypatch):
+    db = team_mode_db(tmp_path, monkeypatch)
+    records = [{"id": f"q{k}", "subset": "QA", "prompt": f"Prompt of q{k}?",
+                "chosen": [f"A careful answer {k}."],
+                "rejected": [f"Wrong {k}.", f"Also wrong {k}.", f"No answer {k}."]}
+               for k in range(8)]
+    import_bytes(db, jsonl(records), "p.jsonl", dataset="p", format="lfrb")
+    assign_dataset(db, "p", ["ana", "bob"], per_item=1, actor=accounts.get_user(db, "lead"))
+    return db
+
+
+def review_caption(at: AppTest) -> str:
+    lines = [c.value for c in at.caption if "in this view" in c.value]
+    assert lines, [c.value for c in at.caption]
+    return lines[0]
+
+
+def test_review_goes_along_the_annotators_own_comparisons(pref_db):
+    mine = [e.key for e in queue(pref_db, "p", "ana")]
+    theirs = [e.key for e in queue(pref_db, "p", "bob")]
+    assert len(mine) == 4
+    at = as_tab(open_as(pref_db, "ana", "app_pages/review.py", "p"))
+    assert at.query_params["item"] == mine[0]
+    caption = review_caption(at)
+    assert "4 items in your queue" in caption and "comparison 1 of 12 in this view" in caption
+    assert "12 not reviewed by you" in caption
+    data = key_data(at, "review")
+    assert {c["item"] for c in data["line"]["ahead"]} == set(mine)  # the line: hers only
+    assert len(data["line"]["ahead"]) == 11
+    assert all(m["item"] in mine for m in data["moves"].values())
+    seen = {at.query_params["item"]}
+    for _ in range(13):  # J to the end of her list, N around it: never another's item
+        if press(at, "review", "next", actor=accounts.get_user(pref_db, "ana")) is None:
+            break
+        seen.add(at.query_params["item"])
+        assert f"Prompt of {at.query_params['item']}?" in texts(at)
+    assert seen == set(mine)
+    press(at, "review", "unreviewed", actor=accounts.get_user(pref_db, "ana"))
+    assert at.query_params["item"] in mine
+    assert not {k for k in theirs if f"Prompt of {k}?" in texts(at)}
+
+
+def test_review_refuses_a_link_to_another_persons_item(pref_db):
+    mine = [e.key for e in queue(pref_db, "p", "ana")]
+    theirs = [e.key for e in queue(pref_db, "p", "bob")]
+    at = open_as(pref_db, "ana")
+    at.switch_page("app_pages/review.py")
+    at.query_params["dataset"] = "p"
+    at.query_params["item"] = theirs[1]
+    at.run()
+    assert not at.exception, at.exception
+    assert at.query_params["item"] in mine
+    assert not {k for k in theirs if f"Prompt of {k}?" in texts(at)}
+    assert "the item the link named is not assigned to you" in review_caption(at)
+    as_tab(at)  # a crafted move to bob's item: the page stays on hers
+    move(at, "review", "p", theirs[2], actor=accounts.get_user(pref_db, "ana"))
+    assert at.query_params["item"] in mine
+    assert not {k for k in theirs if f"Prompt of {k}?" in texts(at)}
+
+
+def test_a_reviewer_reviews_the_whole_dataset(pref_db):
+    at = open_as(pref_db, "rita", "app_pages/review.py", "p")
+    caption = review_caption(at)
+    assert caption.startswith("8 items") and "of 24 in this view" in caption

@@ -231,22 +231,23 @@ def model_filter(view: ReviewView, scores: dict[str, Any]) -> Callable[[list], l
 
 
 def review_list(db: Database, row: dict[str, Any], me: str, view: ReviewView,
-                scores: dict[str, Any]) -> rq.PairList:
+                scores: dict[str, Any], only: Sequence[str] | None = None) -> rq.PairList:
     """The comparisons to move through, kept in the session per dataset version,
-    reviewer and view, brought up to date from the items changed since."""
+    reviewer and view, brought up to date from the items changed since; of the items
+    ``only`` names when given (an annotator's own queue in team mode)."""
     dataset = row["name"]
     key = f"rv_list|{dataset}|{row['created_at']}|{me}"
     head = last_change(db, dataset)
     cached: rq.PairList | None = st.session_state.get(key)
     keep = model_filter(view, scores)
     active = bool(view.active or view.query.text)
-    signature = view.signature()
+    signature = view.signature() + (None if only is None else tuple(sorted(only)),)
     if cached is not None and cached.signature == signature and (
             cached.as_of == head or cached.refresh(
                 db, view.query, changed_items(db, dataset, cached.as_of), head, keep)):
         return cached
     made = rq.make_pairs(db, dataset, me, view.query, head, signature, active, keep,
-                         ordered=view.by_margin)
+                         ordered=view.by_margin, only=only)
     st.session_state[key] = made
     return made
 

@@ -11,6 +11,7 @@ once the queue is known.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -62,7 +63,8 @@ def tab_place(dataset: str) -> Position | None:
 
 
 def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str,
-            held: Position | None) -> Comparison | None:
+            held: Position | None,
+            allows: Callable[[str], bool] | None = None) -> Comparison | None:
     """The comparison to show. When the page opens (a link, the sidebar, Home, a reload):
     the ``?item=`` link, on the comparison ``&i=I&j=J`` names (chosen I vs rejected J,
     numbered from 1 as on the page) when it has one, else this session's comparison; on
@@ -70,16 +72,25 @@ def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str,
     (the browser has not said which tab it is yet). Then, when there is none: where the
     reviewer left off, the first comparison of the list without their verdict (in local
     mode the name may be the browser's remembered one, which comes a run or two after the
-    page opens: :func:`remember` settles nothing until then)."""
+    page opens: :func:`remember` settles nothing until then). ``allows``: whether this
+    person may open an item (an annotator's own items in team mode, :mod:`needlework.
+    teams.access`); a link, a move or a session's place elsewhere then counts as none, and
+    a refused link is noted (:data:`REFUSED`) for the page to say so."""
+    allowed = allows or (lambda key: True)
     if pos.opens(PAGE):
         asked = st.query_params.get("item")
+        st.session_state.pop(REFUSED, None)
         row = pairs_store.item(db, dataset, asked) if asked else None
-        if row is not None:
+        if row is not None and not allowed(row[1]):
+            st.session_state[REFUSED] = True  # the page notes what it shows instead
+        elif row is not None:
             return asked_pair(row) or first_of(db, dataset, row, scope, me)
     state = st.session_state.get(POS) or {}
     place = (held.item, held.i, held.j) if held is not None else (
         (state["item"], state["i"], state["j"]) if state.get("dataset") == dataset
         and state.get("item") else None)
+    if place is not None and not allowed(place[0]):
+        place = None
     if place is not None:
         row = pairs_store.item(db, dataset, place[0])
         if row is not None and place[1] < row[2] and place[2] < row[3]:
@@ -89,6 +100,11 @@ def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str,
         if found is not None:
             return found
     return items.first(db)
+
+
+#: set when a link named an item this person may not open; the page then keeps the
+#: comparison it showed instead, and says so while that one is shown
+REFUSED = "rv_refused"
 
 
 def asked_pair(row: ItemRow) -> Comparison | None:

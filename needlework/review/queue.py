@@ -115,7 +115,9 @@ class PairList:
     None``: every item, everything asked of SQL by position), or the items a filter kept
     (``rows``: ``(position, key, n_chosen, n_rejected)``, in dataset order, or in another
     order when ``ordered``: sorted by model margin), each giving its comparisons in
-    ``scope``. Plain data: kept between reruns, brought up to date with :meth:`refresh`.
+    ``scope``. ``only``: the items the list may ever hold (an annotator's own queue in
+    team mode; ``rows`` is then always given). Plain data: kept between reruns, brought
+    up to date with :meth:`refresh`.
     """
 
     dataset: str
@@ -127,6 +129,7 @@ class PairList:
     reviewed: dict[str, int] = field(default_factory=dict)  # comparisons judged, per item
     as_of: int = 0
     signature: tuple = ()
+    only: frozenset[str] | None = None  # the items it may hold (a person's own queue)
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -283,7 +286,8 @@ class PairList:
                 self.reviewed.pop(key, None)
             self.reviewed.update(fresh)
             return True
-        found = pairs_store.matching(db, self.dataset, query, changed)
+        found = pairs_store.matching(db, self.dataset, query, changed if self.only is None
+                                     else [k for k in changed if k in self.only])
         if keep is not None:
             found = keep(found)
         now = {row[1]: row for row in found}
@@ -317,10 +321,11 @@ def _first(row, scope: str) -> Comparison | None:
 def make_pairs(db: Database, dataset: str, annotator: str, query: pairs_store.PairQuery,
                head: int, signature: tuple = (), active: bool = False,
                keep: Callable[[list[tuple[int, str, int, int]]], list] | None = None,
-               ordered: bool = False) -> PairList:
+               ordered: bool = False, only: Collection[str] | None = None) -> PairList:
     """The list ``query`` keeps (every item when nothing is ``active``), with ``keep``
-    applied after (the model filters and sort, which may reorder: ``ordered``)."""
-    if not active:
+    applied after (the model filters and sort, which may reorder: ``ordered``); of the
+    items ``only`` names when given (a person's own queue: nothing else, ever)."""
+    if not active and only is None:
         counts = pairs_store.comparisons_by_position(db, dataset, query.scope)
         prefix = [0]
         for n in counts:
@@ -330,11 +335,12 @@ def make_pairs(db: Database, dataset: str, annotator: str, query: pairs_store.Pa
         made.reviewed = pairs_store.reviewed_by_item(db, dataset, annotator, query.scope) \
             if annotator else {}
         return made
-    rows = pairs_store.matching(db, dataset, query)
+    allowed = None if only is None else frozenset(only)
+    rows = pairs_store.matching(db, dataset, query, allowed)
     if keep is not None:
         rows = keep(rows)
     made = PairList(dataset, annotator, query.scope, list(rows), ordered, as_of=head,
-                    signature=signature)
+                    signature=signature, only=allowed)
     made.reviewed = pairs_store.reviewed_by_item(db, dataset, annotator, query.scope,
                                                  [r[1] for r in rows]) if annotator else {}
     return made
