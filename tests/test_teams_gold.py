@@ -5,6 +5,7 @@ picked with a seed; marking gold without answers refused in one sentence; the CL
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -26,7 +27,7 @@ from needlework.teams.gold import (
 from needlework.teams.permissions import PermissionDenied
 from store import gold as store_gold
 from tests.conftest import garage_records, jsonl
-from tests.teams_fixtures import grounding, preference, team
+from tests.teams_fixtures import grounding, open_as, preference, team, team_mode_db
 
 IMPORTED = {"label:1": "ANSWER-THE-QUESTION", "label:2": "irrelevant",
             "label:3": "RELATED-INFORMATION"}  # what tests.conftest's record says
@@ -360,3 +361,88 @@ def test_cli_imports_samples_and_lists(tmp_path, capsys):
     db = store.connect(path)
     assert [e["by"] for e in events(db, "gold.imported") + events(db, "gold.sampled")] == [
         "(local)", "(local)"]
+
+
+# --- the Quality page (AppTest, team mode) --------------------------------------------------
+
+@pytest.fixture
+def page_db(tmp_path, monkeypatch):
+    """Team mode over a database with ``g`` (labelled, assigned to ana and bob) and ``u``
+    (no file labels but on sample-2)."""
+    db = team_mode_db(tmp_path, monkeypatch)
+    grounding(db, 12, "g")
+    unlabelled(db, 3, labelled=(2,))
+    assign_dataset(db, "g", ["ana", "bob"], double_share=0.5)
+    return db
+
+
+def plain(text: str) -> str:
+    """A message as read on screen (labels escape Markdown's characters)."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def flashes(at) -> tuple[list[str], list[str]]:
+    return [plain(s.value) for s in at.success], [plain(e.value) for e in at.error]
+
+
+@pytest.mark.slow
+def test_quality_page_imports_a_file_and_names_a_bad_row(page_db):
+    at = open_as(page_db, "rita", "app_pages/quality.py", "g")
+    at.file_uploader(key="nw-gold-file").set_value(
+        ("gold.csv", b"item,field,value\nsample-3,label:1,Outdated\nsample-4,label:2,related\n",
+         "text/csv")).run()
+    at.button(key="nw-gold-import").click().run()
+    assert not at.exception, at.exception
+    ok, bad = flashes(at)
+    assert ok == ["Imported 2 gold answers of 2 items from gold.csv; they join every "
+                  "annotator's queue unannounced."] and not bad
+    assert store_gold.gold_items(page_db, "g") == {"sample-3": {"label:1": "OUTDATED"},
+                                                  "sample-4": {"label:2": "RELATED-INFORMATION"}}
+    before = snapshot(page_db)
+    at.file_uploader(key="nw-gold-file").set_value(
+        ("more.jsonl", b'{"item": "sample-5", "field": "label:1", "value": "irrelevant"}\n'
+                       b'{"item": "sample-6", "field": "label:1", "value": "nonsense"}\n',
+         "application/jsonl")).run()
+    at.button(key="nw-gold-import").click().run()
+    ok, bad = flashes(at)
+    assert not ok and bad == ["more.jsonl line 2: label:1: 'nonsense' is not a passage label "
+                              "· nothing was imported."]
+    assert snapshot(page_db) == before
+
+
+@pytest.mark.slow
+def test_quality_page_makes_k_percent_of_every_queue_gold(page_db):
+    at = open_as(page_db, "rita", "app_pages/quality.py", "g")
+    at.number_input(key="nw-gold-percent").set_value(25).run()
+    at.number_input(key="nw-gold-seed").set_value(4).run()
+    at.button(key="nw-gold-sample").click().run()
+    assert not at.exception, at.exception
+    ok, bad = flashes(at)
+    added = len(store_gold.gold_items(page_db, "g"))
+    assert not bad and ok == [f"{added} items are gold now (seed 4): at least 25 % of every "
+                              "annotator's queue."]
+    counted = shares(page_db, "g")
+    assert set(counted) == {"ana", "bob"} and all(4 * g >= n for g, n in counted.values())
+    [event] = events(page_db, "gold.sampled")
+    assert event["by"] == "rita" and json.loads(event["after"])["seed"] == 4
+    # the page says where each queue stands now
+    assert any(f"ana {counted['ana'][0]} of {counted['ana'][1]}" in plain(c.value)
+               for c in at.caption)
+
+
+@pytest.mark.slow
+def test_quality_page_says_why_an_item_without_answers_cannot_be_gold(page_db):
+    at = open_as(page_db, "rita", "app_pages/quality.py", "u")
+    at.selectbox(key="nw-gold-item").set_value("sample-1").run()
+    assert any("This item has no file labels and no adjudicated values" in plain(c.value)
+               for c in at.caption)
+    at.button(key="nw-gold-mark").click().run()
+    assert not at.exception, at.exception
+    ok, bad = flashes(at)
+    assert not ok and bad == [no_answers_sentence("sample-1")]
+    assert store_gold.gold_items(page_db, "u") == {}
+    # picked answers are marked
+    pickers = {s.label: s for s in at.get("button_group")}
+    pickers["Passage 3"].set_value("UNKNOWN").run()
+    at.button(key="nw-gold-mark").click().run()
+    assert store_gold.gold_items(page_db, "u") == {"sample-1": {"label:3": "UNKNOWN"}}

@@ -60,10 +60,16 @@ def _secs(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
-def render_flash() -> None:
-    """What the last gold action did or why it was refused (drawn where its buttons are)."""
-    flash = st.session_state.pop(FLASH, None)
-    if flash:
+def _say(ok: bool, text: str, where: str = "mark") -> None:
+    st.session_state[FLASH] = (ok, text, where)
+
+
+def render_flash(where: str) -> None:
+    """What the last gold action of ``where`` (``mark``: one item; ``bulk``: a file or a
+    share) did or why it was refused, drawn just below its buttons, where the eye is."""
+    flash = st.session_state.get(FLASH)
+    if flash and flash[2] == where:
+        del st.session_state[FLASH]
         (st.success if flash[0] else st.error)(label(flash[1], 600))
 
 
@@ -86,25 +92,24 @@ def _mark(dataset: str, key: str | None, fields: Sequence[str]) -> None:
     defaults = _defaults(dataset, key)
     answers |= {f: v for f, v in defaults.items() if f.startswith("dim:")}  # adjudicated
     if not answers and defaults:
-        st.session_state[FLASH] = (False, "Pick at least one answer before marking the item "
-                                   "as gold.")
+        _say(False, "Pick at least one answer before marking the item as gold.")
         return
     try:  # no answer and no default one: the logic says why in one sentence
         saved = mark_gold(get_db(), dataset, key, answers or None, actor=signed_in())
     except (GoldError, PermissionDenied) as e:
-        st.session_state[FLASH] = (False, str(e))
+        _say(False, str(e))
         return
-    st.session_state[FLASH] = (True, f"Item {key} is gold ({len(saved)} answers); it joins "
-                               "every annotator's queue unannounced.")
+    _say(True, f"Item {key} is gold ({len(saved)} answers); it joins every annotator's "
+         "queue unannounced.")
 
 
 def _unmark(dataset: str, key: str) -> None:
     try:
         unmark_gold(get_db(), dataset, key, actor=signed_in())
     except PermissionDenied as e:
-        st.session_state[FLASH] = (False, str(e))
+        _say(False, str(e))
         return
-    st.session_state[FLASH] = (True, f"Item {key} is no longer gold.")
+    _say(True, f"Item {key} is no longer gold.")
 
 
 def _problems(e: FormatError) -> str:
@@ -116,20 +121,19 @@ def _problems(e: FormatError) -> str:
 def _import(dataset: str) -> None:
     upload = st.session_state.get(IMPORT_FILE)
     if upload is None:
-        st.session_state[FLASH] = (False, "Choose a CSV or JSONL file of gold answers first.")
+        _say(False, "Choose a CSV or JSONL file of gold answers first.", "bulk")
         return
     try:
         done = import_gold(get_db(), dataset, upload.getvalue(), upload.name, actor=signed_in())
     except FormatError as e:
-        st.session_state[FLASH] = (False, _problems(e))
+        _say(False, _problems(e), "bulk")
         return
     except (GoldError, PermissionDenied) as e:
-        st.session_state[FLASH] = (False, str(e))
+        _say(False, str(e), "bulk")
         return
     again = f", {len(done.replaced)} of them gold already" if done.replaced else ""
-    st.session_state[FLASH] = (True, f"Imported {done.answers} gold answers of "
-                               f"{len(done.items)} items from {done.file}{again}; they join "
-                               "every annotator's queue unannounced.")
+    _say(True, f"Imported {done.answers} gold answers of {len(done.items)} items from "
+         f"{done.file}{again}; they join every annotator's queue unannounced.", "bulk")
 
 
 def _sample(dataset: str) -> None:
@@ -138,16 +142,16 @@ def _sample(dataset: str) -> None:
     try:
         done = sample_gold(get_db(), dataset, percent, seed=seed, actor=signed_in())
     except (GoldError, PermissionDenied) as e:
-        st.session_state[FLASH] = (False, str(e))
+        _say(False, str(e), "bulk")
         return
     if not done.added:
-        st.session_state[FLASH] = (True, f"Every queue is already at least {done.percent:g} % "
-                                   "gold: nothing added.")
+        _say(True, f"Every queue is already at least {done.percent:g} % gold: nothing added.",
+             "bulk")
         return
     where = ("of every annotator's queue" if done.basis == "queues" else
              "of the dataset's items (it has no assignment yet)")
-    st.session_state[FLASH] = (True, f"{len(done.added)} items are gold now (seed {seed}): "
-                               f"at least {done.percent:g} % {where}.")
+    _say(True, f"{len(done.added)} items are gold now (seed {seed}): at least "
+         f"{done.percent:g} % {where}.", "bulk")
 
 
 def _shares_line(shares: dict[str, tuple[int, int]]) -> str:
@@ -181,13 +185,13 @@ def render_gold_bulk(dataset: str) -> None:
         cols[1].number_input("Seed", min_value=0, value=0, step=1, key=SAMPLE_SEED)
         cols[2].button("Add gold items", key="nw-gold-sample", on_click=_sample,
                        args=(dataset,), icon=":material/casino:")
+        render_flash("bulk")
 
 
 def render_gold(dataset: str, items: Sequence[dict[str, Any]],
                 gold: Sequence[dict[str, Any]]) -> None:
     """The gold items with their answers, marking or unmarking one, and the bulk ways
-    (:func:`render_gold_bulk`); what the last of these did shows here."""
-    render_flash()
+    (:func:`render_gold_bulk`); what the last of these did shows below its buttons."""
     titles = {i["key"]: f"{i['position'] + 1}. {(i['title'] or i['key'])[:90]}" for i in items}
     if gold:
         st.dataframe(pd.DataFrame([{
@@ -205,6 +209,7 @@ def render_gold(dataset: str, items: Sequence[dict[str, Any]],
     if key in golden:
         cols[1].button("Unmark gold", key="nw-gold-unmark", on_click=_unmark, args=(dataset, key),
                        icon=":material/remove_done:")
+        render_flash("mark")
         answers = next(g["answers"] for g in gold if g["item_key"] == key)
         render_text(json.dumps(answers, ensure_ascii=False, indent=1), mono=True, box=True,
                     max_height=200, key="nw-gold-answers-view")
@@ -213,6 +218,7 @@ def render_gold(dataset: str, items: Sequence[dict[str, Any]],
     cols[1].button("Mark as gold", key="nw-gold-mark", disabled=key is None, type="primary",
                    on_click=_mark, args=(dataset, key, [f.field for f in fields]),
                    icon=":material/star:")
+    render_flash("mark")
     if key is None:
         return
     proposed = _defaults(dataset, key)
