@@ -47,6 +47,7 @@ def shown(at: AppTest) -> str:
 
 @pytest.mark.slow
 def test_annotators_label_blind_until_the_lead_shows_the_files_labels(team_db) -> None:
+    """No suggestion in this dataset: without the file's labels there is nothing to hide."""
     at = page(team_db, "ana", "app_pages/annotate.py", "g")
     assert "file's label" not in shown(at) and "Blind labelling" in shown(at)
     assert not [t for t in at.toggle if t.key == "nw-hide-imported"]
@@ -130,7 +131,9 @@ def test_the_lead_switches_them_on_the_assignment_page(team_db) -> None:
     assert settings(team_db, "g")["annotators_see_file_labels"] is True
 
 
-def test_a_reviewers_decision_reaches_the_annotator_but_never_on_a_gold_item(team_db) -> None:
+def test_a_reviewers_decision_reaches_the_annotator_but_not_on_a_dataset_with_gold(team_db) -> None:
+    """On a gold item the final values would give the answers away; shown on the other items
+    only, they would tell the gold items apart: with gold items, an annotator sees none."""
     from needlework.teams.quality import mark_gold  # noqa: PLC0415
     from needlework.teams.writes import adjudicate, write_annotation  # noqa: PLC0415
 
@@ -147,7 +150,7 @@ def test_a_reviewers_decision_reaches_the_annotator_but_never_on_a_gold_item(tea
     assert "passage 2: Related (yours: Outdated)" in text
     assert "complexity: Set" in text
     assert "Passage 2 is from 2019: *related*, not outdated." in text  # as text, not Markdown
-    mark_gold(team_db, "g", "sample-1", actor=accounts.get_user(team_db, "lead"))
+    mark_gold(team_db, "g", "sample-2", actor=accounts.get_user(team_db, "lead"))  # another item
     at = page(team_db, "ana", "app_pages/annotate.py", "g")
     assert at.query_params["item"] == "sample-1" and "Reviewer's decision" not in shown(at)
     at = page(team_db, "rita", "app_pages/annotate.py", "g")  # a reviewer still sees it
@@ -155,15 +158,17 @@ def test_a_reviewers_decision_reaches_the_annotator_but_never_on_a_gold_item(tea
 
 
 @pytest.mark.slow
-def test_suggestions_follow_the_file_labels_setting_and_never_show_on_gold(team_db) -> None:
-    """Issue 30, point 3: in team mode suggestions follow the lead's blind setting like the
-    file's labels, and a gold item never shows one to an annotator."""
+def test_suggestions_are_apart_from_the_file_labels_and_show_on_gold_too(team_db) -> None:
+    """Issue 47: suggestions follow their own setting (timing and test group), not the
+    file's labels; a gold item shows them like any other, and never the file's labels."""
     from needlework.suggestions import import_suggestions  # noqa: PLC0415
+    from needlework.teams.blind import set_suggestion_timing  # noqa: PLC0415
     from needlework.teams.quality import mark_gold  # noqa: PLC0415
 
     rows = "".join(f'{{"item": "sample-{n}", "field": "label:1", "value": "OUTDATED", '
                    f'"source": "judge"}}\n' for n in (1, 2))
     import_suggestions(team_db, rows.encode(), "s.jsonl", "g", by="lead")
+    lead = accounts.get_user(team_db, "lead")
 
     def text(at: AppTest) -> str:  # the page's words, without its tags and styles
         return re.sub(r"<[^>]+>", "", re.sub(r"<style>.*?</style>", "", shown(at), flags=re.S))
@@ -171,15 +176,39 @@ def test_suggestions_follow_the_file_labels_setting_and_never_show_on_gold(team_
     def marked(at: AppTest) -> bool:  # a label button drawn as suggested
         return bool(re.search(r'<button[^>]*class="[^"]*nw-suggested', shown(at)))
 
+    # the default: every annotator sees the suggestions, not the file's labels
     at = page(team_db, "ana", "app_pages/annotate.py", "g")
-    assert "suggested:" not in text(at) and not marked(at)  # blind by default
-    rita = page(team_db, "rita", "app_pages/annotate.py", "g")
-    assert "suggested: Outdated (judge)" in text(rita) and marked(rita)
-    set_visibility(team_db, "g", "annotators_see_file_labels", True,
-                   actor=accounts.get_user(team_db, "lead"))
+    assert "suggested: Outdated (judge)" in text(at) and marked(at)
+    assert "file's label" not in text(at)
+    assert [t.label for t in at.toggle if t.key == "nw-hide-imported"] == [
+        "Hide the model suggestions (H)"]
+    # a test group (bob): ana is the control group and sees neither
+    set_suggestion_timing(team_db, "g", "always", ["bob"], actor=lead)
     at = page(team_db, "ana", "app_pages/annotate.py", "g")
-    assert at.query_params["item"] == "sample-1" and "suggested: Outdated (judge)" in text(at)
-    mark_gold(team_db, "g", "sample-1", actor=accounts.get_user(team_db, "lead"))
+    assert "suggested:" not in text(at) and not marked(at) and "file's label" not in text(at)
+    bob = page(team_db, "bob", "app_pages/annotate.py", "g")
+    assert "suggested: Outdated (judge)" in text(bob) and "file's label" not in text(bob)
+    # the file's labels for everyone: both groups see them, the suggestions stay bob's
+    set_visibility(team_db, "g", "annotators_see_file_labels", True, actor=lead)
     at = page(team_db, "ana", "app_pages/annotate.py", "g")
-    assert at.query_params["item"] == "sample-1" and "suggested:" not in text(at) and not marked(at)
+    assert "file's label" in text(at) and "suggested:" not in text(at)
+    # a gold item: the suggestions show on it as on any other, the file's labels on none
+    mark_gold(team_db, "g", "sample-1", actor=lead)
+    bob = page(team_db, "bob", "app_pages/annotate.py", "g")
+    assert bob.query_params["item"] == "sample-1"
+    assert "suggested: Outdated (judge)" in text(bob) and marked(bob)
+    assert "file's label" not in text(bob)
+    assert "file's label" not in text(page(team_db, "ana", "app_pages/annotate.py", "g"))
     assert "suggested: Outdated (judge)" in text(page(team_db, "rita", "app_pages/annotate.py", "g"))
+
+
+def test_the_assignment_page_says_the_switch_does_nothing_with_gold_items(team_db) -> None:
+    from needlework.teams.blind import GOLD_KEEPS_FILE_LABELS  # noqa: PLC0415
+    from needlework.teams.quality import mark_gold  # noqa: PLC0415
+
+    at = page(team_db, "lead", "app_pages/assign.py", "g")
+    assert GOLD_KEEPS_FILE_LABELS not in [i.value for i in at.info]
+    mark_gold(team_db, "g", "sample-2", actor=accounts.get_user(team_db, "lead"))
+    at = page(team_db, "lead", "app_pages/assign.py", "g")
+    assert GOLD_KEEPS_FILE_LABELS in [i.value for i in at.info]
+    assert GOLD_KEEPS_FILE_LABELS.count(". ") == 0  # one sentence
