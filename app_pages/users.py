@@ -1,5 +1,6 @@
-"""Users (team mode, admins): the accounts, a new account, and changes to one (role,
-e-mail, disable, unlock, a new password). See docs/teams.md."""
+"""Users (team mode, admins): the accounts, a new account, accounts from a CSV file (with
+one-time passwords shown once), and changes to one (role, e-mail, disable, unlock, a new
+password). See docs/teams.md."""
 
 import streamlit as st
 
@@ -11,6 +12,7 @@ from components.teams.users import (
     render_flash,
     render_manage_account,
 )
+from components.teams.users_import import render_import
 from needlework.teams.accounts import list_users
 
 db = get_db()
@@ -23,5 +25,7 @@ users = list_users(db, actor=me)
 render_accounts(users)
 st.subheader("Add an account")
 render_add_account()
+st.subheader("Accounts from a CSV file")
+render_import()
 st.subheader("Change an account")
 render_manage_account(users, signed_in())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from sqlite_utils import Database
@@ -64,20 +65,92 @@ def add_event(db: Database, *, at: str, by: str, action: str, target: str,
         ).lastrowid
 
 
-def iter_events(db: Database, dataset: str | None = None,
-                batch: int = 1000) -> Iterator[dict[str, Any]]:
-    """Every audit event (of ``dataset``, when given) in the order written, ``before`` and
-    ``after`` as JSON text, read ``batch`` rows at a time."""
+@dataclass(frozen=True)
+class EventFilter:
+    """Which audit events to read: ``actions`` (any of them; empty: every action) but not
+    ``skip``, ``by`` one person, ``dataset`` one ``about_dataset``, and ``at`` from
+    ``since`` (inclusive) to ``before`` (exclusive), both ISO 8601 UTC text compared as
+    text (a date such as ``2026-11-28`` is a bound at that day's start)."""
+
+    actions: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+    by: str | None = None
+    dataset: str | None = None
+    since: str | None = None
+    before: str | None = None
+
+
+def _event_where(f: EventFilter | None) -> tuple[str, list[Any]]:
+    """The ``where`` conditions of ``f`` (joined by ``and``, or ``1``) and their values."""
+    if f is None:
+        return "1", []
+    terms: list[str] = []
+    params: list[Any] = []
+    if f.actions:
+        terms.append(f"action in ({', '.join('?' * len(f.actions))})")
+        params += f.actions
+    if f.skip:
+        terms.append(f"action not in ({', '.join('?' * len(f.skip))})")
+        params += f.skip
+    for column, value in (("by", f.by), ("about_dataset", f.dataset)):
+        if value is not None:
+            terms.append(f"{column} = ?")
+            params.append(value)
+    if f.since is not None:
+        terms.append("at >= ?")
+        params.append(f.since)
+    if f.before is not None:
+        terms.append("at < ?")
+        params.append(f.before)
+    return " and ".join(terms) or "1", params
+
+
+def iter_events(db: Database, dataset: str | None = None, batch: int = 1000, *,
+                where: EventFilter | None = None) -> Iterator[dict[str, Any]]:
+    """Every audit event (of ``dataset``, when given; those ``where`` admits) in the order
+    written, ``before`` and ``after`` as JSON text, read ``batch`` rows at a time."""
+    if dataset is not None:
+        base = where or EventFilter()
+        where = EventFilter(base.actions, base.skip, base.by, dataset, base.since, base.before)
+    terms, params = _event_where(where)
     last = 0
-    where = "" if dataset is None else " and about_dataset = ?"
     while True:
         rows = db.execute_returning_dicts(
-            f"select {', '.join(EVENT_COLUMNS)} from audit_events where id > ?{where} "
-            "order by id limit ?", [last, *([dataset] if dataset is not None else []), batch])
+            f"select {', '.join(EVENT_COLUMNS)} from audit_events where id > ? and {terms} "
+            "order by id limit ?", [last, *params, batch])
         if not rows:
             return
         yield from rows
         last = rows[-1]["id"]
+
+
+def count_events(db: Database, where: EventFilter | None = None) -> int:
+    """How many audit events ``where`` admits (all of them without one)."""
+    terms, params = _event_where(where)
+    return db.execute(f"select count(*) from audit_events where {terms}", params).fetchone()[0]
+
+
+def events_page(db: Database, where: EventFilter | None = None, *, limit: int = 50,
+                offset: int = 0) -> list[dict[str, Any]]:
+    """The audit events ``where`` admits, newest first, ``limit`` of them after the first
+    ``offset``."""
+    terms, params = _event_where(where)
+    return db.execute_returning_dicts(
+        f"select {', '.join(EVENT_COLUMNS)} from audit_events where {terms} "
+        "order by id desc limit ? offset ?", [*params, limit, offset])
+
+
+def event_choices(db: Database) -> dict[str, list[str]]:
+    """What the events' filters can pick: ``actions``, ``by`` (people) and ``datasets``
+    that occur, each sorted."""
+    return {
+        "actions": [r[0] for r in db.execute("select distinct action from audit_events "
+                                             "order by action")],
+        "by": [r[0] for r in db.execute("select distinct by from audit_events order by by")],
+        "datasets": [r[0] for r in db.execute(
+            "select distinct about_dataset from audit_events where about_dataset is not null "
+            "order by about_dataset")],
+    }
 
 
 def recent_events(db: Database, limit: int = 200) -> list[dict[str, Any]]:

@@ -556,8 +556,24 @@ def m023_view_prefs(db: Database) -> None:
         "updated_at text not null, primary key (who, name)) without rowid")
 
 
+def m025_one_time_passwords(db: Database) -> None:
+    """Accounts made from a CSV file get a one-time password (needlework/teams/accounts_csv.py):
+    ``must_change_password`` is 1 until the person has chosen their own at their first
+    sign-in (components/teams/first_password.py); only the argon2id hash of either is kept."""
+    db.execute("alter table users add column must_change_password integer not null default 0")
+
+
+def m026_audit_filters(db: Database) -> None:
+    """The Audit page and ``audit --events`` filter the events by action, person and date
+    (store/audit.py): an index for each, newest first (``about_dataset`` has one)."""
+    db.execute("create index audit_events_action on audit_events(action, id)")
+    db.execute("create index audit_events_by on audit_events(by, id)")
+    db.execute("create index audit_events_at on audit_events(at)")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
-         m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning, m023_view_prefs)
+         m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning, m023_view_prefs,
+         m025_one_time_passwords, m026_audit_filters)

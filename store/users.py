@@ -212,3 +212,19 @@ def count_sessions(db: Database, user_id: int, at: str) -> int:
     """Unexpired sessions of one account."""
     return db.execute("select count(*) from sessions where user_id = ? and expires_at > ?",
                       [user_id, at]).fetchone()[0]
+
+
+
+def must_change_password(db: Database, user_id: int) -> bool:
+    """Whether the account still has a one-time password it must replace before it may
+    open any page (``users.must_change_password``)."""
+    row = db.execute("select must_change_password from users where id = ?",
+                     [user_id]).fetchone()
+    return bool(row and row[0])
+
+
+def set_must_change_password(db: Database, user_id: int, must: bool, at: str) -> None:
+    """Set or clear the one-time-password flag of one account (and ``updated_at``)."""
+    with db.atomic():
+        db.execute("update users set must_change_password = ?, updated_at = ? where id = ?",
+                   [int(must), at, user_id])

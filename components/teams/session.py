@@ -41,10 +41,12 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components.state import ANNOTATOR_KEY, SIGNED_IN, get_db, signed_in
+from components.teams.first_password import render_first_password
 from components.teams.signin import render_sign_in
 from components.text import label
 from needlework.teams import accounts, session_cookie
 from needlework.teams.config import Config, ConfigError, load_config
+from needlework.teams.first_password import must_choose
 from needlework.teams.oidc import OIDCRefused, match_account
 from needlework.teams.permissions import ADMIN, ANNOTATOR, PERMISSIONS, REVIEWER, User, can
 
@@ -259,6 +261,10 @@ def sign_in_gate(db: Database, sections: Mapping[str, Sequence[Any]]) -> User | 
         _mount_cookie()
         render_sign_in(config.policy, start_session, notice=st.session_state.get(NOTICE),
                        oidc=oidc_configured(), refused=bool(st.session_state.get(OIDC_REFUSED)))
+        st.stop()
+    if must_choose(db, user):  # a one-time password: the person chooses their own first
+        st.navigation([p for pages in sections.values() for p in pages], position="hidden")
+        render_first_password(user, config.policy, start_session, _sign_out)
         st.stop()
     st.session_state.pop(NOTICE, None)
     st.session_state[SIGNED_IN] = user

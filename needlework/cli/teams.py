@@ -5,7 +5,8 @@ The command line acts as the server's operator (whoever can run it can read the
 database file anyway): it is how the first admin account is made. Passwords and the
 identity provider's client secret are read from a prompt, or from stdin with
 ``--password-stdin`` / ``--client-secret-stdin``, never from the command line, and are
-never printed.
+never printed; the one-time passwords of ``users import`` are printed (or written to a
+file only its owner can read) once, and never stored.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import os
 import sys
 from typing import Any
 
@@ -72,6 +74,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the history that deleted (or replaced) datasets named NAME left")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--format", choices=("csv", "jsonl"))
+    events = p.add_argument_group("filters of --events (combined: an event must pass each)")
+    events.add_argument("--action", action="append", default=[], metavar="A",
+                        help="only this action (e.g. account.created); repeat for several")
+    events.add_argument("--not-action", action="append", default=[], metavar="A",
+                        help="leave out this action (e.g. sign_in); repeat for several")
+    events.add_argument("--by", metavar="NAME", help="only events made by this person")
+    events.add_argument("--since", metavar="DATE",
+                        help="from this day (YYYY-MM-DD, UTC) or moment (YYYY-MM-DDTHH:MM)")
+    events.add_argument("--until", metavar="DATE", help="up to this day (included) or moment")
     add_db_argument(p)
     p.set_defaults(func=cmd_audit)
 
@@ -103,7 +114,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _register_users(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "users", help="manage team accounts (add, list, disable, enable, reset, role, unlock)",
+        "users", help="manage team accounts (add, import, list, disable, enable, reset, role, "
+        "unlock)",
         description="Accounts for team mode. Passwords are read from a prompt (twice) or, with "
         "--password-stdin, from the first line of stdin; never from the command line.")
     sub = p.add_subparsers(dest="action", metavar="ACTION")
@@ -141,6 +153,21 @@ def _register_users(subparsers: argparse._SubParsersAction) -> None:
     add_db_argument(q)
     q.set_defaults(func=cmd_users_reset)
 
+    q = sub.add_parser(
+        "import", help="create accounts from a CSV file, each with a one-time password",
+        description="Create one account per row of FILE (UTF-8 CSV with a header row naming "
+        "the columns name, e-mail, role), all or none: on any problem nothing is created and "
+        "the problems are named with their line and field. Each account gets a random "
+        "one-time password, printed once as CSV (name,e-mail,password) to stdout or written "
+        "to --out (readable by its owner only); the person chooses their own at their first "
+        "sign-in. Only the passwords' hashes are stored.")
+    q.add_argument("file", metavar="FILE")
+    q.add_argument("--out", metavar="FILE",
+                   help="write name,e-mail,password here (a new file, mode 0600) instead of "
+                   "stdout")
+    add_db_argument(q)
+    q.set_defaults(func=cmd_users_import)
+
     q = sub.add_parser("role", help="change an account's role")
     q.add_argument("name", metavar="NAME")
     q.add_argument("role", choices=ROLES)
@@ -175,13 +202,15 @@ def _secret(from_stdin: bool, what: str, *, confirm: bool) -> str:
 
 def _run(verb: str, fn: Any, args: argparse.Namespace) -> int:
     from needlework.teams.accounts import AccountError  # noqa: PLC0415
+    from needlework.teams.accounts_csv import CsvImportError  # noqa: PLC0415
     from needlework.teams.assignment import AssignmentError  # noqa: PLC0415
     from needlework.teams.audit import AuditError  # noqa: PLC0415
     from needlework.teams.passwords import PasswordRejected  # noqa: PLC0415
 
     try:
         return fn(args)
-    except (_Stop, AccountError, AssignmentError, AuditError, PasswordRejected) as e:
+    except (_Stop, AccountError, AssignmentError, AuditError, CsvImportError,
+            PasswordRejected) as e:
         print(f"{verb}: {e}", file=sys.stderr)
         return 1
 
@@ -207,6 +236,52 @@ def cmd_users_add(args: argparse.Namespace) -> int:
         return 0
 
     return _run("users add", go, args)
+
+
+def _private_file(path: str) -> Any:
+    """A new file at ``path`` that only its owner can read (it will hold passwords)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise _Stop(f"{path} exists: name a new file for the passwords") from None
+    except OSError as e:
+        raise _Stop(f"{path}: {e.strerror}") from None
+    os.fchmod(fd, 0o600)  # whatever the umask
+    return os.fdopen(fd, "w", encoding="utf-8", newline="")
+
+
+def cmd_users_import(args: argparse.Namespace) -> int:
+    from needlework.teams import accounts_csv  # noqa: PLC0415
+
+    def go(args: argparse.Namespace) -> int:
+        db = _db(args)
+        path = args.file
+        if not os.path.isfile(path):
+            raise _Stop(f"{path}: not a file")
+        with open(path, "rb") as f:
+            data = f.read(accounts_csv.MAX_BYTES + 1)
+        accounts_csv.read_accounts(data, path, db)  # every problem before the --out file
+        out = _private_file(args.out) if args.out else None
+        try:
+            made = accounts_csv.import_accounts(db, data, path)
+        except BaseException:
+            if out is not None:
+                out.close()
+                os.unlink(args.out)
+            raise
+        text = accounts_csv.credentials_csv(made)
+        if out is None:
+            sys.stdout.write(text)
+            print(f"created {len(made)} accounts; the passwords above are shown once and "
+                  "must be changed at the first sign-in", file=sys.stderr)
+        else:
+            with out:
+                out.write(text)
+            print(f"created {len(made)} accounts; their one-time passwords are in {args.out} "
+                  "(readable by you only)")
+        return 0
+
+    return _run("users import", go, args)
 
 
 def _user_json(user: Any) -> dict[str, Any]:
@@ -359,14 +434,26 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from needlework.teams.audit import AuditError, export_events, export_history  # noqa: PLC0415
+    from needlework.teams.audit import (  # noqa: PLC0415
+        AuditError,
+        event_filter,
+        export_events,
+        export_history,
+    )
 
     def go(args: argparse.Namespace) -> int:
+        filtered = [f"--{k.replace('_', '-')}" for k in ("action", "not_action", "by", "since",
+                                                         "until") if getattr(args, k)]
         if args.events:
-            count = export_events(_db(args), args.out, dataset=args.dataset, format=args.format)
+            filters = event_filter(actions=args.action, skip=args.not_action, by=args.by,
+                                   dataset=args.dataset, since=args.since, until=args.until)
+            count = export_events(_db(args), args.out, filters=filters, format=args.format)
             about = f" about {args.dataset!r}" if args.dataset else ""
-            print(f"wrote {count} audit events{about} to {args.out}")
+            print(f"wrote {count} audit events{about} to {args.out}"
+                  + (f" (filtered by {', '.join(filtered)})" if filtered else ""))
             return 0
+        if filtered:
+            raise AuditError(f"{filtered[0]} filters the audit events: add --events")
         if not args.dataset:
             raise AuditError("name the dataset (--dataset NAME), or export the audit events "
                              "(--events)")

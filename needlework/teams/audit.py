@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +24,12 @@ from sqlite_utils import Database
 from needlework.files import atomic_writer
 from needlework.teams.permissions import User, check
 from store import audit as store_audit
+from store.audit import EventFilter
 from store.datasets import get_dataset
 
 FORMATS = ("csv", "jsonl")
+PER_PAGE = 50  # audit events on one page of the Audit page
+SIGN_INS = ("sign_in", "sign_in.refused")  # what "hide sign-ins" leaves out
 
 
 class AuditError(ValueError):
@@ -80,9 +86,87 @@ def export_history(db: Database, dataset: str, out: str | Path, *, format: str |
                   history_records(db, dataset))
 
 
-def event_records(db: Database, dataset: str | None = None) -> Iterator[dict[str, Any]]:
-    """The audit events (of ``dataset``), oldest first, ``before``/``after`` parsed."""
-    for row in store_audit.iter_events(db, dataset):
+def _bound(value: date | datetime | str | None, what: str) -> datetime | date | None:
+    """A date (a whole day) or a moment from ``value`` (``YYYY-MM-DD``, or ISO 8601 with a
+    time: without a zone it is UTC)."""
+    if value is None or isinstance(value, datetime | date):
+        return value
+    text = str(value).strip()
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text)
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise AuditError(f"{what} {text!r} is not a date (YYYY-MM-DD, or YYYY-MM-DDTHH:MM "
+                         "in UTC)") from None
+
+
+def _iso(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def event_filter(*, actions: Iterable[str] = (), skip: Iterable[str] = (),
+                 by: str | None = None, dataset: str | None = None,
+                 since: date | datetime | str | None = None,
+                 until: date | datetime | str | None = None) -> EventFilter:
+    """The audit events of any of ``actions`` (none: every action) but not ``skip``, made
+    by ``by``, about ``dataset``, from ``since`` to ``until`` (a date counts whole, UTC: an
+    ``until`` date includes that day; a moment counts as it is). Empty text is no filter;
+    raises :class:`AuditError` for a date that is not one or a range that ends before it
+    starts."""
+    start, end = _bound(since or None, "--since"), _bound(until or None, "--until")
+    low = None if start is None else (
+        _iso(start) if isinstance(start, datetime) else start.isoformat())
+    if end is None:
+        high = None
+    elif isinstance(end, datetime):  # inclusive: the next millisecond is the bound
+        high = _iso(end + timedelta(milliseconds=1))
+    else:
+        high = (end + timedelta(days=1)).isoformat()
+    if low is not None and high is not None and high <= low:
+        raise AuditError(f"the dates end ({until}) before they start ({since})")
+    return EventFilter(actions=tuple(dict.fromkeys(a for a in actions if a)),
+                       skip=tuple(dict.fromkeys(a for a in skip if a)),
+                       by=by or None, dataset=dataset or None, since=low, before=high)
+
+
+@dataclass(frozen=True)
+class EventPage:
+    """One page of audit events, newest first: ``rows`` (``before``/``after`` as JSON
+    text), the ``total`` the filter admits, this ``page`` (1-based) of ``pages``."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    pages: int
+
+
+def event_page(db: Database, filters: EventFilter | None = None, page: int = 1, *,
+               per_page: int = PER_PAGE, actor: User | None = None) -> EventPage:
+    """Page ``page`` (clamped to the pages there are) of the events ``filters`` admits,
+    newest first. Admins only."""
+    check(db, actor, "audit", filters.dataset if filters else None)
+    total = store_audit.count_events(db, filters)
+    pages = max(1, math.ceil(total / per_page))
+    page = min(max(1, int(page)), pages)
+    return EventPage(store_audit.events_page(db, filters, limit=per_page,
+                                             offset=(page - 1) * per_page), total, page, pages)
+
+
+def event_choices(db: Database, *, actor: User | None = None) -> dict[str, list[str]]:
+    """The actions, people and datasets the events hold (the filters' options). Admins
+    only."""
+    check(db, actor, "audit")
+    return store_audit.event_choices(db)
+
+
+def event_records(db: Database, dataset: str | None = None, *,
+                  filters: EventFilter | None = None) -> Iterator[dict[str, Any]]:
+    """The audit events (of ``dataset``; those ``filters`` admits), oldest first,
+    ``before``/``after`` parsed."""
+    for row in store_audit.iter_events(db, dataset, where=filters):
         row = dict(row)
         for name in ("before", "after"):
             row[name] = None if row[name] is None else json.loads(row[name])
@@ -90,13 +174,16 @@ def event_records(db: Database, dataset: str | None = None) -> Iterator[dict[str
 
 
 def export_events(db: Database, out: str | Path, *, dataset: str | None = None,
-                  format: str | None = None, actor: User | None = None) -> int:
+                  filters: EventFilter | None = None, format: str | None = None,
+                  actor: User | None = None) -> int:
     """Write the audit events (every one, or those about ``dataset``, which may have been
-    deleted since) to ``out``; returns the rows written. Admins only."""
-    check(db, actor, "audit", dataset)
+    deleted since, and those ``filters`` admits) to ``out``, oldest first; returns the
+    rows written. Admins only."""
+    check(db, actor, "audit", dataset or (filters.dataset if filters else None))
     format = format_for(out, format)
-    return _write(out, format, store_audit.EVENT_COLUMNS, store_audit.iter_events(db, dataset),
-                  event_records(db, dataset))
+    return _write(out, format, store_audit.EVENT_COLUMNS,
+                  store_audit.iter_events(db, dataset, where=filters),
+                  event_records(db, dataset, filters=filters))
 
 
 def _write(out: str | Path, format: str, columns: tuple[str, ...],

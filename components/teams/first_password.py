@@ -1,0 +1,71 @@
+"""The "choose your password" screen: drawn by the sign-in gate
+(:func:`components.teams.session.sign_in_gate`) instead of any page while the signed-in
+account still has a one-time password (:mod:`needlework.teams.first_password`).
+
+Two password fields checked by :func:`needlework.teams.first_password.choose_password`;
+the fields are emptied in the form's callback, before anything else runs, so a password
+never stays in the session state. The new session it starts is handed to
+``on_chosen`` (the gate's ``start_session``), and the next run opens the page the
+browser asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from components.state import get_db
+from components.text import label
+from needlework.teams import accounts
+from needlework.teams.config import Policy
+from needlework.teams.first_password import choose_password
+from needlework.teams.passwords import MIN_LENGTH, PasswordRejected
+from needlework.teams.permissions import User
+
+NEW = "nw-first-password"
+AGAIN = "nw-first-password-again"
+ERROR = "nw-first-password-error"
+
+
+def _submit(user: User, policy: Policy,
+            on_chosen: Callable[[accounts.SignIn], None]) -> None:
+    """The form's callback: empty the fields, then store the password or keep the reason."""
+    password = st.session_state.get(NEW) or ""
+    again = st.session_state.get(AGAIN) or ""
+    st.session_state[NEW] = st.session_state[AGAIN] = ""
+    if not password:
+        st.session_state[ERROR] = "Type a password of your own, twice."
+        return
+    try:
+        signed = choose_password(get_db(), user, password, again, policy=policy)
+    except (accounts.AccountError, PasswordRejected) as e:
+        st.session_state[ERROR] = f"{str(e)[:1].upper()}{str(e)[1:]}: choose another."
+        return
+    on_chosen(signed)
+
+
+def render_first_password(user: User, policy: Policy,
+                          on_chosen: Callable[[accounts.SignIn], None],
+                          on_sign_out: Callable[[], None]) -> None:
+    """The screen: who is signed in, why a password is asked for, the form, and a way
+    out (``on_sign_out``)."""
+    _, middle, _ = st.columns([1, 2, 1])
+    with middle:
+        st.title("🪡 Choose your password")
+        st.markdown(f"You signed in as **{label(user.name, 60)}** with a one-time password. "
+                    "Choose a password of your own before you go on: the one-time password "
+                    "stops working now.")
+        error = st.session_state.pop(ERROR, None)
+        if error:
+            st.error(label(error, 300), icon=":material/lock:")
+        with st.form("nw-first-password-form", border=True, enter_to_submit=True):
+            st.text_input("New password", key=NEW, type="password",
+                          autocomplete="new-password",
+                          help=f"At least {MIN_LENGTH} characters, not your name.")
+            st.text_input("New password again", key=AGAIN, type="password",
+                          autocomplete="new-password")
+            st.form_submit_button("Save my password", type="primary", on_click=_submit,
+                                  args=(user, policy, on_chosen), key="nw-first-password-go")
+        st.button("Sign out", key="nw-first-password-out", on_click=on_sign_out,
+                  icon=":material/logout:", type="tertiary")
