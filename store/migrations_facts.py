@@ -571,9 +571,30 @@ def m026_audit_filters(db: Database) -> None:
     db.execute("create index audit_events_at on audit_events(at)")
 
 
+def m024_device_cookies(db: Database) -> None:
+    """Lock-out by device cookie (OWASP "Slow Down Online Guessing Attacks with Device
+    Cookies", store/users.py): ``device_cookies`` holds the SHA-256 of each browser's
+    device token, bound to the account that signed in there, with that browser's own
+    count of wrong passwords and pause. ``sign_in_failures`` is kept per name only (the
+    SHA-256 of the name as typed) and pauses that name for browsers holding no device
+    cookie of its account; the client address is no longer part of it (pauses of the old
+    table are dropped: they last minutes)."""
+    db.execute("drop table if exists sign_in_failures")
+    db.execute(
+        "create table sign_in_failures (login_key text primary key, "
+        "failures integer not null default 0, locked_until text, updated_at text not null) "
+        "without rowid")
+    db.execute(
+        "create table device_cookies (id integer primary key, token_hash text not null unique, "
+        "user_id integer not null references users(id) on delete cascade, "
+        "created_at text not null, last_used_at text not null, expires_at text not null, "
+        "failures integer not null default 0, locked_until text)")
+    db.execute("create index device_cookies_user on device_cookies(user_id)")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
          m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning, m023_view_prefs,
-         m025_one_time_passwords, m026_audit_filters)
+         m025_one_time_passwords, m026_audit_filters, m024_device_cookies)

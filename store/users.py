@@ -3,7 +3,10 @@
 ``users`` holds names, e-mails, roles and argon2id password hashes; only
 :func:`password_hash` reads a hash back, every other query leaves it out.
 ``sessions`` holds the SHA-256 of each session token (the browser keeps the token),
-with its expiry. Times are ISO 8601 UTC strings, compared as text.
+with its expiry. ``device_cookies`` holds the SHA-256 of each device token (a browser
+where an account signed in) with that browser's wrong passwords and pause;
+``sign_in_failures`` the wrong passwords and pause of each name (its SHA-256) for
+browsers without such a cookie. Times are ISO 8601 UTC strings, compared as text.
 """
 
 from __future__ import annotations
@@ -100,48 +103,49 @@ def active_admins(db: Database) -> list[str]:
         "select name from users where role = 'admin' and disabled = 0 order by name_key")]
 
 
-def sign_in_lock(db: Database, login_key: str, client: str, now: str) -> str | None:
-    """When the pause of ``login_key`` for ``client`` ends, or ``None`` (not paused)."""
-    row = db.execute("select locked_until from sign_in_failures where login_key = ? and "
-                     "client = ?", [login_key, client]).fetchone()
+def name_pause(db: Database, login_key: str, now: str) -> str | None:
+    """When the pause of ``login_key`` for browsers without its device cookie ends, or
+    ``None`` (not paused)."""
+    row = db.execute("select locked_until from sign_in_failures where login_key = ?",
+                     [login_key]).fetchone()
     return row[0] if row and row[0] and row[0] > now else None
 
 
-def record_failure(db: Database, login_key: str, client: str, *, limit: int, lock_until: str,
-                   at: str) -> tuple[int, str | None]:
-    """Count one wrong password for ``login_key`` from ``client``; the ``limit``-th in a
-    row pauses that pair until ``lock_until`` and starts the count again. Returns
-    ``(count, locked_until)``."""
+def name_failures(db: Database, login_key: str, since: str) -> int:
+    """Wrong passwords in a row for ``login_key`` from browsers without its device cookie,
+    the last of them after ``since`` (0 when older)."""
+    row = db.execute("select failures from sign_in_failures where login_key = ? and "
+                     "updated_at > ?", [login_key, since]).fetchone()
+    return row[0] if row else 0
+
+
+def record_name_failure(db: Database, login_key: str, *, count: int, locked_until: str | None,
+                        at: str) -> None:
+    """Keep ``count`` wrong passwords in a row for ``login_key`` (browsers without its
+    device cookie) and its pause (``None``: none)."""
     with db.atomic():
-        row = db.execute("select failures from sign_in_failures where login_key = ? and "
-                         "client = ?", [login_key, client]).fetchone()
-        count = (row[0] if row else 0) + 1
-        locked = lock_until if count >= limit else None
-        db.execute("insert into sign_in_failures (login_key, client, failures, locked_until, "
-                   "updated_at) values (?, ?, ?, ?, ?) on conflict (login_key, client) do update "
-                   "set failures = excluded.failures, locked_until = excluded.locked_until, "
-                   "updated_at = excluded.updated_at",
-                   [login_key, client, 0 if locked else count, locked, at])
-        return count, locked
+        db.execute("insert into sign_in_failures (login_key, failures, locked_until, updated_at) "
+                   "values (?, ?, ?, ?) on conflict (login_key) do update set "
+                   "failures = excluded.failures, locked_until = excluded.locked_until, "
+                   "updated_at = excluded.updated_at", [login_key, count, locked_until, at])
 
 
-def clear_failures(db: Database, login_keys: list[str], client: str | None = None) -> int:
-    """Forget the wrong passwords and pauses of ``login_keys`` (from ``client``, or from
-    every client); returns how many pairs were paused."""
+def clear_failures(db: Database, login_keys: list[str]) -> int:
+    """Forget the wrong passwords and pauses of ``login_keys``; returns how many were
+    paused at any time not yet lifted (``locked_until`` set)."""
     keys = [k for k in login_keys if k]
     if not keys:
         return 0
-    where = f"login_key in ({', '.join('?' * len(keys))})" + (" and client = ?" if client is not None else "")
-    params = [*keys, *([client] if client is not None else [])]
+    where = f"login_key in ({', '.join('?' * len(keys))})"
     with db.atomic():
         paused = db.execute(f"select count(*) from sign_in_failures where {where} and "
-                            "locked_until is not null", params).fetchone()[0]
-        db.execute(f"delete from sign_in_failures where {where}", params)
+                            "locked_until is not null", keys).fetchone()[0]
+        db.execute(f"delete from sign_in_failures where {where}", keys)
     return paused
 
 
 def paused_until(db: Database, login_keys: list[str], now: str) -> str | None:
-    """The latest end of a pause of any of ``login_keys`` (any client), or ``None``."""
+    """The latest end of a pause of any of ``login_keys``, or ``None``."""
     keys = [k for k in login_keys if k]
     if not keys:
         return None
@@ -150,9 +154,85 @@ def paused_until(db: Database, login_keys: list[str], now: str) -> str | None:
     return row[0] if row else None
 
 
+def name_pauses(db: Database, now: str) -> list[dict[str, Any]]:
+    """Every name paused at ``now``: ``login_key``, ``failures``, ``locked_until``, soonest
+    end first."""
+    return db.execute_returning_dicts(
+        "select login_key, failures, locked_until from sign_in_failures where locked_until > ? "
+        "order by locked_until, login_key", [now])
+
+
+def insert_device(db: Database, *, token_hash: str, user_id: int, at: str,
+                  expires_at: str) -> int:
+    """Store a new device cookie (by the hash of its token) bound to ``user_id``; returns
+    its id. Expired device cookies go."""
+    with db.atomic():
+        db.execute("delete from device_cookies where expires_at <= ?", [at])
+        cursor = db.execute(
+            "insert into device_cookies (token_hash, user_id, created_at, last_used_at, "
+            "expires_at) values (?, ?, ?, ?, ?)", [token_hash, user_id, at, at, expires_at])
+        return int(cursor.lastrowid)
+
+
+def device(db: Database, token_hash: str, user_id: int, now: str) -> dict[str, Any] | None:
+    """The unexpired device cookie ``token_hash`` when it is bound to ``user_id``: ``id``,
+    ``failures``, ``locked_until``, ``created_at``; else ``None``."""
+    rows = db.execute_returning_dicts(
+        "select id, failures, locked_until, created_at from device_cookies "
+        "where token_hash = ? and user_id = ? and expires_at > ?", [token_hash, user_id, now])
+    return rows[0] if rows else None
+
+
+def record_device_failure(db: Database, device_id: int, *, count: int,
+                          locked_until: str | None, at: str) -> None:
+    """Keep ``count`` wrong passwords in a row typed with one device cookie, and its pause."""
+    with db.atomic():
+        db.execute("update device_cookies set failures = ?, locked_until = ?, last_used_at = ? "
+                   "where id = ?", [count, locked_until, at, device_id])
+
+
+def delete_device(db: Database, device_id: int) -> None:
+    """Forget one device cookie (it is replaced by a new one at each sign-in)."""
+    with db.atomic():
+        db.execute("delete from device_cookies where id = ?", [device_id])
+
+
+def clear_device_pauses(db: Database, user_id: int | None = None,
+                        device_id: int | None = None) -> int:
+    """Forget the wrong passwords and pauses of the device cookies of ``user_id`` (or the
+    one ``device_id``, or every one); returns how many were paused."""
+    where, params = "1", []
+    if user_id is not None:
+        where, params = "user_id = ?", [user_id]
+    if device_id is not None:
+        where, params = f"{where} and id = ?", [*params, device_id]
+    with db.atomic():
+        paused = db.execute(f"select count(*) from device_cookies where {where} and "
+                            "locked_until is not null", params).fetchone()[0]
+        db.execute(f"update device_cookies set failures = 0, locked_until = null where {where}",
+                   params)
+    return paused
+
+
+def device_pauses(db: Database, now: str) -> list[dict[str, Any]]:
+    """Every device cookie paused at ``now``: ``id``, ``user_id``, ``name`` (its account),
+    ``failures``, ``locked_until``, ``created_at``, ``last_used_at``, soonest end first."""
+    return db.execute_returning_dicts(
+        "select d.id, d.user_id, u.name, d.failures, d.locked_until, d.created_at, "
+        "d.last_used_at from device_cookies d join users u on u.id = d.user_id "
+        "where d.locked_until > ? order by d.locked_until, d.id", [now])
+
+
+def device_paused_until(db: Database, user_id: int, now: str) -> str | None:
+    """The latest end of a pause of any device cookie of ``user_id``, or ``None``."""
+    row = db.execute("select max(locked_until) from device_cookies where user_id = ? and "
+                     "locked_until > ?", [user_id, now]).fetchone()
+    return row[0] if row else None
+
+
 def record_success(db: Database, user_id: int, at: str) -> None:
-    """A correct password: when it happened (a pause of the name for another client stays,
-    and so does ``locked_until``, which shows the latest such pause)."""
+    """A correct password: when it happened (pauses stay, and so does ``locked_until``,
+    which shows the latest of them)."""
     with db.atomic():
         db.execute("update users set failed_logins = 0, last_sign_in_at = ? where id = ?",
                    [at, user_id])
@@ -212,7 +292,6 @@ def count_sessions(db: Database, user_id: int, at: str) -> int:
     """Unexpired sessions of one account."""
     return db.execute("select count(*) from sessions where user_id = ? and expires_at > ?",
                       [user_id, at]).fetchone()[0]
-
 
 
 def must_change_password(db: Database, user_id: int) -> bool:

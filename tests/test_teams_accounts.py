@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -95,42 +96,54 @@ def test_a_session_survives_a_reload_then_expires_or_ends_at_sign_out(tmp_path):
 
 
 @pytest.mark.slow
-def test_five_wrong_passwords_pause_the_name_for_that_client_for_a_while(db):
+def test_five_wrong_passwords_pause_the_name_for_new_browsers_and_the_pause_grows(db):
     accounts.add_user(db, "ana", "annotator", password=PW)
     policy = Policy(lock_failures=5, lock_minutes=15)
     t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    home = accounts.sign_in(db, "ana", PW, policy=policy, now=t0 - timedelta(days=1)).device_token
     for attempt in range(4):
         with pytest.raises(SignInRefused, match="^wrong name or password$"):
             accounts.sign_in(db, "ana", f"guess-{attempt}", policy=policy, now=t0, client="10.0.0.9")
-    with pytest.raises(SignInRefused, match="5 times: sign-in with this name is paused here until 09:15 UTC"):
+    with pytest.raises(SignInRefused, match="5 times in a row: sign-in with this name is paused "
+                       "in browsers it has not signed in from before until 09:01 UTC"):
         accounts.sign_in(db, "ana", "guess-4", policy=policy, now=t0, client="10.0.0.9")
-    # the right password is refused from that client while paused, and it says until when
-    with pytest.raises(SignInRefused, match="paused here after 5 wrong passwords: try again after 09:15"):
-        accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(minutes=14),
-                         client="10.0.0.9")
+    # the right password is refused without a device cookie while paused, from any address
+    with pytest.raises(SignInRefused, match="paused in browsers it has not signed in from "
+                       "before after 5 wrong passwords: try again after 09:01"):
+        accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(seconds=50),
+                         client="192.0.2.1")
     assert accounts.get_user(db, "ana").locked_until is not None  # the Users page shows it
-    # ana herself, from her own client, is not locked out by the stranger
-    assert accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(minutes=1),
-                            client="10.0.0.2").user.name == "ana"
-    signed = accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(minutes=15, seconds=1),
-                              client="10.0.0.9")
+    # ana, in the browser where she signed in before, is not paused by the stranger
+    assert accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(seconds=30),
+                            device=home, client="10.0.0.9").user.name == "ana"
+    # each further wrong password after a pause pauses again, twice as long, up to 15 minutes
+    moment, ends = t0 + timedelta(minutes=1), []
+    for _ in range(5):
+        with pytest.raises(SignInRefused, match="times in a row") as info:
+            accounts.sign_in(db, "ana", "guess-again", policy=policy, now=moment)
+        ends.append(re.search(r"until (\d\d:\d\d) UTC", str(info.value)).group(1))
+        moment += timedelta(minutes=15)
+    assert ends == ["09:03", "09:20", "09:39", "10:01", "10:16"]
+    signed = accounts.sign_in(db, "ana", PW, policy=policy, now=moment)
     assert signed.user.name == "ana"
-    # after the pause the count starts again: four more wrong ones do not pause
+    # a right password ends the count: four more wrong ones do not pause
     for attempt in range(4):
         with pytest.raises(SignInRefused, match="^wrong name or password$"):
-            accounts.sign_in(db, "ana", f"again-{attempt}", policy=policy, now=t0 + timedelta(hours=1),
-                             client="10.0.0.9")
-    assert accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(hours=1),
-                            client="10.0.0.9").user
+            accounts.sign_in(db, "ana", f"again-{attempt}", policy=policy, now=moment)
+    assert accounts.sign_in(db, "ana", PW, policy=policy, now=moment).user
 
 
 @pytest.mark.slow
 def test_a_stranger_cannot_lock_the_only_admin_out(db):
     accounts.add_user(db, "boss", "admin", password=PW)
+    mine = accounts.sign_in(db, "boss", PW).device_token
     for _ in range(20):
         with pytest.raises(SignInRefused):
-            accounts.sign_in(db, "boss", "guess-guess", client="203.0.113.7")
-    assert accounts.sign_in(db, "boss", PW, client="192.0.2.10").user.role == "admin"
+            accounts.sign_in(db, "boss", "guess-guess", client="192.0.2.10")
+    with pytest.raises(SignInRefused, match="paused in browsers it has not signed in"):
+        accounts.sign_in(db, "boss", PW, client="192.0.2.10")  # same address, no cookie
+    assert accounts.sign_in(db, "boss", PW, client="192.0.2.10",
+                            device=mine).user.role == "admin"
 
 
 @pytest.mark.slow
@@ -146,7 +159,8 @@ def test_an_unknown_name_is_paused_exactly_like_a_real_one(db):
             answers.append(str(info.value))
         said[name] = answers
     assert said["ana"] == said["nobody-here"]
-    assert said["ana"][4].startswith("wrong name or password, 5 times: sign-in with this name is paused")
+    assert said["ana"][4].startswith("wrong name or password, 5 times in a row: sign-in with "
+                                     "this name is paused")
     stored = {r["login_key"] for r in db["sign_in_failures"].rows}
     assert "nobody-here" not in str(list(db["sign_in_failures"].rows))
     assert accounts.login_key("Nobody-Here ") in stored

@@ -57,7 +57,7 @@ def test_account_changes_are_audited_with_before_and_after(db) -> None:
         ("lead", "account.disabled", "ana", {"disabled": False}, {"disabled": True}),
         ("lead", "account.enabled", "ana", {"disabled": True}, {"disabled": False}),
         ("lead", "account.password_reset", "ana", None, {"password": "reset"}),
-        ("lead", "account.unlocked", "ana", {"paused_clients": 0}, {"paused_clients": 0}),
+        ("lead", "account.unlocked", "ana", {"pauses": 0}, {"pauses": 0}),
     ]
     assert all(e["at"].startswith("20") for e in events(db))
     text = json.dumps(events(db))
@@ -70,8 +70,8 @@ def test_sign_ins_and_refusals_are_audited_without_what_was_typed(db) -> None:
         with pytest.raises(SignInRefused):
             accounts.sign_in(db, login, "wrong-password-1", client="10.0.0.6")
     [ok] = events(db, "sign_in")
-    assert (ok["by"], ok["target"], ok["after"]) == ("lead", "lead",
-                                                     {"client": "10.0.0.5", "method": "password"})
+    assert (ok["by"], ok["target"], ok["after"]) == ("lead", "lead", {
+        "client": "10.0.0.5", "device_cookie": False, "method": "password"})
     refused = events(db, "sign_in.refused")
     assert [(e["by"], e["target"]) for e in refused] == [("(not signed in)", "lead"),
                                                          ("(not signed in)", "")]

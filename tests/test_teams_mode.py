@@ -55,7 +55,7 @@ def test_team_mode_reads_its_address_and_policy(tmp_path, monkeypatch):
     ('[server]\nmode = "team"\naddress = "my-host"\n', "server.address must be an IP address"),
     ('[server]\naddress = 5\n', "server.address must be an IP address, got 5"),
     ('[server]\nadress = "0.0.0.0"\n', "unknown key server.adress (expected server.mode, "
-                                       "server.address)"),
+                                       "server.address, server.trusted_proxies"),
     ("[sessions]\nhours = 0\n", "[sessions]: hours must be a number above 0, got 0"),
     ("[sessions]\nhours = nan\n", "hours must be a number above 0"),
     ("[lockout]\nfailures = 2.5\n", "failures must be a whole number above 0, got 2.5"),

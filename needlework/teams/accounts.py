@@ -2,12 +2,23 @@
 
 An admin creates accounts (:func:`add_user`, the ``users`` CLI verb or the users page);
 nobody signs up. A password is checked against its argon2id hash
-(:mod:`needlework.teams.passwords`). Wrong passwords are counted per sign-in name and
-client (the address the request came from): after ``Policy.lock_failures`` in a row that
-name is paused *for that client* for ``Policy.lock_minutes`` (even the right password is
-refused there meanwhile), then the count starts again. A stranger who types the admin's
-name with wrong passwords pauses it for themselves only, and a name nobody has gets the
-same answers, pause included, as a real one. An admin lifts a pause with :func:`unlock`.
+(:mod:`needlework.teams.passwords`).
+
+Lock-out follows OWASP's device cookies ("Slow Down Online Guessing Attacks with Device
+Cookies"). Each successful sign-in gives the browser a new **device token** (random,
+256 bits; the store keeps its SHA-256, bound to the account; the page keeps the token in
+an HttpOnly cookie, :data:`DEVICE_COOKIE`) and retires the one it presented. A sign-in
+attempt that presents a valid device token of the account it names counts its wrong
+passwords against that token only: after ``Policy.lock_failures`` in a row that browser
+alone is paused. An attempt without one counts against the name as typed (its SHA-256,
+known account or not), and the pause holds for browsers without a device token of the
+account only. So a stranger's wrong passwords never pause a browser where the person
+signed in before. Pauses grow: 1 minute at the ``lock_failures``-th wrong password in a
+row, doubling at each further one, at most ``Policy.lock_minutes`` (even the right
+password is refused meanwhile); a right password ends the count, and a count forgets
+wrong passwords older than :data:`FAILURE_MEMORY`. A name nobody has gets the same
+answers, pauses included, as a real one. An admin lists pauses with :func:`list_pauses`
+and lifts them with :func:`lift_pause`, :func:`lift_all_pauses` or :func:`unlock`.
 
 A successful sign-in returns a :class:`SignIn` whose ``token`` (random, 256 bits) is
 what the browser keeps, in a cookie or its local storage: the page hands it back to
@@ -18,7 +29,9 @@ disabling an account or resetting its password ends all of them.
 
 Nothing here logs or raises with a password or a token in it; failed sign-ins are
 logged by account name only, and never with the text typed as the name when no
-account has it (that text is sometimes a password typed in the wrong box).
+account has it (that text is sometimes a password typed in the wrong box). Audit rows
+of sign-ins and refusals carry the client address (:mod:`needlework.teams.proxies`)
+and whether a valid device token was presented.
 """
 
 from __future__ import annotations
@@ -46,6 +59,12 @@ TOKEN_PREFIX = "nw_"
 #: local storage); it holds the token only, never a password.
 SESSION_COOKIE = "needlework_session"
 _TOKEN = re.compile(r"^nw_[A-Za-z0-9_-]{43}$")
+DEVICE_PREFIX = "nwd_"
+#: The cookie that keeps this browser's device token (never a password nor a session).
+DEVICE_COOKIE = "needlework_device"
+_DEVICE = re.compile(r"^nwd_[A-Za-z0-9_-]{43}$")
+DEVICE_DAYS = 90  # a device token is good this long after the sign-in that gave it
+FAILURE_MEMORY = timedelta(hours=24)  # a count of wrong passwords forgets older ones
 NOT_SIGNED_IN = "(not signed in)"  # who a refused sign-in is, in the audit trail
 TOUCH_EVERY = timedelta(minutes=5)  # how often a session's last_seen_at is brought up to date
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -67,6 +86,23 @@ class SignIn:
     user: User
     token: str = field(repr=False)
     expires_at: str = ""
+    #: The browser's new device token (password sign-ins; "" otherwise) and its end.
+    device_token: str = field(default="", repr=False)
+    device_expires_at: str = ""
+
+
+@dataclass(frozen=True)
+class Pause:
+    """A sign-in pause an admin may lift: ``kind`` "name" (the name or e-mail as typed,
+    for browsers without its device token) or "browser" (one device token); ``account``
+    is "" for a name no account has."""
+
+    id: str
+    kind: str
+    account: str
+    until: str
+    failures: int
+    about: str
 
 
 def iso(moment: datetime | None = None) -> str:
@@ -220,6 +256,7 @@ def reset_password(db: Database, name: str, password: str, *,
     store_users.update_user(db, user.id, iso(), password_hash=hashed, failed_logins=0,
                             locked_until=None)
     store_users.clear_failures(db, _login_keys(user))
+    store_users.clear_device_pauses(db, user.id)
     store_users.delete_user_sessions(db, user.id)
     log.info("password of %r reset", user.name)
     record(db, actor, "account.password_reset", user.name, after={"password": "reset"})
@@ -247,14 +284,82 @@ def _login_keys(user: User) -> list[str]:
 
 
 def unlock(db: Database, name: str, *, actor: User | None = None) -> User:
-    """Lift every pause of the account's name and e-mail, from every client."""
+    """Lift every pause of the account: of its name and e-mail, and of each browser."""
     actor = check(db, actor, "manage_users")
     user = _found(db, name)
-    paused = store_users.clear_failures(db, _login_keys(user))
+    paused = (store_users.clear_failures(db, _login_keys(user))
+              + store_users.clear_device_pauses(db, user.id))
     store_users.update_user(db, user.id, iso(), failed_logins=0, locked_until=None)
-    record(db, actor, "account.unlocked", user.name, before={"paused_clients": paused},
-           after={"paused_clients": 0})
+    record(db, actor, "account.unlocked", user.name, before={"pauses": paused},
+           after={"pauses": 0})
     return _found(db, user.name)
+
+
+def list_pauses(db: Database, *, actor: User | None = None,
+                now: datetime | None = None) -> list[Pause]:
+    """Every sign-in pause in force, soonest end first (admins only in team mode)."""
+    check(db, actor, "manage_users")
+    moment = iso(_now(now))
+    owners: dict[str, tuple[str, str]] = {}
+    for row in store_users.list_users(db):
+        if row["email"]:
+            owners[login_key(row["email"])] = (row["name"], "its e-mail")
+        owners[login_key(row["name"])] = (row["name"], "its name")
+    pauses = [Pause(id=f"name:{r['login_key']}", kind="name",
+                    account=owners.get(r["login_key"], ("", ""))[0], until=r["locked_until"],
+                    failures=r["failures"],
+                    about=(f"{owners[r['login_key']][1]}, in browsers it has not signed in "
+                           "from before" if r["login_key"] in owners else
+                           "a name or e-mail no account has"))
+              for r in store_users.name_pauses(db, moment)]
+    pauses += [Pause(id=f"browser:{r['id']}", kind="browser", account=r["name"],
+                     until=r["locked_until"], failures=r["failures"],
+                     about=f"one browser where it signed in on {r['created_at'][:10]}")
+               for r in store_users.device_pauses(db, moment)]
+    return sorted(pauses, key=lambda p: (p.until, p.id))
+
+
+def _lift(db: Database, pause: Pause, actor: User | None, moment: datetime) -> None:
+    kind, _, key = pause.id.partition(":")
+    if kind == "name":
+        store_users.clear_failures(db, [key])
+    else:
+        store_users.clear_device_pauses(db, device_id=int(key))
+    if pause.account:
+        user = _found(db, pause.account)
+        store_users.update_user(db, user.id, iso(moment),
+                                locked_until=_latest_pause(db, user, iso(moment)))
+    record(db, actor, "sign_in.pause_lifted", pause.account,
+           before={"kind": pause.kind, "until": pause.until, "failures": pause.failures},
+           after=None)
+
+
+def lift_pause(db: Database, pause_id: str, *, actor: User | None = None,
+               now: datetime | None = None) -> Pause:
+    """Lift one pause of :func:`list_pauses` (by its ``id``); :class:`AccountError` when
+    it is not in force."""
+    moment = _now(now)
+    pause = next((p for p in list_pauses(db, actor=actor, now=moment) if p.id == pause_id), None)
+    if pause is None:
+        raise AccountError("that pause is not in force any more (it ended or was lifted)")
+    _lift(db, pause, actor, moment)
+    return pause
+
+
+def lift_all_pauses(db: Database, *, actor: User | None = None,
+                    now: datetime | None = None) -> int:
+    """Lift every pause in force; returns how many."""
+    moment = _now(now)
+    pauses = list_pauses(db, actor=actor, now=moment)
+    for pause in pauses:
+        _lift(db, pause, actor, moment)
+    return len(pauses)
+
+
+def _latest_pause(db: Database, user: User, now: str) -> str | None:
+    ends = [store_users.paused_until(db, _login_keys(user), now),
+            store_users.device_paused_until(db, user.id, now)]
+    return max((e for e in ends if e), default=None)
 
 
 def start_session(db: Database, user: User, *, method: str = "password",
@@ -276,65 +381,120 @@ def _clock(when: str) -> str:
                                                 else moment.strftime(" on %Y-%m-%d"))
 
 
+def _pause_end(count: int, policy: Policy, moment: datetime) -> str | None:
+    """When a pause after ``count`` wrong passwords in a row ends (``None``: no pause):
+    1 minute at the ``lock_failures``-th, doubling with each further one, at most
+    ``lock_minutes``."""
+    if count < policy.lock_failures:
+        return None
+    minutes = min(policy.lock_minutes, 2.0 ** min(count - policy.lock_failures, 20))
+    return iso(moment + timedelta(minutes=minutes))
+
+
+def _device(db: Database, token: str | None, row: dict | None, moment: datetime,
+            ) -> dict | None:
+    """The device cookie ``token`` names when it is valid for the account ``row``."""
+    if row is None or not isinstance(token, str) or not _DEVICE.match(token):
+        return None
+    return store_users.device(db, token_hash(token), row["id"], iso(moment))
+
+
+def _refusal(policy: Policy, until: str, *, here: bool, count: int = 0) -> SignInRefused:
+    """The sentence of a pause: just begun after ``count`` wrong passwords, or (0) in
+    force."""
+    where = ("in this browser" if here else
+             "in browsers it has not signed in from before")
+    if count:
+        return SignInRefused(f"wrong name or password, {count} times in a row: sign-in with "
+                             f"this name is paused {where} until {_clock(until)}")
+    return SignInRefused(f"sign-in with this name is paused {where} after "
+                         f"{policy.lock_failures} wrong passwords: try again after "
+                         f"{_clock(until)}")
+
+
 def sign_in(db: Database, login: str, password: str, *, client: str = "",
-            policy: Policy | None = None, now: datetime | None = None) -> SignIn:
-    """Check a name (or e-mail) and password from ``client`` (the address the request came
-    from) and start a session; raises :class:`SignInRefused`: "wrong name or password", a
-    pause of that name for that client with its end (the same for a name nobody has), or a
-    disabled account (the last only after a right password)."""
+            device: str | None = None, policy: Policy | None = None,
+            now: datetime | None = None) -> SignIn:
+    """Check a name (or e-mail) and password and start a session; ``client`` is the
+    address the request came from (for the audit trail and the log only), ``device`` the
+    device token the browser presented (its cookie), if any. Raises
+    :class:`SignInRefused`: "wrong name or password", a pause (of this browser when it
+    presented a valid device token of the account, else of the name for browsers without
+    one; the same for a name nobody has) with its end, or a disabled account (the last
+    only after a right password). The :class:`SignIn` holds a new device token."""
     policy = policy or Policy()
     moment = _now(now)
     typed = login if isinstance(login, str) else ""
     key = login_key(typed)
-    paused = store_users.sign_in_lock(db, key, client, iso(moment))
-    if paused:
-        log.warning("sign-in refused: a paused name from %s", client or "an unknown client")
-        record(db, NOT_SIGNED_IN, "sign_in.refused", "", after={"client": client,
-                                                                "reason": "paused"})
-        raise SignInRefused(f"sign-in with this name is paused here after "
-                            f"{policy.lock_failures} wrong passwords: try again after "
-                            f"{_clock(paused)}")
     row = store_users.find_user(db, _key(typed) or "")
+    trusted = _device(db, device, row, moment)
+    where = client or "an unknown client"
+    audit = {"client": client, "device_cookie": trusted is not None}
+    if trusted is not None:
+        paused = trusted["locked_until"] if (trusted["locked_until"] or "") > iso(moment) else None
+    else:
+        paused = store_users.name_pause(db, key, iso(moment))
+    if paused:
+        log.warning("sign-in refused: a paused name from %s", where)
+        record(db, NOT_SIGNED_IN, "sign_in.refused", "", after={**audit, "reason": "paused"})
+        raise _refusal(policy, paused, here=trusted is not None)
     stored = store_users.password_hash(db, row["id"]) if row is not None else None
     ok = (isinstance(password, str) and len(password) <= passwords.MAX_LENGTH
           and passwords.verify_password(stored, password))
     if not ok:
-        until = iso(moment + timedelta(minutes=policy.lock_minutes))
-        count, locked = store_users.record_failure(db, key, client, limit=policy.lock_failures,
-                                                   lock_until=until, at=iso(moment))
+        if trusted is not None:
+            count = trusted["failures"] + 1
+            locked = _pause_end(count, policy, moment)
+            store_users.record_device_failure(db, trusted["id"], count=count,
+                                              locked_until=locked, at=iso(moment))
+        else:
+            count = store_users.name_failures(db, key, iso(moment - FAILURE_MEMORY)) + 1
+            locked = _pause_end(count, policy, moment)
+            store_users.record_name_failure(db, key, count=count, locked_until=locked,
+                                            at=iso(moment))
         if row is None:
             log.warning("sign-in refused: no such account")
         elif stored is None:
             log.warning("sign-in refused: %r has no password (identity provider only)",
                         row["name"])
         else:
-            log.warning("sign-in refused: wrong password for %r (%d in a row from %s)",
-                        row["name"], count, client or "an unknown client")
-        record(db, NOT_SIGNED_IN, "sign_in.refused", row["name"] if row is not None else "", after={
-                   "client": client, "reason": "wrong password", "paused_until": locked})
+            log.warning("sign-in refused: wrong password for %r (%d in a row from %s, %s)",
+                        row["name"], count, where,
+                        "a browser it signed in from" if trusted else "no device cookie")
+        record(db, NOT_SIGNED_IN, "sign_in.refused", row["name"] if row is not None else "",
+               after={**audit, "reason": "wrong password", "paused_until": locked})
         if locked:
             if row is not None:
-                store_users.update_user(db, row["id"], iso(moment), locked_until=locked)
-                log.warning("account %r paused for %s until %s", row["name"],
-                            client or "an unknown client", locked)
-            raise SignInRefused(f"wrong name or password, {policy.lock_failures} times: "
-                                f"sign-in with this name is paused here until {_clock(locked)}")
+                latest = max(locked, row["locked_until"] or "")
+                store_users.update_user(db, row["id"], iso(moment), locked_until=latest)
+                log.warning("account %r paused %s until %s", row["name"],
+                            "in one browser" if trusted else "for browsers without its "
+                            "device cookie", locked)
+            raise _refusal(policy, locked, here=trusted is not None, count=count)
         raise SignInRefused("wrong name or password")
     assert row is not None and stored is not None
     if row["disabled"]:
         log.warning("sign-in refused: %r is disabled", row["name"])
         record(db, NOT_SIGNED_IN, "sign_in.refused", row["name"],
-               after={"client": client, "reason": "disabled"})
+               after={**audit, "reason": "disabled"})
         raise SignInRefused("this account is disabled: ask an admin")
-    store_users.clear_failures(db, [key], client)
+    if trusted is not None:
+        store_users.delete_device(db, trusted["id"])  # replaced by a new one below
+    else:
+        store_users.clear_failures(db, [key])
     store_users.record_success(db, row["id"], iso(moment))
     if passwords.needs_rehash(stored):
         store_users.update_user(db, row["id"], iso(moment),
                                 password_hash=passwords.hash_password(password))
     user = User.from_row(store_users.get_user(db, row["id"]) or row)
-    log.info("signed in: %r", user.name)
-    record(db, user, "sign_in", user.name, after={"client": client, "method": "password"})
-    return start_session(db, user, method="password", policy=policy, now=moment)
+    log.info("signed in: %r from %s", user.name, where)
+    record(db, user, "sign_in", user.name, after={**audit, "method": "password"})
+    session = start_session(db, user, method="password", policy=policy, now=moment)
+    device_token = DEVICE_PREFIX + secrets.token_urlsafe(32)
+    device_expires = iso(moment + timedelta(days=DEVICE_DAYS))
+    store_users.insert_device(db, token_hash=token_hash(device_token), user_id=user.id,
+                              at=iso(moment), expires_at=device_expires)
+    return SignIn(user, session.token, session.expires_at, device_token, device_expires)
 
 
 def resume(db: Database, token: str | None, *, now: datetime | None = None) -> User | None:

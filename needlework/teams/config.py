@@ -6,13 +6,15 @@ The mode lives in ``needlework.toml`` at the repository root (or the file named 
     [server]
     mode = "team"          # "local" (default) or "team"
     address = "0.0.0.0"    # where team mode serves; local mode always serves on 127.0.0.1
+    trusted_proxies = ["127.0.0.1", "10.0.0.0/24"]  # reverse proxies whose X-Forwarded-For
+                           # names the client (needlework.teams.proxies); default: none
 
     [sessions]
     hours = 12             # a sign-in lasts this long, page reloads included
 
     [lockout]
-    failures = 5           # wrong passwords in a row that lock an account...
-    minutes = 15           # ...for this long
+    failures = 5           # wrong passwords in a row that pause sign-in with a name...
+    minutes = 15           # ...at most this long (the pause grows from 1 minute)
 
     [judges.NAME]          # a judge connection reviewers may pick (needlework.judges.named)
     base_url = "https://api.openai.com/v1"
@@ -64,6 +66,8 @@ class Config:
     team_address: str = "0.0.0.0"
     policy: Policy = field(default_factory=Policy)
     judges: tuple[NamedJudge, ...] = ()  # the admin's named judge connections
+    #: Reverse proxies whose ``X-Forwarded-For`` names the client ([server] trusted_proxies).
+    trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     source: str = ""  # the file it was read from ("" = defaults)
 
     @property
@@ -93,7 +97,7 @@ def config_path() -> Path:
     return Path(os.environ.get("NEEDLEWORK_CONFIG") or CONFIG_FILE)
 
 
-_KEYS = {"server": ("mode", "address"), "sessions": ("hours",), "lockout": ("failures", "minutes")}
+_KEYS = {"server": ("mode", "address", "trusted_proxies"), "sessions": ("hours",), "lockout": ("failures", "minutes")}
 
 
 def _section(data: dict[str, Any], name: str, where: str) -> dict[str, Any]:
@@ -114,6 +118,25 @@ def _number(table: dict[str, Any], key: str, where: str, default: float, *, whol
         kind = "a whole number" if whole else "a number"
         raise ConfigError(f"{where}: {key} must be {kind} above 0, got {value!r}")
     return value
+
+
+def _trusted_proxies(value: Any, where: str,
+                     ) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """``server.trusted_proxies``: a list of IP addresses or CIDR networks."""
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: server.trusted_proxies must be a list of IP addresses or "
+                          f"networks such as [\"127.0.0.1\", \"10.0.0.0/24\"], got {value!r}")
+    networks = []
+    for i, entry in enumerate(value, start=1):
+        try:
+            if not isinstance(entry, str):
+                raise ValueError
+            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            raise ConfigError(f"{where}: server.trusted_proxies entry {i} must be an IP address "
+                              f"or network such as 10.0.0.5 or 10.0.0.0/24, got {entry!r}"
+                              ) from None
+    return tuple(networks)
 
 
 def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
@@ -138,6 +161,7 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
     except ValueError:
         raise ConfigError(f"{where}: server.address must be an IP address such as 0.0.0.0 or "
                           f"192.168.1.20, got {address!r}") from None
+    proxies = _trusted_proxies(server.get("trusted_proxies", []), where)
     sessions = _section(data, "sessions", where)
     lockout = _section(data, "lockout", where)
     policy = Policy(
@@ -149,7 +173,8 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
         judges = parse_named_judges(data.get("judges"), where)
     except NamedJudgeError as e:
         raise ConfigError(str(e)) from None
-    return Config(mode=mode, team_address=address, policy=policy, judges=judges, source=where)
+    return Config(mode=mode, team_address=address, policy=policy, judges=judges,
+                  trusted_proxies=proxies, source=where)
 
 
 def load_config(path: str | Path | None = None) -> Config:
