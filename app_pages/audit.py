@@ -1,22 +1,31 @@
 """Audit (team mode, admins): the audit events (accounts, sign-ins, assignments, settings)
-and a dataset's change history, with who made each change, as CSV or JSONL files. See
-docs/teams.md."""
+filtered by action, person, dataset and dates, a page at a time, and a dataset's change
+history, with who made each change, as CSV or JSONL files. See docs/teams.md."""
 
 import streamlit as st
 
 from components.state import current_dataset, get_db
-from components.teams.audit import render_audit, render_deleted, render_events
+from components.teams.audit import (
+    current_page,
+    render_audit,
+    render_deleted,
+    render_event_filters,
+    render_events,
+)
 from components.teams.session import require_page
-from store.audit import authors, changes, deleted_datasets, recent_events
+from needlework.teams.audit import event_choices, event_page
+from store.audit import authors, changes, deleted_datasets
 from store.datasets import get_dataset
 
 db = get_db()
 st.title("🧾 Audit")
-require_page("audit")
+me = require_page("audit")
 st.subheader("Accounts, sign-ins, assignments and settings")
 st.caption("Everything that is not an annotation: who did it, when, and the values before and "
-           "after (never a password). Newest first; the file holds every event.")
-render_events(recent_events(db, limit=200))
+           "after (never a password). Newest first, 50 a page; the file holds every event the "
+           "filters admit, oldest first.")
+filters = render_event_filters(event_choices(db, actor=me))
+render_events(event_page(db, filters, current_page(), actor=me), filters)
 st.subheader("Deleted datasets")
 st.caption("A deleted or replaced dataset's change history is kept: who changed what, when, "
            "and when the dataset went.")

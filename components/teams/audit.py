@@ -1,6 +1,8 @@
-"""The Audit page's widgets (admins): who changed what in a dataset, and the history as a
-file (:func:`needlework.teams.audit.export_history`, written when the button is clicked,
-in the thread that serves the download, with that thread's connection)."""
+"""The Audit page's widgets (admins): the audit events filtered by action, person, dataset
+and dates, a page at a time, newest first; who changed what in a dataset; and either as a
+file (:func:`needlework.teams.audit.export_events`, :func:`~needlework.teams.audit.
+export_history`, written when the button is clicked, in the thread that serves the
+download, with that thread's connection; the events file holds what the filters admit)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,21 @@ import pandas as pd
 import streamlit as st
 
 from components.state import get_db, signed_in
-from components.text import label
-from needlework.teams.audit import AuditError, export_events, export_history
+from components.text import label, option
+from needlework.teams.audit import (
+    PER_PAGE,
+    SIGN_INS,
+    AuditError,
+    EventPage,
+    event_filter,
+    export_events,
+    export_history,
+)
 from needlework.teams.permissions import PermissionDenied
+from store.audit import EventFilter
+
+PAGE = "nw-audit-page"  # the events page shown (1-based); back to 1 when a filter changes
+EVERYONE, EVERY_DATASET = "(everyone)", "(every dataset)"
 
 
 def history_file(dataset: str, fmt: str, deleted: bool = False) -> bytes:
@@ -68,32 +82,94 @@ def render_deleted(deleted: list[dict[str, Any]]) -> None:
                        key="nw-audit-deleted-go", icon=":material/download:")
 
 
-def events_file(fmt: str) -> bytes:
-    """Every audit event as CSV or JSONL bytes (admins; a refusal is the file's one line)."""
+def events_file(fmt: str, filters: EventFilter | None = None) -> bytes:
+    """The audit events ``filters`` admits (all without) as CSV or JSONL bytes, oldest
+    first (admins; a refusal is the file's one line)."""
     with tempfile.TemporaryDirectory(prefix="nw-audit-") as folder:
         path = Path(folder) / f"events.{fmt}"
         try:
-            export_events(get_db(), path, format=fmt, actor=signed_in())
+            export_events(get_db(), path, filters=filters, format=fmt, actor=signed_in())
         except (AuditError, PermissionDenied) as e:
             return f"export failed: {e}\n".encode()
         return path.read_bytes()
 
 
-def render_events(events: list[dict[str, Any]]) -> None:
-    """The latest audit events (accounts, sign-ins, assignments, settings) as a table of
-    text, and a download of all of them."""
-    if not events:
-        st.caption("No events yet.")
+def _first_page() -> None:
+    st.session_state[PAGE] = 1
+
+
+def _turn(step: int) -> None:
+    st.session_state[PAGE] = max(1, int(st.session_state.get(PAGE, 1)) + step)
+
+
+def current_page() -> int:
+    """The events page asked for (1-based; the logic clamps it to the pages there are)."""
+    return int(st.session_state.get(PAGE, 1))
+
+
+def render_event_filters(choices: dict[str, list[str]]) -> EventFilter:
+    """The filters: actions (none chosen: every one), hide sign-ins, person, dataset, and
+    the first and last day (UTC). Each change goes back to the first page."""
+    with st.container(key="nw-audit-filters", border=True):
+        top = st.columns([3, 1], vertical_alignment="bottom")
+        actions = top[0].multiselect("Actions", choices["actions"], key="nw-audit-actions",
+                                     format_func=lambda a: option(a, 60),
+                                     on_change=_first_page,
+                                     placeholder="every action",
+                                     help="Only these actions; none chosen: every action.")
+        hide = top[1].checkbox("Hide sign-ins", key="nw-audit-hide-sign-ins",
+                               on_change=_first_page,
+                               help="Leave out sign_in and sign_in.refused.")
+        cols = st.columns(4)
+        by = cols[0].selectbox("Person", [EVERYONE, *choices["by"]], key="nw-audit-by",
+                               format_func=lambda n: option(n, 60), on_change=_first_page,
+                               help="Who did it (the signed-in account).")
+        dataset = cols[1].selectbox("Dataset", [EVERY_DATASET, *choices["datasets"]],
+                                    key="nw-audit-dataset", format_func=lambda n: option(n, 60),
+                                    on_change=_first_page)
+        since = cols[2].date_input("From (UTC)", value=None, key="nw-audit-since",
+                                   on_change=_first_page, format="YYYY-MM-DD")
+        until = cols[3].date_input("To (UTC, included)", value=None, key="nw-audit-until",
+                                   on_change=_first_page, format="YYYY-MM-DD")
+    try:
+        return event_filter(actions=actions, skip=SIGN_INS if hide else (),
+                            by=None if by == EVERYONE else by,
+                            dataset=None if dataset == EVERY_DATASET else dataset,
+                            since=since, until=until)
+    except AuditError:
+        st.warning("The last day is before the first: every date is shown.",
+                   icon=":material/date_range:")
+        return event_filter(actions=actions, skip=SIGN_INS if hide else (),
+                            by=None if by == EVERYONE else by,
+                            dataset=None if dataset == EVERY_DATASET else dataset)
+
+
+def render_events(page: EventPage, filters: EventFilter) -> None:
+    """One page of the events the filters admit (newest first) as a table of text, the
+    page controls with the total, and a download of every event the filters admit."""
+    st.session_state[PAGE] = page.page  # clamped by the logic
+    first = (page.page - 1) * PER_PAGE + 1
+    st.markdown(f"**{page.total:,}** event(s) match" + (
+        f" · {first:,}–{first + len(page.rows) - 1:,} shown" if page.rows else ""))
+    if not page.rows:
+        st.caption("No events match.")
     else:
         st.dataframe(pd.DataFrame([{
             "when": e["at"][:19].replace("T", " "), "who": e["by"], "what": e["action"],
             "target": e["target"], "dataset": e["about_dataset"] or "",
-            "before": e["before"] or "", "after": e["after"] or ""} for e in events]),
+            "before": e["before"] or "", "after": e["after"] or ""} for e in page.rows]),
             hide_index=True, width="stretch", key="nw-audit-events")
+    with st.container(horizontal=True, vertical_alignment="center", key="nw-audit-pager"):
+        st.button("Newer", key="nw-audit-newer", on_click=_turn, args=(-1,),
+                  disabled=page.page <= 1, icon=":material/chevron_left:")
+        st.button("Older", key="nw-audit-older", on_click=_turn, args=(1,),
+                  disabled=page.page >= page.pages, icon=":material/chevron_right:")
+        st.caption(f"Page {page.page} of {page.pages} · newest first")
     fmt = st.radio("Format of the events file", ("csv", "jsonl"), key="nw-audit-events-format",
                    horizontal=True, help="Columns: id, at, by, action, target, about_dataset, "
                    "before, after (JSON); oldest first.")
-    st.download_button("Download every audit event", data=lambda: events_file(fmt),
+    st.download_button(f"Download the {page.total:,} event(s) that match",
+                       data=lambda: events_file(fmt, filters),
                        file_name=f"needlework-audit-events.{fmt}",
                        mime="text/csv" if fmt == "csv" else "application/jsonl",
                        key="nw-audit-events-go", icon=":material/download:")
