@@ -1,0 +1,158 @@
+"""Gold items set up in bulk on the Quality page, in Chromium, in team mode (issue 47): a
+reviewer imports a file of gold answers (a bad row is named by file, line and field, and
+nothing changes), asks for k % of every annotator's queue as gold, and is told in one
+sentence, where the Mark button is, why an item without answers cannot be gold."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from playwright.sync_api import expect
+
+import store
+from needlework.datasets import import_bytes
+from needlework.teams import accounts
+from needlework.teams.assignment import assign_dataset
+from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
+from tests.browser.test_teams import send_form, signed_in_as
+from tests.conftest import garage_records, jsonl
+from tests.teams_fixtures import PASSWORDS
+
+PEOPLE = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
+
+
+def _read(db_path, sql: str, params=()) -> list:
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+    try:
+        return conn.execute(sql, list(params)).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def gold_server(tmp_path_factory, chromium_available):
+    """Team mode: ``labelled`` (12 items with the file's labels, assigned to ana and bob)
+    and ``bare`` (3 items without any label)."""
+    folder = tmp_path_factory.mktemp("gold")
+    config = folder / "needlework.toml"
+    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
+    db_path = folder / "gold.db"
+    db = store.connect(db_path)
+    for name, role in PEOPLE.items():
+        accounts.add_user(db, name, role, password=PASSWORDS[name])
+    import_bytes(db, jsonl(garage_records(12)), "labelled.jsonl", dataset="labelled")
+    bare = garage_records(3)
+    for r in bare:
+        r["evidence_relevant"], r["evidence_correct"] = ["", "", ""], ["", "", ""]
+    import_bytes(db, jsonl(bare), "bare.jsonl", dataset="bare")
+    assign_dataset(db, "labelled", ["ana", "bob"], double_share=0.5,
+                   actor=accounts.get_user(db, "lead"))
+    db.conn.close()
+    server = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
+    server.start()
+    try:
+        yield server, db_path
+    finally:
+        server.stop()
+
+
+def _quality(browser, server, dataset: str):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    page.goto(f"{server.url}/quality?dataset={dataset}")
+    page.get_by_label("Name or e-mail").wait_for(timeout=90_000)
+    send_form(page, "rita", PASSWORDS["rita"])
+    signed_in_as(page, "rita")
+    page.get_by_role("heading", name="Gold items").wait_for(timeout=30_000)
+    wait_idle(page)
+    return ctx, page
+
+
+def _main(page):
+    return page.locator('[data-testid="stMain"]')
+
+
+def test_a_reviewer_imports_gold_answers_and_a_bad_row_is_named(gold_server, browser, tmp_path):
+    server, db_path = gold_server
+    ctx, page = _quality(browser, server, "labelled")
+    try:
+        bulk = page.locator(".st-key-nw-gold-bulk")
+        bad = tmp_path / "gold-bad.csv"
+        bad.write_text("item,field,value\nsample-3,label:1,Outdated\nsample-4,label:7,Related\n",
+                       encoding="utf-8")
+        bulk.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(bad))
+        wait_idle(page)
+        bulk.get_by_role("button", name="Import gold answers").click()
+        error = bulk.get_by_text("gold-bad.csv line 3: label:7: the item has 3 passages · "
+                                 "nothing was imported.")
+        error.wait_for(timeout=20_000)
+        expect(error).to_be_in_viewport()
+        assert _read(db_path, "select count(*) from gold_items") == [(0,)]
+        good = tmp_path / "gold.jsonl"
+        good.write_text('{"item": "sample-3", "field": "label:1", "value": "Outdated"}\n'
+                        '{"item": "sample-4", "field": "label:2", "value": "related"}\n',
+                        encoding="utf-8")
+        bulk.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(good))
+        wait_idle(page)
+        bulk.get_by_role("button", name="Import gold answers").click()
+        bulk.get_by_text("Imported 2 gold answers of 2 items from gold.jsonl").wait_for(
+            timeout=20_000)
+        assert_no_exception(page)
+        assert _read(db_path, "select item_key, answers from gold_items order by 1") == [
+            ("sample-3", '{"label:1": "OUTDATED"}'),
+            ("sample-4", '{"label:2": "RELATED-INFORMATION"}')]
+        # k % of every queue: the share and the seed, then the figures under the control
+        share = bulk.get_by_label("Gold share of each queue (%)")
+        share.fill("40")
+        share.press("Enter")
+        wait_idle(page)
+        seed = bulk.get_by_label("Seed")
+        seed.fill("7")
+        seed.press("Enter")
+        wait_idle(page)
+        bulk.get_by_role("button", name="Add gold items").click()
+        done = bulk.get_by_text("of every annotator's queue.", exact=False)
+        done.wait_for(timeout=20_000)
+        expect(done).to_contain_text("(seed 7): at least 40 %")
+        queues = _read(db_path, "select a.annotator, count(g.item_key), count(*) from assignments a "
+                                "left join gold_items g on g.dataset = a.dataset and "
+                                "g.item_key = a.item_key where a.dataset = 'labelled' "
+                                "group by a.annotator")
+        assert [q[0] for q in queues] == ["ana", "bob"]
+        assert all(gold * 100 >= 40 * items for _, gold, items in queues), queues
+        for who, gold, items in queues:
+            expect(bulk).to_contain_text(f"{who} {gold} of {items}")
+        assert _read(db_path, "select count(*) from audit_events where action = 'gold.sampled' "
+                              "and by = 'rita'") == [(1,)]
+    except Exception:
+        screenshot(page, "teams-gold-import")
+        raise
+    finally:
+        ctx.close()
+
+
+def test_marking_an_item_without_answers_says_why_beside_the_button(gold_server, browser):
+    server, db_path = gold_server
+    ctx, page = _quality(browser, server, "bare")
+    try:
+        main = _main(page)
+        main.get_by_role("combobox", name="Item", exact=True).click()
+        page.get_by_role("option", name="2.", exact=False).click()
+        wait_idle(page)
+        expect(main).to_contain_text("This item has no file labels and no adjudicated values")
+        mark = main.get_by_role("button", name="Mark as gold")
+        mark.scroll_into_view_if_needed()
+        mark.click()
+        said = main.get_by_text("item sample-2 has no answers to mark as gold: it has no file "
+                                "labels and no adjudicated values; give the answers or import "
+                                "them from a file")
+        said.wait_for(timeout=20_000)
+        expect(said).to_be_in_viewport()
+        assert _read(db_path, "select count(*) from gold_items where dataset = 'bare'") == [(0,)]
+        assert_no_exception(page)
+    except Exception:
+        screenshot(page, "teams-gold-refusal")
+        raise
+    finally:
+        ctx.close()
