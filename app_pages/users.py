@@ -11,6 +11,7 @@ from components.teams.users import (
     render_add_account,
     render_flash,
     render_manage_account,
+    render_pauses,
 )
 from components.teams.users_import import render_import
 from needlework.teams.accounts import list_users
@@ -23,6 +24,8 @@ st.caption("Nobody signs up: accounts are made here (or with `python -m needlewo
 render_flash()
 users = list_users(db, actor=me)
 render_accounts(users)
+st.subheader("Paused sign-ins")
+render_pauses()
 st.subheader("Add an account")
 render_add_account()
 st.subheader("Accounts from a CSV file")

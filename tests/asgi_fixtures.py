@@ -17,7 +17,8 @@ def call(app, method: str, body: dict | str | None = None, *, path: str,
          cookie: str | None = None, scheme: str = "http",
          client: str = "127.0.0.1") -> tuple[int, dict[str, str], dict]:
     """One HTTP request to the ASGI ``app`` as Streamlit's server would pass it; returns
-    the status, the response headers (lower-case names) and the JSON body."""
+    the status, the response headers (lower-case names; a repeated one's values joined
+    by newlines) and the JSON body."""
     raw = body.encode() if isinstance(body, str) else json.dumps(body or {}).encode()
     sent = {"host": HOST, "content-type": "application/json", **(headers or {})}
     if origin is not None:
@@ -54,7 +55,10 @@ def call(app, method: str, body: dict | str | None = None, *, path: str,
     if failure:
         raise failure[0]
     start = next(m for m in out if m["type"] == "http.response.start")
-    got = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    got: dict[str, str] = {}
+    for k, v in start["headers"]:  # a repeated header (two Set-Cookie): its values, one a line
+        name = k.decode().lower()
+        got[name] = (got[name] + "\n" if name in got else "") + v.decode()
     payload = b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body")
     try:
         answer = json.loads(payload or b"{}")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -20,6 +22,7 @@ from needlework.teams.audit import event_records
 from needlework.teams.config import ConfigError, Policy, parse_config
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.proxies import client_address, forwarded_hops, parse_address
+from tests.conftest import ROOT
 
 PW = "cobalt-Heron-4417"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -253,3 +256,22 @@ def test_unlock_lifts_the_names_and_every_browser_of_the_account(db):
     assert accounts.sign_in(db, "ana", PW + "-ana", now=T0).user
     [event] = [e for e in event_records(db) if e["action"] == "account.unlocked"]
     assert event["before"] == {"pauses": 2}
+
+
+@pytest.mark.slow
+def test_users_unlock_on_the_command_line_lifts_a_browser_pause(tmp_path):
+    path = tmp_path / "cli.db"
+    db = store.connect(path)
+    accounts.add_user(db, "ana", "annotator", password=PW)
+    cookie = accounts.sign_in(db, "ana", PW).device_token
+    for _ in range(5):
+        with pytest.raises(SignInRefused):
+            accounts.sign_in(db, "ana", "nope-nope", device=cookie)
+    assert [p.kind for p in accounts.list_pauses(db)] == ["browser"]
+    db.conn.close()
+    done = subprocess.run([sys.executable, "-m", "needlework", "users", "unlock", "ana", "--db",
+                           str(path)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ana: unlocked", done.stderr
+    db = store.connect(path)
+    assert accounts.list_pauses(db) == []
+    assert accounts.sign_in(db, "ana", PW, device=cookie).user.name == "ana"

@@ -43,6 +43,24 @@ def test_a_ticket_becomes_an_httponly_strict_cookie_once(signed):
     assert status == 404 and "set-cookie" not in headers and "ticket" in body["error"]
 
 
+def test_a_ticket_after_a_password_sign_in_also_sets_the_device_cookie(signed):
+    db, _, app = signed
+    signed_in = accounts.sign_in(db, "ana", "ana-passphrase-7")
+    ticket = session_cookie.offer(signed_in.token, 3600, device=(signed_in.device_token, 7776000))
+    status, headers, _ = call(app, "POST", {"ticket": ticket}, origin=f"https://{HOST}",
+                              headers={"x-forwarded-proto": "https"})
+    assert status == 200
+    session, device = headers["set-cookie"].split("\n")
+    assert session.startswith(f"{accounts.SESSION_COOKIE}={signed_in.token};")
+    assert device == (f"{accounts.DEVICE_COOKIE}={signed_in.device_token}; Max-Age=7776000; "
+                      "Path=/; HttpOnly; SameSite=Strict; Secure")
+    # sign-out clears the session cookie only: the browser stays one ana signed in from
+    status, headers, _ = call(app, "DELETE", cookie=signed_in.token)
+    assert status == 200 and "\n" not in headers["set-cookie"]
+    assert headers["set-cookie"].startswith(f"{accounts.SESSION_COOKIE}=;")
+    assert accounts.DEVICE_COOKIE not in headers["set-cookie"]
+
+
 def test_the_cookie_is_secure_behind_https(signed):
     _, session, app = signed
     ticket = session_cookie.offer(session.token, 60)
@@ -55,7 +73,7 @@ def test_a_ticket_expires():
     ticket = session_cookie.offer("nw_x", 60, now=1000.0)
     assert session_cookie.redeem(ticket, now=1000.0 + session_cookie.TICKET_SECONDS + 1) is None
     fresh = session_cookie.offer("nw_x", 60, now=1000.0)
-    assert session_cookie.redeem(fresh, now=1001.0) == ("nw_x", 60)
+    assert session_cookie.redeem(fresh, now=1001.0) == ("nw_x", 60, None)
     assert session_cookie.redeem(None) is None and session_cookie.redeem(["x"]) is None
 
 

@@ -24,7 +24,8 @@ name becomes the annotator name, so every change is saved under it.
 The cookie is the server's (:mod:`needlework.teams.session_cookie`): after a sign-in a
 tiny component (:data:`_COOKIE`) posts a one-time ticket, never the token, to the
 server's route, which answers with the ``HttpOnly``, ``SameSite=Strict`` cookie holding
-the token until the session expires; after a sign-out (or a cookie whose session has
+the token until the session expires (and, after a password, the device cookie that
+makes this browser one the account signed in from: lock-out, docs/security.md); after a sign-out (or a cookie whose session has
 ended) the component asks the route to end the session and clear the cookie. The server
 reads the cookie back from ``st.context.cookies``, which the browser sends when a session
 starts. The token is the only thing in it; no script on the page can read it.
@@ -42,7 +43,7 @@ from sqlite_utils import Database
 
 from components.state import ANNOTATOR_KEY, SIGNED_IN, get_db, signed_in
 from components.teams.first_password import render_first_password
-from components.teams.signin import render_sign_in
+from components.teams.signin import DEVICE, render_sign_in
 from components.text import label
 from needlework.teams import accounts, session_cookie
 from needlework.teams.config import Config, ConfigError, load_config
@@ -260,7 +261,8 @@ def sign_in_gate(db: Database, sections: Mapping[str, Sequence[Any]]) -> User | 
         st.session_state.pop(SIGNED_IN, None)
         _mount_cookie()
         render_sign_in(config.policy, start_session, notice=st.session_state.get(NOTICE),
-                       oidc=oidc_configured(), refused=bool(st.session_state.get(OIDC_REFUSED)))
+                       oidc=oidc_configured(), refused=bool(st.session_state.get(OIDC_REFUSED)),
+                       trusted_proxies=config.trusted_proxies)
         st.stop()
     if must_choose(db, user):  # a one-time password: the person chooses their own first
         st.navigation([p for pages in sections.values() for p in pages], position="hidden")
@@ -276,13 +278,18 @@ def sign_in_gate(db: Database, sections: Mapping[str, Sequence[Any]]) -> User | 
 
 def start_session(signed: accounts.SignIn) -> None:
     """Keep a new session (after the password form): this run and the next ones resume
-    it, and the cookie keeps it across reloads."""
+    it, and the cookie keeps it across reloads; a new device token replaces this
+    browser's (in the session state and its cookie)."""
     st.session_state[TOKEN] = signed.token
     st.session_state[METHOD] = "password"
     st.session_state.pop(NOTICE, None)
     st.session_state.pop(CLEAR, None)
-    st.session_state[TICKET] = session_cookie.offer(signed.token,
-                                                    accounts.seconds_left(signed.expires_at))
+    device = None
+    if signed.device_token:  # this browser is now one the account signed in from
+        st.session_state[DEVICE] = signed.device_token
+        device = (signed.device_token, accounts.seconds_left(signed.device_expires_at))
+    st.session_state[TICKET] = session_cookie.offer(
+        signed.token, accounts.seconds_left(signed.expires_at), device=device)
 
 
 def _sign_out() -> None:

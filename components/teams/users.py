@@ -1,5 +1,6 @@
-"""The Users page's widgets (admins): the accounts, a new account, and changes to one
-(role, e-mail, disable or enable, unlock, a new password).
+"""The Users page's widgets (admins): the accounts, the sign-in pauses in force (lift one
+or all), a new account, and changes to one (role, e-mail, disable or enable, unlock, a
+new password).
 
 Every change goes through :mod:`needlework.teams.accounts` with the signed-in admin as
 ``actor`` (the logic checks the role again). Password fields are cleared as soon as
@@ -44,7 +45,7 @@ def _status(user: User) -> str:
     if user.disabled:
         return "disabled"
     if user.locked_until and user.locked_until > accounts.iso():
-        return f"locked until {user.locked_until[11:16]} UTC"
+        return f"sign-in paused until {user.locked_until[11:16]} UTC"
     return "active"
 
 
@@ -162,7 +163,8 @@ def render_manage_account(users: Sequence[User], me: User | None) -> None:
                       on_click=_change, args=(user.name, accounts.set_disabled, True),
                       kwargs={"done": f"{user.name} is disabled and signed out everywhere."})
         st.button("Unlock", key="nw-user-unlock", disabled=_status(user).startswith("active"),
-                  help="Lifts a lock-out after wrong passwords now.",
+                  help="Lifts every pause of the account after wrong passwords now (its name, "
+                  "its e-mail, each browser).",
                   on_click=_change, args=(user.name, accounts.unlock),
                   kwargs={"done": f"{user.name} is unlocked."})
     with st.form("nw-user-reset", border=True):
@@ -175,3 +177,45 @@ def render_manage_account(users: Sequence[User], me: User | None) -> None:
         st.form_submit_button("Set the password", on_click=_reset, args=(user.name,),
                               key="nw-user-reset-go", icon=":material/password:",
                               help="Ends every session of the account and lifts any lock.")
+
+
+def _lift(pause_id: str | None) -> None:
+    try:
+        if pause_id is None:
+            count = accounts.lift_all_pauses(get_db(), actor=signed_in())
+            _flash(True, f"{count} pause{'s' if count != 1 else ''} lifted.")
+        else:
+            pause = accounts.lift_pause(get_db(), pause_id, actor=signed_in())
+            _flash(True, f"The pause of {pause.account or 'that name'} ({pause.about}) is lifted.")
+    except ERRORS as e:
+        _flash(False, str(e))
+
+
+def _pause_label(pause: accounts.Pause) -> str:
+    who = option(pause.account, 60) if pause.account else "a name no account has"
+    return f"{who}: {pause.about}, until {pause.until[11:16]} UTC"
+
+
+def render_pauses() -> None:
+    """The sign-in pauses in force after wrong passwords (of a name for browsers that
+    never signed in with it, or of one browser), and buttons that lift one or all."""
+    pauses = accounts.list_pauses(get_db(), actor=signed_in())
+    if not pauses:
+        st.caption("No sign-in is paused.", help="Wrong passwords pause sign-in with a name: "
+                   "in a browser the account signed in from before, that browser only; "
+                   "elsewhere, browsers that never signed in with it. See docs/security.md.")
+        return
+    st.dataframe(pd.DataFrame([{
+        "account": p.account or "(no such account)", "paused": p.about,
+        "wrong passwords in a row": p.failures,
+        "until": p.until[:16].replace("T", " ") + " UTC",
+    } for p in pauses]), hide_index=True, width="stretch", key="nw-pauses-table")
+    ids = [p.id for p in pauses]
+    by_id = {p.id: p for p in pauses}
+    cols = st.columns([3, 1, 1], vertical_alignment="bottom")
+    pick = cols[0].selectbox("Pause", ids, key="nw-pause-pick",
+                             format_func=lambda i: _pause_label(by_id[i]))
+    cols[1].button("Lift this pause", key="nw-pause-lift", on_click=_lift, args=(pick,),
+                   icon=":material/lock_open:")
+    cols[2].button("Lift every pause", key="nw-pause-lift-all", on_click=_lift, args=(None,),
+                   icon=":material/lock_open:")

@@ -140,7 +140,8 @@ def _register_users(subparsers: argparse._SubParsersAction) -> None:
 
     for action, text in (("disable", "disable an account and end its sessions"),
                          ("enable", "enable a disabled account"),
-                         ("unlock", "lift a lock-out after wrong passwords")):
+                         ("unlock", "lift every sign-in pause of the account (its name, e-mail, "
+                                    "each browser)")):
         q = sub.add_parser(action, help=text)
         q.add_argument("name", metavar="NAME")
         add_db_argument(q)
@@ -316,7 +317,7 @@ def cmd_users_simple(args: argparse.Namespace) -> int:
             user = accounts.unlock(db, args.name)
         else:
             user = accounts.set_disabled(db, args.name, args.action == "disable")
-        print(f"{user.name}: {args.action}d")
+        print(f"{user.name}: " + ("unlocked" if args.action == "unlock" else f"{args.action}d"))
         return 0
 
     return _run(f"users {args.action}", go, args)

@@ -1,15 +1,19 @@
 """The session cookie, set and cleared by the server so that no script can read it.
 
 A sign-in happens inside a Streamlit run, which talks to the browser over its websocket
-and cannot answer with a ``Set-Cookie`` header. So the run hands the new session token to
-this module (:func:`offer`) and gets back a **ticket**: random, good once, for
-:data:`TICKET_SECONDS`. The page posts the ticket (never the token) to
+and cannot answer with a ``Set-Cookie`` header. So the run hands the new session token
+(and, after a password sign-in, the browser's new device token) to this module
+(:func:`offer`) and gets back a **ticket**: random, good once, for
+:data:`TICKET_SECONDS`. The page posts the ticket (never a token) to
 :data:`ROUTE`; :func:`routes`' handler redeems it and answers with the cookie
 :data:`needlework.teams.accounts.SESSION_COOKIE` = token, ``HttpOnly``,
 ``SameSite=Strict``, ``Path=/``, ``Max-Age`` = the session's time left, and ``Secure``
 when the request came over HTTPS (directly or through a proxy that says so in
-``X-Forwarded-Proto``). A ``DELETE`` to the same route ends the session the cookie names
-in the database and clears the cookie (sign-out).
+``X-Forwarded-Proto``), and likewise the cookie
+:data:`needlework.teams.accounts.DEVICE_COOKIE` = device token, kept until the device
+token expires (lock-out, :mod:`needlework.teams.accounts`). A ``DELETE`` to the same
+route ends the session the cookie names in the database and clears the session cookie
+(sign-out); the device cookie stays, so the browser stays one its owner signed in from.
 
 Both are state-changing, so both check that the request comes from the app's own page:
 an ``Origin`` header equal to the request's own origin, no ``Sec-Fetch-Site`` other than
@@ -17,8 +21,8 @@ an ``Origin`` header equal to the request's own origin, no ``Sec-Fetch-Site`` ot
 preflight). Anything else gets 403 and changes nothing.
 
 Tickets live in this process's memory only (the server that ran the sign-in is the one
-the page posts to); the token itself is never written anywhere but the cookie and, as a
-SHA-256, the ``sessions`` table.
+the page posts to); the tokens are never written anywhere but the cookies and, as SHA-256, the
+``sessions`` and ``device_cookies`` tables.
 """
 
 from __future__ import annotations
@@ -44,49 +48,56 @@ _MAX_BODY = 4096
 
 
 class _Tickets:
-    """One-time tickets: ``ticket -> (token, max_age, good until)``, in memory."""
+    """One-time tickets: ``ticket -> (token, max_age, device, good until)``, in memory."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._held: dict[str, tuple[str, int, float]] = {}
+        self._held: dict[str, tuple[str, int, tuple[str, int] | None, float]] = {}
 
-    def offer(self, token: str, max_age: int, *, now: float | None = None) -> str:
+    def offer(self, token: str, max_age: int, *, device: tuple[str, int] | None = None,
+              now: float | None = None) -> str:
         moment = time.monotonic() if now is None else now
         ticket = secrets.token_urlsafe(32)
         with self._lock:
-            self._held = {k: v for k, v in self._held.items() if v[2] > moment}
-            self._held[ticket] = (token, max_age, moment + TICKET_SECONDS)
+            self._held = {k: v for k, v in self._held.items() if v[3] > moment}
+            self._held[ticket] = (token, max_age, device, moment + TICKET_SECONDS)
         return ticket
 
-    def redeem(self, ticket: Any, *, now: float | None = None) -> tuple[str, int] | None:
+    def redeem(self, ticket: Any, *, now: float | None = None,
+               ) -> tuple[str, int, tuple[str, int] | None] | None:
         if not isinstance(ticket, str):
             return None
         moment = time.monotonic() if now is None else now
         with self._lock:
             held = self._held.pop(ticket, None)
-        if held is None or held[2] <= moment:
+        if held is None or held[3] <= moment:
             return None
-        return held[0], held[1]
+        return held[0], held[1], held[2]
 
 
 _TICKETS = _Tickets()
 
 
-def offer(token: str, max_age: int, *, now: float | None = None) -> str:
+def offer(token: str, max_age: int, *, device: tuple[str, int] | None = None,
+          now: float | None = None) -> str:
     """A ticket the page exchanges at :data:`ROUTE` for the cookie holding ``token`` (kept
-    ``max_age`` seconds); good once, for :data:`TICKET_SECONDS`."""
-    return _TICKETS.offer(token, max_age, now=now)
+    ``max_age`` seconds) and, with ``device=(device token, max_age)``, the device
+    cookie; good once, for :data:`TICKET_SECONDS`."""
+    return _TICKETS.offer(token, max_age, device=device, now=now)
 
 
-def redeem(ticket: Any, *, now: float | None = None) -> tuple[str, int] | None:
-    """``(token, max_age)`` of a ticket not yet used nor expired (and never again), else
-    ``None``."""
+def redeem(ticket: Any, *, now: float | None = None,
+           ) -> tuple[str, int, tuple[str, int] | None] | None:
+    """``(token, max_age, device)`` of a ticket not yet used nor expired (and never
+    again), else ``None``; ``device`` is ``(device token, max_age)`` or ``None``."""
     return _TICKETS.redeem(ticket, now=now)
 
 
-def cookie_header(token: str, max_age: int, *, secure: bool) -> str:
-    """The ``Set-Cookie`` value keeping ``token``."""
-    return (f"{accounts.SESSION_COOKIE}={token}; Max-Age={max(0, int(max_age))}; Path=/; "
+def cookie_header(token: str, max_age: int, *, secure: bool,
+                  name: str = accounts.SESSION_COOKIE) -> str:
+    """The ``Set-Cookie`` value keeping ``token`` (in the cookie ``name``: the session's,
+    or :data:`needlework.teams.accounts.DEVICE_COOKIE`)."""
+    return (f"{name}={token}; Max-Age={max(0, int(max_age))}; Path=/; "
             f"HttpOnly; SameSite=Strict" + ("; Secure" if secure else ""))
 
 
@@ -138,7 +149,10 @@ def routes(connect: Callable[[], Any]) -> list[Route]:
         if held is None:
             return JSONResponse({"error": "unknown, used or expired ticket"}, status_code=404)
         response = JSONResponse({"kept": True})
-        response.headers["set-cookie"] = cookie_header(held[0], held[1], secure=secure)
+        response.headers.append("set-cookie", cookie_header(held[0], held[1], secure=secure))
+        if held[2] is not None:
+            response.headers.append("set-cookie", cookie_header(
+                held[2][0], held[2][1], secure=secure, name=accounts.DEVICE_COOKIE))
         return response
 
     return [Route(ROUTE, endpoint, methods=["POST", "DELETE"])]
