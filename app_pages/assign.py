@@ -43,7 +43,7 @@ render_visibility(dataset, settings(db, dataset))
 render_suggestion_timing(dataset, suggestion_setting(db, dataset), [u.name for u in people])
 
 st.subheader("Someone left")
-render_reassign(dataset, sorted(loads(db, dataset)), people)
+render_reassign(dataset, sorted(loads(db, dataset)), people, plan)
 
 st.subheader("Progress")
 if not render_team_progress(db, me, dataset, title=None):

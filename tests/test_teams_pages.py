@@ -278,7 +278,7 @@ def test_admin_assigns_with_overlap_and_reassigns_someone_who_left(team_db):
     assert not at.exception
     left = team_db.execute("select count(*) from assignments where annotator = 'cy'").fetchone()[0]
     assert left == 0
-    assert any("Unfinished items of cy moved" in s.value for s in at.success)
+    assert any("unfinished items of cy moved" in s.value for s in at.success)
 
 
 @pytest.mark.slow

@@ -14,7 +14,13 @@ import streamlit as st
 
 from components.state import get_db, signed_in
 from components.text import label, option
-from needlework.teams.assignment import AssignmentError, assign_dataset, reassign_unfinished
+from needlework.teams.assignment import (
+    AssignmentError,
+    assign_dataset,
+    drop_unfinished,
+    reassign_unfinished,
+    unfinished_items,
+)
 from needlework.teams.blind import (
     GOLD_KEEPS_FILE_LABELS,
     SETTINGS,
@@ -102,25 +108,36 @@ def render_assign(dataset: str, people: Sequence[User], plan: dict[str, Any] | N
               args=(dataset, replace), icon=":material/call_split:")
 
 
+REASSIGNED = "nw-reassign-result"  # (dataset, ok, sentence): the last reassign's outcome
+
+
 def _reassign(dataset: str) -> None:
-    leaver = st.session_state.get("nw-reassign-from")
+    leaver = st.session_state.get("nw-reassign-from") or ""
     to = list(st.session_state.get("nw-reassign-to") or []) or None
     try:
-        summary = reassign_unfinished(get_db(), dataset, leaver or "", to=to, actor=signed_in())
+        summary = reassign_unfinished(get_db(), dataset, leaver, to=to, actor=signed_in())
     except ERRORS as e:
-        st.session_state[FLASH] = (False, str(e))
+        st.session_state[REASSIGNED] = (dataset, False, str(e))
         return
-    moved = ", ".join(f"{n} to {who}" for who, n in sorted(summary.moved.items())) or "nothing"
-    extra = ""
-    if summary.kept:
-        extra += f" {len(summary.kept)} item(s) stay with {leaver}: everyone else has them already."
-    if summary.dropped_gold:
-        extra += f" {summary.dropped_gold} gold item(s) left their queue."
-    st.session_state[FLASH] = (True, f"Unfinished items of {leaver} moved: {moved}.{extra}")
+    st.session_state[REASSIGNED] = (dataset, True, summary.sentence(leaver))
 
 
-def render_reassign(dataset: str, holders: Sequence[str], people: Sequence[User]) -> None:
-    """Give every unfinished item of one annotator to the others, in one action."""
+def _drop(dataset: str, leaver: str, keys: list[str]) -> None:
+    try:
+        gone = drop_unfinished(get_db(), dataset, leaver, keys, actor=signed_in())
+    except ERRORS as e:
+        st.session_state[REASSIGNED] = (dataset, False, str(e))
+        return
+    st.session_state[REASSIGNED] = (
+        dataset, True, f"{len(gone)} item{'s' if len(gone) != 1 else ''} taken out of "
+        f"{leaver}'s queue; every annotation on them stays.")
+
+
+def render_reassign(dataset: str, holders: Sequence[str], people: Sequence[User],
+                    plan: dict[str, Any] | None = None) -> None:
+    """Give every unfinished item of one annotator to the others, in one action; then say
+    what moved, list the items kept (everyone else already has them) and offer to take
+    them out of the leaver's queue (someone no longer in the plan)."""
     if not holders:
         st.caption("Nobody has items in this dataset yet.")
         return
@@ -133,6 +150,24 @@ def render_reassign(dataset: str, holders: Sequence[str], people: Sequence[User]
     st.button("Reassign the unfinished items", key="nw-reassign-go", on_click=_reassign,
               args=(dataset,), icon=":material/move_up:",
               help="Their finished items and every annotation stay; nobody gets an item twice.")
+    outcome = st.session_state.get(REASSIGNED)
+    if outcome and outcome[0] == dataset:
+        (st.success if outcome[1] else st.error)(label(outcome[2], 600),
+                                                 icon=":material/move_up:")
+    if not leaver or leaver in (plan or {}).get("annotators", [leaver]):
+        return
+    kept = unfinished_items(get_db(), dataset, leaver, actor=signed_in())
+    if not kept:
+        return
+    st.markdown(f"**Kept in {label(leaver, 60)}'s queue** ({len(kept)}): "
+                + label(f"{leaver} is no longer in the plan, and everyone else already has "
+                        "these unfinished items.", 300))
+    st.caption(label(", ".join(kept[:50]) + (f" and {len(kept) - 50} more" if len(kept) > 50
+                                             else ""), 2000))
+    st.button(f"Take these {len(kept)} items out of {leaver}'s queue", key="nw-reassign-drop",
+              on_click=_drop, args=(dataset, leaver, kept), icon=":material/playlist_remove:",
+              help="They leave the queue; the annotations on them stay, and everyone else "
+              "keeps them.")
 
 
 def _set_visible(dataset: str, name: str, widget: str) -> None:

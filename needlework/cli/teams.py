@@ -50,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dataset", required=True, metavar="NAME")
     p.add_argument("--from", dest="leaver", required=True, metavar="ANNOTATOR")
     p.add_argument("--to", metavar="A,B,...", help="account names (default: the plan's others)")
+    p.add_argument("--drop-kept", action="store_true",
+                   help="then take the items kept (everyone else already has them) out of "
+                   "ANNOTATOR's queue; their annotations stay")
     add_db_argument(p)
     p.set_defaults(func=cmd_reassign)
 
@@ -380,14 +383,19 @@ def cmd_assign(args: argparse.Namespace) -> int:
 
 
 def cmd_reassign(args: argparse.Namespace) -> int:
-    from needlework.teams.assignment import reassign_unfinished  # noqa: PLC0415
+    from needlework.teams.assignment import drop_unfinished, reassign_unfinished  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
         to = _names(args.to) if args.to else None
-        done = reassign_unfinished(_db(args), args.dataset, args.leaver, to=to)
-        moved = ", ".join(f"{a} {n}" for a, n in sorted(done.moved.items())) or "nothing"
-        print(f"moved {sum(done.moved.values())} unfinished items of {args.leaver}: {moved}"
-              + (f"; {len(done.kept)} kept (everyone else has them)" if done.kept else ""))
+        db = _db(args)
+        done = reassign_unfinished(db, args.dataset, args.leaver, to=to)
+        print(done.sentence(args.leaver))
+        for key in done.kept:
+            print(f"  kept: {key}")
+        if args.drop_kept and done.kept:
+            gone = drop_unfinished(db, args.dataset, args.leaver, done.kept)
+            print(f"{len(gone)} kept item(s) taken out of {args.leaver}'s queue; their "
+                  "annotations stay")
         return 0
 
     return _run("reassign", go, args)

@@ -10,7 +10,9 @@ nothing an annotator is shown tells them apart.
 
 An annotator's queue is their items in dataset order; :func:`next_item` is the first
 one not done (see :mod:`store.assignments` for "done"). :func:`reassign_unfinished`
-moves the unfinished items of someone who left to the others in one call.
+moves the unfinished items of someone who left to the others in one call, and
+:func:`drop_unfinished` takes the items it had to keep (everyone else had them) out of
+the leaver's queue.
 """
 
 from __future__ import annotations
@@ -50,11 +52,27 @@ class AssignSummary:
 class ReassignSummary:
     """What :func:`reassign_unfinished` moved: ``{new annotator: items}``, gold items
     dropped because every other annotator already had them, and items nobody could
-    take (each remaining annotator already had them)."""
+    take (each remaining annotator already had them), which stay in the leaver's queue
+    until :func:`drop_unfinished` takes them out."""
 
     moved: dict[str, int]
     dropped_gold: int
     kept: list[str]
+
+    def sentence(self, leaver: str) -> str:
+        """What moved, in words: ``5 unfinished items of cy moved: 3 to ana, 2 to bob.``
+        and what was kept and why."""
+        total = sum(self.moved.values())
+        where = ", ".join(f"{n} to {who}" for who, n in sorted(self.moved.items()))
+        text = (f"{total} unfinished item{'s' if total != 1 else ''} of {leaver} moved: {where}."
+                if total else f"No unfinished item of {leaver} moved.")
+        if self.kept:
+            text += (f" {len(self.kept)} item{'s' if len(self.kept) != 1 else ''} kept in "
+                     f"{leaver}'s queue: everyone else already has "
+                     f"{'them' if len(self.kept) != 1 else 'it'}.")
+        if self.dropped_gold:
+            text += f" {self.dropped_gold} gold item(s) left {leaver}'s queue."
+        return text
 
 
 @dataclass(frozen=True)
@@ -303,6 +321,40 @@ def reassign_unfinished(db: Database, dataset: str, leaver: str, *,
     return ReassignSummary(moved, dropped, kept)
 
 
+def unfinished_items(db: Database, dataset: str, annotator: str, *,
+                     actor: User | None = None) -> list[str]:
+    """The items of ``annotator``'s queue they have not finished, in queue order (an
+    annotator may read only their own)."""
+    _may_read(db, actor, annotator)
+    return [r["item_key"] for r in store_assignments.status(db, dataset, annotator)
+            if not r["done"]]
+
+
+def drop_unfinished(db: Database, dataset: str, leaver: str, keys: Sequence[str] | None = None,
+                    *, actor: User | None = None) -> list[str]:
+    """Take ``leaver``'s unfinished items (those of ``keys``, default all: after
+    :func:`reassign_unfinished`, the items everyone else already had) out of the plan:
+    they leave ``leaver``'s queue; their annotations, and the items' other assignments,
+    stay. Finished items are never dropped. One ``assignment.dropped`` audit event.
+    Admins only. Returns the keys dropped, in queue order."""
+    actor = check(db, actor, "assign", dataset)
+    _dataset(db, dataset)
+    wanted = None if keys is None else set(keys)
+    unfinished = [k for k in unfinished_items(db, dataset, leaver)
+                  if wanted is None or k in wanted]
+    if wanted is not None and (extra := sorted(wanted - set(unfinished))):
+        raise AssignmentError(f"{extra[0]!r} is not an unfinished item of {leaver} in "
+                              f"{dataset!r}: nothing was dropped")
+    if not unfinished:
+        raise AssignmentError(f"{leaver} has no unfinished item in {dataset!r}")
+    with db.atomic():
+        for key in unfinished:
+            store_assignments.remove(db, dataset, key, leaver)
+    record(db, actor, "assignment.dropped", leaver, dataset=dataset,
+           before={"items": unfinished}, after={"items": []})
+    return unfinished
+
+
 @dataclass(frozen=True)
 class AnnotatorProgress:
     annotator: str
@@ -352,6 +404,7 @@ def dataset_progress(db: Database, dataset: str | None = None) -> list[DatasetPr
 __all__ = ["AnnotatorProgress", "AssignSummary", "AssignmentError", "DatasetProgress",
            "PermissionDenied", "QueueEntry", "ReassignSummary", "add_gold_to_queues",
            "annotator_progress", "assign_dataset", "dataset_progress", "distribute",
+           "drop_unfinished", "unfinished_items",
            "item_units", "next_item", "queue", "queue_progress", "queue_totals",
            "reassign_unfinished", "visible_datasets",
            "visible_items"]
