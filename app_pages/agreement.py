@@ -7,10 +7,14 @@ are written (store.migrations m010): the page costs the same whatever the datase
 import streamlit as st
 
 from components.agreement.adjudication import (
+    ALL,
+    item_widget,
+    number_widget,
     render_adjudication,
     render_final_answer,
     render_final_dims,
     render_final_note,
+    render_next_dispute,
 )
 from components.agreement.figures import render_attribution, render_disagreements, render_figures
 from components.state import current_dataset, get_db, require_annotator, signed_in
@@ -42,17 +46,18 @@ with figures_tab:
 with adjudicate_tab:
     st.info("Export rule: " + RULE_TEXT, icon=":material/rule:")
     reviewer = require_annotator() or ""
+    disputed = disputed_items(db, dataset, limit=200)
+    render_next_dispute(dataset, [r["key"] for r in disputed])  # D: the next open dispute
     cols = st.columns([3, 1], vertical_alignment="bottom")
-    every = cols[1].toggle("Any question", key="nw-adj-all",
+    every = cols[1].toggle("Any question", key=ALL,
                            help="Open any question by its number, not only those in dispute")
     key = None
     if every:
         total = item_count(db, dataset)
         number = cols[0].number_input(f"Question number (1–{total:,})", min_value=1,
-                                      max_value=max(total, 1), step=1, key=f"nw-adj-number|{dataset}")
+                                      max_value=max(total, 1), step=1, key=number_widget(dataset))
         key = key_at(db, dataset, int(number) - 1)
     else:
-        disputed = disputed_items(db, dataset, limit=200)
         titles = {r["key"]: f"{r['position'] + 1}. {' '.join(r['title'].split())[:90]}" for r in disputed}
         if not disputed:
             st.caption("Nothing to adjudicate: no question is in dispute.")
@@ -61,7 +66,7 @@ with adjudicate_tab:
             key = cols[0].selectbox(
                 "Question in dispute" + (f" (the first 200 of {many:,}: “Any question” opens the others)"
                                          if many > len(disputed) else ""),
-                list(titles), key=f"nw-adj-item|{dataset}", format_func=titles.__getitem__)
+                list(titles), key=item_widget(dataset), format_func=titles.__getitem__)
     if key is not None:
         item = get_item(db, dataset, key)
         render_adjudication(db, dataset, item, reviewer)

@@ -15,7 +15,8 @@ from needlework.grounding.item import DIM_FIELDS, DIM_TITLES, passages
 from needlework.grounding.resolve import resolve, split_entries
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import adjudicate
-from store.grounding import grouped_annotations
+from store.disputes import next_open, open_count
+from store.grounding import grouped_annotations, item_position
 
 
 def _save_final(db: Database, dataset: str, key: str, reviewer: str, field: str,
@@ -113,6 +114,66 @@ def render_final_answer(db: Database, dataset: str, item: dict[str, Any], review
 
 
 NOTE = "final:note"
+
+ALL = "nw-adj-all"  # the "Any question" toggle
+NEXT_KEY = "D"  # the next open dispute (the page's only key; see its key help)
+_SAID = "nw-adj-next-said"  # (dataset, sentence): what the last D did
+
+
+def item_widget(dataset: str) -> str:
+    """The key of the "Question in dispute" select box."""
+    return f"nw-adj-item|{dataset}"
+
+
+def number_widget(dataset: str) -> str:
+    """The key of the "Question number" input ("Any question")."""
+    return f"nw-adj-number|{dataset}"
+
+
+def _go_next_open(dataset: str, listed: tuple[str, ...]) -> None:
+    """D's callback: open the next question after the one shown with an open dispute
+    (wrapping around), in the dispute list when it is there (``listed``), else by its
+    number; or say that none is open."""
+    db, state = get_db(), st.session_state
+    if state.get(ALL):
+        here = int(state.get(number_widget(dataset)) or 1) - 1
+    else:
+        key = state.get(item_widget(dataset))
+        found = item_position(db, dataset, key) if key else None
+        here = -1 if found is None else found
+    found_open = next_open(db, dataset, here)
+    if found_open is None:
+        state[_SAID] = (dataset, "No open dispute: every disagreement has a final value.")
+        return
+    key, position = found_open
+    if key in listed:
+        state[ALL] = False
+        state[item_widget(dataset)] = key
+    else:
+        state[ALL] = True
+        state[number_widget(dataset)] = position + 1
+    left = open_count(db, dataset)
+    state[_SAID] = (dataset, (f"Question {position + 1}: the only question with an open dispute."
+                              if position == here else
+                              f"Question {position + 1}: an open dispute "
+                              f"({left:,} question{'s' if left != 1 else ''} with one)."))
+
+
+def render_next_dispute(dataset: str, listed: list[str]) -> None:
+    """The key help and the button D presses: the next question with an open dispute
+    (annotators disagree and no reviewer has set the final value yet); ``listed``: the
+    keys the dispute list offers. Says what it did, or that no dispute is open."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.button("Next open dispute", key="nw-adj-next", shortcut=NEXT_KEY,
+                  icon=":material/skip_next:", on_click=_go_next_open,
+                  args=(dataset, tuple(listed)),
+                  help="The next question where annotators disagree and no final value is set "
+                  f"yet, after the one shown ({NEXT_KEY}).")
+        st.caption(f"Keys: {NEXT_KEY} opens the next question with an open dispute "
+                   "(a disagreement without a final value).")
+    said = st.session_state.get(_SAID)
+    if said and said[0] == dataset:
+        st.caption(label(said[1], 200))
 
 
 def _on_note(dataset: str, key: str, reviewer: str, widget: str) -> None:
