@@ -28,7 +28,8 @@ from needlework.teams.accounts_csv import (
 )
 from needlework.teams.permissions import PermissionDenied
 
-UPLOAD = "nw-users-csv"
+UPLOAD = "nw-users-csv"  # + the round: a new uploader (empty) after each import
+ROUND = "nw-users-csv-round"
 MADE = "nw-users-csv-made"  # the accounts just made, with their passwords: for one run
 ERROR = "nw-users-csv-error"
 _STYLE = ("<style>.nw-one-time{border-collapse:collapse;margin:.25rem 0 .5rem 0}"
@@ -39,7 +40,7 @@ _STYLE = ("<style>.nw-one-time{border-collapse:collapse;margin:.25rem 0 .5rem 0}
 
 def _create() -> None:
     """The button's callback: create every account of the uploaded file, or keep why not."""
-    upload = st.session_state.get(UPLOAD)
+    upload = st.session_state.get(_upload_key())
     if upload is None:
         st.session_state[ERROR] = "Choose a CSV file first."
         return
@@ -49,6 +50,11 @@ def _create() -> None:
         st.session_state[ERROR] = str(e)
         return
     st.session_state[MADE] = made
+    st.session_state[ROUND] = st.session_state.get(ROUND, 0) + 1  # the file is done with
+
+
+def _upload_key() -> str:
+    return f"{UPLOAD}-{st.session_state.get(ROUND, 0)}"
 
 
 def _table(made: Sequence[NewAccount]) -> str:
@@ -79,7 +85,7 @@ def render_import() -> None:
                                icon=":material/download:", type="primary")
     if error:
         st.error(label(error, 2000), icon=":material/error:")
-    st.file_uploader("CSV file of accounts", type=["csv"], key=UPLOAD,
+    st.file_uploader("CSV file of accounts", type=["csv"], key=_upload_key(),
                      help=f"UTF-8, a header row naming the columns {', '.join(COLUMNS)} "
                      "(any order), then one account per row; the e-mail may be empty. All or "
                      "none: on any problem nothing is created.")
