@@ -8,6 +8,7 @@ from components.state import current_dataset, get_db
 from components.teams.assign import (
     render_assign,
     render_flash,
+    render_open_any,
     render_plan,
     render_reassign,
     render_suggestion_timing,
@@ -16,6 +17,7 @@ from components.teams.assign import (
 from components.teams.progress import render_team_progress
 from components.teams.session import require_page
 from components.text import label
+from needlework.teams.access import open_any
 from needlework.teams.accounts import list_users
 from needlework.teams.blind import settings, suggestion_setting
 from store.assignments import get_plan, loads
@@ -37,6 +39,7 @@ people = [u for u in list_users(db, actor=me) if not u.disabled]
 
 st.subheader("Distribute the items")
 render_assign(dataset, people, plan)
+render_open_any(dataset, open_any(db, dataset))
 
 st.subheader("What annotators see")
 render_visibility(dataset, settings(db, dataset))

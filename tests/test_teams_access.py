@@ -230,3 +230,19 @@ def test_a_reviewer_reviews_the_whole_dataset(pref_db):
     at = open_as(pref_db, "rita", "app_pages/review.py", "p")
     caption = review_caption(at)
     assert caption.startswith("8 items") and "of 24 in this view" in caption
+
+
+def test_the_assignment_page_has_the_checkbox(team_db):
+    at = open_as(team_db, "lead", "app_pages/assign.py", "g")
+    (box,) = [c for c in at.checkbox if c.key.startswith("nw-open-any|g|")]
+    assert box.value is False
+    box.check().run()
+    assert not at.exception, at.exception
+    assert open_any(team_db, "g")
+    assert any("may now open any item" in s.value for s in at.success)
+    (box,) = [c for c in at.checkbox if c.key.startswith("nw-open-any|g|")]
+    assert box.value is True
+    box.uncheck().run()
+    assert not open_any(team_db, "g")
+    changes = [json.loads(e["after"]) for e in iter_events(team_db) if e["target"] == OPEN_ANY]
+    assert changes == [{OPEN_ANY: True}, {OPEN_ANY: False}]

@@ -14,6 +14,7 @@ import streamlit as st
 
 from components.state import get_db, signed_in
 from components.text import label, option
+from needlework.teams.access import set_open_any
 from needlework.teams.assignment import (
     AssignmentError,
     assign_dataset,
@@ -106,6 +107,28 @@ def render_assign(dataset: str, people: Sequence[User], plan: dict[str, Any] | N
     st.button("Distribute the items", type="primary", key="nw-assign-go",
               disabled=plan is not None and not replace, on_click=_distribute,
               args=(dataset, replace), icon=":material/call_split:")
+
+
+def _set_open_any(dataset: str, widget: str) -> None:
+    on = bool(st.session_state.get(widget))
+    try:
+        set_open_any(get_db(), dataset, on, actor=signed_in())
+    except PermissionDenied as e:
+        st.session_state[FLASH] = (False, str(e))
+        return
+    st.session_state[FLASH] = (True, f"Annotators {'may now open any item' if on else 'now open only their own items'} of {dataset}.")
+
+
+def render_open_any(dataset: str, on: bool) -> None:
+    """The lead's choice whether annotators may open items not assigned to them (read
+    only: they still write on their own); saved when it is ticked."""
+    widget = f"nw-open-any|{dataset}|{on}"  # keyed by the saved value
+    st.checkbox("Annotators may open any item of this dataset (not only their own)",
+                value=on, key=widget, on_change=_set_open_any, args=(dataset, widget),
+                help="Off: an annotator opens only the items assigned to them; a link to "
+                "another's item shows their own queue instead. On: they may read any item, "
+                "and still label only their own. Their lists and counts go along their own "
+                "queue either way.")
 
 
 REASSIGNED = "nw-reassign-result"  # (dataset, ok, sentence): the last reassign's outcome
