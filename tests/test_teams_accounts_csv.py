@@ -73,6 +73,7 @@ def refusal(db, text: str | bytes, name: str = "people.csv") -> str:
     return str(e.value)
 
 
+@pytest.mark.slow
 def test_a_good_file_creates_every_account_with_a_one_time_password(db):
     made = import_accounts(db, ("\ufeff" + GOOD.replace("\n", "\r\n")).encode("utf-8"),
                            "people.csv", actor=lead(db))
@@ -98,6 +99,7 @@ def test_a_good_file_creates_every_account_with_a_one_time_password(db):
                                                       for a in made]
 
 
+@pytest.mark.slow
 def test_columns_in_any_order_and_quoted_fields_spanning_lines(db):
     text = 'Role,Name,Email\nannotator,"Dee, Jr.",dee@example.org\r\nreviewer,eve,\n'
     made = import_accounts(db, text.encode(), "x.csv", actor=lead(db))
@@ -193,6 +195,7 @@ def test_only_admins_import(db):
     assert user_rows(db) == before
 
 
+@pytest.mark.slow
 def test_the_first_sign_in_chooses_a_password_and_ends_the_one_time_one(db):
     [made] = import_accounts(db, b"name,e-mail,role\nana,,annotator\n", "a.csv", actor=lead(db))
     first = accounts.sign_in(db, "ana", made.password)
@@ -222,6 +225,7 @@ def test_the_first_sign_in_chooses_a_password_and_ends_the_one_time_one(db):
 # --- the command line --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_users_import_prints_the_passwords_once(tmp_path):
     path, people = tmp_path / "team.db", tmp_path / "people.csv"
     people.write_text(GOOD, encoding="utf-8")
@@ -241,6 +245,7 @@ def test_cli_users_import_prints_the_passwords_once(tmp_path):
     assert again.stderr.startswith("users import: people.csv line 2, name: 'ana' is taken")
 
 
+@pytest.mark.slow
 def test_cli_users_import_writes_an_owner_only_file(tmp_path):
     path, people, secret = tmp_path / "team.db", tmp_path / "people.csv", tmp_path / "pw.csv"
     people.write_text(GOOD, encoding="utf-8")
@@ -277,6 +282,7 @@ def test_cli_users_import_bad_file_creates_nothing_and_no_out_file(tmp_path):
 # --- the sign-in gate's "choose your password" screen (AppTest) ---------------------------
 
 
+@pytest.mark.slow
 def test_the_gate_asks_for_a_password_before_any_page(tmp_path, monkeypatch):
     db = team_mode_db(tmp_path, monkeypatch, people={"lead": "admin"})
     [made] = import_accounts(db, b"name,e-mail,role\nana,,annotator\n", "a.csv",

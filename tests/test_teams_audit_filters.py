@@ -84,6 +84,7 @@ def db(tmp_path):
     return store.connect(tmp_path / "audit.db")
 
 
+@pytest.mark.slow
 def test_each_sql_filter_equals_the_same_filter_in_python(db):
     every = fill(db)
     rng = random.Random(11)
@@ -157,6 +158,7 @@ def test_the_events_file_honours_the_filters(db, tmp_path):
         assert [int(r["id"]) for r in csv.DictReader(fh)] == [e["id"] for e in want]
 
 
+@pytest.mark.slow
 def test_cli_audit_events_with_filters(tmp_path):
     path = tmp_path / "audit.db"
     every = fill(store.connect(path), 150)
@@ -184,6 +186,7 @@ def test_cli_audit_events_with_filters(tmp_path):
     assert done.returncode == 1 and "--by filters the audit events: add --events" in done.stderr
 
 
+@pytest.mark.slow
 def test_the_audit_page_filters_and_pages(tmp_path, monkeypatch):
     db = team_mode_db(tmp_path, monkeypatch, people={"lead": "admin", "rita": "reviewer"})
     every = fill(db, 120)
