@@ -108,8 +108,9 @@ def test_five_wrong_passwords_pause_the_name_for_new_browsers_and_the_pause_grow
                        "in browsers it has not signed in from before until 09:01 UTC"):
         accounts.sign_in(db, "ana", "guess-4", policy=policy, now=t0, client="10.0.0.9")
     # the right password is refused without a device cookie while paused, from any address
-    with pytest.raises(SignInRefused, match="paused in browsers it has not signed in from "
-                       "before after 5 wrong passwords: try again after 09:01"):
+    with pytest.raises(SignInRefused, match="^after 5 wrong passwords in a row, sign-in with "
+                       "this name is paused in browsers it has not signed in from before: try "
+                       "again after 09:01"):
         accounts.sign_in(db, "ana", PW, policy=policy, now=t0 + timedelta(seconds=50),
                          client="192.0.2.1")
     assert accounts.get_user(db, "ana").locked_until is not None  # the Users page shows it

@@ -162,7 +162,7 @@ def test_wrong_passwords_with_a_device_cookie_pause_that_browser_alone(db):
     said = _refused(db, "ana", "typo-4", device=mine, now=T0)
     assert said == ("wrong name or password, 5 times in a row: sign-in with this name is paused "
                     "in this browser until 09:01 UTC on 2026-03-02")
-    assert "paused in this browser after 5 wrong passwords" in _refused(
+    assert "5 wrong passwords in a row, sign-in with this name is paused in this browser:" in _refused(
         db, "ana", PW + "-ana", device=mine, now=T0 + timedelta(seconds=30))
     # not the name: another browser of hers, and a browser that never signed in, go on
     assert accounts.sign_in(db, "ana", PW + "-ana", device=other, now=T0).user.name == "ana"

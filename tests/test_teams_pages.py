@@ -133,10 +133,11 @@ def test_a_wrong_password_is_refused_and_the_right_one_signs_in(team_db):
 def test_five_wrong_passwords_lock_the_account_and_say_until_when(team_db):
     for _ in range(4):
         assert refusal(attempt("bob", "wrong-password-0")) == "wrong name or password"
-    assert "5 times: sign-in with this name is paused here until" in refusal(attempt(
-        "bob", "wrong-password-0"))
+    assert ("5 times in a row: sign-in with this name is paused in browsers it has not signed "
+            "in from before until") in refusal(attempt("bob", "wrong-password-0"))
     at = attempt("bob", PASSWORDS["bob"])  # even the right one, while paused
-    assert "paused here after 5 wrong passwords: try again after" in refusal(at)
+    assert ("after 5 wrong passwords in a row, sign-in with this name is paused in browsers it "
+            "has not signed in from before: try again after") in refusal(at)
     assert at.session_state[TOKEN] is None
 
 

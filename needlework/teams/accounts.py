@@ -407,9 +407,8 @@ def _refusal(policy: Policy, until: str, *, here: bool, count: int = 0) -> SignI
     if count:
         return SignInRefused(f"wrong name or password, {count} times in a row: sign-in with "
                              f"this name is paused {where} until {_clock(until)}")
-    return SignInRefused(f"sign-in with this name is paused {where} after "
-                         f"{policy.lock_failures} wrong passwords: try again after "
-                         f"{_clock(until)}")
+    return SignInRefused(f"after {policy.lock_failures} wrong passwords in a row, sign-in "
+                         f"with this name is paused {where}: try again after {_clock(until)}")
 
 
 def sign_in(db: Database, login: str, password: str, *, client: str = "",

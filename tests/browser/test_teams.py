@@ -303,11 +303,14 @@ def test_five_wrong_passwords_lock_the_account(browser, team):
         send_form(page, LOCKY, WRONG)
         wait_db(team.db_path, "select failures, locked_until is not null from sign_in_failures "
                 "where login_key = ?", [accounts.login_key(LOCKY)],
-                [(attempt, 0)] if attempt < 5 else [(0, 1)], timeout=40)
+                [(attempt, int(attempt == 5))], timeout=40)
         wait_idle(page)
-    page.get_by_text("5 times: sign-in with this name is paused here until").wait_for(timeout=30_000)
+    page.get_by_text("5 times in a row: sign-in with this name is paused in browsers it has not "
+                     "signed in from before until").wait_for(timeout=30_000)
     send_form(page, LOCKY, LOCKY_PASSWORD)
-    page.get_by_text("paused here after 5 wrong passwords: try again after").wait_for(timeout=30_000)
+    page.get_by_text("after 5 wrong passwords in a row, sign-in with this name is paused in "
+                     "browsers it has not signed in from before: try again after"
+                     ).wait_for(timeout=30_000)
     assert page.locator(".st-key-nw-account").count() == 0
     screenshot(page, "teams-locked")
     ctx.close()
