@@ -101,7 +101,8 @@ def test_a_good_file_creates_every_account_with_a_one_time_password(db):
 
 @pytest.mark.slow
 def test_columns_in_any_order_and_quoted_fields_spanning_lines(db):
-    text = 'Role,Name,Email\nannotator,"Dee, Jr.",dee@example.org\r\nreviewer,eve,\n'
+    text = ('Role,Name,,Email,\nannotator,"Dee, Jr.",,dee@example.org,\r\n'  # empty columns
+            'reviewer,eve,,\n')
     made = import_accounts(db, text.encode(), "x.csv", actor=lead(db))
     assert [(a.name, a.role, a.email) for a in made] == [
         ("Dee, Jr.", "annotator", "dee@example.org"), ("eve", "reviewer", None)]
@@ -128,8 +129,8 @@ def test_one_time_passwords_are_random_strong_and_readable():
      "people.csv line 2, name: the account name holds the unprintable character U+0007"),
     ("name,e-mail,role\nana,not-an-address,annotator\n",
      "people.csv line 2, e-mail: 'not-an-address' is not an e-mail address"),
-    ("name,e-mail,role\nana,,annotator,extra\n", "people.csv line 2: 4 fields, the header names 3"),
-    ("name,e-mail,role\nana,annotator\n", "people.csv line 2: 2 field(s), the header names 3"),
+    ("name,e-mail,role\nana,,annotator,extra\n", "people.csv line 2: 4 fields, the header has 3"),
+    ("name,e-mail,role\nana,annotator\n", "people.csv line 2: 2 field(s), the header has 3"),
     ("name,role\nana,annotator\n", "people.csv line 1: no column 'e-mail'"),
     ("ana,ana@example.org,annotator\n", "people.csv line 1: the column 'ana' is not one of"),
     ("name,e-mail,role,name\nana,,annotator,ana\n", "people.csv line 1: the column 'name' is "

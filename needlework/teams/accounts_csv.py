@@ -105,6 +105,8 @@ def _header(cells: list[str], where: str, line: int) -> dict[str, int]:
     found: dict[str, int] = {}
     problems = []
     for i, cell in enumerate(cells):
+        if not cell.strip():  # a spreadsheet's empty column: its cells are left out
+            continue
         name = _HEADERS.get(cell.strip().casefold())
         if name is None:
             problems.append(f"{where} line {line}: the column {cell.strip()!r} is not one of "
@@ -138,13 +140,14 @@ def read_accounts(data: bytes, file_name: str, db: Database | None = None) -> li
             if not any(c.strip() for c in cells):
                 continue
             if columns is None:
-                columns = _header(cells, where, start)
+                columns, width = _header(cells, where, start), len(cells)
                 continue
             count += 1
             if count > MAX_ACCOUNTS:
                 raise CsvImportError([f"{where} line {start}: more than {MAX_ACCOUNTS} accounts "
                                       "in one file"])
-            problems += [(start, p) for p in _row(cells, columns, where, start, rows, seen)]
+            problems += [(start, p) for p in _row(cells, columns, width, where, start, rows,
+                                                  seen)]
     except csv.Error as e:
         problems.append((reader.line_num, f"{where} line {reader.line_num}: not CSV ({e})"))
     if columns is None:
@@ -159,15 +162,15 @@ def read_accounts(data: bytes, file_name: str, db: Database | None = None) -> li
     return rows
 
 
-def _row(cells: list[str], columns: dict[str, int], where: str, line: int,
+def _row(cells: list[str], columns: dict[str, int], width: int, where: str, line: int,
          rows: list[AccountRow], seen: dict[str, tuple[int, str]]) -> list[str]:
-    """Check one row: append it to ``rows`` or return its problems."""
+    """Check one row (``width``: the header's fields): append it to ``rows`` or return
+    its problems."""
     at = f"{where} line {line}"
-    width = len(columns)
     if len(cells) > width and any(c.strip() for c in cells[width:]):
-        return [f"{at}: {len(cells)} fields, the header names {width}"]
-    if len(cells) < width:
-        return [f"{at}: {len(cells)} field(s), the header names {width} "
+        return [f"{at}: {len(cells)} fields, the header has {width}"]
+    if len(cells) <= max(columns.values()):
+        return [f"{at}: {len(cells)} field(s), the header has {width} "
                 f"({', '.join(COLUMNS)})"]
     problems = []
     name = email = role = None
