@@ -143,3 +143,34 @@ def test_a_strangers_wrong_passwords_leave_the_admin_able_to_sign_in(browser, se
     finally:
         mine.close()
         stranger.close()
+
+
+def test_x_forwarded_for_from_a_peer_that_is_not_a_trusted_proxy_is_ignored(
+        browser, tmp_path, chromium_available):
+    """No trusted_proxies: a browser on this machine that sends X-Forwarded-For is
+    recorded as 127.0.0.1, whatever it claims (Streamlit's server would have believed it)."""
+    db_path = tmp_path / "team.db"
+    db = store.connect(db_path)
+    accounts.add_user(db, ADMIN, "admin", password=ADMIN_PASSWORD)
+    db.conn.close()
+    config = tmp_path / "needlework.toml"
+    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
+    app = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
+    app.start()
+    ctx = browser.new_context(extra_http_headers={"X-Forwarded-For": STRANGER_ADDRESS})
+    try:
+        page = ctx.new_page()
+        page.goto(app.url)
+        page.get_by_label("Name or e-mail").wait_for(timeout=90_000)
+        send_form(page, ADMIN, "guess-00-wrong")
+        page.get_by_text("wrong name or password").wait_for(timeout=30_000)
+        wait_idle(page)
+        send_form(page, ADMIN, ADMIN_PASSWORD)
+        signed_in_as(page, ADMIN)
+        [refused] = _events(db_path, "sign_in.refused")
+        [signed] = _events(db_path, "sign_in")
+        assert refused["after"]["client"] == signed["after"]["client"] == "127.0.0.1"
+        assert STRANGER_ADDRESS not in app.log()
+    finally:
+        ctx.close()
+        app.stop()
