@@ -11,7 +11,7 @@ nobody configured.
   key, sent to its configured URL only; as a reviewer or an annotator no page sends any
   of the server's secrets anywhere, and no page offers a base URL or a key source.
 - An annotator labels blind: no file's label, no gold answer, no model score; the lead's
-  setting shows the file's labels.
+  setting shows the file's labels once the dataset has no gold item.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from needlework.seed import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_visibility
+from needlework.teams.gold import unmark_gold
 from needlework.teams.quality import mark_gold
 from store.scores import save_item_scores
 from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
@@ -255,10 +256,17 @@ def test_an_annotator_reaches_no_endpoint_and_labels_blind(browser, roles):
         review = main.inner_text()
         assert "2.000" not in review and "score" not in review.lower(), review[:600]
         assert main.get_by_label("Base URL").count() == 0
-        # the lead shows annotators the file's labels: they appear on her next page load
+        # the lead shows annotators the file's labels: while the dataset has a gold item the
+        # switch does nothing (gold answers are often the file's labels), on any item
         db = store.connect(server.db_path)
-        set_visibility(db, DEMO_GROUNDING, "annotators_see_file_labels", True,
-                       actor=accounts.get_user(db, "lead"))
+        lead = accounts.get_user(db, "lead")
+        set_visibility(db, DEMO_GROUNDING, "annotators_see_file_labels", True, actor=lead)
+        page.goto(f"{server.url}/annotate?dataset={DEMO_GROUNDING}")
+        _settle(page)
+        main.get_by_text("Blind labelling").first.wait_for(timeout=30_000)
+        assert "file's label" not in main.inner_text()
+        # without gold items they appear on her next page load
+        unmark_gold(db, DEMO_GROUNDING, gold_key, actor=lead)
         db.conn.close()
         page.goto(f"{server.url}/annotate?dataset={DEMO_GROUNDING}")
         _settle(page)

@@ -1,0 +1,255 @@
+"""What annotators see in team mode, in Chromium (issue 47): a gold item looks like any
+other item and shows no gold answer, whatever the settings; a control group sees neither
+the file's labels nor suggestions while the test group sees suggestions only; H hides them
+and a label typed meanwhile counts as typed with nothing shown.
+
+One team-mode server of its own; the lead's settings are changed in the database between
+checks (each page load reads them). ``GOLDEN`` has four identical records (only their ids
+differ), a model's suggestion on every passage of each, a reviewer's decision on items 2
+and 3 and gold item 3: items 2 and 3 must draw the same page once the item's own text (its
+id, its place in the list, the times of saves) is taken out. ``OPEN`` has no gold item.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import time
+
+import pytest
+
+import store
+from needlework.datasets import import_bytes
+from needlework.teams import accounts
+from needlework.teams.assignment import assign_dataset
+from needlework.teams.blind import set_suggestion_timing, set_visibility
+from needlework.teams.quality import mark_gold
+from needlework.teams.writes import adjudicate, write_annotation
+from store.suggestions import put_suggestions
+from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
+from tests.browser.test_teams import sign_in
+from tests.conftest import garage_records, jsonl
+from tests.teams_fixtures import PASSWORDS
+
+GOLDEN, OPEN = "vault", "open"
+GOLD, PLAIN = "sample-3", "sample-2"  # both in the middle of the queue: same neighbours
+A, IRR, R = "ANSWER-THE-QUESTION", "irrelevant", "RELATED-INFORMATION"
+SUGGESTED = (A, IRR, R)  # on every item's passages 1-3, by "judge"
+GOLD_ANSWERS = {"label:1": "OUTDATED", "label:2": "UNKNOWN", "label:3": "OUTDATED"}
+PEOPLE = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, chromium_available):
+    folder = tmp_path_factory.mktemp("blind")
+    config = folder / "needlework.toml"
+    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
+    db_path = folder / "blind.db"
+    db = store.connect(db_path)
+    users = {name: accounts.add_user(db, name, role, password=PASSWORDS[name])
+             for name, role in PEOPLE.items()}
+    lead, rita, ana = users["lead"], users["rita"], users["ana"]
+    for name in (GOLDEN, OPEN):
+        import_bytes(db, jsonl(garage_records(4)), f"{name}.jsonl", dataset=name)
+        assign_dataset(db, name, ["ana", "bob"], per_item=2, actor=lead)
+        put_suggestions(db, [{"dataset": name, "item_key": f"sample-{i}", "field": f"label:{n}",
+                              "source": "judge", "value": value, "score": 0.75}
+                             for i in range(1, 5) for n, value in enumerate(SUGGESTED, start=1)],
+                        by="lead")
+    mark_gold(db, GOLDEN, GOLD, GOLD_ANSWERS, actor=rita)
+    for key in (PLAIN, GOLD):  # ana's label of passage 1 (as "after" shows it) and a decision
+        write_annotation(db, GOLDEN, key, "label:1", A, actor=ana)
+        adjudicate(db, GOLDEN, key, "final:label:2", R, actor=rita)
+    db.conn.close()
+    app = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
+    app.start()
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
+def settings(db_path, dataset: str, *, file_labels: bool, when: str, names: list[str]) -> None:
+    db = store.connect(db_path)
+    try:
+        lead = accounts.get_user(db, "lead")
+        set_visibility(db, dataset, "annotators_see_file_labels", file_labels, actor=lead)
+        set_suggestion_timing(db, dataset, when, names, actor=lead)
+    finally:
+        db.conn.close()
+
+
+def signed_in(browser, server, who: str):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    sign_in(page, server.url, who, PASSWORDS[who])
+    # the page asks the server for the session cookie after the sign-in: a page opened
+    # before it is set would start signed out
+    deadline = time.time() + 30
+    while accounts.SESSION_COOKIE not in {c["name"] for c in ctx.cookies()}:
+        assert time.time() < deadline, f"{who}'s session cookie was never set"
+        page.wait_for_timeout(100)
+    return ctx, page
+
+
+def tag(dataset: str, key: str) -> str:
+    """The item's marker on the page (components.annotate.item.ItemContext.tag)."""
+    return hashlib.sha1(f"{dataset}|{key}".encode()).hexdigest()[:12]
+
+
+def open_item(page, url: str, dataset: str, key: str) -> None:
+    """Open ``key`` on Annotate and wait until the page has drawn all of it."""
+    page.goto(f"{url}/annotate?dataset={dataset}&item={key}")
+    try:
+        page.locator(f'.st-key-nw-item-side [data-nw-item="{tag(dataset, key)}"]').wait_for(
+            state="attached", timeout=90_000)
+        page.wait_for_function("(key) => window.__nwAnnotate && window.__nwAnnotate.item === key",
+                               arg=key, timeout=30_000)
+    except Exception:
+        screenshot(page, f"teams-blind-open-{dataset}-{key}")
+        assert_no_exception(page)
+        raise AssertionError(f"{key} of {dataset} never drawn: {page.url}\n"
+                             f"{page.locator('body').inner_text()[:1500]}") from None
+    wait_idle(page, 60_000)
+    assert_no_exception(page)
+
+
+#: Every element of the page as tag, its own classes (Streamlit's generated style classes
+#: left out), test id, title, state and own text: what a person can see or hover.
+_DOM = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('[data-testid="stMain"] *, [data-testid="stSidebar"] *')) {
+    if (el.closest('style, script')) continue;
+    const own = [...el.classList].filter(c => c.startsWith('nw-') || c.startsWith('st-key-')
+                                          || /^st[A-Z]/.test(c)).sort().join('.');
+    const text = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent.trim())
+                 .join(' ');
+    out.push([el.tagName, own, el.getAttribute('data-testid') || '', el.getAttribute('title') || '',
+              el.getAttribute('aria-pressed') || '', el.disabled ? 'disabled' : '',
+              el.getAttribute('aria-checked') || '', text].join('|'));
+  }
+  return out.join('\\n');
+}"""
+
+
+def drawn(page, dataset: str, key: str) -> tuple[str, str]:
+    """The page's text and DOM with what belongs to the item itself taken out: its id, its
+    marker, its place in the list (``Q2/4``, ``2 of 4``) and the times of saves."""
+    text, dom = page.locator("body").inner_text(), page.evaluate(_DOM)
+
+    def neutral(s: str) -> str:
+        s = s.replace(key, "ITEM").replace(tag(dataset, key), "TAG")
+        s = re.sub(r"\d\d:\d\d:\d\d", "HH:MM:SS", s)
+        return re.sub(r"\b[Q#]?\d+\s*(/|of)\s*4\b", "N of 4", s)
+
+    return neutral(text), neutral(dom)
+
+
+def first_difference(a: str, b: str) -> str:
+    for x, y in zip(a.splitlines(), b.splitlines(), strict=False):
+        if x != y:
+            return f"{x!r} != {y!r}"
+    return f"lengths {len(a.splitlines())} != {len(b.splitlines())}"
+
+
+COMBINATIONS = [(file_labels, when, group) for file_labels in (False, True)
+                for when in ("always", "after", "never") for group in (True, False)]
+
+
+def test_a_gold_item_looks_like_any_other_whatever_the_settings(browser, server):
+    ctx, page = signed_in(browser, server, "ana")
+    started = time.monotonic()
+    try:
+        for file_labels, when, in_group in COMBINATIONS:
+            settings(server.db_path, GOLDEN, file_labels=file_labels, when=when,
+                     names=["ana"] if in_group else ["bob"])
+            where = f"file labels {file_labels}, {when}, ana {'in' if in_group else 'not in'} the group"
+            pages = {}
+            for key in (PLAIN, GOLD):
+                open_item(page, server.url, GOLDEN, key)
+                pages[key] = drawn(page, GOLDEN, key)
+            (text, dom), (gold_text, gold_dom) = pages[PLAIN], pages[GOLD]
+            if gold_text != text or gold_dom != dom:
+                screenshot(page, f"teams-blind-gold-{file_labels}-{when}-{in_group}")
+            assert gold_text == text, f"{where}: {first_difference(text, gold_text)}"
+            assert gold_dom == dom, f"{where}: {first_difference(dom, gold_dom)}"
+            # no gold answer, no file's label (the dataset has a gold item), no decision
+            assert "file's label" not in gold_text and "gold" not in gold_text.lower(), where
+            assert "Reviewer's decision" not in gold_text, where
+            assert 'class="nw-dim-option nw-file' not in page.content()
+            # the suggestions are there when the setting says so, on both alike
+            shown = in_group and when != "never"
+            assert ("suggested: Answer (judge 0.75)" in gold_text) is (shown and when == "always"), where
+            assert ("model: Answer (judge 0.75) — same as yours" in gold_text) is (
+                shown and when == "after"), where
+            assert ("Hide the model suggestions (H)" in gold_text) is shown, where
+    finally:
+        ctx.close()
+    assert time.monotonic() - started < 600  # one server, settings changed between checks
+
+
+def _via(db_path, who: str, key: str, field: str):
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+    try:
+        row = conn.execute("select via from annotations where dataset = ? and annotator = ? and "
+                           "item_key = ? and field = ?", [OPEN, who, key, field]).fetchone()
+    finally:
+        conn.close()
+    return None if row is None else (row[0] and json.loads(row[0]), True)
+
+
+def _wait_via(db_path, who: str, key: str, field: str, timeout: float = 20.0):
+    deadline = time.time() + timeout
+    while (got := _via(db_path, who, key, field)) is None:
+        assert time.time() < deadline, f"{who}'s {field} of {key} was never saved"
+        time.sleep(0.1)
+    return got[0]
+
+
+def test_the_control_group_sees_neither_the_test_group_suggestions_only(browser, server):
+    settings(server.db_path, OPEN, file_labels=False, when="always", names=["bob"])
+    ana_ctx, ana = signed_in(browser, server, "ana")
+    bob_ctx, bob = signed_in(browser, server, "bob")
+    try:
+        open_item(ana, server.url, OPEN, "sample-1")
+        text = ana.locator("body").inner_text()
+        assert "file's label" not in text and "suggested:" not in text and "model:" not in text
+        assert ana.locator("button.nw-suggested").count() == 0
+        assert ana.evaluate("window.__nwAnnotate.data.suggested") == {}
+        assert "Blind labelling" in text
+        open_item(bob, server.url, OPEN, "sample-1")
+        text = bob.locator("body").inner_text()
+        assert "suggested: Answer (judge 0.75)" in text and "file's label" not in text
+        assert bob.locator("button.nw-suggested").count() == 3
+        screenshot(bob, "teams-blind-test-group")
+        # the file's labels for everyone: both see them, the suggestions stay the test group's
+        settings(server.db_path, OPEN, file_labels=True, when="always", names=["bob"])
+        open_item(ana, server.url, OPEN, "sample-1")
+        text = ana.locator("body").inner_text()
+        assert "file's label" in text and "suggested:" not in text
+        open_item(bob, server.url, OPEN, "sample-1")
+        assert "suggested: Answer (judge 0.75)" in bob.locator("body").inner_text()
+        # H hides both for bob; a label typed meanwhile is typed with nothing shown
+        bob.keyboard.press("Escape")
+        bob.keyboard.press("h")
+        bob.wait_for_function("() => !document.body.innerText.includes('suggested:') && "
+                              "!document.body.innerText.includes(\"file's label\")",
+                              timeout=20_000)
+        wait_idle(bob, 60_000)
+        bob.keyboard.press("2")  # passage 1: Answer, the judge's own value
+        assert _wait_via(server.db_path, "bob", "sample-1", "label:1") is None
+        # H is kept: a reload draws the page hidden still
+        open_item(bob, server.url, OPEN, "sample-2")
+        assert "suggested:" not in bob.locator("body").inner_text()
+        bob.keyboard.press("Escape")
+        bob.keyboard.press("h")
+        bob.get_by_text("suggested: Answer (judge 0.75)").first.wait_for(timeout=20_000)
+        wait_idle(bob, 60_000)
+        bob.keyboard.press("2")
+        assert _wait_via(server.db_path, "bob", "sample-2", "label:1") == {
+            "how": "typed", "source": "judge", "suggested": A}
+    finally:
+        ana_ctx.close()
+        bob_ctx.close()
