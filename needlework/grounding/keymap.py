@@ -48,7 +48,8 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("M", "put the cursor in the comment"),
     ("Z / Shift+Z", "undo / redo your own last change on this page (also Ctrl+Z, Ctrl+Shift+Z, "
                     "Ctrl+Y outside a text field)"),
-    ("H", "hide / show the labels and dimensions the file came with (avoid anchoring)"),
+    ("H", "hide / show the labels and dimensions the file came with and the model "
+          "suggestions (avoid anchoring; kept for you)"),
     ("?", "open this key map"),
 )
 
