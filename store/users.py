@@ -176,9 +176,9 @@ def insert_device(db: Database, *, token_hash: str, user_id: int, at: str,
 
 def device(db: Database, token_hash: str, user_id: int, now: str) -> dict[str, Any] | None:
     """The unexpired device cookie ``token_hash`` when it is bound to ``user_id``: ``id``,
-    ``failures``, ``locked_until``, ``created_at``; else ``None``."""
+    ``failures``, ``locked_until``, ``created_at``, ``last_used_at``; else ``None``."""
     rows = db.execute_returning_dicts(
-        "select id, failures, locked_until, created_at from device_cookies "
+        "select id, failures, locked_until, created_at, last_used_at from device_cookies "
         "where token_hash = ? and user_id = ? and expires_at > ?", [token_hash, user_id, now])
     return rows[0] if rows else None
 

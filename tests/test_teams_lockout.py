@@ -275,3 +275,17 @@ def test_users_unlock_on_the_command_line_lifts_a_browser_pause(tmp_path):
     db = store.connect(path)
     assert accounts.list_pauses(db) == []
     assert accounts.sign_in(db, "ana", PW, device=cookie).user.name == "ana"
+
+
+@pytest.mark.slow
+def test_a_count_forgets_wrong_passwords_older_than_a_day(db):
+    cookie = accounts.sign_in(db, "ana", PW + "-ana", now=T0).device_token
+    for _ in range(4):
+        _refused(db, "ana", "nope-nope", device=cookie, now=T0)
+        _refused(db, "ana", "nope-nope", now=T0)
+    later = T0 + accounts.FAILURE_MEMORY + timedelta(seconds=1)
+    assert _refused(db, "ana", "nope-nope", device=cookie, now=later) == "wrong name or password"
+    assert _refused(db, "ana", "nope-nope", now=later) == "wrong name or password"
+    for _ in range(3):  # counted again from there: the 5th in a day pauses
+        _refused(db, "ana", "nope-nope", now=later)
+    assert "5 times in a row" in _refused(db, "ana", "nope-nope", now=later)

@@ -442,7 +442,8 @@ def sign_in(db: Database, login: str, password: str, *, client: str = "",
           and passwords.verify_password(stored, password))
     if not ok:
         if trusted is not None:
-            count = trusted["failures"] + 1
+            recent = trusted["last_used_at"] > iso(moment - FAILURE_MEMORY)
+            count = (trusted["failures"] if recent else 0) + 1
             locked = _pause_end(count, policy, moment)
             store_users.record_device_failure(db, trusted["id"], count=count,
                                               locked_until=locked, at=iso(moment))
