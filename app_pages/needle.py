@@ -3,7 +3,15 @@ model misses the needle (length × position), and present it. See docs/needle.md
 
 import streamlit as st
 
-from components.state import engine
+from components.state import engine, signed_in
+from components.teams.session import team_config
+from needlework.teams.permissions import needle_lab_refusal
+
+# who may open the lab and present it is a setting ([pages] needle_lab; reviewers by default)
+refusal = needle_lab_refusal(signed_in(), team_config().needle_lab) if signed_in() else None
+if refusal:
+    st.error(refusal, icon=":material/block:")
+    st.stop()
 
 with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     engine()  # imported once, by the server's warm-up thread

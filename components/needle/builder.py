@@ -16,12 +16,13 @@ import pandas as pd
 import streamlit as st
 
 from components.models.picker import current_model
-from components.state import DATASET_KEY, annotator, get_db
+from components.state import DATASET_KEY, annotator, get_db, signed_in
 from components.text import label, render_text
 from needlework.datasets import import_bytes
 from needlework.formats import FormatError
 from needlework.needle import builder, inputs
 from needlework.needle.sites import resolve_counter
+from needlework.teams.permissions import PermissionDenied
 from store.datasets import DatasetExists, get_dataset, list_datasets
 
 SOURCES = {
@@ -148,7 +149,11 @@ def _on_build() -> None:
         if not result.records:
             raise ValueError("no records: every haystack is shorter than the lengths asked for")
         import_bytes(db, result.jsonl().encode("utf-8"), f"{req.name}.jsonl", format="needle",
-                     dataset=req.name, replace=req.replace, created_by=annotator() or "needle lab")
+                     dataset=req.name, replace=req.replace, created_by=annotator() or "needle lab",
+                     actor=signed_in())  # a new dataset: team mode's import permission
+    except PermissionDenied as exc:
+        st.session_state[ERRORS] = [str(exc)]
+        return
     except FormatError as exc:
         st.session_state[ERRORS] = [str(p) for p in exc.problems[:200]]
         return

@@ -37,6 +37,7 @@ from needlework.judges.job import latest_write_job, start_write_job
 from needlework.judges.needles import ASPECTS
 from needlework.needle import inputs
 from needlework.needle.sites import resolve_counter
+from needlework.teams.permissions import PermissionDenied, require
 from store.datasets import get_dataset, list_datasets
 
 ON = "nwr_on"
@@ -200,6 +201,7 @@ def _form(db: Any) -> dict[str, Any]:
 def _submit(db: Any, conn: Connection, form: dict[str, Any]) -> None:
     """Load the haystacks and start the job; a problem is kept for the page in one line."""
     try:
+        require(signed_in(), "import")  # the job saves a new dataset: team mode's import permission
         lengths = parse_lengths(form["lengths"])
         if get_dataset(db, form["name"]) is not None and not form["replace"]:
             raise ValueError(f"a dataset named {form['name']} exists: change the name or tick Replace")
@@ -212,7 +214,7 @@ def _submit(db: Any, conn: Connection, form: dict[str, Any]) -> None:
                         created_by=annotator() or "needle lab (LLM-written)",
                         by=signed_in(), positions=form["positions"], even=form["even"],
                         template=form["template"])
-    except (ValueError, LookupError) as exc:
+    except (ValueError, LookupError, PermissionDenied) as exc:
         st.session_state[ERROR] = str(exc)
         return
     st.session_state.pop(ERROR, None)

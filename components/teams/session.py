@@ -64,8 +64,10 @@ OIDC_REFUSED = "nw-oidc-refused"
 ANNOTATOR_PAGES = frozenset({"", "home", "annotate", "review"})  # "": the default page (Home)
 #: Pages for admins only: they import, replace, delete or export datasets, manage
 #: accounts, assignments and guidelines, or export the history.
-ADMIN_PAGES = frozenset({"data", "needle", "suggestions", "users", "assign", "guidelines",
-                         "audit"})
+ADMIN_PAGES = frozenset({"data", "suggestions", "users", "assign", "guidelines", "audit"})
+#: Pages whose role is a setting: url_path -> the config's role for it ([pages] in
+#: needlework.toml; the Needle lab: reviewers unless it says admin).
+CONFIGURED_PAGES = {"needle": lambda config: config.needle_lab}
 #: Pages that exist in team mode only.
 TEAM_PAGES = frozenset({"users", "assign", "quality", "guidelines", "audit"})
 
@@ -105,6 +107,8 @@ def page_role(url_path: str) -> str:
     """The least role that may open the page ``url_path`` in team mode."""
     if url_path in ANNOTATOR_PAGES:
         return ANNOTATOR
+    if url_path in CONFIGURED_PAGES:
+        return CONFIGURED_PAGES[url_path](team_config())
     return ADMIN if url_path in ADMIN_PAGES else REVIEWER
 
 

@@ -68,6 +68,7 @@ class Config:
     judges: tuple[NamedJudge, ...] = ()  # the admin's named judge connections
     #: Reverse proxies whose ``X-Forwarded-For`` names the client ([server] trusted_proxies).
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    needle_lab: str = "reviewer"  # [pages] needle_lab: the least role that opens the lab
     source: str = ""  # the file it was read from ("" = defaults)
 
     @property
@@ -97,7 +98,10 @@ def config_path() -> Path:
     return Path(os.environ.get("NEEDLEWORK_CONFIG") or CONFIG_FILE)
 
 
-_KEYS = {"server": ("mode", "address", "trusted_proxies"), "sessions": ("hours",), "lockout": ("failures", "minutes")}
+_KEYS = {"server": ("mode", "address", "trusted_proxies"), "sessions": ("hours",), "lockout": ("failures", "minutes"),
+         "pages": ("needle_lab",)}
+#: [pages] needle_lab: the least role that opens the Needle lab and its presentation
+PAGE_ROLES = ("reviewer", "admin")
 
 
 def _section(data: dict[str, Any], name: str, where: str) -> dict[str, Any]:
@@ -148,7 +152,7 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
     unknown = sorted(set(data) - set(_KEYS) - {"judges"})
     if unknown:
         raise ConfigError(f"{where}: unknown table [{unknown[0]}] (expected server, sessions, "
-                          "lockout, judges)")
+                          "lockout, pages, judges)")
     server = _section(data, "server", where)
     mode = server.get("mode", LOCAL)
     if mode not in MODES:
@@ -169,12 +173,16 @@ def parse_config(text: str, where: str = CONFIG_FILE) -> Config:
         lock_failures=_number(lockout, "failures", f"{where} [lockout]", 5, whole=True),
         lock_minutes=float(_number(lockout, "minutes", f"{where} [lockout]", 15.0, whole=False)),
     )
+    needle_lab = _section(data, "pages", where).get("needle_lab", "reviewer")
+    if needle_lab not in PAGE_ROLES:
+        raise ConfigError(f"{where} [pages]: needle_lab must be \"reviewer\" or \"admin\", "
+                          f"got {needle_lab!r}")
     try:
         judges = parse_named_judges(data.get("judges"), where)
     except NamedJudgeError as e:
         raise ConfigError(str(e)) from None
     return Config(mode=mode, team_address=address, policy=policy, judges=judges,
-                  trusted_proxies=proxies, source=where)
+                  trusted_proxies=proxies, needle_lab=needle_lab, source=where)
 
 
 def load_config(path: str | Path | None = None) -> Config:

@@ -153,6 +153,29 @@ def model_source_refusal(name: str, actor: User | None, data_dir: Path) -> str |
             f"pick a folder under {data_dir}/ (the demo model is {data_dir}/demo-model).")
 
 
+#: [pages] needle_lab (needlework.toml): who may open the Needle lab and its presentation
+NEEDLE_LAB_ROLES: tuple[str, ...] = (REVIEWER, ADMIN)
+
+
+def may_open_needle_lab(actor: User | None, role: str = REVIEWER) -> bool:
+    """Whether ``actor`` may open the Needle lab (and present it), ``role`` being the least
+    role the config's ``[pages] needle_lab`` names (reviewers by default; local mode
+    always). Building or writing a needle set imports a dataset, which still needs
+    :data:`PERMISSIONS`' ``import``."""
+    if role not in NEEDLE_LAB_ROLES:
+        raise ValueError(f"the Needle lab is for {' or '.join(NEEDLE_LAB_ROLES)}s, not {role!r}")
+    return actor is None or (not actor.disabled and actor.at_least(role))
+
+
+def needle_lab_refusal(actor: User | None, role: str = REVIEWER) -> str | None:
+    """Why ``actor`` may not open the Needle lab (``None``: they may), in one sentence."""
+    if may_open_needle_lab(actor, role):
+        return None
+    assert actor is not None
+    return (f"{actor.name} is {_article(actor.role)} {actor.role} and may not open the Needle "
+            f"lab: it needs the {role} role (needlework.toml, [pages] needle_lab).")
+
+
 def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
 
