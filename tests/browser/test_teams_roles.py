@@ -43,7 +43,7 @@ OTHER = "sk-roles-OTHER-7373"
 PEOPLE = {"lead": "admin", "rita": "reviewer", "ana": "annotator"}
 OFFERED = {"admin": {"", "annotate", "review", "agreement", "rewards", "rag", "needle", "data",
                      "suggestions", "quality", "users", "assign", "guidelines", "audit"},
-           "reviewer": {"", "annotate", "review", "agreement", "rewards", "rag", "quality"},
+           "reviewer": {"", "annotate", "review", "agreement", "rewards", "rag", "needle", "quality"},
            "annotator": {"", "annotate", "review"}}
 NOT_OFFERED = "This page is not offered to your role"
 
