@@ -47,6 +47,7 @@ from components.state import annotator, current_dataset, get_db, signed_in
 from needlework.formats import preference_view
 from needlework.review.filters import disagreements
 from needlework.review.queue import item_comparisons
+from needlework.review.sides import sides_for
 from needlework.review.verdicts import field_name as verdict_field
 from needlework.review.verdicts import verdict_of
 from needlework.teams.access import may_open, own_queue
@@ -124,12 +125,16 @@ else:
              else f"{row['items']:,} items")
 if st.session_state.get(REFUSED) is True:  # said while the comparison shown instead stays
     st.session_state[REFUSED] = current.ident
-if st.session_state.get(REFUSED) == current.ident:
-    count += " · the item the link named is not assigned to you"
+refused = (" · the item the link named is not assigned to you"
+           if st.session_state.get(REFUSED) == current.ident else "")
 
 record = get_item(db, dataset, current.item)
 pref = preference_view(row["format"], record["record"])
 names = side_names(pref, row["format"])
+# an annotator who does not see the file's labels reads Response A / B, in an order fixed
+# per item and annotator: chosen / rejected would give every preference gold answer away
+sides = sides_for(not visibility(db, dataset, user).file_labels, user.name if user else me,
+                  current.item)
 verdicts = item_verdicts(db, dataset, current.item)
 mine_now = next((v for v in verdicts if v["annotator"] == me and (v["i"], v["j"]) == (current.i, current.j)), None)
 others = [v for v in verdicts if v["annotator"] != me and (v["i"], v["j"]) == (current.i, current.j)
@@ -143,29 +148,35 @@ waiting = ([r for r in item_suggestions(db, dataset, current.item)
 offered = waiting if shows_suggestion(timing, verdict_of(mine_now) is not None) else []
 disagree = disagreements(entry, item_comparisons(n_chosen, n_rejected, "all"))
 st.caption(f"{count} · comparison {'–' if place is None else f'{place + 1:,}'} of {total:,} in this "
-           f"view · {left:,} not reviewed by you"
+           f"view · {left:,} not reviewed by you" + refused
            + suggestion_note(offered, verdict_of(mine_now), after=timing == AFTER,
-                             held=bool(waiting) and not offered))
+                             held=bool(waiting) and not offered, sides=sides))
 mine = {(v["item_key"], v["i"], v["j"]): v["verdict"] for v in verdicts if v["annotator"] == me}
 # what differs from item to item (a note, the picker, the responses) in one box: the verdict
 # bar after it stays in its place on the page, so the key script always finds it
 with st.container(key="rv-item"):
-    render_item_header(current.item, record["subset"], pref, place is not None, disagree)
-    render_picker(pref, names, current, mine, item_comparisons(n_chosen, n_rejected, scope))
+    render_item_header(current.item, record["subset"], pref, place is not None, disagree, sides)
+    render_picker(pref, names, current, mine, item_comparisons(n_chosen, n_rejected, scope),
+                  sides)
     with st.container(key="rv-responses"):
-        marker = render_responses(dataset, pref, names, current, entry, model_tokenizer())
-render_verdict_bar(mine_now, left, offered, accept=timing != AFTER)
+        marker = render_responses(dataset, pref, names, current, entry, model_tokenizer(), sides)
+render_verdict_bar(mine_now, left, offered, accept=timing != AFTER, sides=sides)
 with st.sidebar:  # drawn after the responses so the first screen arrives first
     st.divider()
     render_verdict_panel(dataset, current.ident, mine_now, others, me, names,
-                         last_saved(db, dataset, me) if me else "")
+                         last_saved(db, dataset, me) if me and not sides.neutral else "", sides)
+    moves = move_targets(db, current, items, n_chosen, n_rejected, me)
+    line = line_around(db, current, items, n_chosen, n_rejected, me)
+    in_sight = {c["item"] for c in [*moves.values(), *line["ahead"], *line["behind"]] if c}
     render_review_keyboard(dataset, me, current.ident, mine_now,
-                           bool(st.session_state.get(ADVANCE, True)), seq,
-                           move_targets(db, current, items, n_chosen, n_rejected, me),
+                           bool(st.session_state.get(ADVANCE, True)), seq, moves,
                            [v for v in verdicts if v["annotator"] == me],
                            offered[0]["value"] if offered and timing != AFTER else None,
-                           line_around(db, current, items, n_chosen, n_rejected, me))
+                           line, sides.keys(),
+                           {k: sides_for(True, user.name, k).keys()["verdicts"]
+                            for k in in_sight | {current.item}} if sides.neutral and user else None)
     st.divider()
     render_queue_nav(total, place, left)
-    render_bulk_verdict(db, dataset, items, me)
+    if not sides.neutral:  # one verdict for many: A and B differ from item to item
+        render_bulk_verdict(db, dataset, items, me)
 render_review_keys(marker, keys_slot)

@@ -10,7 +10,7 @@
 // around the one drawn (`line`); one that leads out of them (or where an undo, redo or
 // accept is pending) holds the keys until the page has drawn. Clicks on those buttons
 // act the same. `data` is the page's: {dataset, annotator, item, i, j, verdict, reasons,
-// advance, seq, moves, line, keys}. No data is ever put into HTML here.
+// advance, seq, moves, line, keys, keysByItem}. No data is ever put into HTML here.
 // the verdicts' and reasons' keys come with the page's data (needlework.review.verdicts)
 let VERDICTS = {};
 let REASONS = {};
@@ -199,9 +199,12 @@ function reviewKeys() {
       // the reasons picked here before there was a verdict go with it; otherwise the
       // server keeps the saved ones (flips still on their way included); the note as
       // typed, when the note field is this comparison's (the page has drawn it)
+      // a blind annotator's A and F name the left and right response, whose sides differ
+      // from item to item: the page's data says what they mean on each item in sight
       const draft = S.drafts[id()];
+      const meaning = (S.data.keysByItem || {})[S.at.item] || VERDICTS;
       nwCore.push({kind: "verdict", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                   j: S.at.j, annotator: S.who(), verdict: VERDICTS[key],
+                   j: S.at.j, annotator: S.who(), verdict: meaning[key] || VERDICTS[key],
                    ...(draft ? {reasons: draft} : {}), note: S.drawn() ? note() : null});
       delete S.drafts[id()];
       if (S.data.advance) S.ask("unreviewed");

@@ -65,7 +65,9 @@ def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],
                            moves: dict[str, dict[str, Any]] | None = None,
                            item_verdicts: list[dict[str, Any]] | None = None,
                            suggested: str | None = None,
-                           line: dict[str, list[dict[str, Any]]] | None = None) -> None:
+                           line: dict[str, list[dict[str, Any]]] | None = None,
+                           keys: dict[str, dict[str, str]] | None = None,
+                           keys_by_item: dict[str, dict[str, str]] | None = None) -> None:
     """The key script, with what it needs to aim keys at comparison ``ident``: ``seq``,
     the tab's position as drawn, ``moves``, where J, K and N lead
     (:func:`components.review.position.move_targets`), and ``item_verdicts``, my
@@ -73,11 +75,15 @@ def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],
     ``suggested``: the verdict Y accepts on this comparison (``None``: no suggestion shown);
     ``line``: the comparisons ahead of and behind this one in the list
     (:func:`components.review.position.line_around`), where moves made before the page
-    has drawn the last one lead."""
+    has drawn the last one lead; ``keys``: what each key means (default
+    :func:`needlework.review.verdicts.key_map`; a blind annotator's from
+    :meth:`needlework.review.sides.Sides.keys`); ``keys_by_item``: ``{item: {key:
+    verdict}}`` for the items in sight where a verdict key means another verdict there
+    (a blind annotator's sides differ from item to item)."""
     _KEYS(key="nw-review-keys", width="content", data={
         "dataset": dataset, "annotator": me, "item": ident[0], "i": ident[1], "j": ident[2],
         "verdict": (mine or {}).get("verdict"), "reasons": list((mine or {}).get("reasons") or []),
         "advance": advance, "seq": seq, "moves": moves or {}, "seen": applied_through(),
         "grid": [{"item": ident[0], "i": v["i"], "j": v["j"], "verdict": v["verdict"],
                   "reasons": list(v.get("reasons") or [])} for v in item_verdicts or []],
-        "keys": key_map(), "suggested": suggested, "line": line or {"ahead": [], "behind": []}})
+        "keys": keys or key_map(), "keysByItem": keys_by_item or {}, "suggested": suggested, "line": line or {"ahead": [], "behind": []}})

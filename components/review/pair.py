@@ -18,6 +18,7 @@ from needlework.formats import RMBENCH_STYLES, Preference
 from needlework.review.diff import cached_diff, quick_similarity
 from needlework.review.lengths import count, counter_words
 from needlework.review.queue import Comparison
+from needlework.review.sides import CHOSEN, PLAIN, REJECTED, Sides
 from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
 from needlework.teams.blind import against_yours
 
@@ -84,15 +85,16 @@ BAR_STYLE = """
 SUGGESTED = "#6d28d9"  # suggestions are violet, as on the annotate page
 
 
-def suggestion_line(row: Mapping[str, Any]) -> str:
-    """``Chosen better (reward:demo-model 1.30)`` for a suggested verdict (Markdown-safe)."""
+def suggestion_line(row: Mapping[str, Any], sides: Sides = PLAIN) -> str:
+    """``Chosen better (reward:demo-model 1.30)`` for a suggested verdict (Markdown-safe;
+    ``sides`` names the verdict)."""
     score = "" if row.get("score") is None else f" {row['score']:.2f}"
-    name = VERDICTS.get(row["value"], (str(row["value"]),))[0]
+    name = sides.verdict_words(str(row["value"]))
     return f"{name} ({label(str(row['source']), 60)}{score})"
 
 
 def suggestion_note(offered: Sequence[Mapping[str, Any]], mine: str | None, *,
-                    after: bool = False, held: bool = False) -> str:
+                    after: bool = False, held: bool = False, sides: Sides = PLAIN) -> str:
     """The caption's words on a comparison's suggested verdict (Markdown-safe, violet; ``""``
     when there is nothing to say): ``suggested: … · Y accepts``; with the ``after``
     timing, once the comparison has your verdict ``mine``, ``model: … — differs from
@@ -101,7 +103,7 @@ def suggestion_note(offered: Sequence[Mapping[str, Any]], mine: str | None, *,
         return " · :violet[the model's verdict shows once you give yours]"
     if not offered:
         return ""
-    lines = ", ".join(suggestion_line(r) for r in offered)
+    lines = ", ".join(suggestion_line(r, sides) for r in offered)
     if after:
         words = against_yours(mine, [r["value"] for r in offered])
         mark = (f":violet[{words}]" if words == "same as yours"
@@ -111,19 +113,21 @@ def suggestion_note(offered: Sequence[Mapping[str, Any]], mine: str | None, *,
 
 
 def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
-                       offered: Sequence[Mapping[str, Any]] = (), *, accept: bool = True) -> None:
+                       offered: Sequence[Mapping[str, Any]] = (), *, accept: bool = True,
+                       sides: Sides = PLAIN) -> None:
     """The verdict buttons (A F T B S), the reasons (1–7) and the moves (K J N), in a bar
     that stays at the bottom of the window while the responses scroll above it (in a
     window at least 780 px high; in a lower one it follows the responses, which then
     keep the first screen). The key
     script handles the keys and the clicks on these buttons (``js/review_keys.js``).
-    ``offered``: the suggested verdicts shown (dashed); ``accept``: whether Y takes them."""
+    ``offered``: the suggested verdicts shown (dashed); ``accept``: whether Y takes them;
+    ``sides``: the words, order and keys of the verdicts (the left response's first)."""
     current = (mine or {}).get("verdict")
     saved_reasons = list((mine or {}).get("reasons") or [])
     st.html(BAR_STYLE)
     by_verdict: dict[str, list[str]] = {}
     for row in offered:  # the suggested verdicts: a dashed violet border, sources on hover
-        by_verdict.setdefault(str(row["value"]), []).append(suggestion_line(row))
+        by_verdict.setdefault(str(row["value"]), []).append(suggestion_line(row, sides))
     # drawn with or without suggestions: the bar after it keeps its place on the page (a
     # bar redrawn in another place is missing for a moment, and the key script, which
     # looks for it, would drop a key pressed then)
@@ -133,7 +137,8 @@ def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
     with st.container(key="rv-bar", gap="xsmall"):
         with st.container(horizontal=True, gap="xsmall", key="rv-verdicts",
                           vertical_alignment="center"):
-            for verdict, (text, key) in VERDICTS.items():
+            for verdict in sides.order():
+                text, key = sides.verdict_words(verdict), sides.shortcut(verdict)
                 hint = (f"Suggested: {', '.join(by_verdict[verdict])}."
                         + (" Y accepts." if accept else "") if verdict in by_verdict else None)
                 st.button(text, key=f"rv_v_{verdict}", shortcut=key, icon=VERDICT_ICONS[verdict],
@@ -154,11 +159,17 @@ def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
 
 def render_verdict_panel(
     dataset: str, ident: Ident, mine: Mapping[str, Any] | None, others: Sequence[dict[str, Any]],
-    me: str, names: tuple[list[str], list[str]], last: str = "",
+    me: str, names: tuple[list[str], list[str]], last: str = "", sides: Sides = PLAIN,
 ) -> None:
     """Which comparison the verdict is for, the note, the saved status and the others'
     verdicts (the buttons are in :func:`render_verdict_bar`)."""
-    pair = f"{side_title('chosen', names[0][ident[1]])} vs {side_title('rejected', names[1][ident[2]])}"
+    if sides.neutral:
+        first = sides.first()
+        pair = " vs ".join(sides.title(side, names[side == REJECTED][ident[1 + (side == REJECTED)]])
+                           for side in (first, REJECTED if first == CHOSEN else CHOSEN))
+    else:
+        pair = (f"{side_title('chosen', names[0][ident[1]])} vs "
+                f"{side_title('rejected', names[1][ident[2]])}")
     st.markdown(f"**Verdict** · {pair}")
     note_key = state_key("note", dataset, ident)
     if note_key not in st.session_state:
@@ -166,19 +177,21 @@ def render_verdict_panel(
     st.text_input("Note", key=note_key, placeholder="optional · Enter saves · Esc leaves",
                   on_change=save_note, args=(dataset, ident))
     st.toggle("Next unreviewed after a verdict", value=True, key=ADVANCE)
-    _status(mine, me, last)
+    _status(mine, me, last, sides)
     for row in others:
         reasons = label(", ".join(map(str, row["reasons"])), 80)
         st.caption(f"{label(row['annotator'], 40)}: {VERDICT_ICONS.get(row['verdict'], '')} "
-                   f"{label(VERDICTS.get(row['verdict'], (str(row['verdict']),))[0], 30)}"
+                   f"{label(sides.verdict_words(str(row['verdict'])), 30)}"
                    + (f" · {reasons}" if reasons else ""))
 
 
-def _status(mine: Mapping[str, Any] | None, me: str, last: str) -> None:
+def _status(mine: Mapping[str, Any] | None, me: str, last: str, sides: Sides = PLAIN) -> None:
     if not me:
         st.caption("✍️ Enter your name in the sidebar to save verdicts.")
     elif mine:
-        name = VERDICTS.get(mine["verdict"], (label(str(mine["verdict"]), 20),))[0].lower()
+        name = (sides.verdict_words(mine["verdict"]) if mine["verdict"] in VERDICTS
+                else label(str(mine["verdict"]), 20))
+        name = name if sides.neutral else name.lower()
         st.success(f"Saved: {name} · {_time(mine['updated_at'])} by {label(me, 40)}", icon="💾")
     else:
         st.caption("Not reviewed by you yet. Reasons and the note are saved with the verdict.")
@@ -194,9 +207,11 @@ def render_queue_nav(total: int, position: int | None, unreviewed: int) -> None:
 
 
 def render_item_header(
-    key: str, subset: str, pref: Preference, in_queue: bool, disagree: Sequence[tuple[int, int]]
+    key: str, subset: str, pref: Preference, in_queue: bool, disagree: Sequence[tuple[int, int]],
+    sides: Sides = PLAIN,
 ) -> None:
-    """Item id, subset, the prompt (literal), and notes that come with the record."""
+    """Item id, subset, the prompt (literal), and notes that come with the record (not to
+    a blind annotator: RM-Bench's note says what is wrong with the rejected responses)."""
     cols = st.columns([4, 2])
     cols[0].markdown(f"#### Item {label(key, 60)}")
     badges = cols[1].container(horizontal=True, horizontal_alignment="right")
@@ -211,21 +226,39 @@ def render_item_header(
     st.caption("Prompt")
     render_text(pref.prompt, box=True, max_height=220, key="rv-prompt")
     error = pref.meta.get("error")
-    if isinstance(error, str) and error:
+    if isinstance(error, str) and error and not sides.neutral:
         with st.expander("The dataset's note on the rejected answers (RM-Bench `error`)"):
             render_text(error)
 
 
 def render_picker(
     pref: Preference, names: tuple[list[str], list[str]], current: Comparison,
-    mine: Mapping[Ident, str], in_scope: Sequence[tuple[int, int]],
+    mine: Mapping[Ident, str], in_scope: Sequence[tuple[int, int]], sides: Sides = PLAIN,
 ) -> None:
     """A grid of comparisons (rows: chosen, columns: rejected) with my verdicts;
-    comparisons outside the queue's scope are drawn plain."""
+    comparisons outside the queue's scope are drawn plain. Neutral ``sides``: one row,
+    ``Pair 1``, ``Pair 2``, … (the grid's rows and columns would name the sides)."""
     if len(pref.chosen) == 1 and len(pref.rejected) == 1:
         return
     with st.container(key="rv-picker"):
-        _picker_grid(names, current, mine, in_scope, len(pref.chosen), len(pref.rejected))
+        if sides.neutral:
+            _picker_row(current, mine, in_scope, len(pref.chosen), len(pref.rejected), sides)
+        else:
+            _picker_grid(names, current, mine, in_scope, len(pref.chosen), len(pref.rejected))
+
+
+def _picker_row(current: Comparison, mine: Mapping[Ident, str],
+                in_scope: Sequence[tuple[int, int]], n_chosen: int, n_rejected: int,
+                sides: Sides) -> None:
+    pairs = [(i, j) for i in range(n_chosen) for j in range(n_rejected)]
+    for (i, j), col in zip(pairs, st.columns(len(pairs)), strict=True):
+        verdict = mine.get((current.item, i, j))
+        text = (f"{VERDICT_ICONS.get(verdict, '')} {label(sides.verdict_words(verdict), 20)}"
+                if verdict else "○ not reviewed")
+        kind = "primary" if (i, j) == (current.i, current.j) else (
+            "secondary" if (i, j) in in_scope else "tertiary")
+        col.button(f"Pair {pairs.index((i, j)) + 1} · {text}", key=f"rv_pick_{i}_{j}",
+                   width="stretch", type=kind)
 
 
 def _picker_grid(names: tuple[list[str], list[str]], current: Comparison, mine: Mapping[Ident, str],
@@ -261,9 +294,10 @@ def side_title(side: str, name: str) -> str:
     return f"{side} {name}" if name.isdigit() else f"{side} · {name}"
 
 
-def _header(side: str, name: str, text: str, score: float | None, fallback) -> str:
+def _header(side: str, name: str, text: str, score: float | None, fallback,
+            sides: Sides = PLAIN) -> str:
     counted = count(text, *fallback)
-    parts = [f"**{side_title(side, name)}**",
+    parts = [f"**{sides.title(side, name)}**",
              f"{counted.tokens:,} tokens ({label(counter_words(counted.method), 60)})"]
     if score is not None:
         parts.append(f"score {score:.3f}")
@@ -272,19 +306,22 @@ def _header(side: str, name: str, text: str, score: float | None, fallback) -> s
 
 def render_responses(
     dataset: str, pref: Preference, names: tuple[list[str], list[str]], current: Comparison,
-    scores: Mapping[str, Any] | None, fallback: tuple,
+    scores: Mapping[str, Any] | None, fallback: tuple, sides: Sides = PLAIN,
 ) -> str:
-    """The chosen and rejected responses side by side, or their differences.
+    """The chosen and rejected responses side by side, or their differences (neutral
+    ``sides``: Response A on the left, whichever it is).
     Returns a marker that changes with the difference in focus (for the key script)."""
     i, j = current.i, current.j
-    a, b = pref.chosen[i], pref.rejected[j]
     ident = current.ident
     chosen_scores = (scores or {}).get("chosen_scores") or []
     rejected_scores = (scores or {}).get("rejected_scores") or []
-    headers = (
-        _header("Chosen", names[0][i], a, chosen_scores[i] if i < len(chosen_scores) else None, fallback),
-        _header("Rejected", names[1][j], b, rejected_scores[j] if j < len(rejected_scores) else None, fallback),
-    )
+    shown = {CHOSEN: (pref.chosen[i], names[0][i], chosen_scores[i] if i < len(chosen_scores) else None),
+             REJECTED: (pref.rejected[j], names[1][j],
+                        rejected_scores[j] if j < len(rejected_scores) else None)}
+    order = (CHOSEN, REJECTED) if sides.first() == CHOSEN else (REJECTED, CHOSEN)
+    a, b = shown[order[0]][0], shown[order[1]][0]
+    headers = tuple(_header(side, shown[side][1], shown[side][0], shown[side][2], fallback, sides)
+                    for side in order)
     controls = st.container(horizontal=True, vertical_alignment="center")
     view = controls.segmented_control("View", list(VIEWS), format_func=VIEWS.get, default="auto",
                                       key="rv_view", label_visibility="collapsed") or "auto"
@@ -312,7 +349,8 @@ def render_responses(
                     disabled=k >= n - 1, on_click=intent, args=("diff", k + 1, ident))
     whole = controls.toggle("Whole text", key="rv_whole")
     same = f"{diff.similarity:.1%}" if 0.99 < diff.similarity < 1 else f"{diff.similarity:.0%}"
+    left, right = ("A", "B") if sides.neutral else ("chosen", "rejected")
     st.caption(f"Difference {k + 1 if n else 0} of {n} (outlined) · {same} of words identical · "
-               "red struck: only in chosen · green: only in rejected · yellow: changed")
+               f"red struck: only in {left} · green: only in {right} · yellow: changed")
     render_diff(diff, k, headers, f"rv-d-{current.item}-{i}-{j}", whole=whole)
     return f"{k}-{zlib.crc32(repr(ident).encode('utf-8'))}-{int(whole)}"

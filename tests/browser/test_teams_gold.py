@@ -5,15 +5,22 @@ sentence, where the Mark button is, why an item without answers cannot be gold."
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
+import time
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import expect
 
 import store
 from needlework.datasets import import_bytes
+from needlework.review.sides import sides_for
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
+from needlework.teams.blind import set_visibility
+from needlework.teams.gold import mark_gold
 from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
 from tests.browser.test_teams import send_form, signed_in_as
 from tests.conftest import garage_records, jsonl
@@ -153,6 +160,114 @@ def test_marking_an_item_without_answers_says_why_beside_the_button(gold_server,
         assert_no_exception(page)
     except Exception:
         screenshot(page, "teams-gold-refusal")
+        raise
+    finally:
+        ctx.close()
+
+
+#: ana's Response A is the rejected one on p0, p8, p18, p24 and the chosen one on the
+#: others (needlework.review.sides.sides_for): the two orders alternate along her queue
+ORDER = (0, 4, 8, 14, 18, 20, 24, 28)
+PAIRS = [{"id": f"p{k}", "prompt": f"Question number {k}?",
+          "chosen": f"The careful answer number {k}.",
+          "rejected": f"A sloppy answer number {k}."} for k in ORDER]
+SIDE_WORDS = re.compile(r"\b(chosen|rejected)\b", re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def pairs_server(tmp_path_factory, chromium_available):
+    """Team mode: a pairs dataset assigned to ana, one gold item (chosen is better), the
+    lead's switch showing the file's labels on (gold items keep them hidden anyway)."""
+    folder = tmp_path_factory.mktemp("gold-pairs")
+    config = folder / "needlework.toml"
+    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
+    db_path = folder / "pairs.db"
+    db = store.connect(db_path)
+    for name, role in PEOPLE.items():
+        accounts.add_user(db, name, role, password=PASSWORDS[name])
+    lead = accounts.get_user(db, "lead")
+    import_bytes(db, jsonl(PAIRS), "pairs.jsonl", dataset="pp", format="pairs")
+    assign_dataset(db, "pp", ["ana"], actor=lead)
+    mark_gold(db, "pp", "p8", actor=lead)
+    set_visibility(db, "pp", "annotators_see_file_labels", True, actor=lead)
+    db.conn.close()
+    server = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
+    server.start()
+    try:
+        yield server, db_path
+    finally:
+        server.stop()
+
+
+def _verdict(db_path, item: str) -> str | None:
+    rows = _read(db_path, "select value from annotations where dataset = 'pp' and item_key = ? "
+                          "and annotator = 'ana' and field = 'verdict:0:0'", [item])
+    return json.loads(rows[0][0])["verdict"] if rows else None
+
+
+def _wait_verdict(db_path, item: str, timeout: float = 20.0) -> str:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        found = _verdict(db_path, item)
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"no verdict of ana on {item}")
+
+
+def test_review_names_no_side_to_an_annotator_and_a_keeps_its_meaning(pairs_server, browser):
+    """Which response the file chose would give every preference gold answer away: an
+    annotator reads Response A / B in an order fixed per item, and A (the left one is
+    better) saves "agree" where it is the chosen one and "flip" where it is not, also when
+    typed ahead of the page."""
+    server, db_path = pairs_server
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/review?dataset=pp")
+        page.get_by_label("Name or e-mail").wait_for(timeout=90_000)
+        send_form(page, "ana", PASSWORDS["ana"])
+        signed_in_as(page, "ana")
+        main, side = _main(page), page.locator('[data-testid="stSidebar"]')
+        seen: dict[str, bool] = {}
+        for _ in range(6):
+            expect(main.get_by_role("button", name="A better")).to_be_visible(timeout=30_000)
+            wait_idle(page)
+            item = parse_qs(urlparse(page.url).query)["item"][0]
+            shown = main.inner_text() + "\n" + side.inner_text()
+            assert not SIDE_WORDS.search(shown), SIDE_WORDS.search(shown)
+            number = item[1:]
+            careful, sloppy = (shown.index(f"The careful answer number {number}."),
+                               shown.index(f"A sloppy answer number {number}."))
+            chosen_left = careful < sloppy
+            assert chosen_left == (not sides_for(True, "ana", item).swap)
+            seen[item] = chosen_left
+            page.keyboard.press("a")  # the left response, Response A, is better
+            assert _wait_verdict(db_path, item) == ("agree" if chosen_left else "flip")
+            expect(main.get_by_text(f"Question number {number}?")).to_have_count(0, timeout=30_000)
+        assert set(seen.values()) == {True, False}, seen  # both orders were met
+        # typed ahead: the second A goes to the next item before the page shows it, and
+        # means that item's Response A all the same
+        wait_idle(page)
+        first = parse_qs(urlparse(page.url).query)["item"][0]
+        page.keyboard.press("a")
+        page.keyboard.press("a")
+        _wait_verdict(db_path, first)
+        later = None
+        deadline = time.time() + 20
+        while later is None and time.time() < deadline:
+            rows = _read(db_path, "select item_key, value from annotations where dataset = 'pp' "
+                                  "and annotator = 'ana' and item_key not in ({})".format(
+                                      ",".join("?" * (len(seen) + 1))), [*seen, first])
+            later = rows[0] if rows else None
+            time.sleep(0.1)
+        assert later is not None, "the second A saved nothing"
+        assert sides_for(True, "ana", later[0]) != sides_for(True, "ana", first)
+        expected = "flip" if sides_for(True, "ana", later[0]).swap else "agree"
+        assert json.loads(later[1])["verdict"] == expected
+        assert_no_exception(page)
+    except Exception:
+        screenshot(page, "teams-gold-review-sides")
         raise
     finally:
         ctx.close()
