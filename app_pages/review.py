@@ -83,7 +83,7 @@ runs = scored_runs(db, dataset) if visibility(db, dataset, user).model_outputs e
 with st.container(horizontal=True, vertical_alignment="top", gap="small"):
     render_search()
     with st.container(width="stretch"):
-        view = render_filters(db, row, runs, me)
+        view = render_filters(db, row, runs, me, not visibility(db, dataset, user).file_labels)
 scores = {}
 if view.run is not None and (view.disagrees or view.by_margin):
     scores = run_scores(str(store.default_path()), dataset, view.run["fingerprint"],

@@ -29,6 +29,9 @@ from store import pairs as pairs_store
 from store.grounding import changed_items, last_change
 from store.review import item_scores_map
 
+#: :data:`needlework.review.queue.SCOPES` in words that name no side
+BLIND_SCOPES = {"all": "every style against every style", "same-style": "same style only"}
+
 
 def model_tokenizer() -> tuple[Callable[[str], int] | None, str]:
     """The newest loaded reward model's tokenizer as a counter (the fallback when
@@ -98,9 +101,12 @@ class ReviewView:
 
 
 def render_filters(db: Database, row: dict[str, Any], runs: Sequence[dict[str, Any]],
-                   me: str) -> ReviewView:
+                   me: str, blind: bool = False) -> ReviewView:
     """The search box and the filter widgets (in an expander, drawn only while it is
-    open; the values are remembered while it is closed). Returns the view to show."""
+    open; the values are remembered while it is closed). Returns the view to show.
+    ``blind``: an annotator who reads Response A / B (:mod:`needlework.review.sides`) is
+    offered no "flipped by me" (it would say which of her A / B verdicts chose the
+    rejected response) and no side names."""
     dataset = row["name"]
     stamp = f"{row['created_at']}|{row['items']}"
     subsets, sources, square = _shape(str(store.default_path()), dataset, stamp)
@@ -115,7 +121,8 @@ def render_filters(db: Database, row: dict[str, Any], runs: Sequence[dict[str, A
         "subsets": [v for v in _value("subsets", []) if v in subsets],
         "sources": [v for v in _value("sources", []) if v in sources],
         "len": _clamp(_value("len", (0, top)), top) if counted else (0, top),
-        "state": _value("state", "all"),
+        "state": _value("state", "all") if not blind or _value("state", "all") != "flipped"
+        else "all",
         "scope": _value("scope", "same-style") if square else "all",
         "model": min(int(_value("model", 0) or 0), max(len(runs) - 1, 0)),
         "disagree": bool(_value("disagree", False)) and bool(runs),
@@ -128,7 +135,7 @@ def render_filters(db: Database, row: dict[str, Any], runs: Sequence[dict[str, A
     box = st.expander(title, icon="🔎", key="rv_filters", on_change="rerun")
     if box.open:
         with box:
-            _draw(values, subsets, sources, top, square, runs)
+            _draw(values, subsets, sources, top, square, runs, blind)
             _lengths(db, dataset, counted, how, fallback, name, row["items"])
     run = runs[values["model"]] if runs else None
     low, high = values["len"]
@@ -147,7 +154,7 @@ def render_search() -> str:
 
 
 def _draw(values: dict[str, Any], subsets: list[str], sources: list[str], top: int,
-          square: bool, runs: Sequence[dict[str, Any]]) -> None:
+          square: bool, runs: Sequence[dict[str, Any]], blind: bool = False) -> None:
     """The filter widgets, seeded with ``values`` (which they update on change)."""
     cols = st.columns(3)
     if len(subsets) > 1:
@@ -159,11 +166,11 @@ def _draw(values: dict[str, Any], subsets: list[str], sources: list[str], top: i
     if top > 1:
         cols[1].slider("Longest response (tokens)", 0, top, key=_seed("len", values["len"]),
                        help="Keeps items whose longest response is in this range.")
-    cols[1].selectbox("Review state", list(REVIEW_STATES), key=_seed("state", values["state"]),
-                      format_func=REVIEW_STATES.get)
+    cols[1].selectbox("Review state", [s for s in REVIEW_STATES if not blind or s != "flipped"],
+                      key=_seed("state", values["state"]), format_func=REVIEW_STATES.get)
     if square:
         cols[2].radio("Comparisons", list(SCOPES), key=_seed("scope", values["scope"]),
-                      format_func=SCOPES.get)
+                      format_func=BLIND_SCOPES.get if blind else SCOPES.get)
     if not runs:
         cols[2].caption("“Model disagrees” and the sort by margin appear once a reward model "
                         "or a judge has scored this dataset.")

@@ -265,6 +265,13 @@ def test_review_names_no_side_to_an_annotator_and_a_keeps_its_meaning(pairs_serv
         assert sides_for(True, "ana", later[0]) != sides_for(True, "ana", first)
         expected = "flip" if sides_for(True, "ana", later[0]).swap else "agree"
         assert json.loads(later[1])["verdict"] == expected
+        # "flipped by me" would say which of her A / B verdicts picked the rejected one
+        main.get_by_text("Filters and sort").click()
+        states = main.get_by_role("combobox", name="Review state")
+        states.click()
+        options = page.get_by_role("option").all_inner_texts()
+        assert "Not fully reviewed by me" in options and "Flipped by me" not in options, options
+        page.keyboard.press("Escape")
         assert_no_exception(page)
     except Exception:
         screenshot(page, "teams-gold-review-sides")
