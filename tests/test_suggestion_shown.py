@@ -103,6 +103,10 @@ def test_file_labels_and_suggestions_are_separate_settings(db, people):
     assert visibility(db, "g", rita).file_labels is True  # reviewers see everything
     assert visibility(db, "g", None).file_labels is True  # local mode too
     assert "no file's labels" in groups_in_words(db, "g")
+    # local mode: one person sees everything of the file, the words leave it out
+    assert groups_in_words(db, "g", team=False) == (
+        "Test group (bob): suggestions only after their own label. "
+        "Control group (every other annotator): no suggestions.")
     for key in ("sample-1", "sample-3"):
         assert suggestion_timing(db, "g", key, bob, "bob") == "after"
         assert suggestion_timing(db, "g", key, ana, "ana") == "never"

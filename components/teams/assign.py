@@ -267,4 +267,5 @@ def render_suggestion_timing(dataset: str, saved: SuggestionSetting, names: Sequ
                    "the gold items, agreement).")
     st.button("Save when suggestions show", key=f"nw-suggest-save|{dataset}",
               on_click=_set_timing, args=(dataset, saved), icon=":material/save:")
-    st.caption(label("Now: " + groups_in_words(get_db(), dataset), 600))
+    st.caption(label("Now: " + groups_in_words(get_db(), dataset, team=signed_in() is not None),
+                     600))

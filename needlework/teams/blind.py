@@ -134,20 +134,21 @@ SEES: dict[Timing, str] = {ALWAYS: "suggestions at once",
                            AFTER: "suggestions only after their own label", NEVER: "no suggestions"}
 
 
-def groups_in_words(db: Database, dataset: str) -> str:
+def groups_in_words(db: Database, dataset: str, *, team: bool = True) -> str:
     """What each group of annotators sees of ``dataset`` now, in one or two sentences
     (the Assignment and Suggestions pages): the test group (the names of
     :func:`suggestion_setting`, or every annotator) and the control group (the others),
-    each with the suggestions and the file's labels they see."""
+    each with the suggestions and (``team``: in team mode, where annotators are blind by
+    default) the file's labels they see."""
     chosen = {**{name: default for name, (default, _) in SETTINGS.items()},
               **dataset_settings.get_settings(db, dataset)}
     file_on = bool(chosen["annotators_see_file_labels"]) and not file_labels_blocked(db, dataset)
-    files = "the file's labels" if file_on else "no file's labels"
+    files = "" if not team else " and the file's labels" if file_on else " and no file's labels"
     setting = suggestion_setting(db, dataset)
     if not setting.names:
-        return f"Every annotator sees {SEES[setting.when]} and {files}."
-    return (f"Test group ({', '.join(setting.names)}): {SEES[setting.when]} and {files}. "
-            f"Control group (every other annotator): no suggestions and {files}.")
+        return f"Every annotator sees {SEES[setting.when]}{files}."
+    return (f"Test group ({', '.join(setting.names)}): {SEES[setting.when]}{files}. "
+            f"Control group (every other annotator): no suggestions{files}.")
 
 
 def shows_suggestion(timing: Timing, answered: bool) -> bool:
