@@ -103,7 +103,9 @@ class ItemQuery:
     ``annotator``); ``deflection`` (``''`` or one of the four above);
     ``deflection_text``: the standard deflection, case-folded; ``marks``: item fields of
     the annotator's (``flag``, ``skipped``, ``comment``), any of which keeps an item.
-    Dimensions and states use the annotator's own value where set, else the record's."""
+    Dimensions and states use the annotator's own value where set, else the record's
+    (``file_values`` False: the annotator's own only, for a person kept from the file's
+    values)."""
 
     annotator: str = ""
     text: str = ""
@@ -113,6 +115,7 @@ class ItemQuery:
     deflection: str = ""
     deflection_text: str = ""
     marks: frozenset[str] = frozenset()
+    file_values: bool = True
 
 
 #: The item fields that mark a question for its annotator (:attr:`ItemQuery.marks`).
@@ -124,15 +127,16 @@ def _own(column: str) -> str:
             f"and o.item_key = g.key and o.annotator = :who and o.field = 'dim:{column}')")
 
 
-def _dim_value(column: str) -> str:
+def _dim_value(column: str, file_values: bool = True) -> str:
     if column == TIME_COLUMN:
-        sensitive, qtype = _dim_value("question_sensitive"), _dim_value("question_type")
+        sensitive = _dim_value("question_sensitive", file_values)
+        qtype = _dim_value("question_type", file_values)
         return (f"(case {sensitive} when 'NO' then 'static' when 'YES' then (case {qtype} "
                 "when 'SLOW-CHANGING' then 'slow-changing' when 'FAST-CHANGING' then "
                 "'fast-changing' else '' end) else '' end)")
     if column not in DIM_COLUMNS:
         raise ValueError(f"unknown dimension {column!r}")
-    return f"coalesce({_own(column)}, g.{column})"
+    return f"coalesce({_own(column)}, g.{column})" if file_values else f"coalesce({_own(column)}, '')"
 
 
 _DISPUTED = ("exists (select 1 from item_disputes x where x.dataset = g.dataset "
@@ -163,7 +167,7 @@ def _where(query: ItemQuery, params: dict[str, Any]) -> str:
         if allowed:
             marks = ", ".join(f":d{n}_{k}" for k in range(len(allowed)))
             params.update({f"d{n}_{k}": v for k, v in enumerate(sorted(allowed))})
-            parts.append(f"{_dim_value(column)} in ({marks})")
+            parts.append(f"{_dim_value(column, query.file_values)} in ({marks})")
     if query.states:
         states = {
             UNLABELED: "coalesce(p.fields, 0) = 0",

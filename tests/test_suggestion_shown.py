@@ -235,3 +235,24 @@ def test_suggestions_turned_on_midway_count_only_what_was_on_screen(db, people):
                if e["action"] in ("dataset.setting", "view.setting")]
     assert actions == [("dataset.setting", "suggestion_timing")] * 2 + [
         ("view.setting", "hide_suggestions")] * 2
+
+
+def test_the_question_filters_never_read_the_files_values_for_a_blind_annotator(db, people):
+    """A dimension filter compares the annotator's own value, else the file's: for a person
+    kept from the file's values (:func:`visibility`), their own only, so filtering cannot
+    read the file's dimensions (nor a gold item's answers taken from them) off the list."""
+    from needlework.grounding.progress import ItemFilter  # noqa: PLC0415
+    from store.grounding import matching_items  # noqa: PLC0415
+
+    act(db, people["ana"], kind="set", item="sample-2", field="dim:question_complexity",
+        value="Set")
+
+    def kept(file_values: bool, value: str) -> list[str]:
+        flt = ItemFilter(dims={"question_complexity": {value}}, file_values=file_values)
+        return [k for _, k in matching_items(db, "g", flt.query("ana"))]
+
+    # every record says Simple; ana says Set on sample-2
+    assert kept(True, "Simple") == ["sample-1", "sample-3", "sample-4"]
+    assert kept(False, "Simple") == []
+    assert kept(True, "Set") == kept(False, "Set") == ["sample-2"]
+    assert kept(False, "") == ["sample-1", "sample-3", "sample-4"]  # not set by her

@@ -23,13 +23,14 @@ from sqlite_utils import Database
 
 import store
 from components import position as pos
-from components.state import get_db
+from components.state import get_db, signed_in
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding import keymap as km
 from needlework.grounding import progress as gp
 from needlework.teams.access import own_queue, restricted
 from needlework.teams.assignment import next_item
+from needlework.teams.blind import visibility
 from store.grounding import (
     changed_items,
     disagreeing_items,
@@ -266,6 +267,8 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
     dataset = row["name"]
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         flt = _render_filters(dataset, categories)
+        # the dimension filters never read the file's values for a person kept from them
+        flt.file_values = visibility(db, dataset, signed_in()).file_labels
         flt.text = st.text_input("Search", key=_state(dataset, "f-text"),
                                  placeholder="search questions or #number",
                                  label_visibility="collapsed", width=200)

@@ -55,14 +55,16 @@ def item_state(fields: int, done: bool) -> str:
 class ItemFilter:
     """What the question list shows. Dimension filters (``{field: allowed values}``,
     field ``time`` for the time sensitivity) compare the annotator's own value when
-    set, else the record's; empty sets mean "any". ``text`` is matched in the question
-    and its id, case aside; ``12`` or ``#12`` also finds question 12."""
+    set, else the record's (``file_values`` False, for a person kept from the file's
+    labels and dimensions: their own only); empty sets mean "any". ``text`` is matched in
+    the question and its id, case aside; ``12`` or ``#12`` also finds question 12."""
 
     dims: dict[str, set[str]] = field(default_factory=dict)
     states: set[str] = field(default_factory=set)
     deflection: str = "any"
     text: str = ""
     marks: set[str] = field(default_factory=set)  # of store.grounding.MARKS: any of them
+    file_values: bool = True
 
     def active(self) -> bool:
         """Whether anything is filtered."""
@@ -82,13 +84,14 @@ class ItemFilter:
             deflection=_SQL_DEFLECTION[self.deflection],
             deflection_text=" ".join(DEFLECTION.split()).casefold(),
             marks=frozenset(self.marks),
+            file_values=self.file_values,
         )
 
     def signature(self) -> tuple:
         """A hashable value that changes whenever what the filter keeps may change."""
         return (tuple(sorted((k, tuple(sorted(v))) for k, v in self.dims.items() if v)),
                 tuple(sorted(self.states)), self.deflection, self.text.strip().casefold(),
-                tuple(sorted(self.marks)))
+                tuple(sorted(self.marks)), self.file_values)
 
 
 @dataclass
