@@ -212,3 +212,26 @@ def test_the_assignment_page_says_the_switch_does_nothing_with_gold_items(team_d
     at = page(team_db, "lead", "app_pages/assign.py", "g")
     assert GOLD_KEEPS_FILE_LABELS in [i.value for i in at.info]
     assert GOLD_KEEPS_FILE_LABELS.count(". ") == 0  # one sentence
+
+
+@pytest.mark.slow
+def test_an_annotator_sees_no_disagreement_mark_in_the_question_list(team_db) -> None:
+    """Where annotators disagree is the reviewers' (gold items, which everyone labels, would
+    stand out by it): no ⚠ and no such filter for an annotator in team mode."""
+    from needlework.teams.writes import write_annotation  # noqa: PLC0415
+
+    for who, value in (("ana", "OUTDATED"), ("bob", "UNKNOWN")):
+        write_annotation(team_db, "g", "sample-1", "label:1", value,
+                         actor=accounts.get_user(team_db, who))
+
+    def picker(at: AppTest) -> list[str]:
+        [box] = [s for s in at.selectbox if (s.key or "").startswith("nw-nav-pick-")]
+        return [str(o) for o in box.options]
+
+    def states(at: AppTest) -> list[str]:
+        return [o for m in at.multiselect if m.label == "Label state (yours)" for o in m.options]
+
+    ana = page(team_db, "ana", "app_pages/annotate.py", "g")
+    assert not any("⚠" in o for o in picker(ana)) and "annotators disagree" not in states(ana)
+    rita = page(team_db, "rita", "app_pages/annotate.py", "g")
+    assert any("⚠" in o for o in picker(rita)) and "annotators disagree" in states(rita)

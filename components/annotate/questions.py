@@ -31,6 +31,7 @@ from needlework.grounding import progress as gp
 from needlework.teams.access import own_queue, restricted
 from needlework.teams.assignment import next_item
 from needlework.teams.blind import visibility
+from needlework.teams.permissions import can
 from store.grounding import (
     changed_items,
     disagreeing_items,
@@ -224,14 +225,22 @@ def _unfinished(db: Database, key: str, position: int, items: gp.ItemList,
     return items.next_unfinished(db, key, position)
 
 
-def _render_filters(dataset: str, categories: list[str]) -> gp.ItemFilter:
+def _sees_others(user: Any) -> bool:
+    """Whether the person may see where annotators disagree (the ⚠ mark and its filter):
+    locally and for reviewers and admins; an annotator in team mode labels blind (others'
+    labels, and gold items, which everyone labels, cannot be read off the list)."""
+    return user is None or can(user, "view_all")
+
+
+def _render_filters(dataset: str, categories: list[str], others: bool = True) -> gp.ItemFilter:
     def multi(column, title: str, options: list[str], name: str) -> set[str]:
         return set(column.multiselect(title, options, key=_state(dataset, f"f-{name}"),
                                       format_func=lambda v: v or "(empty)"))
 
     with st.popover("Filters", icon=":material/filter_list:"):
         cols = st.columns(2)
-        states = multi(cols[0], "Label state (yours)", list(gp.STATES), "states")
+        states = multi(cols[0], "Label state (yours)",
+                       [x for x in gp.STATES if others or x != gp.DISAGREE], "states")
         deflection = cols[1].selectbox("Deflection", gp.DEFLECTION_FILTERS,
                                        key=_state(dataset, "f-deflection"))
         marks = set(cols[0].multiselect(
@@ -266,9 +275,10 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
     ``queue``: the annotator's own queue in team mode (the list is then that queue)."""
     dataset = row["name"]
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
-        flt = _render_filters(dataset, categories)
+        user = signed_in()
+        flt = _render_filters(dataset, categories, _sees_others(user))
         # the dimension filters never read the file's values for a person kept from them
-        flt.file_values = visibility(db, dataset, signed_in()).file_labels
+        flt.file_values = visibility(db, dataset, user).file_labels
         flt.text = st.text_input("Search", key=_state(dataset, "f-text"),
                                  placeholder="search questions or #number",
                                  label_visibility="collapsed", width=200)
@@ -286,7 +296,8 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
             rows = list_rows(db, dataset, who, [position]) + rows
             if not items.ordered:
                 rows.sort(key=lambda r: r["position"])
-        disputed = disagreeing_items(db, dataset, [r["key"] for r in rows])
+        disputed = (disagreeing_items(db, dataset, [r["key"] for r in rows])
+                    if _sees_others(user) else {})
         labels = {r["key"]: _option(r, r["key"] in disputed) for r in rows}
         options = list(labels)
         # keyed by the current item and the option labels: never assigned by the server
