@@ -73,6 +73,7 @@ from needlework.formats import preference_view
 from needlework.formats.garage import DEFLECTION, DIMENSIONS
 from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
+from needlework.grounding.keymap import choice_of, dimension_keys
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
 from needlework.review.verdicts import make_value, verdict_of
 from needlework.teams.blind import AFTER, NEVER, suggestion_timing
@@ -237,7 +238,30 @@ def _shown_suggestions(b: Batch, action: Action) -> dict[str, list[dict[str, Any
     if timing == AFTER:
         out = {name: rows for name, rows in out.items() if _answered(
             get_value(b.db, action.dataset, action.item, action.annotator, name))}
+    if b.targets.kind(action.dataset) in GROUNDING:
+        out = _drawn_dimensions(out)
     return out
+
+
+def _drawn_dimensions(offered: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """``offered`` without the dimension suggestions Annotate cannot draw: a dimension of
+    several fields (time sensitivity) marks a source's option only where that source's
+    values of its fields (as shown) amount to one (:func:`choice_of`)."""
+    out = dict(offered)
+    for dim in dimension_keys():
+        if len(dim["fields"]) < 2:
+            continue
+        names = [f"dim:{f}" for f in dim["fields"]]
+        by_source: dict[str, dict[str, Any]] = {}
+        for name in names:
+            for row in out.get(name, []):
+                by_source.setdefault(row["source"], {})[name] = row["value"]
+        drawn = {source for source, values in by_source.items()
+                 if choice_of(dim, [values.get(name) for name in names]) is not None}
+        for name in names:
+            if name in out:
+                out[name] = [row for row in out[name] if row["source"] in drawn]
+    return {name: rows for name, rows in out.items() if rows}
 
 
 def _answered(value: Any) -> bool:

@@ -256,3 +256,18 @@ def test_the_question_filters_never_read_the_files_values_for_a_blind_annotator(
     assert kept(False, "Simple") == []
     assert kept(True, "Set") == kept(False, "Set") == ["sample-2"]
     assert kept(False, "") == ["sample-1", "sample-3", "sample-4"]  # not set by her
+
+
+def test_a_time_sensitivity_suggestion_counts_only_where_annotate_draws_it(db, people):
+    """Time sensitivity is one row of options over two fields: a source's values show as an
+    option only when both amount to one, and only then does a value meet them."""
+    ana = people["ana"]
+    put_suggestions(db, [{"dataset": "g", "item_key": "sample-1", "field": "dim:question_type",
+                          "source": "x", "value": "FAST-CHANGING"}], by="boss")
+    act(db, ana, kind="set", item="sample-1", field="dim:question_type", value="FAST-CHANGING")
+    assert via(db, "ana", "sample-1", "dim:question_type") is None  # half an option: not drawn
+    put_suggestions(db, [{"dataset": "g", "item_key": "sample-1", "field": "dim:question_sensitive",
+                          "source": "x", "value": "YES"}], by="boss")
+    act(db, ana, kind="set", item="sample-1", field="dim:question_type", value="SLOW-CHANGING")
+    assert via(db, "ana", "sample-1", "dim:question_type") == {
+        "how": "changed", "source": "x", "suggested": "FAST-CHANGING"}
