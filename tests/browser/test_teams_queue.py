@@ -2,7 +2,8 @@
 only the items assigned to her (a link to another's item, N / P and the question list
 never show its text) and her progress counts her queue; on Review her list, counts, J / N
 and the key script's line of comparisons ahead hold her own comparisons only, so a run of
-verdicts typed at speed lands on her items and nothing is refused.
+verdicts typed at speed lands on her items and nothing is refused. A reviewer's D in
+adjudication opens the next question with an open dispute.
 
 One team-mode server of its own: a grounding and a preference dataset whose texts differ
 item by item, each split between ana and bob (one annotator per item).
@@ -11,22 +12,25 @@ item by item, each split between ana and bob (one annotator per item).
 from __future__ import annotations
 
 import copy
+import re
 import sqlite3
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 import store
 from needlework.datasets import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
+from store.annotations import set_annotation
 from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
 from tests.browser.test_teams import sign_in
 from tests.conftest import GARAGE_RECORD, jsonl
 from tests.teams_fixtures import PASSWORDS
 
-GROUND, PREF = "queue-g", "queue-p"
-PEOPLE = {"lead": "admin", "ana": "annotator", "bob": "annotator"}
+GROUND, PREF, DISPUTED = "queue-g", "queue-p", "queue-d"
+PEOPLE = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
 
 
 def _queue(db_path, dataset: str, who: str) -> list[str]:
@@ -68,6 +72,11 @@ def server(tmp_path_factory, chromium_available):
                              "chosen": [f"A careful answer {k}."],
                              "rejected": [f"Wrong {k}.", f"Also wrong {k}.", f"No answer {k}."]}
                             for k in range(8)]), f"{PREF}.jsonl", dataset=PREF, format="lfrb")
+    import_bytes(db, jsonl(records), f"{DISPUTED}.jsonl", dataset=DISPUTED)
+    for key in ("sample-2", "sample-5", "sample-7"):  # two annotators disagree on passage 2
+        set_annotation(db, DISPUTED, key, "x1", "label:2", "OUTDATED")
+        set_annotation(db, DISPUTED, key, "x2", "label:2", "UNKNOWN")
+    set_annotation(db, DISPUTED, "sample-5", "rita", "final:label:2", "UNKNOWN")  # settled
     lead = accounts.get_user(db, "lead")
     for name in (GROUND, PREF):
         assign_dataset(db, name, ["ana", "bob"], per_item=1, actor=lead)
@@ -185,5 +194,44 @@ def test_review_goes_along_her_own_comparisons(browser, server):
         assert not _theirs_shown(page, theirs, "Prompt of")
         assert page.url.split("item=")[1].split("&")[0] in mine
         screenshot(page, "teams-queue-review")
+    finally:
+        ctx.close()
+
+
+def test_d_opens_the_next_open_dispute_in_adjudication(browser, server):
+    ctx, page = signed_in(browser, server, "rita")
+    try:
+        page.goto(f"{server.url}/agreement?dataset={DISPUTED}")
+        page.get_by_role("tab", name="Adjudication").click()
+        keys = page.get_by_text("Keys: D opens the next question with an open dispute")
+        keys.wait_for(timeout=60_000)
+        wait_idle(page)
+        assert_no_exception(page)
+        picker = page.get_by_role("combobox", name="Question in dispute")
+        expect(picker).to_have_value("2. Question of sample-2?")  # the first in dispute
+        said = page.locator('[data-testid="stCaptionContainer"]').filter(
+            has_text=re.compile(r"^Question \d+: "))
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("d")  # question 5 is settled: 7
+        expect(said).to_have_text("Question 7: an open dispute (2 questions with one).",
+                                  timeout=30_000)
+        expect(picker).to_have_value("7. Question of sample-7?", timeout=30_000)
+        wait_idle(page)
+        # typing a d in the note is text, not the key
+        note = page.get_by_label("Note to the annotators", exact=False)
+        note.click()
+        page.keyboard.type("d")
+        page.wait_for_timeout(500)
+        expect(picker).to_have_value("7. Question of sample-7?")
+        assert note.input_value() == "d"
+        note.fill("")
+        page.keyboard.press("Escape")
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("d")  # wraps around to question 2
+        expect(said).to_have_text("Question 2: an open dispute (2 questions with one).",
+                                  timeout=30_000)
+        expect(picker).to_have_value("2. Question of sample-2?", timeout=30_000)
+        assert_no_exception(page)
+        screenshot(page, "teams-queue-next-dispute")
     finally:
         ctx.close()
