@@ -64,8 +64,8 @@ class Queue:
 
 def team_queue(db: Database, dataset: str, user: Any) -> Queue | None:
     """The signed-in user's own queue of ``dataset`` in team mode (``None``: local mode,
-    or a reviewer, an admin, or an annotator allowed to open any item, with nothing
-    assigned: the whole list). An annotator with nothing assigned gets an empty queue."""
+    or a reviewer or an admin with nothing assigned: the whole list). An annotator with
+    nothing assigned gets an empty queue."""
     keys = own_queue(db, dataset, user)
     if keys is None:
         return None
@@ -286,7 +286,7 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
         if not items.total:
             st.info("This dataset has no questions.")
             return None
-        if queue is not None and queue.only and not queue.keys:
+        if queue is not None and not queue.keys:
             st.info("Nothing in this dataset is assigned to you: your lead assigns the items "
                     "on the Assignment page.", icon=":material/assignment:")
             return None

@@ -67,16 +67,15 @@ def own_queue(db: Database, dataset: str, actor: User | None, *,
               reviewers: bool = True) -> list[str] | None:
     """The item keys ``actor``'s page goes along, in queue order; ``None``: the whole
     dataset. An annotator in team mode: their queue, empty when nothing is assigned to
-    them (the whole dataset instead where the lead lets annotators open any item and
-    they have no queue). A reviewer or admin: their queue when they have one and
-    ``reviewers``, else the whole dataset. Local mode: the whole dataset."""
+    them (whether or not the lead lets annotators open any item: that lets a link open
+    another's item, never puts it in their list). A reviewer or admin: their queue when
+    they have one and ``reviewers``, else the whole dataset. Local mode: the whole
+    dataset."""
     if actor is None:
         return None
     keys = store_assignments.queue_keys(db, dataset, actor.name)
     if actor.at_least(REVIEWER):
         return keys if keys and reviewers else None
-    if not keys and open_any(db, dataset):
-        return None
     return keys
 
 
