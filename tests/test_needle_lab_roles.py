@@ -58,6 +58,7 @@ def registered(at: AppTest, page: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_a_reviewer_opens_the_lab_and_types_no_judge_address(tmp_path, monkeypatch):
     db = team_mode_db(tmp_path, monkeypatch, config=JUDGE)
     at = open_as(db, "rita", "app_pages/needle.py")  # the seeded demo set when none is picked
@@ -78,6 +79,7 @@ def test_a_reviewer_opens_the_lab_and_types_no_judge_address(tmp_path, monkeypat
     assert not registered(at, "app_pages/needle.py")  # annotators: never
 
 
+@pytest.mark.slow
 def test_admins_only_when_the_file_says_so(tmp_path, monkeypatch):
     db = team_mode_db(tmp_path, monkeypatch, config='[pages]\nneedle_lab = "admin"\n')
     assert not registered(open_as(db, "rita"), "app_pages/needle.py")

@@ -102,6 +102,7 @@ def test_progress_counts_the_annotators_own_queue(team_db):
     assert any("1 of 4 items done by ana" in t for t in bars), bars  # not "of 8"
 
 
+@pytest.mark.slow
 def test_home_counts_each_person_against_their_queue(team_db):
     ana = accounts.get_user(team_db, "ana")
     finish_grounding(team_db, "g", queue(team_db, "g", "ana")[0].key, ana)
@@ -183,6 +184,7 @@ def review_caption(at: AppTest) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_review_goes_along_the_annotators_own_comparisons(pref_db):
     mine = [e.key for e in queue(pref_db, "p", "ana")]
     theirs = [e.key for e in queue(pref_db, "p", "bob")]
