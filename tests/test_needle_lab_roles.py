@@ -10,11 +10,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.state import SIGNED_IN
+from needlework.datasets import import_bytes
 from needlework.teams import accounts
 from needlework.teams.config import ConfigError, parse_config
 from needlework.teams.permissions import User, may_open_needle_lab, needle_lab_refusal
-from tests.conftest import ROOT
+from tests.conftest import ROOT, jsonl
 from tests.teams_fixtures import open_as, team_mode_db
+from tests.test_home_page import NEEDLE
 
 JUDGE = ('[judges.team-judge]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "judge"\n'
          'key_env = "TEAM_JUDGE_KEY"\n')
@@ -61,9 +63,13 @@ def registered(at: AppTest, page: str) -> bool:
 @pytest.mark.slow
 def test_a_reviewer_opens_the_lab_and_types_no_judge_address(tmp_path, monkeypatch):
     db = team_mode_db(tmp_path, monkeypatch, config=JUDGE)
-    at = open_as(db, "rita", "app_pages/needle.py")  # the seeded demo set when none is picked
+    import_bytes(db, jsonl([dict(NEEDLE, id=f"n{i}") for i in range(3)]), "needles.jsonl",
+                 format="needle", dataset="needles")
+    at = open_as(db, "rita", "app_pages/needle.py", "needles")
     assert [t.value for t in at.title] == ["🔎 Needle lab"]
     assert not [e for e in at.error if "Needle lab" in e.value]
+    # the judge form (step 2's "judge it with an LLM"): the admin's connection by name only
+    assert at.selectbox(key="jd_named").options[0].startswith("team-judge: judge at ")
     keys = {w.key for w in at.text_input if w.key}
     assert "jd_base_url" not in keys and not {"jd_key_env", "jd_secret"} & keys
     # building a needle set imports a dataset: an admin's, as on the Import page
