@@ -143,7 +143,9 @@ _DISPUTED = ("exists (select 1 from item_disputes x where x.dataset = g.dataset 
              "and x.item_key = g.key)")
 _DEFLECTED = ("(coalesce(p.deflected, 0) > 0 or (coalesce(p.answered, 0) = 0 "
               "and g.answer_head = :deflection_text))")
-_NEEDS = ("coalesce(p.answer_labels, 0) = 0 and not exists (select 1 from json_each(g.evidence) e "
+_NEEDS_OWN = "coalesce(p.answer_labels, 0) = 0"
+#: No ANSWER label of the annotator's, nor one of the file's on a passage they left unlabelled.
+_NEEDS = (f"{_NEEDS_OWN} and not exists (select 1 from json_each(g.evidence) e "
           "where e.value = 'ANSWER-THE-QUESTION' and e.key < g.n_passages and not exists "
           "(select 1 from annotations o where o.dataset = g.dataset and o.item_key = g.key "
           "and o.annotator = :who and o.field = 'label:' || (e.key + 1)))")
@@ -188,7 +190,7 @@ def _where(query: ItemQuery, params: dict[str, Any]) -> str:
             DEFLECTED: _DEFLECTED,
             ANSWERED: f"(coalesce(p.answered, 0) > 0 and not {_DEFLECTED})",
             NO_ANSWER: "coalesce(p.answered, 0) = 0",
-            NEEDS_DEFLECTION: f"({_NEEDS})",
+            NEEDS_DEFLECTION: f"({_NEEDS if query.file_values else _NEEDS_OWN})",
         }[query.deflection])
     return " and ".join(parts) or "1"
 

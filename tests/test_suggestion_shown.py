@@ -271,3 +271,28 @@ def test_a_time_sensitivity_suggestion_counts_only_where_annotate_draws_it(db, p
     act(db, ana, kind="set", item="sample-1", field="dim:question_type", value="SLOW-CHANGING")
     assert via(db, "ana", "sample-1", "dim:question_type") == {
         "how": "changed", "source": "x", "suggested": "FAST-CHANGING"}
+
+
+def test_the_needs_deflection_filter_never_reads_the_files_labels_for_a_blind_annotator(db, people):
+    """"Needs deflection" leaves out a question whose file marks a passage ANSWER that the
+    annotator has not labelled yet; for a person kept from the file's labels it goes by their
+    own labels only, so the list cannot tell them which passages the file (or a gold item
+    taken from it) says answer the question."""
+    from needlework.grounding.progress import DEFLECTION_FILTERS, ItemFilter  # noqa: PLC0415
+    from store.grounding import matching_items  # noqa: PLC0415
+
+    def kept(file_values: bool) -> list[str]:
+        flt = ItemFilter(deflection=DEFLECTION_FILTERS[-1], file_values=file_values)
+        return [k for _, k in matching_items(db, "g", flt.query("ana"))]
+
+    everything = [k for _, k in db.execute(
+        "select position, key from grounding_items where dataset = 'g' order by position")]
+    with_answer = [k for (k,) in db.execute(
+        "select key from grounding_items g where dataset = 'g' and exists (select 1 from "
+        "json_each(g.evidence) e where e.value = 'ANSWER-THE-QUESTION') order by position")]
+    assert with_answer, "the sample has questions the file answers"
+    assert kept(True) == [k for k in everything if k not in with_answer]
+    assert kept(False) == everything  # ana has labelled nothing: none of hers is ANSWER
+    act(db, people["ana"], kind="set", item=everything[0], field="label:1",
+        value="ANSWER-THE-QUESTION")
+    assert kept(False) == everything[1:]
