@@ -43,7 +43,7 @@ render_open_any(dataset, open_any(db, dataset))
 
 st.subheader("What annotators see")
 render_visibility(dataset, settings(db, dataset))
-render_suggestion_timing(dataset, suggestion_setting(db, dataset), [u.name for u in people])
+render_suggestion_timing(dataset, suggestion_setting(db, dataset, team=me is not None), [u.name for u in people])
 
 st.subheader("Someone left")
 render_reassign(dataset, sorted(loads(db, dataset)), people, plan)

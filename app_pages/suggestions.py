@@ -31,7 +31,7 @@ render_flash()
 # team mode: the accounts; local mode: the names that have worked on this dataset
 people = ([u.name for u in list_users(db, actor=me) if not u.disabled] if me is not None
           else sorted(annotated_items_by_annotator(db, dataset)))
-render_suggestion_timing(dataset, suggestion_setting(db, dataset), people)
+render_suggestion_timing(dataset, suggestion_setting(db, dataset, team=me is not None), people)
 
 if row["kind"] == "grounding":
     st.subheader("Ask a judge")

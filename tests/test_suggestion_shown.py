@@ -54,7 +54,23 @@ def people(db):
                           "value": value, "score": 0.9}
                          for key, labels in SUGGESTED.items()
                          for n, value in enumerate(labels, start=1)], by="boss")
+    # team mode shows annotators no suggestion until the lead chooses: here, everyone at once
+    set_suggestion_timing(db, "g", "always", [], actor=users["boss"])
     return users
+
+
+def test_team_mode_shows_annotators_no_suggestion_until_the_lead_chooses(db):
+    """Blind by default: where the lead never chose, an annotator in team mode sees no
+    suggestion (the experiment starts with nobody shown one), a reviewer sees them, and
+    local mode (one person, who asked for them) sees them at once."""
+    import_bytes(db, jsonl(garage_records(2)), "g.jsonl", dataset="g")
+    users = team(db, annotators=("ana",))
+    assert suggestion_timing(db, "g", "sample-1", users["ana"], "ana") == "never"
+    assert suggestion_timing(db, "g", "sample-1", users["rita"], "rita") == "always"
+    assert suggestion_timing(db, "g", "sample-1", None, "ana") == "always"
+    assert groups_in_words(db, "g") == "Every annotator sees no suggestions and no file's labels."
+    set_suggestion_timing(db, "g", "after", ["ana"], actor=users["boss"])
+    assert suggestion_timing(db, "g", "sample-1", users["ana"], "ana") == "after"
 
 
 def act(db, who, **action):
@@ -77,7 +93,7 @@ def via(db, who: str, item: str, field: str, dataset: str = "g"):
 
 def test_file_labels_and_suggestions_are_separate_settings(db, people):
     ana, bob, rita, boss = people["ana"], people["bob"], people["rita"], people["boss"]
-    # file's labels off, suggestions for everyone (the defaults)
+    # file's labels off (the default), suggestions for everyone (the fixture's choice)
     assert visibility(db, "g", ana).file_labels is False
     assert suggestion_timing(db, "g", "sample-1", ana, "ana") == "always"
     assert groups_in_words(db, "g") == "Every annotator sees suggestions at once and no file's labels."
@@ -167,6 +183,7 @@ def test_h_is_an_annotate_key_review_shows_suggestions_whatever_it_says(db, peop
     """Review has no H: a verdict typed there with H on (on Annotate) met the suggestion."""
     import_bytes(db, jsonl(lfrb_records(1)), "p.jsonl", dataset="p", format="lfrb")
     assign_dataset(db, "p", ["ana"], per_item=1, actor=people["boss"])
+    set_suggestion_timing(db, "p", "always", [], actor=people["boss"])
     put_suggestions(db, [{"dataset": "p", "item_key": "q0", "field": "verdict:0:0",
                           "source": "rm", "value": "agree"}], by="boss")
     set_hides_suggestions(db, "ana", True, actor=people["ana"])
@@ -230,10 +247,11 @@ def test_suggestions_turned_on_midway_count_only_what_was_on_screen(db, people):
     assert (anchored["units"], anchored["shown"]) == (12, 6)
     # today's settings show ana every suggestion: the figures do not recount from them
     assert suggestion_timing(db, "g", "sample-1", ana, "ana") == "always"
-    # the audit says when the group changed and when H went on and off
+    # the audit says when the group changed (the fixture's choice, then twice here) and
+    # when H went on and off
     actions = [(e["action"], e["target"]) for e in iter_events(db)
                if e["action"] in ("dataset.setting", "view.setting")]
-    assert actions == [("dataset.setting", "suggestion_timing")] * 2 + [
+    assert actions == [("dataset.setting", "suggestion_timing")] * 3 + [
         ("view.setting", "hide_suggestions")] * 2
 
 

@@ -188,12 +188,13 @@ def test_only_the_lead_sets_it_and_it_is_audited(grounding, people):
         set_suggestion_timing(grounding, "g", "never", [], actor=people["rita"])
     with pytest.raises(PermissionDenied):
         set_suggestion_timing(grounding, "g", "never", [], actor=people["ana"])
-    assert suggestion_setting(grounding, "g").when == "always"
+    assert suggestion_setting(grounding, "g").when == "always"  # locally
+    assert suggestion_setting(grounding, "g", team=True).when == "never"  # in team mode
     before = set_suggestion_timing(grounding, "g", "after", ["bob", "ana"], actor=people["boss"])
-    assert before == SuggestionSetting("always", ())
+    assert before == SuggestionSetting("never", ())
     [event] = [e for e in iter_events(grounding, "g") if e["target"] == "suggestion_timing"]
     assert (event["by"], event["action"]) == ("boss", "dataset.setting")
-    assert (json.loads(event["before"]), json.loads(event["after"])) == ({"when": "always", "for": []},
+    assert (json.loads(event["before"]), json.loads(event["after"])) == ({"when": "never", "for": []},
                                                  {"when": "after", "for": ["ana", "bob"]})
 
 
@@ -328,10 +329,10 @@ def test_the_lead_chooses_it_on_the_assignment_page(tmp_path, monkeypatch):
     at = open_as(db, "lead", "app_pages/assign.py", "g")
     [when] = [r for r in at.radio if r.label == "When annotators see suggestions"]
     [names] = [m for m in at.multiselect if m.label.startswith("For these annotators")]
-    assert when.value == "always" and names.value == [] and "ana" in names.options
+    assert when.value == "never" and names.value == [] and "ana" in names.options
     assert "the others see no suggestions" in names.help and "test group" in names.label
     assert "does not depend on the file's labels" in when.help
-    assert any("Now: Every annotator sees suggestions at once and no file's labels." in
+    assert any("Now: Every annotator sees no suggestions and no file's labels." in
                c.value.replace("\\", "") for c in at.caption)
     when.set_value("after")
     names.set_value(["ana"])

@@ -176,7 +176,11 @@ def test_suggestions_are_apart_from_the_file_labels_and_show_on_gold_too(team_db
     def marked(at: AppTest) -> bool:  # a label button drawn as suggested
         return bool(re.search(r'<button[^>]*class="[^"]*nw-suggested', shown(at)))
 
-    # the default: every annotator sees the suggestions, not the file's labels
+    # the default: no suggestion and no file's label until the lead chooses
+    at = page(team_db, "ana", "app_pages/annotate.py", "g")
+    assert "suggested:" not in text(at) and not marked(at) and "file's label" not in text(at)
+    # the lead shows every annotator the suggestions, not the file's labels
+    set_suggestion_timing(team_db, "g", "always", [], actor=lead)
     at = page(team_db, "ana", "app_pages/annotate.py", "g")
     assert "suggested: Outdated (judge)" in text(at) and marked(at)
     assert "file's label" not in text(at)

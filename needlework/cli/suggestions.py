@@ -273,6 +273,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_timing(args: argparse.Namespace) -> int:
     from needlework.teams.blind import TIMINGS, set_suggestion_timing, suggestion_setting  # noqa: PLC0415
+    from needlework.teams.config import team_mode  # noqa: PLC0415
     from store.datasets import get_dataset  # noqa: PLC0415
 
     db = connect(args.db)
@@ -285,7 +286,7 @@ def cmd_timing(args: argparse.Namespace) -> int:
             return 2
     else:
         set_suggestion_timing(db, args.dataset, args.when, args.names, actor=None)
-    now = suggestion_setting(db, args.dataset)
+    now = suggestion_setting(db, args.dataset, team=team_mode())
     who = (f"for {', '.join(now.names)} (the other annotators see none)" if now.names
            else "for every annotator")
     print(f"{args.dataset}: {now.when}: {TIMINGS[now.when]}, {who}")

@@ -104,10 +104,12 @@ class SuggestionSetting:
         return self.when
 
 
-def suggestion_setting(db: Database, dataset: str) -> SuggestionSetting:
-    """The lead's choice for ``dataset`` (always, for everyone, where never set)."""
+def suggestion_setting(db: Database, dataset: str, *, team: bool = False) -> SuggestionSetting:
+    """The lead's choice for ``dataset``. Where never set: for everyone, ``always`` in
+    local mode (one person, who asked for the suggestions) and ``never`` in team mode
+    (``team``), where annotators are blind until the lead chooses who sees them."""
     chosen = dataset_settings.get_settings(db, dataset)
-    when = chosen.get(WHEN_SETTING, ALWAYS)
+    when = chosen.get(WHEN_SETTING, NEVER if team else ALWAYS)
     names = chosen.get(FOR_SETTING) or []
     return SuggestionSetting(when=cast(Timing, when) if when in TIMINGS else ALWAYS,
                              names=tuple(str(n) for n in names if isinstance(n, str)))
@@ -126,7 +128,8 @@ def suggestion_timing(db: Database, dataset: str, item_key: str, actor: User | N
     a gold item shows its suggestions like any other."""
     if actor is not None and actor.at_least(REVIEWER):
         return ALWAYS
-    return suggestion_setting(db, dataset).timing_for(actor.name if actor else annotator)
+    return suggestion_setting(db, dataset, team=actor is not None).timing_for(
+        actor.name if actor else annotator)
 
 
 #: A timing as a group's share of the page (:func:`groups_in_words`).
@@ -144,7 +147,7 @@ def groups_in_words(db: Database, dataset: str, *, team: bool = True) -> str:
               **dataset_settings.get_settings(db, dataset)}
     file_on = bool(chosen["annotators_see_file_labels"]) and not file_labels_blocked(db, dataset)
     files = "" if not team else " and the file's labels" if file_on else " and no file's labels"
-    setting = suggestion_setting(db, dataset)
+    setting = suggestion_setting(db, dataset, team=team)
     if not setting.names:
         return f"Every annotator sees {SEES[setting.when]}{files}."
     return (f"Test group ({', '.join(setting.names)}): {SEES[setting.when]}{files}. "
@@ -176,7 +179,7 @@ def set_suggestion_timing(db: Database, dataset: str, when: str, names: Iterable
         raise ValueError(f"unknown timing {when!r}: one of {', '.join(TIMINGS)}")
     chosen = tuple(sorted({n.strip() for n in names if n and n.strip()}))
     actor = check(db, actor, "assign", dataset)
-    was = suggestion_setting(db, dataset)
+    was = suggestion_setting(db, dataset, team=actor is not None)
     by, at = actor.name if actor else "", datetime.now(UTC).isoformat(timespec="milliseconds")
     with db.atomic():
         dataset_settings.set_setting(db, dataset, WHEN_SETTING, when, by=by, at=at)
