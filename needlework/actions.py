@@ -76,6 +76,7 @@ from needlework.grounding import item as gitem
 from needlework.grounding.keymap import choice_of, dimension_keys
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
 from needlework.review.verdicts import make_value, verdict_of
+from needlework.teams import access
 from needlework.teams.blind import AFTER, NEVER, suggestion_timing
 from needlework.teams.permissions import PermissionDenied, User, action_guard, check
 from needlework.view_prefs import hides_suggestions
@@ -500,7 +501,9 @@ def _revert(b: Batch, action: Action) -> Outcome:
 
 def _move(b: Batch, action: Action) -> Outcome:
     """Put the tab at the item (and comparison) it names, if it exists and the signed-in
-    user may open the dataset; the position is the user's and the tab's only."""
+    user may open the dataset and the item (an annotator in team mode: their own items,
+    :func:`needlework.teams.access.may_open`); the position is the user's and the tab's
+    only."""
     if action.field == "review":
         fmt = b.targets.dataset(action.dataset, PREFERENCE)
         pref = preference_view(fmt, b.targets.record(action.dataset, action.item))
@@ -515,6 +518,8 @@ def _move(b: Batch, action: Action) -> Outcome:
             fresh = check(b.db, b.actor, "annotate", action.dataset)
         except PermissionDenied as e:
             raise _Refused(str(e)) from None
+        if fresh is not None and not access.may_open(b.db, action.dataset, action.item, fresh):
+            raise _Refused(access.refusal(action.dataset, fresh))
         who = fresh.name if fresh is not None else ""
     if action.field == "review":
         found = positions.move(b.db, who, action.tab, "review", action.dataset, action.item,

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
+import uuid
 from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from needlework.actions import apply_actions
 from needlework.datasets import import_bytes
 from needlework.teams import accounts
 from needlework.teams.access import OPEN_ANY, may_open, open_any, own_queue, set_open_any
@@ -18,7 +20,7 @@ from needlework.teams.assignment import assign_dataset, queue, queue_progress
 from needlework.teams.permissions import PermissionDenied
 from store.audit import iter_events
 from tests.conftest import GARAGE_RECORD, jsonl
-from tests.page_keys import as_tab, key_data, move, press
+from tests.page_keys import TAB, as_tab, key_data, press
 from tests.teams_fixtures import finish_grounding, open_as, team_mode_db
 
 
@@ -32,6 +34,19 @@ def secret_grounding(db, n: int, name: str = "g") -> list[str]:
         records.append(r)
     import_bytes(db, jsonl(records), f"{name}.jsonl", dataset=name)
     return [f"sample-{k}" for k in range(1, n + 1)]
+
+
+def refused_move(db, page: str, dataset: str, item: str, actor) -> None:
+    """The key script's move to ``item`` from the tab :func:`as_tab` made, sent by hand:
+    the server refuses it with the access sentence and keeps no place there."""
+    raw = {"id": f"move-{uuid.uuid4().hex}", "kind": "move", "tab": TAB, "page": page,
+           "dataset": dataset, "item": item, "annotator": ""}
+    raw.update({"i": 0, "j": 0} if page == "review" else {"cursor": 1})
+    delivery = apply_actions(db, [raw], actor=actor)
+    [outcome] = delivery.outcomes
+    assert (outcome.status, outcome.refused, outcome.seq) == ("rejected", True, 0), outcome
+    assert "is not assigned to ana" in outcome.message
+    assert not db.execute("select 1 from tab_positions where item_key = ?", [item]).fetchall()
 
 
 @pytest.fixture
@@ -130,9 +145,11 @@ def test_an_annotator_never_sees_another_persons_item(team_db):
     assert at.query_params["item"] in mine
     assert not shown_questions(at, keys) & set(theirs)
     assert any("the item the link named is not assigned to you" in c.value for c in at.caption)
-    # a move (the key script's N, crafted) to bob's item: the page stays in her queue
+    # a move (the key script's N, crafted) to bob's item is refused, and the page stays in
+    # her queue
     as_tab(at)
-    move(at, "annotate", "g", theirs[1], actor=accounts.get_user(team_db, "ana"))
+    refused_move(team_db, "annotate", "g", theirs[1], accounts.get_user(team_db, "ana"))
+    at.run()
     assert at.query_params["item"] in mine
     assert not shown_questions(at, keys) & set(theirs)
     (picker,) = [w for w in at.selectbox if w.label == "Question"]
@@ -222,8 +239,9 @@ def test_review_refuses_a_link_to_another_persons_item(pref_db):
     assert at.query_params["item"] in mine
     assert not {k for k in theirs if f"Prompt of {k}?" in texts(at)}
     assert "the item the link named is not assigned to you" in review_caption(at)
-    as_tab(at)  # a crafted move to bob's item: the page stays on hers
-    move(at, "review", "p", theirs[2], actor=accounts.get_user(pref_db, "ana"))
+    as_tab(at)  # a crafted move to bob's item is refused: the page stays on hers
+    refused_move(pref_db, "review", "p", theirs[2], accounts.get_user(pref_db, "ana"))
+    at.run()
     assert at.query_params["item"] in mine
     assert not {k for k in theirs if f"Prompt of {k}?" in texts(at)}
 
