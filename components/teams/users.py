@@ -45,7 +45,8 @@ def _status(user: User) -> str:
     if user.disabled:
         return "disabled"
     if user.locked_until and user.locked_until > accounts.iso():
-        return f"sign-in paused until {user.locked_until[11:16]} UTC"
+        return (f"active; sign-in paused in some browsers until {user.locked_until[11:16]} UTC "
+                "(Paused sign-ins, below)")
     return "active"
 
 
