@@ -179,6 +179,8 @@ def test_a_move_keeps_the_tabs_place_and_answers_its_seq(local):
 def test_in_team_mode_a_tabs_place_is_its_users(team):
     """The same tab id under two users is two places: bob cannot move ana's tab."""
     db, app = team
+    assign_dataset(db, "g", ["ana", "bob"], per_item=2, replace=True,  # both may open both
+                   actor=accounts.get_user(db, "lead"))
     ana = accounts.sign_in(db, "ana", "ana-passphrase-1")
     bob = accounts.sign_in(db, "bob", "bob-passphrase-1")
     call(app, "POST", {"actions": [_move("tab-shared", "sample-1")]}, cookie=ana.token)
