@@ -15,6 +15,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -285,3 +286,21 @@ def load_model(page, path: Path | str, architecture: str = "LlamaForSequenceClas
     button.click()
     page.get_by_text(architecture).first.wait_for(timeout=120_000)
     wait_idle(page)
+
+
+TEAM_CONFIG = '[server]\nmode = "team"\naddress = "127.0.0.1"\n'
+
+
+@contextmanager
+def team_server(db_path: Path, extra: str = "") -> Iterator[AppServer]:
+    """A team-mode server of its own over ``db_path``, started and stopped after: its
+    ``needlework.toml`` (team mode on 127.0.0.1, then ``extra``, e.g. more keys of
+    ``[server]`` and other tables) is written beside the database."""
+    config = Path(db_path).parent / "needlework.toml"
+    config.write_text(TEAM_CONFIG + extra, encoding="utf-8")
+    app = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
+    app.start()
+    try:
+        yield app
+    finally:
+        app.stop()

@@ -19,7 +19,7 @@ import pytest
 
 import store
 from needlework.teams import accounts
-from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
 from tests.browser.test_teams import send_form, sign_in, signed_in_as, wait_db
 
 ADMIN, ADMIN_PASSWORD = "lead-l", "lead-l-passphrase-7"
@@ -44,16 +44,9 @@ def server(tmp_path_factory, chromium_available):
     db = store.connect(db_path)
     accounts.add_user(db, ADMIN, "admin", password=ADMIN_PASSWORD)
     db.conn.close()
-    config = folder / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n'
-                      'trusted_proxies = ["127.0.0.1"]\n\n[lockout]\nfailures = 5\n'
-                      'minutes = 15\n', encoding="utf-8")
-    app = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
-    app.start()
-    try:
+    with team_server(db_path, 'trusted_proxies = ["127.0.0.1"]\n\n[lockout]\nfailures = 5\n'
+                     'minutes = 15\n') as app:
         yield app
-    finally:
-        app.stop()
 
 
 def _device_cookie(ctx) -> dict | None:
@@ -153,24 +146,20 @@ def test_x_forwarded_for_from_a_peer_that_is_not_a_trusted_proxy_is_ignored(
     db = store.connect(db_path)
     accounts.add_user(db, ADMIN, "admin", password=ADMIN_PASSWORD)
     db.conn.close()
-    config = tmp_path / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
-    app = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
-    app.start()
-    ctx = browser.new_context(extra_http_headers={"X-Forwarded-For": STRANGER_ADDRESS})
-    try:
-        page = ctx.new_page()
-        page.goto(app.url)
-        page.get_by_label("Name or e-mail").wait_for(timeout=90_000)
-        send_form(page, ADMIN, "guess-00-wrong")
-        page.get_by_text("wrong name or password").wait_for(timeout=30_000)
-        wait_idle(page)
-        send_form(page, ADMIN, ADMIN_PASSWORD)
-        signed_in_as(page, ADMIN)
-        [refused] = _events(db_path, "sign_in.refused")
-        [signed] = _events(db_path, "sign_in")
-        assert refused["after"]["client"] == signed["after"]["client"] == "127.0.0.1"
-        assert STRANGER_ADDRESS not in app.log()
-    finally:
-        ctx.close()
-        app.stop()
+    with team_server(db_path) as app:
+        ctx = browser.new_context(extra_http_headers={"X-Forwarded-For": STRANGER_ADDRESS})
+        try:
+            page = ctx.new_page()
+            page.goto(app.url)
+            page.get_by_label("Name or e-mail").wait_for(timeout=90_000)
+            send_form(page, ADMIN, "guess-00-wrong")
+            page.get_by_text("wrong name or password").wait_for(timeout=30_000)
+            wait_idle(page)
+            send_form(page, ADMIN, ADMIN_PASSWORD)
+            signed_in_as(page, ADMIN)
+            [refused] = _events(db_path, "sign_in.refused")
+            [signed] = _events(db_path, "sign_in")
+            assert refused["after"]["client"] == signed["after"]["client"] == "127.0.0.1"
+            assert STRANGER_ADDRESS not in app.log()
+        finally:
+            ctx.close()

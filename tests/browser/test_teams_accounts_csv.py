@@ -21,7 +21,7 @@ from needlework.datasets import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.first_password import choose_password, must_choose
-from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
 from tests.browser.test_teams import send_form, signed_in_as
 from tests.conftest import garage_records, jsonl
 
@@ -37,19 +37,13 @@ CHOSEN = "{}-own-passphrase-9"  # what each person chooses, by name
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, chromium_available):
     folder = tmp_path_factory.mktemp("accounts-csv")
-    config = folder / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
     db_path = folder / "team.db"
     db = store.connect(db_path)
     accounts.add_user(db, LEAD, "admin", password=LEAD_PASSWORD)
     import_bytes(db, jsonl(garage_records(8)), f"{DATASET}.jsonl", dataset=DATASET)
     db.conn.close()
-    app = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
-    app.start()
-    try:
+    with team_server(db_path) as app:
         yield app
-    finally:
-        app.stop()
 
 
 def _context(browser):

@@ -21,7 +21,7 @@ from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_visibility
 from needlework.teams.gold import mark_gold
-from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
 from tests.browser.test_teams import send_form, signed_in_as
 from tests.conftest import garage_records, jsonl
 from tests.teams_fixtures import PASSWORDS
@@ -42,8 +42,6 @@ def gold_server(tmp_path_factory, chromium_available):
     """Team mode: ``labelled`` (12 items with the file's labels, assigned to ana and bob)
     and ``bare`` (3 items without any label)."""
     folder = tmp_path_factory.mktemp("gold")
-    config = folder / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
     db_path = folder / "gold.db"
     db = store.connect(db_path)
     for name, role in PEOPLE.items():
@@ -56,12 +54,8 @@ def gold_server(tmp_path_factory, chromium_available):
     assign_dataset(db, "labelled", ["ana", "bob"], double_share=0.5,
                    actor=accounts.get_user(db, "lead"))
     db.conn.close()
-    server = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
-    server.start()
-    try:
+    with team_server(db_path) as server:
         yield server, db_path
-    finally:
-        server.stop()
 
 
 def _quality(browser, server, dataset: str):
@@ -193,8 +187,6 @@ def pairs_server(tmp_path_factory, chromium_available):
     """Team mode: a pairs dataset assigned to ana, one gold item (chosen is better), the
     lead's switch showing the file's labels on (gold items keep them hidden anyway)."""
     folder = tmp_path_factory.mktemp("gold-pairs")
-    config = folder / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
     db_path = folder / "pairs.db"
     db = store.connect(db_path)
     for name, role in PEOPLE.items():
@@ -205,12 +197,8 @@ def pairs_server(tmp_path_factory, chromium_available):
     mark_gold(db, "pp", "p8", actor=lead)
     set_visibility(db, "pp", "annotators_see_file_labels", True, actor=lead)
     db.conn.close()
-    server = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
-    server.start()
-    try:
+    with team_server(db_path) as server:
         yield server, db_path
-    finally:
-        server.stop()
 
 
 def _verdict(db_path, item: str) -> str | None:

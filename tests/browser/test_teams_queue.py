@@ -24,7 +24,7 @@ from needlework.datasets import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from store.annotations import set_annotation
-from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
 from tests.browser.test_teams import sign_in
 from tests.conftest import GARAGE_RECORD, jsonl
 from tests.teams_fixtures import PASSWORDS
@@ -56,8 +56,6 @@ def _verdicts(db_path, who: str) -> list[tuple[str, str]]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, chromium_available):
     folder = tmp_path_factory.mktemp("queue")
-    config = folder / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
     db_path = folder / "queue.db"
     db = store.connect(db_path)
     for name, role in PEOPLE.items():
@@ -81,12 +79,8 @@ def server(tmp_path_factory, chromium_available):
     for name in (GROUND, PREF):
         assign_dataset(db, name, ["ana", "bob"], per_item=1, actor=lead)
     db.conn.close()
-    app = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
-    app.start()
-    try:
+    with team_server(db_path) as app:
         yield app
-    finally:
-        app.stop()
 
 
 def signed_in(browser, server, who: str):
