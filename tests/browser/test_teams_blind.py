@@ -28,12 +28,12 @@ from needlework.teams.blind import set_suggestion_timing, set_visibility
 from needlework.teams.quality import mark_gold
 from needlework.teams.writes import adjudicate, write_annotation
 from store.suggestions import put_suggestions
-from tests.browser.harness import AppServer, assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
 from tests.browser.test_teams import sign_in
 from tests.conftest import garage_records, jsonl
 from tests.teams_fixtures import PASSWORDS
 
-GOLDEN, OPEN = "vault", "open"
+GOLDEN, OPEN, MIDWAY = "vault", "open", "midway"
 GOLD, PLAIN = "sample-3", "sample-2"  # both in the middle of the queue: same neighbours
 A, IRR, R = "ANSWER-THE-QUESTION", "irrelevant", "RELATED-INFORMATION"
 SUGGESTED = (A, IRR, R)  # on every item's passages 1-3, by "judge"
@@ -44,14 +44,12 @@ PEOPLE = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annot
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, chromium_available):
     folder = tmp_path_factory.mktemp("blind")
-    config = folder / "needlework.toml"
-    config.write_text('[server]\nmode = "team"\naddress = "127.0.0.1"\n', encoding="utf-8")
     db_path = folder / "blind.db"
     db = store.connect(db_path)
     users = {name: accounts.add_user(db, name, role, password=PASSWORDS[name])
              for name, role in PEOPLE.items()}
     lead, rita, ana = users["lead"], users["rita"], users["ana"]
-    for name in (GOLDEN, OPEN):
+    for name in (GOLDEN, OPEN, MIDWAY):
         import_bytes(db, jsonl(garage_records(4)), f"{name}.jsonl", dataset=name)
         assign_dataset(db, name, ["ana", "bob"], per_item=2, actor=lead)
         put_suggestions(db, [{"dataset": name, "item_key": f"sample-{i}", "field": f"label:{n}",
@@ -63,12 +61,8 @@ def server(tmp_path_factory, chromium_available):
         write_annotation(db, GOLDEN, key, "label:1", A, actor=ana)
         adjudicate(db, GOLDEN, key, "final:label:2", R, actor=rita)
     db.conn.close()
-    app = AppServer(db_path, env={"NEEDLEWORK_CONFIG": str(config)})
-    app.start()
-    try:
+    with team_server(db_path) as app:
         yield app
-    finally:
-        app.stop()
 
 
 def settings(db_path, dataset: str, *, file_labels: bool, when: str, names: list[str]) -> None:
@@ -190,19 +184,20 @@ def test_a_gold_item_looks_like_any_other_whatever_the_settings(browser, server)
     assert time.monotonic() - started < 600  # one server, settings changed between checks
 
 
-def _via(db_path, who: str, key: str, field: str):
+def _via(db_path, who: str, key: str, field: str, dataset: str = OPEN):
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
     try:
         row = conn.execute("select via from annotations where dataset = ? and annotator = ? and "
-                           "item_key = ? and field = ?", [OPEN, who, key, field]).fetchone()
+                           "item_key = ? and field = ?", [dataset, who, key, field]).fetchone()
     finally:
         conn.close()
     return None if row is None else (row[0] and json.loads(row[0]), True)
 
 
-def _wait_via(db_path, who: str, key: str, field: str, timeout: float = 20.0):
+def _wait_via(db_path, who: str, key: str, field: str, dataset: str = OPEN,
+              timeout: float = 20.0):
     deadline = time.time() + timeout
-    while (got := _via(db_path, who, key, field)) is None:
+    while (got := _via(db_path, who, key, field, dataset)) is None:
         assert time.time() < deadline, f"{who}'s {field} of {key} was never saved"
         time.sleep(0.1)
     return got[0]
@@ -253,3 +248,55 @@ def test_the_control_group_sees_neither_the_test_group_suggestions_only(browser,
     finally:
         ana_ctx.close()
         bob_ctx.close()
+
+
+def _acceptance_row(page, who: str) -> dict[str, str]:
+    """The Quality page's "Acceptance per annotator" row of ``who``: column -> cell."""
+    grid = page.locator('[data-testid="stDataFrame"]').filter(
+        has=page.locator("[role=columnheader]", has_text="shown a suggestion")).first
+    grid.wait_for(timeout=60_000)
+    headers = [h.strip() for h in grid.locator("[role=columnheader]").all_inner_texts()]
+    for row in grid.locator("[role=row]").all()[1:]:
+        cells = [c.strip() for c in row.locator("[role=gridcell]").all_inner_texts()]
+        if cells and cells[0] == who:
+            return dict(zip(headers[-len(cells):], cells, strict=True))
+    raise AssertionError(f"no acceptance row of {who}: {headers}")
+
+
+def test_a_midway_switch_counts_only_what_was_on_screen(browser, server):
+    """The scripted case in the browser: ana is in the control group while she labels
+    sample-1 with the judge's own values (nothing on screen), the lead then adds her to the
+    test group, she accepts sample-2's three suggestions with Y and, on sample-3, types
+    Outdated over the judge's Answer and the judge's Irrelevant. Counted by hand: saved 8,
+    shown 5, accepted 3, overridden 1, typed the suggestion 1; the Quality page says so."""
+    settings(server.db_path, MIDWAY, file_labels=False, when="always", names=["bob"])
+    ana_ctx, ana = signed_in(browser, server, "ana")
+    rita_ctx, rita = signed_in(browser, server, "rita")
+    try:
+        open_item(ana, server.url, MIDWAY, "sample-1")
+        assert "suggested:" not in ana.locator("body").inner_text()
+        for key in ("2", "1", "3"):  # the judge's A I R, typed with nothing shown
+            ana.keyboard.press(key)
+            ana.wait_for_timeout(150)
+        assert _wait_via(server.db_path, "ana", "sample-1", "label:3", MIDWAY) is None
+        settings(server.db_path, MIDWAY, file_labels=False, when="always", names=["ana", "bob"])
+        open_item(ana, server.url, MIDWAY, "sample-2")
+        ana.get_by_text("suggested: Answer (judge 0.75)").first.wait_for(timeout=20_000)
+        ana.keyboard.press("y")
+        assert _wait_via(server.db_path, "ana", "sample-2", "label:3", MIDWAY) == {
+            "how": "accepted", "source": "judge", "score": 0.75}
+        open_item(ana, server.url, MIDWAY, "sample-3")
+        ana.keyboard.press("4")  # Outdated over the judge's Answer
+        ana.wait_for_timeout(150)
+        ana.keyboard.press("1")  # Irrelevant, the judge's own value
+        assert _wait_via(server.db_path, "ana", "sample-3", "label:1", MIDWAY)["how"] == "changed"
+        assert _wait_via(server.db_path, "ana", "sample-3", "label:2", MIDWAY)["how"] == "typed"
+        rita.goto(f"{server.url}/quality?dataset={MIDWAY}")
+        row = _acceptance_row(rita, "ana")
+        screenshot(rita, "teams-blind-midway-quality")
+        assert (row["saved"], row["shown a suggestion"], row["accepted"], row["overridden"],
+                row["typed the suggestion"]) == ("8", "5", "3", "1", "1"), row
+        assert row["accepted %"].startswith("60")  # 3 of the 5 shown
+    finally:
+        ana_ctx.close()
+        rita_ctx.close()
