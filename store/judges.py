@@ -6,6 +6,12 @@
 answer arrives, so a killed run keeps every answer it received and a re-run asks
 only for the rest. Nothing here ever sees an API key.
 
+A request that failed (refused, timed out, a server error after the retries) is never a
+row of ``judge_calls``: a re-run asks again. ``judge_refusals`` remembers, per endpoint
+and model, the request parameters the endpoint refused as unsupported (``temperature``
+for OpenAI's reasoning models), so the next run leaves them out from its first request
+and finds its cached answers under the keys of what was really sent.
+
 ``judge_runs`` records one run configuration per ``run_key`` (dataset, endpoint,
 model, mode and every option that changes the answers); ``judge_results`` holds
 the run's per-trial results (one selection prompt, one rotation, one scored
@@ -147,6 +153,31 @@ def finish_run(db: Database, run_key: str, status: str, summary: dict[str, Any] 
             [status, json.dumps(summary) if summary is not None else None, now(), run_key])
 
 
+def delete_run(db: Database, run_key: str) -> None:
+    """Remove a run and its results (a run that got no answer stores nothing)."""
+    with db.atomic():
+        db.execute("delete from judge_results where run_key = ?", [run_key])
+        db.execute("delete from judge_runs where run_key = ?", [run_key])
+
+
+def save_refusal(db: Database, endpoint: str, model: str, param: str, refused: Any,
+                 message: str | None) -> None:
+    """Record that ``endpoint`` refuses ``param`` for ``model`` (``refused``: the value it
+    refused, JSON-ready; ``message``: its one-line sentence, key removed); commits."""
+    with db.atomic():
+        db["judge_refusals"].upsert(
+            {"endpoint": endpoint, "model": model, "param": param,
+             "refused": json.dumps(refused), "message": message, "created_at": now()},
+            pk=("endpoint", "model", "param"))
+
+
+def refusals(db: Database, endpoint: str, model: str) -> dict[str, Any]:
+    """``{param: refused value}`` the endpoint is known to refuse for ``model``."""
+    return {r["param"]: json.loads(r["refused"]) for r in db.execute_returning_dicts(
+        "select param, refused from judge_refusals where endpoint = ? and model = ?",
+        [endpoint, model])}
+
+
 def _run(row: dict[str, Any]) -> dict[str, Any]:
     row["options"] = json.loads(row["options"] or "{}")
     row["summary"] = json.loads(row["summary"]) if row.get("summary") else None
@@ -241,7 +272,7 @@ def review_scores(db: Database, run_key: str) -> dict[str, dict[str, Any]]:
                                          "disagree": set(), "members": set()})
         members = [_side(m) for m in e["members"]]
         it["members"].update(members)
-        if e.get("skipped"):
+        if e.get("skipped") or e.get("failed"):  # no answer: neither right nor wrong
             continue
         if len(members) == 1:  # scoring: one response rated
             if e.get("valid") and e.get("score") is not None:

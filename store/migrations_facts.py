@@ -592,9 +592,21 @@ def m024_device_cookies(db: Database) -> None:
     db.execute("create index device_cookies_user on device_cookies(user_id)")
 
 
+def m027_judge_failures(db: Database) -> None:
+    """Request parameters an endpoint refused as unsupported (issue 48):
+    ``judge_refusals`` holds one row per (endpoint, model, parameter) with the value
+    refused (JSON) and the endpoint's sentence, so a later run leaves the parameter out
+    from its first request (the provider's default) and its cache keys name what was
+    sent."""
+    db.execute(
+        "create table if not exists judge_refusals (endpoint text not null, model text not null, "
+        "param text not null, refused text, message text, created_at text not null, "
+        "primary key (endpoint, model, param)) without rowid")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
          m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning, m023_view_prefs,
-         m025_one_time_passwords, m026_audit_filters, m024_device_cookies)
+         m025_one_time_passwords, m026_audit_filters, m024_device_cookies, m027_judge_failures)

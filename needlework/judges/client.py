@@ -21,7 +21,16 @@
 - structured output: with the connection's ``structured`` on, a prompt's JSON schema goes
   as ``response_format`` (``json_schema``, strict); an endpoint that refuses the
   parameter is asked without it from then on (the prompts ask for the same JSON in
-  words, and the parsers read it either way).
+  words, and the parsers read it either way);
+- any other optional parameter the endpoint refuses as unsupported (OpenAI's reasoning
+  models answer ``temperature`` 0 with HTTP 400, ``param: temperature``, "Only the
+  default (1) value is supported."; the same for ``top_p``, ``seed``,
+  ``reasoning_effort``) is dropped on the first refusal, for every later request of this
+  client, and the request goes again at once: :attr:`JudgeClient.dropped` holds each
+  dropped parameter with the value that was refused, :meth:`JudgeClient.provider_defaults`
+  says so in words, and :meth:`JudgeClient.effective_params` is what a cache key must
+  hold (a request sent without ``temperature`` is not the one sent with it);
+- ``reasoning_effort`` sent only when the connection sets it.
 
 It is safe to share between the threads of one request pool.
 
@@ -37,14 +46,21 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import openai
 
-from needlework.judges.connection import NO_KEY, Connection
-from needlework.judges.errors import JudgeCancelled, JudgeError, classify, one_line, retryable
+from needlework.judges.connection import NO_KEY, Connection, redact
+from needlework.judges.errors import (
+    JudgeCancelled,
+    JudgeError,
+    classify,
+    one_line,
+    retryable,
+    server_message,
+)
 from needlework.judges.local import LOCAL_ENDPOINT, cache_endpoint
 
 Message = dict[str, str]
@@ -62,11 +78,28 @@ class Answer:
     latency_s: float
     attempts: int
     reasoning: str | None = None
+    #: the generation parameters this answer was asked with (:meth:`JudgeClient.effective_params`)
+    params: dict[str, Any] | None = None
+    #: the reasoning tokens the server reported among the completion tokens, if it did
+    reasoning_tokens: int | None = None
+    #: the length limit the request went with
+    budget: int | None = None
+
+    @property
+    def cut_off(self) -> bool:
+        """Whether the answer stopped at the length limit (``finish_reason`` ``length``)."""
+        return self.finish_reason == "length"
 
 
 _THINK = re.compile(r"<think>(.*?)</think>", re.S | re.I)
 _OPEN_THINK = re.compile(r"<think>(.*)$", re.S | re.I)
 TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")
+#: the request's parameters that are never dropped (the length limit switches its name instead)
+KEPT = frozenset({"model", "messages"})
+#: a dropped request parameter → the key of :meth:`Connection.params` it stands for
+PARAM_KEYS = {"response_format": "structured"}
+_REFUSAL_WORDS = ("unsupported", "not supported", "unrecognized", "unknown", "instead",
+                  "only the default", "does not support")
 
 
 def split_reasoning(text: str) -> tuple[str, str | None]:
@@ -89,16 +122,44 @@ def refused_parameter(exc: BaseException, name: str) -> bool:
     is not supported with this model. Use 'max_completion_tokens' instead.")."""
     if not isinstance(exc, openai.BadRequestError):
         return False
+    if getattr(exc, "param", None) == name:
+        return True
     text = str(exc).lower()
-    return name in text and any(w in text for w in ("unsupported", "not supported",
-                                                    "unrecognized", "unknown", "instead"))
+    return name in text and any(w in text for w in _REFUSAL_WORDS)
+
+
+def refused_among(exc: BaseException, sent: Mapping[str, Any]) -> str | None:
+    """The parameter of the request ``sent`` that ``exc`` refuses as unsupported (the
+    error's ``param`` first, then its message, the length limit's name last: "use
+    'max_tokens' instead" names the one it wants), or ``None``."""
+    if not isinstance(exc, openai.BadRequestError):
+        return None
+    names = sorted((k for k in sent if k not in KEPT), key=lambda k: k in TOKEN_PARAMS)
+    param = getattr(exc, "param", None)
+    if isinstance(param, str) and param in names:
+        return param
+    return next((k for k in names if refused_parameter(exc, k)), None)
+
+
+def _value_words(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dict):
+        return str(value.get("type") or "a schema")
+    return str(value)
+
+
+def default_words(name: str, refused: Any) -> str:
+    """``temperature: provider default (refused 0)``."""
+    return f"{name}: provider default (refused {_value_words(refused)})"
 
 
 class JudgeClient:
     """A retrying chat-completions client for one :class:`Connection`."""
 
     def __init__(self, connection: Connection, *, backoff_base: float = 0.5,
-                 backoff_cap: float = 20.0, seed: int | None = None) -> None:
+                 backoff_cap: float = 20.0, seed: int | None = None,
+                 dropped: Mapping[str, Any] | None = None) -> None:
         self.connection = connection
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
@@ -118,6 +179,47 @@ class JudgeClient:
         #: generating for a request its client gave up on, so a timed-out request is not
         #: sent again (each retry would add one more generation to a busy server)
         self.served_here = cache_endpoint(connection.endpoint, connection.model) == LOCAL_ENDPOINT
+        #: request parameters this endpoint refused as unsupported → the value refused;
+        #: they are not sent again (``dropped``: refusals known from earlier runs)
+        self.dropped: dict[str, Any] = dict(dropped or {})
+        #: the endpoint's sentence for each refusal (one line, key removed)
+        self.refusals: dict[str, str] = {}
+        if "response_format" in self.dropped:
+            self.schemas = False
+
+    def assume_refused(self, known: Mapping[str, Any]) -> None:
+        """Leave out the parameters in ``known`` (``{param: value refused}``, e.g. from
+        ``store.judges.refusals``) from the first request on."""
+        with self._lock:
+            for name, value in known.items():
+                self.dropped.setdefault(name, value)
+            if "response_format" in self.dropped:
+                self.schemas = False
+
+    def effective_params(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``params`` (default the connection's :meth:`~Connection.params`) less those this
+        endpoint refused: the parameters the requests actually go with, for cache keys."""
+        params = self.connection.params() if params is None else params
+        with self._lock:
+            dropped = set(self.dropped)
+        return _without(params, dropped)
+
+    def provider_defaults(self) -> list[dict[str, Any]]:
+        """The parameters left to the provider's default, each ``{param, refused, words,
+        message}`` (``words``: "temperature: provider default (refused 0)")."""
+        with self._lock:
+            dropped, messages = dict(self.dropped), dict(self.refusals)
+        return [{"param": name, "refused": value, "words": default_words(name, value),
+                 "message": messages.get(name)} for name, value in sorted(dropped.items())]
+
+    def _drop(self, name: str, value: Any, exc: BaseException) -> None:
+        with self._lock:
+            self.dropped.setdefault(name, value)
+            if name not in self.refusals:
+                text = server_message(exc) if isinstance(exc, openai.APIStatusError) else str(exc)
+                self.refusals[name] = one_line(redact(text, [self.connection.api_key()]))
+            if name == "response_format":
+                self.schemas = False
 
     def __repr__(self) -> str:
         return f"JudgeClient({self.connection.endpoint!r}, model={self.connection.model!r})"
@@ -169,30 +271,36 @@ class JudgeClient:
         attempt = 0
         started = time.perf_counter()
         tried: set[str] = set()  # length-limit names refused by this endpoint
+        budget = max_tokens or conn.max_tokens
         while True:
             if should_stop is not None and should_stop():
                 raise JudgeCancelled()
             self._count(retry=attempt > 0)
             param = self.token_param
-            extra: dict[str, Any] = {param: max_tokens or conn.max_tokens}
+            with self._lock:
+                dropped = set(self.dropped)
+            extra: dict[str, Any] = {param: budget}
+            if "temperature" not in dropped:
+                extra["temperature"] = conn.temperature
+            if conn.reasoning_effort and "reasoning_effort" not in dropped:
+                extra["reasoning_effort"] = conn.reasoning_effort
             structured = bool(schema) and self.schemas
             if structured and schema is not None:
                 extra["response_format"] = {"type": "json_schema", "json_schema": {
                     "name": schema["name"], "schema": schema["schema"], "strict": True}}
             try:
                 response = self._client.chat.completions.create(
-                    model=conn.model, messages=list(messages), temperature=conn.temperature,
-                    **extra)
+                    model=conn.model, messages=list(messages), **extra)
             except Exception as exc:  # every openai/httpx error is classified below
-                if structured and refused_parameter(exc, "response_format"):
-                    self.schemas = False  # asked in words only, from now on
-                    continue
                 other = TOKEN_PARAMS[1 - TOKEN_PARAMS.index(param)]
-                if conn.token_param == "auto" and other not in tried and \
-                        refused_parameter(exc, param):
+                refused = refused_among(exc, extra)
+                if conn.token_param == "auto" and other not in tried and refused == param:
                     tried.add(param)
                     with self._lock:  # the other name from now on, for every thread
                         self.token_param = other
+                    continue
+                if refused is not None and refused not in TOKEN_PARAMS:
+                    self._drop(refused, extra[refused], exc)  # the provider's default from now on
                     continue
                 timed_out = isinstance(exc, openai.APITimeoutError)
                 if retryable(exc) and attempt < conn.max_retries and not (
@@ -206,7 +314,15 @@ class JudgeClient:
                                      "this machine goes on working on a request it timed out "
                                      "on.") from None
                 raise error from None
-            return _answer(response, time.perf_counter() - started, attempt + 1)
+            params = conn.params() if max_tokens is None else {**conn.params(),
+                                                                "max_tokens": max_tokens}
+            answer = _answer(response, time.perf_counter() - started, attempt + 1)
+            return replace(answer, params=_without(params, dropped), budget=budget)
+
+
+def _without(params: Mapping[str, Any], dropped: set[str]) -> dict[str, Any]:
+    gone = {PARAM_KEYS.get(name, name) for name in dropped}
+    return {k: v for k, v in params.items() if k not in gone}
 
 
 def _answer(response: Any, latency: float, attempts: int) -> Answer:
@@ -224,7 +340,9 @@ def _answer(response: Any, latency: float, attempts: int) -> Answer:
                       and v.strip()), None)
     reasoning = "\n\n".join(part for part in (field, thought) if part) or None
     usage = getattr(response, "usage", None)
-    return Answer(text=text,
+    details = getattr(usage, "completion_tokens_details", None)
+    thinking = getattr(details, "reasoning_tokens", None)
+    return Answer(text=text, reasoning_tokens=thinking if isinstance(thinking, int) else None,
                   prompt_tokens=getattr(usage, "prompt_tokens", None),
                   completion_tokens=getattr(usage, "completion_tokens", None),
                   finish_reason=choices[0].finish_reason, latency_s=round(latency, 4),

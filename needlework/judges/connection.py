@@ -27,6 +27,11 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 NO_KEY = "no-key"  # sent when no key is configured: local servers ignore it
 MASK = "***"
 DEFAULT_MAX_TOKENS = 512
+#: the default length limit of a reasoning model (a connection with ``reasoning_effort``):
+#: its reasoning tokens count against the limit before the first word of the answer
+REASONING_MAX_TOKENS = 8192
+#: the values of ``reasoning_effort`` (OpenAI's; sent only when set)
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
 DEFAULT_CONCURRENCY = 4
 #: ``(lowest, highest)`` of each number a connection holds (a context window of 0 is unknown)
 LIMITS: dict[str, tuple[float, float]] = {
@@ -130,6 +135,8 @@ class Connection:
     structured: bool = False
     input_price: float | None = None
     output_price: float | None = None
+    #: how hard a reasoning model thinks (:data:`REASONING_EFFORTS`); ``None``: not sent
+    reasoning_effort: str | None = None
 
     def __post_init__(self) -> None:
         if not self.base_url.strip():
@@ -161,6 +168,9 @@ class Connection:
         if self.token_param not in ("auto", "max_tokens", "max_completion_tokens"):
             raise ValueError(f"token parameter must be auto, max_tokens or max_completion_tokens, "
                              f"not {self.token_param!r}")
+        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
+            raise ValueError(f"reasoning effort must be one of {', '.join(REASONING_EFFORTS)}, "
+                             f"not {self.reasoning_effort!r}")
         if self.context_window is not None and self.context_window <= self.max_tokens:
             raise ValueError(f"context window ({self.context_window}) must exceed max tokens "
                              f"({self.max_tokens})")
@@ -189,8 +199,11 @@ class Connection:
 
     def params(self) -> dict[str, Any]:
         """The generation parameters that change an answer (part of the cache key;
-        ``structured`` only when on, so that earlier keys stay valid)."""
+        ``structured`` and ``reasoning_effort`` only when set, so that earlier keys stay
+        valid)."""
         out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        if self.reasoning_effort:
+            out["reasoning_effort"] = self.reasoning_effort
         return {**out, "structured": True} if self.structured else out
 
     def describe(self) -> dict[str, Any]:
@@ -199,12 +212,20 @@ class Connection:
                 "key_in_memory": self.key is not None, **self.params(), "timeout": self.timeout,
                 "concurrency": self.concurrency, "max_retries": self.max_retries,
                 "context_window": self.context_window, "token_param": self.token_param,
-                "structured": self.structured, "input_price": self.input_price,
+                "structured": self.structured, "reasoning_effort": self.reasoning_effort,
+                "input_price": self.input_price,
                 "output_price": self.output_price}
 
     def with_options(self, **changes: Any) -> Connection:
         """A copy with some fields changed."""
         return replace(self, **changes)
+
+
+def default_max_tokens(reasoning_effort: str | None = None) -> int:
+    """The length limit a connection starts with when none is asked for: room for the
+    reasoning of a reasoning model (:data:`REASONING_MAX_TOKENS`) when ``reasoning_effort``
+    is set, else :data:`DEFAULT_MAX_TOKENS`."""
+    return REASONING_MAX_TOKENS if reasoning_effort else DEFAULT_MAX_TOKENS
 
 
 class LocalEndpoint:

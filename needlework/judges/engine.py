@@ -17,10 +17,22 @@ The flow of one run:
 ``should_stop()`` is checked before each request is submitted and between retries: on
 a stop no new request starts, the ones in flight finish (and are cached), the run is
 marked cancelled and :class:`~.errors.JudgeCancelled` goes up. A failure that concerns
-the whole endpoint (server down, bad key, wrong model, timeouts or 5xx after the
-retries) stops the run the same way, as a :class:`~.errors.JudgeError`; a request
-refused for its own content (HTTP 400, e.g. too long for the server) becomes an
-invalid trial with the reason.
+the whole endpoint (:data:`RUN_ERRORS`: server down, bad key, wrong model name, no such
+path) stops the run the same way, as a :class:`~.errors.JudgeError`.
+
+A request that fails on its own (refused with a 4xx that is not an answer, timed out, a
+5xx or 429 after the retries) is a *failed* trial, not an answer: it is never cached (a
+re-run asks again), it is kept out of every figure's numerator and denominator
+(:mod:`.evaluate`), and the summary counts it with the endpoint's sentence
+(``failed``, ``failures``). An *invalid* trial is a real answer the parser could not read.
+A run in which no request got an answer (or whose first :data:`NO_ANSWER_LIMIT` requests
+all failed) raises a one-line :class:`~.errors.JudgeError` and stores no run.
+
+A parameter the endpoint refuses as unsupported (``temperature`` for OpenAI's reasoning
+models) is dropped by the client (:class:`~.client.JudgeClient`), remembered per
+endpoint and model (``store.judges.save_refusal``) and listed in the summary's
+``provider_defaults``; each answer is cached under the key of the parameters it was
+really asked with, and a later run leaves the refused ones out from its first request.
 
 The function runs in the caller's thread and needs only a database and a
 connection, so a job runner can call it as is.
@@ -41,7 +53,7 @@ from needlework.judges import cache, cost, evaluate
 from needlework.judges.client import Answer, JudgeClient
 from needlework.judges.connection import Connection
 from needlework.judges.context import POLICIES
-from needlework.judges.errors import JudgeCancelled, JudgeError
+from needlework.judges.errors import JudgeCancelled, JudgeError, one_line
 from needlework.judges.local import cache_endpoint
 from needlework.judges.parse import Parsed, parse_score, parse_selection
 from needlework.judges.plan import MODES, ORDERS, Trial, plan_trials
@@ -51,7 +63,12 @@ from store import judges as store
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
-ITEM_ERRORS = ("bad_request",)  # refused for the prompt itself: an invalid trial, the run goes on
+#: failures that concern the whole endpoint: the run stops at the first one
+RUN_ERRORS = ("server_down", "bad_key", "wrong_model", "not_found", "config")
+#: a run whose first this many requests all failed, with no answer yet, stops
+NO_ANSWER_LIMIT = 8
+FAILURE_WORDS = {"bad_request": "refused", "timeout": "timed out", "server_error": "server error",
+                 "rate_limited": "rate limited"}
 
 
 @dataclass
@@ -75,7 +92,7 @@ def parse_answer(trial: Trial, text: str) -> Parsed:
 
 
 def _result(trial: Trial, call_key: str | None, parsed: Parsed | None,
-            error: str | None = None) -> dict[str, Any]:
+            error: JudgeError | None = None, call: dict[str, Any] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "item_key": trial.item_key, "subset": trial.subset, "trial": trial.trial,
         "group": trial.group, "rotation": trial.rotation,
@@ -88,10 +105,19 @@ def _result(trial: Trial, call_key: str | None, parsed: Parsed | None,
     if trial.skipped:
         out["reason"] = (f"prompt of {trial.fit.prompt_tokens} tokens is over the window: skipped")
         return out
-    if parsed is None:
-        out.update(valid=False, correct=False, reason=f"no answer: {error}")
+    if parsed is None:  # the request failed: no answer, counted apart
+        kind = error.kind if error is not None else "server_error"
+        out.update(failed=True, failure=kind,
+                   reason=f"no answer ({FAILURE_WORDS.get(kind, kind.replace('_', ' '))}): "
+                   + one_line(str(error) if error is not None else "the request failed"))
         return out
     out.update(valid=parsed.valid, rule=parsed.rule, reason=parsed.reason or None)
+    if call is not None and call.get("finish_reason") == "length":
+        budget = (call.get("params") or {}).get("max_tokens") or call.get("completion_tokens")
+        out["cut_off"] = budget
+        if not parsed.valid:
+            out["reason"] = (f"cut off at {budget} tokens: raise max tokens"
+                             + (f" ({parsed.reason})" if parsed.reason else ""))
     if trial.mode == "selection":
         out["picked"] = parsed.value
         out["correct"] = bool(parsed.valid and parsed.value in trial.chosen_positions)
@@ -160,7 +186,11 @@ def run_judge(
     trials = plan_trials(items, mode, order=order, seed=seed, window=connection.context_window,
                          reserve=connection.max_tokens, policy=context_policy, template=template)
     endpoint, model, params = connection.endpoint, connection.model, connection.params()
-    keys = trial_keys(connection, trials)
+    own_client = client is None
+    client = client or JudgeClient(connection)
+    where = cache_endpoint(endpoint, model)
+    client.assume_refused(store.refusals(db, where, model))
+    keys = trial_keys(connection, trials, client.effective_params())
     identity = _identity(connection, dataset, mode, order, seed, context_policy, selection,
                          template)
     run_key = cache.run_key(**identity)
@@ -177,24 +207,22 @@ def run_judge(
     done = total - sum(1 for k in keys if k in pending)
     if progress is not None:
         progress(done, total)
-    errors: dict[str, str] = {}
-    own_client = client is None
-    client = client or JudgeClient(connection)
+    errors: dict[str, JudgeError] = {}
     requests_before, retries_before = client.requests, client.retries
     try:
         fresh = _send(db, client, connection, pending, done, total, errors, progress,
-                      should_stop)
+                      should_stop, answered_before=len(found))
     except (JudgeCancelled, KeyboardInterrupt) as exc:
         store.update_run_progress(db, run_key, store_done(db, keys))
         store.finish_run(db, run_key, "cancelled", {"error": str(exc) or "interrupted"})
         raise
     except JudgeError as exc:
-        store.update_run_progress(db, run_key, store_done(db, keys))
-        store.finish_run(db, run_key, "failed", {"error": str(exc)})
+        _abandon(db, run_key, keys, str(exc))
         raise
     finally:
         requests = client.requests - requests_before
         retries = client.retries - retries_before
+        _remember_refusals(db, client, where)
         if own_client:
             client.close()
     found.update(fresh)
@@ -202,8 +230,13 @@ def run_judge(
     for trial, key in zip(trials, keys, strict=True):
         row = found.get(key) if key else None
         parsed = parse_answer(trial, row["raw"]) if row is not None else None
-        results.append(_result(trial, key if row is not None else None, parsed,
-                               errors.get(key) if key else None))
+        results.append(_result(trial, row.get("key", key) if row is not None else None, parsed,
+                               errors.get(key) if key else None, row))
+    if any(not t.skipped for t in trials) and not any(
+            row is not None for row in (found.get(k) for k in keys if k)):
+        error = no_answer_error(errors.values(), sum(1 for k in keys if k))
+        _abandon(db, run_key, keys, str(error))
+        raise error
     summary = {
         "run_key": run_key, "dataset": dataset, "format": format_name, "endpoint": endpoint,
         "model": model, "mode": mode, "order": order,
@@ -214,7 +247,9 @@ def run_judge(
         "requests": requests, "retries": retries,
         "cached": sum(1 for k in keys if k and k not in pending),
         "sent": len(pending), "errors": len(errors),
+        "provider_defaults": client.provider_defaults(),
         "cut": sum(1 for t in trials if t.fit.cut and not t.skipped),
+        "cut_off": sum(1 for r in results if r.get("cut_off")),
         "token_method": trials[0].fit.method if trials else None,
         "usage": _usage(found.values()),
         "cost": cost.actual(fresh.values(), cached=sum(1 for k in keys if k and k not in pending),
@@ -231,9 +266,44 @@ def run_judge(
     return JudgeRun(run_key, summary, results)
 
 
-def trial_keys(connection: Connection, trials: Sequence[Trial]) -> list[str | None]:
-    """Each trial's call-cache key (``None`` for a trial skipped as too long)."""
-    return [None if t.skipped else cache.connection_key(connection, t.messages) for t in trials]
+def no_answer_error(failures: Any, sent: int) -> JudgeError:
+    """The one-line error of a run in which no request got an answer: how many failed and
+    the endpoint's sentence of the most common failure (key removed)."""
+    failures = list(failures)
+    if not failures:
+        return JudgeError("server_error", "no answers: no request got an answer; nothing stored")
+    kinds: dict[str, list[JudgeError]] = {}
+    for exc in failures:
+        kinds.setdefault(exc.kind, []).append(exc)
+    kind, group = max(kinds.items(), key=lambda kv: len(kv[1]))
+    word = FAILURE_WORDS.get(kind, kind.replace("_", " "))
+    return JudgeError(kind, one_line(
+        f"no answers: {len(failures)} of {sent} requests failed, {len(group)} {word}: "
+        f"{group[0]}; nothing stored", 400), group[0].status)
+
+
+def _abandon(db: Any, run_key: str, keys: Sequence[str | None], error: str) -> None:
+    """A run that failed: stored as failed when some of its answers are cached (a re-run
+    resumes), removed when it has none (no answer, no run)."""
+    if any(k for k in keys) and not store.cached_calls(db, [k for k in keys if k]):
+        store.delete_run(db, run_key)
+        return
+    store.update_run_progress(db, run_key, store_done(db, keys))
+    store.finish_run(db, run_key, "failed", {"error": error})
+
+
+def _remember_refusals(db: Any, client: JudgeClient, where: str) -> None:
+    for entry in client.provider_defaults():
+        store.save_refusal(db, where, client.connection.model, entry["param"], entry["refused"],
+                           entry["message"])
+
+
+def trial_keys(connection: Connection, trials: Sequence[Trial],
+               params: dict[str, Any] | None = None) -> list[str | None]:
+    """Each trial's call-cache key (``None`` for a trial skipped as too long); ``params``:
+    the parameters the requests go with (default the connection's)."""
+    return [None if t.skipped else cache.connection_key(connection, t.messages, params)
+            for t in trials]
 
 
 def store_done(db: Any, keys: Sequence[str | None]) -> int:
@@ -252,9 +322,13 @@ def _usage(rows: Any) -> dict[str, Any]:
 
 
 def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[str, Trial],
-          done: int, total: int, errors: dict[str, str], progress: Progress | None,
-          should_stop: ShouldStop | None) -> dict[str, dict[str, Any]]:
-    """Send the pending trials through a bounded pool; cache each answer as it comes."""
+          done: int, total: int, errors: dict[str, JudgeError], progress: Progress | None,
+          should_stop: ShouldStop | None, answered_before: int = 0) -> dict[str, dict[str, Any]]:
+    """Send the pending trials through a bounded pool; cache each answer as it comes, under
+    the key of the parameters it was asked with. A request that fails on its own goes into
+    ``errors`` (never the cache); one of :data:`RUN_ERRORS` stops the run, and so do
+    :data:`NO_ANSWER_LIMIT` failures before any answer (``answered_before``: answers the
+    run already had from the cache)."""
     fresh: dict[str, dict[str, Any]] = {}
     if not pending:
         return fresh
@@ -285,20 +359,25 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
                     stopped = True
                     continue
                 except JudgeError as exc:
-                    if exc.kind in ITEM_ERRORS:
-                        errors[key] = str(exc)
-                        done += 1
-                        if progress is not None:
-                            progress(done, total)
+                    if exc.kind in RUN_ERRORS:
+                        failure = failure or exc
                         continue
-                    failure = failure or exc
+                    errors[key] = exc
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
+                    if not fresh and not answered_before and len(errors) >= NO_ANSWER_LIMIT:
+                        failure = failure or no_answer_error(errors.values(), len(errors))
                     continue
                 parsed = parse_answer(trial, answer.text)
-                row = {"key": key, "raw": answer.text, "prompt_tokens": answer.prompt_tokens,
+                params = answer.params if answer.params is not None else connection.params()
+                saved = cache.connection_key(connection, trial.messages, params)
+                row = {"key": saved, "raw": answer.text, "prompt_tokens": answer.prompt_tokens,
                        "completion_tokens": answer.completion_tokens,
-                       "latency_s": answer.latency_s}
-                store.save_call(db, key, endpoint=connection.endpoint, model=connection.model,
-                                params=connection.params(),
+                       "latency_s": answer.latency_s, "finish_reason": answer.finish_reason,
+                       "params": params, "reasoning_tokens": answer.reasoning_tokens}
+                store.save_call(db, saved, endpoint=connection.endpoint, model=connection.model,
+                                params=params,
                                 prompt_hash=cache.prompt_hash(trial.messages), raw=answer.text,
                                 parsed=parsed.as_dict(), valid=parsed.valid,
                                 prompt_tokens=answer.prompt_tokens,
@@ -340,12 +419,15 @@ def ask(db: Any, client: JudgeClient, messages: list[dict[str, str]],
     conn = client.connection
     params = conn.params() if max_tokens is None else {**conn.params(), "max_tokens": max_tokens}
     digest = cache.prompt_hash(messages)
-    key = cache.connection_key(conn, messages, params)
+    key = cache.connection_key(conn, messages, client.effective_params(params))
     row = store.cached_calls(db, [key]).get(key)
     if row is not None:
         return row["raw"], parse(row["raw"]), True
     answer = client.complete(messages, max_tokens=max_tokens, should_stop=should_stop)
     parsed = parse(answer.text)
+    if answer.params is not None:  # what it was really asked with (a refused one dropped)
+        params = answer.params
+        key = cache.connection_key(conn, messages, params)
     store.save_call(db, key, endpoint=conn.endpoint, model=conn.model, params=params,
                     prompt_hash=digest, raw=answer.text, parsed=parsed.as_dict(),
                     valid=parsed.valid, prompt_tokens=answer.prompt_tokens,

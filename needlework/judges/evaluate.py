@@ -15,11 +15,18 @@ from the judge's answers:
   so every comparison it takes part in is wrong whatever the other score. Ties are
   wrong (strict comparisons). Skipped responses are missing.
 
-The invalid rate is invalid answers over answered trials (skipped ones left out),
-per subset and overall. :func:`position_bias` reads rotation runs.
+A *failed* trial (``failed`` set: the request was refused, timed out or met a server
+error after the retries) has no answer: it is left out of every figure here, numerator
+and denominator alike (accuracy, subsets, intervals, position bias, consistency, RM-Bench),
+and counted apart (``failed``, ``failures``: per kind, with the endpoint's sentence). In
+scoring, an item with a failed rating is left out whole (its responses cannot be
+compared). An *invalid* trial is a real answer the parser could not read: it counts wrong.
+
+The invalid rate is invalid answers over answered trials (skipped and failed ones left
+out), per subset and overall. :func:`position_bias` reads rotation runs.
 
 The headline ``accuracy`` is **per trial** (selection) or **per item** (scoring): right
-trials over all trials, a skipped one counted wrong. Its 95 % interval
+trials over the trials that got an answer or were skipped, a skipped one counted wrong. Its 95 % interval
 (:func:`accuracy_intervals`) resamples *items*, an item's trials together, so the
 estimate is that same figure (:func:`needlework.stats.bootstrap_mean` with each item's
 trials as its weight). :func:`item_accuracy` is the per-item share the Compare view
@@ -54,10 +61,20 @@ def selection_entry(result: Result) -> dict[str, Any]:
             "rejected_scores": rejected}
 
 
+def answered(results: Iterable[Result]) -> list[Result]:
+    """The results that are not failed requests (answers, valid or not, and skipped trials)."""
+    return [r for r in results if not r.get("failed")]
+
+
 def scoring_entries(results: Iterable[Result]) -> list[dict[str, Any]]:
-    """One metrics entry per item from its per-response scoring results (in item order)."""
+    """One metrics entry per item from its per-response scoring results (in item order);
+    an item with a failed request is left out (its responses cannot all be compared)."""
+    results = list(results)
+    failed = {r["item_key"] for r in results if r.get("failed")}
     items: dict[str, dict[str, Any]] = {}
     for r in results:
+        if r["item_key"] in failed:
+            continue
         entry = items.setdefault(r["item_key"], {"id": r["item_key"], "subset": r["subset"],
                                                   "chosen": {}, "rejected": {}})
         side, index = _member(r["members"][0])
@@ -82,21 +99,25 @@ def _member(label: str) -> tuple[str, int]:
 
 
 def invalid_rates(results: Iterable[Result]) -> dict[str, Any]:
-    """Invalid answers over answered trials, per subset and overall (skipped left out)."""
-    per: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # answered, invalid, skipped
+    """Invalid answers over answered trials, per subset and overall (skipped and failed
+    left out; ``failed`` counts the failed requests)."""
+    per: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # answered, invalid, skipped, failed
     for r in results:
         counts = per[str(r.get("subset", ""))]
         if r.get("skipped"):
             counts[2] += 1
             continue
+        if r.get("failed"):
+            counts[3] += 1
+            continue
         counts[0] += 1
         counts[1] += int(not r.get("valid"))
 
-    def figure(answered: int, bad: int, skipped: int) -> dict[str, Any]:
-        return {"answered": answered, "invalid": bad, "skipped": skipped,
+    def figure(answered: int, bad: int, skipped: int, failed: int) -> dict[str, Any]:
+        return {"answered": answered, "invalid": bad, "skipped": skipped, "failed": failed,
                 "invalid_rate": bad / answered if answered else None}
 
-    total = [sum(c[k] for c in per.values()) for k in range(3)]
+    total = [sum(c[k] for c in per.values()) for k in range(4)]
     return {**figure(*total), "subsets": {s: figure(*c) for s, c in sorted(per.items())}}
 
 
@@ -120,7 +141,7 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
     """
     by_n: dict[int, list[Result]] = defaultdict(list)
     for r in results:
-        if r.get("rotation") is not None and not r.get("skipped"):
+        if r.get("rotation") is not None and not r.get("skipped") and not r.get("failed"):
             by_n[len(r["members"])].append(r)
     if not by_n:
         return None
@@ -172,7 +193,7 @@ def rmbench_selection(results: Iterable[Result]) -> dict[str, Any]:
     """
     cells: dict[str, list[list[list[int]]]] = {}
     for r in results:
-        if r.get("skipped") or len(r["members"]) != 2:
+        if r.get("skipped") or r.get("failed") or len(r["members"]) != 2:
             continue
         domain = metrics.rmbench_domain({"subset": r["subset"], "id": r["item_key"],
                                          "domain": (r.get("meta") or {}).get("domain")})
@@ -192,7 +213,11 @@ def rmbench_selection(results: Iterable[Result]) -> dict[str, Any]:
 
 
 def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> dict[str, Any]:
-    """Accuracy (via :mod:`needlework.metrics`), invalid rates and position bias of a run."""
+    """Accuracy (via :mod:`needlework.metrics`), invalid rates and position bias of a run,
+    over the trials that got an answer (failed ones counted apart: ``failed``,
+    ``failures``; ``answered_items`` of ``items``)."""
+    every = list(results)
+    results = answered(every)
     if mode == "selection":
         entries = [selection_entry(r) for r in results]
         figures: dict[str, Any] = {"bon": metrics.best_of_n(entries)}
@@ -210,18 +235,23 @@ def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> di
             except ValueError as exc:
                 figures["rmbench"] = {"error": str(exc)}
     headline = figures["bon"]
-    rates = invalid_rates(results)
+    rates = invalid_rates(every)
     subsets = {}
     for name, part in headline.get("subsets", {}).items():
         subsets[name] = {**part, **{k: v for k, v in rates["subsets"].get(name, {}).items()}}
-    for name, part in rates["subsets"].items():  # subsets with every trial skipped
+    for name, part in rates["subsets"].items():  # subsets with every trial skipped or failed
         subsets.setdefault(name, dict(part))
+    items = {r["item_key"] for r in every}
     return {
         "mode": mode,
         "accuracy": headline.get("accuracy"),
         "intervals": accuracy_intervals(results, mode),
-        "trials": len(results),
+        "trials": len(every),
+        "items_judged": len(items),
+        "answered_items": len(item_units(results, mode)),
         "answered": rates["answered"],
+        "failed": rates["failed"],
+        "failures": failure_groups(every),
         "invalid": rates["invalid"],
         "invalid_rate": rates["invalid_rate"],
         "skipped": rates["skipped"],
@@ -231,11 +261,38 @@ def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> di
     }
 
 
+def failure_groups(results: Iterable[Result]) -> list[dict[str, Any]]:
+    """The failed requests by kind, most first: ``{kind, count, message}`` (``message``: the
+    first one's sentence, as stored in its ``reason``)."""
+    groups: dict[str, dict[str, Any]] = {}
+    for r in results:
+        if r.get("failed"):
+            kind = str(r.get("failure") or "failed")
+            group = groups.setdefault(kind, {"kind": kind, "count": 0, "message": r.get("reason")})
+            group["count"] += 1
+    return sorted(groups.values(), key=lambda g: -g["count"])
+
+
+def failure_words(summary: Mapping[str, Any]) -> str | None:
+    """``answered 24 of 28 trials, failed 4 (server error: …)``, or ``None`` when no request
+    failed."""
+    failed = int(summary.get("failed") or 0)
+    if not failed:
+        return None
+    unit = "trials" if summary.get("mode") == "selection" else "ratings"
+    groups = summary.get("failures") or []
+    first = groups[0].get("message") if groups else None
+    kinds = ", ".join(f"{g['count']} {g['kind'].replace('_', ' ')}" for g in groups)
+    return (f"answered {summary.get('answered', 0)} of {summary.get('trials', 0)} {unit}, "
+            f"failed {failed} ({kinds}{': ' + str(first) if first else ''})")
+
+
 def item_units(results: Iterable[Result], mode: str) -> dict[str, dict[str, Any]]:
     """Per item, in first-seen order: ``subset``, ``right`` and ``trials`` as the headline
     counts them (selection: its trials, a skipped or invalid one wrong; scoring: the item,
-    1 or 0 by strict best-of-n on its ratings)."""
-    results = list(results)
+    1 or 0 by strict best-of-n on its ratings). Failed requests are left out (an item
+    with no answered trial is absent)."""
+    results = answered(results)
     out: dict[str, dict[str, Any]] = {}
     if mode == "selection":
         for r in results:

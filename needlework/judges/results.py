@@ -83,10 +83,36 @@ def with_intervals(summary: Mapping[str, Any],
     return out
 
 
+def provider_defaults(summary: Mapping[str, Any]) -> list[str]:
+    """``["temperature: provider default (refused 0)"]``: the parameters the endpoint
+    refused as unsupported, left to its default for the run."""
+    return [str(d.get("words") or d.get("param")) for d in summary.get("provider_defaults") or []]
+
+
+def failure_line(summary: Mapping[str, Any]) -> str | None:
+    """``answered 24 of 28 trials, failed 4 (4 server error: …)``, or ``None`` when every
+    request was answered (:func:`needlework.judges.evaluate.failure_words`)."""
+    return evaluate.failure_words(summary)
+
+
+def failed_requests(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The trials whose request failed (no answer: refused, timed out, server error), in
+    run order: ``{item, subset, trial, kind, reason}``."""
+    out = []
+    for row in rows:
+        e = row["entry"]
+        if e.get("failed"):
+            out.append({"item": str(e["item_key"]), "subset": str(e.get("subset", "")),
+                        "trial": int(e.get("trial", 0)), "kind": e.get("failure"),
+                        "reason": e.get("reason")})
+    return out
+
+
 def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Accuracy with its 95 % interval (``low``, ``high``: ``None`` when the summary has
-    none) and invalid rate per subset, then an ``overall`` row (figures as numbers:
-    accuracy and rates in [0, 1], ``None`` where nothing was answered)."""
+    none), invalid rate and failed requests per subset, then an ``overall`` row (figures
+    as numbers: accuracy and rates in [0, 1], ``None`` where nothing was answered;
+    accuracy counts answered trials only)."""
     unit = "trials" if summary.get("mode") == "selection" else "items"
     intervals = summary.get("intervals") or {}
     rows = []
@@ -96,6 +122,7 @@ def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
                      "accuracy": part.get("accuracy"), "low": ci.get("low"), "high": ci.get("high"),
                      "answered": part.get("answered", 0),
                      "invalid": part.get("invalid", 0), "invalid rate": part.get("invalid_rate"),
+                     "failed (no answer)": part.get("failed", 0),
                      "skipped (too long)": part.get("skipped", 0)})
     bon = (summary.get("metrics") or {}).get("bon") or {}
     ci = intervals.get("overall") or {}
@@ -104,6 +131,7 @@ def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
                  "low": ci.get("low"), "high": ci.get("high"),
                  "answered": summary.get("answered", 0), "invalid": summary.get("invalid", 0),
                  "invalid rate": summary.get("invalid_rate"),
+                 "failed (no answer)": summary.get("failed", 0),
                  "skipped (too long)": summary.get("skipped", 0)})
     return rows
 
@@ -214,12 +242,12 @@ class JudgeFailure:
 
 def failures(rows: Iterable[Mapping[str, Any]]) -> list[JudgeFailure]:
     """The wrong trials of a selection run (``store.judges.run_results`` rows: ``entry``
-    and the judge's ``raw`` answer), in run order; skipped trials are not failures here
-    (they are counted as skipped)."""
+    and the judge's ``raw`` answer), in run order; skipped trials and failed requests are
+    not here (they are counted apart: :func:`failed_requests`)."""
     out = []
     for row in rows:
         entry = row["entry"]
-        if entry.get("skipped") or entry.get("correct"):
+        if entry.get("skipped") or entry.get("failed") or entry.get("correct"):
             continue
         members = tuple(entry["members"])
         chosen = [member_index(m)[1] for m in members if m.startswith("chosen")]
