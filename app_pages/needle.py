@@ -19,6 +19,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.needle.builder import render_builder
     from components.needle.charts import (
         heatmap_caption,
+        notes_of,
         pick_sets,
         picked_sets,
         render_cell,
@@ -113,7 +114,7 @@ chosen = pick_sets(sets, fingerprint)
 frame = results_of(chosen)
 clicked = render_heatmaps(chosen)
 heatmap_caption(chosen)
-render_findings(frame)
+render_findings(frame, notes_of(chosen))
 if clicked is not None:
     render_cell(*clicked, records)
 st.markdown("**Accuracy against needle position**, one line per length")

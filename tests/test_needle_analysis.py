@@ -256,7 +256,8 @@ def test_heatmap_has_the_cell_selection_thin_marks_and_a_fixed_scale():
     assert {"count", "n_correct", "accuracy"} <= tooltip_fields
     data = next(iter(spec["datasets"].values()))
     assert {d["label"] for d in data} == {"n=3", "n=1"}  # both thin (under 5): the count only
-    assert {d["count"] for d in data} == {"3, too few to read (under 5)", "1, too few to read (under 5)"}
+    assert {d["count"] for d in data} == {"3, too few to read (under 5 pairs)",
+                                         "1, too few to read (under 5 pairs)"}
     assert layers[0]["encoding"]["color"]["condition"]["test"] == "datum.thin"  # grey, off the scale
 
 

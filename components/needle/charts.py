@@ -24,7 +24,6 @@ from needlework.needle.analysis import (
     combine,
     counted,
     length_label,
-    order_accuracy,
     selected_cell,
 )
 from needlework.needle.findings import (
@@ -149,11 +148,17 @@ def heatmap_chart(chosen: list[ResultSet], *, select: bool = True, large: bool =
     return for_page(chart)
 
 
+def notes_of(chosen: list[ResultSet]) -> dict[str, str]:
+    """``{set name: what explains a judge at chance}`` for the sets that carry such a note."""
+    return {s.name: s.note for s in chosen if s.note}
+
+
 def export_notes(chosen: list[ResultSet], when: str) -> list[str]:
     """What a downloaded heatmap says under its title: the models and what was counted,
-    the finding of each model, and the date it was made."""
+    the finding of each model (a judge's position bias, and whether it is at chance), and
+    the date it was made."""
     frame = results_of(chosen)
-    return [slide_subtitle(frame), *findings(frame), cell_key(frame),
+    return [slide_subtitle(frame), *findings(frame, why=notes_of(chosen)), cell_key(frame),
             f"Made {when} with Needlework."]
 
 
@@ -218,16 +223,11 @@ def heatmap_caption(chosen: list[ResultSet]) -> None:
                   if judged else "")
                + f"Under each accuracy, its n ({counted(results_of(chosen))}; on a narrow panel in "
                "the tooltip only). Grey with only its "
-               f"n: too few {counted(results_of(chosen))} to read (fewer than {THIN_CELL}); "
+               f"count: too few to read, fewer than {THIN_CELL} pairs (one rule for a reward "
+               "model and a judge: a judge's two trials of a pair count as one pair); "
                "blank: none there. Hover for counts and the cell's 95 % interval "
                f"({how()}, the pair the unit: a judge's two orders of a pair together); "
                "**click a cell to see its pairs** (double-click clears).")
-    for s in judged:
-        by_order = order_accuracy(s.frame)
-        if by_order:
-            st.caption(f"Position bias of {label(s.name, 60)}: "
-                       + ", ".join(f"{k}: {v:.0%}" for k, v in by_order.items())
-                       + " (equal figures: the order does not matter).")
     if len(chosen) == 2:
         render_text(paired_words(chosen[0], chosen[1]), key="nw-paired")
 
@@ -245,11 +245,12 @@ def paired_words(first: ResultSet, second: ResultSet) -> str:
                    first.name, second.name)
 
 
-def render_findings(frame: pd.DataFrame) -> list[str]:
-    """The one-line finding per model (computed from the data) and the position trend."""
-    lines = findings(frame)
-    for line in lines:
-        render_text(line, key=None)
+def render_findings(frame: pd.DataFrame, why: dict[str, str] | None = None) -> list[str]:
+    """The one-line finding per model (computed from the data; for a judge, its position
+    bias and whether it is at chance, with ``why`` per set name) and the position trend."""
+    lines = findings(frame, why=why)
+    for k, line in enumerate(lines):
+        render_text(line, key=f"nw-finding-lab-{k}")
     for model in dict.fromkeys(frame["model"]):  # the panels' order
         st.caption(f"{label(model, 60)}: {label(overview(frame, model), 400)} "
                    f"{label(position_trend(frame, model), 300)}")

@@ -18,8 +18,9 @@ import streamlit as st
 from components.state import DATASET_KEY
 from components.text import label, render_text
 from needlework.formats import FormatError
-from needlework.judges.local import short_name as judge_short_name
+from needlework.judges.local import is_demo_judge, read_report
 from needlework.needle.analysis import judge_results, read_scores, stored_results
+from needlework.needle.labels import demo_limitation, judge_run_details, judge_run_labels
 from store import judges as store_judges
 from store.datasets import get_dataset, iter_items, list_datasets
 from store.scores import scored_models
@@ -40,6 +41,7 @@ class ResultSet:
     kind: str = "model"  # or "judge": one row per trial, each pair in both orders
     run_key: str | None = None  # a judge run's key
     variant: str | None = None  # a stored run's variant (dtype, device): with the fingerprint, its key
+    note: str = ""  # what explains a judge at chance (the demo judge's limitation), said with it
 
 
 def needle_row(db: Any, dataset: str | None) -> dict[str, Any] | None:
@@ -124,18 +126,27 @@ def judge_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]
     if row is None or not records:
         return []
     out = []
-    for run in store_judges.finished_runs(db, row["name"]):
-        if run["mode"] != "selection":
-            continue
-        name = _unique(f"judge {judge_short_name(run['model'])}", taken)
+    runs = [run for run in store_judges.finished_runs(db, row["name"]) if run["mode"] == "selection"]
+    for run, named in zip(runs, judge_run_labels(runs), strict=True):
+        name = _unique(named, taken)
         frame = judge_results(records, store_judges.run_results(db, run["run_key"]), name)
         if frame.empty:
             continue
         judged = frame["id"].nunique()
-        source = "judged here, both orders" + (f", part of the set ({judged} of {len(records)} pairs)"
-                                               if judged < len(records) else "")
-        out.append(ResultSet(name, frame, source, None, "judge", run["run_key"]))
+        source = ("judged here, both orders" + (f", part of the set ({judged} of {len(records)} "
+                                                "pairs)" if judged < len(records) else "")
+                  + f" · {judge_run_details(run)}")
+        out.append(ResultSet(name, frame, source, None, "judge", run["run_key"],
+                             note=demo_judge_note(str(run.get("model") or ""), records)))
     return out
+
+
+def demo_judge_note(model: str, records: list[dict[str, Any]]) -> str:
+    """Why the demo judge may be at chance on these needles ('' for any other judge)."""
+    if not is_demo_judge(model):
+        return ""
+    lengths = sorted({int(r["length_tokens"]) for r in records if r.get("length_tokens")})
+    return demo_limitation(read_report(model), lengths)
 
 
 def uploaded_sets() -> list[ResultSet]:
@@ -151,7 +162,8 @@ def all_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]])
     for s in uploaded_sets():
         name = _unique(s.name, taken)
         out.append(s if name == s.name else ResultSet(name, s.frame.assign(model=name), s.source,
-                                                       s.fingerprint, s.kind, s.run_key, s.variant))
+                                                       s.fingerprint, s.kind, s.run_key, s.variant,
+                                                       s.note))
     return out
 
 

@@ -18,6 +18,7 @@ import streamlit as st
 from components.needle.charts import (
     export_notes,
     heatmap_chart,
+    notes_of,
     render_cell,
     render_heatmaps,
     results_of,
@@ -194,7 +195,7 @@ def render_presentation(chosen: list[ResultSet], title: str,
         with top[1]:
             _SLIDE(key="nw-slide-screen", data={"label": FULL, "leave": LEAVE})
         render_text(slide_subtitle(frame), key="nw-present-sub")
-        for k, line in enumerate(findings(frame)):
+        for k, line in enumerate(findings(frame, why=notes_of(chosen))):
             render_text(line, key=f"nw-finding-{k}")
         models = list(dict.fromkeys(frame["model"]))  # the panels' order
         for k, model in enumerate(models):

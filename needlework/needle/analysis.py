@@ -22,6 +22,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from store import scores as store_scores
 RESULT_COLUMNS = ["id", "chosen_score", "rejected_score", "correct", "length_tokens", "tagged_position",
                   "site_index", "needle_id", "haystack_id", "model"]
 BUCKETS = 10
-THIN_CELL = 5  # a cell with fewer pairs than this is too thin to read: greyed, left out of findings
+THIN_CELL = 5  # a cell with fewer PAIRS than this (a judge's trials do not count) is too thin to read
 SELECTION = "cell"  # the altair selection parameter of the heatmaps
 
 
@@ -84,19 +85,21 @@ def combine(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 def heatmap_frame(results: pd.DataFrame, thin: int = THIN_CELL, *,
                   intervals: bool = False) -> pd.DataFrame:
-    """Accuracy per (model, length, bucket): ``n``, ``n_correct``, ``n_missing`` (pairs
-    with a missing score: wrong, in ``n``), ``accuracy``, ``thin`` (n < ``thin``), and the
-    labels ``position`` and ``length``; with ``intervals``, also ``pairs`` and the 95 %
-    bootstrap bounds ``low`` and ``high`` (:func:`cell_intervals`)."""
+    """Accuracy per (model, length, bucket): ``n`` (rows: pairs, or a judge's trials),
+    ``pairs`` (distinct pairs), ``n_correct``, ``n_missing`` (rows with a missing score:
+    wrong, in ``n``), ``accuracy``, ``thin`` (fewer than ``thin`` **pairs**, the one rule for
+    a classifier and a judge alike), and the labels ``position`` and ``length``; with
+    ``intervals``, also the 95 % bootstrap bounds ``low`` and ``high`` (:func:`cell_intervals`)."""
     grouped = results.groupby(["model", "length_tokens", "bucket"], as_index=False).agg(
-        n=("correct", "size"), n_correct=("correct", "sum"), n_missing=("missing", "sum"))
+        n=("correct", "size"), pairs=("id", "nunique"), n_correct=("correct", "sum"),
+        n_missing=("missing", "sum"))
+    grouped["pairs"] = grouped["pairs"].astype(int)
     grouped["n_correct"] = grouped["n_correct"].astype(int)
     grouped["n_missing"] = grouped["n_missing"].astype(int)
     grouped["accuracy"] = grouped["n_correct"] / grouped["n"]
-    grouped["thin"] = grouped["n"] < thin
+    grouped["thin"] = grouped["pairs"] < thin
     if intervals:
         bounds = cell_intervals(results)
-        grouped["pairs"] = [bounds[k].n for k in _keys(grouped)]
         grouped["low"] = [bounds[k].low for k in _keys(grouped)]
         grouped["high"] = [bounds[k].high for k in _keys(grouped)]
     grouped["position"] = [bucket_label(b) for b in grouped["bucket"]]
@@ -372,6 +375,104 @@ def counted(results: pd.DataFrame) -> str:
     orders, rows with an ``order``), else ``"pairs"``."""
     judged = "order" in results.columns and bool(results["order"].notna().any())
     return "trials" if judged else "pairs"
+
+
+def wilson_interval(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of ``correct`` out of ``n`` (95 % by default); ``(0, 1)``
+    when ``n`` is 0. It stays inside [0, 1] and is sound at 0 % and 100 %, where the normal
+    approximation says a cell of 3 out of 3 has no uncertainty."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = correct / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    """A judge's accuracy by the order shown, over the ``pairs`` judged in both orders:
+    ``first`` (chosen shown first, as A) and ``second`` (shown second, as B), each with its
+    95 % Wilson interval; ``gap`` = first − second and its 95 % interval (Newcombe's
+    interval for a paired difference, from the two Wilson intervals and the correlation of
+    the two orders' outcomes: sound at 0 and at n, unlike a bootstrap of a constant).
+    ``both`` / ``only_first`` / ``only_second`` / ``neither``: the pairs right in both
+    orders, only with chosen first, only with chosen second, in neither."""
+
+    pairs: int
+    first: float
+    second: float
+    first_interval: tuple[float, float]
+    second_interval: tuple[float, float]
+    gap: float
+    low: float
+    high: float
+    both: int
+    only_first: int
+    only_second: int
+    neither: int
+
+    @property
+    def biased(self) -> bool:
+        """Whether the gap's interval excludes 0 (no difference)."""
+        return self.low > 0 or self.high < 0
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready, with ``biased`` and the method named."""
+        return {"pairs": self.pairs, "accuracy_chosen_first": self.first,
+                "accuracy_chosen_second": self.second,
+                "chosen_first_interval": list(self.first_interval),
+                "chosen_second_interval": list(self.second_interval),
+                "gap": self.gap, "gap_low": self.low, "gap_high": self.high,
+                "biased": self.biased, "right_in_both": self.both,
+                "right_only_first": self.only_first, "right_only_second": self.only_second,
+                "right_in_neither": self.neither,
+                "method": "Wilson intervals (95 %); gap: Newcombe's paired interval (95 %)"}
+
+
+def paired_gap_interval(both: int, only_first: int, only_second: int, neither: int,
+                        z: float = 1.96) -> tuple[float, float, float]:
+    """``(gap, low, high)``: the difference of two paired proportions (right with the first
+    condition minus right with the second, over the same units) and Newcombe's (1998,
+    method 10) interval: the Wilson intervals of the two proportions combined with the
+    phi correlation of the 2 × 2 table (0 when a margin is empty)."""
+    n = both + only_first + only_second + neither
+    if n == 0:
+        return 0.0, -1.0, 1.0
+    p1, p2 = (both + only_first) / n, (both + only_second) / n
+    l1, u1 = wilson_interval(both + only_first, n, z)
+    l2, u2 = wilson_interval(both + only_second, n, z)
+    margins = ((both + only_first) * (only_second + neither) * (both + only_second)
+               * (only_first + neither))
+    phi = (both * neither - only_first * only_second) / math.sqrt(margins) if margins else 0.0
+    gap = p1 - p2
+    low = gap - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
+    high = gap + math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
+    return gap, max(-1.0, low), min(1.0, high)
+
+
+def position_bias(frame: pd.DataFrame) -> PositionBias | None:
+    """A judge frame's position bias (:class:`PositionBias`) over the pairs it judged in
+    both orders (a pair's orders are each right when every trial of that order is), or
+    ``None`` when no pair has both orders (not a judge's frame, or nothing judged)."""
+    if "order" not in frame.columns or frame.empty:
+        return None
+    rows = frame[frame["order"].isin(ORDER_NAMES)]
+    per = rows.groupby(["id", "order"])["correct"].all().unstack("order")
+    if any(name not in per.columns for name in ORDER_NAMES):
+        return None
+    per = per.dropna().sort_index()
+    first = per[ORDER_NAMES[0]].astype(bool)
+    second = per[ORDER_NAMES[1]].astype(bool)
+    both, neither = int((first & second).sum()), int((~first & ~second).sum())
+    only_first, only_second = int((first & ~second).sum()), int((~first & second).sum())
+    n = len(per)
+    if n == 0:
+        return None
+    gap, low, high = paired_gap_interval(both, only_first, only_second, neither)
+    return PositionBias(n, (both + only_first) / n, (both + only_second) / n,
+                        wilson_interval(both + only_first, n), wilson_interval(both + only_second, n),
+                        gap, low, high, both, only_first, only_second, neither)
 
 
 def order_accuracy(frame: pd.DataFrame) -> dict[str, float]:

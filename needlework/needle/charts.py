@@ -64,12 +64,16 @@ def _cells(results: pd.DataFrame, thin: int) -> pd.DataFrame:
         f"{percent_range({'low': lo, 'high': hi}, 0)} (bootstrap over {p} pair{'s' if p != 1 else ''}"
         + (f", {n} {unit}" if unit == "trials" else "") + ")"
         for lo, hi, p, n in zip(cells["low"], cells["high"], cells["pairs"], cells["n"], strict=True)]
-    cells["label"] = [f"n={n}" if t else f"{round(a * 100)} %\nn={n}"
-                      for a, n, t in zip(cells["accuracy"], cells["n"], cells["thin"], strict=True)]
-    cells["short"] = [f"n={n}" if t else f"{round(a * 100)}"  # narrow panels: no " %"
-                      for a, n, t in zip(cells["accuracy"], cells["n"], cells["thin"], strict=True)]
-    cells["count"] = [f"{n}, too few to read (under {thin})" if t else str(n)
-                      for n, t in zip(cells["n"], cells["thin"], strict=True)]
+    judged = unit == "trials"
+    thin_words = [f"{p} pair{'s' if p != 1 else ''}" if judged else f"n={n}"
+                  for n, p in zip(cells["n"], cells["pairs"], strict=True)]
+    cells["label"] = [w if t else f"{round(a * 100)} %\nn={n}" for a, n, t, w in
+                      zip(cells["accuracy"], cells["n"], cells["thin"], thin_words, strict=True)]
+    cells["short"] = [w if t else f"{round(a * 100)}"  # narrow panels: no " %"
+                      for a, t, w in zip(cells["accuracy"], cells["thin"], thin_words, strict=True)]
+    cells["count"] = [(f"{n} ({p} pairs)" if judged else str(n))
+                      + (f", too few to read (under {thin} pairs)" if t else "")
+                      for n, p, t in zip(cells["n"], cells["pairs"], cells["thin"], strict=True)]
     return cells
 
 

@@ -8,7 +8,6 @@ response.
 
 from __future__ import annotations
 
-import math
 import textwrap
 
 import pandas as pd
@@ -16,27 +15,18 @@ import pandas as pd
 from needlework.needle.analysis import (
     BUCKETS,
     THIN_CELL,
+    PositionBias,
     bucket_label,
     counted,
     heatmap_frame,
     length_label,
+    position_bias,
+    wilson_interval,
 )
 
 
 def _pct(value: float) -> int:
     return int(round(value * 100))
-
-
-def wilson_interval(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of ``correct`` out of ``n`` (95 % by default); ``(0, 1)``
-    when ``n`` is 0. It stays inside [0, 1] and is sound at 0 % and 100 %, where the normal
-    approximation says a cell of 3 out of 3 has no uncertainty."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = correct / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _where(cell: pd.Series) -> str:
@@ -72,12 +62,19 @@ def _places(cells: pd.DataFrame, most: int = 3) -> str:
     return "; ".join(named) + (f"; and at {more} more length{'s' if more > 1 else ''}" if more > 0 else "")
 
 
+def _span(low: int, high: int) -> str:
+    return f"{low}" if low == high else f"{low}–{high}"
+
+
 def _sizes(cells: pd.DataFrame) -> str:
-    """``n=10``, ``n=10 each`` or ``n=6–10``."""
+    """``n=10``, ``n=10 each`` or ``n=6–10`` (pairs); for a judge's cells, whose rows are
+    trials, ``n=12 trials, 6 pairs``."""
     low, high = int(cells["n"].min()), int(cells["n"].max())
-    if low != high:
-        return f"n={low}–{high}"
-    return f"n={low}" + (" each" if len(cells) > 1 else "")
+    each = " each" if len(cells) > 1 and low == high else ""
+    if "pairs" in cells and (cells["pairs"] != cells["n"]).any():
+        pairs = _span(int(cells["pairs"].min()), int(cells["pairs"].max()))
+        return f"n={_span(low, high)} trials, {pairs} pairs{each}"
+    return f"n={_span(low, high)}{each}"
 
 
 MOST_RUNS = 4  # tied cells are named when they make at most this many runs of positions
@@ -115,7 +112,7 @@ def _of_model(results: pd.DataFrame, model: str | None) -> pd.DataFrame:
 
 def finding(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_CELL) -> str:
     """What the grid supports, for one model (or all rows), from cells with at least
-    ``min_n`` pairs: the lowest and the highest accuracy, each with every cell at that
+    ``min_n`` pairs (pairs, not a judge's trials: the one rule of :data:`THIN_CELL`): the lowest and the highest accuracy, each with every cell at that
     value (ties are named as ties), the gap in points, and a caveat when the two could
     differ by chance (their pooled 95 % Wilson intervals overlap). E.g. "Accuracy is lowest
     at 8K tokens, positions 40–50 % (62 %, n=10), 31 points below the highest, at 2K
@@ -123,16 +120,16 @@ def finding(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_C
     is mentioned as left out."""
     rows = _of_model(results, model)
     unit = counted(rows)  # a judge's cells count trials (each pair in both orders)
-    every = heatmap_frame(rows)
-    cells = every[every["n"] >= min_n]
+    every = heatmap_frame(rows, min_n)
+    cells = every[~every["thin"]]
     if cells.empty:
-        return f"Not enough data for a finding: no cell has at least {min_n} {unit}."
+        return f"Not enough data for a finding: no cell has at least {min_n} pairs."
     shown = cells["accuracy"].map(_pct)
     low = cells[shown == shown.min()].sort_values(["length_tokens", "bucket"])
     high = cells[shown == shown.max()].sort_values(["length_tokens", "bucket"])
     worst = low.iloc[0]
     if shown.min() == shown.max():
-        return (f"Accuracy is {shown.min()} % in every cell with at least {min_n} {unit} "
+        return (f"Accuracy is {shown.min()} % in every cell with at least {min_n} pairs "
                 f"({len(cells)} cells): no position or length stands out."
                 + _thin_note(every, worst, min_n, unit))
     gap = shown.max() - shown.min()
@@ -144,12 +141,14 @@ def finding(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_C
 def _thin_note(every: pd.DataFrame, worst: pd.Series, min_n: int, unit: str = "pairs") -> str:
     """When a thin cell (fewer than ``min_n`` pairs, left out of the finding) is lower than
     the lowest cell named, say so: it is on screen, and the reader would wonder."""
-    thin = every[(every["n"] < min_n) & (every["accuracy"] < worst["accuracy"])]
+    thin = every[every["thin"] & (every["accuracy"] < worst["accuracy"])]
     if thin.empty:
         return ""
     low = thin.sort_values(["accuracy", "n"], ascending=[True, False]).iloc[0]
-    return (f" Cells with fewer than {min_n} {unit} are left out: the lowest of them, "
-            f"{_pct(low['accuracy'])} % at {_where(low)} (n={int(low['n'])}), is too thin to say.")
+    size = (f"n={int(low['n'])} trials, {int(low['pairs'])} pairs" if unit == "trials"
+            else f"n={int(low['n'])}")
+    return (f" Cells with fewer than {min_n} pairs are left out: the lowest of them, "
+            f"{_pct(low['accuracy'])} % at {_where(low)} ({size}), is too thin to say.")
 
 
 def position_trend(results: pd.DataFrame, model: str | None = None) -> str:
@@ -216,13 +215,79 @@ def overview(results: pd.DataFrame, model: str | None = None) -> str:
     return text[0].upper() + text[1:]
 
 
-def findings(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
+def _points(value: float) -> str:
+    """A difference of proportions in points, signed when negative (``−12``)."""
+    shown = round(value * 100)
+    return f"−{-shown}" if shown < 0 else f"{shown}"
+
+
+def bias_sentence(bias: PositionBias | None) -> str:
+    """A judge's position bias in one sentence, from its figures: the accuracy with the
+    chosen response shown first (A) and second (B), the gap with its 95 % interval, and
+    "Position bias" when that interval excludes 0 (no difference), else "No position bias
+    shown". ``""`` for no bias figures (not a judge, or no pair judged in both orders)."""
+    if bias is None:
+        return ""
+    figures = (f"right {_pct(bias.first)} % of the time with the chosen response shown first "
+               f"(A) and {_pct(bias.second)} % with it shown second (B), over {bias.pairs} "
+               f"pair{'s' if bias.pairs != 1 else ''} judged in both orders")
+    gap = (f"a gap of {_points(bias.gap)} points (95 % interval {_points(bias.low)} to "
+           f"{_points(bias.high)} points, Newcombe's paired Wilson interval)")
+    if bias.biased:
+        side = "the first response shown (A)" if bias.gap > 0 else "the second response shown (B)"
+        return (f"Position bias: {figures}, {gap}. The interval excludes no difference: the "
+                f"judge favours {side}, so its verdicts depend on the order shown, not only "
+                "on the needle.")
+    return (f"No position bias shown: {figures}, {gap}. The interval includes no difference, "
+            "so these pairs do not show the order changing its verdicts.")
+
+
+def chance_sentence(frame: pd.DataFrame, why: str = "") -> str:
+    """For a judge's frame, a warning when it is not above chance (50 % for two responses)
+    with both orders: when the 95 % Wilson interval of its accuracy with the chosen shown
+    first, or shown second, reaches 50 % (a judge that mostly names one letter is right
+    about half the time overall and at chance with one order). ``why``: what explains it,
+    added as said. ``""`` when above chance with both orders, or not a judge's frame."""
+    bias = position_bias(frame)
+    if bias is None:
+        return ""
+    orders = (("first (A)", bias.first, bias.first_interval),
+              ("second (B)", bias.second, bias.second_interval))
+    weak = [o for o in orders if o[2][0] <= 0.5]
+    if not weak:
+        return ""
+    name, value, (low, high) = min(weak, key=lambda o: o[1])
+    return (f"At chance: with the chosen response shown {name} this judge is right "
+            f"{_pct(value)} % of the time (95 % interval {_pct(low)}–{_pct(high)} %, over "
+            f"{bias.pairs} pairs), no better than a coin toss, so its heatmap does not show where "
+            "it finds the needle." + (f" {why}" if why else ""))
+
+
+def judge_lines(results: pd.DataFrame, model: str | None = None, why: str = "") -> list[str]:
+    """For a judge's rows (each pair in both orders): its position-bias sentence and, when
+    it is at chance, the warning (:func:`chance_sentence`); empty for a reward model's."""
+    rows = _of_model(results, model)
+    if counted(rows) != "trials":
+        return []
+    return [line for line in (bias_sentence(position_bias(rows)), chance_sentence(rows, why))
+            if line]
+
+
+def findings(results: pd.DataFrame, min_n: int = THIN_CELL,
+             why: dict[str, str] | None = None) -> list[str]:
     """:func:`finding` for every model in the frame (in the frame's order: the panels'),
-    prefixed with the model when there are several."""
+    prefixed with the model when there are several; for a judge, its position bias and,
+    when at chance, a warning (:func:`judge_lines`; ``why``: per model, what explains it)."""
     models = list(dict.fromkeys(results["model"]))
+    why = why or {}
     if len(models) <= 1:
-        return [finding(results, None, min_n)]
-    return [f"{m}: {finding(results, m, min_n)}" for m in models]
+        model = models[0] if models else None
+        return [finding(results, None, min_n), *judge_lines(results, None, why.get(model or "", ""))]
+    out = []
+    for m in models:
+        out.append(f"{m}: {finding(results, m, min_n)}")
+        out += [f"{m}: {line}" for line in judge_lines(results, m, why.get(m, ""))]
+    return out
 
 
 # -- the slide's title, kept with the needle dataset ------------------------------------------
@@ -284,8 +349,10 @@ def cell_key(frame: pd.DataFrame, min_n: int = THIN_CELL) -> str:
     """What a heatmap's cells, grey cells and blank cells are, in one line."""
     unit = counted(frame)
     return (f"Each cell: accuracy over the {unit} with the error at that place, its n under "
-            f"it (95 % intervals in the interactive chart). Grey: fewer than {min_n} {unit}, "
-            f"too few to read. Blank: no {unit[:-1]} has its error there.")
+            f"it (95 % intervals in the interactive chart). Grey: fewer than {min_n} pairs, "
+            "too few to read" + (" (a judge's two trials of a pair count as one)"
+                                 if unit == "trials" else "")
+            + ". Blank: no pair has its error there.")
 
 
 def wrap(text: str, width: int) -> list[str]:

@@ -1,0 +1,150 @@
+"""A judge's position bias stated from its figures, one rule for thin cells (pairs), and
+judge runs named by what tells them apart (issue 51)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pandas as pd
+import pytest
+
+from needlework.needle import analysis, findings, labels
+
+
+def _trials(outcomes: dict[tuple[int, int, int], list[tuple[bool, bool]]]) -> pd.DataFrame:
+    """A judge's frame: per (length, bucket, count) cell, pairs with (right chosen first,
+    right chosen second)."""
+    records, trials = [], []
+    k = 0
+    for (length, bucket, _), pairs in outcomes.items():
+        for first, second in pairs:
+            pid = f"p{k}"
+            k += 1
+            records.append({"id": pid, "prompt": "q", "chosen": ["c"], "rejected": ["r"],
+                            "length_tokens": length, "tagged_position": (bucket + 0.5) / 10})
+            for chosen_at, right in ((0, first), (1, second)):
+                picked = chosen_at if right else 1 - chosen_at
+                trials.append({"entry": {"item_key": pid, "members": ["chosen[0]", "rejected[0]"],
+                                         "chosen_positions": [chosen_at], "valid": True,
+                                         "picked": picked, "trial": chosen_at}, "raw": "[[A]]"})
+    return analysis.judge_results(records, trials, "judge j")
+
+
+def test_always_a_is_biased_and_the_sentence_says_so():
+    frame = _trials({(500, 2, 0): [(True, False)] * 20})
+    bias = analysis.position_bias(frame)
+    assert bias is not None and bias.pairs == 20
+    assert (bias.first, bias.second, bias.gap) == (1.0, 0.0, 1.0)
+    assert bias.low > 0.5 and bias.high == 1.0 and bias.biased
+    sentence = findings.bias_sentence(bias)
+    assert sentence.startswith("Position bias: right 100 % of the time with the chosen response "
+                               "shown first (A) and 0 % with it shown second (B), over 20 pairs")
+    assert "favours the first response shown (A)" in sentence
+    assert "No position bias" not in sentence
+    chance = findings.chance_sentence(frame, "Why: tiny.")
+    assert chance.startswith("At chance: with the chosen response shown second (B) this judge is "
+                             "right 0 %") and chance.endswith("Why: tiny.")
+
+
+def test_an_unbiased_judge_reads_no_position_bias():
+    # right in both orders on 18 pairs, only first on 1, only second on 1
+    frame = _trials({(500, 2, 0): [(True, True)] * 18 + [(True, False), (False, True)]})
+    bias = analysis.position_bias(frame)
+    assert bias is not None and bias.gap == 0 and bias.low < 0 < bias.high and not bias.biased
+    sentence = findings.bias_sentence(bias)
+    assert sentence.startswith("No position bias shown: right 95 % of the time with the chosen "
+                               "response shown first (A) and 95 % with it shown second (B)")
+    assert findings.chance_sentence(frame) == ""  # above chance with both orders
+    lines = findings.findings(frame)
+    assert any(line.startswith("No position bias shown") for line in lines)
+
+
+def test_newcombe_interval_by_hand():
+    # Newcombe (1998) table: a=8 both, b=5 only first, c=0 only second, d=1 neither (n=14)
+    gap, low, high = analysis.paired_gap_interval(8, 5, 0, 1)
+    p1, p2, n = 13 / 14, 8 / 14, 14
+    l1, u1 = analysis.wilson_interval(13, n)
+    l2, u2 = analysis.wilson_interval(8, n)
+    phi = (8 * 1 - 5 * 0) / math.sqrt(13 * 1 * 8 * 6)
+    want_low = (p1 - p2) - math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+    want_high = (p1 - p2) + math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
+    assert gap == pytest.approx(5 / 14)
+    assert (low, high) == (pytest.approx(want_low), pytest.approx(want_high))
+    assert 0 < low < 5 / 14 < high < 1
+
+
+def test_a_reward_models_frame_has_no_bias_line():
+    frame = analysis.results_frame([{"id": "a", "chosen_score": 1, "rejected_score": 0,
+                                     "length_tokens": 500, "tagged_position": 0.1}])
+    assert analysis.position_bias(frame) is None
+    assert findings.judge_lines(frame) == []
+
+
+def test_thin_cells_are_counted_in_pairs_for_a_judge():
+    # 250 tokens, bucket 3: 3 pairs (6 trials), 1 of 6 right: thin, never the lowest named
+    cells = {(250, 3, 0): [(False, False), (False, False), (True, False)],
+             (500, 0, 0): [(True, True)] * 4 + [(True, False)],  # 5 pairs, 90 %
+             (500, 1, 0): [(True, True)] * 3 + [(True, False)] * 3}  # 6 pairs, 75 %
+    frame = _trials(cells)
+    grid = analysis.heatmap_frame(frame)
+    thin = grid.set_index(["length_tokens", "bucket"])
+    assert (thin.loc[(250, 3), "n"], thin.loc[(250, 3), "pairs"]) == (6, 3)
+    assert bool(thin.loc[(250, 3), "thin"]) and not bool(thin.loc[(500, 0), "thin"])
+    line = findings.finding(frame)
+    assert line.startswith("Accuracy is lowest at 500 tokens, positions 10–20 % (75 %, n=12 trials, "
+                           "6 pairs)")
+    assert "fewer than 5 pairs are left out: the lowest of them, 17 % at 250 tokens, positions " \
+           "30–40 % (n=6 trials, 3 pairs)" in line
+    assert "Grey: fewer than 5 pairs" in findings.cell_key(frame)
+
+
+def test_the_lowest_cell_never_has_fewer_pairs_than_the_rule():
+    rng = random.Random(3)
+    for _ in range(30):
+        cells = {}
+        for length in (250, 500):
+            for bucket in range(4):
+                pairs = rng.randint(1, 8)
+                cells[(length, bucket, 0)] = [(rng.random() < 0.6, rng.random() < 0.4)
+                                              for _ in range(pairs)]
+        frame = _trials(cells)
+        grid = analysis.heatmap_frame(frame)
+        line = findings.finding(frame).split(" Cells with fewer")[0]
+        for row in grid.itertuples():
+            where = f"{analysis.length_label(row.length_tokens)} tokens, positions " \
+                    f"{analysis.bucket_label(row.bucket)}"
+            if row.pairs < analysis.THIN_CELL and "tied" not in line:
+                assert where not in line, (where, line)
+
+
+def _run(model: str, endpoint: str, temperature: float, max_tokens: int, per: int | None = None):
+    return {"model": model, "endpoint": endpoint,
+            "options": {"connection": {"endpoint": endpoint, "model": model,
+                                       "temperature": temperature, "max_tokens": max_tokens},
+                        "per_subset": per},
+            "summary": {"selection": {"per_subset": per} if per else None}}
+
+
+def test_run_labels_name_what_tells_runs_apart():
+    runs = [_run("o-fake", "http://127.0.0.1:8001/v1", 0.0, 16),
+            _run("o-fake", "http://127.0.0.1:8002/v1", 0.7, 16),
+            _run("/x/data/demo-judge", "http://127.0.0.1:9/v1", 0.0, 16, per=5)]
+    names = labels.judge_run_labels(runs)
+    assert names == ["judge o-fake · endpoint 127.0.0.1:8001/v1 · temperature 0",
+                     "judge o-fake · endpoint 127.0.0.1:8002/v1 · temperature 0.7",
+                     "judge demo-judge"]
+    assert labels.judge_run_details(runs[2]) == ("endpoint 127.0.0.1:9/v1 · temperature 0 · "
+                                                 "max tokens 16 · 5 pairs per length")
+    same = labels.judge_run_labels([_run("m", "http://h/v1", 0.0, 16), _run("m", "http://h/v1", 0.0, 512)])
+    assert same == ["judge m · max tokens 16", "judge m · max tokens 512"]
+
+
+def test_demo_limitation_names_the_training_lengths():
+    report = {"parameters": 1688448, "settings": {"min_tokens": 40, "max_tokens": 120},
+              "heldout_selection": {"accuracy_chosen_first": 1.0, "accuracy_chosen_second": 0.97,
+                                    "response_tokens": 100}}
+    text = labels.demo_limitation(report, [250, 2000])
+    assert "trained for a few minutes on responses of 40–120 tokens" in text
+    assert "right 100 % with the chosen first and 97 % with it second" in text
+    assert "responses of 250–2,000 tokens, longer than it was trained on" in text
