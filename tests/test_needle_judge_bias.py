@@ -9,7 +9,9 @@ import random
 import pandas as pd
 import pytest
 
-from needlework.needle import analysis, findings, labels
+from needlework.formats.preference import Preference
+from needlework.judges.plan import select_items
+from needlework.needle import analysis, findings, labels, subset
 
 
 def _trials(outcomes: dict[tuple[int, int, int], list[tuple[bool, bool]]]) -> pd.DataFrame:
@@ -148,3 +150,64 @@ def test_demo_limitation_names_the_training_lengths():
     assert "trained for a few minutes on responses of 40–120 tokens" in text
     assert "right 100 % with the chosen first and 97 % with it second" in text
     assert "responses of 250–2,000 tokens, longer than it was trained on" in text
+
+
+# -- a judge's first run on part of a needle set: stratified over positions ----------------
+
+
+def _needles(per_bucket: dict[int, int], lengths=(250, 500)) -> list[tuple[str, dict]]:
+    out = []
+    for length in lengths:
+        for bucket, count in per_bucket.items():
+            for j in range(count):
+                rid = f"n-{length}-{bucket}-{j}"
+                out.append((rid, {"id": rid, "length_tokens": length,
+                                  "tagged_position": (bucket + (j + 0.5) / (count + 1)) / 10}))
+    return out
+
+
+def test_the_subset_spreads_each_length_over_the_positions():
+    items = _needles({b: 6 for b in range(10)})
+    taken = subset.stratified_needles(items, [m for _, m in items], 20, seed=0)
+    for length in (250, 500):
+        mine = [m for _, m in taken if m["length_tokens"] == length]
+        assert len(mine) == 20
+        assert sorted({analysis.position_bucket(m["tagged_position"]) for m in mine}) == list(range(10))
+        assert all(sum(1 for m in mine if analysis.position_bucket(m["tagged_position"]) == b) == 2
+                   for b in range(10))
+    # the first 20 of each length in import order would cover positions 0–40 % only
+    first = [m for _, m in items if m["length_tokens"] == 250][:20]
+    assert max(analysis.position_bucket(m["tagged_position"]) for m in first) == 3
+    # in the items' order, seeded: the same sample whatever the import order
+    assert [k for k, _ in taken] == [k for k, _ in items if k in {t for t, _ in taken}]
+    again = subset.stratified_needles(items[::-1], [m for _, m in items[::-1]], 20, seed=0)
+    assert {k for k, _ in again} == {k for k, _ in taken}
+    other = subset.stratified_needles(items, [m for _, m in items], 20, seed=1)
+    assert {k for k, _ in other} != {k for k, _ in taken}
+
+
+def test_the_subset_fills_from_other_buckets_and_grows_monotonically():
+    items = _needles({0: 1, 1: 8, 5: 2, 9: 8}, lengths=(1000,))
+    meta = [m for _, m in items]
+    seven = subset.stratified_needles(items, meta, 7)
+    counts = {b: sum(1 for _, m in seven if analysis.position_bucket(m["tagged_position"]) == b)
+              for b in (0, 1, 5, 9)}
+    assert counts[0] == 1 and counts[5] == 2 and sum(counts.values()) == 7
+    assert abs(counts[1] - counts[9]) <= 1
+    previous: set[str] = set()
+    for n in range(1, 20):
+        now = {k for k, _ in subset.stratified_needles(items, meta, n)}
+        assert len(now) == min(n, 19) and previous <= now
+        previous = now
+    with pytest.raises(ValueError, match="at least 1"):
+        subset.stratified_needles(items, meta, 0)
+
+
+def test_select_items_stratifies_needle_items():
+    items = _needles({b: 4 for b in range(10)})
+    prefs = [(k, Preference(k, str(m["length_tokens"]), "q", ["c"], ["r"], m)) for k, m in items]
+    chosen = select_items(prefs, per_subset=10)
+    assert len(chosen) == 20
+    assert {analysis.position_bucket(p.meta["tagged_position"]) for _, p in chosen} == set(range(10))
+    only = select_items(prefs, per_subset=10, subsets=["500"])
+    assert {p.meta["length_tokens"] for _, p in only} == {500} and len(only) == 10

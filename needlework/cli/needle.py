@@ -315,13 +315,24 @@ def cmd_report(args: argparse.Namespace) -> int:
 def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
     """``needle report --json``: the files written, the findings, and each heatmap cell
     with its count and 95 % bootstrap interval (the unit the pair; 1,000 resamples, seed 0)."""
-    from needlework.needle.analysis import counted, heatmap_frame  # noqa: PLC0415
-    from needlework.needle.findings import findings  # noqa: PLC0415
+    from needlework.needle.analysis import (  # noqa: PLC0415
+        THIN_CELL,
+        counted,
+        heatmap_frame,
+        position_bias,
+    )
+    from needlework.needle.findings import bias_sentence, findings  # noqa: PLC0415
     from needlework.stats import RESAMPLES, SEED  # noqa: PLC0415
 
     cells = heatmap_frame(results, intervals=True)
+    biases = {}
+    for model in dict.fromkeys(results["model"]):
+        bias = position_bias(results[results["model"] == model])
+        if bias is not None:
+            biases[model] = bias.as_dict() | {"sentence": bias_sentence(bias)}
     return {"written": [str(p) for p in written], "findings": findings(results),
-            "counted": counted(results),
+            "counted": counted(results), "thin_rule": f"fewer than {THIN_CELL} pairs",
+            "position_bias": biases,
             "interval": {"level": 0.95, "method": "percentile bootstrap", "unit": "pair",
                          "resamples": RESAMPLES, "seed": SEED},
             "cells": [{"model": r.model, "length_tokens": int(r.length_tokens),

@@ -165,9 +165,18 @@ def select_items(items: Sequence[tuple[str, Preference]], *, subsets: Sequence[s
     """Part of a dataset, to try a judge on a few items first: the items of ``subsets``
     (all when ``None`` or empty), at most ``per_subset`` of each subset (the first ones in
     import order; all when ``None``). Every subset stays represented, so accuracy and the
-    invalid rate are still reported per subset."""
+    invalid rate are still reported per subset. Needle items (a length and a position
+    each): ``per_subset`` pairs of each length, a seeded sample spread over the positions
+    (:func:`needlework.needle.subset.stratified_needles`), not the first ones."""
     if per_subset is not None and per_subset < 1:
         raise ValueError(f"items per subset must be at least 1, got {per_subset}")
+    needles = items and all(p.meta.get("tagged_position") is not None
+                            and p.meta.get("length_tokens") is not None for _, p in items)
+    if per_subset is not None and needles:
+        from needlework.needle.subset import stratified_needles  # noqa: PLC0415
+
+        kept = [(k, p) for k, p in items if not subsets or p.subset in set(subsets)]
+        return stratified_needles(kept, [p.meta for _, p in kept], per_subset)
     wanted = set(subsets or ())
     taken: dict[str, int] = {}
     out = []

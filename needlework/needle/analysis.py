@@ -201,18 +201,29 @@ def selected_cell(event: Any, name: str = SELECTION) -> tuple[int, int] | None:
         return None
 
 
+JUDGE_COLUMNS = ["order", "trial", "judge_answer"]  # a judge's trials (:func:`judge_results`)
+
+
 def results_csv(results: pd.DataFrame) -> str:
-    """The results as CSV (the result columns plus ``bucket`` and ``missing``; a missing
-    score is an empty field, its row is kept)."""
-    columns = [c for c in RESULT_COLUMNS + ["bucket", "missing"] if c in results.columns]
+    """The results as CSV (the result columns plus ``bucket`` and ``missing``, and a
+    judge's ``order``, ``trial`` and ``judge_answer``; a missing score is an empty field,
+    its row is kept)."""
+    columns = [c for c in RESULT_COLUMNS + ["bucket", "missing"] + JUDGE_COLUMNS
+               if c in results.columns]
     return results[columns].to_csv(index=False)
 
 
 def read_results_csv(source: str | Path) -> pd.DataFrame:
-    """A results CSV written by :func:`results_csv`, back as a results frame."""
-    raw = pd.read_csv(source, dtype={"id": str, "needle_id": str, "haystack_id": str, "model": str},
+    """A results CSV written by :func:`results_csv`, back as a results frame (a judge's
+    order columns kept, so its position bias can be stated again)."""
+    raw = pd.read_csv(source, dtype={"id": str, "needle_id": str, "haystack_id": str, "model": str,
+                                     "order": str, "judge_answer": str},
                       keep_default_na=False, na_values={"chosen_score": [""], "rejected_score": [""]})
-    return results_frame(raw.to_dict("records"))
+    frame = results_frame(raw.to_dict("records"))
+    for column in JUDGE_COLUMNS:
+        if column in raw.columns:
+            frame[column] = raw[column].to_numpy()
+    return frame
 
 
 def stored_results(db: Any, dataset: str, records: Sequence[dict[str, Any]], fingerprint: str,
