@@ -10,7 +10,13 @@ from pathlib import Path
 from tqdm import tqdm
 
 from needlework.cli import add_db_argument
-from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, MAX_TOKENS_CAP
+from needlework.judges.connection import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_TOKENS,
+    MAX_TOKENS_CAP,
+    REASONING_EFFORTS,
+    REASONING_MAX_TOKENS,
+)
 
 # The judge modules import openai (and the demo judge torch): imported in the handlers.
 
@@ -28,9 +34,18 @@ def _add_connection_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds to wait for one answer (default 120)")
     p.add_argument("--max-tokens", type=int, default=None, metavar="N",
                    help=f"longest answer in tokens, at most {MAX_TOKENS_CAP:,} (default "
-                   f"{DEFAULT_MAX_TOKENS}; for the local demo and rules judges what the page "
-                   "starts them with)")
-    p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+                   f"{DEFAULT_MAX_TOKENS}, {REASONING_MAX_TOKENS} with --reasoning-effort: a "
+                   "reasoning model's thinking counts against it; for the local demo and rules "
+                   "judges what the page starts them with)")
+    p.add_argument("--temperature", type=float, default=0.0,
+                   help="default 0; an endpoint that refuses it (OpenAI's reasoning models) "
+                   "gets its own default, and the run says so")
+    p.add_argument("--reasoning-effort", default=None, choices=REASONING_EFFORTS,
+                   help="how hard a reasoning model thinks (sent as reasoning_effort only when "
+                   "given; left out if the endpoint refuses it)")
+    p.add_argument("--max-retries", type=int, default=4, metavar="N",
+                   help="retries of a request after a timeout, HTTP 429 or 5xx (default 4); a "
+                   "request still failing is counted as failed, not as an answer")
     add_price_arguments(p)
 
 
@@ -56,7 +71,10 @@ def settings(args: argparse.Namespace, model: str) -> dict[str, int]:
     from needlework.judges.local import settings_for  # noqa: PLC0415
 
     start = settings_for(model)
-    return {"max_tokens": start["max_tokens"] if args.max_tokens is None else args.max_tokens,
+    budget = start["max_tokens"]
+    if getattr(args, "reasoning_effort", None) and budget == DEFAULT_MAX_TOKENS:
+        budget = REASONING_MAX_TOKENS  # room for the reasoning before the answer
+    return {"max_tokens": budget if args.max_tokens is None else args.max_tokens,
             "concurrency": (start["concurrency"] if getattr(args, "concurrency", None) is None
                             else args.concurrency)}
 
@@ -184,6 +202,8 @@ def _connection(args: argparse.Namespace):  # noqa: ANN202
                       structured=getattr(args, "structured", False),
                       context_window=window or context_window_of(args.model),
                       input_price=args.input_price, output_price=args.output_price,
+                      reasoning_effort=getattr(args, "reasoning_effort", None),
+                      max_retries=getattr(args, "max_retries", 4),
                       **settings(args, args.model))
 
 
@@ -191,7 +211,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from needlework.judges import cost  # noqa: PLC0415
     from needlework.judges.engine import run_judge, write_output  # noqa: PLC0415
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
+    from needlework.judges.evaluate import failure_words  # noqa: PLC0415
     from needlework.judges.plan import DatasetNotFound, load_items, select_items  # noqa: PLC0415
+    from needlework.judges.results import provider_defaults  # noqa: PLC0415
     from needlework.stats import number_range  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
@@ -246,6 +268,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     except JudgeCancelled as exc:
         return _fail(str(exc), 130)
     except JudgeError as exc:
+        if str(exc).startswith("no answers"):
+            return _fail(str(exc))
         return _fail(f"{exc} (answers received so far are cached: run again to resume)")
     finally:
         if bar is not None:
@@ -267,20 +291,33 @@ def cmd_judge(args: argparse.Namespace) -> int:
           f"{summary['answered']} ({'n/a' if rate is None else f'{rate:.1%}'}), "
           f"{summary['skipped']} skipped; {summary['requests']} requests, "
           f"{summary['cached']} from cache")
+    if (failed := failure_words(summary)) is not None:
+        print(f"  {failed}; accuracy counts the answered ones only")
+    for words in provider_defaults(summary):
+        print(f"  {words}")
+    if summary.get("cut_off"):
+        print(f"  {summary['cut_off']} answers cut off at the length limit "
+              f"({connection.max_tokens} tokens): raise --max-tokens")
     print(f"  prompt: {template.label}, {template.source}")
     print(f"  cost: {cost.Actual.from_dict(summary['cost']).words()}")
     for name, part in summary["subsets"].items():
         a, r = part.get("accuracy"), part.get("invalid_rate")
+        lost = f", failed {part['failed']}" if part.get("failed") else ""
         print(f"  {name}: {'n/a' if a is None else f'{a:.4f}'} "
-              f"(invalid {'n/a' if r is None else f'{r:.1%}'})")
+              f"(invalid {'n/a' if r is None else f'{r:.1%}'}{lost})")
     for n, bias in (summary.get("position_bias") or {}).items():
         acc_pos = ", ".join(
             "n/a" if a is None else f"{a:.2f} ({number_range(ci, 2)}, n={seen})"
             for a, ci, seen in zip(bias["accuracy_by_position"], bias["interval_by_position"],
                                    bias["trials_by_position"], strict=True))
         print(f"  position bias ({n} responses): accuracy by position of the chosen [{acc_pos}], "
-              f"spread {bias['spread']:.2f}, consistency {bias['consistency']:.2f}")
+              f"spread {_two(bias['spread'])}, consistency {_two(bias['consistency'])} "
+              f"(over {bias.get('groups')} fully answered groups)")
     return 0
+
+
+def _two(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
 
 
 def prompt_template(mode: str, model: str, path: str | None):  # noqa: ANN201 - a Template

@@ -358,6 +358,9 @@ class ConnectionCheck:
     message: str
     latency_s: float | None = None
     listed_models: tuple[str, ...] | None = None
+    #: parameters the endpoint refused as unsupported (each "temperature: provider default
+    #: (refused 0)"): it answered without them
+    provider_defaults: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -385,7 +388,9 @@ def check_connection(connection: Connection) -> ConnectionCheck:
     The line starts with the kind of failure: ``server down``, ``timeout``, ``bad key``,
     ``wrong model name``, ``not found``, ``rate limited``, ``server error`` or
     ``bad request``. ``/models`` is consulted only to tell a wrong model name from
-    another failure, never instead of the chat completion.
+    another failure, never instead of the chat completion. A parameter the endpoint
+    refuses as unsupported (``temperature`` for a reasoning model) is dropped as in a run,
+    and the ``ok`` line names it ("temperature: provider default (refused 0)").
     """
     probe = connection.with_options(max_retries=0)
     client = JudgeClient(probe)
@@ -394,8 +399,11 @@ def check_connection(connection: Connection) -> ConnectionCheck:
     except JudgeError as exc:
         error = exc
     else:
+        defaults = tuple(d["words"] for d in client.provider_defaults())
         return ConnectionCheck(True, "ok", f"ok: {connection.model!r} at {connection.endpoint} "
-                               f"answered in {answer.latency_s:.2f} s", answer.latency_s)
+                               f"answered in {answer.latency_s:.2f} s"
+                               + "".join(f"; {words}" for words in defaults),
+                               answer.latency_s, None, defaults)
     finally:
         client.close()
     listed: tuple[str, ...] | None = None

@@ -447,10 +447,17 @@ def output_entries(summary: dict[str, Any], results: Sequence[dict[str, Any]]) -
     plus the official selection fields ``selected_idx`` and ``chosen_idx``, the order
     shown and the rotation), so ``python -m needlework metrics --kind bon`` on the file
     gives the run's accuracy. Scoring: one line per item with the judge's scores
-    (``null`` for an invalid or skipped answer, as in the official output).
+    (``null`` for an invalid or skipped answer, as in the official output). A failed
+    request has no answer and no line (an item with a failed rating neither), so
+    ``metrics`` on the file gives the run's figures over its answered trials; the run's
+    summary (``--json``) counts the failures.
     """
     model = summary.get("model")
     lines: list[dict[str, Any]] = []
+    results = list(results)
+    kept = ({e["id"] for e in evaluate.scoring_entries(results)}  # items fully rated
+            if summary["mode"] != "selection" else set())
+    results = evaluate.answered(results)
     if summary["mode"] == "selection":
         for r in results:
             entry = evaluate.selection_entry(r)
@@ -464,6 +471,8 @@ def output_entries(summary: dict[str, Any], results: Sequence[dict[str, Any]]) -
         return lines
     items: dict[str, dict[str, Any]] = {}
     for r in results:
+        if r["item_key"] not in kept:
+            continue
         line = items.setdefault(r["item_key"], {"id": r["item_key"], "subset": r["subset"],
                                                 "chosen": {}, "rejected": {}, "invalid": 0,
                                                 "skipped": 0})

@@ -136,12 +136,17 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
     - ``pick_deviation``: total variation distance of ``pick_rate`` from uniform,
       ½ Σ |pick_rate[p] − 1/n| (0: no favourite position; 1 − 1/n: always the same);
     - ``consistency``: share of groups whose rotations were all answered validly and
-      all named the same response (the same text, wherever it was shown).
+      all named the same response (the same text, wherever it was shown); a group with a
+      failed request is left out (``groups`` counts the others).
+    Failed requests are left out of every figure.
     Returns ``None`` when there are no rotation trials.
     """
     by_n: dict[int, list[Result]] = defaultdict(list)
+    unanswered: set[tuple[str, int]] = set()  # groups with a failed request
     for r in results:
-        if r.get("rotation") is not None and not r.get("skipped") and not r.get("failed"):
+        if r.get("rotation") is not None and r.get("failed"):
+            unanswered.add((r["item_key"], r.get("group", 0)))
+        elif r.get("rotation") is not None and not r.get("skipped"):
             by_n[len(r["members"])].append(r)
     if not by_n:
         return None
@@ -161,8 +166,9 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
             pick = r.get("picked") if r.get("valid") else None
             if pick is not None:
                 picks[pick] += 1
-            named[(r["item_key"], r.get("group", 0))].append(
-                r["members"][pick] if pick is not None else None)
+            if (r["item_key"], r.get("group", 0)) not in unanswered:
+                named[(r["item_key"], r.get("group", 0))].append(
+                    r["members"][pick] if pick is not None else None)
         acc = [right[p] / seen[p] if seen[p] else None for p in range(n)]
         known = [a for a in acc if a is not None]
         valid = sum(picks)
@@ -227,7 +233,7 @@ def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> di
             except ValueError as exc:
                 figures["rmbench"] = {"error": str(exc)}
     else:
-        entries = scoring_entries(results)
+        entries = scoring_entries(every)
         figures = {"bon": metrics.best_of_n(entries), "pairwise": metrics.pairwise(entries)}
         if format_name == "rmbench":
             try:
@@ -245,10 +251,10 @@ def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> di
     return {
         "mode": mode,
         "accuracy": headline.get("accuracy"),
-        "intervals": accuracy_intervals(results, mode),
+        "intervals": accuracy_intervals(every, mode),
         "trials": len(every),
         "items_judged": len(items),
-        "answered_items": len(item_units(results, mode)),
+        "answered_items": len(item_units(every, mode)),
         "answered": rates["answered"],
         "failed": rates["failed"],
         "failures": failure_groups(every),
@@ -257,7 +263,7 @@ def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> di
         "skipped": rates["skipped"],
         "subsets": subsets,
         "metrics": figures,
-        "position_bias": position_bias(results) if mode == "selection" else None,
+        "position_bias": position_bias(every) if mode == "selection" else None,
     }
 
 
@@ -291,8 +297,9 @@ def item_units(results: Iterable[Result], mode: str) -> dict[str, dict[str, Any]
     """Per item, in first-seen order: ``subset``, ``right`` and ``trials`` as the headline
     counts them (selection: its trials, a skipped or invalid one wrong; scoring: the item,
     1 or 0 by strict best-of-n on its ratings). Failed requests are left out (an item
-    with no answered trial is absent)."""
-    results = answered(results)
+    with no answered trial, or in scoring a failed rating, is absent)."""
+    every = list(results)
+    results = answered(every)
     out: dict[str, dict[str, Any]] = {}
     if mode == "selection":
         for r in results:
@@ -303,7 +310,7 @@ def item_units(results: Iterable[Result], mode: str) -> dict[str, dict[str, Any]
             unit["right"] += int(metrics.bon_correct(entry["chosen_scores"],
                                                      entry["rejected_scores"]))
         return out
-    for entry in scoring_entries(results):
+    for entry in scoring_entries(every):
         out[entry["id"]] = {"subset": str(entry.get("subset", "")), "trials": 1,
                             "right": int(metrics.bon_correct(entry["chosen_scores"],
                                                              entry["rejected_scores"]))}
