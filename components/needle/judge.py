@@ -47,9 +47,12 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
     conn = render_connection(expanded=False)
     cols = st.columns(2, vertical_alignment="bottom")
     per = int(cols[0].number_input("Pairs per length (0 = all)", 0, 100_000, 0, key="nj_per",
-                                   help="Try a judge on the first pairs of each length first (a "
-                                        "local model takes seconds per long prompt). A run on "
-                                        "part of the set is kept apart from a full run."))
+                                   help="Try a judge on part of the set first (a local model "
+                                        "takes seconds per long prompt): that many pairs of each "
+                                        "length, a seeded sample spread evenly over the needle "
+                                        "positions (not the first ones, which sit early in the "
+                                        "responses). A run on part of the set is kept apart from "
+                                        "a full run."))
     policy = cols[1].selectbox("Prompts longer than the window", list(POLICIES), key="nj_policy",
                                format_func=lambda p: f"{p}: {POLICIES[p]}",
                                help="skip: such a trial is not sent and counts as missing (wrong); "

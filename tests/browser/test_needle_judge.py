@@ -137,8 +137,8 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     assert _counts(_panel_of(page, "judge demo-judge")) == trials
     text = main.inner_text()
     assert "judge demo-judge (both orders)" in text
-    assert re.search(r"Position bias of judge demo-judge: chosen shown first \(A\): \d+%, "
-                     r"chosen shown second \(B\): \d+%", text)
+    assert re.search(r"(No position bias shown|Position bias): right \d+ % of the time with the "
+                     r"chosen response shown first \(A\) and \d+ % with it shown second \(B\)", text)
     for width in (1440, 1280, 1024):
         _inside_the_page(page, width)
         main.get_by_text("3 · Where does it miss the needle?").first.evaluate(
