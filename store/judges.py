@@ -65,9 +65,12 @@ def save_call(
     attempts: int,
     finish_reason: str | None,
     reasoning: str | None = None,
+    reasoning_tokens: int | None = None,
 ) -> None:
     """Store one answered call and commit at once (a killed run keeps it); ``raw`` is the
-    answer, ``reasoning`` what the judge reasoned before it (kept apart, never parsed)."""
+    answer, ``reasoning`` what the judge reasoned before it (kept apart, never parsed),
+    ``reasoning_tokens`` how many of the completion tokens the server said were reasoning.
+    Only answers come here: a failed request is never stored."""
     with db.atomic():
         db["judge_calls"].upsert(
             {"key": key, "endpoint": endpoint, "model": model,
@@ -76,7 +79,7 @@ def save_call(
              "valid": int(bool(valid)), "prompt_tokens": prompt_tokens,
              "completion_tokens": completion_tokens, "latency_s": float(latency_s),
              "attempts": int(attempts), "finish_reason": finish_reason, "reasoning": reasoning,
-             "created_at": now()},
+             "reasoning_tokens": reasoning_tokens, "created_at": now()},
             pk="key",
         )
 

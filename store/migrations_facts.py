@@ -597,11 +597,14 @@ def m027_judge_failures(db: Database) -> None:
     ``judge_refusals`` holds one row per (endpoint, model, parameter) with the value
     refused (JSON) and the endpoint's sentence, so a later run leaves the parameter out
     from its first request (the provider's default) and its cache keys name what was
-    sent."""
+    sent; ``reasoning_tokens`` on each cached call: the reasoning tokens the server
+    reported among its completion tokens (null when it did not), so an answer cut off
+    at the length limit can say how much of it went to reasoning."""
     db.execute(
         "create table if not exists judge_refusals (endpoint text not null, model text not null, "
         "param text not null, refused text, message text, created_at text not null, "
         "primary key (endpoint, model, param)) without rowid")
+    db.execute("alter table judge_calls add column reasoning_tokens integer")
 
 
 #: In the order they apply.

@@ -11,7 +11,9 @@ issue 48 chosen by its arguments:
 - ``refuse_all``: every chat completion is refused with this HTTP 400 message;
 - ``fail_every=k``: the k-th, 2k-th, ... distinct prompt (in the order they first
   arrive) gets HTTP 500 every time it is asked, retries included;
-- ``cut_off``: the answer stops at the length limit (``finish_reason: length``).
+- ``cut_off``: the answer stops at the length limit (``finish_reason: length``);
+- ``unsupported``: request parameters refused as OpenAI refuses one it does not know
+  ("Unsupported parameter: ...", ``param`` set).
 
 Every request is recorded (``requests``: body and the status answered), so a test can
 recount each figure from what the server saw.
@@ -43,7 +45,9 @@ class HostedJudgeServer:
 
     def __init__(self, answer: Callable[[dict[str, Any]], str], *, model: str = "judge",
                  reasoning: bool = False, refuse_all: str | None = None,
-                 fail_every: int | None = None, cut_off: bool = False) -> None:
+                 fail_every: int | None = None, cut_off: bool = False,
+                 unsupported: tuple[str, ...] = ()) -> None:
+        self.unsupported = unsupported
         self.answer = answer
         self.model = model
         self.reasoning = reasoning
@@ -86,6 +90,13 @@ class HostedJudgeServer:
                                                "type": "invalid_request_error", "param": None,
                                                "code": "request_refused"}}, body)
                     return
+                for name in server.unsupported:
+                    if name in body:
+                        self._send(400, {"error": {
+                            "message": f"Unsupported parameter: '{name}' is not supported with "
+                                       "this model.", "type": "invalid_request_error",
+                            "param": name, "code": "unsupported_parameter"}}, body)
+                        return
                 if server.reasoning and "max_tokens" in body:
                     self._send(400, MAX_TOKENS_REFUSAL, body)
                     return

@@ -209,3 +209,23 @@ def test_summarize_leaves_failed_trials_out_of_every_figure() -> None:
     s = summarize(scored, "scoring")
     assert s["metrics"]["bon"]["n"] == 2 and s["accuracy"] == 1 / 2
     assert s["failed"] == 1 and s["answered"] == 5 and s["answered_items"] == 2
+
+
+def test_run_judge_with_no_answer_raises_one_line_and_keeps_no_run() -> None:
+    db = store.connect(":memory:")
+    with HostedJudgeServer(right_unless_third, refuse_all="Request blocked.") as server:
+        conn = Connection(server.base_url, "judge", key_env=None, concurrency=2)
+        try:
+            run_judge(db, conn, pairs(3), "selection", dataset="t")
+        except JudgeError as exc:
+            error = exc
+        else:
+            raise AssertionError("a run with no answer must fail")
+        sent = len(server.requests)
+    assert error.kind == "bad_request" and error.status == 400
+    assert str(error) == (f"no answers: 3 of 3 requests failed, 3 refused: bad request: "
+                          f"{server.base_url.removesuffix('/')} answered HTTP 400 (Request "
+                          "blocked.); nothing stored")
+    assert "\n" not in str(error) and sent == 3
+    assert store.judges.list_runs(db) == [] and store.judges.count_calls(db) == 0
+    db.conn.close()

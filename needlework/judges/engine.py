@@ -51,7 +51,7 @@ from typing import Any
 from needlework.formats.preference import Preference
 from needlework.judges import cache, cost, evaluate
 from needlework.judges.client import Answer, JudgeClient
-from needlework.judges.connection import Connection
+from needlework.judges.connection import REASONING_MAX_TOKENS, Connection
 from needlework.judges.context import POLICIES
 from needlework.judges.errors import JudgeCancelled, JudgeError, one_line
 from needlework.judges.local import cache_endpoint
@@ -113,11 +113,11 @@ def _result(trial: Trial, call_key: str | None, parsed: Parsed | None,
         return out
     out.update(valid=parsed.valid, rule=parsed.rule, reason=parsed.reason or None)
     if call is not None and call.get("finish_reason") == "length":
-        budget = (call.get("params") or {}).get("max_tokens") or call.get("completion_tokens")
-        out["cut_off"] = budget
+        out["cut_off"] = budget = (call.get("params") or {}).get("max_tokens") \
+            or call.get("completion_tokens")
         if not parsed.valid:
-            out["reason"] = (f"cut off at {budget} tokens: raise max tokens"
-                             + (f" ({parsed.reason})" if parsed.reason else ""))
+            out["reason"] = cut_off_words(budget, call.get("reasoning_tokens")) + (
+                f" ({parsed.reason})" if parsed.reason else "")
     if trial.mode == "selection":
         out["picked"] = parsed.value
         out["correct"] = bool(parsed.valid and parsed.value in trial.chosen_positions)
@@ -266,6 +266,15 @@ def run_judge(
     return JudgeRun(run_key, summary, results)
 
 
+def cut_off_words(budget: int | None, reasoning_tokens: int | None = None) -> str:
+    """``cut off at 512 tokens (448 of them reasoning): raise max tokens (a reasoning model
+    needs room to think, e.g. 8192)``."""
+    thinking = (f" ({reasoning_tokens} of them reasoning)" if reasoning_tokens else "")
+    room = (f" (a reasoning model needs room to think, e.g. {REASONING_MAX_TOKENS})"
+            if reasoning_tokens and (budget or 0) < REASONING_MAX_TOKENS else "")
+    return f"cut off at {budget} tokens{thinking}: raise max tokens{room}"
+
+
 def no_answer_error(failures: Any, sent: int) -> JudgeError:
     """The one-line error of a run in which no request got an answer: how many failed and
     the endpoint's sentence of the most common failure (key removed)."""
@@ -317,7 +326,9 @@ def _usage(rows: Any) -> dict[str, Any]:
     prompt = [r["prompt_tokens"] for r in rows if r.get("prompt_tokens") is not None]
     completion = [r["completion_tokens"] for r in rows if r.get("completion_tokens") is not None]
     latency = [r["latency_s"] for r in rows if r.get("latency_s") is not None]
+    thinking = [r["reasoning_tokens"] for r in rows if r.get("reasoning_tokens") is not None]
     return {"prompt_tokens": sum(prompt), "completion_tokens": sum(completion),
+            "reasoning_tokens": sum(thinking) if thinking else None,
             "mean_latency_s": round(sum(latency) / len(latency), 4) if latency else None}
 
 
@@ -384,7 +395,8 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
                                 completion_tokens=answer.completion_tokens,
                                 latency_s=answer.latency_s, attempts=answer.attempts,
                                 finish_reason=answer.finish_reason,
-                                reasoning=answer.reasoning)
+                                reasoning=answer.reasoning,
+                                reasoning_tokens=answer.reasoning_tokens)
                 fresh[key] = row
                 done += 1
                 if progress is not None:
@@ -433,7 +445,7 @@ def ask(db: Any, client: JudgeClient, messages: list[dict[str, str]],
                     valid=parsed.valid, prompt_tokens=answer.prompt_tokens,
                     completion_tokens=answer.completion_tokens, latency_s=answer.latency_s,
                     attempts=answer.attempts, finish_reason=answer.finish_reason,
-                    reasoning=answer.reasoning)
+                    reasoning=answer.reasoning, reasoning_tokens=answer.reasoning_tokens)
     return answer.text, parsed, False
 
 
