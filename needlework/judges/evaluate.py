@@ -48,17 +48,23 @@ INVALID_REJECTED = SCORE_HIGH + 1.0  # above the scale: an invalid rejected scor
 
 
 def selection_entry(result: Result) -> dict[str, Any]:
-    """The metrics entry of one selection trial (one-hot scores, see the module docstring)."""
+    """The metrics entry of one selection trial (one-hot scores, see the module docstring).
+
+    ``chosen_scores[i]`` and ``rejected_scores[i]`` are the scores of the dataset's
+    response ``chosen[i]`` / ``rejected[i]`` (the index in ``members``' labels), whatever
+    position the trial showed it at."""
     members: Sequence[str] = result["members"]
-    chosen, rejected = [], []
+    sides: dict[str, dict[int, float | None]] = {"chosen": {}, "rejected": {}}
     for position, label in enumerate(members):
         if result.get("skipped"):
             value: float | None = None
         else:
             value = 1.0 if result.get("valid") and result.get("picked") == position else 0.0
-        (chosen if label.startswith("chosen") else rejected).append(value)
-    return {"id": result["item_key"], "subset": result["subset"], "chosen_scores": chosen,
-            "rejected_scores": rejected}
+        side, index = _member(label)
+        sides[side][index] = value
+    return {"id": result["item_key"], "subset": result["subset"],
+            "chosen_scores": [sides["chosen"][k] for k in sorted(sides["chosen"])],
+            "rejected_scores": [sides["rejected"][k] for k in sorted(sides["rejected"])]}
 
 
 def answered(results: Iterable[Result]) -> list[Result]:
