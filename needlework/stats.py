@@ -1,30 +1,51 @@
-"""Confidence intervals and paired comparisons for the accuracy and RAG figures.
+"""Confidence intervals and paired comparisons for the accuracy and RAG figures, and the
+one rounding rule every page and command uses for a percentage.
 
 Every figure here is a **mean of per-unit values**, and the unit is named with it: an
 *item* of a preference dataset (accuracy = the mean of 0/1 per item), a *question* of a
-grounding dataset, a needle *pair*, a *comparison*. Units are what the bootstrap
-resamples, so values that are not independent (the trials of one item, the pairs of one
-item's responses) travel together inside their unit.
+grounding dataset, a needle *pair*, a *comparison*. Units are what an interval counts, so
+values that are not independent (the trials of one item, the pairs of one item's
+responses) travel together inside their unit.
 
-- :func:`bootstrap_mean`: the percentile bootstrap of such a mean. ``resamples`` sets
-  of ``n`` units are drawn with replacement (default :data:`RESAMPLES` = 1,000) by a
-  ``numpy.random.Generator`` seeded with ``seed`` (default :data:`SEED` = 0); the
-  interval is the 2.5th and 97.5th percentiles of the resampled means (``numpy.quantile``,
-  linear interpolation). ``weights`` make it a ratio (Σ wᵢvᵢ / Σ wᵢ: accuracy per trial
-  with the item's trials as its weight), ``strata`` resample within each group and
-  average the groups' means with equal weight (RM-Bench's mean over domains).
+- :func:`bootstrap_mean` (also :func:`mean_interval`): the 95 % interval of such a mean,
+  by the method the data calls for, named in the result's ``method``:
+
+  * ``wilson``: every value is 0 or 1, unweighted and unstratified (a plain proportion,
+    ``k`` of ``n``): the Wilson score interval (:func:`wilson`), which stays inside
+    [0, 1] and does not collapse at 0 or ``n`` (0 of 5: 0–43.4 %).
+  * ``bootstrap``: anything else (shares of an item's trials, weighted ratios, strata):
+    the percentile bootstrap. ``resamples`` sets of ``n`` units are drawn with
+    replacement (default :data:`RESAMPLES` = 1,000) by a ``numpy.random.Generator``
+    seeded with ``seed`` (default :data:`SEED` = 0); the interval is the 2.5th and 97.5th
+    percentiles of the resampled means (``numpy.quantile``, linear interpolation).
+    ``weights`` make it a ratio (Σ wᵢvᵢ / Σ wᵢ), ``strata`` resample within each group
+    and average the groups' means with equal weight (RM-Bench's mean over domains).
+  * A bootstrap of zero width (every unit the same value) says nothing about the
+    uncertainty: when the values are 0/1 it is replaced by Wilson on the counts of units
+    (``k`` of ``n``), and otherwise, under :data:`MIN_UNITS` units, by no interval
+    (``method`` ``none``, ``low`` and ``high`` ``None``: it cannot be estimated).
+
+  **Order does not matter**: the units are put in a canonical order (by stratum, then
+  value, then weight) before any draw, so the same units in any row order give the same
+  interval, to the last bit. A mapping ``{key: value}`` may be passed instead of a list.
 - :func:`paired`: two models or judges on the **same units**. The difference of their
-  means with a paired bootstrap interval (the units' differences resampled together,
-  same seed and count), and McNemar's exact test on the units where they differ: with
-  ``b`` units where the first did better and ``c`` where the second did, p = the
-  two-sided binomial tail P(X ≤ min(b, c)) × 2, X ~ Binomial(b + c, ½), capped at 1.
-  For 0/1 outcomes that is McNemar's exact test; for outcomes in between (a judge's
-  share of trials) it is the same exact sign test on the units whose outcomes differ.
-  ``significant`` is p < 0.05, decided in exact rational arithmetic.
+  means with a paired bootstrap interval (the units' differences resampled together, in
+  canonical order; for 0/1 outcomes Newcombe's paired interval from the two Wilson
+  intervals, which does not collapse when the two agree everywhere), and a test named in
+  ``test``: with 0/1 outcomes (each unit right or wrong once per side) **McNemar's exact
+  test**: with ``b`` units where the first is right and the second wrong and ``c`` the
+  other way, p = min(1, 2 · P(X ≤ min(b, c))), X ~ Binomial(b + c, ½), exactly
+  (:func:`mcnemar_p`); with outcomes in between (a judge's share of its trials) the
+  **Wilcoxon signed-rank test** on the units' differences (zero differences dropped, tied
+  magnitudes given their mean rank, the exact distribution of the rank sum given those
+  ranks; :func:`wilcoxon_p`). ``significant`` is p < 0.05 (McNemar's decided in exact
+  rational arithmetic).
 
 The resampling draws integers only; the means are plain float sums in a fixed order, so
-the same inputs give the same interval on any processor (no BLAS, no threads). Nothing
-here reads or writes anything but its arguments.
+the same inputs give the same interval on any processor (no BLAS, no threads).
+:func:`percent` and :func:`percent_range` round half up on the exact value (21 of 40 is
+52.5 %, and 52.5 at no decimal is 53). Nothing here reads or writes anything but its
+arguments.
 """
 
 from __future__ import annotations
@@ -32,7 +53,9 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -40,13 +63,23 @@ import numpy as np
 RESAMPLES = 1000
 SEED = 0
 LEVEL = 0.95
+MIN_UNITS = 30  # under this many units a constant sample gets no bootstrap interval
 ALPHA = Fraction(1, 20)  # "significant at 5 %": p < 1/20, compared exactly
 _CHUNK = 1 << 21  # resampled values drawn at once at most (bounds the memory: ~50 MB)
+_EXACT_RANKS = 400  # Wilcoxon: the exact distribution up to this many nonzero differences
+
+WILSON = "wilson"
+BOOTSTRAP = "bootstrap"
+NONE = "none"
+MCNEMAR = "McNemar's exact test"
+WILCOXON = "Wilcoxon signed-rank test"
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean over ``n`` units and its percentile bootstrap interval (``None`` for no unit)."""
+    """A mean over ``n`` units and its interval (``None`` for no unit, or when it cannot
+    be estimated): ``method`` is ``wilson``, ``bootstrap`` or ``none``; ``right`` is the
+    count of units at 1 for a Wilson interval (else ``None``)."""
 
     estimate: float | None
     low: float | None
@@ -56,6 +89,8 @@ class Interval:
     resamples: int = RESAMPLES
     seed: int = SEED
     level: float = LEVEL
+    method: str = BOOTSTRAP
+    right: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: every field by name."""
@@ -65,7 +100,8 @@ class Interval:
 @dataclass(frozen=True)
 class Paired:
     """Two results on the same ``n`` units: ``difference`` = first − second (means), its
-    paired bootstrap interval, how many units each did better on, McNemar's exact p."""
+    interval (``interval``: ``bootstrap``, ``newcombe`` or ``none``), how many units each
+    did better on and how many are tied, and ``test``'s p-value."""
 
     first: float | None
     second: float | None
@@ -81,6 +117,9 @@ class Paired:
     resamples: int = RESAMPLES
     seed: int = SEED
     level: float = LEVEL
+    test: str = MCNEMAR
+    interval: str = BOOTSTRAP
+    tied: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: every field by name."""
@@ -128,22 +167,85 @@ def _point(values: np.ndarray, weights: np.ndarray | None) -> float:
     return float((weights * values).sum() / weights.sum())
 
 
-def bootstrap_mean(values: Sequence[float], *, unit: str = "item",
-                   weights: Sequence[float] | None = None,
-                   strata: Sequence[Hashable] | None = None, resamples: int = RESAMPLES,
-                   seed: int = SEED, level: float = LEVEL) -> Interval:
-    """The mean of ``values`` (one per unit) and its percentile bootstrap interval.
+def _canonical(values: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """The indices that put units in canonical order: by value, then weight."""
+    if weights is None:
+        return np.argsort(values, kind="stable")
+    return np.lexsort((weights, values))
+
+
+def _z(level: float) -> float:
+    return NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+
+
+def wilson_bounds(right: int, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """The Wilson score interval of ``right`` out of ``n``: with p = right / n and z the
+    normal quantile of the level (1.959964 at 95 %), centre (p + z²/2n) / (1 + z²/n) ±
+    z / (1 + z²/n) · √(p(1 − p)/n + z²/4n²), clipped to [0, 1]; ``(0, 1)`` for ``n`` 0."""
+    if n <= 0:
+        return 0.0, 1.0
+    if not 0 <= right <= n:
+        raise ValueError(f"right must be between 0 and n ({n}), got {right}")
+    z = _z(level)
+    p = right / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    low = 0.0 if right == 0 else max(0.0, centre - half)
+    high = 1.0 if right == n else min(1.0, centre + half)
+    return low, high
+
+
+def wilson(right: int, n: int, *, unit: str = "item", level: float = LEVEL) -> Interval:
+    """``right`` of ``n`` units as a proportion with its Wilson score interval
+    (:func:`wilson_bounds`); no unit: every figure ``None``."""
+    if n <= 0:
+        return Interval(None, None, None, 0, unit, level=level, method=WILSON, right=0)
+    low, high = wilson_bounds(right, n, level)
+    return Interval(right / n, low, high, n, unit, level=level, method=WILSON, right=right)
+
+
+def _binary(v: np.ndarray) -> bool:
+    return bool(np.all((v == 0) | (v == 1)))
+
+
+def _unpack(values: Sequence[float] | Mapping[Hashable, float],
+            weights: Sequence[float] | Mapping[Hashable, float] | None,
+            strata: Sequence[Hashable] | Mapping[Hashable, Hashable] | None
+            ) -> tuple[list[float], list[float] | None, list[Hashable] | None]:
+    """Mappings ``{key: value}`` (and the same keys for weights and strata) as lists in
+    sorted key order."""
+    if not isinstance(values, Mapping):
+        if isinstance(weights, Mapping) or isinstance(strata, Mapping):
+            raise ValueError("weights and strata are mappings only when values is one")
+        return list(values), None if weights is None else list(weights), \
+            None if strata is None else list(strata)
+    keys = sorted(values, key=repr)
+    for name, part in (("weights", weights), ("strata", strata)):
+        if part is not None and (not isinstance(part, Mapping) or set(part) != set(values)):
+            raise ValueError(f"{name} must be a mapping with the same keys as values")
+    return ([values[k] for k in keys], None if weights is None else [weights[k] for k in keys],
+            None if strata is None else [strata[k] for k in keys])
+
+
+def bootstrap_mean(values: Sequence[float] | Mapping[Hashable, float], *, unit: str = "item",
+                   weights: Sequence[float] | Mapping[Hashable, float] | None = None,
+                   strata: Sequence[Hashable] | Mapping[Hashable, Hashable] | None = None,
+                   resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> Interval:
+    """The mean of ``values`` (one per unit, or ``{key: value}``) and its 95 % interval by
+    the method the data calls for (see the module docstring: Wilson for a plain proportion,
+    else the percentile bootstrap in canonical unit order, never a zero-width bootstrap).
 
     ``weights`` (positive, one per unit): the estimate is Σ wᵢvᵢ / Σ wᵢ and each resample
     the same ratio over its draw. ``strata`` (one label per unit): units are drawn within
     their stratum (each keeps its size) and the estimate is the plain mean of the strata's
-    means, strata in sorted order. No unit: every figure ``None``. One unit: the interval
-    is that value.
+    means, strata in sorted order. No unit: every figure ``None``.
     """
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level}")
+    values, weights, strata = _unpack(values, weights, strata)
     v = _array(values, "values")
     w = None if weights is None else _array(weights, "weights")
     if w is not None and (len(w) != len(v) or np.any(w <= 0)):
@@ -153,15 +255,24 @@ def bootstrap_mean(values: Sequence[float], *, unit: str = "item",
     n = len(v)
     if n == 0:
         return Interval(None, None, None, 0, unit, resamples, seed, level)
+    if strata is not None and len(strata) != n:
+        raise ValueError("strata must give one label per value")
+    binary = _binary(v)
+    if binary and w is None and (strata is None or len(set(strata)) == 1):
+        return wilson(int(v.sum()), n, unit=unit, level=level)
     rng = np.random.default_rng(seed)
     if strata is None:
+        order = _canonical(v, w)
+        v = v[order]
+        w = None if w is None else w[order]
         estimate = _point(v, w)
         means = _resampled_means(rng, v, w, resamples)
     else:
-        if len(strata) != n:
-            raise ValueError("strata must give one label per value")
         labels = sorted(set(strata), key=repr)
-        parts = [np.asarray([k for k, s in enumerate(strata) if s == label]) for label in labels]
+        parts = []
+        for label in labels:
+            p = np.asarray([k for k, s in enumerate(strata) if s == label])
+            parts.append(p[_canonical(v[p], None if w is None else w[p])])
         estimate = sum(_point(v[p], None if w is None else w[p]) for p in parts) / len(parts)
         totals = np.zeros(resamples, dtype=np.float64)
         for p in parts:
@@ -169,11 +280,20 @@ def bootstrap_mean(values: Sequence[float], *, unit: str = "item",
         means = totals / len(parts)
     low, high = _bounds(means, level)
     # a float sum may land a hair outside the values' range; the bounds never do
-    return Interval(estimate, max(low, float(v.min())), min(high, float(v.max())), n, unit,
-                    resamples, seed, level)
+    low, high = max(low, float(v.min())), min(high, float(v.max()))
+    if high - low <= 0:
+        if binary:
+            return Interval(estimate, *wilson_bounds(int(v.sum()), n, level), n, unit,
+                            resamples, seed, level, WILSON, int(v.sum()))
+        if n < MIN_UNITS:
+            return Interval(estimate, None, None, n, unit, resamples, seed, level, NONE)
+    return Interval(estimate, low, high, n, unit, resamples, seed, level)
 
 
-def sign_test_p(first_better: int, second_better: int) -> Fraction:
+mean_interval = bootstrap_mean
+
+
+def mcnemar_p(first_better: int, second_better: int) -> Fraction:
     """McNemar's exact two-sided p-value for ``b`` and ``c`` discordant units, exactly:
     min(1, 2 · Σ_{k ≤ min(b, c)} C(b + c, k) / 2^(b + c)); 1 when none differ."""
     m = first_better + second_better
@@ -183,19 +303,103 @@ def sign_test_p(first_better: int, second_better: int) -> Fraction:
     return min(Fraction(1), Fraction(2 * tail, 2 ** m))
 
 
+sign_test_p = mcnemar_p
+
+
+def _midranks(magnitudes: np.ndarray) -> np.ndarray:
+    """Ranks 1..m of ``magnitudes`` (ties share their mean rank), doubled to integers."""
+    order = np.argsort(magnitudes, kind="stable")
+    ranks2 = np.empty(len(magnitudes), dtype=np.int64)
+    sorted_m = magnitudes[order]
+    i = 0
+    while i < len(sorted_m):
+        j = i
+        while j + 1 < len(sorted_m) and sorted_m[j + 1] == sorted_m[i]:
+            j += 1
+        ranks2[order[i:j + 1]] = (i + 1) + (j + 1)  # 2 × the mean of ranks i+1 .. j+1
+        i = j + 1
+    return ranks2
+
+
+def wilcoxon_p(differences: Sequence[float]) -> float:
+    """The Wilcoxon signed-rank test's two-sided p-value of paired ``differences``: zero
+    differences are dropped, the rest ranked by magnitude (ties share their mean rank);
+    W⁺ is the sum of the positive differences' ranks and p = min(1, 2 · min(P(W ≤ W⁺),
+    P(W ≥ W⁺))) under the exact distribution of W (each rank's sign a fair coin) up to
+    400 nonzero differences, else its normal approximation with the tie correction.
+    1 when every difference is zero."""
+    d = _array(differences, "differences")
+    d = d[d != 0]
+    m = len(d)
+    if m == 0:
+        return 1.0
+    ranks2 = _midranks(np.abs(d))
+    w2 = int(ranks2[d > 0].sum())  # 2 × W⁺
+    if m <= _EXACT_RANKS:
+        total = int(ranks2.sum())
+        dist = np.zeros(total + 1, dtype=np.float64)
+        dist[0] = 1.0
+        for r in ranks2:
+            shifted = np.zeros_like(dist)
+            shifted[r:] = dist[:len(dist) - r]
+            dist = 0.5 * (dist + shifted)
+        low, high = float(dist[:w2 + 1].sum()), float(dist[w2:].sum())
+        return min(1.0, 2.0 * min(low, high))
+    ranks = ranks2 / 2.0
+    mean = ranks.sum() / 2.0
+    var = (ranks ** 2).sum() / 4.0
+    z = (w2 / 2.0 - mean) / math.sqrt(var)
+    return min(1.0, 2.0 * NormalDist().cdf(-abs(z)))
+
+
+def newcombe_paired(both: int, only_first: int, only_second: int, neither: int,
+                    level: float = LEVEL) -> tuple[float, float, float]:
+    """``(difference, low, high)`` of two paired proportions (right with the first minus
+    right with the second, over the same units): Newcombe's (1998, method 10) interval from
+    the two Wilson intervals and the phi correlation of the 2 × 2 table (0 when a margin is
+    empty)."""
+    n = both + only_first + only_second + neither
+    if n == 0:
+        return 0.0, -1.0, 1.0
+    p1, p2 = (both + only_first) / n, (both + only_second) / n
+    l1, u1 = wilson_bounds(both + only_first, n, level)
+    l2, u2 = wilson_bounds(both + only_second, n, level)
+    margins = ((both + only_first) * (only_second + neither) * (both + only_second)
+               * (only_first + neither))
+    phi = (both * neither - only_first * only_second) / math.sqrt(margins) if margins else 0.0
+    gap = p1 - p2
+    low = gap - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
+    high = gap + math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
+    return gap, max(-1.0, low), min(1.0, high)
+
+
 def paired(first: Sequence[float], second: Sequence[float], *, unit: str = "item",
            resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> Paired:
-    """Two results on the same units, in the same order (see the module docstring)."""
+    """Two results on the same units, in the same order (any order: the figures depend on
+    the units only; see the module docstring)."""
     a, b = _array(first, "first"), _array(second, "second")
     if len(a) != len(b):
         raise ValueError(f"paired results need the same units: {len(a)} and {len(b)} values")
-    better_a, better_b = int(np.sum(a > b)), int(np.sum(b > a))
-    p = sign_test_p(better_a, better_b)
-    diff = bootstrap_mean(a - b, unit=unit, resamples=resamples, seed=seed, level=level)
     n = len(a)
-    return Paired(float(a.sum() / n) if n else None, float(b.sum() / n) if n else None,
-                  diff.estimate, diff.low, diff.high, n, better_a, better_b, float(p),
-                  p < ALPHA, unit, resamples, seed, level)
+    better_a, better_b = int(np.sum(a > b)), int(np.sum(b > a))
+    tied = n - better_a - better_b
+    if n == 0:
+        return Paired(None, None, None, None, None, 0, 0, 0, 1.0, False, unit, resamples, seed,
+                      level, MCNEMAR, NONE, 0)
+    first_mean, second_mean = float(a.sum() / n), float(b.sum() / n)
+    if _binary(a) and _binary(b):
+        exact = mcnemar_p(better_a, better_b)
+        both = int(np.sum((a == 1) & (b == 1)))
+        diff, low, high = newcombe_paired(both, better_a, better_b, n - both - better_a - better_b,
+                                          level)
+        return Paired(first_mean, second_mean, first_mean - second_mean, low, high, n, better_a,
+                      better_b, float(exact), exact < ALPHA, unit, resamples, seed, level,
+                      MCNEMAR, "newcombe", tied)
+    diff_interval = bootstrap_mean(a - b, unit=unit, resamples=resamples, seed=seed, level=level)
+    p = wilcoxon_p(a - b)
+    return Paired(first_mean, second_mean, first_mean - second_mean, diff_interval.low,
+                  diff_interval.high, n, better_a, better_b, p, p < float(ALPHA), unit, resamples,
+                  seed, level, WILCOXON, diff_interval.method, tied)
 
 
 def paired_by_key(first: Mapping[str, float], second: Mapping[str, float], *,
@@ -208,25 +412,103 @@ def paired_by_key(first: Mapping[str, float], second: Mapping[str, float], *,
 # -- words --------------------------------------------------------------------------------
 
 
-def how(resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> str:
-    """``95 % percentile bootstrap, 1,000 resamples, seed 0``."""
-    return f"{round(level * 100)} % percentile bootstrap, {resamples:,} resamples, seed {seed}"
+def _method_words(method: str, resamples: int, seed: int, level: float) -> str:
+    pct = f"{round(level * 100)} %"
+    if method == WILSON:
+        return f"{pct} Wilson score interval"
+    if method == NONE:
+        return "no interval (every unit the same value, too few units to estimate one)"
+    return f"{pct} percentile bootstrap, {resamples:,} resamples, seed {seed}"
+
+
+def how(*shown: Interval | Mapping[str, Any] | None, resamples: int = RESAMPLES,
+        seed: int = SEED, level: float = LEVEL) -> str:
+    """The method of the intervals ``shown`` (``95 % Wilson score interval``, ``95 %
+    percentile bootstrap, 1,000 resamples, seed 0``, both joined by ``;`` when both are
+    shown); with none given, the rule: ``95 % Wilson score interval for a share of 0/1
+    outcomes, else 95 % percentile bootstrap, 1,000 resamples, seed 0``."""
+    methods: list[str] = []
+    for interval in shown:
+        if interval is None:
+            continue
+        got = interval.get("method") if isinstance(interval, Mapping) else interval.method
+        words = _method_words(str(got or BOOTSTRAP), resamples, seed, level)
+        if words not in methods:
+            methods.append(words)
+    if methods:
+        return "; ".join(methods)
+    return (f"{_method_words(WILSON, resamples, seed, level)} for a share of 0/1 outcomes, "
+            f"else {_method_words(BOOTSTRAP, resamples, seed, level)}")
+
+
+def method_label(interval: Interval | Mapping[str, Any] | None) -> str:
+    """A short name of an interval's method for beside a figure: ``95 % Wilson``,
+    ``95 % bootstrap``, ``not estimable`` or ``–``."""
+    if interval is None:
+        return "–"
+    got = interval.get("method") if isinstance(interval, Mapping) else interval.method
+    level = (interval.get("level") if isinstance(interval, Mapping) else interval.level) or LEVEL
+    if got == NONE:
+        return "not estimable"
+    return f"{round(float(level) * 100)} % {'Wilson' if got == WILSON else 'bootstrap'}"
+
+
+def _exact(value: float | int | Fraction | Decimal) -> Decimal:
+    if isinstance(value, Fraction):
+        return Decimal(value.numerator) / Decimal(value.denominator)
+    return Decimal(value)  # a float converts exactly (its binary value)
+
+
+def round_half_up(value: float | int | Fraction | Decimal, digits: int = 1) -> str:
+    """``value`` with ``digits`` decimals, halves rounded away from zero on its exact value
+    (``52.5`` at 0 digits is ``53``; ``-0.0`` prints ``0``)."""
+    quantum = Decimal(1).scaleb(-digits)
+    if isinstance(value, Fraction):
+        # exact: scale, round the rational half up, then place the point
+        scaled = value * 10 ** digits
+        whole = math.floor(abs(scaled) + Fraction(1, 2))
+        text = str(Decimal(whole).scaleb(-digits).quantize(quantum))
+        return ("-" + text) if scaled < 0 and whole else text
+    out = _exact(value).quantize(quantum, rounding=ROUND_HALF_UP)
+    if out == 0:
+        out = abs(out)
+    return str(out)
+
+
+def percent(value: float | int | Fraction | None, of: int | None = None, digits: int = 1, *,
+            space: bool = True, sign: bool = False) -> str:
+    """A share as a percentage, rounded half up on its exact value: ``percent(21, 40)`` is
+    ``52.5 %`` (the fraction 21/40 exactly); ``percent(0.525)`` the same; ``–`` for
+    ``None`` or a zero denominator. ``space=False`` gives ``52.5%``; ``sign=True``
+    ``+52.5 %``."""
+    if value is None or (of is not None and of == 0):
+        return "–"
+    if of is not None:
+        share: Fraction | float = Fraction(int(value), int(of))
+    elif isinstance(value, float) and not math.isfinite(value):
+        return "–"
+    else:
+        share = value if isinstance(value, Fraction) else Fraction(value)
+    text = round_half_up(share * 100, digits)
+    if sign and not text.startswith("-"):
+        text = "+" + text
+    return text + (" %" if space else "%")
 
 
 def percent_range(interval: Interval | Mapping[str, Any] | None, digits: int = 1) -> str:
-    """``41.2–58.8 %``, or ``–`` when there is no interval."""
+    """``41.2–58.8 %``, or ``–`` when there is no interval (rounded as :func:`percent`)."""
     low, high = _lh(interval)
     if low is None or high is None:
         return "–"
-    return f"{100 * low:.{digits}f}–{100 * high:.{digits}f} %"
+    return f"{round_half_up(Fraction(low) * 100, digits)}–{round_half_up(Fraction(high) * 100, digits)} %"
 
 
 def number_range(interval: Interval | Mapping[str, Any] | None, digits: int = 3) -> str:
-    """``0.412–0.588``, or ``–`` when there is no interval."""
+    """``0.412–0.588``, or ``–`` when there is no interval (rounded as :func:`percent`)."""
     low, high = _lh(interval)
     if low is None or high is None:
         return "–"
-    return f"{low:.{digits}f}–{high:.{digits}f}"
+    return f"{round_half_up(low, digits)}–{round_half_up(high, digits)}"
 
 
 def _lh(interval: Interval | Mapping[str, Any] | None) -> tuple[float | None, float | None]:
@@ -241,22 +523,41 @@ def _lh(interval: Interval | Mapping[str, Any] | None) -> tuple[float | None, fl
 
 
 def verdict(result: Paired, first: str, second: str, *, percent: bool = True) -> str:
-    """One sentence on a paired comparison: the difference, its interval, McNemar's p
-    and whether it is significant at 5 %."""
+    """One sentence on a paired comparison: who is ahead by how much (the sign of the
+    difference of the means), its interval, on how many units each did better and how
+    many are tied, the test by name with its p, and whether it is significant at 5 %."""
     if result.n == 0 or result.difference is None:
         return f"No {result.unit} was judged by both {first} and {second}: nothing to compare."
+    as_percent = percent
 
     def fmt(x: float) -> str:
-        return f"{100 * x:+.1f} points" if percent else f"{x:+.3f}"
+        return (f"{round_half_up(Fraction(x) * 100, 1)} points" if as_percent
+                else round_half_up(x, 3))
 
     def rng(x: float) -> str:
-        return f"{100 * x:+.1f}" if percent else f"{x:+.3f}"
+        text = round_half_up(Fraction(x) * 100, 1) if as_percent else round_half_up(x, 3)
+        return text if text.startswith("-") or text.strip("0.") == "" else "+" + text
 
-    units = f"{result.n:,} {result.unit}{'s' if result.n != 1 else ''}"
-    head = (f"On the {units} both judged, {first} − {second} = {fmt(result.difference)} "
-            f"(95 % paired bootstrap interval {rng(result.low or 0.0)} to {rng(result.high or 0.0)}; "
-            f"{first} better on {result.first_better}, {second} on {result.second_better}); "
-            f"McNemar's exact test p = {result.p_value:.3g}: ")
+    def units(k: int) -> str:
+        return f"{k:,} {result.unit}{'s' if k != 1 else ''}"
+
+    diff = result.difference
+    if fmt(abs(diff)) == fmt(0.0):
+        lead = f"{first} and {second} are level"
+    elif diff > 0:
+        lead = f"{first} is ahead of {second} by {fmt(diff)}"
+    else:
+        lead = f"{second} is ahead of {first} by {fmt(-diff)}"
+    kind = "Newcombe's paired" if result.interval == "newcombe" else "paired bootstrap"
+    if result.low is None or result.high is None:
+        spread = f"{first} − {second}: no interval (the differences are all the same)"
+    else:
+        spread = (f"95 % {kind} interval of {first} − {second}: "
+                  f"{rng(result.low)} to {rng(result.high)}")
+    head = (f"On the {units(result.n)} both judged, {lead} ({spread}). "
+            f"{first} better on {units(result.first_better)}, {second} better on "
+            f"{units(result.second_better)}, tied on {units(result.tied)}. "
+            f"{result.test} p = {result.p_value:.3g}: ")
     if result.significant:
         return head + "the difference is significant at 5 %."
     return head + "not significant at 5 % (it may be chance)."
