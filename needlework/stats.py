@@ -20,10 +20,12 @@ responses) travel together inside their unit.
     percentiles of the resampled means (``numpy.quantile``, linear interpolation).
     ``weights`` make it a ratio (Σ wᵢvᵢ / Σ wᵢ), ``strata`` resample within each group
     and average the groups' means with equal weight (RM-Bench's mean over domains).
-  * A bootstrap of zero width (every unit the same value) says nothing about the
-    uncertainty: when the values are 0/1 it is replaced by Wilson on the counts of units
-    (``k`` of ``n``), and otherwise, under :data:`MIN_UNITS` units, by no interval
-    (``method`` ``none``, ``low`` and ``high`` ``None``: it cannot be estimated).
+  * A bootstrap of zero width (every unit the same value, or each stratum constant)
+    says nothing about the uncertainty: when every unit is 0, or every unit 1, it is
+    replaced by Wilson on the counts of units (0 or ``n`` of ``n``; for values in [0, 1]
+    that is conservative, a 0/1 variable having the largest spread for its mean), and
+    otherwise, under :data:`MIN_UNITS` units, by no interval (``method`` ``none``,
+    ``low`` and ``high`` ``None``: it cannot be estimated).
 
   **Order does not matter**: the units are put in a canonical order (by stratum, then
   value, then weight) before any draw, so the same units in any row order give the same
@@ -282,7 +284,7 @@ def bootstrap_mean(values: Sequence[float] | Mapping[Hashable, float], *, unit: 
     # a float sum may land a hair outside the values' range; the bounds never do
     low, high = max(low, float(v.min())), min(high, float(v.max()))
     if high - low <= 0:
-        if binary:
+        if binary and v.min() == v.max():
             return Interval(estimate, *wilson_bounds(int(v.sum()), n, level), n, unit,
                             resamples, seed, level, WILSON, int(v.sum()))
         if n < MIN_UNITS:

@@ -26,15 +26,28 @@ PAIRS = [row("a", 2.0, 1.0, 1000, 0.01), row("b", 1.0, 1.0, 1000, 0.02),
          row("g", 0.0, 1.0, 2000, 0.55)]
 
 
-def test_a_cells_interval_is_a_bootstrap_over_its_pairs() -> None:
+def wilson_by_hand(k: int, n: int) -> tuple[float, float]:
+    z = 1.959963984540054
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    return centre - half, centre + half
+
+
+def test_a_cells_interval_is_wilsons_over_its_pairs() -> None:
     cells = analysis.heatmap_frame(analysis.results_frame(PAIRS), intervals=True).set_index(["length_tokens", "bucket"])
     cell = cells.loc[(1000, 0)]
     hand = bootstrap_mean([1, 0, 1, 1, 1, 0], unit="pair")  # a..f in id order
     assert (cell["n"], cell["n_correct"], cell["pairs"]) == (6, 4, 6)
     assert (cell["low"], cell["high"]) == (hand.low, hand.high)
+    # 4 of 6 right, one row per pair: a plain proportion, Wilson's interval by its formula
+    assert (cell["low"], cell["high"]) == pytest.approx(wilson_by_hand(4, 6))
     assert cell["low"] < cell["accuracy"] < cell["high"]
     one = cells.loc[(2000, 5)]
-    assert (one["low"], one["high"], one["pairs"]) == (0.0, 0.0, 1)  # one pair: its own value
+    # one pair, wrong: not 0.0–0.0 but Wilson's 0 of 1, 0 to z² / (1 + z²)
+    z2 = 1.959963984540054 ** 2
+    assert (one["low"], one["pairs"]) == (0.0, 1)
+    assert one["high"] == pytest.approx(z2 / (1 + z2))
 
 
 def test_a_judges_two_orders_of_a_pair_are_resampled_together() -> None:

@@ -159,6 +159,7 @@ def test_rag_eval_json_and_text_carry_denominators_and_intervals(museum, tmp_pat
     assert main(["rag-eval", "--dataset", "museum", "--stored", "--no-progress",
                  "--db", str(path)]) == 0
     text = capsys.readouterr().out
-    assert "with denominators and 95 % intervals (95 % percentile bootstrap, 1,000 resamples" in text
+    assert ("with denominators and 95 % intervals (95 % Wilson score interval for a share of "
+            "0/1 outcomes, else 95 % percentile bootstrap, 1,000 resamples") in text
     assert "  m\tF1\t" in text and " (n=5) CI " in text
     assert "DeflTPR" not in text.split("with denominators")[1]  # no judge: no judge figure listed

@@ -50,8 +50,10 @@ def test_rmbench_interval_averages_the_domains() -> None:
     rows = [entry(k, "chat", True) for k in range(3)] + [entry(0, "math", False)]
     assert rmbench_item_score(rows[0]) == 1.0 and rmbench_item_score(rows[-1]) == 0.0
     got = intervals("rmbench", rows)["rmbench"]
-    # chat 1.0 (3 items), math 0.0 (1 item): (1 + 0) / 2 in every resample
-    assert (got["overall"]["estimate"], got["overall"]["low"], got["overall"]["high"]) == (0.5, 0.5, 0.5)
+    # chat 1.0 (3 items), math 0.0 (1 item): (1 + 0) / 2 in every resample, a bootstrap of
+    # zero width on 4 items: no interval, said so, rather than 50.0–50.0 %
+    assert (got["overall"]["estimate"], got["overall"]["low"], got["overall"]["high"]) == (0.5, None, None)
+    assert got["overall"]["method"] == "none"
     assert got["domains"]["chat"]["n"] == 3
 
 

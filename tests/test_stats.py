@@ -59,10 +59,14 @@ def test_strata_average_the_groups_with_equal_weight() -> None:
     # with 30 items or more the constant bootstrap stands
     many = stats.bootstrap_mean([0.75] * 20 + [0.25] * 10, strata=["a"] * 20 + ["b"] * 10)
     assert (many.estimate, many.low, many.high, many.method) == (0.5, 0.5, 0.5, "bootstrap")
-    # two strata of 0/1 values, constant: Wilson on the counts of items, 4 of 6 right
-    counts = stats.bootstrap_mean([1, 1, 1, 1, 0, 0], strata=["a", "a", "a", "a", "b", "b"])
-    assert (counts.estimate, counts.method, counts.right) == (0.5, "wilson", 4)
-    assert (counts.low, counts.high) == stats.wilson_bounds(4, 6)
+    # two strata of 0/1 values, each constant: not a proportion of the items (4 of 6),
+    # so no interval either
+    split = stats.bootstrap_mean([1, 1, 1, 1, 0, 0], strata=["a", "a", "a", "a", "b", "b"])
+    assert (split.estimate, split.low, split.method) == (0.5, None, "none")
+    # weighted and all 0: Wilson on the counts of items, 0 of 3
+    zero = stats.bootstrap_mean([0, 0, 0], weights=[1, 2, 3])
+    assert (zero.estimate, zero.method, zero.right) == (0.0, "wilson", 0)
+    assert (zero.low, zero.high) == stats.wilson_bounds(0, 3)
 
 
 def test_no_unit_and_one_unit() -> None:
