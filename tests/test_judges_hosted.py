@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import store
 from needlework.cli import main
 from needlework.judges.cache import connection_key
@@ -24,6 +26,8 @@ from tests.test_judges_failures import (
     make_pairs,
     right_unless_third,
 )
+from tests.test_judges_page import app_db, connect, frame, judge_all, open_page  # noqa: F401
+from tests.test_judges_page import judge as page_judge
 
 
 def run_json(server: HostedJudgeServer, db: Path, capsys, *more: str) -> tuple[int, dict]:
@@ -154,3 +158,31 @@ def test_a_refusal_read_from_another_thread_is_not_a_failure(tmp_path: Path) -> 
     assert run.summary["failed"] == 0 and run.summary["accuracy"] == 1.0
     assert answered == 24 and run.summary["answered"] == 24
     db.conn.close()
+
+
+@pytest.mark.slow
+def test_the_page_shows_failures_and_provider_defaults_beside_the_figures(app_db):  # noqa: F811
+    """The Reward model page against a server that refuses temperature 0 and answers HTTP
+    500 to its 4th prompt every time: figures over the 3 answered trials, recounted here."""
+    at = open_page()
+    with HostedJudgeServer(page_judge, reasoning=True, fail_every=4) as server:
+        connect(at, server)
+        job = judge_all(at, app_db)
+        answered = [last_user_text(r["body"]) for r in server.answered()]
+    assert job["status"] == "done", job
+    # by hand: q0 and q2 right, q1 wrong (names 'bad … two'), q3 unreadable (wrong)
+    right = sum(1 for p in answered if "Question 0?" in p or "Question 2?" in p)
+    assert len(answered) == 3
+    table = frame(at, "failed (no answer)").set_index("subset")
+    assert table.loc["overall", "failed (no answer)"] == 1
+    assert table.loc["overall", "accuracy"] == f"{100 * right / 3:.1f}%"
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["accuracy (per trial)"] == f"{100 * right / 3:.1f}%"
+    warnings = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "answered 3 of 4 trials, failed 1 (1 server error: no answer (server error)" in warnings
+    assert "HTTP 500" in warnings
+    infos = [i.value.replace("\\", "") for i in at.info]  # shown escaped (components.text.label)
+    assert any(i.startswith("temperature: provider default (refused 0): ") for i in infos)
+    lost = frame(at, "kind")
+    assert len(lost) == 1 and lost.iloc[0]["kind"] == "server_error"
+    assert lost.iloc[0]["item"] not in {p for p in answered}

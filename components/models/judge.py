@@ -43,8 +43,11 @@ from needlework.judges.connection import (
     DEFAULT_MAX_TOKENS,
     LIMITS,
     MAX_TOKENS_CAP,
+    REASONING_EFFORTS,
+    REASONING_MAX_TOKENS,
     Connection,
     Secret,
+    default_max_tokens,
 )
 from needlework.judges.job import order_for
 from needlework.judges.local import (
@@ -76,7 +79,10 @@ DEFAULTS: dict[str, Any] = {
     "secret": "openai_api_key", "temperature": 0.0, "max_tokens": DEFAULT_MAX_TOKENS,
     "timeout": 120.0, "concurrency": DEFAULT_CONCURRENCY, "window": 0, "named": "",
     "token_param": "auto", "structured": False, "input_price": 0.0, "output_price": 0.0,
+    "reasoning_effort": "",
 }
+#: reasoning_effort choices ("": not sent)
+EFFORTS = {"": "not sent (the model's default)", **{e: e for e in REASONING_EFFORTS}}
 #: how the answer's length limit is named in the request (OpenAI's reasoning models refuse
 #: max_tokens)
 TOKEN_PARAMS = {"auto": "auto (max_tokens, or max_completion_tokens once refused)",
@@ -204,13 +210,18 @@ def connection(form: dict[str, Any] | None = None) -> Connection:
         if key is None:
             raise ValueError(f"no Streamlit secret named {name!r} (add it to .streamlit/secrets.toml)")
     window = int(v["window"] or 0) or context_window_of(model)
+    effort = str(v.get("reasoning_effort") or "") or None
+    budget = int(v["max_tokens"])
+    if effort and budget == DEFAULT_MAX_TOKENS:
+        budget = default_max_tokens(effort)  # room for the reasoning before the answer
     return Connection(base_url, model, key_env=key_env, key=key,
-                      temperature=float(v["temperature"]), max_tokens=int(v["max_tokens"]),
+                      temperature=float(v["temperature"]),
                       timeout=float(v["timeout"]), concurrency=int(v["concurrency"]),
                       context_window=window, token_param=str(v["token_param"]),
                       structured=bool(v["structured"]),
                       input_price=float(v["input_price"] or 0) or None,
-                      output_price=float(v["output_price"] or 0) or None)
+                      output_price=float(v["output_price"] or 0) or None,
+                      reasoning_effort=effort, max_tokens=budget)
 
 
 def tested_for(conn: Connection) -> str:
@@ -418,6 +429,15 @@ def _full_form(v: dict[str, Any]) -> None:
                      help="Send each prompt's answer schema as response_format (OpenAI, vLLM, "
                           "Ollama). An endpoint that refuses it is asked in words. Its answers "
                           "are cached apart from plain ones.")
+    cols = st.columns([3, 3])
+    cols[0].selectbox("Reasoning effort", list(EFFORTS), **_kept("reasoning_effort"),
+                      index=list(EFFORTS).index(v.get("reasoning_effort") or ""),
+                      format_func=EFFORTS.get,
+                      help="Sent as reasoning_effort (OpenAI's reasoning models, gpt-5, o-series) "
+                           f"only when chosen; with it, Max tokens left at {DEFAULT_MAX_TOKENS} "
+                           f"becomes {REASONING_MAX_TOKENS} (the reasoning counts against the "
+                           "limit). A parameter the endpoint refuses (this one, or Temperature "
+                           "on a reasoning model) is left to its default, and the run says so.")
     cols = st.columns([3, 3])
     cols[0].number_input("Price per million input tokens", 0.0, 1e6, float(v["input_price"]),
                          step=0.05, format="%.4f", **_kept("input_price"),

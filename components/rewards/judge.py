@@ -34,8 +34,11 @@ from needlework.judges.local import short_name
 from needlework.judges.results import (
     JudgeFailure,
     bias_table,
+    failed_requests,
+    failure_line,
     failures,
     member_words,
+    provider_defaults,
     scoring_failures,
     selection_words,
     subset_rows,
@@ -116,6 +119,10 @@ def _outcome(job: dict[str, Any]) -> None:
                    f"{result.get('skipped', 0)} skipped as too long; {result.get('sent', 0):,} "
                    f"requests sent, {result.get('cached', 0):,} answers from the cache. The figures "
                    "are under Results.", icon="✅")
+        if result.get("failed"):
+            st.warning(f"{result['failed']:,} requests failed (refused, timed out or a server "
+                       "error): no answer, left out of the figures and asked again by the next "
+                       "run. Their reasons are under Results.", icon="⚠️")
         if spent := spent_words(get_db(), result.get("run_key")):
             st.caption(f"💰 {label(spent, 400)}")
     elif status == "cancelled":
@@ -256,6 +263,27 @@ def _key_words(described: dict[str, Any]) -> str:
     return "no key"
 
 
+def _not_answered(summary: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    """The failed requests (kept out of every figure) with the endpoint's sentence, the
+    parameters left to the provider's default, and the answers cut off at the length
+    limit: each in plain words beside the figures."""
+    if (line := failure_line(summary)) is not None:
+        st.warning(label(f"{line}. A failed request has no answer: it is kept out of the "
+                         "accuracy (numerator and denominator) and of every figure below, "
+                         "and the next run asks it again.", 900), icon="⚠️")
+        lost = failed_requests(rows)
+        with st.expander(f"Failed requests ({len(lost):,})"):
+            st.dataframe(pd.DataFrame(lost), hide_index=True, width="stretch",
+                         key="rj_failed")
+    for words in provider_defaults(summary):
+        st.info(label(f"{words}: the endpoint refused the value as unsupported, so every "
+                      "request of this run went without it.", 400), icon="ℹ️")
+    if summary.get("cut_off"):
+        st.warning(label(f"{summary['cut_off']:,} answers were cut off at the length limit "
+                         "(finish reason: length): raise Max tokens (a reasoning model's "
+                         "thinking counts against it).", 400), icon="✂️")
+
+
 def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | None:
     """A judge run: headline, the table per subset, position bias, the failures (a row
     opens the judge's words and the comparison in Review). Returns the picked item."""
@@ -280,6 +308,7 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
                    help=f"Context policy: {summary.get('context_policy')}; window "
                         f"{summary.get('context_window') or 'unknown'}.")
     cols[3].metric("requests / from cache", f"{summary.get('requests', 0):,} / {summary.get('cached', 0):,}")
+    _not_answered(summary, rows)
     st.caption(f"Accuracy per {unit}: {bon.get('correct', 0):,} of {bon.get('n', 0):,} {unit}s "
                f"right; 95 % interval {percent_range(overall)} ({how()}, over "
                f"{overall.get('n', 0):,} items"
@@ -309,8 +338,9 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
     st.dataframe(frame, hide_index=True, width="stretch", key="rj_metrics")
     st.caption(f"Per subset: accuracy (selection: share of trials where the judge named the chosen "
                "response; scoring: best-of-n on its ratings, ties wrong) with its 95 % interval "
-               f"({how()}, items resampled), and the invalid rate (answers that could not be read, "
-               "over answered trials).")
+               f"({how()}, items resampled), over the trials that got an answer, the invalid "
+               "rate (answers that could not be read, over answered trials) and the failed "
+               "requests (no answer: counted apart).")
     if summary.get("mode") == "selection":
         _bias(summary)
     st.markdown("**Failures**")

@@ -8,7 +8,9 @@ connection, which may hold an API key, travels as the job's *input*
 (``inputs["connection"]``): the job's row records only
 :meth:`~needlework.judges.connection.Connection.describe` (the key's variable name, never
 its value). Needle datasets are always judged in both orders (``order="rotations"``), so
-position bias cancels in the accuracy and is reported.
+position bias cancels in the accuracy and is reported. A run in which no request got an
+answer fails the job in one line and stores no run; failed requests of a run that got
+answers are counted in its result (``failed``, ``failures``), apart from the figures.
 
 ``judge-needles`` writes needles with an LLM (:func:`needlework.judges.needles.write_needles`)
 into haystacks and saves the verified ones as a needle dataset.
@@ -40,8 +42,9 @@ from store.scores import list_jobs
 KIND = "judge"
 WRITE_KIND = "judge-needles"
 SUMMARY_KEYS = ("run_key", "mode", "order", "seed", "context_policy", "items", "trials", "accuracy",
-                "answered", "invalid", "invalid_rate", "skipped", "requests", "cached", "sent",
-                "errors", "cut", "selection")
+                "answered", "invalid", "invalid_rate", "skipped", "failed", "failures",
+                "provider_defaults", "cut_off", "requests", "cached", "sent", "errors", "cut",
+                "selection")
 
 
 class JudgeJobError(ValueError):
