@@ -102,7 +102,7 @@ if row is not None:
 st.subheader("3 · Where does it miss the needle?")
 st.caption("Accuracy per length and needle position; click a cell for its pairs, then a pair for "
            "its reward token by token (or a judge's own words) with the needle marked.")
-render_demo_note(row, demo_instead, current_dataset())
+render_demo_note(row, demo_instead, current_dataset(), records)
 render_upload(records, expanded=not sets)
 sets = open_pending_report(db, row, records, all_sets(db, row, records))
 render_opened_note(row)

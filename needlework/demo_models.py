@@ -289,13 +289,47 @@ def shipped_report(name: str, root: Path = SHIPPED_DIR) -> dict[str, Any]:
     return json.loads((root / name / model.report_file).read_text(encoding="utf-8"))
 
 
-def probe(dest: Path = INSTALL_DIR, pairs: int = 4) -> dict[str, Any]:
+def _order_accuracy(answers: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """``{"pairs", "accuracy_chosen_first", "accuracy_chosen_second"}`` of a judge's answers,
+    each ``[answer with the chosen shown first (A is right), shown second (B is right)]``;
+    an answer that does not parse counts wrong."""
+    from needlework.judges.parse import parse_selection  # noqa: PLC0415
+
+    right = [0, 0]
+    for pair in answers:
+        for k, answer in enumerate(pair):
+            parsed = parse_selection(answer, 2)
+            right[k] += int(parsed.valid and parsed.value == k)
+    n = len(answers)
+    return {"pairs": n, "accuracy_chosen_first": right[0] / n if n else None,
+            "accuracy_chosen_second": right[1] / n if n else None}
+
+
+def lab_needles(per_length: int) -> list[dict[str, Any]]:
+    """``per_length`` pairs of each length of the needle lab's demo set (the builder's demo
+    haystacks at :data:`~needlework.demo.needle_seed.SEED_LENGTHS`, what the lab judges), a
+    seeded sample spread over the positions (:mod:`needlework.needle.subset`)."""
+    from needlework.demo.needle_seed import SEED_HAYSTACKS, SEED_LENGTHS  # noqa: PLC0415
+    from needlework.needle.builder import BuildOptions, build_from_source  # noqa: PLC0415
+    from needlework.needle.subset import stratified_needles  # noqa: PLC0415
+
+    records = build_from_source("demo", BuildOptions(lengths=SEED_LENGTHS),
+                                demo_count=SEED_HAYSTACKS).records
+    return [r for _, r in stratified_needles([(str(r["id"]), r) for r in records], records,
+                                             per_length)]
+
+
+def probe(dest: Path = INSTALL_DIR, pairs: int = 4, needle_pairs: int = 4) -> dict[str, Any]:
     """The installed demo models' outputs on ``pairs`` fixed held-out needle pairs (each
     model's own held-out paragraphs and phrases, its evaluation seed): the judge's raw answers
     with the harmless response shown first and second, and each reward model's scores of
     chosen and rejected. Run under several ``ATEN_CPU_CAPABILITY`` settings, the answers must
     be equal and the scores equal to rounding: what the tests and the app rely on is then the
-    same on every processor."""
+    same on every processor.
+
+    The judge's accuracy with the chosen response shown first and second is given on those
+    pairs and on ``needle_pairs`` pairs of each length of the needle lab's demo set
+    (:func:`lab_needles`, with its answers), per length and over all (``lab_needles``)."""
     import torch  # noqa: PLC0415
     from transformers import (  # noqa: PLC0415
         AutoModelForCausalLM,
@@ -327,7 +361,19 @@ def probe(dest: Path = INSTALL_DIR, pairs: int = 4) -> dict[str, Any]:
                 prompt, chosen, rejected, _ = maker.make(100)
                 answers.append([generate_answer(lm, tokenizer, prompt, shown)
                                 for shown in ((chosen, rejected), (rejected, chosen))])
-            out[model.name] = {"answers": answers}
+            lab: dict[str, Any] = {"answers": {}, "by_length": {}}
+            by_length: dict[str, list[list[str]]] = {}
+            for record in lab_needles(needle_pairs) if needle_pairs > 0 else []:
+                chosen, rejected = record["chosen"][0], record["rejected"][0]
+                pair = [generate_answer(lm, tokenizer, record["prompt"], shown)
+                        for shown in ((chosen, rejected), (rejected, chosen))]
+                lab["answers"][str(record["id"])] = pair
+                by_length.setdefault(str(record["length_tokens"]), []).append(pair)
+            lab["by_length"] = {n: _order_accuracy(v) for n, v in
+                                sorted(by_length.items(), key=lambda kv: int(kv[0]))}
+            lab.update(_order_accuracy(list(lab["answers"].values())))
+            out[model.name] = {"answers": answers, "heldout_100_tokens": _order_accuracy(answers),
+                               "lab_needles": lab}
             continue
         rm = AutoModelForSequenceClassification.from_pretrained(folder, dtype=torch.float32).eval()
         scores = []

@@ -3,12 +3,14 @@ judge runs named by what tells them apart (issue 51)."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
 import pandas as pd
 import pytest
 
+from needlework.cli import main
 from needlework.formats.preference import Preference
 from needlework.judges.plan import select_items
 from needlework.needle import analysis, findings, labels, subset
@@ -211,3 +213,35 @@ def test_select_items_stratifies_needle_items():
     assert {analysis.position_bucket(p.meta["tagged_position"]) for _, p in chosen} == set(range(10))
     only = select_items(prefs, per_subset=10, subsets=["500"])
     assert {p.meta["length_tokens"] for _, p in only} == {500} and len(only) == 10
+
+
+def test_grid_words_describe_the_grid_as_it_is():
+    full = [{"length_tokens": n, "tagged_position": (b + 0.5) / 10}
+            for n in (250, 500) for b in range(10) for _ in range(3)]
+    assert findings.grid_words(full) == ("60 pairs, every one of the 20 cells filled (2 lengths × "
+                                         "10 positions, 3 pairs each)")
+    thin = [r for r in full if not (r["length_tokens"] == 250 and r["tagged_position"] > 0.8)]
+    thin = thin + [{"length_tokens": 500, "tagged_position": 0.05}] * 4
+    # 250 tokens loses positions 80–100 % (6 pairs); 500 tokens, 0–10 % gains 4 (7: not thin)
+    assert findings.grid_words(thin) == ("58 pairs in 18 of the 20 cells (2 lengths × 10 "
+                                         "positions); 17 cells hold fewer than 5 pairs; 250 tokens "
+                                         "has the fewest, 24 pairs (the other lengths 34)")
+
+
+def test_needle_report_states_a_judges_bias(tmp_path, capsys):
+    frame = _trials({(500, 2, 0): [(True, False)] * 12, (500, 7, 0): [(True, False)] * 12})
+    csv = tmp_path / "judge.csv"
+    csv.write_text(analysis.results_csv(frame), encoding="utf-8")
+    back = analysis.read_results_csv(csv)
+    assert list(back["order"]) == list(frame["order"])
+    assert main(["needle", "report", "--results", str(csv), "--out-dir", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out
+    assert "Position bias: right 100 % of the time with the chosen response shown first (A) and " \
+           "0 % with it shown second (B), over 24 pairs" in out
+    assert "At chance: with the chosen response shown second (B)" in out
+    assert main(["needle", "report", "--results", str(csv), "--out-dir", str(tmp_path / "r"),
+                 "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    bias = got["position_bias"]["judge j"]
+    assert bias["biased"] and bias["gap"] == 1.0 and bias["gap_low"] > 0.8
+    assert got["thin_rule"] == "fewer than 5 pairs"

@@ -12,6 +12,7 @@ from components.needle.data import needle_row
 from components.state import DATASET_KEY
 from components.text import label
 from needlework.demo.needle_seed import DEMO_NEEDLES, demo_note
+from needlework.needle.findings import grid_words
 
 
 def lab_row(db: Any, dataset: str | None) -> tuple[dict[str, Any] | None, bool]:
@@ -30,9 +31,11 @@ def _select(name: str) -> None:
     st.session_state[DATASET_KEY] = name
 
 
-def render_demo_note(row: dict[str, Any] | None, shown_instead: bool, sidebar: str | None) -> None:
-    """Say that the heatmap is the demo's (the model, its limitation, how it was computed), and
-    when the lab shows it in place of the sidebar's dataset, offer to select it."""
+def render_demo_note(row: dict[str, Any] | None, shown_instead: bool, sidebar: str | None,
+                     records: list[dict[str, Any]] | None = None) -> None:
+    """Say that the heatmap is the demo's (the model, its limitation, how it was computed, the
+    grid as it is: ``records``' cells), and when the lab shows it in place of the sidebar's
+    dataset, offer to select it."""
     if row is None:
         return
     note = demo_note(row["meta"])
@@ -49,4 +52,6 @@ def render_demo_note(row: dict[str, Any] | None, shown_instead: bool, sidebar: s
                 "scores from the lab's own needle run "
                 f"({note.get('run_seconds', '?')} s when seeded), on a small grid: "
                 f"{', '.join(str(n) for n in note.get('lengths', []))} tokens × 10 positions × "
-                f"{note.get('haystacks', '?')} haystacks.", icon="🎓")
+                f"{note.get('haystacks', '?')} haystacks"
+                + (f", which holds {grid_words(records)} (a short haystack has fewer places "
+                   "for a needle)" if records else "") + ".", icon="🎓")

@@ -37,6 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--dest", default=str(demo_models.INSTALL_DIR), metavar="DIR",
                    help="where the models are installed (default data)")
     a.add_argument("--pairs", type=int, default=4, metavar="N", help="held-out pairs (default 4)")
+    a.add_argument("--needle-pairs", type=int, default=4, metavar="N",
+                   help="pairs of each length of the needle lab's demo set the judge answers, "
+                   "spread over the positions (default 4; 0: none)")
     a.set_defaults(func=cmd_probe)
     for a in actions.choices.values():
         a.add_argument("--root", default=str(demo_models.SHIPPED_DIR), metavar="DIR",
@@ -75,5 +78,13 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    print(json.dumps(demo_models.probe(Path(args.dest), args.pairs), indent=2))
+    out = demo_models.probe(Path(args.dest), args.pairs, args.needle_pairs)
+    print(json.dumps(out, indent=2))
+    judge = out.get("demo-judge") or {}
+    for what, figures in (("held-out pairs of 100 tokens", judge.get("heldout_100_tokens")),
+                          ("the needle lab's demo needles", judge.get("lab_needles"))):
+        if figures and figures.get("pairs"):
+            print(f"demo-judge on {figures['pairs']} {what}: accuracy with the chosen shown "
+                  f"first {figures['accuracy_chosen_first']:.0%}, shown second "
+                  f"{figures['accuracy_chosen_second']:.0%}", file=sys.stderr)
     return 0

@@ -290,6 +290,37 @@ def findings(results: pd.DataFrame, min_n: int = THIN_CELL,
     return out
 
 
+def grid_words(records: list[dict]) -> str:
+    """What a needle set's grid holds, as it is: pairs, cells filled of lengths × position
+    buckets, thin cells (fewer than :data:`THIN_CELL` pairs), and the thinnest length, e.g.
+    "314 pairs in 38 of the 40 cells (4 lengths × 10 positions); 5 cells hold fewer than 5
+    pairs; 250 tokens has the fewest, 38 pairs (the other lengths 76–100)." """
+    if not records:
+        return "no pairs"
+    counts: dict[tuple[int, int], int] = {}
+    for r in records:
+        key = (int(r["length_tokens"]), min(int(float(r["tagged_position"]) * BUCKETS), BUCKETS - 1))
+        counts[key] = counts.get(key, 0) + 1
+    lengths = sorted({n for n, _ in counts})
+    cells = len(lengths) * BUCKETS
+    thin = sum(1 for c in counts.values() if c < THIN_CELL)
+    per_length = {n: sum(c for (m, _), c in counts.items() if m == n) for n in lengths}
+    grid = (f"{len(lengths)} length{'s' if len(lengths) != 1 else ''} × {BUCKETS} positions")
+    if len(counts) == cells and len(set(counts.values())) == 1:
+        return (f"{len(records):,} pairs, every one of the {cells} cells filled ({grid}, "
+                f"{next(iter(counts.values()))} pairs each)")
+    text = f"{len(records):,} pairs in {len(counts)} of the {cells} cells ({grid})"
+    if thin:
+        text += f"; {thin} cell{'s hold' if thin != 1 else ' holds'} fewer than {THIN_CELL} pairs"
+    fewest = min(lengths, key=lambda n: (per_length[n], n))
+    if len(set(per_length.values())) > 1:
+        others = [per_length[n] for n in lengths if n != fewest]
+        span = f"{min(others)}" if min(others) == max(others) else f"{min(others)}–{max(others)}"
+        text += (f"; {length_label(fewest)} tokens has the fewest, {per_length[fewest]} pairs "
+                 f"(the other lengths {span})")
+    return text
+
+
 # -- the slide's title, kept with the needle dataset ------------------------------------------
 
 SLIDE_TITLE = "slide_title"  # the key in a needle dataset's ``meta``
