@@ -118,8 +118,13 @@ def test_position_bias_of_groups_of_two_and_three_has_no_nan(judged) -> None:
     assert bias.loc[2, "accuracy, chosen shown as C"] == "n/a: 2 responses, no C"
     assert bias.loc[2, "answers naming C"] == "n/a: 2 responses, no C"
     # always A: right whenever shown there, with its count and interval in the cell
-    assert re.fullmatch(r"100\.0% \(\d+ trials, CI 100\.0–100\.0 %\)",
-                        bias.loc[3, "accuracy, chosen shown as A"])
+    # (Wilson's interval: n of n right is not certainty, its low end is under 100 %)
+    got = re.fullmatch(r"100\.0% \((\d+) trials, CI (\d+\.\d)–100\.0 %\)",
+                       bias.loc[3, "accuracy, chosen shown as A"])
+    assert got, bias.loc[3, "accuracy, chosen shown as A"]
+    n = int(got.group(1))
+    z2 = 1.959963984540054 ** 2
+    assert got.group(2) == f"{100 * n / (n + z2):.1f}"  # Wilson's low end at n of n: n / (n + z²)
     assert bias.loc[3, "accuracy, chosen shown as C"].startswith("0.0% (")
 
 
@@ -130,15 +135,25 @@ def test_compare_is_per_item_says_why_it_differs_and_tests_the_difference(judged
     at.selectbox(key="rw_compare").select_index(
         next(k for k, o in enumerate(options) if o.startswith("some-rm"))).run()
     assert not at.exception, at.exception
-    both = table(at, "subset", "McNemar p").set_index("subset")
+    both = table(at, "subset", "test").set_index("subset")
     assert both.loc["overall", "judge judge"] == "43.3%"  # (½ + ½ + ⅓ + ⅓ + ½) / 5
     assert both.loc["overall", "some-rm"] == "100.0%"
     per_item = bootstrap_mean([1 / 2, 1 / 2, 1 / 3, 1 / 3, 1 / 2])
     assert both.loc["overall", "judge judge 95 % interval"] == percent_range(per_item)
-    # the reward model better on all 5 items: p = 2 / 2**5 = 0.0625, not significant
-    assert both.loc["overall", "McNemar p"] == "0.0625"
+    # the judge's outcomes are shares of trials, so the test is Wilcoxon's signed-rank test
+    # on the differences -1/2, -1/2, -2/3, -2/3, -1/2: ranks 2, 2, 2 (1..3 tied) and 4.5, 4.5
+    # (4..5 tied), all negative: W+ = 0, P(W+ <= 0) = 1 / 2**5, p = 2 / 32 = 0.0625
+    assert both.loc["overall", "test"] == "Wilcoxon signed-rank test"
+    assert both.loc["overall", "p"] == "0.0625"
     assert both.loc["overall", "significant at 5 %"] == "no"
+    # the counts agree with the list below and with the sign of the difference
+    assert (both.loc["overall", "some-rm better"], both.loc["overall", "judge judge better"],
+            both.loc["overall", "tied"]) == (5, 0, 0)
+    assert [e.label for e in at.expander if e.label.startswith("Items where they differ")] == \
+        ["Items where they differ (5)"]
     text = html.unescape(" ".join(h.value for h in at.get("html")))
     assert ("judge judge: 43.3% here is the mean per item on the 5 items compared (every item "
             "weighs the same); its headline accuracy, 42.9%, is per trial") in text
-    assert "McNemar's exact test p = 0.0625: not significant at 5 %" in text
+    assert "some-rm is ahead of judge judge by 56.7 points" in text  # 100 % − 43.3 %
+    assert ("judge judge better on 0 items, some-rm better on 5 items, tied on 0 items. "
+            "Wilcoxon signed-rank test p = 0.0625: not significant at 5 %") in text

@@ -35,7 +35,7 @@ from needlework.rewards.results import (
     scores_lines,
 )
 from needlework.rewards.runs import dataset_metrics
-from needlework.stats import Paired, how, percent_range, verdict
+from needlework.stats import Paired, how, method_label, percent, percent_range, verdict
 from store import judges as store_judges
 
 NONE = "(none)"
@@ -43,11 +43,11 @@ COMPARE = "rw_compare"
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return percent(x, space=False)
 
 
 def _p(paired: dict[str, Any]) -> str:
-    """McNemar's p in three digits; ``–`` with no item where the two differ."""
+    """The paired test's p in three digits; ``–`` with no item where the two differ."""
     if not paired["first_better"] and not paired["second_better"]:
         return "– (no item differs)" if paired["n"] else "–"
     return f"{paired['p_value']:.3g}"
@@ -124,23 +124,33 @@ def render_compare(db: Any, row: dict[str, Any], ref: RunRef) -> None:
         a, b = f"{a} (1)", f"{b} (2)"
     frame = pd.DataFrame([{"subset": r["subset"], "items": r["items"], a: _pct(r["first"]),
                            f"{a} 95 % interval": percent_range(r["first_interval"]),
+                           f"{a} method": method_label(r["first_interval"]),
                            b: _pct(r["second"]),
                            f"{b} 95 % interval": percent_range(r["second_interval"]),
-                           f"only {a} right": r["only_first"],
-                           f"only {b} right": r["only_second"],
-                           "McNemar p": _p(r["paired"]),
+                           f"{b} method": method_label(r["second_interval"]),
+                           f"{a} better": r["only_first"],
+                           f"{b} better": r["only_second"],
+                           "tied": r["tied"],
+                           "test": r["paired"]["test"],
+                           "p": _p(r["paired"]),
                            "significant at 5 %": "yes" if r["paired"]["significant"] else "no"}
                           for r in both["rows"]])
     st.dataframe(frame, hide_index=True, width="stretch", key="rw_compare_table")
     overall = both["rows"][-1]
     render_text(verdict(Paired(**overall["paired"]), a, b), key="rw-compare-verdict")
+    tests = sorted({r["paired"]["test"] for r in both["rows"]})
     st.caption("Mean per item, on the items both judged: the share of each item's comparisons "
                "each got right (one chosen response: best-of-n; several: pair by pair; a judge's "
                "invalid answer or a trial skipped as too long wrong; a needle pair judged in both "
                "orders counts half per order), with its 95 % interval "
-               f"({how()}, items resampled); then how many items one got right and the other "
-               "wrong, and McNemar's exact test on the items where the two differ (a paired "
-               "bootstrap gives the difference's interval)."
+               f"({how(*[r[k] for r in both['rows'] for k in ('first_interval', 'second_interval')])}"
+               ", items resampled for a bootstrap); then on how many items each did better "
+               "(a higher outcome) and on how many they are tied, and a paired test of the two: "
+               "McNemar's exact test (a binomial test on the items where one is right and the "
+               "other wrong) where every outcome is 0 or 1, the Wilcoxon signed-rank test on the "
+               "items' differences where some are shares of trials; the difference's interval is "
+               "Newcombe's paired interval with McNemar's test, a paired bootstrap with "
+               f"Wilcoxon's. Test used here: {', '.join(tests)}."
                + (f" Left out: {both['only_in_first']} item(s) only {label(a, 40)} judged, "
                   f"{both['only_in_second']} only {label(b, 40)} judged." if both["only_in_first"]
                   or both["only_in_second"] else ""))
@@ -150,6 +160,8 @@ def render_compare(db: Any, row: dict[str, Any], ref: RunRef) -> None:
             render_text(note, key=f"rw-compare-note-{k}")
     if both["differ"]:
         with st.expander(f"Items where they differ ({len(both['differ'])})"):
+            if len(both["differ"]) > 50:
+                st.caption(f"The 50 most different of the {len(both['differ']):,} shown.")
             for d in both["differ"][:50]:
                 review_link(row["name"], d["item"], f"{label(d['item'], 60)} · "
                             f"{label(d['subset'], 30)} · {label(a, 40)} {_pct(d['first'])}, "

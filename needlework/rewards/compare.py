@@ -12,9 +12,14 @@ pairs for both), and :func:`compare` puts two of them side by side per subset, o
 items both judged.
 
 Every figure of :func:`compare` is a **mean per item** (each item weighs the same), with
-its 95 % bootstrap interval, and each row has a paired test of the two
-(:func:`needlework.stats.paired`: the difference with a paired bootstrap interval, and
-McNemar's exact test on the items where they differ). A judge's headline accuracy is per
+its 95 % interval (Wilson's for a share of 0/1 outcomes, else the percentile bootstrap:
+:func:`needlework.stats.bootstrap_mean`), and each row has a paired test of the two
+(:func:`needlework.stats.paired`): McNemar's exact test when every outcome is 0 or 1 (one
+trial per item on each side), the Wilcoxon signed-rank test on the items' differences when
+some are shares in between (rotation trials, a needle pair's two orders), named in the
+row's ``paired["test"]``. The items counted as one side's better, the other's, and tied are
+the items whose outcomes differ or not, the same items :func:`compare` lists under
+``differ``. A judge's headline accuracy is per
 trial: the two agree when every item has the same number of trials (one shuffled order,
 a needle pair's two orders) and :func:`headline_note` says so where they do not.
 """
@@ -108,34 +113,36 @@ def _mean(values: list[float]) -> float | None:
 def compare(first: Mapping[str, Mapping[str, Any]],
             second: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Two results side by side on the items both judged: per subset and overall, the
-    mean outcome per item of each (``first``, ``second``) with its 95 % bootstrap interval
-    (``first_interval``, ``second_interval``), how many items each got right where the other
-    did not (``only_first``, ``only_second``: outcomes that differ by at least one half),
-    and the paired test of the two (``paired``: :class:`needlework.stats.Paired` as a
-    dict); then the list of those items, most different first."""
-    common = [k for k in first if k in second and first[k]["outcome"] is not None
-              and second[k]["outcome"] is not None]
-    per: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"a": [], "b": []})
+    mean outcome per item of each (``first``, ``second``) with its 95 % interval
+    (``first_interval``, ``second_interval``), on how many items each did better and how
+    many are tied (``only_first``, ``only_second``, ``tied``: outcomes higher, lower or
+    equal), and the paired test of the two (``paired``: :class:`needlework.stats.Paired` as
+    a dict, its test named); then every item whose outcomes differ (``differ``: as many as
+    the overall row's ``only_first`` + ``only_second``), most different first."""
+    common = sorted(k for k in first if k in second and first[k]["outcome"] is not None
+                    and second[k]["outcome"] is not None)
+    per: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: {"a": {}, "b": {}})
     differ = []
     for key in common:
         a, b = float(first[key]["outcome"]), float(second[key]["outcome"])
         subset = str(first[key].get("subset") or second[key].get("subset") or "")
-        per[subset]["a"].append(a)
-        per[subset]["b"].append(b)
-        if abs(a - b) >= 0.5:
+        per[subset]["a"][key] = a
+        per[subset]["b"][key] = b
+        if a != b:
             differ.append({"item": key, "subset": subset, "first": a, "second": b})
 
-    def row(name: str, a: list[float], b: list[float]) -> dict[str, Any]:
-        return {"subset": name, "items": len(a), "first": _mean(a), "second": _mean(b),
+    def row(name: str, a: dict[str, float], b: dict[str, float]) -> dict[str, Any]:
+        test = stats.paired_by_key(a, b)
+        return {"subset": name, "items": len(a), "first": _mean(list(a.values())),
+                "second": _mean(list(b.values())),
                 "first_interval": stats.bootstrap_mean(a).as_dict(),
                 "second_interval": stats.bootstrap_mean(b).as_dict(),
-                "only_first": sum(1 for x, y in zip(a, b, strict=True) if x - y >= 0.5),
-                "only_second": sum(1 for x, y in zip(a, b, strict=True) if y - x >= 0.5),
-                "paired": stats.paired(a, b).as_dict()}
+                "only_first": test.first_better, "only_second": test.second_better,
+                "tied": test.tied, "paired": test.as_dict()}
 
     rows = [row(name, v["a"], v["b"]) for name, v in sorted(per.items())]
-    all_a = [x for v in per.values() for x in v["a"]]
-    all_b = [x for v in per.values() for x in v["b"]]
+    all_a = {k: x for v in per.values() for k, x in v["a"].items()}
+    all_b = {k: x for v in per.values() for k, x in v["b"].items()}
     rows.append(row("overall", all_a, all_b))
     differ.sort(key=lambda d: (-abs(d["first"] - d["second"]), d["item"]))
     return {"rows": rows, "differ": differ, "only_in_first": sum(1 for k in first if k not in second),
@@ -150,12 +157,12 @@ def headline_note(ref: RunRef, per_item: float | None, items: int) -> str | None
     headline = summary.get("accuracy")
     if ref.kind != "judge" or headline is None or per_item is None:
         return None
-    if round(100 * float(headline), 1) == round(100 * per_item, 1):
+    if stats.percent(float(headline)) == stats.percent(per_item):
         return None
     unit = "trial" if (summary.get("mode") or ref.row.get("mode")) == "selection" else "item"
     judged = summary.get("items")
     why = (f"items with more {unit}s weigh more there" if judged in (None, items)
            else f"over its {judged:,} items, {items:,} of them compared here")
-    return (f"{ref.short}: {100 * per_item:.1f}% here is the mean per item on the {items:,} "
-            f"items compared (every item weighs the same); its headline accuracy, "
-            f"{100 * float(headline):.1f}%, is per {unit} ({why}).")
+    return (f"{ref.short}: {stats.percent(per_item, space=False)} here is the mean per item on "
+            f"the {items:,} items compared (every item weighs the same); its headline accuracy, "
+            f"{stats.percent(float(headline), space=False)}, is per {unit} ({why}).")
