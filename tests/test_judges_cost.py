@@ -84,9 +84,10 @@ def test_prompt_tokens_count_the_messages_and_the_chat_format() -> None:
     bare = text_tokens("Be brief.\nWhich is better?")
     assert counted == bare + 2 * cost.MESSAGE_OVERHEAD + cost.REPLY_OVERHEAD
     assert method in ("o200k_base", "estimate")
+    assert cost.method_words(method).startswith("approximate: ")
 
 
-def test_without_cached_answers_completion_is_max_tokens_an_upper_bound(demo_db) -> None:
+def test_without_cached_answers_completion_is_max_tokens_for_each(demo_db) -> None:
     row, items = load_items(demo_db, DEMO_PREFERENCE)
     conn = Connection("http://127.0.0.1:9/v1", "judge", key_env=None, max_tokens=300, **PRICE)
     estimate = cost.estimate(demo_db, conn, cost.judge_requests(conn, items, "selection"))
@@ -96,8 +97,9 @@ def test_without_cached_answers_completion_is_max_tokens_an_upper_bound(demo_db)
     assert estimate.cost == estimate.cost_max == pytest.approx(
         (estimate.prompt_tokens * 2.5 + 28 * 300 * 10.0) / 1e6)
     words = estimate.words()
-    assert "28 request(s) to send" in words and "max tokens (300) for each: an upper bound" in words
-    assert f"at most {cost.money(estimate.cost_max)}" in words
+    assert "28 request(s) to send" in words and "max tokens (300) for each, as if" in words
+    assert words.endswith(f"; an estimated {cost.money(estimate.cost)}.")
+    assert "at most" not in words and "upper bound" not in words
     scoring = cost.estimate(demo_db, conn, cost.judge_requests(conn, items, "scoring"))
     assert scoring.requests == 100  # one request per response
     window = conn.with_options(context_window=1000, max_tokens=300)
@@ -262,7 +264,7 @@ def test_the_reward_page_shows_the_estimate_then_what_the_run_spent(tmp_path, mo
         at.run()
         before = [c for c in captions(at) if c.startswith("💰 Before judging")]
         assert len(before) == 1 and "5 request(s) to send" in before[0], captions(at)
-        assert "at most $" in before[0]
+        assert "an estimated $" in before[0] and "at most" not in before[0]
         at.button(key="rj_run").click().run()
         job = next(j for j in list_jobs(db) if j["kind"] == "judge")
         RUNNER.join(int(job["id"]), timeout=60)

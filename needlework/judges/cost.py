@@ -4,14 +4,22 @@
 answers already (they are not sent and cost nothing) and those too long for the judge's
 window (not sent). For the requests to send:
 
-- prompt tokens are counted from the real prompts with the project's counter
-  (:mod:`needlework.tokens`: ``o200k_base`` where it is available, else a word-based
-  estimate that says so), plus the chat format's own tokens: :data:`MESSAGE_OVERHEAD` per
-  message and :data:`REPLY_OVERHEAD` per request (OpenAI's accounting);
+- prompt tokens are counted from the real prompts with the judge model's own tokenizer
+  where one is known (:func:`needlework.tokens.chat_counter`: a model folder or cached
+  hub tokenizer on disk, rendered through its chat template as the server renders it;
+  else the encoding tiktoken knows for an OpenAI model name, with OpenAI's
+  :data:`MESSAGE_OVERHEAD` per message and :data:`REPLY_OVERHEAD` per request); for any
+  other model the project's counter gives an approximation (``o200k_base`` where it is
+  available, else one token per word or punctuation mark) with the same overheads.
+  :attr:`Estimate.method` and the line say which;
 - completion tokens are *estimated* (:attr:`Estimate.basis` says how): the mean completion
   of this judge's answers in the cache (same endpoint and model, as the server reported
-  them; at most max tokens) when there are any, else max tokens, an upper bound;
-- the upper bound, max tokens for every request, is always given beside it.
+  them; capped at max tokens) when there are any, else max tokens for every request;
+- the figure with every answer at max tokens is always given beside it.
+
+The whole is an estimate: the server's own count is the figure (a chat template the
+tokenizer on disk does not have, a system prompt the server adds, or reasoning tokens
+are not in it).
 
 **After** (:func:`actual`): the tokens the server reported for the requests the run sent;
 answers from the cache cost nothing and are counted apart.
@@ -100,7 +108,7 @@ class Estimate:
     completion_max: int
     basis: str  # "cache" (mean of this judge's cached answers) or "max_tokens" (upper bound)
     basis_answers: int  # cached answers the mean comes from
-    method: str  # how prompt tokens were counted
+    method: str  # how prompt tokens were counted (see method_words)
     max_tokens: int
     price: Price | None = None
 
@@ -141,9 +149,9 @@ class Estimate:
         if self.price is None:
             return line + "; no price set on the connection, so no cost."
         if self.basis == "max_tokens":
-            return line + f"; at most {money(self.cost_max)}."
-        return line + (f"; about {money(self.cost)}, at most {money(self.cost_max)} if every "
-                       f"answer ran to max tokens.")
+            return line + f"; an estimated {money(self.cost)}."
+        return line + (f"; an estimated {money(self.cost)} ({money(self.cost_max)} if every "
+                       f"answer ran to max tokens).")
 
 
 @dataclass(frozen=True)
@@ -205,15 +213,22 @@ def money(value: float | None) -> str:
 
 
 def method_words(method: str) -> str:
-    return ("counted with o200k_base" if method.startswith(tokens.ENCODING)
-            else "a word-based estimate: o200k_base is not available here")
+    """How prompt tokens were counted, in words: ``tokenizer:NAME`` (the model's own),
+    ``tiktoken:ENCODING`` (an OpenAI model's), else an approximation that says which."""
+    if method.startswith("tokenizer:"):
+        return "counted with the model's tokenizer"
+    if method.startswith("tiktoken:"):
+        return f"tiktoken {method.partition(':')[2]}"
+    if method.startswith(tokens.ENCODING):
+        return f"approximate: {tokens.ENCODING}, not this model's tokenizer"
+    return "approximate: one token per word or punctuation mark"
 
 
 def basis_words(estimate: Estimate) -> str:
     if estimate.basis == "cache":
         return (f"the mean of this judge's {estimate.basis_answers:,} cached answer(s), "
                 f"{estimate.completion_tokens / max(estimate.requests, 1):,.1f} each")
-    return f"max tokens ({estimate.max_tokens:,}) for each: an upper bound"
+    return f"max tokens ({estimate.max_tokens:,}) for each, as if every answer ran to the limit"
 
 
 def prompt_tokens(messages: Sequence[Mapping[str, str]]) -> tuple[int, str]:
@@ -221,6 +236,21 @@ def prompt_tokens(messages: Sequence[Mapping[str, str]]) -> tuple[int, str]:
     messages (as the context check counts them) plus the chat format's tokens."""
     counted = tokens.count_tokens("\n".join(m["content"] for m in messages))
     return counted.tokens + MESSAGE_OVERHEAD * len(messages) + REPLY_OVERHEAD, counted.method
+
+
+class PromptCounter:
+    """A request's prompt tokens for one judge model (see the module docstring); ``method``
+    says how the last count was made (:func:`method_words`)."""
+
+    def __init__(self, model: str) -> None:
+        self.chat = tokens.chat_counter(model)
+        self.method = self.chat.method if self.chat is not None else tokens.ENCODING
+
+    def __call__(self, messages: Sequence[Mapping[str, str]]) -> int:
+        if self.chat is not None:
+            return self.chat.count([dict(m) for m in messages])
+        counted, self.method = prompt_tokens(messages)
+        return counted
 
 
 def completion_basis(db: Any, connection: Connection) -> tuple[float, int] | None:
@@ -300,12 +330,10 @@ def judge_requests(connection: Connection, items: Sequence[tuple[str, Preference
     trials = plan_trials(items, mode, order=order, seed=seed, window=connection.context_window,
                          reserve=connection.max_tokens, policy=context_policy,
                          template=template or default_template(mode, connection.model))
-    planned = tuple(
-        Planned(cache.connection_key(connection, t.messages),
-                t.fit.prompt_tokens + MESSAGE_OVERHEAD * len(t.messages) + REPLY_OVERHEAD)
-        for t in trials if not t.skipped)
-    method = trials[0].fit.method.split(",")[0] if trials else tokens.ENCODING
-    return Requests(planned, sum(1 for t in trials if t.skipped), method)
+    count = PromptCounter(connection.model)
+    planned = tuple(Planned(cache.connection_key(connection, t.messages), count(t.messages))
+                    for t in trials if not t.skipped)
+    return Requests(planned, sum(1 for t in trials if t.skipped), count.method)
 
 
 def message_requests(connection: Connection, prompts: Iterable[Sequence[Mapping[str, str]]]
@@ -314,15 +342,17 @@ def message_requests(connection: Connection, prompts: Iterable[Sequence[Mapping[
     ``connection`` as :func:`needlework.rag.calls.run_requests` would: a prompt over the
     window less max tokens and the template margin is not sent."""
     window = connection.context_window
-    planned, skipped, method = [], 0, tokens.ENCODING
+    count = PromptCounter(connection.model)
+    planned, skipped = [], 0
     for messages in prompts:
-        counted, method = prompt_tokens(messages)
-        bare = counted - MESSAGE_OVERHEAD * len(messages) - REPLY_OVERHEAD
-        if window is not None and bare > window - connection.max_tokens - TEMPLATE_MARGIN:
-            skipped += 1
-            continue
-        planned.append(Planned(cache.connection_key(connection, messages), counted))
-    return Requests(tuple(planned), skipped, method)
+        if window is not None:  # the window check counts as the run's own check does
+            counted, _ = prompt_tokens(messages)
+            bare = counted - MESSAGE_OVERHEAD * len(messages) - REPLY_OVERHEAD
+            if bare > window - connection.max_tokens - TEMPLATE_MARGIN:
+                skipped += 1
+                continue
+        planned.append(Planned(cache.connection_key(connection, messages), count(messages)))
+    return Requests(tuple(planned), skipped, count.method)
 
 
 def rag_requests(db: Any, spec: Any) -> Requests:
