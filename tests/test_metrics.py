@@ -152,9 +152,9 @@ def test_scores_file_equals_the_long_form_rewardbench_scorer(tmp_path, missing_v
             pairs, correct_pairs)
     assert main(["metrics", "--kind", "bon", "--scores", str(path)]) == 0
     text = capsys.readouterr().out
-    assert "bon: 39.24% (197 of 502 entries)" in text
+    assert "bon: 39.2 % (197/502 entries), 95 % Wilson 35.1–43.6 %" in text
     assert "missing: 34 entries with a missing score" in text
-    assert "scored entries only (not the benchmark figure): 42.09% (197 of 468)" in text
+    assert "scored entries only (not the benchmark figure): 42.1 % (197/468)" in text
 
 
 # -- RM-Bench ------------------------------------------------------------------------------

@@ -8,23 +8,35 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from needlework import metrics
+from needlework import metrics, stats
+from needlework.cli import add_db_argument
+from needlework.figures_text import share_words
 
 SIDES = ("chosen_scores", "rejected_scores")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "metrics", help="compute best-of-n, pairwise or RM-Bench metrics from a scores file",
+        "metrics", help="compute best-of-n, pairwise or RM-Bench metrics from a scores file, "
+        "or the leaderboard of a stored dataset",
         description="Read a scores file in Long-form RewardBench output format (one JSON object "
         "per line: id, subset, chosen_scores, rejected_scores; for RM-Bench the three scores in "
-        "style order, with an optional domain field) and print its metrics. Ties count wrong. A "
+        "style order, with an optional domain field) and print its metrics, each with its "
+        "counts and 95 %% interval (method named). Ties count wrong. A "
         "missing score (null, NaN, Infinity) makes a best-of-n entry wrong (it stays in the "
         "denominator, as in Long-form RewardBench's scorer); pairwise accuracy leaves out only "
-        "the pairs with a missing score; RM-Bench counts such a comparison as not won.")
-    p.add_argument("--kind", required=True, choices=("bon", "rmbench", "pairwise"))
-    p.add_argument("--scores", required=True, metavar="FILE")
+        "the pairs with a missing score; RM-Bench counts such a comparison as not won. With "
+        "--leaderboard --dataset NAME: every reward model that scored a stored dataset and "
+        "every judge run on it, best accuracy first (docs/rewards.md, Leaderboard).")
+    p.add_argument("--kind", choices=("bon", "rmbench", "pairwise"),
+                   help="the metric of --scores (required with --scores)")
+    p.add_argument("--scores", metavar="FILE")
+    p.add_argument("--leaderboard", action="store_true",
+                   help="the leaderboard of a stored dataset (with --dataset)")
+    p.add_argument("--dataset", metavar="NAME", help="the stored dataset of --leaderboard")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--csv", action="store_true", help="with --leaderboard: print CSV")
+    add_db_argument(p)
     p.set_defaults(func=cmd_metrics)
 
 
@@ -82,24 +94,40 @@ def read_scores(path: str | Path) -> list[dict[str, Any]]:
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}%"
+    return stats.percent(value)
 
 
-def describe(kind: str, result: dict[str, Any]) -> list[str]:
-    """The human-readable lines of a metrics result: the headline with its missing count,
-    the labelled scored-only figure, the RM-Bench domain note, then one line per part."""
-    count = "pairs" if kind == "pairwise" else "n"
-    lines = [f"{kind}: {_pct(result['accuracy'])} ({result['correct']} of {result[count]} "
-             f"{'pairs' if kind == 'pairwise' else 'entries'})" if kind != "rmbench"
-             else f"rmbench: {_pct(result['accuracy'])} (hard {_pct(result['hard'])}, normal "
-                  f"{_pct(result['normal'])}, easy {_pct(result['easy'])}; {result['n']} entries)"]
+def _ci(bounds: dict[str, Any] | None, name: str | None = None) -> dict[str, Any] | None:
+    """The interval of the overall figure (``name`` None) or of one subset or domain."""
+    if not bounds:
+        return None
+    if name is None:
+        return bounds.get("overall")
+    return (bounds.get("subsets") or bounds.get("domains") or {}).get(name)
+
+
+def describe(kind: str, result: dict[str, Any], bounds: dict[str, Any] | None = None) -> list[str]:
+    """The human-readable lines of a metrics result: the headline with its counts and, when
+    ``bounds`` (:func:`json_intervals`) is given, its 95 % interval with the method named
+    (``bon: 61.5 % (16/26 entries), 95 % Wilson 42.5–77.6 %``), the missing count, the
+    labelled scored-only figure, the RM-Bench domain note, then one line per part with its
+    own counts and interval."""
+    overall = _ci(bounds)
+    if kind == "rmbench":
+        lines = [f"rmbench: {share_words(result['accuracy'], n=result['n'], interval=overall, unit='entries')}"
+                 f" (hard {_pct(result['hard'])}, normal {_pct(result['normal'])}, "
+                 f"easy {_pct(result['easy'])})"]
+    elif kind == "pairwise":
+        lines = [f"pairwise: {share_words(result['accuracy'], result['correct'], result['pairs'], overall, unit='pairs')}"]
+    else:
+        lines = [f"bon: {share_words(result['accuracy'], result['correct'], result['n'], overall, unit='entries')}"]
     if kind == "bon":
         lines.append(f"  missing: {result['missing']} entries with a missing score "
                      f"({result['missing_scores']} scores), counted wrong")
         if result["missing"]:
             s = result["scored_only"]
-            lines.append(f"  scored entries only (not the benchmark figure): {_pct(s['accuracy'])} "
-                         f"({s['correct']} of {s['n']})")
+            lines.append(f"  scored entries only (not the benchmark figure): "
+                         f"{share_words(s['accuracy'], s['correct'], s['n'])}")
     elif kind == "pairwise":
         lines.append(f"  missing: {result['missing_pairs']} pairs left out (a score missing) in "
                      f"{result['missing']} entries")
@@ -110,16 +138,32 @@ def describe(kind: str, result: dict[str, Any]) -> list[str]:
         if result["note"]:
             lines.append(f"  NOT COMPARABLE: {result['note']}")
     for name, part in (result.get("subsets") or result.get("domains") or {}).items():
-        value = part.get("score", part.get("accuracy"))
-        size = part.get("pairs", part.get("n"))
+        ci = _ci(bounds, name)
+        if kind == "rmbench":
+            words = share_words(part.get("score"), n=part.get("n"), interval=ci, unit="entries")
+        elif kind == "pairwise":
+            words = share_words(part.get("accuracy"), part.get("correct"), part.get("pairs"), ci,
+                                unit="pairs")
+        else:
+            words = share_words(part.get("accuracy"), part.get("correct"), part.get("n"), ci,
+                                unit="entries")
         gaps = part.get("missing_pairs" if kind == "pairwise" else "missing", 0)
-        lines.append(f"  {name}: {_pct(value)} (n={size}" + (f", missing {gaps}" if gaps else "") + ")")
+        lines.append(f"  {name}: {words}" + (f"; missing {gaps}" if gaps else ""))
+    if bounds:
+        lines.append(f"  intervals: {_method_note(bounds)}")
     return lines
 
 
+def _method_note(bounds: dict[str, Any]) -> str:
+    """How the shown intervals were made, in words (:func:`needlework.stats.how`)."""
+    shown = [bounds.get("overall"), *(bounds.get("subsets") or bounds.get("domains") or {}).values()]
+    return stats.how(*[s for s in shown if s]) + ", the unit the entry"
+
+
 def json_intervals(kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """The 95 % bootstrap intervals of ``kind``'s figures for ``--json`` (the unit the
-    entry, 1,000 resamples, seed 0; :func:`needlework.rewards.results.intervals`)."""
+    """The 95 % intervals of ``kind``'s figures for ``--json`` and the text (the unit the
+    entry; each interval's own ``method``: Wilson for a share of 0/1 outcomes, else the
+    percentile bootstrap, 1,000 resamples, seed 0; :mod:`needlework.stats`)."""
     from needlework.rewards.results import (  # noqa: PLC0415
         bon_intervals,
         pairwise_intervals,
@@ -128,18 +172,57 @@ def json_intervals(kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
 
     found = {"bon": bon_intervals, "pairwise": pairwise_intervals,
              "rmbench": rmbench_intervals}[kind](entries)
-    return {"method": "percentile bootstrap", "level": 0.95, "unit": "item", **found}
+    return {"method": _method_note(found), "level": 0.95, "unit": "item", **found}
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    """``metrics --leaderboard --dataset NAME``: the table, as text, JSON or CSV."""
+    from needlework.figures_text import leaderboard_lines  # noqa: PLC0415
+    from needlework.leaderboard import as_dicts, leaderboard, table_csv  # noqa: PLC0415
+    from store import connect  # noqa: PLC0415
+
+    if not args.dataset:
+        print("error: --leaderboard needs --dataset NAME (a stored dataset)", file=sys.stderr)
+        return 2
+    try:
+        rows = leaderboard(connect(args.db), args.dataset)
+    except LookupError as exc:
+        print(f"error: {str(exc).strip(chr(39) + chr(34))}: import it first, or check --db",
+              file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"dataset": args.dataset, "rows": as_dicts(rows)}, indent=2))
+    elif args.csv:
+        sys.stdout.write(table_csv(rows))
+    else:
+        print(f"{args.dataset}: {len(rows)} run{'s' if len(rows) != 1 else ''}, best accuracy first")
+        print("\n".join(leaderboard_lines(as_dicts(rows))))
+    return 0
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
+    if args.leaderboard:
+        if args.scores or args.kind:
+            print("error: --leaderboard reads the store: give --dataset, not --scores or --kind",
+                  file=sys.stderr)
+            return 2
+        return cmd_leaderboard(args)
+    if not args.kind or not args.scores:
+        print("error: metrics needs --kind and --scores FILE (or --leaderboard --dataset NAME)",
+              file=sys.stderr)
+        return 2
+    if args.csv:
+        print("error: --csv goes with --leaderboard", file=sys.stderr)
+        return 2
     try:
         entries = read_scores(args.scores)
         result = metrics.compute(args.kind, entries)
+        bounds = json_intervals(args.kind, entries)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({**result, "intervals": json_intervals(args.kind, entries)}, indent=2))
+        print(json.dumps({**result, "intervals": bounds}, indent=2))
         return 0
-    print("\n".join(describe(args.kind, result)))
+    print("\n".join(describe(args.kind, result, bounds)))
     return 0

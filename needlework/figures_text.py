@@ -1,0 +1,88 @@
+"""Figures as plain text lines, with their counts and intervals, for the commands' text output.
+
+One format everywhere a command prints an accuracy: ``61.5 % (16/26), 95 % Wilson
+42.5–77.6 %``: the share rounded half up (:func:`needlework.stats.percent`), the counts it
+is made of, then the interval with its method named (:func:`needlework.stats.method_label`
+and :func:`needlework.stats.percent_range`). ``metrics`` and ``metrics --leaderboard``
+print through these functions, and so can ``judge`` (:func:`judge_lines` takes the summary
+``needlework.judges.engine.run_judge`` returns). Pure functions: nothing is read or written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from needlework import stats
+
+
+def interval_words(interval: Mapping[str, Any] | stats.Interval | None) -> str:
+    """``95 % Wilson 42.5–77.6 %``; ``no interval`` when there is none (no unit, or one that
+    cannot be estimated: :data:`needlework.stats.NONE`)."""
+    label = stats.method_label(interval)
+    spread = stats.percent_range(interval)
+    if interval is None or spread == "–":
+        return "no interval" if label in ("–", "not estimable") else f"{label}: no interval"
+    return f"{label} {spread}"
+
+
+def share_words(value: float | None, right: int | None = None, n: int | None = None,
+                interval: Mapping[str, Any] | stats.Interval | None = None, *,
+                unit: str = "") -> str:
+    """``61.5 % (16/26), 95 % Wilson 42.5–77.6 %``: with counts the share is rounded from
+    them exactly (``right``/``n``), else from ``value``; ``unit`` names what ``n`` counts
+    (``(16/26 trials)``); with only ``n`` known, ``(n=26)``. ``–`` for no value."""
+    if n is not None and right is not None and n > 0:
+        head = f"{stats.percent(right, n)} ({right}/{n}{' ' + unit if unit else ''})"
+    elif value is None:
+        return "– (nothing counted)" if not n else f"– (n={n})"
+    else:
+        head = stats.percent(value) + (f" (n={n}{' ' + unit if unit else ''})" if n else "")
+    if interval is None:
+        return head
+    return f"{head}, {interval_words(interval)}"
+
+
+def judge_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The accuracy of a judge run's summary as text: the headline line, then one line per
+    subset, each ``accuracy 61.5 % (16/26 trials), 95 % Wilson 42.5–77.6 %`` (selection counts
+    trials, scoring items; the counts are the answered ones, failed requests left out).
+    The intervals are the summary's own (``summary["intervals"]``)."""
+    mode = str(summary.get("mode") or "selection")
+    unit = "trials" if mode == "selection" else "items"
+    bon = (summary.get("metrics") or {}).get("bon") or {}
+    intervals = summary.get("intervals") or {}
+    overall = intervals.get("overall")
+    lines = ["accuracy " + share_words(summary.get("accuracy"), bon.get("correct"), bon.get("n"),
+                                       overall, unit=unit)]
+    subsets = summary.get("subsets") or {}
+    for name, part in subsets.items():
+        ci = (intervals.get("subsets") or {}).get(name)
+        lines.append(f"  {name}: " + share_words(part.get("accuracy"), part.get("correct"),
+                                                   part.get("n"), ci, unit=unit))
+    if overall is not None and intervals.get("trials_per_item") == "unequal":
+        lines.append("  (items resampled with their trials: a bootstrap over items of unequal size)")
+    return lines
+
+
+def leaderboard_lines(rows: list[Mapping[str, Any]]) -> list[str]:
+    """The leaderboard (:func:`needlework.leaderboard.as_dicts`) as a text table: rank, run,
+    kind, accuracy with counts and interval, items answered, failed requests, date, then
+    one indented line per subset."""
+    if not rows:
+        return ["no scored model or judge run on this dataset yet"]
+    lines = []
+    for rank, row in enumerate(rows, start=1):
+        failed = row.get("failed")
+        lines.append(
+            f"{rank:>2}. {row['name']} [{row['kind']}, {row['mode']}] {row['metric']} "
+            + share_words(row.get("accuracy"), row.get("right"), row.get("n"),
+                          row.get("interval"), unit=str(row.get("unit") or ""))
+            + f"; {row['items']} items answered"
+            + ("" if failed is None else f", {failed} failed requests")
+            + f"; {str(row.get('date') or '')[:16].replace('T', ' ')}")
+        for name, part in (row.get("subsets") or {}).items():
+            lines.append(f"      {name}: " + share_words(part.get("accuracy"), part.get("right"),
+                                                        part.get("n"), part.get("interval"),
+                                                        unit=str(row.get("unit") or "")))
+    return lines
