@@ -12,7 +12,10 @@ import pytest
 
 from needlework.cli import main
 from needlework.formats.preference import Preference
+from needlework.judges.connection import DEFAULT_MAX_TOKENS, Connection
+from needlework.judges.local import DEMO_SETTINGS
 from needlework.judges.plan import select_items
+from needlework.judges.prompts import DEMO_REPORT
 from needlework.needle import analysis, findings, labels, subset
 
 
@@ -245,3 +248,19 @@ def test_needle_report_states_a_judges_bias(tmp_path, capsys):
     bias = got["position_bias"]["judge j"]
     assert bias["biased"] and bias["gap"] == 1.0 and bias["gap_low"] > 0.8
     assert got["thin_rule"] == "fewer than 5 pairs"
+
+
+def test_the_page_sends_the_command_lines_length_limit(tmp_path):
+    folder = tmp_path / "demo-judge"
+    folder.mkdir()
+    (folder / DEMO_REPORT).write_text("{}", encoding="utf-8")
+    form = Connection("http://127.0.0.1:9/v1", str(folder), key_env=None)
+    assert form.max_tokens == DEFAULT_MAX_TOKENS
+    sent = labels.with_start_settings(form)
+    assert sent.max_tokens == DEMO_SETTINGS["max_tokens"] == 16
+    assert sent.params() == Connection("http://127.0.0.1:9/v1", str(folder), key_env=None,
+                                       max_tokens=16).params()
+    chosen = Connection("http://127.0.0.1:9/v1", str(folder), key_env=None, max_tokens=64)
+    assert labels.with_start_settings(chosen).max_tokens == 64  # a limit set by hand is kept
+    other = Connection("http://127.0.0.1:9/v1", "gpt-x", key_env=None)
+    assert labels.with_start_settings(other) is other

@@ -18,6 +18,7 @@ from components.state import signed_in
 from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.job import latest_judge_job, start_judge_job
+from needlework.needle.labels import with_start_settings
 
 SEEN = "nj_seen"  # the judge job this session started or saw running (components.jobs.watch)
 POLICIES = {"skip": "counted wrong", "keep-start": "cut, start kept", "keep-end": "cut, end kept"}
@@ -71,6 +72,7 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
                    "needle in longer ones, and to favour one position (a real limitation of a "
                    "tiny model, shown as measured). Each long prompt takes it a few seconds.")
     if go and conn is not None:
+        conn = with_start_settings(conn)  # the command line's settings for this judge
         watch(start_judge_job(db, store.default_path(), conn, row["name"], mode="selection",
                               order="rotations", context_policy=policy, per_subset=per or None,
                               by=signed_in()),
