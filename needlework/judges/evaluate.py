@@ -324,21 +324,25 @@ def item_units(results: Iterable[Result], mode: str) -> dict[str, dict[str, Any]
 
 
 def accuracy_intervals(results: Iterable[Result], mode: str) -> dict[str, Any]:
-    """The 95 % bootstrap interval of the headline accuracy, overall and per subset
-    (:data:`needlework.stats.RESAMPLES` resamples of the items, seed
-    :data:`needlework.stats.SEED`): ``{"overall": Interval, "subsets": {name: Interval},
-    "trials_per_item": "equal" | "unequal"}`` (as dicts)."""
+    """The 95 % interval of the headline accuracy, overall and per subset, the unit the
+    item (:func:`needlework.stats.bootstrap_mean`: Wilson's when every item is all right
+    or all wrong and has as many trials as every other, else the percentile bootstrap,
+    :data:`needlework.stats.RESAMPLES` resamples, seed :data:`needlework.stats.SEED`, items
+    in canonical order, so the row order of the results does not matter):
+    ``{"overall": Interval, "subsets": {name: Interval}, "trials_per_item": "equal" |
+    "unequal"}`` (as dicts, each naming its ``method``)."""
     units = item_units(results, mode)
 
-    def interval(rows: list[dict[str, Any]]) -> dict[str, Any]:
-        return stats.bootstrap_mean([u["right"] / u["trials"] for u in rows], unit="item",
-                                    weights=[u["trials"] for u in rows]).as_dict()
+    def interval(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        return stats.bootstrap_mean({k: u["right"] / u["trials"] for k, u in rows.items()},
+                                    unit="item",
+                                    weights={k: u["trials"] for k, u in rows.items()}).as_dict()
 
     rows = list(units.values())
-    by_subset: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for u in rows:
-        by_subset[u["subset"]].append(u)
-    return {"overall": interval(rows),
+    by_subset: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for key, u in units.items():
+        by_subset[u["subset"]][key] = u
+    return {"overall": interval(units),
             "subsets": {name: interval(part) for name, part in sorted(by_subset.items())},
             "trials_per_item": "equal" if len({u["trials"] for u in rows}) <= 1 else "unequal"}
 

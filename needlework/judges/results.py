@@ -76,9 +76,11 @@ def selection_words(selection: Mapping[str, Any] | None) -> str:
 def with_intervals(summary: Mapping[str, Any],
                    entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``summary`` with its accuracy intervals: as stored, or computed from the run's
-    result ``entries`` for a run stored before they were (same seed, same figures)."""
+    result ``entries`` for a run stored without them or with intervals that do not name
+    their method (the same rule as a new run's: :func:`needlework.stats.bootstrap_mean`)."""
     out = dict(summary)
-    if not out.get("intervals") and entries:
+    stored = out.get("intervals") or {}
+    if entries and (not stored or "method" not in (stored.get("overall") or {"method": None})):
         out["intervals"] = evaluate.accuracy_intervals(entries, str(out.get("mode") or "selection"))
     return out
 
