@@ -22,7 +22,7 @@ from needlework.judges.local import short_name
 from needlework.rewards.compare import RunRef, list_runs
 from needlework.rewards.results import Failure, intervals
 from needlework.rewards.runs import dataset_metrics
-from needlework.stats import how, percent_range
+from needlework.stats import how, method_label, percent, percent_range
 from store.datasets import get_dataset
 
 REVIEW_PAGE = "app_pages/review.py"
@@ -96,7 +96,12 @@ def variant_words(variant: str) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return percent(x, space=False)
+
+
+def _ci(interval: dict[str, Any] | None) -> str:
+    """``41.7–67.6 % (95 % Wilson)``: an interval with its method beside it."""
+    return f"{percent_range(interval)} ({method_label(interval)})"
 
 
 def _pair_pct(x: float | None) -> str:
@@ -145,7 +150,7 @@ def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = Non
     bounds = bounds or {}
     pair_ci = (bounds.get("pairwise") or {}).get("overall")
     pair_words = (f"pairwise {_pct(pair['accuracy'])}: {pair['correct']:,} of {pair['pairs']:,} "
-                  f"pairs, 95 % interval {percent_range(pair_ci)} (over "
+                  f"pairs, 95 % interval {_ci(pair_ci)} (over "
                   f"{(pair_ci or {}).get('n', 0):,} items, each with its pairs)")
     cols = st.columns(4)
     if "rmbench" in metrics:
@@ -157,15 +162,15 @@ def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = Non
                  else "RM-Bench mean over " + ", ".join(rm["domains_present"]))
         cols[0].metric(title, _pct(rm["accuracy"]),
                        help=("Mean of the domain scores (chat, code, math, safety)." if rm["comparable"]
-                             else rm["note"]) + f" 95 % interval {percent_range(rm_ci)}.")
+                             else rm["note"]) + f" 95 % interval {_ci(rm_ci)}.")
         cols[1].metric("items with a missing score", f"{rm['missing']:,}",
                        help="Kept in every matrix's denominator; a comparison with a missing "
                             "score is not won (RM-Bench's compute_accuracy does that with NaN).")
         cols[2].metric("pairwise accuracy", _pct(pair["accuracy"]),
                        help=f"{pair['pairs']:,} pairs with both scores; {pair['missing_pairs']:,} left out.")
         st.caption(f"RM-Bench {_pct(rm['accuracy'])} over {rm['n']:,} items, 95 % interval "
-                   f"{percent_range(rm_ci)} (items resampled within their domain, domains "
-                   f"averaged equally); {pair_words}. Intervals: {how()}.")
+                   f"{_ci(rm_ci)} (items resampled within their domain, domains "
+                   f"averaged equally); {pair_words}. Intervals: {how(rm_ci, pair_ci)}.")
         if not rm["comparable"]:
             st.warning(f"Not comparable to RM-Bench's total: {rm['note']}.", icon="⚠️")
         return
@@ -173,7 +178,7 @@ def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = Non
     bon_ci = (bounds.get("bon") or {}).get("overall")
     cols[0].metric("best-of-n accuracy", _pct(bon["accuracy"]),
                    help=f"{bon['correct']:,} of {bon['n']:,} items; items with a missing score "
-                        f"count wrong. 95 % interval {percent_range(bon_ci)}.")
+                        f"count wrong. 95 % interval {_ci(bon_ci)}.")
     cols[1].metric("items with a missing score", f"{bon['missing']:,}",
                    help=f"{bon['missing_scores']:,} missing scores: counted wrong, kept in the denominator.")
     cols[2].metric("pairwise accuracy", _pct(pair["accuracy"]),
@@ -184,8 +189,8 @@ def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = Non
                        help=f"{only['correct']:,} of {only['n']:,} items whose scores are all present. "
                             "Not the benchmark figure: the headline counts the others wrong.")
     st.caption(f"Best-of-n {_pct(bon['accuracy'])}: {bon['correct']:,} of {bon['n']:,} items, 95 % "
-               f"interval {percent_range(bon_ci)}; {pair_words}. Intervals: {how()}, the unit "
-               "the item.")
+               f"interval {_ci(bon_ci)}; {pair_words}. Intervals: {how(bon_ci, pair_ci)}, the "
+               "unit the item.")
 
 
 def rmbench_table(metrics: dict[str, Any], bounds: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -236,6 +241,16 @@ def _intervals(format_name: str, entries: list[dict[str, Any]]) -> dict[str, Any
     return intervals(format_name, entries)
 
 
+def _every(bounds: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every interval of :func:`needlework.rewards.results.intervals`' answer."""
+    out = []
+    for part in bounds.values():
+        if isinstance(part, dict):
+            out.extend(x for x in [part.get("overall"), *(part.get("subsets") or {}).values(),
+                                   *(part.get("domains") or {}).values()] if x)
+    return out
+
+
 def render_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     """The metrics table(s) for the entries; returns the metrics dict."""
     metrics = dataset_metrics(format_name, entries)
@@ -248,8 +263,9 @@ def render_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str,
         st.dataframe(bon_table(metrics, bounds), hide_index=True, width="stretch", key="rw_metrics")
         st.caption("best-of-n: an item is correct when every chosen response scores above every "
                    "rejected one; overall = mean over items. pairwise: over every (chosen, "
-                   f"rejected) pair. 95 % intervals: {how()}, items resampled (an item's pairs "
-                   "together).")
+                   f"rejected) pair. 95 % intervals: {how(*_every(bounds))}; a bootstrap "
+                   "resamples items (an item's pairs together), in a fixed order by value, so "
+                   "the same scores give the same interval here and in `metrics --json`.")
     return metrics
 
 
