@@ -187,7 +187,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     try:
         rows = leaderboard(connect(args.db), args.dataset)
     except LookupError as exc:
-        print(f"error: {str(exc).strip(chr(39) + chr(34))}: import it first, or check --db",
+        print(f"error: {exc.args[0]}: import it first, or check --db",
               file=sys.stderr)
         return 1
     if args.json:
