@@ -16,6 +16,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.models.picker import render_model_picker
     from components.rewards.compare import render_compare, render_downloads
     from components.rewards.judge import render_judge_results, render_judging
+    from components.rewards.leaderboard import render_leaderboard
     from components.rewards.results import render_failures, render_metrics, render_run_picker
     from components.rewards.scoring import render_scoring, truncation_policy
     from components.rewards.token_view import render_per_token_section
@@ -47,6 +48,8 @@ st.caption("A generative judge behind any OpenAI-compatible endpoint (OpenAI, vL
 finished = render_judging(db, row)
 
 st.subheader("4 · Results")
+with st.expander("Leaderboard: every run on this dataset", expanded=True):
+    render_leaderboard(db, row["name"])
 ref = render_run_picker(db, row["name"], rm.facts.fingerprint if rm else None,
                         prefer=f"judge:{finished}" if finished
                         else f"score:{scored_now}" if scored_now else None)

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 import store
 from needlework import leaderboard as lb
@@ -20,9 +21,11 @@ from needlework.figures_text import judge_lines, leaderboard_lines
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge
 from needlework.rewards.runs import load_preferences, score_dataset
+from needlework.stats import percent, percent_range
 from needlework.teams.permissions import PermissionDenied, User
 from store.datasets import NewItem, create_dataset
 from store.scores import item_scores
+from tests.conftest import ROOT
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
 from tests.rewards_fixtures import tiny_model_dir, tiny_rm  # noqa: F401
 from tests.test_judges_engine import BLOCK
@@ -213,3 +216,48 @@ def test_judge_lines_give_counts_and_intervals_of_a_stored_run(board) -> None:
     assert lines[0] == (f"accuracy {100 * right / n:.1f} % ({right}/{n} trials), "
                         f"95 % Wilson {100 * lo:.1f}–{100 * hi:.1f} %")
     assert {line.split(":")[0].strip() for line in lines[1:]} == {"Chat", "QA"}
+
+
+# -- the page -----------------------------------------------------------------------------
+
+
+def open_rewards_page(path: Path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("NEEDLEWORK_DB", str(path))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.query_params["dataset"] = "prefs"
+    at.run()
+    at.switch_page("app_pages/rewards.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def board_frame(at: AppTest):
+    return next(d.value for d in at.dataframe if "95 % interval" in d.value.columns)
+
+
+def test_the_page_shows_the_rows_the_command_prints_and_opens_one(board, monkeypatch,
+                                                                  capsys) -> None:
+    db, path, *_ = board
+    assert main(["metrics", "--leaderboard", "--dataset", "prefs", "--db", str(path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)["rows"]
+    at = open_rewards_page(path, monkeypatch)
+    frame = board_frame(at)
+    assert len(frame) == len(printed) == 3
+    for (_, cells), row in zip(frame.iterrows(), printed, strict=True):
+        assert cells["run"] == row["name"] and cells["mode"] == row["mode"]
+        assert cells["accuracy"] == percent(row["right"], row["n"])
+        assert cells["counted"] == f"{row['right']}/{row['n']} {row['unit']}"
+        assert cells["95 % interval"] == percent_range(row["interval"])
+        assert cells["method"] == "95 % Wilson"
+        for name, part in row["subsets"].items():
+            assert cells[name] == (f"{percent(part['right'], part['n'])} "
+                                   f"({percent_range(part['interval'])})")
+        assert str(cells["failed requests"]) == ("–" if row["failed"] is None else str(row["failed"]))
+    # open the last row (the worst) in Results
+    last = printed[-1]
+    at.selectbox(key="rw_board_open").set_value(last["key"])
+    at.button(key="rw_board_go").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state["rw_run"] == last["key"]
