@@ -176,3 +176,52 @@ def test_the_page_shows_the_same_token_count_as_review(app_db, demo_rm, demo_mod
     (header,) = [m.value for m in review.markdown if m.value.startswith("**Chosen")]
     counted = int(re.search(r" · ([\d,]+) tokens", header)[1].replace(",", ""))
     assert shown == counted == own, (caption, header)
+
+
+def view_shown(at: AppTest, demo_rm) -> tuple[str, str, str]:
+    """``(item in the header, item in the Item box, item whose chosen 1 the per-token scores
+    are of)``: the last found by scoring each item's first chosen response with the model
+    and matching the score the view prints."""
+    (header,) = [c.value for c in at.caption if c.value.startswith("Item ")]
+    named = re.match(r"Item (\S+) · subset", header)[1].replace("\\", "")
+    (caption,) = [c.value for c in at.caption if c.value.startswith("chosen 1: score")]
+    shown = float(re.search(r"score (-?[\d.]+)", caption)[1])
+    by_score = {r["id"]: per_token_rewards(demo_rm, r["prompt"], r["chosen"][0]).score
+                for r in records()}
+    (scored,) = [k for k, v in by_score.items() if abs(v - shown) < 5e-5]
+    return named, at.selectbox(key="rw_item").value, scored
+
+
+def test_the_per_token_header_names_the_item_its_scores_are_of(app_db, demo_rm, demo_models_dir):
+    """The header, the Item box and the per-token scores name one item after a run finishes,
+    after the judge run is picked in Results (no failures: the first item) and after the user
+    picks another item; each item's chosen response scores differently, so a view that drew
+    one item's scores under another's header is caught."""
+    from needlework.judges.connection import Connection  # noqa: PLC0415
+    from needlework.judges.engine import run_judge  # noqa: PLC0415
+    from needlework.judges.plan import load_items  # noqa: PLC0415
+    from tests.judges_fixtures import FakeJudgeServer  # noqa: PLC0415
+
+    registry.MODELS.load(ModelKey.of(str(demo_models_dir / "demo-model"), device="cpu"),
+                         lambda *_, **__: demo_rm)
+    scores = {r["id"]: per_token_rewards(demo_rm, r["prompt"], r["chosen"][0]).score
+              for r in records()}
+    assert len({round(v, 4) for v in scores.values()}) == 4  # the check below can tell them apart
+    at = open_page()
+    assert view_shown(at, demo_rm) == ("q0", "q0", "q0")
+    save(app_db, ALL_CORRECT | {"q3": ([0.5], [0.1, 0.9, 0.2])})
+    at.run()
+    assert not at.exception, at.exception
+    assert view_shown(at, demo_rm) == ("q3", "q3", "q3")  # the finished run's worst failure
+    _, items = load_items(app_db, "prefs")
+    with FakeJudgeServer(lambda body: "[[A]]") as server:
+        run_judge(app_db, Connection(server.base_url, "judge", key_env=None, max_tokens=16),
+                  items, "selection", dataset="prefs")
+    at.run()
+    judge = [k for k in at.selectbox(key="rw_run").options if k.startswith("judge")]
+    at.selectbox(key="rw_run").set_value(judge[0]).run()
+    assert not at.exception, at.exception
+    assert view_shown(at, demo_rm) == ("q0", "q0", "q0")  # a judge run: no failures here
+    at.selectbox(key="rw_item").set_value("q2").run()
+    assert view_shown(at, demo_rm) == ("q2", "q2", "q2")
+    assert at.session_state["rw_view_shown"] == ("prefs", "q2")

@@ -34,6 +34,8 @@ SCROLL = """<script>(() => {
 })();</script>"""
 SEEN = "rw_item_seen"  # the last ?item= / failure click applied, so it is applied once
 DEFAULTED = "rw_item_default"  # (dataset, item) the view picked by itself: the worst failure
+VIEW = "rw_view_shown"  # (dataset, item) the view's header and scores were last drawn for
+PAIR_VIEW = "rw_pair_shown"  # (dataset, item, chosen, rejected) of the last per-token pair
 
 
 def _apply_requests(dataset: str, keys: list[str], picked: str | None) -> None:
@@ -113,19 +115,34 @@ def render_per_token_section(db: Any, row: dict[str, Any], rm: RewardModel | Non
             unsafe_allow_javascript=clicked)
     item = _pick_item(dataset, keys, by_key, picked)
     pref = preference_view(row["format"], get_item(db, dataset, item)["record"])
-    head = st.columns([3, 1], vertical_alignment="center")
-    head[0].caption(f"Item {label(item, 80)} · subset {label(pref.subset, 60)} · "
-                    f"{len(pref.chosen)} chosen, {len(pref.rejected)} rejected")
-    i, j = _pick_responses(pref, item, scores.get(item))
-    with head[1]:
-        review_link(dataset, item, pair=(i, j))
-    if rm is None:
-        st.info("Load a model above to see its reward token by token.", icon="🔬")
-        return item
-    pair = compute_pair(rm, pref.prompt, pref.chosen[i], pref.rejected[j], truncation, key=f"{item}|{i}|{j}")
-    if pair is not None:
-        render_token_pair(pair, (f"chosen {i + 1}", f"rejected {j + 1}"), key=f"rw-tok-{i}-{j}")
+    with _view(VIEW, (dataset, item)):  # the header and all below it: one item's record
+        head = st.columns([3, 1], vertical_alignment="center")
+        head[0].caption(f"Item {label(item, 80)} · subset {label(pref.subset, 60)} · "
+                        f"{len(pref.chosen)} chosen, {len(pref.rejected)} rejected")
+        i, j = _pick_responses(pref, item, scores.get(item))
+        with head[1]:
+            review_link(dataset, item, pair=(i, j))
+        if rm is None:
+            st.info("Load a model above to see its reward token by token.", icon="🔬")
+            return item
+        with _view(PAIR_VIEW, (dataset, item, i, j)):
+            pair = compute_pair(rm, pref.prompt, pref.chosen[i], pref.rejected[j], truncation,
+                                key=f"{item}|{i}|{j}")
+            if pair is not None:
+                render_token_pair(pair, (f"chosen {i + 1}", f"rejected {j + 1}"),
+                                  key=f"rw-tok-{i}-{j}")
     return item
+
+
+def _view(name: str, shown: tuple[Any, ...]) -> Any:
+    """A container for what is drawn from one record (``shown``: the dataset and item, or
+    the item and pair). When ``shown`` differs from what this session's last run drew
+    there, the container starts empty: the browser drops the previous record's header,
+    scores and text at once instead of keeping them on screen, under the new header, while
+    the new scores are computed."""
+    last = st.session_state.get(name)
+    st.session_state[name] = shown
+    return st.empty().container() if last != shown else st.container()
 
 
 STRIDES = (1, 2, 4, 8, 16, 32, 64)
