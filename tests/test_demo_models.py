@@ -165,7 +165,13 @@ def test_the_installed_models_answer_alike_on_every_kernel(demo_models_dir) -> N
                                "--dest", str(demo_models_dir)], capture_output=True, text=True,
                               cwd=ROOT, env=env, timeout=600, check=True)
         outputs[capability or "native"] = json.loads(done.stdout)
+        # the judge's accuracy with the chosen shown first and second, on the lab's needles
+        assert re.search(r"demo-judge on 16 pairs of the needle lab's demo set \(250–2K tokens\): "
+                         r"accuracy with the chosen shown first \d+%, shown second \d+%", done.stderr)
     native = outputs["native"]
+    lab = native["demo-judge"]["lab_needles"]
+    assert lab["pairs"] == 16 and sorted(lab["by_length"], key=int) == ["250", "500", "1000", "2000"]
+    assert {"accuracy_chosen_first", "accuracy_chosen_second"} <= set(lab)
     assert outputs["default"]["cpu_capability"] == "DEFAULT"
     if "avx2" in outputs:
         assert outputs["avx2"]["cpu_capability"] == "AVX2"
@@ -173,6 +179,7 @@ def test_the_installed_models_answer_alike_on_every_kernel(demo_models_dir) -> N
         assert [re.fullmatch(r"\[\[[AB]\]\]", a.strip()) is not None for a in answers] == [True, True]
     for name, out in outputs.items():
         assert out["demo-judge"]["answers"] == native["demo-judge"]["answers"], name
+        assert out["demo-judge"]["lab_needles"] == lab, name
         for model in ("demo-model", "demo-model-short"):
             for got, want in zip(out[model]["scores"], native[model]["scores"], strict=True):
                 assert got == pytest.approx(want, abs=1e-4), (name, model)

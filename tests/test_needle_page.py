@@ -313,8 +313,10 @@ def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
     # the judge's result is put beside the reward model's, on one fixed colour scale
     assert at.selectbox(key="nw_results").value == "alpha-rm"
     assert at.selectbox(key="nw_compare").value == "judge judge"
-    assert f"judge judge · judged here, both orders, part of the set (10 of {len(records)} pairs) · " \
-        "10 pairs, 20 trials" in at.selectbox(key="nw_results").options
+    assert any(o.startswith(f"judge judge · judged here, both orders, part of the set (10 of "
+                            f"{len(records)} pairs) · endpoint 127.0.0.1:{server.port}/v1 · "
+                            "temperature 0 · max tokens 512 · 5 pairs per length · prompt ")
+               and o.endswith(" · 10 pairs, 20 trials") for o in at.selectbox(key="nw_results").options)
     assert f"alpha-rm · scored here · {len(records)} pairs" in at.selectbox(key="nw_results").options
     heat = {c.key.split("|")[1]: json.loads(c.proto.spec) for c in charts(at)
             if (c.key or "").startswith("nw_heat|")}
@@ -325,13 +327,15 @@ def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
     assert judged["n"].sum() == 20  # one count per trial
     assert set(judged["accuracy"]) <= {0.0, 0.5, 1.0}  # a pair: right in one order, wrong in the other
     captions = " ".join(c.value for c in at.caption).replace("\\", "")  # Markdown escapes
-    assert "Position bias of judge judge: chosen shown first (A): 100%, chosen shown second (B): 0%" \
-        in captions
     assert "50 % overall over 20 trials" in captions and f"100 % overall over {len(records)} pairs" in captions
     text = html_text(at)
     assert "alpha-rm: Accuracy is 100 % in every cell" in text
-    # 20 trials over 20 cells: too few in any cell for the judge's finding, in its unit
-    assert "judge judge: Not enough data for a finding: no cell has at least 5 trials." in text
+    # 10 pairs over 20 cells: too few in any cell for the judge's finding (pairs, not trials)
+    assert "judge judge: Not enough data for a finding: no cell has at least 5 pairs." in text
+    # its position bias, from its figures: always A
+    assert "judge judge: Position bias: right 100 % of the time with the chosen response shown " \
+        "first (A) and 0 % with it shown second (B), over 10 pairs judged in both orders" in text
+    assert "judge judge: At chance: with the chosen response shown second (B)" in text
     # presentation: both panels, the counts in words
     at.button(key="nw_present").click().run()
     assert not at.exception, at.exception

@@ -18,7 +18,9 @@ from components.state import signed_in
 from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.job import latest_judge_job, start_judge_job
-from needlework.needle.labels import with_start_settings
+from needlework.judges.local import read_report
+from needlework.needle.labels import demo_judge_words, with_start_settings
+from needlework.stats import percent
 
 SEEN = "nj_seen"  # the judge job this session started or saw running (components.jobs.watch)
 POLICIES = {"skip": "counted wrong", "keep-start": "cut, start kept", "keep-end": "cut, end kept"}
@@ -29,7 +31,8 @@ def _outcome(job: dict[str, Any]) -> None:
     if status == "done":
         st.success(f"Judged {result.get('trials', 0):,} trials ({result.get('items', 0):,} pairs in "
                    f"both orders) with {label(job['model'], 60)}: accuracy "
-                   f"{(result.get('accuracy') or 0):.0%}, {result.get('invalid', 0)} invalid answers, "
+                   f"{percent(result.get('accuracy') or 0, space=False)}, "
+                   f"{result.get('invalid', 0)} invalid answers, "
                    f"{result.get('skipped', 0)} skipped as too long. Its heatmap is below, beside "
                    "the reward model's.", icon="✅")
     elif status == "cancelled":
@@ -68,9 +71,7 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
                    width="stretch", help="Runs on the server in the background; every answer is "
                                          "cached, so a re-run asks nothing twice.")
     if conn is not None and is_demo(conn.model):
-        st.caption("The demo judge was trained on ~100-token responses: expect it to lose the "
-                   "needle in longer ones, and to favour one position (a real limitation of a "
-                   "tiny model, shown as measured). Each long prompt takes it a few seconds.")
+        st.warning(demo_judge_words(read_report(conn.model)), icon="🎲")
     if go and conn is not None:
         conn = with_start_settings(conn)  # the command line's settings for this judge
         watch(start_judge_job(db, store.default_path(), conn, row["name"], mode="selection",

@@ -82,7 +82,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     print(json.dumps(out, indent=2))
     judge = out.get("demo-judge") or {}
     for what, figures in (("held-out pairs of 100 tokens", judge.get("heldout_100_tokens")),
-                          ("the needle lab's demo needles", judge.get("lab_needles"))):
+                          ("pairs of the needle lab's demo set (250–2K tokens)", judge.get("lab_needles"))):
         if figures and figures.get("pairs"):
             print(f"demo-judge on {figures['pairs']} {what}: accuracy with the chosen shown "
                   f"first {figures['accuracy_chosen_first']:.0%}, shown second "

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from needlework.judges.connection import DEFAULT_MAX_TOKENS, Connection
 from needlework.judges.local import settings_for, short_name
 
-__all__ = ["demo_limitation", "judge_run_details", "judge_run_labels", "run_settings",
+__all__ = ["demo_judge_words", "demo_limitation", "judge_run_details", "judge_run_labels", "run_settings",
            "with_start_settings"]
 
 
@@ -105,3 +105,18 @@ def with_start_settings(connection: Connection) -> Connection:
     if connection.max_tokens == DEFAULT_MAX_TOKENS and start != DEFAULT_MAX_TOKENS:
         return connection.with_options(max_tokens=start)
     return connection
+
+
+def demo_judge_words(report: Mapping[str, Any] | None) -> str:
+    """What the needle lab says next to *Judge* when the judge is the demo judge: that it is
+    at chance on the lab's needles, and why (its training lengths, from its report)."""
+    settings = (report or {}).get("settings") or {}
+    low, high = settings.get("min_tokens"), settings.get("max_tokens")
+    trained = f"{low}–{high}-token responses" if low and high else "short responses"
+    return ("**The demo judge is at chance on these needles.** It is a tiny model trained for a "
+            f"few minutes on {trained}; in longer ones it loses the needle and names A almost "
+            "every time, so it is right with the chosen response shown first and wrong with it "
+            "shown second (`python -m needlework demo-models probe` measures both on the lab's "
+            "demo needles). Its heatmap shows a guessing judge, not where a judge finds the "
+            "needle, and the findings say so; for a real comparison, judge with an "
+            "OpenAI-compatible endpoint. Each long prompt takes it a few seconds.")
