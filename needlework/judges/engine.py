@@ -65,6 +65,9 @@ Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
 #: failures that concern the whole endpoint: the run stops at the first one
 RUN_ERRORS = ("server_down", "bad_key", "wrong_model", "not_found", "config")
+#: failures of one request (refused, timed out, a server error or rate limit after the
+#: retries): that trial failed, the run goes on
+ITEM_ERRORS = ("bad_request", "timeout", "server_error", "rate_limited")
 #: a run whose first this many requests all failed, with no answer yet, stops
 NO_ANSWER_LIMIT = 8
 FAILURE_WORDS = {"bad_request": "refused", "timeout": "timed out", "server_error": "server error",
