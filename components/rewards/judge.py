@@ -44,7 +44,7 @@ from needlework.judges.results import (
     subset_rows,
     with_intervals,
 )
-from needlework.stats import how, percent_range
+from needlework.stats import how, percent, percent_range
 from store import judges as store_judges
 from store.datasets import item_index
 
@@ -68,7 +68,7 @@ SEEN = "rj_seen"  # the judge job this session started or saw running (component
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return percent(x, space=False)
 
 
 def _options(row: dict[str, Any], subsets: list[str]) -> dict[str, Any]:
@@ -185,7 +185,7 @@ def _bias(summary: dict[str, Any]) -> None:
               if b.get("spread") is not None]
     st.caption("Accuracy when the chosen response was shown as A, B, …: equal figures mean the "
                "position does not matter; spread = highest − lowest"
-               + (f" (here {max(spread):.0%})" if spread else "")
+               + (f" (here {percent(max(spread), space=False)})" if spread else "")
                + f"; each cell holds its trial count and {how()} interval"
                + ". Answers naming each position: an unbiased judge spreads them evenly. "
                  "Consistency: share of items whose rotations all named the same response. "

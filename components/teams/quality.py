@@ -20,6 +20,7 @@ from components.state import get_db, signed_in
 from components.tables import figures_table
 from components.text import label, option, render_text
 from needlework.formats.errors import FormatError
+from needlework.stats import percent
 from needlework.teams.gold import (
     GoldError,
     answer_fields,
@@ -156,7 +157,7 @@ def _sample(dataset: str) -> None:
 
 def _shares_line(shares: dict[str, tuple[int, int]]) -> str:
     """``ana 2 of 10 (20 %) · bob …`` (names escaped)."""
-    return " · ".join(f"{label(who, 40)} {gold} of {items} ({100 * gold / items:.0f} %)"
+    return " · ".join(f"{label(who, 40)} {gold} of {items} ({percent(gold, items)})"
                       for who, (gold, items) in shares.items() if items)
 
 

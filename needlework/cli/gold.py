@@ -112,9 +112,11 @@ def cmd_gold_sample(args: argparse.Namespace) -> int:
             return 0
         print(f"{len(done.added)} items made gold in {done.dataset!r} (seed {done.seed})"
               + (": nothing needed" if not done.added else ""))
+        from needlework.stats import percent  # noqa: PLC0415
+
         for who, (gold, items) in done.shares.items():
             where = who or "dataset"
-            print(f"  {where}: {gold} gold of {items} items ({100 * gold / items:.1f} %)"
+            print(f"  {where}: {gold} gold of {items} items ({percent(gold, items)})"
                   if items else f"  {where}: no items")
         return 0
 

@@ -286,9 +286,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return 0
     acc = summary["accuracy"]
     rate = summary["invalid_rate"]
+    from needlework.stats import percent  # noqa: PLC0415
     print(f"{args.dataset}: {summary['mode']} by {summary['model']}: accuracy "
           f"{'n/a' if acc is None else f'{acc:.4f}'}, invalid {summary['invalid']} of "
-          f"{summary['answered']} ({'n/a' if rate is None else f'{rate:.1%}'}), "
+          f"{summary['answered']} ({'n/a' if rate is None else percent(rate, space=False)}), "
           f"{summary['skipped']} skipped; {summary['requests']} requests, "
           f"{summary['cached']} from cache")
     if (failed := failure_words(summary)) is not None:
@@ -304,7 +305,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         a, r = part.get("accuracy"), part.get("invalid_rate")
         lost = f", failed {part['failed']}" if part.get("failed") else ""
         print(f"  {name}: {'n/a' if a is None else f'{a:.4f}'} "
-              f"(invalid {'n/a' if r is None else f'{r:.1%}'}{lost})")
+              f"(invalid {'n/a' if r is None else percent(r, space=False)}{lost})")
     for n, bias in (summary.get("position_bias") or {}).items():
         acc_pos = ", ".join(
             "n/a" if a is None else f"{a:.2f} ({number_range(ci, 2)}, n={seen})"
@@ -362,8 +363,10 @@ def cmd_demo_judge(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         acc = report["heldout_selection"]
+        from needlework.stats import percent  # noqa: PLC0415
         print(f"demo judge saved to {out}: held-out selection accuracy {acc['accuracy']:.3f} "
-              f"({acc['pairs']} pairs in both orders, invalid {acc['invalid_rate']:.1%}), "
+              f"({acc['pairs']} pairs in both orders, invalid "
+              f"{percent(acc['invalid_rate'], space=False)}), "
               f"built in {report['build_seconds']} s")
     return 0
 

@@ -403,11 +403,13 @@ def cmd_reassign(args: argparse.Namespace) -> int:
 
 def _suggestion_line(report: dict[str, Any]) -> str:
     """One line of a dataset's suggestion figures: how many, and each source's accuracy."""
+    from needlework.stats import percent  # noqa: PLC0415
+
     parts = []
     for a in report["accuracy"]:
         right = a["accuracy"]
         parts.append(f"{a['source']} " + ("no reference" if right["value"] is None else
-                                          f"{right['value']:.0%} right of {right['n']}"))
+                                          f"{percent(right['value'])} right of {right['n']}"))
     return (f"  suggestions: {report['suggestions']} from {len(report['sources'])} source(s)"
             + (f"; {'; '.join(parts)}" if parts else ""))
 

@@ -21,7 +21,7 @@ from needlework import metrics
 from needlework.judges import evaluate
 from needlework.judges.local import short_name
 from needlework.judges.parse import letters
-from needlework.stats import percent_range
+from needlework.stats import percent, percent_range
 
 ORDER_WORDS = {"shuffle": "one shuffled order", "rotations": "every rotation"}
 
@@ -168,7 +168,7 @@ def bias_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _share(x: float | None) -> str:
-    return f"{100 * x:.1f}%"
+    return percent(x, space=False)
 
 
 def bias_table(summary: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -241,7 +241,7 @@ def cell_text(figures: Mapping[str, Any], name: str) -> str:
         hits = round(value * n)
         what = f" {DENOMINATORS[name]}" if name in DENOMINATORS else ""
         ci = f" CI {stats.percent_range(interval)}" if interval else ""
-        return f"{100 * value:.1f} % ({hits}/{n}{what}){ci}"
+        return f"{stats.percent(value)} ({hits}/{n}{what}){ci}"
     ci = f" CI {stats.number_range(interval)}" if interval else ""
     if name in ATTRIBUTION:
         return f"{value:.3f} ({n} of {int(figures.get('n') or 0)} cite){ci}"
