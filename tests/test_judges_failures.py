@@ -171,6 +171,14 @@ def test_a_refused_request_is_failed_not_invalid_and_a_rerun_asks_again(tmp_path
     assert all(r["reason"].startswith("no answer (server error): server error: ") for r in failed)
     # the re-run sent only the two failed prompts (which fail again: they are the 2nd, 4th)
     assert calls["n"] == 4 and rerun.summary["requests"] == 2 and rerun.summary["cached"] == 2
+    # the Review page's view of the run: a failed trial is neither right nor wrong
+    review = store.judges.review_scores(db, run.run_key)
+    for r in run.results:
+        scores = review[r["item_key"]]
+        if r.get("failed"):
+            assert scores == {"chosen_scores": [None], "rejected_scores": [None], "disagree": []}
+        else:
+            assert scores["chosen_scores"] == [1.0] and scores["disagree"] == []
     db.conn.close()
 
 
