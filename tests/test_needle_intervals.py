@@ -74,7 +74,7 @@ def test_each_cell_shows_its_count_and_its_interval_in_the_tooltip() -> None:
         hand = bootstrap_mean([1, 0, 1, 1, 1, 0], unit="pair")
         assert by_cell[(1000, 0)]["label"] == "67 %\nn=6"  # the count under the accuracy
         assert by_cell[(1000, 0)]["short"] == "67"  # a narrow panel: the tooltip has the count
-        assert by_cell[(1000, 0)]["interval"] == f"{percent_range(hand, 0)} (bootstrap over 6 pairs)"
+        assert by_cell[(1000, 0)]["interval"] == f"{percent_range(hand, 0)} (Wilson over 6 pairs)"
         assert by_cell[(2000, 5)]["label"] == "n=1"  # thin: its n only
 
 

@@ -9,10 +9,12 @@ counts as wrong and stays in every denominator, as in Long-form RewardBench's sc
 Position bucket = ``min(int(tagged_position * 10), 9)``, so bucket 4 holds positions
 in [40 %, 50 %).
 
-Each heatmap cell carries its 95 % percentile bootstrap interval (``low``, ``high``:
-:func:`needlework.stats.bootstrap_mean`, 1,000 resamples, seed 0): the unit is the needle
-*pair*, so a judge's two trials of one pair (both orders) are resampled together and the
-estimate is the cell's accuracy over its trials.
+Each heatmap cell carries its 95 % interval (``low``, ``high``, ``method``:
+:func:`needlework.stats.bootstrap_mean`): the unit is the needle *pair*. A classifier's
+cell (one 0/1 row per pair) is a plain proportion and gets Wilson's interval; a judge's
+cell (each pair's share of its two orders) the percentile bootstrap (1,000 resamples, seed
+0), a pair's two trials resampled together and the estimate the cell's accuracy over its
+trials; a cell whose pairs are all right or all wrong gets Wilson's interval on its pairs.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ def heatmap_frame(results: pd.DataFrame, thin: int = THIN_CELL, *,
     ``pairs`` (distinct pairs), ``n_correct``, ``n_missing`` (rows with a missing score:
     wrong, in ``n``), ``accuracy``, ``thin`` (fewer than ``thin`` **pairs**, the one rule for
     a classifier and a judge alike), and the labels ``position`` and ``length``; with
-    ``intervals``, also the 95 % bootstrap bounds ``low`` and ``high`` (:func:`cell_intervals`)."""
+    ``intervals``, also the 95 % bounds ``low`` and ``high`` and their ``method``
+    (:func:`cell_intervals`)."""
     grouped = results.groupby(["model", "length_tokens", "bucket"], as_index=False).agg(
         n=("correct", "size"), pairs=("id", "nunique"), n_correct=("correct", "sum"),
         n_missing=("missing", "sum"))
@@ -102,6 +105,7 @@ def heatmap_frame(results: pd.DataFrame, thin: int = THIN_CELL, *,
         bounds = cell_intervals(results)
         grouped["low"] = [bounds[k].low for k in _keys(grouped)]
         grouped["high"] = [bounds[k].high for k in _keys(grouped)]
+        grouped["method"] = [bounds[k].method for k in _keys(grouped)]
     grouped["position"] = [bucket_label(b) for b in grouped["bucket"]]
     grouped["length"] = [length_label(n) for n in grouped["length_tokens"]]
     return grouped.sort_values(["model", "length_tokens", "bucket"]).reset_index(drop=True)
@@ -118,8 +122,8 @@ _INTERVALS_KEPT = 16  # result frames whose cell intervals are kept (a page redr
 
 
 def cell_intervals(results: pd.DataFrame) -> dict[tuple[str, int, int], stats.Interval]:
-    """``{(model, length, bucket): Interval}``: each cell's accuracy with its 95 % bootstrap
-    interval, the unit the pair (a pair's rows, a judge's two orders, resampled together;
+    """``{(model, length, bucket): Interval}``: each cell's accuracy with its 95 % interval
+    (Wilson's or the bootstrap, named in its ``method``), the unit the pair (a pair's rows, a judge's two orders, resampled together;
     each pair weighted by its rows, so the estimate is the cell's accuracy). Kept for the
     last few frames, by their content (the same rows give the same intervals)."""
     if results.empty:

@@ -53,17 +53,21 @@ THIN_FILL = "#d4d4d4"  # a thin cell's grey: outside the colour scale
 TWO_LINES = "accuracy and n"  # the description of the text layer of the readable cells
 
 
+_METHOD = {"wilson": "Wilson", "bootstrap": "bootstrap", "none": "no interval: all alike"}
+
+
 def _cells(results: pd.DataFrame, thin: int) -> pd.DataFrame:
     """The heatmap frame with the cells' labels (``67 %`` over ``n=12`` on a second line; a
     thin cell: ``n=2`` only; ``short``, for a narrow panel: ``67``), the count as the
     tooltip says it (``2, too few to read (under 5)``) and the 95 % interval as it says it
-    (``45–88 % (bootstrap over 12 pairs)``)."""
+    (``45–88 % (Wilson over 12 pairs)``, or ``bootstrap`` for a judge's shares)."""
     cells = heatmap_frame(results, thin, intervals=True)
     unit = counted(results)
     cells["interval"] = [
-        f"{percent_range({'low': lo, 'high': hi}, 0)} (bootstrap over {p} pair{'s' if p != 1 else ''}"
-        + (f", {n} {unit}" if unit == "trials" else "") + ")"
-        for lo, hi, p, n in zip(cells["low"], cells["high"], cells["pairs"], cells["n"], strict=True)]
+        f"{percent_range({'low': lo, 'high': hi}, 0)} ({_METHOD.get(m, m)} over {p} "
+        f"pair{'s' if p != 1 else ''}" + (f", {n} {unit}" if unit == "trials" else "") + ")"
+        for lo, hi, m, p, n in zip(cells["low"], cells["high"], cells["method"], cells["pairs"],
+                                   cells["n"], strict=True)]
     judged = unit == "trials"
     thin_words = [f"{p} pair{'s' if p != 1 else ''}" if judged else f"n={n}"
                   for n, p in zip(cells["n"], cells["pairs"], strict=True)]
