@@ -234,8 +234,9 @@ def heatmap_caption(chosen: list[ResultSet]) -> None:
 
 def paired_words(first: ResultSet, second: ResultSet) -> str:
     """The two sets compared on the pairs both scored: each pair's outcome (a judge's share
-    of its two orders), the paired bootstrap interval of the difference and McNemar's
-    exact test, in one sentence (:func:`needlework.stats.verdict`)."""
+    of its two orders), who is ahead, the difference's interval and the test that fits the
+    outcomes (McNemar's exact test for 0/1, Wilcoxon's signed-rank test for shares), in one
+    sentence (:func:`needlework.stats.verdict`)."""
     def per_pair(s: ResultSet) -> dict[str, float]:
         if s.frame.empty:
             return {}
