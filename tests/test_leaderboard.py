@@ -24,7 +24,7 @@ from needlework.rewards.runs import load_preferences, score_dataset
 from needlework.stats import percent, percent_range
 from needlework.teams.permissions import PermissionDenied, User
 from store.datasets import NewItem, create_dataset
-from store.scores import item_scores
+from store.scores import item_scores, save_item_scores
 from tests.conftest import ROOT
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
 from tests.rewards_fixtures import tiny_model_dir, tiny_rm  # noqa: F401
@@ -261,3 +261,35 @@ def test_the_page_shows_the_rows_the_command_prints_and_opens_one(board, monkeyp
     at.run()
     assert not at.exception, at.exception
     assert at.session_state["rw_run"] == last["key"]
+
+
+def test_an_rmbench_set_ranks_by_the_rmbench_score_with_its_domains(tmp_path) -> None:
+    """Scores stored for two models on a 5-item RM-Bench set (chat 3 items, math 2): the
+    rows' scores and domain columns recounted from the 3×3 wins by hand."""
+    db = store.connect(tmp_path / "rm.db")
+    domains = ["chat", "chat", "chat", "math", "math"]
+    items = [NewItem(f"r{k}", {"id": f"r{k}", "domain": d, "prompt": f"Question {k}?",
+                               "chosen": ["c1", "c2", "c3"], "rejected": ["r1", "r2", "r3"]}, d)
+             for k, d in enumerate(domains)]
+    create_dataset(db, "rm", "preference", "rmbench", items)
+    win = {"chosen_scores": [3.0, 3.0, 3.0], "rejected_scores": [1.0, 1.0, 1.0]}
+    lose = {"chosen_scores": [0.0, 0.0, 0.0], "rejected_scores": [1.0, 1.0, 1.0]}
+    # model A: every chat item won, math one of two; model B: every item lost but one chat
+    save_item_scores(db, "rm", "a" * 32, "fp32|full", "/models/a",
+                     [{"item_key": f"r{k}", "subset": d, **(lose if k == 4 else win)}
+                      for k, d in enumerate(domains)])
+    save_item_scores(db, "rm", "b" * 32, "fp32|full", "/models/b",
+                     [{"item_key": f"r{k}", "subset": d, **(win if k == 0 else lose)}
+                      for k, d in enumerate(domains)])
+    rows = lb.leaderboard(db, "rm")
+    assert [r.name for r in rows] == ["a", "b"]
+    a, b = rows
+    assert a.metric == lb.RMBENCH_SCORE and a.right is None and a.n == 5
+    assert a.accuracy == pytest.approx((1.0 + 0.5) / 2)  # mean over the domains
+    assert b.accuracy == pytest.approx((1 / 3 + 0.0) / 2)
+    assert a.subsets["chat"]["accuracy"] == 1.0 and a.subsets["math"]["accuracy"] == 0.5
+    assert (a.subsets["chat"]["n"], a.subsets["math"]["n"]) == (3, 2)
+    assert a.interval["method"] in ("bootstrap", "none", "wilson")
+    cells = lb.table(rows)
+    assert cells[0]["accuracy"] == "75.0 %" and cells[0]["counted"] == "n=5 items"
+    assert cells[1]["accuracy"] == "16.7 %"
