@@ -18,7 +18,8 @@ from components.state import signed_in
 from components.text import label
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.job import latest_judge_job, start_judge_job
-from needlework.needle.labels import with_start_settings
+from needlework.judges.local import read_report
+from needlework.needle.labels import demo_judge_words, with_start_settings
 from needlework.stats import percent
 
 SEEN = "nj_seen"  # the judge job this session started or saw running (components.jobs.watch)
@@ -70,9 +71,7 @@ def render_needle_judging(db: Any, row: dict[str, Any]) -> str | None:
                    width="stretch", help="Runs on the server in the background; every answer is "
                                          "cached, so a re-run asks nothing twice.")
     if conn is not None and is_demo(conn.model):
-        st.caption("The demo judge was trained on ~100-token responses: expect it to lose the "
-                   "needle in longer ones, and to favour one position (a real limitation of a "
-                   "tiny model, shown as measured). Each long prompt takes it a few seconds.")
+        st.warning(demo_judge_words(read_report(conn.model)), icon="🎲")
     if go and conn is not None:
         conn = with_start_settings(conn)  # the command line's settings for this judge
         watch(start_judge_job(db, store.default_path(), conn, row["name"], mode="selection",
