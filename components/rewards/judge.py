@@ -167,8 +167,12 @@ def render_judging(db: Any, row: dict[str, Any]) -> str | None:
 
 
 def start(db: Any, conn: Connection, dataset: str, options: dict[str, Any]) -> int:
-    """Submit and start the judge job."""
-    return start_judge_job(db, store.default_path(), conn, dataset, by=signed_in(), **options)
+    """Submit and start the judge job (with the command line's settings for this judge where
+    the form holds the generic default, so a run cached by one is found by the other)."""
+    from needlework.needle.labels import with_start_settings  # noqa: PLC0415
+
+    return start_judge_job(db, store.default_path(), with_start_settings(conn), dataset,
+                           by=signed_in(), **options)
 
 
 # -- a judge run in Results -----------------------------------------------------------------
