@@ -40,6 +40,7 @@ from needlework.rewards.compare import list_runs
 from needlework.teams.permissions import REVIEWER, PermissionDenied, User
 from store import judges as store_judges
 from store.datasets import get_dataset
+from store.scores import item_scores
 
 REWARD_MODEL, JUDGE = "reward model", "judge"
 BEST_OF_N, RMBENCH_SCORE = "best-of-n", "RM-Bench score"
@@ -76,7 +77,9 @@ class Row:
         return asdict(self)
 
 
-def _may_see(actor: User | None, dataset: str) -> None:
+def may_see(actor: User | None, dataset: str) -> None:
+    """Raise ``PermissionDenied`` (one sentence) unless ``actor`` may see the models' results
+    of ``dataset``: a reviewer or admin in team mode, anyone in local mode (``None``)."""
     if actor is None:
         return
     if actor.disabled:
@@ -95,8 +98,10 @@ def _part(value: float | None, right: int | None, n: int,
 
 def _classifier_row(db: Any, dataset: Mapping[str, Any], ref: Any) -> Row:
     run = ref.row
-    got = rewards_results.results(db, dict(dataset), run)
-    entries = got.entries
+    domains = (rewards_results.item_domains(db, dataset["name"])
+               if dataset.get("format") == "rmbench" else None)
+    entries = rewards_results.entries_from_rows(
+        item_scores(db, dataset["name"], run["fingerprint"], run["variant"]), domains)
     if dataset.get("format") == "rmbench":
         figure = metrics.rmbench(entries)
         bounds = rewards_results.rmbench_intervals(entries)
@@ -173,7 +178,7 @@ def leaderboard(db: Any, dataset: str, actor: User | None = None) -> list[Row]:
     best accuracy first (see the module docstring for each figure). Raises ``LookupError``
     for a dataset not in the store and ``PermissionDenied`` for an ``actor`` below the
     reviewer role; ``[]`` when nothing has been scored or judged yet."""
-    _may_see(actor, dataset)
+    may_see(actor, dataset)
     row = get_dataset(db, dataset)
     if row is None:
         raise LookupError(f"no dataset named {dataset!r} in the store")
@@ -183,6 +188,16 @@ def leaderboard(db: Any, dataset: str, actor: User | None = None) -> list[Row]:
     out.sort(key=lambda r: r.date, reverse=True)  # stable: ties keep the order above
     out.sort(key=lambda r: (r.accuracy is None, -(r.accuracy or 0.0)))
     return out
+
+
+def signature(db: Any, dataset: str) -> tuple[Any, ...]:
+    """What the leaderboard of ``dataset`` depends on, cheaply read: the database file, the
+    dataset's format and every run's key, date and item count. The same signature gives
+    the same rows (a cache key for the page)."""
+    files = db.execute("pragma database_list").fetchall()
+    row = get_dataset(db, dataset)
+    return (files[0][2] if files else "", dataset, row and row.get("format"),
+            tuple((r.key, r.updated_at, r.items) for r in list_runs(db, dataset)))
 
 
 def as_dicts(rows: list[Row]) -> list[dict[str, Any]]:

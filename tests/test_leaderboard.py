@@ -293,3 +293,18 @@ def test_an_rmbench_set_ranks_by_the_rmbench_score_with_its_domains(tmp_path) ->
     cells = lb.table(rows)
     assert cells[0]["accuracy"] == "75.0 %" and cells[0]["counted"] == "n=5 items"
     assert cells[1]["accuracy"] == "16.7 %"
+
+
+def test_the_signature_changes_when_a_run_is_added_or_rescored(tmp_path) -> None:
+    db = make_set(tmp_path / "sig.db")
+    empty = lb.signature(db, "prefs")
+    assert empty[-1] == () and empty[0].endswith("sig.db")
+    rows = [{"item_key": f"q{k}", "subset": "QA" if k % 2 else "Chat", "chosen_scores": [1.0],
+             "rejected_scores": [0.0, 2.0]} for k in range(4)]
+    save_item_scores(db, "prefs", "c" * 32, "fp32|full", "/m/c", rows)
+    one = lb.signature(db, "prefs")
+    assert one != empty and one[-1][0][2] == 4
+    save_item_scores(db, "prefs", "c" * 32, "fp32|full", "/m/c",
+                     [{**rows[0], "item_key": "q5"}])
+    assert lb.signature(db, "prefs") != one  # more items scored: new rows
+    assert lb.leaderboard(db, "prefs")[0].n == 5

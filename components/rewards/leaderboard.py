@@ -28,11 +28,19 @@ def _open() -> None:
         st.session_state[PICKED] = key
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def _rows(_db: Any, dataset: str, signature: tuple[Any, ...]) -> list[lb.Row]:
+    """The rows, computed once per ``signature`` (:func:`needlework.leaderboard.signature`:
+    a run added, rescored or finished gives a new one)."""
+    return lb.leaderboard(_db, dataset)
+
+
 def render_leaderboard(db: Any, dataset: str) -> list[lb.Row]:
     """Draw the leaderboard of ``dataset`` and return its rows (``[]`` when nothing has
     been scored or judged, or when the signed-in user may not see the models' results)."""
     try:
-        rows = lb.leaderboard(db, dataset, signed_in())
+        lb.may_see(signed_in(), dataset)
+        rows = _rows(db, dataset, lb.signature(db, dataset))
     except PermissionDenied as exc:
         st.info(str(exc), icon=":material/block:")
         return []
