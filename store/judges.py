@@ -84,6 +84,13 @@ def save_call(
         )
 
 
+def reports_reasoning(db: Database, endpoint: str, model: str) -> bool:
+    """Whether a cached answer of ``model`` at ``endpoint`` reported reasoning tokens (a
+    reasoning model: its thinking counts against the length limit)."""
+    return db.execute("select exists(select 1 from judge_calls where endpoint = ? and model = ? "
+                      "and reasoning_tokens > 0)", [endpoint, model]).fetchone()[0] == 1
+
+
 def count_calls(db: Database, endpoint: str | None = None, model: str | None = None) -> int:
     """Cached calls, all or of one endpoint and/or model."""
     sql, params = "select count(*) from judge_calls where 1 = 1", []

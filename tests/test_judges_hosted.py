@@ -186,3 +186,24 @@ def test_the_page_shows_failures_and_provider_defaults_beside_the_figures(app_db
     lost = frame(at, "kind")
     assert len(lost) == 1 and lost.iloc[0]["kind"] == "server_error"
     assert lost.iloc[0]["item"] not in {p for p in answered}
+
+
+def test_a_model_that_reported_reasoning_tokens_gets_room_to_think(tmp_path: Path,
+                                                                   capsys) -> None:
+    make_pairs(tmp_path / "r.db", n=2)
+    with HostedJudgeServer(right_unless_third, reasoning=True) as hosted:
+        code, first = run_json(hosted, tmp_path / "r.db", capsys)
+        before = [r["body"]["max_completion_tokens"] for r in hosted.answered()]
+        code_again = main(judge_args(hosted, tmp_path / "r.db", "--json"))
+        captured = capsys.readouterr()
+        after = [r["body"]["max_completion_tokens"] for r in hosted.answered()][len(before):]
+        # an explicit --max-tokens wins
+        main(judge_args(hosted, tmp_path / "r.db", "--max-tokens", "512"))
+        capsys.readouterr()
+        last = len(hosted.answered())
+    assert code == code_again == 0
+    assert before == [512] * 4 and after == [REASONING_MAX_TOKENS] * 4
+    assert last == 8  # the 512 run was all from the cache
+    assert f"max tokens {REASONING_MAX_TOKENS} (room to think" in captured.err
+    assert json.loads(captured.out)["params"]["max_tokens"] == REASONING_MAX_TOKENS
+    assert first["usage"]["reasoning_tokens"] == 64 * 4

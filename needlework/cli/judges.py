@@ -232,6 +232,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         row, items = load_items(db, args.dataset)
     except DatasetNotFound as exc:
         return _fail(str(exc).strip("'\""), 1)
+    connection = reasoning_budget(db, connection, args)
     # the same selection as the page's job (needlework.judges.job): the same run
     selection = {k: v for k, v in (("subsets", sorted(set(args.subset))),
                                    ("per_subset", args.per_subset)) if v}
@@ -315,6 +316,22 @@ def cmd_judge(args: argparse.Namespace) -> int:
               f"spread {_two(bias['spread'])}, consistency {_two(bias['consistency'])} "
               f"(over {bias.get('groups')} fully answered groups)")
     return 0
+
+
+def reasoning_budget(db, connection, args: argparse.Namespace):  # noqa: ANN001, ANN201
+    """``connection`` with the reasoning default length limit (:data:`REASONING_MAX_TOKENS`)
+    when no ``--max-tokens`` was given, the limit is the plain default and this model's
+    cached answers at this endpoint report reasoning tokens (said on stderr); else as is."""
+    from store.judges import reports_reasoning  # noqa: PLC0415
+
+    if args.max_tokens is not None or connection.max_tokens != DEFAULT_MAX_TOKENS or \
+            not reports_reasoning(db, connection.endpoint, connection.model):
+        return connection
+    if connection.context_window is not None and connection.context_window <= REASONING_MAX_TOKENS:
+        return connection
+    print(f"note: {connection.model} reported reasoning tokens before: max tokens "
+          f"{REASONING_MAX_TOKENS} (room to think; --max-tokens sets another)", file=sys.stderr)
+    return connection.with_options(max_tokens=REASONING_MAX_TOKENS)
 
 
 def _two(x: float | None) -> str:
