@@ -86,10 +86,14 @@ def test_needle_report_json_lists_every_cell_with_its_interval(tmp_path, capsys)
     out = capsys.readouterr().out
     assert code == 0, out
     report = json.loads(out)
-    assert report["interval"] == {"level": 0.95, "method": "percentile bootstrap", "unit": "pair",
-                                  "resamples": 1000, "seed": 0}
+    assert report["interval"] == {"level": 0.95, "unit": "pair", "resamples": 1000, "seed": 0,
+                                  "method": "95 % Wilson score interval for a share of 0/1 "
+                                            "outcomes, else 95 % percentile bootstrap, 1,000 "
+                                            "resamples, seed 0"}
     cell = next(c for c in report["cells"] if (c["length_tokens"], c["bucket"]) == (1000, 0))
     hand = bootstrap_mean([1, 0, 1, 1, 1, 0], unit="pair")
     assert (cell["n"], cell["correct"], cell["missing"]) == (6, 4, 1)
     assert (cell["low"], cell["high"]) == pytest.approx((hand.low, hand.high))
+    assert cell["method"] == "wilson"  # one 0/1 outcome per pair: 4 of 6
+    assert (cell["low"], cell["high"]) == pytest.approx(wilson_by_hand(4, 6))
     assert any(p.endswith("heatmap.png") for p in report["written"]) and report["findings"]

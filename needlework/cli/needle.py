@@ -322,7 +322,7 @@ def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
         position_bias,
     )
     from needlework.needle.findings import bias_sentence, findings  # noqa: PLC0415
-    from needlework.stats import RESAMPLES, SEED  # noqa: PLC0415
+    from needlework.stats import RESAMPLES, SEED, how  # noqa: PLC0415
 
     cells = heatmap_frame(results, intervals=True)
     biases = {}
@@ -333,13 +333,13 @@ def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
     return {"written": [str(p) for p in written], "findings": findings(results),
             "counted": counted(results), "thin_rule": f"fewer than {THIN_CELL} pairs",
             "position_bias": biases,
-            "interval": {"level": 0.95, "method": "percentile bootstrap", "unit": "pair",
+            "interval": {"level": 0.95, "method": how(), "unit": "pair",
                          "resamples": RESAMPLES, "seed": SEED},
             "cells": [{"model": r.model, "length_tokens": int(r.length_tokens),
                        "bucket": int(r.bucket), "position": r.position, "n": int(r.n),
                        "pairs": int(r.pairs), "correct": int(r.n_correct),
                        "missing": int(r.n_missing), "accuracy": float(r.accuracy),
-                       "low": r.low, "high": r.high, "thin": bool(r.thin)}
+                       "low": r.low, "high": r.high, "method": r.method, "thin": bool(r.thin)}
                       for r in cells.itertuples()]}
 
 

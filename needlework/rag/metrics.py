@@ -13,14 +13,23 @@ a failure:
   unreadable grade counts as a miss in the first and a false alarm in the second);
 - ``llmeval``: the mean LLMeval score (BERGEN), with the number of weird answers.
 
+**Non-answers** (:mod:`.non_answers`: no claim, such as ``[B]``) stay in every figure's
+denominator and count as not eligible, not factual, not a deflection, LLMeval 0 and, for
+BERGEN and attribution, the empty answer; ``non_answers`` says how many. **An answer whose
+judge request failed** (no answer came: refused, timed out, a server error) is *not
+scored*: it is left out of every judge figure's numerator and denominator (the judge
+figures are over ``scored`` questions), and ``not_scored`` / ``judge_failures`` (by kind)
+say how many; BERGEN's metrics and attribution, which need no judge, keep it.
+
 BERGEN's metrics are means over the questions (:func:`needlework.rag.bergen.mean_scores`),
 attribution P/R/F1 the macro means of docs/benchmarks.md §1 over the questions whose
 human answer cites a passage. Each figure comes with the number of questions it is
 over (``n``), so a breakdown cell with few questions can be read as such.
 
-``intervals`` holds each defined figure's 95 % percentile bootstrap interval
-(:func:`needlework.stats.bootstrap_mean`, 1,000 resamples, seed 0), the unit the
-question and the denominator the figure's own: every evaluated question, the questions
+``intervals`` holds each defined figure's 95 % interval
+(:func:`needlework.stats.bootstrap_mean`: Wilson's for the judge's 0/1 shares, the
+percentile bootstrap, 1,000 resamples, seed 0, for scores; each names its ``method``), the
+unit the question and the denominator the figure's own: every evaluated question, the questions
 that need a deflection (TPR) or can be answered (FPR), the questions whose human answer
 cites a passage (attribution). :func:`undefined_reason` says why a figure has no value,
 and :func:`cell_text` writes a figure with its denominator and interval, as the page and
@@ -62,13 +71,25 @@ def _share(hits: int, n: int) -> float | None:
     return hits / n if n else None
 
 
+def judge_failed(row: Mapping[str, Any]) -> bool:
+    """Whether one of ``row``'s judge requests got no answer (the row is not scored)."""
+    return bool(row.get("judge_failed"))
+
+
+def scored_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows the judge figures are over: judged, and no judge request of theirs failed."""
+    return [r for r in rows if r.get("judged") and not judge_failed(r)]
+
+
 def unit_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
     """Per figure (the names of :func:`flat`), one value per question of its denominator:
-    1/0 for the judge's shares (judge figures only when every row was judged), BERGEN's
-    per-question scores, attribution P/R/F1 of the questions whose human answer cites."""
+    1/0 for the judge's shares (judge figures only when every row was judged; over the
+    scored rows, :func:`scored_rows`), BERGEN's per-question scores, attribution P/R/F1 of
+    the questions whose human answer cites."""
     rows = list(rows)
     out: dict[str, list[float]] = {}
     if rows and all(r.get("judged") for r in rows):
+        every, rows = rows, scored_rows(rows)
         for figure, field in ROW_FIELDS.items():
             out[figure] = [float(bool(r[field])) for r in rows]
         out["deflection_tpr"] = [float(r["deflected"] is True) for r in rows
@@ -76,6 +97,7 @@ def unit_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
         out["deflection_fpr"] = [float(r["deflected"] is not False) for r in rows
                                  if not r["needs_deflection"]]
         out["llmeval"] = [float(int(r["llmeval"])) for r in rows]
+        rows = every
     for name in bergen.METRICS:
         out[name] = [float(r["bergen"][name]) for r in rows]
     scored = [r["attribution"] for r in rows if r["attribution"] is not None]
@@ -97,9 +119,21 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     rows = list(rows)
     n = len(rows)
     out: dict[str, Any] = {"n": n, "answered": sum(1 for r in rows if r["answered"]),
-                           "no_answer": sum(1 for r in rows if not r["answered"])}
+                           "no_answer": sum(1 for r in rows if not r["answered"]),
+                           "non_answers": sum(1 for r in rows if r.get("non_answer"))}
     judged = [r for r in rows if r.get("judged")]
     out["judged"] = bool(judged) and len(judged) == n
+    failed = [r for r in judged if judge_failed(r)]
+    out["not_scored"] = len(failed)
+    out["judge_failures"] = {}
+    for r in failed:
+        kinds = {v.get("kind") or "failed" for v in r["judge_failed"].values()}
+        for kind in sorted(kinds):
+            out["judge_failures"][kind] = out["judge_failures"].get(kind, 0) + 1
+    everything = rows
+    rows = scored_rows(rows) if out["judged"] else rows
+    out["scored"] = len(rows) if out["judged"] else 0
+    n = len(rows)
     if out["judged"]:
         for figure, field in ROW_FIELDS.items():
             out[figure] = _share(sum(1 for r in rows if r[field]), n)
@@ -116,6 +150,7 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                                         "deflection")}
     else:
         out.update({figure: None for figure in JUDGE_FIGURES})
+    rows = everything
     out["bergen"] = bergen.mean_scores(r["bergen"] for r in rows)
     scored = [r["attribution"] for r in rows if r["attribution"] is not None]
     out["attribution"] = {
@@ -205,6 +240,8 @@ def undefined_reason(figures: Mapping[str, Any], name: str) -> str | None:
         return "no question here"
     if name in JUDGE_FIGURES and not figures.get("judged"):
         return "no judge in this run"
+    if name in JUDGE_FIGURES and not figures.get("scored", figures.get("n")):
+        return f"no judge answer here ({figures.get('not_scored', 0)} failed)"
     split = figures.get("deflection_n") or {}
     if name == "deflection_tpr" and not split.get("needs deflection"):
         return "no question here needs a deflection"
@@ -224,6 +261,8 @@ def denominator(figures: Mapping[str, Any], name: str) -> int:
         return int(split.get("needs deflection") or 0)
     if name == "deflection_fpr":
         return int(split.get("answerable") or 0)
+    if name in JUDGE_FIGURES:
+        return int(figures.get("scored", figures.get("n")) or 0)
     return int(figures.get("n") or 0)
 
 
