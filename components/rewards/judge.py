@@ -303,7 +303,7 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
                    help=f"{bon.get('correct', 0):,} of {bon.get('n', 0):,} {unit}s right, judged by "
                         "the classifier metrics' rules: an invalid answer counts wrong, a trial "
                         "skipped as too long counts wrong and stays in the denominator. 95 % "
-                        f"interval {percent_range(overall)} ({how()}, resampling the "
+                        f"interval {percent_range(overall)} ({how(overall)}, over the "
                         f"{overall.get('n', 0):,} items, each with its {unit}s).")
     cols[1].metric("invalid answers", _pct(summary.get("invalid_rate")),
                    help=f"{summary.get('invalid', 0)} of {summary.get('answered', 0)} answers could "
@@ -314,7 +314,7 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
     cols[3].metric("requests / from cache", f"{summary.get('requests', 0):,} / {summary.get('cached', 0):,}")
     _not_answered(summary, rows)
     st.caption(f"Accuracy per {unit}: {bon.get('correct', 0):,} of {bon.get('n', 0):,} {unit}s "
-               f"right; 95 % interval {percent_range(overall)} ({how()}, over "
+               f"right; 95 % interval {percent_range(overall)} ({how(overall)}, over "
                f"{overall.get('n', 0):,} items"
                + (", an item's trials resampled together" if selection else "") + ")."
                + (" Items have different numbers of trials here, so this figure weighs an item by "
