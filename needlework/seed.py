@@ -5,17 +5,18 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from needlework.datasets import ImportSummary, import_bytes
-from needlework.formats import garage, lfrb
+from needlework.formats import garage, lfrb, rmbench
 from store.datasets import get_dataset, list_datasets
 
 DEMO_GROUNDING = "demo-grounding"
 DEMO_PREFERENCE = "demo-preference"
+DEMO_RMBENCH = "demo-rmbench"
 DEMO_CREATOR = "demo"
 
 
 def seed_demo(db: Database, *, if_empty: bool = False) -> list[ImportSummary]:
-    """Import the demo grounding and preference sets through the normal import path,
-    and store the demo model answers for the grounding set (:func:`seed_demo_answers`).
+    """Import the demo grounding, preference and RM-Bench sets through the normal import
+    path, and store the demo model answers for the grounding set (:func:`seed_demo_answers`).
 
     With ``if_empty`` no dataset is imported when the database already has datasets;
     otherwise demo datasets that already exist are left as they are.
@@ -25,14 +26,15 @@ def seed_demo(db: Database, *, if_empty: bool = False) -> list[ImportSummary]:
     existing = {row["name"] for row in list_datasets(db, archived=True)}
     done = []
     sets = (
-        (DEMO_GROUNDING, "garage", lambda: garage.dump(demo.grounding_records())),
-        (DEMO_PREFERENCE, "lfrb", lambda: lfrb.dump(demo.preference_records())),
+        (DEMO_GROUNDING, "garage", "jsonl", lambda: garage.dump(demo.grounding_records())),
+        (DEMO_PREFERENCE, "lfrb", "jsonl", lambda: lfrb.dump(demo.preference_records())),
+        (DEMO_RMBENCH, "rmbench", "json", lambda: rmbench.dump(demo.rmbench_records())),
     )
-    for name, fmt, build in sets:
+    for name, fmt, ext, build in sets:
         if name in existing or (if_empty and existing):
             continue
         done.append(
-            import_bytes(db, build().encode("utf-8"), f"{name}.jsonl", format=fmt,
+            import_bytes(db, build().encode("utf-8"), f"{name}.{ext}", format=fmt,
                          dataset=name, created_by=DEMO_CREATOR)
         )
     seed_demo_answers(db)

@@ -48,6 +48,7 @@ EXPECTED = {
     "corpus": "f4b143fcbceb6b9e59fd60fd3114b36b826647215b1027adca2bc7e44f81aeca",
     "demo_haystacks": "96a7167e6c6cdd7fd0e55b9b4315c5095b385709d4a6e16a1696212ea628c7ce",
     "needles": "f81265a9011a920383879b605325b0155d96c0f76ba6a7b8a7ebdd9859a7241d",
+    "rmbench": "13819314dbad07abdc710157498823446da83a389c65e96be39c468d7efd8c47",  # recorded when the RM-Bench demo set was added (issue 48)
 }
 
 
@@ -58,11 +59,15 @@ def digest(value: Any) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def seeded_dump() -> list[Any]:
+def seeded_dump(names: tuple[str, ...] = ("demo-grounding", "demo-preference")) -> list[Any]:
+    """The seeded datasets ``names`` (those of the recorded digest; the RM-Bench demo set,
+    added later, has its own part)."""
     db = store.connect(":memory:")
     seed_demo(db)
     out: list[Any] = []
     for row in sorted(list_datasets(db), key=lambda r: r["name"]):
+        if row["name"] not in names:
+            continue
         out.append([row["name"], row["kind"], row["format"]])
         out.extend([i["key"], i["position"], i["subset"], i["title"], i["record"]]
                    for i in iter_items(db, row["name"]))
@@ -89,6 +94,7 @@ PARTS = {
     "demo_haystacks": lambda: [[h.id, h.prompt, h.text] for h in
                                inputs.demo_haystacks(10, 8000, counter=tokens.estimate)],
     "needles": needle_dump,
+    "rmbench": lambda: [demo.rmbench_records(), seeded_dump(("demo-rmbench",))],
 }
 
 

@@ -3,6 +3,7 @@
 - :func:`grounding_records`: GaRAGe-format grounding records (docs/benchmarks.md §1).
 - :func:`preference_records`: Long-form RewardBench records (§2).
 - :func:`haystack_paragraphs`: neutral paragraphs for needle-in-a-haystack builds (§3).
+- :func:`rmbench_records`: RM-Bench records, 3 chosen and 3 rejected styles (§4).
 - :func:`corpus_texts`: all of the above as plain strings, e.g. to train a tokenizer.
 
 The text is in data files under ``needlework/demo/data/`` (JSON and Markdown,
@@ -19,6 +20,7 @@ from needlework.demo.corpus import corpus_texts
 from needlework.demo.grounding import DEFLECTION, grounding_records
 from needlework.demo.haystack import haystack_paragraphs
 from needlework.demo.preference import preference_records
+from needlework.demo.rmbench import rmbench_records
 
 __all__ = [
     "DEFLECTION",
@@ -26,4 +28,5 @@ __all__ = [
     "grounding_records",
     "haystack_paragraphs",
     "preference_records",
+    "rmbench_records",
 ]
