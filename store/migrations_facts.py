@@ -607,9 +607,18 @@ def m027_judge_failures(db: Database) -> None:
     db.execute("alter table judge_calls add column reasoning_tokens integer")
 
 
+def m028_rag_non_answers(db: Database) -> None:
+    """What was found about a stored answer set's answers when they were made (issue 48):
+    ``rag_answer_sets.marks``, JSON ``{"non_answers": [ids], "failed": {id: reason}}``
+    (answers that make no claim; questions whose generation request failed), null when
+    nothing was found."""
+    db.execute("alter table rag_answer_sets add column marks text")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
          m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning, m023_view_prefs,
-         m025_one_time_passwords, m026_audit_filters, m024_device_cookies, m027_judge_failures)
+         m025_one_time_passwords, m026_audit_filters, m024_device_cookies, m027_judge_failures,
+         m028_rag_non_answers)

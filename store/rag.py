@@ -27,22 +27,28 @@ RUN_STATUSES = ("running", "done", "cancelled", "failed")
 
 
 def save_answer_set(db: Database, dataset: str, model: str, answers: dict[str, str], *,
-                    source: str = "", digest: str = "", created_by: str = "") -> None:
-    """Store (or replace) ``model``'s answers to ``dataset``; commits."""
+                    source: str = "", digest: str = "", created_by: str = "",
+                    marks: dict[str, Any] | None = None) -> None:
+    """Store (or replace) ``model``'s answers to ``dataset``; commits. ``marks``: what was
+    found about the answers when they were made, JSON-ready (``non_answers``: ids of the
+    answers that make no claim; ``failed``: ids whose request failed, with the reason)."""
     with db.atomic():
         db.execute("delete from rag_answer_sets where dataset = ? and model = ?", [dataset, model])
         db["rag_answer_sets"].insert(
             {"dataset": dataset, "model": model, "source": source, "digest": digest,
              "answers": json.dumps(answers, ensure_ascii=False), "created_at": now(),
-             "created_by": created_by})
+             "created_by": created_by,
+             "marks": json.dumps(marks, ensure_ascii=False) if marks else None})
 
 
 def answer_sets(db: Database, dataset: str) -> list[dict[str, Any]]:
-    """The answer sets stored for ``dataset`` (``answers`` parsed), in order of storing."""
+    """The answer sets stored for ``dataset`` (``answers`` and ``marks`` parsed; ``marks``
+    ``{}`` when none were stored), in order of storing."""
     rows = db.execute_returning_dicts(
         "select * from rag_answer_sets where dataset = ? order by id", [dataset])
     for row in rows:
         row["answers"] = json.loads(row["answers"])
+        row["marks"] = json.loads(row["marks"]) if row.get("marks") else {}
     return rows
 
 
@@ -90,6 +96,13 @@ def finish_run(db: Database, run_key: str, status: str, summary: dict[str, Any] 
     with db.atomic():
         db.execute("update rag_runs set status = ?, summary = ?, updated_at = ? where run_key = ?",
                    [status, json.dumps(summary) if summary is not None else None, now(), run_key])
+
+
+def delete_run(db: Database, run_key: str) -> None:
+    """Remove a run and its rows (a run that got no judge answer stores nothing); commits."""
+    with db.atomic():
+        db.execute("delete from rag_results where run_key = ?", [run_key])
+        db.execute("delete from rag_runs where run_key = ?", [run_key])
 
 
 def _run(row: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from needlework.jobs import RUNNER
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled
 from needlework.judges.serve import free_port
-from needlework.rag.answers import AnswerSet
+from needlework.rag.answers import AnswerSet, stored_set
 from needlework.rag.failures import cited_passage
 from needlework.rag.generate import (
     KIND,
@@ -158,7 +158,8 @@ def test_generate_stores_the_answers_as_a_set_and_a_rerun_sends_nothing(museum) 
     summary = report.summary
     assert summary["answered"] == 6 and summary["not_answered"] == []
     assert summary["form"] == {"deflections": ["q3"], "uncited": ["q4"],
-                               "bad_citations": ["q5"], "blank": ["q6"]}
+                               "bad_citations": ["q5"], "blank": ["q6"], "non_answers": []}
+    assert summary["non_answers"]["ids"] == ["q6"]  # blank: no claim
     assert summary["calls"]["sent"] == 6 and again.summary["calls"]["sent"] == 0
     assert again.summary["calls"]["cached"] == 6 and again.summary["replaced"] is True
     assert summary["generator"]["model"] == "judge"
@@ -181,18 +182,23 @@ def test_a_cancelled_run_stores_nothing_and_the_next_one_resumes(museum) -> None
 
 
 def test_a_refused_question_gets_no_answer_and_is_listed(museum) -> None:
-    """A 400 for one prompt: that question has no answer (listed with the reason), the
-    others do; evaluated, it counts as missing."""
+    """A 400 for one prompt: that question has no answer (listed with the endpoint's
+    sentence, counted refused, stored with the set as failed), the others do; evaluated,
+    it is left out of the model's figures, not counted as missing."""
     _, db = museum
     with FakeJudgeServer(model_reply, statuses=[400]) as server:
         report = generate(db, _spec(server, concurrency=1, name="refused", limit=3))
     assert [m["item_key"] for m in report.summary["not_answered"]] == ["q1"]
-    assert report.summary["not_answered"][0]["reason"].startswith("no answer: ")
+    assert report.summary["not_answered"][0]["reason"].startswith("no answer (refused): ")
+    assert report.summary["failed"] == {"refused": 1, "timed_out": 0, "failed": 0}
     assert set(report.answer_set.answers) == {"q2", "q3"}
     assert report.summary["questions"] == {"total": 6, "asked": 3}
     stored = next(r for r in rag_store.answer_sets(db, "museum") if r["model"] == "refused")
-    cov = evaluate(db, RagEvalSpec("museum", (AnswerSet("refused", stored["answers"]),)))
-    assert cov.summary["coverage"]["refused"]["missing_ids"] == ["q1", "q4", "q6"]
+    assert list(stored["marks"]["failed"]) == ["q1"]
+    cov = evaluate(db, RagEvalSpec("museum", (stored_set(stored),)))
+    assert cov.summary["coverage"]["refused"]["missing_ids"] == ["q4", "q6"]
+    assert cov.summary["coverage"]["refused"]["failed_ids"] == ["q1"]
+    assert cov.summary["overall"]["refused"]["n"] == 4  # q1 left out of the 5 evaluated
 
 
 def test_the_rules_judge_and_a_bad_limit_are_refused(museum) -> None:
@@ -209,7 +215,8 @@ def test_answer_form_counts_only_what_the_answers_say(museum) -> None:
     _, db = museum
     questions = load_questions(db, "museum")
     form = answer_form(questions, {"q1": "See [cite_2] and [cite_4].", "q2": DEFLECT.upper()})
-    assert form == {"deflections": ["q2"], "uncited": [], "bad_citations": ["q1"], "blank": []}
+    assert form == {"deflections": ["q2"], "uncited": [], "bad_citations": ["q1"], "blank": [],
+                    "non_answers": []}
 
 
 # -- the job ------------------------------------------------------------------------------------
@@ -255,8 +262,10 @@ def test_rag_generate_then_rag_eval_with_the_rules_judge(museum) -> None:
     assert lines[0].startswith("museum: 6 of 6 questions asked of judge at http://127.0.0.1:")
     assert lines[1] == ("answers: 6 of 6; 0 without one (listed on stderr), 1 blank, "
                         "1 deflections, 1 citing no passage, 1 citing a passage the question "
-                        "does not have")
-    assert lines[2] == "calls: 6 sent, 0 from the cache, 0 refused, 0 too long"
+                        "does not have, 1 not answers (no claim, blank included)")
+    assert lines[2].startswith('1 of 6 answers are not answers: ""')
+    assert lines[3] == ("calls: 6 sent, 0 from the cache, 0 refused, 0 timed out, 0 failed "
+                        "(no answer, not cached), 0 too long")
     assert json.loads(again.stdout)["calls"]["cached"] == 6
     evaluated = cli(["rag-eval", "--dataset", "museum", "--stored", "--rules-judge", "--json",
                      "--no-progress", "--db", str(path)])

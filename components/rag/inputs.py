@@ -17,7 +17,7 @@ from sqlite_utils import Database
 from components.state import DATASET_KEY
 from components.text import label, render_text
 from needlework.formats.errors import FormatError
-from needlework.rag.answers import AnswerSet, merge
+from needlework.rag.answers import AnswerSet, merge, stored_set
 from needlework.rag.uploads import Upload, read_upload
 from store.datasets import list_datasets
 from store.rag import answer_sets
@@ -103,7 +103,7 @@ def render_answers(db: Database, dataset: str) -> Answers:
             out.bergen.append(upload.bergen or {})
         elif upload is not None:
             uploaded.extend(upload.sets)
-    sets = [AnswerSet(m, stored[m]["answers"], stored[m]["source"] or "stored") for m in picked]
+    sets = [stored_set(stored[m], "stored") for m in picked]
     try:
         out.sets = merge([*sets, *uploaded])
     except FormatError as exc:

@@ -233,7 +233,7 @@ def _rag_eval(args: argparse.Namespace) -> int:
     from needlework.formats.errors import FormatError  # noqa: PLC0415
     from needlework.judges import cost  # noqa: PLC0415
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
-    from needlework.rag.answers import AnswerSet, merge, read_answers_file  # noqa: PLC0415
+    from needlework.rag.answers import merge, read_answers_file, stored_set  # noqa: PLC0415
     from needlework.rag.questions import DatasetError  # noqa: PLC0415
     from needlework.rag.run import RagEvalSpec, evaluate  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
@@ -252,8 +252,7 @@ def _rag_eval(args: argparse.Namespace) -> int:
     try:
         sets = [s for path in args.answers for s in read_answers_file(path)]
         if args.stored:
-            sets += [AnswerSet(r["model"], r["answers"], r["source"] or "stored")
-                     for r in answer_sets(db, args.dataset)]
+            sets += [stored_set(r, "stored") for r in answer_sets(db, args.dataset)]
         sets = merge(sets)
     except FormatError as exc:
         return _fail(str(exc))
@@ -319,9 +318,14 @@ def _warn_coverage(summary: dict[str, Any]) -> None:
     for item in summary["questions"]["not_evaluated"]:
         print(f"not evaluated: {item['item_key']}: {item['reason']}", file=sys.stderr)
     for model, cov in summary["coverage"].items():
+        cov = {"non_answer_ids": [], "failed_ids": [], **cov}
         for name, what in (("unknown_ids", "answers for unknown sample_id(s), ignored"),
                            ("missing_ids", "question(s) without an answer, counted as failures"),
                            ("empty_ids", "blank answer(s), counted as failures"),
+                           ("non_answer_ids", "non-answer(s) (no claim), counted not factual "
+                            "and not eligible"),
+                           ("failed_ids", "question(s) whose generation request failed, "
+                            "left out"),
                            ("not_evaluated_ids", "answers to questions not evaluated")):
             if cov[name]:
                 print(f"{model}: {len(cov[name])} {what}: {', '.join(cov[name])}", file=sys.stderr)
@@ -354,7 +358,38 @@ def _print_table(summary: dict[str, Any]) -> None:
         row = flat(figures)
         print(f"{model}\t{row['n']}\t" + "\t".join(_fmt(row[name]) for name, _ in SHOWN))
     _print_intervals(summary)
+    for line in answer_notes(summary):
+        print(line)
     calls = summary["calls"]
     if summary["judge"]:
         print(f"judge calls: {calls['sent']} sent, {calls['cached']} from cache, "
-              f"{calls['errors']} refused, {calls['too_long']} too long")
+              f"{calls.get('refused', 0)} refused, {calls.get('timed_out', 0)} timed out, "
+              f"{calls.get('failed', 0)} failed (no answer, not cached), "
+              f"{calls['too_long']} too long")
+        if summary.get("failures"):
+            print(f"failed requests: {summary['failures']}")
+
+
+def answer_notes(summary: dict[str, Any]) -> list[str]:
+    """One line per model with non-answers or answers left unscored by a failed judge
+    request: ``demo-judge: non-answers: 13 of 13, counted not factual and not eligible``,
+    ``m: not scored: 2 (a judge request failed: 2 failed), left out of the judge figures'
+    numerators and denominators``; and per model, questions whose generation failed."""
+    out = []
+    for model, figures in summary["overall"].items():
+        n = figures.get("n", 0)
+        if figures.get("non_answers"):
+            out.append(f"{model}: non-answers: {figures['non_answers']} of {n}, counted not "
+                       "factual and not eligible (no claim: empty, a lone letter, only "
+                       "citations)")
+        if figures.get("not_scored"):
+            kinds = ", ".join(f"{c} {k.replace('_', ' ')}"
+                              for k, c in sorted((figures.get("judge_failures") or {}).items()))
+            out.append(f"{model}: not scored: {figures['not_scored']} of {n} (a judge request "
+                       f"failed: {kinds}), left out of the judge figures' numerators and "
+                       "denominators")
+        failed = (summary.get("coverage") or {}).get(model, {}).get("failed_ids") or []
+        if failed:
+            out.append(f"{model}: {len(failed)} question(s) whose answer request failed when "
+                       "it was generated, left out of its figures")
+    return out

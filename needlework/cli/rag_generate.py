@@ -181,6 +181,9 @@ def _generate(db: Any, args: argparse.Namespace, base_url: str, model: str, *,
     summary = report.summary
     for item in summary["not_answered"]:
         print(f"no answer: {item['item_key']}: {item['reason']}", file=sys.stderr)
+    flagged = summary.get("non_answers") or {}
+    if flagged.get("line"):
+        print(f"{summary['model']}: non-answer ids: {', '.join(flagged['ids'])}", file=sys.stderr)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
         return 0
@@ -193,6 +196,9 @@ def describe(summary: dict[str, Any]) -> list[str]:
     answers' form, the calls, and the command that evaluates the set."""
     gen, form, calls = summary["generator"], summary["form"], summary["calls"]
     asked = summary["questions"]["asked"]
+    failed = summary.get("failed") or {}
+    flagged = summary.get("non_answers") or {}
+    extra = [line for line in (summary.get("failures"), flagged.get("line")) if line]
     return [
         f"{summary['dataset']}: {asked} of {summary['questions']['total']} questions asked of "
         f"{gen['model']} at {gen['endpoint']} (prompt {summary['prompt_version']}); stored as "
@@ -201,9 +207,11 @@ def describe(summary: dict[str, Any]) -> list[str]:
         f"answers: {summary['answered']} of {asked}; {len(summary['not_answered'])} without one "
         f"(listed on stderr), {len(form['blank'])} blank, {len(form['deflections'])} deflections, "
         f"{len(form['uncited'])} citing no passage, {len(form['bad_citations'])} citing a passage "
-        "the question does not have",
-        f"calls: {calls['sent']} sent, {calls['cached']} from the cache, {calls['errors']} refused, "
-        f"{calls['too_long']} too long",
+        f"the question does not have, {flagged.get('count', 0)} not answers (no claim, blank included)",
+        *extra,
+        f"calls: {calls['sent']} sent, {calls['cached']} from the cache, "
+        f"{failed.get('refused', 0)} refused, {failed.get('timed_out', 0)} timed out, "
+        f"{failed.get('failed', 0)} failed (no answer, not cached), {calls['too_long']} too long",
         f"evaluate: python -m needlework rag-eval --dataset {shlex.quote(summary['dataset'])} "
         "--stored "
         "[--rules-judge | --judge-base-url URL --judge-model M]",

@@ -30,21 +30,29 @@ from pathlib import Path
 from needlework.formats.checks import type_name
 from needlework.formats.errors import FormatError, Problem
 from needlework.formats.reader import decode, open_input, read_jsonl
+from needlework.rag.non_answers import non_answer_ids
 
 MODEL_FIELD = "model"
 
 
 @dataclass(frozen=True)
 class AnswerSet:
-    """One model's answers: ``{sample_id: answer}`` in file order, and where they came from."""
+    """One model's answers: ``{sample_id: answer}`` in file order, and where they came from;
+    ``failed``: questions whose generation request failed (``{sample_id: reason}``, from
+    ``rag-generate``): no answer of the model's, left out of its figures and counted."""
 
     model: str
     answers: dict[str, str]
     source: str = ""
+    failed: dict[str, str] = field(default_factory=dict)
 
     def digest(self) -> str:
-        """SHA-256 of the model name and answers: part of a run's identity."""
-        text = json.dumps([self.model, list(self.answers.items())], ensure_ascii=False)
+        """SHA-256 of the model name and answers (and the failed ids, when any): part of a
+        run's identity."""
+        parts: list[object] = [self.model, list(self.answers.items())]
+        if self.failed:
+            parts.append(sorted(self.failed))
+        text = json.dumps(parts, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -57,10 +65,23 @@ class Coverage:
     unknown_ids: list[str] = field(default_factory=list)  # answers for no question
     missing_ids: list[str] = field(default_factory=list)  # questions without an answer
     empty_ids: list[str] = field(default_factory=list)  # answered with blank text
+    non_answer_ids: list[str] = field(default_factory=list)  # no claim (blank included)
+    failed_ids: list[str] = field(default_factory=list)  # the generation request failed
 
     def as_dict(self) -> dict[str, object]:
         return {"model": self.model, "answered": self.answered, "unknown_ids": self.unknown_ids,
-                "missing_ids": self.missing_ids, "empty_ids": self.empty_ids}
+                "missing_ids": self.missing_ids, "empty_ids": self.empty_ids,
+                "non_answer_ids": self.non_answer_ids, "failed_ids": self.failed_ids}
+
+
+def stored_set(row: dict[str, object], default_source: str = "") -> AnswerSet:
+    """The :class:`AnswerSet` of a stored row (``store.rag.answer_sets``), its failed
+    generation requests (``marks["failed"]``) included."""
+    marks = row.get("marks") or {}
+    failed = marks.get("failed") if isinstance(marks, dict) else None
+    return AnswerSet(str(row["model"]), dict(row["answers"]),  # type: ignore[call-overload]
+                     str(row.get("source") or default_source),
+                     {str(k): str(v) for k, v in (failed or {}).items()})
 
 
 def model_from_filename(filename: str) -> str:
@@ -138,15 +159,20 @@ def read_answer_files(paths: Sequence[str | Path]) -> list[AnswerSet]:
 
 
 def coverage(answer_set: AnswerSet, question_keys: Sequence[str]) -> Coverage:
-    """Which answers name no question, and which questions got no (or a blank) answer."""
+    """Which answers name no question, which questions got no (or a blank) answer, which
+    answers are non-answers (:func:`needlework.rag.non_answers.is_non_answer`) and which
+    questions' generation request failed (not counted as missing)."""
     known = set(question_keys)
     answers = answer_set.answers
+    failed = answer_set.failed
     return Coverage(
         model=answer_set.model,
         answered=sum(1 for k in question_keys if k in answers),
         unknown_ids=[k for k in answers if k not in known],
-        missing_ids=[k for k in question_keys if k not in answers],
+        missing_ids=[k for k in question_keys if k not in answers and k not in failed],
         empty_ids=[k for k in question_keys if k in answers and not answers[k].strip()],
+        non_answer_ids=non_answer_ids(answers, question_keys),
+        failed_ids=[k for k in question_keys if k in failed and k not in answers],
     )
 
 

@@ -14,9 +14,20 @@ them the way the judge engine sends trials (``needlework.judges.engine``):
 - ``should_stop()`` is checked before each submission and between retries: on a stop
   no new request starts, those in flight finish and are cached, and
   :class:`~needlework.judges.errors.JudgeCancelled` goes up; a failure of the endpoint
-  as a whole (server down, bad key, wrong model, timeouts or 5xx after the retries)
-  goes up as :class:`~needlework.judges.errors.JudgeError` the same way; a request
-  refused for its own content (HTTP 400) becomes an invalid answer with the reason;
+  as a whole (:data:`~needlework.judges.engine.RUN_ERRORS`: server down, bad key, wrong
+  model, no such path) goes up as :class:`~needlework.judges.errors.JudgeError` the same
+  way;
+- a request that fails on its own (refused with a 4xx, timed out, a 5xx or 429 after the
+  retries) is **not an answer**: it is never cached (a re-run asks again), its outcome has
+  no ``raw`` text, ``failure`` names the kind (:data:`FAILURE_KINDS`) and ``error`` the
+  endpoint's sentence (one line, key removed); :class:`CallStats` counts them by kind.
+  When no request gets an answer (or the first
+  :data:`~needlework.judges.engine.NO_ANSWER_LIMIT` sent all fail before any answer, with
+  none from the cache) a one-line :class:`~needlework.judges.errors.JudgeError` goes up
+  (:func:`~needlework.judges.engine.no_answer_error`): a run with no answer stores nothing;
+- a parameter the endpoint refuses as unsupported (``temperature`` for OpenAI's reasoning
+  models) is dropped by the client and remembered per endpoint as the judge engine does;
+  each answer is cached under the key of the parameters it was really asked with;
 - with ``connection.context_window`` set, a prompt that does not fit the window less
   the answer's ``max_tokens`` and a template margin is **not sent** and is reported as
   too long (counted token by token with the project's counter, whose method is kept).
@@ -26,20 +37,24 @@ Cached answers are re-parsed on every run, so a parser fix applies without a req
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from needlework.judges import cache
 from needlework.judges.client import Answer, JudgeClient
 from needlework.judges.connection import Connection
 from needlework.judges.context import TEMPLATE_MARGIN, count
-from needlework.judges.errors import JudgeCancelled, JudgeError
+from needlework.judges.engine import FAILURE_WORDS, NO_ANSWER_LIMIT, RUN_ERRORS, no_answer_error
+from needlework.judges.errors import JudgeCancelled, JudgeError, one_line
+from needlework.judges.local import cache_endpoint
 from needlework.judges.parse import Parsed, invalid
 from store import judges as store
 
-ItemErrors = ("bad_request",)  # refused for the prompt itself: an invalid answer, the run goes on
+#: How failed requests are counted apart, by the error's kind: refused (a 4xx that is no
+#: answer), timed out, and the rest (server errors, rate limits after the retries).
+FAILURE_KINDS = ("refused", "timed_out", "failed")
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
 
@@ -69,11 +84,35 @@ class Outcome:
     cached: bool
     error: str | None = None
     reasoning: str | None = None
+    failure: str | None = None  # one of FAILURE_KINDS when the request failed
+
+    @property
+    def failed(self) -> bool:
+        """The request was sent and got no answer (not an answer: counted apart)."""
+        return self.failure is not None
 
     def as_dict(self) -> dict[str, Any]:
         out = {"key": self.key, "raw": self.raw, "parsed": self.parsed.as_dict(),
                "cached": self.cached, "error": self.error}
+        if self.failure is not None:
+            out["failure"] = self.failure
         return {**out, "reasoning": self.reasoning} if self.reasoning else out
+
+
+def failure_kind(error: JudgeError) -> str:
+    """Which of :data:`FAILURE_KINDS` a failed request counts as."""
+    if error.kind == "bad_request":
+        return "refused"
+    if error.kind == "timeout":
+        return "timed_out"
+    return "failed"
+
+
+def failure_message(error: JudgeError) -> str:
+    """The endpoint's sentence for a failed request, in one line (the key was removed
+    when the error was made: :func:`needlework.judges.errors.classify`)."""
+    word = FAILURE_WORDS.get(error.kind, error.kind.replace("_", " "))
+    return one_line(f"no answer ({word}): {error}")
 
 
 @dataclass
@@ -90,14 +129,46 @@ class CallStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     unreported: int = 0
+    refused: int = 0
+    timed_out: int = 0
+    failed: int = 0
+    #: one example sentence per failure kind (:data:`FAILURE_KINDS`), one line, no key
+    failure_messages: dict[str, str] = field(default_factory=dict)
+    #: parameters left to the provider's default (``JudgeClient.provider_defaults``)
+    provider_defaults: list[dict[str, Any]] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, int]:
-        return dict(self.__dict__)
+    def as_dict(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out["failure_messages"] = dict(self.failure_messages)
+        out["provider_defaults"] = list(self.provider_defaults)
+        return out
+
+    def add_failure(self, error: JudgeError) -> None:
+        kind = failure_kind(error)
+        setattr(self, kind, getattr(self, kind) + 1)
+        self.failure_messages.setdefault(kind, failure_message(error))
 
 
-def request_key(connection: Connection, messages: list[dict[str, str]]) -> str:
-    """The call-cache key of ``messages`` sent through ``connection``."""
-    return cache.connection_key(connection, messages)
+def failure_words(calls: Mapping[str, Any]) -> str | None:
+    """The failed requests of a :meth:`CallStats.as_dict` in one line (``None`` when none
+    failed): ``3 requests failed, not answers: 1 refused, 2 timed out; refused: "..."``."""
+    counts = [(k, int(calls.get(k) or 0)) for k in FAILURE_KINDS]
+    total = sum(n for _, n in counts)
+    if not total:
+        return None
+    parts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts if n)
+    messages = calls.get("failure_messages") or {}
+    said = "; ".join(f"{k.replace('_', ' ')}: {messages[k]}" for k, _ in counts
+                     if k in messages)
+    return (f"{total} request{'s' if total != 1 else ''} failed, not answers: {parts}"
+            + (f"; {said}" if said else ""))
+
+
+def request_key(connection: Connection, messages: list[dict[str, str]],
+                params: Mapping[str, Any] | None = None) -> str:
+    """The call-cache key of ``messages`` sent through ``connection`` (``params``: the
+    parameters sent, default the connection's)."""
+    return cache.connection_key(connection, messages, params)
 
 
 def too_long(connection: Connection, messages: list[dict[str, str]]) -> str | None:
@@ -117,9 +188,15 @@ def too_long(connection: Connection, messages: list[dict[str, str]]) -> str | No
 def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *,
                  progress: Progress | None = None, should_stop: ShouldStop | None = None,
                  client: JudgeClient | None = None) -> tuple[dict[str, Outcome], CallStats]:
-    """Answer every request (cache first); ``progress(done, total)`` counts requests."""
+    """Answer every request (cache first); ``progress(done, total)`` counts requests.
+    Raises :class:`JudgeError` when no request got an answer (see the module docstring)."""
     stats = CallStats()
-    keys = {r.id: request_key(connection, r.messages) for r in requests}
+    own = client is None
+    client = client or JudgeClient(connection)
+    where = cache_endpoint(connection.endpoint, connection.model)
+    client.assume_refused(store.refusals(db, where, connection.model))
+    params = client.effective_params()
+    keys = {r.id: request_key(connection, r.messages, params) for r in requests}
     skipped = {r.id: reason for r in requests if (reason := too_long(connection, r.messages))}
     stats.too_long = len(skipped)
     found = store.cached_calls(db, [keys[r.id] for r in requests if r.id not in skipped])
@@ -134,20 +211,26 @@ def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *
     stats.cached = sum(1 for r in requests if r.id not in skipped and keys[r.id] in found)
     if progress is not None:
         progress(done, total)
-    errors: dict[str, str] = {}
-    own = client is None
-    client = client or JudgeClient(connection)
+    errors: dict[str, JudgeError] = {}
     before = (client.requests, client.retries)
     counter = _Counter(requests, keys, done, total, progress)
     try:
-        fresh = _send(db, client, connection, pending, errors, counter, should_stop)
+        fresh = _send(db, client, connection, pending, errors, counter, should_stop,
+                      answered_before=len(found))
     finally:
         stats.requests = client.requests - before[0]
         stats.retries = client.retries - before[1]
+        stats.provider_defaults = client.provider_defaults()
+        for entry in stats.provider_defaults:
+            store.save_refusal(db, where, connection.model, entry["param"], entry["refused"],
+                               entry["message"])
         if own:
             client.close()
-    found.update(fresh)
+    if pending and not fresh and not found:
+        raise no_answer_error(errors.values(), len(pending))
     stats.sent, stats.errors = len(pending), len(errors)
+    for error in errors.values():
+        stats.add_failure(error)
     for row in fresh.values():
         if row["prompt_tokens"] is None and row["completion_tokens"] is None:
             stats.unreported += 1
@@ -159,13 +242,17 @@ def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *
         if r.id in skipped:
             outcomes[r.id] = Outcome(r.id, key, None, invalid(skipped[r.id], "too long"), False,
                                      skipped[r.id])
-        elif key in found:
-            raw = found[key]["raw"]
-            outcomes[r.id] = Outcome(r.id, key, raw, r.parse(raw), key not in fresh,
-                                     reasoning=found[key].get("reasoning"))
+        elif key in fresh or key in found:
+            row = fresh.get(key) or found[key]
+            raw = row["raw"]
+            outcomes[r.id] = Outcome(r.id, row.get("key", key), raw, r.parse(raw),
+                                     key not in fresh, reasoning=row.get("reasoning"))
         else:
-            reason = f"no answer: {errors.get(key, 'not sent')}"
-            outcomes[r.id] = Outcome(r.id, key, None, invalid(reason, "error"), False, reason)
+            error = errors.get(key)
+            reason = failure_message(error) if error is not None else "no answer: not sent"
+            outcomes[r.id] = Outcome(r.id, key, None, invalid(reason, "error"), False, reason,
+                                     failure=failure_kind(error) if error is not None
+                                     else "failed")
     return outcomes, stats
 
 
@@ -186,8 +273,13 @@ class _Counter:
 
 
 def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[str, Request],
-          errors: dict[str, str], counter: _Counter,
-          should_stop: ShouldStop | None) -> dict[str, dict[str, Any]]:
+          errors: dict[str, JudgeError], counter: _Counter,
+          should_stop: ShouldStop | None, answered_before: int = 0) -> dict[str, dict[str, Any]]:
+    """Send ``pending`` through a bounded pool; cache each answer as it comes, under the key
+    of the parameters it was asked with (found under its planned key in the result). A
+    request that fails on its own goes into ``errors``, never the cache; one of
+    ``RUN_ERRORS`` stops the run, and so do ``NO_ANSWER_LIMIT`` failures before any answer
+    (``answered_before``: answers the run already had from the cache)."""
     fresh: dict[str, dict[str, Any]] = {}
     queue = list(pending.items())
     failure: JudgeError | None = None
@@ -215,23 +307,28 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
                     stopped = True
                     continue
                 except JudgeError as exc:
-                    if exc.kind in ItemErrors:
-                        errors[key] = str(exc)
-                        counter.answered(key)
-                    else:
+                    if exc.kind in RUN_ERRORS:
                         failure = failure or exc
+                        continue
+                    errors[key] = exc
+                    counter.answered(key)
+                    if not fresh and not answered_before and len(errors) >= NO_ANSWER_LIMIT:
+                        failure = failure or no_answer_error(errors.values(), len(errors))
                     continue
                 parsed = request.parse(answer.text)
-                store.save_call(db, key, endpoint=connection.endpoint, model=connection.model,
-                                params=connection.params(),
+                params = answer.params if answer.params is not None else connection.params()
+                saved = request_key(connection, request.messages, params)
+                store.save_call(db, saved, endpoint=connection.endpoint, model=connection.model,
+                                params=params,
                                 prompt_hash=cache.prompt_hash(request.messages), raw=answer.text,
                                 parsed=parsed.as_dict(), valid=parsed.valid,
                                 prompt_tokens=answer.prompt_tokens,
                                 completion_tokens=answer.completion_tokens,
                                 latency_s=answer.latency_s, attempts=answer.attempts,
                                 finish_reason=answer.finish_reason,
-                                reasoning=answer.reasoning)
-                fresh[key] = {"key": key, "raw": answer.text, "reasoning": answer.reasoning,
+                                reasoning=answer.reasoning,
+                                reasoning_tokens=answer.reasoning_tokens)
+                fresh[key] = {"key": saved, "raw": answer.text, "reasoning": answer.reasoning,
                               "prompt_tokens": answer.prompt_tokens,
                               "completion_tokens": answer.completion_tokens}
                 counter.answered(key)

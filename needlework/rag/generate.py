@@ -14,8 +14,18 @@ requests go through :func:`needlework.rag.calls.run_requests`, so:
   :class:`~needlework.judges.errors.JudgeCancelled`; nothing is stored as an answer set,
   the cached answers stay);
 - an endpoint that fails as a whole raises :class:`~needlework.judges.errors.JudgeError`;
-  a question refused for its own content (HTTP 400) or over the model's context window
-  gets no answer and is listed with the reason.
+  a request that fails on its own (refused, timed out, a server error after the retries)
+  is not an answer: never cached, the question is listed with the endpoint's sentence,
+  counted by kind (refused, timed out, failed), and stored with the set as *failed*
+  (``marks["failed"]``), so an evaluation leaves it out of the model's figures instead of
+  counting a missing answer; a question over the model's context window gets no answer
+  and is listed with the reason. When no question gets an answer the run raises a
+  one-line ``JudgeError`` and stores nothing;
+- an answer that makes no claim (:func:`needlework.rag.non_answers.is_non_answer`: empty,
+  a lone letter such as ``[B]``, only citation markers or punctuation) is a
+  **non-answer**: stored as it came, flagged in the summary (``non_answers``) and with the
+  set (``marks["non_answers"]``); every RAG figure counts it as not factual and not
+  eligible.
 
 When the run ends the answers are stored with ``store.rag.save_answer_set`` under the
 answer set's name (replacing a set of that name): they are then evaluated like any other
@@ -47,8 +57,9 @@ from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.judges.local import short_name
 from needlework.judges.parse import Parsed, invalid
 from needlework.rag.answers import AnswerSet
-from needlework.rag.calls import CallStats, Outcome, Request, run_requests
+from needlework.rag.calls import CallStats, Outcome, Request, failure_words, run_requests
 from needlework.rag.generate_prompt import GENERATION_PROMPT_VERSION, generation_messages
+from needlework.rag.non_answers import examples, is_non_answer, non_answer_ids
 from needlework.rag.questions import DatasetError, RagQuestion, load_questions
 from needlework.rag.rules_judge import MODEL as RULES_MODEL
 from needlework.teams.permissions import User
@@ -114,15 +125,18 @@ def answer_form(questions: Sequence[RagQuestion], answers: dict[str, str]) -> di
     """The answers' form, by question id: ``deflections`` (the dataset's deflection
     sentence, verbatim), ``uncited`` (an answer that is neither blank nor a deflection
     and cites no passage with a ``[cite_N]`` marker), ``bad_citations`` (cites a passage
-    number the question does not have) and ``blank``."""
+    number the question does not have), ``blank`` and ``non_answers`` (not blank, but no
+    claim: :func:`~needlework.rag.non_answers.is_non_answer`; in no other list)."""
     out: dict[str, list[str]] = {"deflections": [], "uncited": [], "bad_citations": [],
-                                 "blank": []}
+                                 "blank": [], "non_answers": []}
     for q in questions:
         text = answers.get(q.key)
         if text is None:
             continue
         if not text.strip():
             out["blank"].append(q.key)
+        elif is_non_answer(text):
+            out["non_answers"].append(q.key)
         elif is_deflection(text):
             out["deflections"].append(q.key)
         else:
@@ -167,16 +181,24 @@ def generate(db: Database, spec: GenerateSpec, *, progress: Callable[[int, int],
                                    progress=progress, should_stop=should_stop, client=client)
     answers: dict[str, str] = {}
     missing: list[dict[str, str]] = []
+    failed: dict[str, str] = {}
     for q in asked:
         outcome: Outcome = outcomes[q.key]
         if outcome.raw is None:
-            missing.append({"item_key": q.key, "reason": outcome.error or "no answer"})
+            reason = outcome.error or "no answer"
+            entry = {"item_key": q.key, "reason": reason}
+            if outcome.failed:
+                entry["failure"] = str(outcome.failure)
+                failed[q.key] = reason
+            missing.append(entry)
         else:
             answers[q.key] = outcome.raw.strip()
-    answer_set = AnswerSet(spec.set_name, answers, source_of(spec))
+    answer_set = AnswerSet(spec.set_name, answers, source_of(spec), failed)
+    flagged = non_answer_ids(answers, [q.key for q in asked])
     replaced = any(r["model"] == spec.set_name for r in store.answer_sets(db, spec.dataset))
+    marks = {"non_answers": flagged, "failed": failed} if flagged or failed else None
     store.save_answer_set(db, spec.dataset, spec.set_name, answers, source=answer_set.source,
-                          digest=answer_set.digest())
+                          digest=answer_set.digest(), marks=marks)
     return GenerateReport(answer_set, summarize(spec, questions, asked, answers, missing, stats,
                                                 replaced))
 
@@ -191,8 +213,26 @@ def summarize(spec: GenerateSpec, questions: Sequence[RagQuestion],
             "prompt_version": GENERATION_PROMPT_VERSION,
             "questions": {"total": len(questions), "asked": len(asked)},
             "answered": len(answers), "not_answered": list(missing),
+            "failed": {k: sum(1 for m in missing if m.get("failure") == k)
+                       for k in ("refused", "timed_out", "failed")},
+            "failures": failure_words(stats.as_dict()),
+            "non_answers": non_answer_words(answers, [q.key for q in asked]),
             "form": answer_form(asked, answers), "replaced": replaced,
             "calls": stats.as_dict()}
+
+
+def non_answer_words(answers: dict[str, str], keys: Sequence[str]) -> dict[str, Any]:
+    """The non-answers among ``answers``: ``ids`` (in ``keys`` order), ``count`` of
+    ``answered``, and the one line rag-generate prints (``None`` when there is none):
+    ``3 of 16 answers are not answers: "[B]", "[A]" (no claim: counted not factual
+    and not eligible)``."""
+    ids = non_answer_ids(answers, keys)
+    line = None
+    if ids:
+        line = (f"{len(ids)} of {len(answers)} answers are not answers: "
+                f"{examples(answers[k] for k in ids)} (no claim: every RAG figure counts "
+                "them not factual and not eligible)")
+    return {"ids": ids, "count": len(ids), "answered": len(answers), "line": line}
 
 
 # -- the job runner's kind ------------------------------------------------------------------

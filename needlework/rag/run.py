@@ -32,11 +32,11 @@ from needlework import stats as intervals
 from needlework.judges.cache import run_key as make_run_key
 from needlework.judges.client import JudgeClient
 from needlework.judges.connection import Connection
-from needlework.judges.errors import JudgeCancelled, JudgeError
+from needlework.judges.errors import JudgeCancelled, JudgeError, one_line
 from needlework.judges.templates import Template, from_dict
 from needlework.rag import bergen, metrics
-from needlework.rag.answers import AnswerSet, coverage
-from needlework.rag.calls import CallStats, run_requests
+from needlework.rag.answers import AnswerSet, coverage, stored_set
+from needlework.rag.calls import CallStats, failure_words, request_key, run_requests
 from needlework.rag.prompts import MODES as PROMPT_MODES
 from needlework.rag.prompts import template_set
 from needlework.rag.questions import RagQuestion, load_questions, strip_markers
@@ -100,8 +100,11 @@ def _templates(spec: RagEvalSpec) -> dict[str, dict[str, str]] | None:
 
 
 def _cases(spec: RagEvalSpec, evaluated: Sequence[RagQuestion]) -> list[AnswerCase]:
+    """One case per model and evaluated question, except the questions whose generation
+    request failed for that model (no answer of its: not in its figures, counted)."""
     return [AnswerCase(s.model, q, s.answers.get(q.key))
-            for s in spec.answer_sets for q in evaluated]
+            for s in spec.answer_sets for q in evaluated
+            if q.key in s.answers or q.key not in s.failed]
 
 
 def evaluate(db: Any, spec: RagEvalSpec, *, progress: Progress | None = None,
@@ -141,16 +144,41 @@ def evaluate(db: Any, spec: RagEvalSpec, *, progress: Progress | None = None,
             store.finish_run(db, run_key, "cancelled", {"error": str(exc) or "interrupted"})
             raise
         except JudgeError as exc:
-            store.finish_run(db, run_key, "failed", {"error": str(exc)})
+            _abandon(db, run_key, str(exc), any_cached(db, conn, requests))
             raise
     elif progress is not None:
         progress(0, 0)
     rows = [answer_row(case, outcomes, with_related=spec.with_related) for case in cases]
+    if requests and not any(r.get("judged") and not metrics.judge_failed(r)
+                            and r.get("answered") and not r.get("non_answer") for r in rows):
+        error = JudgeError("server_error", one_line(
+            "no answers scored: every answer had a judge request that failed ("
+            + (failure_words(stats.as_dict()) or "no answer") + "); nothing stored", 400))
+        _abandon(db, run_key, str(error), False)
+        raise error
     summary = summarize(spec, run_key, questions, evaluated, rows, stats)
     store.save_results(db, run_key, rows)
     store.update_progress(db, run_key, len(requests))
     store.finish_run(db, run_key, "done", summary)
     return RagReport(run_key, summary, rows)
+
+
+def any_cached(db: Any, connection: Connection, requests: Sequence[Any]) -> bool:
+    """Whether any of ``requests`` has an answer in the call cache (under the connection's
+    parameters)."""
+    from store import judges as calls_store  # noqa: PLC0415
+
+    keys = [request_key(connection, r.messages) for r in requests]
+    return bool(keys) and bool(calls_store.cached_calls(db, keys))
+
+
+def _abandon(db: Any, run_key: str, error: str, resumable: bool) -> None:
+    """A run that failed: kept as failed when some of its answers are cached (a re-run
+    resumes), removed when it has none (no answer, no run)."""
+    if resumable:
+        store.finish_run(db, run_key, "failed", {"error": error})
+    else:
+        store.delete_run(db, run_key)
 
 
 def summarize(spec: RagEvalSpec, run_key: str, questions: Sequence[RagQuestion],
@@ -172,6 +200,9 @@ def summarize(spec: RagEvalSpec, run_key: str, questions: Sequence[RagQuestion],
         "overall": {m: metrics.summarize(r) for m, r in by_model.items()},
         "breakdowns": {m: metrics.breakdown(r) for m, r in by_model.items()},
         "calls": stats.as_dict(),
+        "failures": failure_words(stats.as_dict()),
+        "non_answers": {m: sum(1 for r in rs if r.get("non_answer"))
+                        for m, rs in by_model.items()},
         "judge_note": (f"Judge figures {metrics.RULES_CAVEAT}"
                        if metrics.is_rules_judge(conn.describe() if conn is not None else None)
                        else None),
@@ -211,7 +242,7 @@ def spec_from_params(db: Any, params: Mapping[str, Any]) -> RagEvalSpec:
         sets = [AnswerSet(s["model"], dict(s["answers"]), s.get("source", "")) for s in params["answer_sets"]]
     else:
         wanted = params.get("models")
-        sets = [AnswerSet(r["model"], r["answers"], r["source"]) for r in store.answer_sets(db, dataset)
+        sets = [stored_set(r) for r in store.answer_sets(db, dataset)
                 if wanted is None or r["model"] in wanted]
     judge = params.get("judge")
     connection = None

@@ -18,7 +18,12 @@ factual, an unreadable deflection grade counts against the model in whichever ra
 question belongs to (not a true positive; a false positive). **A question the model did
 not answer** (no line, or blank text) is not sent to the judge and fails every figure:
 not eligible, not factual, not a deflection, LLMeval 0, BERGEN metrics of the empty
-answer.
+answer. **A non-answer** (:func:`needlework.rag.non_answers.is_non_answer`: no claim, such as
+``[B]`` or only citation markers) is not sent either and counts the same way, marked
+``non_answer``. **A judge request that failed** (refused, timed out, a server error after
+the retries: no answer came) leaves the answer *not scored*: ``judge_failed`` names each
+failed check with the endpoint's sentence, and the figures leave the answer out of their
+numerators and denominators (:mod:`.metrics`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from needlework.judges.parse import Parsed
 from needlework.judges.templates import Template
 from needlework.rag import bergen
 from needlework.rag.calls import Outcome, Request
+from needlework.rag.non_answers import is_non_answer
 from needlework.rag.parse import (
     parse_deflection,
     parse_eligibility,
@@ -67,6 +73,16 @@ class AnswerCase:
     def answered(self) -> bool:
         return self.answer is not None and bool(self.answer.strip())
 
+    @property
+    def non_answer(self) -> bool:
+        """An answer (blank included) that makes no claim: never judged, never grounded."""
+        return self.answer is not None and is_non_answer(self.answer)
+
+    @property
+    def judgeable(self) -> bool:
+        """Whether the answer goes to the judge: given, and not a non-answer."""
+        return self.answered and not self.non_answer
+
     def request_id(self, check: str) -> str:
         return SEP.join((self.model, self.question.key, check))
 
@@ -76,9 +92,9 @@ class AnswerCase:
 
 def requests_for(case: AnswerCase,
                  templates: Mapping[str, Template] | None = None) -> list[Request]:
-    """The judge requests of one answer (none for a missing or blank answer), with
+    """The judge requests of one answer (none for a missing answer or a non-answer), with
     ``templates`` (mode -> template; the default for a mode not given)."""
-    if not case.answered:
+    if not case.judgeable:
         return []
     t = template_set(templates)
     q, answer = case.question, case.answer or ""
@@ -120,8 +136,9 @@ def answer_row(case: AnswerCase, outcomes: dict[str, Outcome] | None, *,
     ``None``), so the answer can be shown beside the human one later. JSON-ready."""
     q = case.question
     answer = case.answer or ""
+    empty = case.non_answer  # scored as the empty answer, citing nothing
     gold = set(cited_numbers(q.reference))
-    pred = set(cited_numbers(answer))
+    pred = set() if empty else set(cited_numbers(answer))
     attribution = None
     if gold:
         p, r, f = attribution_score(gold, pred)
@@ -131,7 +148,8 @@ def answer_row(case: AnswerCase, outcomes: dict[str, Outcome] | None, *,
         "answer": case.answer, "question": q.question, "reference": q.reference,
         "labels": {str(p.number): p.label for p in q.passages},
         "needs_deflection": q.needs_deflection, "dims": dict(q.dims),
-        "bergen": bergen.answer_scores(strip_markers(answer),
+        "non_answer": case.non_answer,
+        "bergen": bergen.answer_scores("" if empty else strip_markers(answer),
                                        q.references(with_related)).as_dict(),
         "attribution": attribution,
         "judged": outcomes is not None,
@@ -143,12 +161,13 @@ def answer_row(case: AnswerCase, outcomes: dict[str, Outcome] | None, *,
     parsed = {check: (o.parsed if o is not None else None) for check, o in got.items()}
     eligibility = parsed["eligibility"]
     label = eligibility.value if eligibility is not None and eligibility.valid else None
-    eligible = case.answered and label is not None and label != MAJOR
-    factual = case.answered and _grounded(parsed["factuality"])
-    relevant_factual = case.answered and _grounded(parsed["relevant_factuality"])
+    judged = case.judgeable
+    eligible = judged and label is not None and label != MAJOR
+    factual = judged and _grounded(parsed["factuality"])
+    relevant_factual = judged and _grounded(parsed["relevant_factuality"])
     grade = parsed["deflection"]
     deflected: bool | None = False
-    if case.answered:
+    if judged:
         deflected = (grade.value == "missing") if grade is not None and grade.valid else None
     llm = parsed["llmeval"]
     row.update({
@@ -157,12 +176,14 @@ def answer_row(case: AnswerCase, outcomes: dict[str, Outcome] | None, *,
         "raf": eligible and relevant_factual,
         "deflection": grade.value if grade is not None and grade.valid else None,
         "deflected": deflected,
-        "llmeval": llm.value["score"] if llm is not None else 0,
-        "llmeval_weird": bool(llm is not None and llm.value["weird"]),
+        "llmeval": llm.value["score"] if llm is not None and llm.valid else 0,
+        "llmeval_weird": bool(llm is not None and llm.valid and llm.value["weird"]),
         "sentences": _sentence_rows(sentences, parsed["factuality"],
                                     parsed["relevant_factuality"]),
         "invalid": {check: (o.parsed.reason or "invalid") for check, o in got.items()
-                    if o is not None and not o.parsed.valid},
+                    if o is not None and not o.parsed.valid and o.failure is None},
+        "judge_failed": {check: {"kind": o.failure, "message": o.error}
+                         for check, o in got.items() if o is not None and o.failure is not None},
         "calls": {check: o.as_dict() for check, o in got.items() if o is not None},
     })
     return row
