@@ -16,10 +16,28 @@ from typing import Any
 from needlework import stats
 
 
-def interval_words(interval: Mapping[str, Any] | stats.Interval | None) -> str:
-    """``95 % Wilson 42.5–77.6 %``; ``no interval`` when there is none (no unit, or one that
-    cannot be estimated: :data:`needlework.stats.NONE`)."""
+def method_words(interval: Mapping[str, Any] | stats.Interval | None,
+                 counted: int | None = None) -> str:
+    """``95 % Wilson`` (:func:`needlework.stats.method_label`); when the interval counts other
+    units than the figure beside it (a judge's trials shown, its items resampled; pairs
+    shown, items resampled), ``counted`` (the figure's count) differs from the interval's
+    ``n`` and its units are named: ``95 % Wilson over 4 items``."""
     label = stats.method_label(interval)
+    if interval is None or label in ("–", "not estimable"):
+        return label
+    got = interval.get("n") if isinstance(interval, Mapping) else interval.n
+    unit = interval.get("unit") if isinstance(interval, Mapping) else interval.unit
+    if counted is not None and got is not None and int(got) != counted:
+        label += f" over {got} {unit or 'unit'}{'s' if int(got) != 1 else ''}"
+    return label
+
+
+def interval_words(interval: Mapping[str, Any] | stats.Interval | None,
+                   counted: int | None = None) -> str:
+    """``95 % Wilson 42.5–77.6 %`` (``95 % Wilson over 4 items 30.1–95.4 %``: see
+    :func:`method_words`); ``no interval`` when there is none (no unit, or one that cannot
+    be estimated: :data:`needlework.stats.NONE`)."""
+    label = method_words(interval, counted)
     spread = stats.percent_range(interval)
     if interval is None or spread == "–":
         return "no interval" if label in ("–", "not estimable") else f"{label}: no interval"
@@ -40,7 +58,7 @@ def share_words(value: float | None, right: int | None = None, n: int | None = N
         head = stats.percent(value) + (f" (n={n}{' ' + unit if unit else ''})" if n else "")
     if interval is None:
         return head
-    return f"{head}, {interval_words(interval)}"
+    return f"{head}, {interval_words(interval, n)}"
 
 
 def judge_lines(summary: Mapping[str, Any]) -> list[str]:
@@ -79,7 +97,7 @@ def leaderboard_lines(rows: list[Mapping[str, Any]]) -> list[str]:
             + share_words(row.get("accuracy"), row.get("right"), row.get("n"),
                           row.get("interval"), unit=str(row.get("unit") or ""))
             + f"; {row['items']} items answered"
-            + ("" if failed is None else f", {failed} failed requests")
+            + ("" if failed is None else f", {failed} failed request{'s' if failed != 1 else ''}")
             + f"; {str(row.get('date') or '')[:16].replace('T', ' ')}")
         for name, part in (row.get("subsets") or {}).items():
             lines.append(f"      {name}: " + share_words(part.get("accuracy"), part.get("right"),

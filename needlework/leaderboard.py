@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from needlework import metrics, stats
+from needlework.figures_text import method_words
 from needlework.judges.local import short_name
 from needlework.judges.results import ORDER_WORDS, with_intervals
 from needlework.rewards import results as rewards_results
@@ -225,7 +226,7 @@ def table(rows: list[Row]) -> list[dict[str, Any]]:
             "#": rank, "run": row.name, "kind": row.kind, "mode": row.mode, "metric": row.metric,
             "accuracy": _share(row.accuracy, row.right, row.n), "counted": f"{counts} {row.unit}",
             "95 % interval": stats.percent_range(row.interval),
-            "method": stats.method_label(row.interval),
+            "method": method_words(row.interval, row.n),
             "items answered": row.items,
             "failed requests": "–" if row.failed is None else row.failed,
         }

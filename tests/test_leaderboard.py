@@ -308,3 +308,35 @@ def test_the_signature_changes_when_a_run_is_added_or_rescored(tmp_path) -> None
                      [{**rows[0], "item_key": "q5"}])
     assert lb.signature(db, "prefs") != one  # more items scored: new rows
     assert lb.leaderboard(db, "prefs")[0].n == 5
+
+
+def test_a_rotation_run_counts_trials_and_names_the_items_its_interval_resamples(tmp_path) -> None:
+    """Every rotation of 3 responses (27 trials), the 2nd request answered HTTP 500: the
+    row counts the 26 answered trials, right on those of items not divisible by 3, and its
+    interval, over the 9 items, says so."""
+    db = make_set(tmp_path / "rot.db")
+    _, items = load_preferences(db, "prefs")
+    script = Scripted()
+    answers: list[bool] = []
+
+    def answer(body: dict) -> str:
+        text = script(body)
+        answers.append(script.right[int(QUESTION.search(last_user_text(body)).group(1))])
+        return text
+
+    with FakeJudgeServer(answer, statuses=[200, 500]) as server:
+        conn = Connection(server.base_url, "judge", key_env=None, concurrency=1, max_retries=0)
+        run_judge(db, conn, items, "selection", dataset="prefs", format_name="lfrb",
+                  order="rotations")
+        assert len(server.chat_requests()) == 3 * N
+        failed = int(QUESTION.search(last_user_text(server.chat_requests()[1]["body"])).group(1))
+    assert failed == 0  # the 2nd request was item 0's (a wrong one) 2nd rotation
+    (row,) = lb.leaderboard(db, "prefs")
+    assert (row.right, row.n, row.failed) == (sum(answers), len(answers), 1)
+    assert (row.right, row.n) == (18, 26)  # 6 right items x 3 trials; 3 x 3 - 1 wrong
+    assert row.interval["n"] == N and row.mode == "selection, every rotation"
+    assert row.interval["method"] == "bootstrap"  # items of 2 or 3 trials: weighted shares
+    text = leaderboard_lines(lb.as_dicts([row]))[0]
+    assert "accuracy per trial 69.2 % (18/26 trials), 95 % bootstrap over 9 items " in text
+    assert "9 items answered, 1 failed request;" in text
+    assert lb.table([row])[0]["method"] == "95 % bootstrap over 9 items"

@@ -82,7 +82,8 @@ def test_pairwise_text_counts_pairs_and_names_the_bootstrap(tmp_path, capsys) ->
     assert (report["correct"], report["pairs"]) == (35, 51)
     ci = report["intervals"]["overall"]
     assert ci["method"] == "bootstrap"  # shares of an item's pairs: not a plain proportion
-    assert lines[0] == (f"pairwise: 68.6 % (35/51 pairs), 95 % bootstrap "
+    assert ci["n"] == 26  # the items resampled, their pairs with them
+    assert lines[0] == (f"pairwise: 68.6 % (35/51 pairs), 95 % bootstrap over 26 items "
                         f"{pct(ci['low'])}–{pct(ci['high'])} %")
     assert "  missing: 1 pairs left out (a score missing) in 1 entries" in lines
     assert any(line.startswith("  A: 82.1 % (23/28 pairs), 95 % ") for line in lines)
@@ -117,6 +118,8 @@ def test_share_words_rounds_half_up_from_the_counts() -> None:
     assert pct(hi) == "43.4"  # not a 0-width interval at 0 of 5
     assert interval_words({"method": "none", "low": None, "high": None}) == "no interval"
     assert interval_words(None) == "no interval"
+    assert interval_words(wilson(3, 4), 12) == "95 % Wilson over 4 items 30.1–95.4 %"
+    assert interval_words(wilson(3, 4), 4) == "95 % Wilson 30.1–95.4 %"
 
 
 def test_judge_lines_count_the_answered_trials_and_show_the_intervals() -> None:
