@@ -84,11 +84,12 @@ def save_call(
         )
 
 
-def reports_reasoning(db: Database, endpoint: str, model: str) -> bool:
-    """Whether a cached answer of ``model`` at ``endpoint`` reported reasoning tokens (a
-    reasoning model: its thinking counts against the length limit)."""
+def cut_while_reasoning(db: Database, endpoint: str, model: str) -> bool:
+    """Whether a cached answer of ``model`` at ``endpoint`` reported reasoning tokens and
+    was cut off at the length limit (a reasoning model that needs more room to think)."""
     return db.execute("select exists(select 1 from judge_calls where endpoint = ? and model = ? "
-                      "and reasoning_tokens > 0)", [endpoint, model]).fetchone()[0] == 1
+                      "and reasoning_tokens > 0 and finish_reason = 'length')",
+                      [endpoint, model]).fetchone()[0] == 1
 
 
 def count_calls(db: Database, endpoint: str | None = None, model: str | None = None) -> int:

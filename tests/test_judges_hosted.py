@@ -183,17 +183,19 @@ def test_the_page_shows_failures_and_provider_defaults_beside_the_figures(app_db
     assert "HTTP 500" in warnings
     infos = [i.value.replace("\\", "") for i in at.info]  # shown escaped (components.text.label)
     assert any(i.startswith("temperature: provider default (refused 0): ") for i in infos)
-    lost = frame(at, "kind")
+    lost = next(f.value for f in at.dataframe
+                if {"item", "kind", "reason"} <= set(f.value.columns))
     assert len(lost) == 1 and lost.iloc[0]["kind"] == "server_error"
     assert lost.iloc[0]["item"] not in {p for p in answered}
 
 
-def test_a_model_that_reported_reasoning_tokens_gets_room_to_think(tmp_path: Path,
+def test_a_model_cut_off_while_reasoning_gets_room_to_think_next_time(tmp_path: Path,
                                                                    capsys) -> None:
     make_pairs(tmp_path / "r.db", n=2)
-    with HostedJudgeServer(right_unless_third, reasoning=True) as hosted:
+    with HostedJudgeServer(right_unless_third, reasoning=True, cut_off=True) as hosted:
         code, first = run_json(hosted, tmp_path / "r.db", capsys)
         before = [r["body"]["max_completion_tokens"] for r in hosted.answered()]
+        hosted.cut_off = False  # with room to think it answers
         code_again = main(judge_args(hosted, tmp_path / "r.db", "--json"))
         captured = capsys.readouterr()
         after = [r["body"]["max_completion_tokens"] for r in hosted.answered()][len(before):]
@@ -205,5 +207,7 @@ def test_a_model_that_reported_reasoning_tokens_gets_room_to_think(tmp_path: Pat
     assert before == [512] * 4 and after == [REASONING_MAX_TOKENS] * 4
     assert last == 8  # the 512 run was all from the cache
     assert f"max tokens {REASONING_MAX_TOKENS} (room to think" in captured.err
-    assert json.loads(captured.out)["params"]["max_tokens"] == REASONING_MAX_TOKENS
-    assert first["usage"]["reasoning_tokens"] == 64 * 4
+    second = json.loads(captured.out)
+    assert second["params"]["max_tokens"] == REASONING_MAX_TOKENS
+    assert first["usage"]["reasoning_tokens"] == 64 * 4 and first["cut_off"] == 4
+    assert first["accuracy"] == 0.0 and second["cut_off"] == 0 and second["accuracy"] == 0.5

@@ -294,7 +294,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
           f"{summary['skipped']} skipped; {summary['requests']} requests, "
           f"{summary['cached']} from cache")
     if (failed := failure_words(summary)) is not None:
-        print(f"  {failed}; accuracy counts the answered ones only")
+        print(f"  {failed}")
     for words in provider_defaults(summary):
         print(f"  {words}")
     if summary.get("cut_off"):
@@ -320,16 +320,17 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 def reasoning_budget(db, connection, args: argparse.Namespace):  # noqa: ANN001, ANN201
     """``connection`` with the reasoning default length limit (:data:`REASONING_MAX_TOKENS`)
-    when no ``--max-tokens`` was given, the limit is the plain default and this model's
-    cached answers at this endpoint report reasoning tokens (said on stderr); else as is."""
-    from store.judges import reports_reasoning  # noqa: PLC0415
+    when no ``--max-tokens`` was given, the limit is the plain default and an answer of
+    this model at this endpoint reported reasoning tokens and was cut off at the limit
+    (said on stderr); else as is, so a run that was not cut off is the same run again."""
+    from store.judges import cut_while_reasoning  # noqa: PLC0415
 
     if args.max_tokens is not None or connection.max_tokens != DEFAULT_MAX_TOKENS or \
-            not reports_reasoning(db, connection.endpoint, connection.model):
+            not cut_while_reasoning(db, connection.endpoint, connection.model):
         return connection
     if connection.context_window is not None and connection.context_window <= REASONING_MAX_TOKENS:
         return connection
-    print(f"note: {connection.model} reported reasoning tokens before: max tokens "
+    print(f"note: {connection.model} was cut off while reasoning before: max tokens "
           f"{REASONING_MAX_TOKENS} (room to think; --max-tokens sets another)", file=sys.stderr)
     return connection.with_options(max_tokens=REASONING_MAX_TOKENS)
 

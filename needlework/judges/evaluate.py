@@ -286,8 +286,8 @@ def failure_groups(results: Iterable[Result]) -> list[dict[str, Any]]:
 
 
 def failure_words(summary: Mapping[str, Any]) -> str | None:
-    """``answered 24 of 28 trials, failed 4 (server error: …)``, or ``None`` when no request
-    failed."""
+    """``answered 24 of 28 trials, failed 4 (4 server error: …)`` (scoring: ratings, and the
+    items the accuracy is over), or ``None`` when no request failed."""
     failed = int(summary.get("failed") or 0)
     if not failed:
         return None
@@ -295,8 +295,12 @@ def failure_words(summary: Mapping[str, Any]) -> str | None:
     groups = summary.get("failures") or []
     first = groups[0].get("message") if groups else None
     kinds = ", ".join(f"{g['count']} {g['kind'].replace('_', ' ')}" for g in groups)
+    items = "; accuracy over the answered ones"
+    if summary.get("mode") != "selection" and summary.get("items_judged") is not None:
+        items = (f"; accuracy over the {summary.get('answered_items', 0)} of "
+                 f"{summary['items_judged']} items with every rating answered")
     return (f"answered {summary.get('answered', 0)} of {summary.get('trials', 0)} {unit}, "
-            f"failed {failed} ({kinds}{': ' + str(first) if first else ''})")
+            f"failed {failed} ({kinds}{': ' + str(first) if first else ''}){items}")
 
 
 def item_units(results: Iterable[Result], mode: str) -> dict[str, dict[str, Any]]:
