@@ -179,6 +179,16 @@ def render_answer(row: Mapping[str, Any], *, key: str, current: int | None = Non
         st.dataframe(_sentence_frame(row), hide_index=True, key=f"{key}-sentences",
                      column_config={"#": st.column_config.NumberColumn(width="small"),
                                     "fails": st.column_config.TextColumn(width="small")})
+        if row.get("non_answer"):
+            st.caption("A non-answer: no claim (empty, a lone letter, only citations). Not sent "
+                       "to the judge; counted not factual and not eligible.")
+        failed = row.get("judge_failed") or {}
+        if failed:
+            st.caption("Judge requests that failed (no answer; this answer is left out of the "
+                       "judge figures):")
+            render_text("\n".join(f"{check}: {v.get('message') or v.get('kind')}"
+                                   for check, v in failed.items()),
+                        mono=True, key=f"{key}-failed")
         invalid = row.get("invalid") or {}
         if invalid:
             st.caption("Unreadable judge answers (counted as failures):")

@@ -93,15 +93,20 @@ def _outcome(job: dict[str, Any]) -> None:
             f"{label(short_name(str((result.get('generator') or {}).get('model', ''))), 60)}, "
             f"stored as the answer set {label(str(result.get('model', '')), 60)}; calls: "
             f"{calls.get('sent', 0)} sent, {calls.get('cached', 0)} from the cache, "
-            f"{calls.get('errors', 0)} refused, {calls.get('too_long', 0)} too long. "
+            f"{calls.get('refused', 0)} refused, {calls.get('timed_out', 0)} timed out, "
+            f"{calls.get('failed', 0)} failed, {calls.get('too_long', 0)} too long. "
             f"Deflections {len(form.get('deflections') or [])}, citing no passage "
             f"{len(form.get('uncited') or [])}, citing a passage the question does not have "
             f"{len(form.get('bad_citations') or [])}, blank {len(form.get('blank') or [])}.",
             icon="✅")
+        flagged = (result.get("non_answers") or {}).get("line")
+        if flagged:
+            st.warning(label(flagged, 400), icon="⚠️")
         missing = result.get("not_answered") or []
         if missing:
-            st.caption(f"{len(missing)} question(s) got no answer (they count as failures when "
-                       "evaluated):")
+            st.caption(f"{len(missing)} question(s) got no answer (a failed request is left out "
+                       "of the model's figures when evaluated; one over the window counts as a "
+                       "failure):")
             render_text("\n".join(f"{m['item_key']}: {m['reason']}" for m in missing), mono=True,
                         box=True, max_height=160, key="rag-gen-missing")
     elif status == "cancelled":

@@ -36,6 +36,7 @@ from needlework.rag.metrics import (
     text_row,
 )
 from needlework.rag.questions import DIMENSIONS
+from needlework.rag.run import answer_notes
 from needlework.stats import bootstrap_mean, how, number_range
 from store.rag import list_runs
 
@@ -161,12 +162,16 @@ def render_scope(summary: dict[str, Any]) -> None:
                    if judge else "no judge (BERGEN metrics and attribution only)")
                 + (" · `answer_related_info` is a second BERGEN reference"
                    if summary.get("with_related") else ""))
+    for line in answer_notes(summary):
+        st.warning(label(line, 600), icon="⚠️")
     listed = []
     for item in q["not_evaluated"]:
         listed.append({"model": "(all)", "what": item["reason"], "ids": item["item_key"]})
     names = {"unknown_ids": "answers for an unknown sample_id (ignored)",
              "missing_ids": "questions without an answer (failures)",
              "empty_ids": "blank answers (failures)",
+             "non_answer_ids": "non-answers: no claim (not factual, not eligible)",
+             "failed_ids": "generation request failed (left out)",
              "not_evaluated_ids": "answers to questions not evaluated"}
     for model, cov in summary["coverage"].items():
         for name, what in names.items():

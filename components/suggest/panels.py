@@ -71,6 +71,10 @@ def _outcome(job: dict[str, Any]) -> None:
                    f"the cache; {result.get('invalid', 0):,} answer(s) unreadable.", icon="✅")
         price = cost.price_described((job.get("options") or {}).get("judge"))
         st.caption(f"💰 {label(cost.actual_of_calls(result, price).words(), 400)}")
+        if result.get("failures"):
+            st.warning("Failed requests, not answers (nothing stored for them; a new run asks "
+                       "again):", icon="⚠️")
+            render_text(str(result["failures"]), mono=True, key="sg-failures")
         if result.get("example_invalid"):
             st.caption("An unreadable answer, for example:")
             render_text(str(result["example_invalid"]), mono=True, key="sg-invalid")

@@ -179,6 +179,10 @@ def coverage_note(model: str, coverage: dict[str, Any], scored: int) -> str:
                  "(0 on every metric) and counted in the means")
     else:
         line += "; every one answered"
+    flagged = [k for k in coverage.get("non_answer_ids") or [] if k not in blank]
+    if flagged:
+        line += (f"; {len(flagged)} non-answer(s) (no claim: {_ids(flagged)}): scored as the "
+                 "empty answer")
     if coverage["unknown_ids"]:
         line += f"; {len(coverage['unknown_ids'])} answer(s) for unknown ids ignored"
     return line
@@ -358,6 +362,8 @@ def _print_table(summary: dict[str, Any]) -> None:
         row = flat(figures)
         print(f"{model}\t{row['n']}\t" + "\t".join(_fmt(row[name]) for name, _ in SHOWN))
     _print_intervals(summary)
+    from needlework.rag.run import answer_notes  # noqa: PLC0415
+
     for line in answer_notes(summary):
         print(line)
     calls = summary["calls"]
@@ -366,30 +372,3 @@ def _print_table(summary: dict[str, Any]) -> None:
               f"{calls.get('refused', 0)} refused, {calls.get('timed_out', 0)} timed out, "
               f"{calls.get('failed', 0)} failed (no answer, not cached), "
               f"{calls['too_long']} too long")
-        if summary.get("failures"):
-            print(f"failed requests: {summary['failures']}")
-
-
-def answer_notes(summary: dict[str, Any]) -> list[str]:
-    """One line per model with non-answers or answers left unscored by a failed judge
-    request: ``demo-judge: non-answers: 13 of 13, counted not factual and not eligible``,
-    ``m: not scored: 2 (a judge request failed: 2 failed), left out of the judge figures'
-    numerators and denominators``; and per model, questions whose generation failed."""
-    out = []
-    for model, figures in summary["overall"].items():
-        n = figures.get("n", 0)
-        if figures.get("non_answers"):
-            out.append(f"{model}: non-answers: {figures['non_answers']} of {n}, counted not "
-                       "factual and not eligible (no claim: empty, a lone letter, only "
-                       "citations)")
-        if figures.get("not_scored"):
-            kinds = ", ".join(f"{c} {k.replace('_', ' ')}"
-                              for k, c in sorted((figures.get("judge_failures") or {}).items()))
-            out.append(f"{model}: not scored: {figures['not_scored']} of {n} (a judge request "
-                       f"failed: {kinds}), left out of the judge figures' numerators and "
-                       "denominators")
-        failed = (summary.get("coverage") or {}).get(model, {}).get("failed_ids") or []
-        if failed:
-            out.append(f"{model}: {len(failed)} question(s) whose answer request failed when "
-                       "it was generated, left out of its figures")
-    return out

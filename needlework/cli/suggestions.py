@@ -197,6 +197,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
                   f"{result['questions']} question(s) of {args.dataset} ({result['skipped']} "
                   f"skipped: suggested before; {result['sent']} request(s) sent, "
                   f"{result['cached']} from the cache, {result['invalid']} answer(s) unreadable)")
+            if result.get("failures"):
+                print(f"failed requests: {result['failures']}; nothing stored for them, a new "
+                      "run asks again")
             print(f"cost: {spent.words()}")
             if result.get("example_invalid"):
                 print(f"unreadable, for example: {result['example_invalid']}", file=sys.stderr)

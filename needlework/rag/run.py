@@ -37,6 +37,7 @@ from needlework.judges.templates import Template, from_dict
 from needlework.rag import bergen, metrics
 from needlework.rag.answers import AnswerSet, coverage, stored_set
 from needlework.rag.calls import CallStats, failure_words, request_key, run_requests
+from needlework.rag.non_answers import is_non_answer
 from needlework.rag.prompts import MODES as PROMPT_MODES
 from needlework.rag.prompts import template_set
 from needlework.rag.questions import RagQuestion, load_questions, strip_markers
@@ -209,6 +210,35 @@ def summarize(spec: RagEvalSpec, run_key: str, questions: Sequence[RagQuestion],
     }
 
 
+def answer_notes(summary: dict[str, Any]) -> list[str]:
+    """One line per model with non-answers or answers left unscored by a failed judge
+    request: ``demo-judge: non-answers: 13 of 13, counted not factual and not eligible``,
+    ``m: not scored: 2 (a judge request failed: 2 failed), left out of the judge figures'
+    numerators and denominators``; and per model, questions whose generation failed; then
+    the failed judge requests with the endpoint's sentence. What ``rag-eval`` prints under
+    its table and the RAG answers page shows above it."""
+    out = []
+    for model, figures in summary["overall"].items():
+        n = figures.get("n", 0)
+        if figures.get("non_answers"):
+            out.append(f"{model}: non-answers: {figures['non_answers']} of {n}, counted not "
+                       "factual and not eligible (no claim: empty, a lone letter, only "
+                       "citations)")
+        if figures.get("not_scored"):
+            kinds = ", ".join(f"{c} {k.replace('_', ' ')}"
+                              for k, c in sorted((figures.get("judge_failures") or {}).items()))
+            out.append(f"{model}: not scored: {figures['not_scored']} of {n} (a judge request "
+                       f"failed: {kinds}), left out of the judge figures' numerators and "
+                       "denominators")
+        failed = (summary.get("coverage") or {}).get(model, {}).get("failed_ids") or []
+        if failed:
+            out.append(f"{model}: {len(failed)} question(s) whose answer request failed when "
+                       "it was generated, left out of its figures")
+    if summary.get("failures"):
+        out.append(f"failed judge requests: {summary['failures']}")
+    return out
+
+
 def answer_coverage(answer_set: AnswerSet, questions: Sequence[RagQuestion]) -> dict[str, Any]:
     """:func:`.answers.coverage` over the evaluated questions, plus the answers given to
     questions that are not evaluated (``not_evaluated_ids``)."""
@@ -288,18 +318,26 @@ def run_rag_eval(job: Any, db: Any, progress: Progress, should_stop: ShouldStop)
 # -- BERGEN's metrics alone (no judge, nothing stored) ------------------------------------
 
 
+def _scored_text(answer: str) -> str:
+    """What BERGEN's metrics score of an answer: a non-answer as the empty answer, markers
+    removed from the rest."""
+    return "" if is_non_answer(answer) else strip_markers(answer)
+
+
 def answer_metrics(db: Any, dataset: str, answer_sets: Sequence[AnswerSet], *,
                    with_related: bool = False) -> dict[str, Any]:
     """BERGEN's metrics of each model's answers against the dataset's human answers
     (adjudicated first), per question and averaged, over the questions that have a
-    human answer; a missing answer is scored as the empty answer. JSON-ready; nothing
+    human answer; a missing answer and a non-answer (:mod:`.non_answers`) are scored as
+    the empty answer. JSON-ready; nothing
     is stored (:func:`evaluate` stores a full evaluation)."""
     questions = load_questions(db, dataset)
     scored = [q for q in questions if q.reference.strip()]
     models: dict[str, Any] = {}
     for s in answer_sets:
         rows = [{"item_key": q.key, "answered": q.key in s.answers,
-                 **bergen.answer_scores(strip_markers(s.answers.get(q.key, "")),
+                 "non_answer": q.key in s.answers and is_non_answer(s.answers[q.key]),
+                 **bergen.answer_scores(_scored_text(s.answers.get(q.key, "")),
                                         q.references(with_related)).as_dict()}
                 for q in scored]
         cov = coverage(s, [q.key for q in scored]).as_dict()

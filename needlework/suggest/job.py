@@ -14,7 +14,13 @@ so memory stays bounded at any size and a killed job loses at most a page:
   keeps what was stored;
 - an answer the parser cannot read stores nothing for its field and is counted in the
   result (``invalid``), with one example reason; a judge that fails as a whole fails
-  the job in one line (:class:`~needlework.judges.errors.JudgeError`).
+  the job in one line (:class:`~needlework.judges.errors.JudgeError`);
+- a request that fails on its own (refused, timed out, a server error after the retries)
+  is not an answer: it stores nothing, is never cached (a new run asks again), and is
+  counted apart from the invalid answers (``refused``, ``timed_out``, ``failed``) with
+  the endpoint's sentence (``failures``, one line); a page in which no request gets an
+  answer fails the job in one line (nothing of that page is stored, nor of any page
+  when it is the first).
 
 The source of every suggestion is ``judge:MODEL`` (or the ``source`` option); its detail
 names the endpoint, the model, the prompt version and the job. The connection travels as
@@ -34,7 +40,7 @@ from needlework.grounding import item as gitem
 from needlework.jobs import RUNNER, Cancelled, Job, Progress, ShouldStop, register
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError
-from needlework.rag.calls import Request, run_requests
+from needlework.rag.calls import FAILURE_KINDS, Request, failure_words, run_requests
 from needlework.suggest.prompts import (
     DIMS_SCHEMA,
     LABEL_SCHEMA,
@@ -120,7 +126,9 @@ def run_suggest(job: Job, db: Database, progress: Progress, should_stop: ShouldS
     total = item_count(db, spec.dataset)
     progress.begin(total)
     counts = {"questions": 0, "skipped": 0, "suggestions": 0, "invalid": 0, "sent": 0,
-              "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "unreported": 0}
+              "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "unreported": 0,
+              "refused": 0, "timed_out": 0, "failed": 0}
+    messages: dict[str, str] = {}
     example: str | None = None
     after, done = -1, 0
     while page := items_page(db, spec.dataset, after, PAGE):
@@ -138,11 +146,16 @@ def run_suggest(job: Job, db: Database, progress: Progress, should_stop: ShouldS
                                                should_stop=should_stop)
             except JudgeCancelled as stop:
                 raise Cancelled("stopped", partial=counts) from stop
-            for name in ("sent", "cached", "prompt_tokens", "completion_tokens", "unreported"):
+            for name in ("sent", "cached", "prompt_tokens", "completion_tokens", "unreported",
+                         *FAILURE_KINDS):
                 counts[name] += getattr(stats, name)
+            for kind, message in stats.failure_messages.items():
+                messages.setdefault(kind, message)
             rows = []
             for outcome in outcomes.values():
                 key, name = outcome.id.split("\x00", 1)
+                if outcome.failed:  # no answer: counted apart, nothing stored
+                    continue
                 if not outcome.parsed.valid:
                     counts["invalid"] += 1
                     example = example or f"{key} {name}: {outcome.parsed.reason}"
@@ -158,7 +171,9 @@ def run_suggest(job: Job, db: Database, progress: Progress, should_stop: ShouldS
             counts["questions"] += len(todo)
         done += len(page)
         progress(done, total)
-    return {**counts, "source": source, "example_invalid": example}
+    return {**counts, "source": source, "example_invalid": example,
+            "failure_messages": messages,
+            "failures": failure_words({**counts, "failure_messages": messages})}
 
 
 register(KIND, run_suggest, unit="questions", errors=(JudgeError, SuggestError),
