@@ -264,3 +264,16 @@ def test_the_page_sends_the_command_lines_length_limit(tmp_path):
     assert labels.with_start_settings(chosen).max_tokens == 64  # a limit set by hand is kept
     other = Connection("http://127.0.0.1:9/v1", "gpt-x", key_env=None)
     assert labels.with_start_settings(other) is other
+
+
+def test_few_pairs_are_not_shown_above_chance_rather_than_at_chance():
+    frame = _trials({(500, 2, 0): [(True, True)] * 3})  # 3 of 3 in both orders: 44–100 %
+    line = findings.chance_sentence(frame)
+    assert line.startswith("Not shown above chance: with the chosen response shown first (A) "
+                           "this judge is right 100 % of the time (95 % interval 44–100 %, over 3 "
+                           "pairs), an interval that reaches 50 %")
+    assert not findings.bias_sentence(analysis.position_bias(frame)).startswith("Position bias")
+    always_a = findings.chance_sentence(_trials({(500, 2, 0): [(True, False)] * 20}))
+    assert always_a.startswith("At chance: with the chosen response shown second (B) this judge "
+                               "is right 0 % of the time (95 % interval 0–16 %, over 20 pairs), "
+                               "100 % with the other order: it names one position")

@@ -243,11 +243,13 @@ def bias_sentence(bias: PositionBias | None) -> str:
 
 
 def chance_sentence(frame: pd.DataFrame, why: str = "") -> str:
-    """For a judge's frame, a warning when it is not above chance (50 % for two responses)
-    with both orders: when the 95 % Wilson interval of its accuracy with the chosen shown
-    first, or shown second, reaches 50 % (a judge that mostly names one letter is right
-    about half the time overall and at chance with one order). ``why``: what explains it,
-    added as said. ``""`` when above chance with both orders, or not a judge's frame."""
+    """For a judge's frame, a warning when it is not shown above chance (50 % for two
+    responses) with both orders: when the 95 % Wilson interval of its accuracy with the
+    chosen shown first, or shown second, reaches 50 %. "At chance" when that interval lies
+    below 50 % (a judge that names one letter whatever the needle: right with one order,
+    wrong with the other, about half the time over both); "Not shown above chance" when it
+    merely reaches 50 % (too few pairs, or a weak judge). ``why``: what explains it, added
+    as said. ``""`` when above chance with both orders, or not a judge's frame."""
     bias = position_bias(frame)
     if bias is None:
         return ""
@@ -257,10 +259,17 @@ def chance_sentence(frame: pd.DataFrame, why: str = "") -> str:
     if not weak:
         return ""
     name, value, (low, high) = min(weak, key=lambda o: o[1])
-    return (f"At chance: with the chosen response shown {name} this judge is right "
-            f"{_pct(value)} % of the time (95 % interval {_pct(low)}–{_pct(high)} %, over "
-            f"{bias.pairs} pairs), no better than a coin toss, so its heatmap does not show where "
-            "it finds the needle." + (f" {why}" if why else ""))
+    figures = (f"with the chosen response shown {name} this judge is right {_pct(value)} % of "
+               f"the time (95 % interval {_pct(low)}–{_pct(high)} %, over {bias.pairs} pairs)")
+    if high < 0.5:  # below a coin toss with one order: it follows the position, not the needle
+        text = (f"At chance: {figures}, {_pct(max(bias.first, bias.second))} % with the other "
+                "order: it names one position whatever the needle, so over both orders it is "
+                "right about as often as a coin toss, and its heatmap does not show where it "
+                "finds the needle.")
+    else:
+        text = (f"Not shown above chance: {figures}, an interval that reaches 50 %, a coin "
+                "toss's rate, so its heatmap may not show where it finds the needle.")
+    return text + (f" {why}" if why else "")
 
 
 def judge_lines(results: pd.DataFrame, model: str | None = None, why: str = "") -> list[str]:
