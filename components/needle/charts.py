@@ -36,7 +36,7 @@ from needlework.needle.findings import (
 )
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.token_pairs import token_pair
-from needlework.stats import how, paired_by_key, percent_range, verdict
+from needlework.stats import how, paired_by_key, percent, percent_range, verdict
 
 NONE = "(none)"
 CONTEXT_CHARS = 320  # characters of text shown either side of the needle
@@ -311,7 +311,7 @@ def render_needle_context(record: dict[str, Any], names: tuple[str, str]) -> Non
     start, ec, er = needle_spans(chosen, rejected, record.get("needle_char"))
     cols = st.columns(2)
     with cols[0]:
-        st.caption(f"**{names[1]}**: the needle, at {record['tagged_position']:.0%} of "
+        st.caption(f"**{names[1]}**: the needle, at {percent(record['tagged_position'], digits=0, space=False)} of "
                    f"{record.get('response_tokens', '?')} tokens")
         render_marked_text(_context(rejected, start, er, "nw-needle"), box=True, key="nw-needle-rejected")
     with cols[1]:
@@ -327,7 +327,7 @@ def pairs_frame(rows: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     """A cell's pairs as shown: worst margin first (scores to ``digits`` decimals)."""
     return pd.DataFrame({
         "pair": rows["id"], "haystack": rows["haystack_id"], "needle": rows["needle_id"],
-        "position": [f"{p:.1%}" for p in rows["tagged_position"]],
+        "position": [percent(p, space=False) for p in rows["tagged_position"]],
         "chosen score": rows["chosen_score"].round(digits),
         "rejected score": rows["rejected_score"].round(digits),
         "margin": rows["margin"].round(digits),
@@ -343,7 +343,7 @@ def trials_frame(rows: pd.DataFrame) -> pd.DataFrame:
     words = [" ".join(str(w or "").split()) for w in rows["judge_answer"]]
     return pd.DataFrame({
         "pair": rows["id"], "order shown": rows["order"],
-        "position": [f"{p:.1%}" for p in rows["tagged_position"]], "the judge named": named,
+        "position": [percent(p, space=False) for p in rows["tagged_position"]], "the judge named": named,
         "result": ["✓ correct" if c else "✗ wrong" for c in rows["correct"]],
         "its answer": [w if len(w) <= 80 else w[:79] + "…" for w in words]})
 

@@ -15,6 +15,7 @@ from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.needle.job import latest_needle_job, start_needle_job
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.registry import ModelKey
+from needlework.stats import percent
 
 REUSE = {
     "auto": "auto: reuse when it gives the same scores and is faster (checked on one pair)",
@@ -53,7 +54,7 @@ def render_reuse(stats: dict[str, Any]) -> None:
     cols[0].metric("Text tokens scored", f"{texts:,}", help="Tokens of every text a plain run computes.")
     cols[1].metric("Tokens forwarded", f"{int(stats.get('tokens_forwarded', 0)):,}",
                    help="What the model actually ran (the reuse check runs one pair both ways).")
-    cols[2].metric("Saved by prefix reuse", f"{saved / texts:.0%}", help=f"{saved:,} prefix tokens "
+    cols[2].metric("Saved by prefix reuse", percent(saved / texts, digits=0, space=False), help=f"{saved:,} prefix tokens "
                    "computed once for both sides instead of twice.")
     cols[3].metric("Speed", f"{float(stats.get('tokens_per_second', 0)):,.0f} tok/s")
     if stats.get("prefix_reuse"):

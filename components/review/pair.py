@@ -20,6 +20,7 @@ from needlework.review.lengths import count, counter_words
 from needlework.review.queue import Comparison
 from needlework.review.sides import CHOSEN, PLAIN, REJECTED, Sides
 from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
+from needlework.stats import percent
 from needlework.teams.blind import against_yours
 
 REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews
@@ -348,7 +349,7 @@ def render_responses(
     controls.button("Next difference", key="rv_dnext", shortcut="D", icon="⬇️",
                     disabled=k >= n - 1, on_click=intent, args=("diff", k + 1, ident))
     whole = controls.toggle("Whole text", key="rv_whole")
-    same = f"{diff.similarity:.1%}" if 0.99 < diff.similarity < 1 else f"{diff.similarity:.0%}"
+    same = percent(diff.similarity, digits=1 if 0.99 < diff.similarity < 1 else 0, space=False)
     left, right = ("A", "B") if sides.neutral else ("chosen", "rejected")
     st.caption(f"Difference {k + 1 if n else 0} of {n} (outlined) · {same} of words identical · "
                f"red struck: only in {left} · green: only in {right} · yellow: changed")

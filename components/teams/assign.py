@@ -14,6 +14,7 @@ import streamlit as st
 
 from components.state import get_db, signed_in
 from components.text import label, option
+from needlework.stats import percent
 from needlework.teams.access import set_open_any
 from needlework.teams.assignment import (
     AssignmentError,
@@ -53,7 +54,7 @@ def render_plan(plan: dict[str, Any] | None) -> None:
                 "annotators may not until it is.", icon=":material/assignment:")
         return
     overlap = (f"each item by {plan['overlap']}" if plan["overlap"] > 1 or not plan["double_share"]
-               else f"one per item, {plan['double_share']:.0%} of the items by two")
+               else f"one per item, {percent(plan['double_share'], digits=0, space=False)} of the items by two")
     people = ", ".join(plan["annotators"])
     st.markdown(f"**Assigned** {(plan.get('created_at') or '')[:16].replace('T', ' ')} UTC "
                 f"by {label(plan.get('created_by') or 'the command line', 40)}: {overlap}, among "

@@ -83,6 +83,7 @@ from needlework.needle.sites import (
     resolve_counter,
     sentence_ends,
 )
+from needlework.stats import percent
 
 __all__ = ["ASPECTS", "Haystack", "NeedleWriting", "Passage", "candidate_chunks", "length_bin",
            "needle_record", "parse_counterpart", "parse_needle", "parse_rewrite", "slot_of",
@@ -561,7 +562,7 @@ def _write_slot(run: _Writer, haystack: Haystack, text: str, length: int | None,
                               counter=run.counter, length=length, harmless=harmless)
         landed = slot_of(probe["tagged_position"], positions)
         if landed != slot:
-            attempt["reason"] = (f"landed at {probe['tagged_position']:.0%}, outside "
+            attempt["reason"] = (f"landed at {percent(probe['tagged_position'], digits=0, space=False)}, outside "
                                  f"{_slot_words(slot, positions)}")
             continue
         ask_check = verify_messages(shown, flawed, run.aspect)

@@ -30,7 +30,7 @@ from needlework.needle.analysis import (
     counted,
     heatmap_frame,
 )
-from needlework.stats import percent_range
+from needlework.stats import percent, percent_range
 
 COLOR_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
 CELL_FIELDS = ["length_tokens", "bucket"]
@@ -71,9 +71,9 @@ def _cells(results: pd.DataFrame, thin: int) -> pd.DataFrame:
     judged = unit == "trials"
     thin_words = [f"{p} pair{'s' if p != 1 else ''}" if judged else f"n={n}"
                   for n, p in zip(cells["n"], cells["pairs"], strict=True)]
-    cells["label"] = [w if t else f"{round(a * 100)} %\nn={n}" for a, n, t, w in
+    cells["label"] = [w if t else f"{percent(a, digits=0)}\nn={n}" for a, n, t, w in
                       zip(cells["accuracy"], cells["n"], cells["thin"], thin_words, strict=True)]
-    cells["short"] = [w if t else f"{round(a * 100)}"  # narrow panels: no " %"
+    cells["short"] = [w if t else percent(a, digits=0)[:-2]  # narrow panels: no " %"
                       for a, t, w in zip(cells["accuracy"], cells["thin"], thin_words, strict=True)]
     cells["count"] = [(f"{n} ({p} pairs)" if judged else str(n))
                       + (f", too few to read (under {thin} pairs)" if t else "")

@@ -9,6 +9,7 @@ response.
 from __future__ import annotations
 
 import textwrap
+from fractions import Fraction
 
 import pandas as pd
 
@@ -23,10 +24,12 @@ from needlework.needle.analysis import (
     position_bias,
     wilson_interval,
 )
+from needlework.stats import round_half_up
 
 
 def _pct(value: float) -> int:
-    return int(round(value * 100))
+    """A share in whole percent, rounded half up on its exact value (:mod:`needlework.stats`)."""
+    return int(round_half_up(Fraction(float(value)) * 100, 0))
 
 
 def _where(cell: pd.Series) -> str:

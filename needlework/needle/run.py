@@ -30,6 +30,7 @@ import pandas as pd
 from needlework.needle.analysis import results_frame
 from needlework.needle.prefix import prefix_scores, supports_prefix_reuse
 from needlework.rewards import errors
+from needlework.stats import percent
 from store import scores as store_scores
 
 Progress = Callable[[int, int], None]
@@ -74,7 +75,7 @@ class RunStats:
         if self.prefix_reuse:
             share = self.tokens_saved / self.tokens_texts if self.tokens_texts else 0.0
             out.append(f"prefix reuse on {self.reuse_records} records: {self.tokens_saved:,} of "
-                       f"{self.tokens_texts:,} tokens not recomputed ({share:.0%})")
+                       f"{self.tokens_texts:,} tokens not recomputed ({percent(share, digits=0, space=False)})")
         if self.reuse_check:
             out.append(f"prefix reuse check (per length): {self.reuse_check}")
         if self.reuse_note:

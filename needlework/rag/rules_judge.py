@@ -62,6 +62,7 @@ from functools import lru_cache
 
 from needlework.rag.prompts import read_prompt
 from needlework.rag.sentences import split_sentences
+from needlework.stats import percent
 
 MODEL = "needlework-rules"
 SUPPORTED = 0.8
@@ -196,13 +197,13 @@ def sentence_label(sentence: str, passages: str) -> SentenceVerdict:
                    else "negates what the passage says" if _negated(sentence)
                    else "the passage negates it")
             return SentenceVerdict("contradictory", f"rule: close to a passage sentence "
-                                   f"({best_share:.0%} of its words) but {why}", best)
+                                   f"({percent(best_share, digits=0, space=False)} of its words) but {why}", best)
     if shared >= SUPPORTED and not missing_numbers:
-        return SentenceVerdict("supported", f"rule: {shared:.0%} of its content words and all its "
+        return SentenceVerdict("supported", f"rule: {percent(shared, digits=0, space=False)} of its content words and all its "
                                "numbers are in the passages", best)
     reason = (f"numbers not in the passages: {', '.join(sorted(missing_numbers))}"
               if missing_numbers and shared >= SUPPORTED
-              else f"only {shared:.0%} of its content words are in the passages")
+              else f"only {percent(shared, digits=0, space=False)} of its content words are in the passages")
     return SentenceVerdict("unsupported", f"rule: {reason}")
 
 
@@ -231,7 +232,7 @@ def eligibility(answer: str, reference: str) -> tuple[str, str]:
     share = recall(answer, reference)
     label = ("No Issues" if share >= NO_ISSUES else
              "Minor Issue(s)" if share >= MINOR else "Major Issue(s)")
-    return label, f"rule: the answer has {share:.0%} of the human answer's content words"
+    return label, f"rule: the answer has {percent(share, digits=0, space=False)} of the human answer's content words"
 
 
 def llmeval(answer: str, reference: str) -> str:
@@ -252,15 +253,15 @@ def passage_label(question: str, asked: str, passage: str, dated: str, aged: boo
     whether the passage has an age."""
     share = recall(passage, question)
     if share < RELEVANT:
-        return "irrelevant", f"rule: the passage has {share:.0%} of the question's content words"
+        return "irrelevant", f"rule: the passage has {percent(share, digits=0, space=False)} of the question's content words"
     start, end = _day(dated), _day(asked)
     if start is None and not aged:
         return "UNKNOWN", "rule: relevant, and the passage has no date or age"
     if start is not None and end is not None and (end - start).days > 365 * OLD_YEARS:
         return "OUTDATED", f"rule: relevant, and over {OLD_YEARS} years older than the question"
     if share >= ANSWERS:
-        return "ANSWER-THE-QUESTION", f"rule: the passage has {share:.0%} of the question's content words"
-    return "RELATED-INFORMATION", f"rule: the passage has {share:.0%} of the question's content words"
+        return "ANSWER-THE-QUESTION", f"rule: the passage has {percent(share, digits=0, space=False)} of the question's content words"
+    return "RELATED-INFORMATION", f"rule: the passage has {percent(share, digits=0, space=False)} of the question's content words"
 
 
 def question_dimensions(question: str) -> dict[str, str]:
