@@ -28,6 +28,7 @@ from store.scores import item_scores, save_item_scores
 from tests.conftest import ROOT
 from tests.judges_fixtures import FakeJudgeServer, last_user_text
 from tests.rewards_fixtures import tiny_model_dir, tiny_rm  # noqa: F401
+from tests.teams_fixtures import open_as, team_mode_db
 from tests.test_judges_engine import BLOCK
 
 QUESTION = re.compile(r"Question (\d+)\?")
@@ -340,3 +341,27 @@ def test_a_rotation_run_counts_trials_and_names_the_items_its_interval_resamples
     assert "accuracy per trial 69.2 % (18/26 trials), 95 % bootstrap over 9 items " in text
     assert "9 items answered, 1 failed request;" in text
     assert lb.table([row])[0]["method"] == "95 % bootstrap over 9 items"
+
+
+def test_team_mode_shows_the_leaderboard_to_a_reviewer_and_not_to_an_annotator(
+        tmp_path, monkeypatch) -> None:
+    db = team_mode_db(tmp_path, monkeypatch)
+    items = [NewItem(f"q{k}", {"id": f"q{k}", "subset": "QA", "prompt": f"Question {k}?",
+                               "chosen": ["good"], "rejected": ["bad"]}, "QA") for k in range(3)]
+    create_dataset(db, "prefs", "preference", "lfrb", items)
+    save_item_scores(db, "prefs", "d" * 32, "fp32|full", "/m/d",
+                     [{"item_key": f"q{k}", "subset": "QA", "chosen_scores": [float(k)],
+                       "rejected_scores": [1.0]} for k in range(3)])  # q2 right: 1 of 3
+    at = open_as(db, "rita", "app_pages/rewards.py", "prefs")
+    frame = board_frame(at)
+    assert list(frame["run"]) == ["d"] and list(frame["accuracy"]) == ["33.3 %"]
+    assert list(frame["counted"]) == ["1/3 items"]
+    # an annotator is not offered the page (its script never runs for them), and the
+    # logic refuses them too
+    from components.teams.session import may_open  # noqa: PLC0415
+    from needlework.teams import accounts  # noqa: PLC0415
+
+    ana = accounts.resume(db, accounts.sign_in(db, "ana", "ana-passphrase-1").token)
+    assert ana is not None and not may_open(ana, "rewards")
+    with pytest.raises(PermissionDenied, match="ana is an annotator"):
+        lb.leaderboard(db, "prefs", ana)
