@@ -10,6 +10,7 @@ as text) or through :func:`components.text.label`.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import pandas as pd
@@ -18,6 +19,7 @@ from sqlite_utils import Database
 
 from components.tables import figures_table
 from components.text import label, option
+from needlework.stats import round_half_up
 from needlework.suggest.figures import HIGH, LOW, suggestion_report
 from needlework.teams.permissions import PermissionDenied, User
 
@@ -29,7 +31,7 @@ ANCHORING = (f"Anchoring? flags an annotator whose kappa with a source is at lea
 
 def _pct(figure: dict[str, Any]) -> float | None:
     value = figure.get("value")
-    return None if value is None else round(100 * value, 1)
+    return None if value is None else float(round_half_up(Fraction(value) * 100, 1))
 
 
 def _num(value: float | None, digits: int = 3) -> float | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import altair as alt
@@ -20,7 +21,7 @@ from components.state import get_db, signed_in
 from components.tables import figures_table
 from components.text import label, option, render_text
 from needlework.formats.errors import FormatError
-from needlework.stats import percent
+from needlework.stats import percent, round_half_up
 from needlework.teams.gold import (
     GoldError,
     answer_fields,
@@ -54,7 +55,7 @@ ITEM_WORDS = {"disagreement": "disputed share (highest first)",
 
 
 def _pct(value: float | None) -> float | None:
-    return None if value is None else round(100 * value, 1)
+    return None if value is None else float(round_half_up(Fraction(value) * 100, 1))
 
 
 def _secs(value: float | None) -> float | None:

@@ -84,7 +84,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
     for what, figures in (("held-out pairs of 100 tokens", judge.get("heldout_100_tokens")),
                           ("pairs of the needle lab's demo set (250–2K tokens)", judge.get("lab_needles"))):
         if figures and figures.get("pairs"):
+            from needlework.stats import percent  # noqa: PLC0415
+
             print(f"demo-judge on {figures['pairs']} {what}: accuracy with the chosen shown "
-                  f"first {figures['accuracy_chosen_first']:.0%}, shown second "
-                  f"{figures['accuracy_chosen_second']:.0%}", file=sys.stderr)
+                  f"first {percent(figures['accuracy_chosen_first'], digits=0, space=False)}, "
+                  f"shown second {percent(figures['accuracy_chosen_second'], digits=0, space=False)}",
+                  file=sys.stderr)
     return 0

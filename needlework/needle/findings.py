@@ -220,7 +220,7 @@ def overview(results: pd.DataFrame, model: str | None = None) -> str:
 
 def _points(value: float) -> str:
     """A difference of proportions in points, signed when negative (``−12``)."""
-    shown = round(value * 100)
+    shown = int(round_half_up(Fraction(float(value)) * 100, 0))
     return f"−{-shown}" if shown < 0 else f"{shown}"
 
 

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from needlework.judges.connection import DEFAULT_MAX_TOKENS, Connection
 from needlework.judges.local import settings_for, short_name
+from needlework.stats import percent
 
 __all__ = ["demo_judge_words", "demo_limitation", "judge_run_details", "judge_run_labels", "run_settings",
            "with_start_settings"]
@@ -83,8 +84,8 @@ def demo_limitation(report: Mapping[str, Any] | None, lengths: Sequence[int]) ->
     text = (f"Why: the demo judge is a tiny model ({(report or {}).get('parameters', 0):,} "
             f"parameters) trained for a few minutes on {trained}")
     if heldout.get("accuracy_chosen_first") is not None:
-        text += (f", where it is right {round(100 * heldout['accuracy_chosen_first'])} % with the "
-                 f"chosen first and {round(100 * heldout['accuracy_chosen_second'])} % with it "
+        text += (f", where it is right {percent(heldout['accuracy_chosen_first'], digits=0)} with "
+                 f"the chosen first and {percent(heldout['accuracy_chosen_second'], digits=0)} with it "
                  f"second (held-out pairs of {heldout.get('response_tokens', '?')} tokens)")
     if lengths and high and max(lengths) > int(high):
         span = (f"{min(lengths):,}–{max(lengths):,}" if len(lengths) > 1 else f"{lengths[0]:,}")
