@@ -3,11 +3,13 @@
 :func:`results` reads a stored run (``store.scores.item_scores``) of a dataset;
 :func:`failures` lists the items best-of-n counts wrong (a missing score counts
 wrong, as in Long-form RewardBench's scorer), worst margin first;
-:func:`intervals` gives each figure's 95 % bootstrap interval, the unit always the item
-(:mod:`needlework.stats`): best-of-n, the mean of 0/1 per item; pairwise, the share of an
-item's counted pairs weighted by their number (so the estimate is the pairwise figure,
-an item's pairs resampled together); RM-Bench, each item's own hard/normal/easy score,
-items resampled within their domain and the domains averaged with equal weight.
+:func:`intervals` gives each figure's 95 % interval, the unit always the item, its method
+named in each interval (:func:`needlework.stats.bootstrap_mean`): best-of-n, the mean of
+0/1 per item, Wilson's interval; pairwise, the share of an item's counted pairs weighted by
+their number (so the estimate is the pairwise figure, an item's pairs resampled together),
+the percentile bootstrap; RM-Bench, each item's own hard/normal/easy score, items resampled
+within their domain and the domains averaged with equal weight. The units are put in a
+canonical order before resampling, so the rows' order never moves an interval.
 """
 
 from __future__ import annotations
@@ -130,8 +132,8 @@ def _subset(entry: dict[str, Any]) -> str:
 
 
 def bon_intervals(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Best-of-n accuracy's 95 % interval, overall and per subset (an item with a missing
-    score is 0 and stays in, as in the figure)."""
+    """Best-of-n accuracy's 95 % interval (Wilson's: each item 1 or 0), overall and per
+    subset (an item with a missing score is 0 and stays in, as in the figure)."""
     units = [(_subset(e), float(metrics.bon_correct(list(e["chosen_scores"] or []),
                                                     list(e["rejected_scores"] or []))), 1.0)
              for e in entries]
