@@ -230,3 +230,13 @@ def test_one_rounding_rule_half_up_on_the_exact_value() -> None:
     assert stats.percent_range({"low": 0.375, "high": 0.5}, 0) == "38–50 %"
     assert stats.round_half_up(Fraction(5, 2), 0) == "3" and stats.round_half_up(2.5, 0) == "3"
     assert stats.round_half_up(-0.0001, 1) == "0.0"
+
+
+def test_wilcoxon_agrees_with_scipys_exact_test_without_ties() -> None:
+    scipy_stats = pytest.importorskip("scipy.stats")
+    rng = random.Random(8)
+    for m in (5, 9, 14, 20):
+        d = [rng.choice((-1, 1)) * (k + 1 + rng.random() / 2) for k in range(m)]
+        rng.shuffle(d)
+        assert stats.wilcoxon_p(d) == pytest.approx(
+            scipy_stats.wilcoxon(d, method="exact").pvalue, abs=1e-12)
