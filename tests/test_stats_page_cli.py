@@ -4,6 +4,7 @@ not ``0.0–0.0 %``. A real SQLite file, the real page (AppTest), the real CLI."
 
 from __future__ import annotations
 
+import html
 import json
 import random
 
@@ -14,7 +15,7 @@ from needlework.cli import main
 from needlework.datasets import import_bytes
 from needlework.rewards import registry
 from needlework.rewards.results import results, scores_lines
-from needlework.stats import percent_range
+from needlework.stats import percent_range, wilson
 from store.scores import item_scores, save_item_scores
 from tests.conftest import ROOT, jsonl
 
@@ -109,3 +110,35 @@ def test_five_items_all_wrong_show_wilsons_interval_not_a_zero_width_one(tmp_pat
     assert not any(cell.endswith("0.0–0.0 %") for cell in frame["best-of-n 95 % interval"])
     captions = " ".join(c.value for c in at.caption)
     assert "(95 % Wilson)" in captions and "95 % Wilson score interval" in captions
+
+
+def test_compare_two_classifiers_uses_mcnemar_and_its_counts_agree(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "app.db"
+    db = store.connect(path)
+    # rm-a right on items 0..11 of 16, rm-b right on 0..5 and 12..13: a alone right on 6..11
+    # (6 items), b alone on 12, 13 (2 items), both on 0..5, neither on 14, 15
+    save(db, "prefs", 16, [([2.0], [1.0, 1.0, 1.0]) if k < 12 else ([0.0], [1.0, 1.0, 1.0])
+                           for k in range(16)])
+    rows = [{"item_key": f"q{k:02d}", "subset": "QA" if k % 2 else "Chat",
+             "chosen_scores": [2.0] if k < 6 or k in (12, 13) else [0.0],
+             "rejected_scores": [1.0, 1.0, 1.0]} for k in range(16)]
+    save_item_scores(db, "prefs", "b" * 32, "fp32|full", "rm-b", rows)
+    at = open_page(path, monkeypatch)
+    at.selectbox(key="rw_run").set_value(f"score:{FP}|fp32|full").run()
+    at.selectbox(key="rw_compare").set_value(f"score:{'b' * 32}|fp32|full").run()
+    assert not at.exception, at.exception
+    both = table(at, "test").set_index("subset")
+    a, b = "some-rm", "rm-b"
+    assert both.loc["overall", "test"] == "McNemar's exact test"
+    assert (both.loc["overall", f"{a} better"], both.loc["overall", f"{b} better"],
+            both.loc["overall", "tied"]) == (6, 2, 8)
+    # McNemar by the binomial: 2 * (C(8,0) + C(8,1) + C(8,2)) / 2**8 = 2 * 37 / 256
+    assert both.loc["overall", "p"] == f"{2 * 37 / 256:.3g}"
+    assert both.loc["overall", f"{a} 95 % interval"] == percent_range(wilson(12, 16))
+    assert both.loc["overall", f"{a} method"] == "95 % Wilson"
+    labels = [e.label for e in at.expander if e.label.startswith("Items where they differ")]
+    assert labels == ["Items where they differ (8)"]  # 6 + 2, the items counted above
+    text = html.unescape(" ".join(h.value for h in at.get("html")))
+    assert "some-rm is ahead of rm-b by 25.0 points" in text  # 12/16 - 8/16
+    assert "some-rm better on 6 items, rm-b better on 2 items, tied on 8 items" in text
+    assert "McNemar's exact test p = 0.289" in text
