@@ -1,0 +1,57 @@
+"""Failed requests and provider defaults on the Reward model page, in Chromium (issue 48):
+a judge behind a real local server that refuses ``temperature`` 0 with OpenAI's HTTP 400
+and answers HTTP 500 to every third prompt. The page's figures are the stored run's,
+over the answered trials, with the failures and the provider default beside them."""
+
+from __future__ import annotations
+
+import store
+from store import judges as store_judges
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+from tests.judges_hosted_fixtures import HostedJudgeServer
+
+DATASET = "demo-preference"
+
+
+def _fill(page, name: str, value: str) -> None:
+    field = page.locator('[data-testid="stMain"]').get_by_label(name, exact=True)
+    field.fill(value)
+    field.press("Enter")
+    wait_idle(page)
+
+
+def test_failures_and_provider_defaults_beside_the_figures(page, app_url, seeded_db):
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    with HostedJudgeServer(lambda body: "Verdict: [[A]]", reasoning=True, fail_every=3) as server:
+        page.goto(f"{app_url}/rewards?dataset={DATASET}")
+        wait_idle(page, 120_000)
+        main = page.locator('[data-testid="stMain"]')
+        main.get_by_text("3 · Or judge it with an LLM").first.wait_for(timeout=120_000)
+        main.get_by_label("Base URL", exact=True).wait_for(timeout=240_000)
+        _fill(page, "Base URL", server.base_url)
+        _fill(page, "Model", "judge")
+        _fill(page, "Items per subset (0 = all)", "2")
+        main.get_by_role("button", name=f"Judge {DATASET}").click()
+        main.get_by_text("Judged ").first.wait_for(timeout=300_000)
+        wait_idle(page, 60_000)
+        answered = len(server.answered())
+        failed = len(server.failed_prompts())
+    assert_no_exception(page)
+    assert failed >= 1 and answered >= 2
+    db = store.connect(seeded_db)
+    try:
+        run = next(r for r in store_judges.list_runs(db, DATASET)
+                   if r["endpoint"] == server.base_url)
+    finally:
+        db.conn.close()
+    summary = run["summary"]
+    assert summary["answered"] == answered and summary["failed"] == failed
+    main.get_by_text(f"answered {answered} of {answered + failed} trials, failed {failed}"
+                     ).first.wait_for(timeout=60_000)
+    main.get_by_text("temperature: provider default (refused 0)").first.wait_for()
+    main.get_by_text("requests failed (refused, timed out or a server error)").first.wait_for()
+    table = main.locator('[data-testid="stDataFrame"]').filter(
+        has=page.locator("[role=columnheader]", has_text="failed (no answer)")).first
+    table.wait_for(timeout=60_000)
+    main.get_by_text("answered").first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    screenshot(page, "judge-failures")
