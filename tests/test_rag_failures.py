@@ -14,6 +14,7 @@ from needlework.datasets import import_bytes
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeError
 from needlework.rag.answers import AnswerSet
+from needlework.rag.failures import failure_table
 from needlework.rag.generate import GenerateSpec, generate
 from needlework.rag.metrics import ROW_FIELDS
 from needlework.rag.rules_judge import reply as rules_reply
@@ -81,6 +82,7 @@ def test_one_request_in_five_failing_leaves_those_answers_unscored(tmp_path) -> 
     assert "HTTP 500" in calls["failure_messages"]["failed"]
     assert report.summary["failures"].startswith(f"{len(failed_prompts)} request")
     assert _calls(db) == len(answered)  # failures are never cached
+    assert {f["item_key"] for f in failure_table(report.rows)}.isdisjoint(unscored)
     for row in rows.values():
         for check, failure in row["judge_failed"].items():
             assert check in JUDGE_CHECKS and check not in row["invalid"]

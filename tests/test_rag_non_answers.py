@@ -13,6 +13,14 @@ import store
 from needlework.datasets import import_bytes
 from needlework.judges.connection import Connection
 from needlework.rag.answers import AnswerSet
+from needlework.rag.failures import (
+    LLMEVAL_NO,
+    MISSED_DEFLECTION,
+    NON_ANSWER,
+    NOT_ELIGIBLE,
+    NOT_FACTUAL,
+    failure_table,
+)
 from needlework.rag.generate import GenerateSpec, generate
 from needlework.rag.non_answers import is_non_answer
 from needlework.rag.run import RagEvalSpec, evaluate
@@ -84,6 +92,9 @@ def test_every_figure_counts_a_non_answer_not_factual_and_not_eligible(museum) -
     assert rows["q2"]["attribution"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     cov = report.summary["coverage"]["m"]
     assert cov["non_answer_ids"] == ["q1", "q2", "q4"] and cov["missing_ids"] == []
+    listed = {f["item_key"]: f["failures"] for f in failure_table(report.rows)}
+    assert listed["q1"][:3] == [NON_ANSWER, NOT_ELIGIBLE, NOT_FACTUAL]
+    assert listed["q4"][-2:] == [MISSED_DEFLECTION, LLMEVAL_NO]  # q4 needs a deflection
     assert report.summary["non_answers"] == {"m": 3}
 
 

@@ -12,7 +12,12 @@ every failure listed is one a figure counted:
 - ``missed deflection``: the question needs a deflection and the answer attempts it;
   ``false deflection``: the passages answer it and the answer declines (an unreadable
   grade is the failure of whichever case applies);
-- ``LLMeval no``: the LLMeval judge did not say yes.
+- ``LLMeval no``: the LLMeval judge did not say yes;
+- ``non-answer``: the answer makes no claim (:mod:`.non_answers`); listed with the checks
+  it fails by that rule (not eligible, not factual, ...).
+
+An answer whose judge request failed is **not scored** (no figure counts it): it fails no
+check here.
 
 A **failing sentence** is one whose label (against all passages, or the relevant ones)
 is neither ``supported`` nor ``no_rad``, including a sentence left without a label
@@ -29,6 +34,7 @@ from needlework.grounding.answer import cited_numbers
 from needlework.rag.verdicts import GROUNDED
 
 NO_ANSWER = "no answer"
+NON_ANSWER = "non-answer"
 NOT_ELIGIBLE = "not eligible"
 NOT_FACTUAL = "not factual"
 NOT_RELEVANT_FACTUAL = "not factual (relevant)"
@@ -36,7 +42,7 @@ MISSED_DEFLECTION = "missed deflection"
 FALSE_DEFLECTION = "false deflection"
 LLMEVAL_NO = "LLMeval no"
 #: Every failure, in the order lists show them.
-FAILURES: tuple[str, ...] = (NO_ANSWER, NOT_ELIGIBLE, NOT_FACTUAL, NOT_RELEVANT_FACTUAL,
+FAILURES: tuple[str, ...] = (NO_ANSWER, NON_ANSWER, NOT_ELIGIBLE, NOT_FACTUAL, NOT_RELEVANT_FACTUAL,
                              MISSED_DEFLECTION, FALSE_DEFLECTION, LLMEVAL_NO)
 #: The two passage sets a sentence is judged against.
 SIDES: dict[str, str] = {"all": "all passages", "relevant": "relevant passages"}
@@ -46,9 +52,9 @@ def answer_failures(row: Mapping[str, Any]) -> list[str]:
     """The checks ``row`` failed, in :data:`FAILURES` order (``[]``: none)."""
     if not row["answered"]:
         return [NO_ANSWER]
-    if not row.get("judged"):
+    if not row.get("judged") or row.get("judge_failed"):
         return []
-    out = []
+    out = [NON_ANSWER] if row.get("non_answer") else []
     if not row["eligible"]:
         out.append(NOT_ELIGIBLE)
     if not row["factual"]:
@@ -79,7 +85,8 @@ def sentence_fails(sentence: Mapping[str, Any], side: str) -> bool:
 def failing_sentences(row: Mapping[str, Any]) -> list[int]:
     """0-based indices of the sentences of ``row`` that fail against all passages or
     the relevant ones (``[]`` without a judge)."""
-    if not row.get("judged") or not row["answered"]:
+    if not row.get("judged") or not row["answered"] or row.get("judge_failed") \
+            or row.get("non_answer"):
         return []
     return [k for k, s in enumerate(row.get("sentences") or [])
             if any(sentence_fails(s, side) for side in SIDES)]
