@@ -65,6 +65,9 @@ def test_a_server_refusing_temperature_0_gives_the_same_accuracy_with_no_flag(
         "words": "temperature: provider default (refused 0)",
         "message": "Unsupported value: 'temperature' does not support 0 with this model. "
                    "Only the default (1) value is supported."}]
+    assert refused["params"] == {"temperature": 0.0, "max_tokens": 512}  # as asked
+    assert refused["sent_params"] == {"max_tokens": 512}  # as sent
+    assert takes["sent_params"] == takes["params"]
     assert "0 requests, 20 from cache" in text
     assert "  temperature: provider default (refused 0)" in text
     # the cached answers are keyed by what was sent (no temperature), not by what was asked

@@ -251,6 +251,7 @@ def run_judge(
         "cached": sum(1 for k in keys if k and k not in pending),
         "sent": len(pending), "errors": len(errors),
         "provider_defaults": client.provider_defaults(),
+        "sent_params": client.effective_params(),
         "cut": sum(1 for t in trials if t.fit.cut and not t.skipped),
         "cut_off": sum(1 for r in results if r.get("cut_off")),
         "token_method": trials[0].fit.method if trials else None,
