@@ -237,3 +237,22 @@ def test_run_judge_with_no_answer_raises_one_line_and_keeps_no_run() -> None:
     assert "\n" not in str(error) and sent == 3
     assert store.judges.list_runs(db) == [] and store.judges.count_calls(db) == 0
     db.conn.close()
+
+
+def test_the_needle_heatmap_leaves_a_failed_request_out() -> None:
+    """The needle lab's frame of a judge run: a trial whose request failed has no row (it
+    is neither right nor wrong), the answered trials keep theirs."""
+    from needlework.needle import analysis  # noqa: PLC0415
+    from tests.test_needle_analysis import NEEDLE_RECORDS, trial  # noqa: PLC0415
+
+    lost = trial("p2", 1, 1, picked=None, valid=None, raw=None)
+    lost["entry"].update(failed=True, failure="server_error",
+                         reason="no answer (server error): server error: HTTP 500")
+    trials = [trial("p1", 0, 0, picked=0), trial("p1", 1, 1, picked=1),
+              trial("p2", 0, 0, picked=1), lost]
+    frame = analysis.judge_results(NEEDLE_RECORDS, trials, "judge x")
+    assert frame["id"].tolist() == ["p1", "p1", "p2"]
+    assert frame["correct"].tolist() == [True, True, False]
+    cells = analysis.heatmap_frame(frame, thin=3)
+    got = {(r.length_tokens, r.bucket): (r.n, r.n_correct) for r in cells.itertuples()}
+    assert got == {(1000, 0): (2, 2), (1000, 5): (1, 0)}

@@ -354,8 +354,8 @@ def judge_results(records: Sequence[Mapping[str, Any]], trials: Iterable[Mapping
 
     A trial's ``chosen_score`` is 1 when the judge named the chosen response and
     ``rejected_score`` 1 when it named the rejected one; an invalid answer names neither
-    (0 and 0: a tie, wrong); a trial skipped as too long has no scores (missing, wrong).
-    ``trials`` are ``store.judges.run_results`` rows (``entry`` and the judge's ``raw``
+    (0 and 0: a tie, wrong); a trial skipped as too long has no scores (missing, wrong); a
+    trial whose request failed (no answer) has no row. ``trials`` are ``store.judges.run_results`` rows (``entry`` and the judge's ``raw``
     answer). Extra columns: ``order`` (:data:`ORDER_NAMES`), ``trial`` and ``judge_answer``.
     """
     by_id = {str(r["id"]): r for r in records}
@@ -363,8 +363,8 @@ def judge_results(records: Sequence[Mapping[str, Any]], trials: Iterable[Mapping
     for row in trials:
         entry = row["entry"]
         record = by_id.get(str(entry["item_key"]))
-        if record is None or len(entry.get("members") or []) != 2:
-            continue
+        if record is None or entry.get("failed") or len(entry.get("members") or []) != 2:
+            continue  # a failed request has no answer: no row (counted apart by the run)
         chosen_at = (entry.get("chosen_positions") or [0])[0]
         if entry.get("skipped"):
             chosen_score = rejected_score = None
