@@ -202,3 +202,19 @@ def test_a_run_where_every_answer_lost_a_request_stores_nothing(tmp_path) -> Non
             evaluate(db, RagEvalSpec("museum", (AnswerSet("m", ANSWERS_M),), _conn(server)))
     assert str(err.value).startswith("no answers scored: ") and "\n" not in str(err.value)
     assert rag_store.list_runs(db, "museum") == []
+
+
+def test_rag_generate_against_a_reasoning_model_uses_its_default_temperature(tmp_path) -> None:
+    """OpenAI's reasoning models refuse temperature 0 (HTTP 400, param temperature): the
+    parameter is dropped, every question is answered, and the output says so."""
+    path, db = _museum(tmp_path, "reasoning")
+    with HostedJudgeServer(_generation_reply, reasoning=True) as server:
+        done = cli(["rag-generate", "--dataset", "museum", "--base-url", server.base_url,
+                    "--model", "judge", "--key-env", "", "--name", "g", "--no-progress",
+                    "--concurrency", "1", "--db", str(path)])
+        answered = server.answered()
+    assert done.returncode == 0, done.stderr
+    assert len(answered) == 6 and all("temperature" not in r["body"] for r in answered)
+    assert "the provider's default used: temperature: provider default (refused 0)" \
+        in done.stdout
+    assert "answers: 6 of 6; 0 without one" in done.stdout

@@ -198,7 +198,10 @@ def describe(summary: dict[str, Any]) -> list[str]:
     asked = summary["questions"]["asked"]
     failed = summary.get("failed") or {}
     flagged = summary.get("non_answers") or {}
-    extra = [line for line in (summary.get("failures"), flagged.get("line")) if line]
+    defaults = "; ".join(str(d.get("words")) for d in calls.get("provider_defaults") or [])
+    extra = [line for line in (summary.get("failures"), flagged.get("line"),
+                               defaults and "parameters refused, the provider's default used: "
+                               + defaults) if line]
     return [
         f"{summary['dataset']}: {asked} of {summary['questions']['total']} questions asked of "
         f"{gen['model']} at {gen['endpoint']} (prompt {summary['prompt_version']}); stored as "

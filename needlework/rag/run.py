@@ -236,6 +236,10 @@ def answer_notes(summary: dict[str, Any]) -> list[str]:
                        "it was generated, left out of its figures")
     if summary.get("failures"):
         out.append(f"failed judge requests: {summary['failures']}")
+    defaults = (summary.get("calls") or {}).get("provider_defaults") or []
+    if defaults:
+        out.append("judge parameters refused, the provider's default used: "
+                   + "; ".join(str(d.get("words")) for d in defaults))
     return out
 
 
