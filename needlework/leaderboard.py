@@ -228,7 +228,7 @@ def table(rows: list[Row]) -> list[dict[str, Any]]:
             "95 % interval": stats.percent_range(row.interval),
             "method": method_words(row.interval, row.n),
             "items answered": row.items,
-            "failed requests": "–" if row.failed is None else row.failed,
+            "failed requests": "–" if row.failed is None else str(row.failed),
         }
         for name in names:
             part = row.subsets.get(name)
