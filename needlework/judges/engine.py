@@ -53,7 +53,16 @@ from needlework.judges import cache, cost, evaluate
 from needlework.judges.client import Answer, JudgeClient
 from needlework.judges.connection import REASONING_MAX_TOKENS, Connection
 from needlework.judges.context import POLICIES
-from needlework.judges.errors import JudgeCancelled, JudgeError, one_line
+from needlework.judges.errors import (  # noqa: F401 - the failure rules, named here too
+    FAILURE_WORDS,
+    ITEM_ERRORS,
+    NO_ANSWER_LIMIT,
+    RUN_ERRORS,
+    JudgeCancelled,
+    JudgeError,
+    no_answer_error,
+    one_line,
+)
 from needlework.judges.local import cache_endpoint
 from needlework.judges.parse import Parsed, parse_score, parse_selection
 from needlework.judges.plan import MODES, ORDERS, Trial, plan_trials
@@ -63,15 +72,6 @@ from store import judges as store
 
 Progress = Callable[[int, int], None]
 ShouldStop = Callable[[], bool]
-#: failures that concern the whole endpoint: the run stops at the first one
-RUN_ERRORS = ("server_down", "bad_key", "wrong_model", "not_found", "config")
-#: failures of one request (refused, timed out, a server error or rate limit after the
-#: retries): that trial failed, the run goes on
-ITEM_ERRORS = ("bad_request", "timeout", "server_error", "rate_limited")
-#: a run whose first this many requests all failed, with no answer yet, stops
-NO_ANSWER_LIMIT = 8
-FAILURE_WORDS = {"bad_request": "refused", "timeout": "timed out", "server_error": "server error",
-                 "rate_limited": "rate limited"}
 
 
 @dataclass
@@ -277,22 +277,6 @@ def cut_off_words(budget: int | None, reasoning_tokens: int | None = None) -> st
     room = (f" (a reasoning model needs room to think, e.g. {REASONING_MAX_TOKENS})"
             if reasoning_tokens and (budget or 0) < REASONING_MAX_TOKENS else "")
     return f"cut off at {budget} tokens{thinking}: raise max tokens{room}"
-
-
-def no_answer_error(failures: Any, sent: int) -> JudgeError:
-    """The one-line error of a run in which no request got an answer: how many failed and
-    the endpoint's sentence of the most common failure (key removed)."""
-    failures = list(failures)
-    if not failures:
-        return JudgeError("server_error", "no answers: no request got an answer; nothing stored")
-    kinds: dict[str, list[JudgeError]] = {}
-    for exc in failures:
-        kinds.setdefault(exc.kind, []).append(exc)
-    kind, group = max(kinds.items(), key=lambda kv: len(kv[1]))
-    word = FAILURE_WORDS.get(kind, kind.replace("_", " "))
-    return JudgeError(kind, one_line(
-        f"no answers: {len(failures)} of {sent} requests failed, {len(group)} {word}: "
-        f"{group[0]}; nothing stored", 400), group[0].status)
 
 
 def _abandon(db: Any, run_key: str, keys: Sequence[str | None], error: str) -> None:

@@ -10,6 +10,7 @@ cannot put it on a page or in a log through us.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import openai
 
@@ -117,3 +118,30 @@ def classify(exc: BaseException, connection: Connection, attempts: int = 1) -> J
                           status)
     return JudgeError("server_error", f"unexpected error from {where}: {type(exc).__name__}: "
                       f"{one_line(redact(str(exc), secrets))}")
+
+
+#: failures that concern the whole endpoint: the run stops at the first one
+RUN_ERRORS = ("server_down", "bad_key", "wrong_model", "not_found", "config")
+#: failures of one request (refused, timed out, a server error or rate limit after the
+#: retries): that trial failed, the run goes on
+ITEM_ERRORS = ("bad_request", "timeout", "server_error", "rate_limited")
+#: a run whose first this many requests all failed, with no answer yet, stops
+NO_ANSWER_LIMIT = 8
+FAILURE_WORDS = {"bad_request": "refused", "timeout": "timed out", "server_error": "server error",
+                 "rate_limited": "rate limited"}
+
+
+def no_answer_error(failures: Any, sent: int) -> JudgeError:
+    """The one-line error of a run in which no request got an answer: how many failed and
+    the endpoint's sentence of the most common failure (key removed)."""
+    failures = list(failures)
+    if not failures:
+        return JudgeError("server_error", "no answers: no request got an answer; nothing stored")
+    kinds: dict[str, list[JudgeError]] = {}
+    for exc in failures:
+        kinds.setdefault(exc.kind, []).append(exc)
+    kind, group = max(kinds.items(), key=lambda kv: len(kv[1]))
+    word = FAILURE_WORDS.get(kind, kind.replace("_", " "))
+    return JudgeError(kind, one_line(
+        f"no answers: {len(failures)} of {sent} requests failed, {len(group)} {word}: "
+        f"{group[0]}; nothing stored", 400), group[0].status)

@@ -14,7 +14,7 @@ them the way the judge engine sends trials (``needlework.judges.engine``):
 - ``should_stop()`` is checked before each submission and between retries: on a stop
   no new request starts, those in flight finish and are cached, and
   :class:`~needlework.judges.errors.JudgeCancelled` goes up; a failure of the endpoint
-  as a whole (:data:`~needlework.judges.engine.RUN_ERRORS`: server down, bad key, wrong
+  as a whole (:data:`~needlework.judges.errors.RUN_ERRORS`: server down, bad key, wrong
   model, no such path) goes up as :class:`~needlework.judges.errors.JudgeError` the same
   way;
 - a request that fails on its own (refused with a 4xx, timed out, a 5xx or 429 after the
@@ -22,9 +22,9 @@ them the way the judge engine sends trials (``needlework.judges.engine``):
   no ``raw`` text, ``failure`` names the kind (:data:`FAILURE_KINDS`) and ``error`` the
   endpoint's sentence (one line, key removed); :class:`CallStats` counts them by kind.
   When no request gets an answer (or the first
-  :data:`~needlework.judges.engine.NO_ANSWER_LIMIT` sent all fail before any answer, with
+  :data:`~needlework.judges.errors.NO_ANSWER_LIMIT` sent all fail before any answer, with
   none from the cache) a one-line :class:`~needlework.judges.errors.JudgeError` goes up
-  (:func:`~needlework.judges.engine.no_answer_error`): a run with no answer stores nothing;
+  (:func:`~needlework.judges.errors.no_answer_error`): a run with no answer stores nothing;
 - a parameter the endpoint refuses as unsupported (``temperature`` for OpenAI's reasoning
   models) is dropped by the client and remembered per endpoint as the judge engine does;
   each answer is cached under the key of the parameters it was really asked with;
@@ -46,8 +46,15 @@ from needlework.judges import cache
 from needlework.judges.client import Answer, JudgeClient
 from needlework.judges.connection import Connection
 from needlework.judges.context import TEMPLATE_MARGIN, count
-from needlework.judges.engine import FAILURE_WORDS, NO_ANSWER_LIMIT, RUN_ERRORS, no_answer_error
-from needlework.judges.errors import JudgeCancelled, JudgeError, one_line
+from needlework.judges.errors import (
+    FAILURE_WORDS,
+    NO_ANSWER_LIMIT,
+    RUN_ERRORS,
+    JudgeCancelled,
+    JudgeError,
+    no_answer_error,
+    one_line,
+)
 from needlework.judges.local import cache_endpoint
 from needlework.judges.parse import Parsed, invalid
 from store import judges as store
