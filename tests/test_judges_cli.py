@@ -62,7 +62,9 @@ def test_judge_verb_writes_a_file_that_metrics_reads(tmp_path: Path, capsys) -> 
         code = main(["judge", "--dataset", "pairs", "--base-url", server.base_url, "--model", "judge",
                      "--mode", "selection", "--rotations", "--no-progress", "--db", str(db)])
         text = capsys.readouterr().out
-        assert code == 0 and "0 requests, 32 from cache" in text and "Chat: 1.0000" in text
+        assert code == 0 and "0 requests, 32 from cache" in text
+        assert "  accuracy 100.0 % (32/32 trials), 95 % Wilson" in text
+        assert "  Chat: 100.0 % (16/16 trials), 95 % Wilson" in text
         assert "position bias (4 responses)" in text
 
 

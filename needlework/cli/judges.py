@@ -287,6 +287,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return 0
     acc = summary["accuracy"]
     rate = summary["invalid_rate"]
+    from needlework.figures_text import judge_lines  # noqa: PLC0415
     from needlework.stats import percent  # noqa: PLC0415
     print(f"{args.dataset}: {summary['mode']} by {summary['model']}: accuracy "
           f"{'n/a' if acc is None else f'{acc:.4f}'}, invalid {summary['invalid']} of "
@@ -302,11 +303,14 @@ def cmd_judge(args: argparse.Namespace) -> int:
               f"({connection.max_tokens} tokens): raise --max-tokens")
     print(f"  prompt: {template.label}, {template.source}")
     print(f"  cost: {cost.Actual.from_dict(summary['cost']).words()}")
-    for name, part in summary["subsets"].items():
-        a, r = part.get("accuracy"), part.get("invalid_rate")
+    figures = judge_lines(summary)  # counts and intervals: the headline, then each subset
+    print(f"  {figures[0]}")
+    for part, line in zip(summary["subsets"].values(), figures[1:], strict=False):
+        r = part.get("invalid_rate")
         lost = f", failed {part['failed']}" if part.get("failed") else ""
-        print(f"  {name}: {'n/a' if a is None else f'{a:.4f}'} "
-              f"(invalid {'n/a' if r is None else percent(r, space=False)}{lost})")
+        print(f"{line}; invalid {'n/a' if r is None else percent(r, space=False)}{lost}")
+    for line in figures[1 + len(summary["subsets"]):]:
+        print(f"  {line.strip()}")
     for n, bias in (summary.get("position_bias") or {}).items():
         acc_pos = ", ".join(
             "n/a" if a is None else f"{a:.2f} ({number_range(ci, 2)}, n={seen})"
