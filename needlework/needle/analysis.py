@@ -392,16 +392,10 @@ def counted(results: pd.DataFrame) -> str:
     return "trials" if judged else "pairs"
 
 
-def wilson_interval(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of ``correct`` out of ``n`` (95 % by default); ``(0, 1)``
-    when ``n`` is 0. It stays inside [0, 1] and is sound at 0 % and 100 %, where the normal
-    approximation says a cell of 3 out of 3 has no uncertainty."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = correct / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+def wilson_interval(correct: int, n: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval of ``correct`` out of ``n``
+    (:func:`needlework.stats.wilson_bounds`); ``(0, 1)`` when ``n`` is 0."""
+    return stats.wilson_bounds(correct, n)
 
 
 @dataclass(frozen=True)
@@ -445,25 +439,11 @@ class PositionBias:
                 "method": "Wilson intervals (95 %); gap: Newcombe's paired interval (95 %)"}
 
 
-def paired_gap_interval(both: int, only_first: int, only_second: int, neither: int,
-                        z: float = 1.96) -> tuple[float, float, float]:
-    """``(gap, low, high)``: the difference of two paired proportions (right with the first
-    condition minus right with the second, over the same units) and Newcombe's (1998,
-    method 10) interval: the Wilson intervals of the two proportions combined with the
-    phi correlation of the 2 × 2 table (0 when a margin is empty)."""
-    n = both + only_first + only_second + neither
-    if n == 0:
-        return 0.0, -1.0, 1.0
-    p1, p2 = (both + only_first) / n, (both + only_second) / n
-    l1, u1 = wilson_interval(both + only_first, n, z)
-    l2, u2 = wilson_interval(both + only_second, n, z)
-    margins = ((both + only_first) * (only_second + neither) * (both + only_second)
-               * (only_first + neither))
-    phi = (both * neither - only_first * only_second) / math.sqrt(margins) if margins else 0.0
-    gap = p1 - p2
-    low = gap - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
-    high = gap + math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
-    return gap, max(-1.0, low), min(1.0, high)
+def paired_gap_interval(both: int, only_first: int, only_second: int,
+                        neither: int) -> tuple[float, float, float]:
+    """``(gap, low, high)``: right with the first condition minus right with the second,
+    over the same units, with Newcombe's paired interval (:func:`needlework.stats.newcombe_paired`)."""
+    return stats.newcombe_paired(both, only_first, only_second, neither)
 
 
 def position_bias(frame: pd.DataFrame) -> PositionBias | None:
