@@ -15,7 +15,9 @@ Every request must come from the app's own page (:func:`needlework.web.same_orig
 be at most :data:`MAX_BODY` bytes, and each browser at most :data:`RATE` requests in a
 second (a browser: its session cookie, or its address without one; several annotators
 behind one proxy or on one machine share an address) and each address at most
-:data:`HOST_RATE` (more: 429, the browser waits and sends again).
+:data:`HOST_RATE` (more: 429, the browser waits and sends again). A programming error
+while the batch applies is a 500 (logged by :mod:`needlework.actions`): the browser
+keeps the actions and sends them again.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from needlework.actions import MAX_BATCH, Delivery, apply_actions
+from needlework.actions import INTERNAL, MAX_BATCH, Delivery, apply_actions
 from needlework.teams import accounts
 from needlework.teams.config import load_config
 from needlework.web import same_origin_refusal
@@ -105,7 +107,10 @@ def routes(connect: Callable[[], Any], *, team: Callable[[], bool] | None = None
             actor = accounts.resume(db, token)
             if actor is None:
                 return 401, {"error": "signin"}
-        return 200, answer(apply_actions(db, actions, actor=actor))
+        delivery = apply_actions(db, actions, actor=actor)
+        if delivery.error == INTERNAL:  # a bug, logged: the browser keeps every action
+            return 500, {"error": INTERNAL, "message": "the server could not save"}
+        return 200, answer(delivery)
 
     async def endpoint(request: Request) -> Response:
         refusal = same_origin_refusal(request.url.scheme,

@@ -53,6 +53,9 @@ An action that cannot apply (unknown item, passage out of range, a label that do
 exist, a refused permission) is *rejected*: acknowledged with the reason, recorded, and
 nothing changes. A database that is busy or full applies nothing and acknowledges
 nothing (:attr:`Delivery.error`): the browser keeps the actions and sends them again.
+Any other exception while an action applies is a programming error, never a refusal:
+it is logged with its traceback, that action and those after it are neither written
+nor recorded (the ones before it are), and the batch ends with :data:`INTERNAL`.
 """
 
 from __future__ import annotations
@@ -81,7 +84,15 @@ from needlework.teams.blind import AFTER, NEVER, suggestion_timing
 from needlework.teams.permissions import PermissionDenied, User, action_guard, check
 from needlework.view_prefs import hides_suggestions
 from store import actions as store_actions
-from store.annotations import get_value, get_via, last_redoable, last_undoable, set_annotation, undo
+from store.annotations import (
+    AnnotatorRequired,
+    get_value,
+    get_via,
+    last_redoable,
+    last_undoable,
+    set_annotation,
+    undo,
+)
 from store.datasets import get_item
 from store.suggestions import item_suggestions
 
@@ -97,6 +108,7 @@ GROUNDING = ("grounding",)
 PREFERENCE = ("preference", "needle")
 Allowed = Callable[[Action], str | None]
 MOVED = "seq "  # a move's outcome message: the position's seq follows
+INTERNAL = "internal"  # Delivery.error of a programming error (the route answers 500)
 
 
 @dataclass(frozen=True)
@@ -118,12 +130,14 @@ class Outcome:
 
 @dataclass
 class Delivery:
-    """The outcome of one batch; ``error`` (``busy``, ``full``, ``failed``) means nothing
-    of the not-yet-applied part was written and it must be sent again."""
+    """The outcome of one batch; ``error`` (``busy``, ``full``, ``failed``, or
+    :data:`INTERNAL` with the exception in ``fault``) means nothing of the not-yet-applied
+    part was written and it must be sent again."""
 
     outcomes: list[Outcome] = field(default_factory=list)
     error: str | None = None
     detail: str = ""
+    fault: Exception | None = None
 
     @property
     def acked(self) -> list[str]:
@@ -594,7 +608,8 @@ def apply_actions(db: Database, raws: Iterable[Any], allowed: Allowed | None = N
     that sentence. ``busy_ms``: how long to wait for the write lock (``None``: the
     connection's own timeout). Never raises for what was sent; a database error ends
     the batch with :attr:`Delivery.error` set and nothing of it written (earlier
-    batches stay).
+    batches stay); a programming error ends it at that action with :data:`INTERNAL`
+    (the actions before it stay written).
     """
     if actor is not None:
         guard, extra = action_guard(db, actor), allowed
@@ -622,7 +637,10 @@ def apply_actions(db: Database, raws: Iterable[Any], allowed: Allowed | None = N
         delivery.outcomes.extend(_earlier(a, done[a.id]) for a in parsed if a.id in done)
         todo = [a for a in parsed if a.id not in done]
         if todo:
-            delivery.outcomes.extend(_apply_batch(db, todo, allowed, actor, busy_ms))
+            outcomes, fault = _apply_batch(db, todo, allowed, actor, busy_ms)
+            delivery.outcomes.extend(outcomes)
+            if fault is not None:
+                delivery.error, delivery.detail, delivery.fault = INTERNAL, repr(fault), fault
     except sqlite3.Error as exc:  # busy, full, I/O: nothing of this batch was written
         delivery.error = _error_kind(exc)
         delivery.detail = str(exc)
@@ -641,8 +659,14 @@ def _earlier(action: Action, row: Mapping[str, Any]) -> Outcome:
 
 
 def _apply_batch(db: Database, todo: list[Action], allowed: Allowed | None, actor: User | None,
-                 busy_ms: int | None) -> list[Outcome]:
+                 busy_ms: int | None) -> tuple[list[Outcome], Exception | None]:
+    """The outcomes of ``todo`` applied in order in one transaction, and the programming
+    error that stopped it (``None``: none did). Refusals (:class:`Rejected`, a
+    :class:`PermissionDenied`, no annotator name) are outcomes, recorded; a database
+    error propagates with nothing written; any other exception is logged, and it and
+    the actions after it are neither written nor recorded."""
     out: list[Outcome] = []
+    fault: Exception | None = None
     previous = db.execute("pragma busy_timeout").fetchone()[0]
     if busy_ms is not None:
         db.execute(f"pragma busy_timeout = {int(busy_ms)}")
@@ -662,10 +686,17 @@ def _apply_batch(db: Database, todo: list[Action], allowed: Allowed | None, acto
                         batch.refuse_unless_allowed(action)
                     with db.atomic():  # a savepoint: a rejected action leaves nothing behind
                         outcome = kind.apply(batch, action)
-                except (Rejected, ValueError, KeyError, TypeError) as exc:
+                except (Rejected, PermissionDenied, AnnotatorRequired) as exc:
                     outcome = Outcome(action.id, "rejected", str(exc),
-                                      refused=isinstance(exc, _Refused),
+                                      refused=isinstance(exc, (_Refused, PermissionDenied)),
                                       seq=0 if action.kind == "move" else None)
+                except sqlite3.Error:
+                    raise
+                except Exception as exc:  # a bug: the browser keeps the action and resends it
+                    log.exception("action %s (%s) not applied: programming error",
+                                  action.id, action.kind)
+                    fault = exc
+                    break
                 store_actions.record(db, action.id, action.dataset, action.item, action.annotator,
                                      action.kind, outcome.status + (f": {outcome.message}"
                                                                     if outcome.message else ""),
@@ -674,7 +705,7 @@ def _apply_batch(db: Database, todo: list[Action], allowed: Allowed | None, acto
     finally:
         if busy_ms is not None:
             db.execute(f"pragma busy_timeout = {int(previous)}")
-    return out
+    return out, fault
 
 
 def submit(db: Database, raw: Mapping[str, Any], *, actor: User | None = None) -> Outcome:
@@ -683,9 +714,12 @@ def submit(db: Database, raw: Mapping[str, Any], *, actor: User | None = None) -
     ``actor``, the connection's own lock timeout. Returns its outcome; raises
     :class:`~needlework.teams.permissions.PermissionDenied` when a permission refused
     it, ``ValueError`` when it cannot apply, ``sqlite3.OperationalError`` when the
-    database could not take it (nothing written)."""
+    database could not take it (nothing written); a programming error is raised as
+    itself (logged, nothing written)."""
     delivery = apply_actions(db, [{**raw, "id": f"srv-{uuid.uuid4().hex}"}], actor=actor,
                              kinds=KINDS, busy_ms=None)
+    if delivery.fault is not None:
+        raise delivery.fault
     if delivery.error:
         raise sqlite3.OperationalError(delivery.detail)
     outcome = delivery.outcomes[0]
