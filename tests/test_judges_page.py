@@ -162,10 +162,12 @@ def test_a_judge_run_side_by_side_with_a_reward_model(app_db):
     classifier = next(o for o in options if "some-rm" in o)
     at.selectbox(key="rw_compare").set_value(next(
         k for k in at.selectbox(key="rw_compare").options if k == classifier)).run()
-    both = frame(at, "only judge judge right").set_index("subset")
+    both = frame(at, "judge judge better").set_index("subset")
     # judge right on q0 and q2; the model right on q1, q2, q3 (q0: rejected 3 scores higher)
     assert both.loc["overall", "judge judge"] == "50.0%" and both.loc["overall", "some-rm"] == "75.0%"
-    assert both.loc["overall", "only judge judge right"] == 1 and both.loc["overall", "only some-rm right"] == 2
+    # judge better on q0, the model on q1 and q3, tied on q2
+    assert both.loc["overall", "judge judge better"] == 1 and both.loc["overall", "some-rm better"] == 2
+    assert both.loc["overall", "tied"] == 1 and both.loc["overall", "test"].startswith("McNemar")
 
 
 @pytest.mark.slow

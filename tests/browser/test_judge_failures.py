@@ -5,6 +5,8 @@ over the answered trials, with the failures and the provider default beside them
 
 from __future__ import annotations
 
+import time
+
 import store
 from store import judges as store_judges
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
@@ -32,19 +34,13 @@ def test_failures_and_provider_defaults_beside_the_figures(page, app_url, seeded
         _fill(page, "Model", "judge")
         _fill(page, "Items per subset (0 = all)", "2")
         main.get_by_role("button", name=f"Judge {DATASET}").click()
-        main.get_by_text("Judged ").first.wait_for(timeout=300_000)
+        # other tests of this server judged the dataset before: wait for this run's summary
+        summary = _finished_summary(seeded_db, server.base_url)
         wait_idle(page, 60_000)
         answered = len(server.answered())
         failed = len(server.failed_prompts())
     assert_no_exception(page)
     assert failed >= 1 and answered >= 2
-    db = store.connect(seeded_db)
-    try:
-        run = next(r for r in store_judges.list_runs(db, DATASET)
-                   if r["endpoint"] == server.base_url)
-    finally:
-        db.conn.close()
-    summary = run["summary"]
     assert summary["answered"] == answered and summary["failed"] == failed
     main.get_by_text(f"answered {answered} of {answered + failed} trials, failed {failed}"
                      ).first.wait_for(timeout=60_000)
@@ -55,3 +51,21 @@ def test_failures_and_provider_defaults_beside_the_figures(page, app_url, seeded
     table.wait_for(timeout=60_000)
     main.get_by_text("answered").first.evaluate("e => e.scrollIntoView({block: 'start'})")
     screenshot(page, "judge-failures")
+
+
+def _finished_summary(db_path, endpoint: str, timeout: float = 300.0) -> dict:
+    """The summary of the judge run at ``endpoint`` once it is stored (the run's row
+    exists, with no summary, while it runs)."""
+    deadline = time.time() + timeout
+    while True:
+        db = store.connect(db_path)
+        try:
+            run = next((r for r in store_judges.list_runs(db, DATASET)
+                        if r["endpoint"] == endpoint and r["summary"]), None)
+        finally:
+            db.conn.close()
+        if run is not None:
+            return run["summary"]
+        if time.time() > deadline:
+            raise AssertionError(f"no finished judge run at {endpoint} after {timeout:.0f} s")
+        time.sleep(0.5)

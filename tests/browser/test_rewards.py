@@ -82,8 +82,9 @@ def test_load_score_and_per_token_view(page, app_url, seeded_db, demo_model_dir)
     assert_no_exception(page)
     main.get_by_text("Ties count as wrong").first.wait_for(timeout=30_000)
     tables = main.locator('[data-testid="stDataFrame"]')
-    tables.nth(1).wait_for(timeout=30_000)  # metrics per subset, then the failures
-    metrics = tables.first.locator("[role=gridcell], [role=columnheader], td, th")
+    tables.nth(2).wait_for(timeout=30_000)  # the leaderboard, metrics per subset, the failures
+    per_subset = tables.filter(has=page.locator("[role=gridcell]", has_text="overall"))
+    metrics = per_subset.first.locator("[role=gridcell], [role=columnheader], td, th")
     metrics.filter(has_text="overall").first.wait_for(state="attached", timeout=30_000)
     cells = " ".join(metrics.all_inner_texts())
     assert "overall" in cells and "best-of-n accuracy" in cells, cells[:500]
