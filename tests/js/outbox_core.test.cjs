@@ -170,6 +170,21 @@ const tests = {
     assert.match(w.core.status().text, /disk is full/);
     assert.ok(w.core.backoff > 500);
   },
+  async "a server error (a bug, 500): every action kept, said, sent again"() {
+    const w = world();
+    const a = w.core.push(label(1));
+    const b = w.core.push(label(2));
+    await w.reply(0, 500, {error: "internal", message: "the server could not save"});
+    assert.deepStrictEqual(w.core.queue.map((x) => x.id), [a.id, b.id]);
+    assert.match(w.core.status().text, /server could not save, retrying/);
+    w.now += 600;
+    w.core.tick();
+    assert.strictEqual(w.posts.length, 2);
+    assert.deepStrictEqual(w.posts[1].body.actions.map((x) => x.id), [a.id, b.id]);
+    await w.reply(1, 200, {acks: [a.id, b.id], error: null});
+    assert.strictEqual(w.core.queue.length, 0);
+    assert.strictEqual(w.core.status().text, "✓ all saved");
+  },
   async "a server that is down: no answer counts as offline, retried, never dropped"() {
     const w = world();
     w.core.push(label(1));
