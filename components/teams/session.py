@@ -24,7 +24,8 @@ name becomes the annotator name, so every change is saved under it.
 The cookie is the server's (:mod:`needlework.teams.session_cookie`): after a sign-in a
 tiny component (:data:`_COOKIE`) posts a one-time ticket, never the token, to the
 server's route, which answers with the ``HttpOnly``, ``SameSite=Strict`` cookie holding
-the token until the session expires (and, after a password, the device cookie that
+the token until the session expires (the signed-in page is drawn only once the browser
+says the route answered, so a reload from any signed-in screen keeps the session) (and, after a password, the device cookie that
 makes this browser one the account signed in from: lock-out, docs/security.md); after a sign-out (or a cookie whose session has
 ended) the component asks the route to end the session and clear the cookie. The server
 reads the cookie back from ``st.context.cookies``, which the browser sends when a session
@@ -75,15 +76,25 @@ _COOKIE_JS = """
 export default function (component) {
   const data = component.data || {};
   const id = data.ticket || data.clear;
-  const sent = (window.__nwSessionSent = window.__nwSessionSent || new Set());
-  if (!id || !data.route || sent.has(id)) return;
-  sent.add(id);
-  fetch(data.route, {
+  if (!id || !data.route) return;
+  // each ticket or clear is sent once per page; its answer is told to the server (a ticket's
+  // only: the gate holds the signed-in page until then), again if the page redraws first
+  const done = (window.__nwSessionDone = window.__nwSessionDone || new Map());
+  const busy = (window.__nwSessionBusy = window.__nwSessionBusy || new Set());
+  const tell = (answer) => { if (data.ticket) component.setTriggerValue('kept', answer); };
+  if (done.has(id)) { tell(done.get(id)); return; }
+  if (busy.has(id)) return;
+  busy.add(id);
+  const settle = (answer) => { done.set(id, answer); busy.delete(id); tell(answer); };
+  const send = (tries) => fetch(data.route, {
     method: data.ticket ? 'POST' : 'DELETE',
     headers: {'Content-Type': 'application/json'},
     body: JSON.stringify(data.ticket ? {ticket: data.ticket} : {}),
     credentials: 'same-origin', cache: 'no-store',
-  }).catch(() => sent.delete(id));
+  }).then((r) => settle({id: id, ok: r.ok, status: r.status}))
+    .catch(() => tries < 4 ? setTimeout(() => send(tries + 1), 250 * 2 ** tries)
+                           : settle({id: id, ok: false, status: 0}));
+  send(0);
 }
 """
 _COOKIE = st.components.v2.component("needlework.session_cookie", js=_COOKIE_JS,
@@ -230,16 +241,49 @@ def _route() -> str:
     return (f"/{base}" if base else "") + session_cookie.ROUTE
 
 
-def _mount_cookie() -> None:
+def _has_browser() -> bool:
+    """Whether an HTTP request stands behind this session (a browser; not AppTest), so a
+    cookie can be set at all."""
+    try:
+        return bool(st.context.headers)
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def _noop() -> None:
+    """A trigger needs a change callback; the value is read where the component is drawn."""
+
+
+def _mount_cookie() -> bool:
     """Ask the server for the cookie once after a sign-in (:data:`TICKET`), or to clear it
-    once after a sign-out (:data:`CLEAR`)."""
+    once after a sign-out (:data:`CLEAR`). True when no ticket waits any more: the browser
+    said the server answered it (or there is no browser to set a cookie in)."""
     ticket, clear = st.session_state.get(TICKET), st.session_state.get(CLEAR)
     if not (ticket or clear):
-        return
+        return True
     with st.container(key="nw-session-box"):
         st.html(_HIDE)
-        _COOKIE(key="nw-session-cookie", data={"route": _route(), "ticket": ticket,
-                                               "clear": None if ticket else clear})
+        result = _COOKIE(key="nw-session-cookie", on_kept_change=_noop,
+                         data={"route": _route(), "ticket": ticket,
+                               "clear": None if ticket else clear})
+    if not ticket:
+        return True
+    answer = result.get("kept") if hasattr(result, "get") else None
+    if isinstance(answer, dict) and answer.get("id") == ticket:
+        st.session_state.pop(TICKET, None)
+        return True
+    return not _has_browser()
+
+
+def _hold_for_cookie(sections: Mapping[str, Sequence[Any]]) -> None:
+    """The signed-in page waits for the cookie: a reload once anything signed-in shows
+    keeps the session (the sign-in form's run cannot set a cookie itself, see
+    :mod:`needlework.teams.session_cookie`). A short line, then the end of this run; the
+    browser's answer reruns the app."""
+    st.navigation([p for pages in sections.values() for p in pages], position="hidden")
+    _, middle, _ = st.columns([1, 2, 1])
+    middle.caption("Signing you in…")
+    st.stop()
 
 
 def _forget_cookie() -> None:
@@ -268,6 +312,8 @@ def sign_in_gate(db: Database, sections: Mapping[str, Sequence[Any]]) -> User | 
                        oidc=oidc_configured(), refused=bool(st.session_state.get(OIDC_REFUSED)),
                        trusted_proxies=config.trusted_proxies)
         st.stop()
+    if st.session_state.get(METHOD) == "password" and not _mount_cookie():
+        _hold_for_cookie(sections)
     if must_choose(db, user):  # a one-time password: the person chooses their own first
         st.navigation([p for pages in sections.values() for p in pages], position="hidden")
         render_first_password(user, config.policy, start_session, _sign_out)
@@ -275,8 +321,6 @@ def sign_in_gate(db: Database, sections: Mapping[str, Sequence[Any]]) -> User | 
     st.session_state.pop(NOTICE, None)
     st.session_state[SIGNED_IN] = user
     st.session_state[ANNOTATOR_KEY] = user.name
-    if st.session_state.get(METHOD) == "password":
-        _mount_cookie()
     return user
 
 

@@ -419,6 +419,24 @@ def test_the_session_cookie_is_httponly_and_dies_with_the_session(browser, team)
     ctx.close()
 
 
+def test_a_reload_the_moment_the_signed_in_page_shows_keeps_the_session(browser, team):
+    """The signed-in page is drawn only after the browser has the session cookie: the
+    instant the account shows, the cookie is there, and a reload at once (no wait) opens
+    the page signed in, three sign-ins in a row."""
+    for _ in range(3):
+        ctx = _context(browser)
+        page = ctx.new_page()
+        page.goto(team.url)
+        page.get_by_label("Name or e-mail").wait_for(timeout=90_000)
+        send_form(page, LEAD, LEAD_PASSWORD)
+        page.locator(".st-key-nw-account").get_by_text(LEAD, exact=True).wait_for(timeout=30_000)
+        assert _session_cookie(ctx) is not None, ctx.cookies()
+        page.reload()
+        signed_in_as(page, LEAD)
+        assert page.get_by_label("Name or e-mail").count() == 0
+        ctx.close()
+
+
 def test_local_mode_starts_without_sign_in(page, app_url):
     page.goto(app_url)
     page.get_by_label("Annotator", exact=True).wait_for(timeout=90_000)  # the typed name
