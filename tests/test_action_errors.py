@@ -15,7 +15,7 @@ import pytest
 from starlette.routing import Router
 
 import store
-from needlework import action_route, actions
+from needlework import action_grounding, action_route, actions
 from needlework.datasets import import_bytes
 from tests.asgi_fixtures import call as asgi_call
 from tests.conftest import garage_records, jsonl
@@ -54,15 +54,15 @@ def bug(monkeypatch):
     """A programming error where the apply path meets the store: writing ``BROKEN``
     raises ``KeyError`` (as a wrong key in a record would); the fixture's ``fix()``
     takes the bug away, as a deployed fix would."""
-    real = actions.set_annotation
+    real = action_grounding.set_annotation
 
     def broken(db, dataset, item, annotator, field, value, **kw):
         if value == BROKEN:
             raise KeyError("passages")
         return real(db, dataset, item, annotator, field, value, **kw)
 
-    monkeypatch.setattr(actions, "set_annotation", broken)
-    return lambda: monkeypatch.setattr(actions, "set_annotation", real)
+    monkeypatch.setattr(action_grounding, "set_annotation", broken)
+    return lambda: monkeypatch.setattr(action_grounding, "set_annotation", real)
 
 
 def test_a_programming_error_is_a_server_error_and_the_action_is_sent_again(local, bug, caplog):
