@@ -1,9 +1,9 @@
 """Figures as plain text lines, with their counts and intervals, for the commands' text output.
 
 One format everywhere a command prints an accuracy: ``61.5 % (16/26), 95 % Wilson
-42.5–77.6 %``: the share rounded half up (:func:`needlework.stats.percent`), the counts it
-is made of, then the interval with its method named (:func:`needlework.stats.method_label`
-and :func:`needlework.stats.percent_range`). ``metrics`` and ``metrics --leaderboard``
+42.5–77.6 %``: the share rounded half up (:func:`needlework.stats_text.percent`), the counts it
+is made of, then the interval with its method named (:func:`needlework.stats_text.method_label`
+and :func:`needlework.stats_text.percent_range`). ``metrics`` and ``metrics --leaderboard``
 print through these functions, and so can ``judge`` (:func:`judge_lines` takes the summary
 ``needlework.judges.engine.run_judge`` returns). Pure functions: nothing is read or written.
 """
@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from needlework import stats
+from needlework import stats, stats_text
 
 
 def method_words(interval: Mapping[str, Any] | stats.Interval | None,
                  counted: int | None = None) -> str:
-    """``95 % Wilson`` (:func:`needlework.stats.method_label`); when the interval counts other
+    """``95 % Wilson`` (:func:`needlework.stats_text.method_label`); when the interval counts other
     units than the figure beside it (a judge's trials shown, its items resampled; pairs
     shown, items resampled), ``counted`` (the figure's count) differs from the interval's
     ``n`` and its units are named: ``95 % Wilson over 4 items``."""
-    label = stats.method_label(interval)
+    label = stats_text.method_label(interval)
     if interval is None or label in ("–", "not estimable"):
         return label
     got = interval.get("n") if isinstance(interval, Mapping) else interval.n
@@ -38,7 +38,7 @@ def interval_words(interval: Mapping[str, Any] | stats.Interval | None,
     :func:`method_words`); ``no interval`` when there is none (no unit, or one that cannot
     be estimated: :data:`needlework.stats.NONE`)."""
     label = method_words(interval, counted)
-    spread = stats.percent_range(interval)
+    spread = stats_text.percent_range(interval)
     if interval is None or spread == "–":
         return "no interval" if label in ("–", "not estimable") else f"{label}: no interval"
     return f"{label} {spread}"
@@ -51,11 +51,11 @@ def share_words(value: float | None, right: int | None = None, n: int | None = N
     them exactly (``right``/``n``), else from ``value``; ``unit`` names what ``n`` counts
     (``(16/26 trials)``); with only ``n`` known, ``(n=26)``. ``–`` for no value."""
     if n is not None and right is not None and n > 0:
-        head = f"{stats.percent(right, n)} ({right}/{n}{' ' + unit if unit else ''})"
+        head = f"{stats_text.percent(right, n)} ({right}/{n}{' ' + unit if unit else ''})"
     elif value is None:
         return "– (nothing counted)" if not n else f"– (n={n})"
     else:
-        head = stats.percent(value) + (f" (n={n}{' ' + unit if unit else ''})" if n else "")
+        head = stats_text.percent(value) + (f" (n={n}{' ' + unit if unit else ''})" if n else "")
     if interval is None:
         return head
     return f"{head}, {interval_words(interval, n)}"

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from needlework import metrics, stats
+from needlework import metrics, stats_text
 from needlework.figures_text import method_words
 from needlework.judges.local import short_name
 from needlework.judges.results import ORDER_WORDS, with_intervals
@@ -216,7 +216,7 @@ def subset_names(rows: list[Row]) -> list[str]:
 
 def table(rows: list[Row]) -> list[dict[str, Any]]:
     """The rows as the page's and the CSV's table: figures as text, rounded as
-    :func:`needlework.stats.percent` rounds them (the same strings the command prints),
+    :func:`needlework.stats_text.percent` rounds them (the same strings the command prints),
     one column per subset."""
     names = subset_names(rows)
     out = []
@@ -225,7 +225,7 @@ def table(rows: list[Row]) -> list[dict[str, Any]]:
         cells: dict[str, Any] = {
             "#": rank, "run": row.name, "kind": row.kind, "mode": row.mode, "metric": row.metric,
             "accuracy": _share(row.accuracy, row.right, row.n), "counted": f"{counts} {row.unit}",
-            "95 % interval": stats.percent_range(row.interval),
+            "95 % interval": stats_text.percent_range(row.interval),
             "method": method_words(row.interval, row.n),
             "items answered": row.items,
             "failed requests": "–" if row.failed is None else str(row.failed),
@@ -234,7 +234,7 @@ def table(rows: list[Row]) -> list[dict[str, Any]]:
             part = row.subsets.get(name)
             cells[name] = ("–" if part is None else
                            f"{_share(part['accuracy'], part['right'], part['n'])} "
-                           f"({stats.percent_range(part['interval'])})")
+                           f"({stats_text.percent_range(part['interval'])})")
         cells.update({"endpoint": row.endpoint or "–", "temperature": row.temperature or "–",
                       "model": row.model, "date": row.date[:16].replace("T", " ")})
         out.append(cells)
@@ -243,8 +243,8 @@ def table(rows: list[Row]) -> list[dict[str, Any]]:
 
 def _share(value: float | None, right: int | None, n: int) -> str:
     if right is not None and n:
-        return stats.percent(right, n)
-    return stats.percent(value)
+        return stats_text.percent(right, n)
+    return stats_text.percent(value)
 
 
 def table_csv(rows: list[Row]) -> str:

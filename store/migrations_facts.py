@@ -615,10 +615,22 @@ def m028_rag_non_answers(db: Database) -> None:
     db.execute("alter table rag_answer_sets add column marks text")
 
 
+def m030_suggestion_confidence(db: Database) -> None:
+    """How sure a suggestion's source is (issue 50): ``suggestions.confidence``, a
+    probability in [0, 1] (the judge's own, a reward model's for its verdict, a file's
+    score when it is one), null where the source gives none; ``history.grp``: the id of
+    the first history row of a change made as one (an accept of every suggestion, the
+    undo or redo of one), null for a change of one field, so that one undo reverts it
+    whole."""
+    db.execute("alter table suggestions add column confidence real")
+    db.execute("alter table history add column grp integer")
+    db.execute("create index if not exists history_grp on history(grp) where grp is not null")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
          m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning, m023_view_prefs,
          m025_one_time_passwords, m026_audit_filters, m024_device_cookies, m027_judge_failures,
-         m028_rag_non_answers)
+         m028_rag_non_answers, m030_suggestion_confidence)

@@ -18,7 +18,8 @@ from needlework.judges.engine import run_judge
 from needlework.judges.evaluate import accuracy_intervals
 from needlework.judges.plan import load_items
 from needlework.rewards import registry
-from needlework.stats import bootstrap_mean, percent_range
+from needlework.stats import bootstrap_mean
+from needlework.stats_text import percent_range
 from store.scores import save_item_scores
 from tests.conftest import ROOT, jsonl
 from tests.judges_fixtures import FakeJudgeServer

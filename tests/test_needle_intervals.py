@@ -10,7 +10,8 @@ import pytest
 
 from needlework.cli import main
 from needlework.needle import analysis, charts
-from needlework.stats import bootstrap_mean, percent_range
+from needlework.stats import bootstrap_mean
+from needlework.stats_text import percent_range
 
 
 def row(id, c, r, length, pos, model="m"):

@@ -20,7 +20,8 @@ from needlework.rag import metrics
 from needlework.rag.answers import AnswerSet
 from needlework.rag.questions import DIMENSIONS
 from needlework.rag.run import RagEvalSpec, evaluate
-from needlework.stats import bootstrap_mean, percent_range
+from needlework.stats import bootstrap_mean
+from needlework.stats_text import percent_range
 from store import rag as rag_store
 from tests.conftest import ROOT
 from tests.judges_fixtures import FakeJudgeServer

@@ -14,7 +14,8 @@ from needlework.cli import main
 from needlework.datasets import import_bytes
 from needlework.rewards import registry
 from needlework.rewards.results import intervals, rmbench_item_score
-from needlework.stats import bootstrap_mean, percent_range
+from needlework.stats import bootstrap_mean
+from needlework.stats_text import percent_range
 from store.scores import save_item_scores
 from tests.conftest import ROOT, jsonl
 

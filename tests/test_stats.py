@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from needlework import stats
+from needlework import stats, stats_text
 
 
 def test_bootstrap_equals_the_hand_computed_case() -> None:
@@ -72,7 +72,7 @@ def test_strata_average_the_groups_with_equal_weight() -> None:
 def test_no_unit_and_one_unit() -> None:
     none = stats.bootstrap_mean([])
     assert (none.estimate, none.low, none.high, none.n) == (None, None, None, 0)
-    assert stats.percent_range(none) == "–"
+    assert stats_text.percent_range(none) == "–"
     one = stats.bootstrap_mean([0.25])
     assert (one.estimate, one.low, one.high, one.method) == (0.25, None, None, "none")
     # 1 of 1: Wilson's centre (1 + z²/2) / (1 + z²) minus its half width (z²/2) / (1 + z²)
@@ -99,7 +99,7 @@ def test_a_significant_paired_comparison() -> None:
     assert got.significant
     assert got.difference == pytest.approx(9 / 30)
     assert 0 < got.low <= got.difference <= got.high  # the interval leaves 0 out too
-    sentence = stats.verdict(got, "A", "B")
+    sentence = stats_text.verdict(got, "A", "B")
     assert "A is ahead of B by 30.0 points" in sentence and "p = 0.0117" in sentence
     assert "A better on 10 items, B better on 1 item, tied on 19 items" in sentence
     assert got.test == "McNemar's exact test" and "McNemar's exact test p" in sentence
@@ -113,7 +113,7 @@ def test_a_paired_comparison_that_is_not_significant() -> None:
     assert (got.first_better, got.second_better) == (5, 2)
     assert got.p_value == 0.453125 and not got.significant
     assert got.low < 0 < got.high
-    assert "not significant at 5 %" in stats.verdict(got, "A", "B")
+    assert "not significant at 5 %" in stats_text.verdict(got, "A", "B")
 
 
 def test_fractional_outcomes_use_the_wilcoxon_signed_rank_test() -> None:
@@ -130,10 +130,10 @@ def test_fractional_outcomes_use_the_wilcoxon_signed_rank_test() -> None:
 
 
 def test_ranges_in_words() -> None:
-    assert stats.percent_range({"low": 0.41234, "high": 0.5888}) == "41.2–58.9 %"
-    assert stats.percent_range({"low": float("nan"), "high": 0.5}) == "–"
-    assert stats.number_range({"low": 0.35, "high": 0.47}) == "0.350–0.470"
-    assert stats.how() == ("95 % Wilson score interval for a share of 0/1 outcomes, else "
+    assert stats_text.percent_range({"low": 0.41234, "high": 0.5888}) == "41.2–58.9 %"
+    assert stats_text.percent_range({"low": float("nan"), "high": 0.5}) == "–"
+    assert stats_text.number_range({"low": 0.35, "high": 0.47}) == "0.350–0.470"
+    assert stats_text.how() == ("95 % Wilson score interval for a share of 0/1 outcomes, else "
                            "95 % percentile bootstrap, 1,000 resamples, seed 0")
-    assert stats.how(stats.wilson(1, 2)) == "95 % Wilson score interval"
-    assert stats.how({"method": "bootstrap"}) == "95 % percentile bootstrap, 1,000 resamples, seed 0"
+    assert stats_text.how(stats.wilson(1, 2)) == "95 % Wilson score interval"
+    assert stats_text.how({"method": "bootstrap"}) == "95 % percentile bootstrap, 1,000 resamples, seed 0"

@@ -13,7 +13,7 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from needlework import stats
+from needlework import stats, stats_text
 from needlework.judges.evaluate import accuracy_intervals
 from needlework.needle import analysis
 from needlework.rag.metrics import intervals as rag_intervals
@@ -45,11 +45,11 @@ def test_wilson_is_its_formula_and_never_collapses(k: int, n: int) -> None:
 
 def test_wilson_at_the_ends_as_the_issue_counts_them() -> None:
     # 0 of 5: z² / (5 + z²) = 3.84146 / 8.84146 = 0.43448
-    assert stats.percent_range(stats.wilson(0, 5)) == "0.0–43.4 %"
+    assert stats_text.percent_range(stats.wilson(0, 5)) == "0.0–43.4 %"
     # 6 of 6: 6 / (6 + z²) = 6 / 9.84146 = 0.60966
-    assert stats.percent_range(stats.wilson(6, 6)) == "61.0–100.0 %"
+    assert stats_text.percent_range(stats.wilson(6, 6)) == "61.0–100.0 %"
     # 0 of 9: z² / (9 + z²) = 3.84146 / 12.84146 = 0.29914
-    assert stats.percent_range(stats.wilson(0, 9)) == "0.0–29.9 %"
+    assert stats_text.percent_range(stats.wilson(0, 9)) == "0.0–29.9 %"
     assert stats.wilson(0, 0).estimate is None
 
 
@@ -65,8 +65,8 @@ def test_no_zero_width_interval_on_fewer_than_30_units() -> None:
             # weighted, the same rule
             weighted = stats.bootstrap_mean(values, weights=[1 + k % 3 for k in range(n)])
             assert weighted.low is None or weighted.high - weighted.low > 0, (n, values)
-    assert stats.percent_range(stats.bootstrap_mean([0.5] * 4)) == "–"
-    assert "no interval" in stats.how(stats.bootstrap_mean([0.5] * 4))
+    assert stats_text.percent_range(stats.bootstrap_mean([0.5] * 4)) == "–"
+    assert "no interval" in stats_text.how(stats.bootstrap_mean([0.5] * 4))
 
 
 # -- McNemar and Wilcoxon -----------------------------------------------------------------
@@ -112,7 +112,7 @@ def test_the_sentence_follows_the_sign_of_the_difference() -> None:
     second = [0.0] * 4 + [2 / 3] * 6
     got = stats.paired(first, second)
     assert got.difference > 0 and (got.first_better, got.second_better) == (4, 6)
-    sentence = stats.verdict(got, "A", "B")
+    sentence = stats_text.verdict(got, "A", "B")
     assert sentence.startswith("On the 10 items both judged, A is ahead of B by 30.0 points")
     assert "A better on 4 items, B better on 6 items, tied on 0 items" in sentence
     assert "Wilcoxon signed-rank test p = " in sentence
@@ -217,19 +217,19 @@ def test_a_mapping_is_the_same_as_its_values() -> None:
 
 
 def test_one_rounding_rule_half_up_on_the_exact_value() -> None:
-    assert stats.percent(21, 40) == "52.5 %"
-    assert stats.percent(21, 40, digits=0) == "53 %"  # half up, not to even
-    assert stats.percent(Fraction(21, 40), digits=0, space=False) == "53%"
-    assert stats.percent(1, 8, digits=1) == "12.5 %" and stats.percent(1, 8, digits=0) == "13 %"
-    assert stats.percent(1, 3) == "33.3 %" and stats.percent(2, 3) == "66.7 %"
-    assert stats.percent(0, 0) == "–" and stats.percent(None) == "–"
-    assert stats.percent(0.125, digits=0) == "13 %"  # 0.125 is exact in binary
-    assert stats.percent(Fraction(-1, 8), digits=0, sign=True) == "-13 %"
-    assert stats.percent(Fraction(1, 8), digits=0, sign=True) == "+13 %"
+    assert stats_text.percent(21, 40) == "52.5 %"
+    assert stats_text.percent(21, 40, digits=0) == "53 %"  # half up, not to even
+    assert stats_text.percent(Fraction(21, 40), digits=0, space=False) == "53%"
+    assert stats_text.percent(1, 8, digits=1) == "12.5 %" and stats_text.percent(1, 8, digits=0) == "13 %"
+    assert stats_text.percent(1, 3) == "33.3 %" and stats_text.percent(2, 3) == "66.7 %"
+    assert stats_text.percent(0, 0) == "–" and stats_text.percent(None) == "–"
+    assert stats_text.percent(0.125, digits=0) == "13 %"  # 0.125 is exact in binary
+    assert stats_text.percent(Fraction(-1, 8), digits=0, sign=True) == "-13 %"
+    assert stats_text.percent(Fraction(1, 8), digits=0, sign=True) == "+13 %"
     # a bound is rounded on its exact binary value: 0.375 is exact, 37.5 -> 38 at no decimal
-    assert stats.percent_range({"low": 0.375, "high": 0.5}, 0) == "38–50 %"
-    assert stats.round_half_up(Fraction(5, 2), 0) == "3" and stats.round_half_up(2.5, 0) == "3"
-    assert stats.round_half_up(-0.0001, 1) == "0.0"
+    assert stats_text.percent_range({"low": 0.375, "high": 0.5}, 0) == "38–50 %"
+    assert stats_text.round_half_up(Fraction(5, 2), 0) == "3" and stats_text.round_half_up(2.5, 0) == "3"
+    assert stats_text.round_half_up(-0.0001, 1) == "0.0"
 
 
 def test_wilcoxon_agrees_with_scipys_exact_test_without_ties() -> None:

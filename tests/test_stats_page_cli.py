@@ -15,7 +15,8 @@ from needlework.cli import main
 from needlework.datasets import import_bytes
 from needlework.rewards import registry
 from needlework.rewards.results import results, scores_lines
-from needlework.stats import percent_range, wilson
+from needlework.stats import wilson
+from needlework.stats_text import percent_range
 from store.scores import item_scores, save_item_scores
 from tests.conftest import ROOT, jsonl
 

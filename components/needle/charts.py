@@ -36,7 +36,8 @@ from needlework.needle.findings import (
 )
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.token_pairs import token_pair
-from needlework.stats import how, paired_by_key, percent, percent_range, verdict
+from needlework.stats import paired_by_key
+from needlework.stats_text import how, percent, percent_range, verdict
 
 NONE = "(none)"
 CONTEXT_CHARS = 320  # characters of text shown either side of the needle
@@ -236,7 +237,7 @@ def paired_words(first: ResultSet, second: ResultSet) -> str:
     """The two sets compared on the pairs both scored: each pair's outcome (a judge's share
     of its two orders), who is ahead, the difference's interval and the test that fits the
     outcomes (McNemar's exact test for 0/1, Wilcoxon's signed-rank test for shares), in one
-    sentence (:func:`needlework.stats.verdict`)."""
+    sentence (:func:`needlework.stats_text.verdict`)."""
     def per_pair(s: ResultSet) -> dict[str, float]:
         if s.frame.empty:
             return {}

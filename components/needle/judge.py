@@ -20,7 +20,7 @@ from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.job import latest_judge_job, start_judge_job
 from needlework.judges.local import read_report
 from needlework.needle.labels import demo_judge_words, with_start_settings
-from needlework.stats import percent
+from needlework.stats_text import percent
 
 SEEN = "nj_seen"  # the judge job this session started or saw running (components.jobs.watch)
 POLICIES = {"skip": "counted wrong", "keep-start": "cut, start kept", "keep-end": "cut, end kept"}

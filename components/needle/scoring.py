@@ -15,7 +15,7 @@ from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.needle.job import latest_needle_job, start_needle_job
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.registry import ModelKey
-from needlework.stats import percent
+from needlework.stats_text import percent
 
 REUSE = {
     "auto": "auto: reuse when it gives the same scores and is faster (checked on one pair)",

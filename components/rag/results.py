@@ -37,7 +37,8 @@ from needlework.rag.metrics import (
 )
 from needlework.rag.questions import DIMENSIONS
 from needlework.rag.run import answer_notes
-from needlework.stats import bootstrap_mean, how, number_range
+from needlework.stats import bootstrap_mean
+from needlework.stats_text import how, number_range
 from store.rag import list_runs
 
 RUN_PICK = "rag_run_pick"

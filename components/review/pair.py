@@ -20,7 +20,7 @@ from needlework.review.lengths import count, counter_words
 from needlework.review.queue import Comparison
 from needlework.review.sides import CHOSEN, PLAIN, REJECTED, Sides
 from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
-from needlework.stats import percent
+from needlework.stats_text import percent
 from needlework.teams.blind import against_yours
 
 REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews

@@ -35,7 +35,8 @@ from needlework.rewards.results import (
     scores_lines,
 )
 from needlework.rewards.runs import dataset_metrics
-from needlework.stats import Paired, how, method_label, percent, percent_range, verdict
+from needlework.stats import Paired
+from needlework.stats_text import how, method_label, percent, percent_range, verdict
 from store import judges as store_judges
 
 NONE = "(none)"

@@ -44,7 +44,7 @@ from needlework.judges.results import (
     subset_rows,
     with_intervals,
 )
-from needlework.stats import how, percent, percent_range
+from needlework.stats_text import how, percent, percent_range
 from store import judges as store_judges
 from store.datasets import item_index
 

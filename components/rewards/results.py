@@ -22,7 +22,7 @@ from needlework.judges.local import short_name
 from needlework.rewards.compare import RunRef, list_runs
 from needlework.rewards.results import Failure, intervals
 from needlework.rewards.runs import dataset_metrics
-from needlework.stats import how, method_label, percent, percent_range
+from needlework.stats_text import how, method_label, percent, percent_range
 from store.datasets import get_dataset
 
 REVIEW_PAGE = "app_pages/review.py"

@@ -21,7 +21,7 @@ from components.state import get_db, signed_in
 from components.tables import figures_table
 from components.text import label, option, render_text
 from needlework.formats.errors import FormatError
-from needlework.stats import percent, round_half_up
+from needlework.stats_text import percent, round_half_up
 from needlework.teams.gold import (
     GoldError,
     answer_fields,

@@ -112,7 +112,7 @@ def cmd_gold_sample(args: argparse.Namespace) -> int:
             return 0
         print(f"{len(done.added)} items made gold in {done.dataset!r} (seed {done.seed})"
               + (": nothing needed" if not done.added else ""))
-        from needlework.stats import percent  # noqa: PLC0415
+        from needlework.stats_text import percent  # noqa: PLC0415
 
         for who, (gold, items) in done.shares.items():
             where = who or "dataset"

@@ -214,7 +214,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from needlework.judges.evaluate import failure_words  # noqa: PLC0415
     from needlework.judges.plan import DatasetNotFound, load_items, select_items  # noqa: PLC0415
     from needlework.judges.results import provider_defaults  # noqa: PLC0415
-    from needlework.stats import number_range  # noqa: PLC0415
+    from needlework.stats_text import number_range  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
     if args.per_subset is not None and args.per_subset < 1:
@@ -288,7 +288,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     acc = summary["accuracy"]
     rate = summary["invalid_rate"]
     from needlework.figures_text import judge_lines  # noqa: PLC0415
-    from needlework.stats import percent  # noqa: PLC0415
+    from needlework.stats_text import percent  # noqa: PLC0415
     print(f"{args.dataset}: {summary['mode']} by {summary['model']}: accuracy "
           f"{'n/a' if acc is None else f'{acc:.4f}'}, invalid {summary['invalid']} of "
           f"{summary['answered']} ({'n/a' if rate is None else percent(rate, space=False)}), "
@@ -385,7 +385,7 @@ def cmd_demo_judge(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         acc = report["heldout_selection"]
-        from needlework.stats import percent  # noqa: PLC0415
+        from needlework.stats_text import percent  # noqa: PLC0415
         print(f"demo judge saved to {out}: held-out selection accuracy {acc['accuracy']:.3f} "
               f"({acc['pairs']} pairs in both orders, invalid "
               f"{percent(acc['invalid_rate'], space=False)}), "

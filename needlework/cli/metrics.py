@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from needlework import metrics, stats
+from needlework import metrics, stats_text
 from needlework.cli import add_db_argument
 from needlework.figures_text import share_words
 
@@ -94,7 +94,7 @@ def read_scores(path: str | Path) -> list[dict[str, Any]]:
 
 
 def _pct(value: float | None) -> str:
-    return stats.percent(value)
+    return stats_text.percent(value)
 
 
 def _ci(bounds: dict[str, Any] | None, name: str | None = None) -> dict[str, Any] | None:
@@ -155,9 +155,9 @@ def describe(kind: str, result: dict[str, Any], bounds: dict[str, Any] | None = 
 
 
 def _method_note(bounds: dict[str, Any]) -> str:
-    """How the shown intervals were made, in words (:func:`needlework.stats.how`)."""
+    """How the shown intervals were made, in words (:func:`needlework.stats_text.how`)."""
     shown = [bounds.get("overall"), *(bounds.get("subsets") or bounds.get("domains") or {}).values()]
-    return stats.how(*[s for s in shown if s]) + ", the unit the entry"
+    return stats_text.how(*[s for s in shown if s]) + ", the unit the entry"
 
 
 def json_intervals(kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:

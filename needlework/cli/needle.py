@@ -322,7 +322,8 @@ def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
         position_bias,
     )
     from needlework.needle.findings import bias_sentence, findings  # noqa: PLC0415
-    from needlework.stats import RESAMPLES, SEED, how  # noqa: PLC0415
+    from needlework.stats import RESAMPLES, SEED  # noqa: PLC0415
+    from needlework.stats_text import how  # noqa: PLC0415
 
     cells = heatmap_frame(results, intervals=True)
     biases = {}

@@ -83,7 +83,7 @@ from needlework.needle.sites import (
     resolve_counter,
     sentence_ends,
 )
-from needlework.stats import percent
+from needlework.stats_text import percent
 
 __all__ = ["ASPECTS", "Haystack", "NeedleWriting", "Passage", "candidate_chunks", "length_bin",
            "needle_record", "parse_counterpart", "parse_needle", "parse_rewrite", "slot_of",

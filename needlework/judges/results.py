@@ -21,7 +21,7 @@ from needlework import metrics
 from needlework.judges import evaluate
 from needlework.judges.local import short_name
 from needlework.judges.parse import letters
-from needlework.stats import percent, percent_range
+from needlework.stats_text import percent, percent_range
 
 ORDER_WORDS = {"shuffle": "one shuffled order", "rotations": "every rotation"}
 

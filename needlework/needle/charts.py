@@ -30,7 +30,7 @@ from needlework.needle.analysis import (
     counted,
     heatmap_frame,
 )
-from needlework.stats import percent, percent_range
+from needlework.stats_text import percent, percent_range
 
 COLOR_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
 CELL_FIELDS = ["length_tokens", "bucket"]

@@ -24,7 +24,7 @@ from needlework.needle.analysis import (
     position_bias,
     wilson_interval,
 )
-from needlework.stats import round_half_up
+from needlework.stats_text import round_half_up
 
 
 def _pct(value: float) -> int:

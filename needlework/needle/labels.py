@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from needlework.judges.connection import DEFAULT_MAX_TOKENS, Connection
 from needlework.judges.local import settings_for, short_name
-from needlework.stats import percent
+from needlework.stats_text import percent
 
 __all__ = ["demo_judge_words", "demo_limitation", "judge_run_details", "judge_run_labels", "run_settings",
            "with_start_settings"]

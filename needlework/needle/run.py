@@ -30,7 +30,7 @@ import pandas as pd
 from needlework.needle.analysis import results_frame
 from needlework.needle.prefix import prefix_scores, supports_prefix_reuse
 from needlework.rewards import errors
-from needlework.stats import percent
+from needlework.stats_text import percent
 from store import scores as store_scores
 
 Progress = Callable[[int, int], None]

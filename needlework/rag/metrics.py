@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from needlework import stats
+from needlework import stats, stats_text
 from needlework.rag import bergen
 from needlework.rag.questions import DIMENSIONS, GROUNDING_BINS, NOT_SET
 from needlework.rag.rules_judge import MODEL as RULES_MODEL
@@ -279,9 +279,9 @@ def cell_text(figures: Mapping[str, Any], name: str) -> str:
     if name in JUDGE_FIGURES:
         hits = round(value * n)
         what = f" {DENOMINATORS[name]}" if name in DENOMINATORS else ""
-        ci = f" CI {stats.percent_range(interval)}" if interval else ""
-        return f"{stats.percent(value)} ({hits}/{n}{what}){ci}"
-    ci = f" CI {stats.number_range(interval)}" if interval else ""
+        ci = f" CI {stats_text.percent_range(interval)}" if interval else ""
+        return f"{stats_text.percent(value)} ({hits}/{n}{what}){ci}"
+    ci = f" CI {stats_text.number_range(interval)}" if interval else ""
     if name in ATTRIBUTION:
         return f"{value:.3f} ({n} of {int(figures.get('n') or 0)} cite){ci}"
     return f"{value:.3f} (n={n}){ci}"

@@ -62,7 +62,7 @@ from functools import lru_cache
 
 from needlework.rag.prompts import read_prompt
 from needlework.rag.sentences import split_sentences
-from needlework.stats import percent
+from needlework.stats_text import percent
 
 MODEL = "needlework-rules"
 SUPPORTED = 0.8

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from needlework import metrics, stats
+from needlework import metrics, stats, stats_text
 from needlework.judges.local import short_name
 from needlework.judges.results import item_outcomes, run_title
 from needlework.rewards.results import entries_from_rows, item_domains
@@ -157,12 +157,12 @@ def headline_note(ref: RunRef, per_item: float | None, items: int) -> str | None
     headline = summary.get("accuracy")
     if ref.kind != "judge" or headline is None or per_item is None:
         return None
-    if stats.percent(float(headline)) == stats.percent(per_item):
+    if stats_text.percent(float(headline)) == stats_text.percent(per_item):
         return None
     unit = "trial" if (summary.get("mode") or ref.row.get("mode")) == "selection" else "item"
     judged = summary.get("items")
     why = (f"items with more {unit}s weigh more there" if judged in (None, items)
            else f"over its {judged:,} items, {items:,} of them compared here")
-    return (f"{ref.short}: {stats.percent(per_item, space=False)} here is the mean per item on "
+    return (f"{ref.short}: {stats_text.percent(per_item, space=False)} here is the mean per item on "
             f"the {items:,} items compared (every item weighs the same); its headline accuracy, "
-            f"{stats.percent(float(headline), space=False)}, is per {unit} ({why}).")
+            f"{stats_text.percent(float(headline), space=False)}, is per {unit} ({why}).")
