@@ -8,7 +8,8 @@ import pytest
 
 from needlework.formats import needle as needle_format
 from needlework.judges.connection import Connection
-from needlework.judges.needles import Haystack, parse_rewrite, write_needles
+from needlework.judges.needle_edits import parse_rewrite
+from needlework.judges.needles import Haystack, write_needles
 from needlework.judges.prompts import template
 from store import connect
 from tests.judges_fixtures import FakeJudgeServer, last_user_text

@@ -24,7 +24,8 @@ from needlework.jobs import RUNNER
 from needlework.judges.cache import prompt_hash
 from needlework.judges.connection import Connection
 from needlework.judges.job import WRITE_KIND, latest_write_job
-from needlework.judges.needles import Haystack, length_bin, write_needles
+from needlework.judges.needle_edits import length_bin
+from needlework.judges.needles import Haystack, write_needles
 from needlework.needle import analysis
 from needlework.needle.inputs import demo_haystacks
 from needlework.needle.sites import TokenCounter, paragraph_spans
