@@ -42,15 +42,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from needlework.formats.preference import Preference
 from needlework.judges import cache, cost, evaluate
-from needlework.judges.client import Answer, JudgeClient
+from needlework.judges.client import JudgeClient
 from needlework.judges.connection import REASONING_MAX_TOKENS, Connection
 from needlework.judges.context import POLICIES
 from needlework.judges.errors import (  # noqa: F401 - the failure rules, named here too
@@ -64,14 +63,12 @@ from needlework.judges.errors import (  # noqa: F401 - the failure rules, named 
     one_line,
 )
 from needlework.judges.local import cache_endpoint
-from needlework.judges.parse import Parsed, parse_score, parse_selection
+from needlework.judges.parse import Parsed
 from needlework.judges.plan import MODES, ORDERS, Trial, plan_trials
-from needlework.judges.prompts import SCORE_HIGH, SCORE_LOW, default_template
+from needlework.judges.prompts import default_template
+from needlework.judges.sending import Progress, ShouldStop, parse_answer, send_pending
 from needlework.judges.templates import Template
 from store import judges as store
-
-Progress = Callable[[int, int], None]
-ShouldStop = Callable[[], bool]
 
 
 @dataclass
@@ -85,13 +82,6 @@ class JudgeRun:
     def output_entries(self) -> list[dict[str, Any]]:
         """Lines of the Long-form RewardBench-shaped output file (see :func:`write_output`)."""
         return output_entries(self.summary, self.results)
-
-
-def parse_answer(trial: Trial, text: str) -> Parsed:
-    """The parse of ``text`` for ``trial``'s mode."""
-    if trial.mode == "selection":
-        return parse_selection(text, len(trial.members))
-    return parse_score(text, SCORE_LOW, SCORE_HIGH)
 
 
 def _result(trial: Trial, call_key: str | None, parsed: Parsed | None,
@@ -213,7 +203,7 @@ def run_judge(
     errors: dict[str, JudgeError] = {}
     requests_before, retries_before = client.requests, client.retries
     try:
-        fresh = _send(db, client, connection, pending, done, total, errors, progress,
+        fresh = send_pending(db, client, connection, pending, done, total, errors, progress,
                       should_stop, answered_before=len(found))
     except (JudgeCancelled, KeyboardInterrupt) as exc:
         store.update_run_progress(db, run_key, store_done(db, keys))
@@ -318,123 +308,6 @@ def _usage(rows: Any) -> dict[str, Any]:
     return {"prompt_tokens": sum(prompt), "completion_tokens": sum(completion),
             "reasoning_tokens": sum(thinking) if thinking else None,
             "mean_latency_s": round(sum(latency) / len(latency), 4) if latency else None}
-
-
-def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[str, Trial],
-          done: int, total: int, errors: dict[str, JudgeError], progress: Progress | None,
-          should_stop: ShouldStop | None, answered_before: int = 0) -> dict[str, dict[str, Any]]:
-    """Send the pending trials through a bounded pool; cache each answer as it comes, under
-    the key of the parameters it was asked with. A request that fails on its own goes into
-    ``errors`` (never the cache); one of :data:`RUN_ERRORS` stops the run, and so do
-    :data:`NO_ANSWER_LIMIT` failures before any answer (``answered_before``: answers the
-    run already had from the cache)."""
-    fresh: dict[str, dict[str, Any]] = {}
-    if not pending:
-        return fresh
-    queue = list(pending.items())
-    failure: JudgeError | None = None
-    stopped = False
-    with ThreadPoolExecutor(max_workers=connection.concurrency,
-                            thread_name_prefix="needlework-judge") as pool:
-        running: dict[Future[Answer], tuple[str, Trial]] = {}
-        while queue or running:
-            while (queue and len(running) < connection.concurrency and failure is None
-                   and not stopped):
-                if should_stop is not None and should_stop():
-                    stopped = True
-                    break
-                key, trial = queue.pop(0)
-                future = pool.submit(client.complete, trial.messages, should_stop=should_stop,
-                                     schema=answer_schema(trial))
-                running[future] = (key, trial)
-            if not running:
-                break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                key, trial = running.pop(future)
-                try:
-                    answer = future.result()
-                except JudgeCancelled:
-                    stopped = True
-                    continue
-                except JudgeError as exc:
-                    if exc.kind in RUN_ERRORS:
-                        failure = failure or exc
-                        continue
-                    errors[key] = exc
-                    done += 1
-                    if progress is not None:
-                        progress(done, total)
-                    if not fresh and not answered_before and len(errors) >= NO_ANSWER_LIMIT:
-                        failure = failure or no_answer_error(errors.values(), len(errors))
-                    continue
-                parsed = parse_answer(trial, answer.text)
-                params = answer.params if answer.params is not None else connection.params()
-                saved = cache.connection_key(connection, trial.messages, params)
-                row = {"key": saved, "raw": answer.text, "prompt_tokens": answer.prompt_tokens,
-                       "completion_tokens": answer.completion_tokens,
-                       "latency_s": answer.latency_s, "finish_reason": answer.finish_reason,
-                       "params": params, "reasoning_tokens": answer.reasoning_tokens}
-                store.save_call(db, saved, endpoint=connection.endpoint, model=connection.model,
-                                params=params,
-                                prompt_hash=cache.prompt_hash(trial.messages), raw=answer.text,
-                                parsed=parsed.as_dict(), valid=parsed.valid,
-                                prompt_tokens=answer.prompt_tokens,
-                                completion_tokens=answer.completion_tokens,
-                                latency_s=answer.latency_s, attempts=answer.attempts,
-                                finish_reason=answer.finish_reason,
-                                reasoning=answer.reasoning,
-                                reasoning_tokens=answer.reasoning_tokens)
-                fresh[key] = row
-                done += 1
-                if progress is not None:
-                    progress(done, total)
-    if failure is not None:
-        raise failure
-    if stopped:
-        raise JudgeCancelled(f"cancelled: {len(fresh)} new answers saved, "
-                             f"{len(queue)} requests not sent; a re-run resumes from the cache")
-    return fresh
-
-
-def answer_schema(trial: Trial) -> dict[str, Any]:
-    """The JSON schema of a trial's answer (structured output, where asked for): the
-    letter of the best response for a selection, a 1-10 rating for scoring; the parsers
-    read these keys (``verdict``, ``score``) as they read the words."""
-    if trial.mode == "selection":
-        names = [chr(ord("A") + k) for k in range(len(trial.members))]
-        return {"name": "selection", "schema": {
-            "type": "object", "properties": {"verdict": {"type": "string", "enum": names}},
-            "required": ["verdict"], "additionalProperties": False}}
-    return {"name": "rating", "schema": {
-        "type": "object", "properties": {"score": {"type": "number"}},
-        "required": ["score"], "additionalProperties": False}}
-
-
-def ask(db: Any, client: JudgeClient, messages: list[dict[str, str]],
-        parse: Callable[[str], Parsed], *, should_stop: ShouldStop | None = None,
-        max_tokens: int | None = None) -> tuple[str, Parsed, bool]:
-    """One cached call outside a dataset run (the needle writer's rewrite and check):
-    ``(raw answer, parse, came from the cache)``. The answer is committed at once."""
-    conn = client.connection
-    params = conn.params() if max_tokens is None else {**conn.params(), "max_tokens": max_tokens}
-    digest = cache.prompt_hash(messages)
-    key = cache.connection_key(conn, messages, client.effective_params(params))
-    row = store.cached_calls(db, [key]).get(key)
-    if row is not None:
-        return row["raw"], parse(row["raw"]), True
-    answer = client.complete(messages, max_tokens=max_tokens, should_stop=should_stop)
-    parsed = parse(answer.text)
-    if answer.params is not None:  # what it was really asked with (a refused one dropped)
-        params = answer.params
-        key = cache.connection_key(conn, messages, params)
-    store.save_call(db, key, endpoint=conn.endpoint, model=conn.model, params=params,
-                    prompt_hash=digest, raw=answer.text, parsed=parsed.as_dict(),
-                    valid=parsed.valid, prompt_tokens=answer.prompt_tokens,
-                    completion_tokens=answer.completion_tokens, latency_s=answer.latency_s,
-                    attempts=answer.attempts, finish_reason=answer.finish_reason,
-                    reasoning=answer.reasoning, reasoning_tokens=answer.reasoning_tokens)
-    return answer.text, parsed, False
 
 
 # -- the output file ---------------------------------------------------------------------

@@ -46,7 +46,7 @@ Every attempt, kept or not, is reported with its reason, and every record carrie
 the prompts used in its ``writer`` field (the template, the endpoints and models, the
 rendered prompts with their hashes, and the check's answer).
 
-Calls go through the judge cache (:func:`needlework.judges.engine.ask`): writing the
+Calls go through the judge cache (:func:`needlework.judges.sending.ask`): writing the
 same set again asks nothing, and a killed run resumes where it stopped.
 """
 
@@ -60,7 +60,6 @@ from typing import Any
 from needlework.judges.cache import prompt_hash
 from needlework.judges.client import JudgeClient
 from needlework.judges.connection import Connection
-from needlework.judges.engine import ask
 from needlework.judges.errors import JudgeCancelled
 from needlework.judges.needle_edits import (
     MIN_CHUNK_WORDS,
@@ -80,6 +79,7 @@ from needlework.judges.prompts import (
     needle_messages,
     verify_messages,
 )
+from needlework.judges.sending import ask
 from needlework.judges.templates import Template
 from needlework.needle.inputs import Haystack
 from needlework.needle.sites import (

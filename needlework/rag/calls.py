@@ -1,7 +1,7 @@
 """Judge calls for answer evaluation, through the judge engine's cache and client.
 
 A :class:`Request` is one prompt with its parser. :func:`run_requests` sends a list of
-them the way the judge engine sends trials (``needlework.judges.engine``):
+them the way the judge engine sends trials (``needlework.judges.sending``):
 
 - each request's cache key is computed with :func:`needlework.judges.cache.connection_key`
   (endpoint, model, generation parameters, prompt hash; the judges this project serves
