@@ -5,6 +5,8 @@ a dimension, the flag, the skip mark, the comment), ``answer``, ``deflect``, ``r
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlite_utils import Database
 
 from needlework.action_base import ITEM_FIELDS, TOLD, Batch, Outcome, grounding_item, written
@@ -13,8 +15,9 @@ from needlework.action_shown import held_back, shown_suggestions, typed_via
 from needlework.formats.garage import DEFLECTION, DIMENSIONS
 from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
+from needlework.grounding.keymap import dimension_keys
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
-from store.annotations import get_value, set_annotation
+from store.annotations import get_value, group, set_annotation
 
 
 def check_set(b: Batch, action: Action) -> None:
@@ -99,28 +102,44 @@ def apply_rest(b: Batch, action: Action) -> Outcome:
 
 
 def grounding_accept(b: Batch, action: Action) -> Outcome:
-    """Give every passage the annotator has not labeled yet the label suggested for it
-    (by ``action.value``, a source, or the first source by name), decided on what is saved
-    and on the suggestions the actor may see when it applies; each passage gets its own
-    change, kept with ``via`` ``{"how": "accepted", "source": ..., "score": ...}``."""
+    """Take every suggestion of the question the annotator has no value of yet: each
+    passage without a label of theirs gets the label suggested for it, each dimension
+    without a value of theirs the value suggested for it (every field of a dimension of
+    several from one source) — by ``action.value``, a source, or the first source by name
+    — decided on what is saved and on the suggestions the actor may see when it applies.
+    Each field gets its own change, kept with ``via`` ``{"how": "accepted", "source": ...,
+    "score": ...}``; the changes are one group (:func:`store.annotations.group`), so one
+    undo takes the accept back whole."""
     count = len(gitem.passages(grounding_item(b, action)))
     if (held := held_back(b, action)) is not None:
         return held
     offered = shown_suggestions(b, action)
     if not offered:
         return Outcome(action.id, "unchanged", "no suggestions to accept on this question", tell=True)
-    taken, last = [], None
+    taken: list[tuple[str, dict[str, Any]]] = []
     for number in range(1, count + 1):
         name = f"{LABEL_PREFIX}{number}"
         rows = [r for r in offered.get(name, []) if action.value in (None, r["source"])]
-        if not rows or get_value(b.db, action.dataset, action.item, action.annotator, name) is not None:
-            continue
-        row = rows[0]
-        last = set_annotation(b.db, action.dataset, action.item, action.annotator, name,
-                              row["value"], via={"how": "accepted", "source": row["source"],
-                                                 "score": row["score"]})
-        taken.append(number)
-    if not taken:
-        return Outcome(action.id, "unchanged", "every suggested passage has a label", tell=True)
-    return Outcome(action.id, "applied", f"{len(taken)} suggestion(s) accepted",
-                   history_id=last, tell=True)
+        if rows and _unset(b, action, [name]):
+            taken.append((name, rows[0]))
+    for dim in dimension_keys():
+        names = [f"dim:{f}" for f in dim["fields"]]
+        sources = sorted({r["source"] for name in names for r in offered.get(name, [])
+                          if action.value in (None, r["source"])})
+        if sources and _unset(b, action, names):
+            taken += [(name, row) for name in names for row in offered.get(name, [])
+                      if row["source"] == sources[0]]
+    written_ids = [hid for name, row in taken if (hid := set_annotation(
+        b.db, action.dataset, action.item, action.annotator, name, row["value"],
+        via={"how": "accepted", "source": row["source"], "score": row["score"]})) is not None]
+    if not written_ids:
+        return Outcome(action.id, "unchanged", "every suggested passage and dimension has your value", tell=True)
+    group(b.db, written_ids)
+    return Outcome(action.id, "applied", f"{len(written_ids)} suggestion(s) accepted",
+                   history_id=written_ids[-1], tell=True)
+
+
+def _unset(b: Batch, action: Action, names: list[str]) -> bool:
+    """Whether the annotator has no value of any of the fields ``names`` on the item."""
+    return all(get_value(b.db, action.dataset, action.item, action.annotator, name) is None
+               for name in names)

@@ -24,6 +24,7 @@ from needlework.action_parse import UNDO_SCOPES, Action, Rejected
 from needlework.formats import preference_view
 from needlework.teams import access
 from needlework.teams.permissions import PermissionDenied, check
+from store.annotations import group as group_rows
 from store.annotations import last_redoable, last_undoable, undo
 
 
@@ -36,17 +37,27 @@ def revert_entry(b: Batch, action: Action, entry: Mapping[str, Any], verb: str) 
 
 
 def apply_undo(b: Batch, action: Action) -> Outcome:
-    """Undo or redo the annotator's newest change on the page's fields; the change it
-    reverts must be allowed too."""
+    """Undo or redo the annotator's newest change on the page's fields, a change made as
+    one (an accept of several fields) whole: each of its fields gets its own revert, the
+    reverts one group again (so one redo takes them back); every change it reverts must
+    be allowed too."""
     b.targets.dataset(action.dataset, GROUNDING if action.field == "annotate" else PREFERENCE)
     find = last_undoable if action.kind == "undo" else last_redoable
-    row = find(b.db, action.dataset, action.annotator, UNDO_SCOPES[action.field])
-    if row is None:
+    rows = find(b.db, action.dataset, action.annotator, UNDO_SCOPES[action.field])
+    if not rows:
         return Outcome(action.id, "unchanged", f"nothing to {action.kind}")
-    b.refuse_unless_allowed(replace(action, item=row["item_key"], field=row["field"]))
-    entry = {"id": row["id"], "dataset": action.dataset, "item_key": row["item_key"],
-             "field": row["field"], "annotator": action.annotator}
-    return revert_entry(b, action, entry, action.kind)
+    for row in rows:
+        b.refuse_unless_allowed(replace(action, item=row["item_key"], field=row["field"]))
+    outcomes = [revert_entry(b, action, {"id": row["id"], "dataset": action.dataset,
+                                         "item_key": row["item_key"], "field": row["field"],
+                                         "annotator": action.annotator}, action.kind)
+                for row in rows]
+    if len(rows) == 1:
+        return outcomes[0]
+    group_rows(b.db, [o.history_id for o in outcomes if o.history_id is not None])
+    first = outcomes[-1]  # the group's first field (an accept's first passage)
+    verb = "undone" if action.kind == "undo" else "redone"
+    return replace(first, message=f"{verb}: {len(rows)} changes made together", tell=True)
 
 
 def apply_revert(b: Batch, action: Action) -> Outcome:

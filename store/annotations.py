@@ -243,6 +243,17 @@ def undo(db: Database, history_id: int, annotator: str, *, action: str = "undo")
     return hid
 
 
+def group(db: Database, history_ids: list[int]) -> None:
+    """Mark the history rows ``history_ids`` (two or more, of one action) as one change:
+    :func:`last_undoable` and :func:`last_redoable` then return them together. A single
+    row stays ungrouped."""
+    ids = sorted(set(history_ids))
+    if len(ids) < 2:
+        return
+    marks = ", ".join("?" * len(ids))
+    db.execute(f"update history set grp = ? where id in ({marks})", [ids[0], *ids])
+
+
 def _fields(prefixes: tuple[str, ...]) -> tuple[str, list[str]]:
     clause = " or ".join("(field >= ? and field < ?)" for _ in prefixes)
     params = [x for p in prefixes for x in (p, p + "\U0010ffff")]
@@ -250,28 +261,38 @@ def _fields(prefixes: tuple[str, ...]) -> tuple[str, list[str]]:
 
 
 def last_undoable(db: Database, dataset: str, who: str,
-                  prefixes: tuple[str, ...]) -> dict[str, Any] | None:
-    """``who``'s newest own change in ``dataset`` (a field starting with one of
-    ``prefixes``) that is not undone yet: what an undo key reverts (``None``: nothing)."""
+                  prefixes: tuple[str, ...]) -> list[dict[str, Any]]:
+    """What an undo key reverts: ``who``'s newest own change in ``dataset`` (a field
+    starting with one of ``prefixes``) that is not undone yet, with the rest of its group
+    (:func:`group`: an accept of several fields) not undone yet, newest first; ``[]``:
+    nothing."""
     where, params = _fields(prefixes)
-    rows = db.execute_returning_dicts(
-        f"select * from history h where dataset = ? and annotator = ? and by = ? and {where} "
-        "and action in ('set', 'redo') and not exists "
-        "(select 1 from history u where u.undoes = h.id) order by id desc limit 1",
-        [dataset, who, who, *params])
-    return rows[0] if rows else None
+    head = ("select * from history h where dataset = ? and annotator = ? and by = ? and "
+            f"{where} and action in ('set', 'redo') and not exists "
+            "(select 1 from history u where u.undoes = h.id)")
+    rows = db.execute_returning_dicts(f"{head} order by id desc limit 1",
+                                      [dataset, who, who, *params])
+    if not rows or rows[0]["grp"] is None:
+        return rows
+    return db.execute_returning_dicts(f"{head} and h.grp = ? order by id desc",
+                                      [dataset, who, who, *params, rows[0]["grp"]])
 
 
 def last_redoable(db: Database, dataset: str, who: str,
-                  prefixes: tuple[str, ...]) -> dict[str, Any] | None:
-    """``who``'s newest undo in ``dataset`` not redone yet, when no new change of theirs
-    came after it (a new change ends what can be redone, as in any editor)."""
+                  prefixes: tuple[str, ...]) -> list[dict[str, Any]]:
+    """What a redo key reverts: ``who``'s newest undo in ``dataset`` not redone yet, when
+    no new change of theirs came after it (a new change ends what can be redone, as in
+    any editor), with the rest of its group not redone yet, newest first; ``[]``:
+    nothing."""
     where, params = _fields(prefixes)
-    rows = db.execute_returning_dicts(
-        f"select * from history h where dataset = ? and annotator = ? and by = ? and {where} "
-        "and action = 'undo' and not exists (select 1 from history r where r.undoes = h.id) "
-        "and not exists (select 1 from history n where n.dataset = h.dataset and n.id > h.id "
-        f"and n.annotator = h.annotator and n.by = h.by and n.action = 'set' and "
-        f"{where.replace('field', 'n.field')}) order by id desc limit 1",
-        [dataset, who, who, *params, *params])
-    return rows[0] if rows else None
+    head = (f"select * from history h where dataset = ? and annotator = ? and by = ? and {where} "
+            "and action = 'undo' and not exists (select 1 from history r where r.undoes = h.id) "
+            "and not exists (select 1 from history n where n.dataset = h.dataset and n.id > h.id "
+            "and n.annotator = h.annotator and n.by = h.by and n.action = 'set' and "
+            f"{where.replace('field', 'n.field')})")
+    args = [dataset, who, who, *params, *params]
+    rows = db.execute_returning_dicts(f"{head} order by id desc limit 1", args)
+    if not rows or rows[0]["grp"] is None:
+        return rows
+    return db.execute_returning_dicts(f"{head} and h.grp = ? order by id desc",
+                                      [*args, rows[0]["grp"]])

@@ -261,7 +261,7 @@ def test_accept_labels_the_unlabelled_passages_and_every_value_says_where_it_cam
                 for r in history_records(grounding, "g")]
     assert exported == [("label:1", "changed"), ("label:2", "accepted")]
     [again] = _act(grounding, {"kind": "accept", "item": "sample-1"})
-    assert (again.status, again.message) == ("unchanged", "every suggested passage has a label")
+    assert (again.status, again.message) == ("unchanged", "every suggested passage and dimension has your value")
     # undo takes the accepted label back; redo brings it back with where it came from
     _act(grounding, {"kind": "undo", "scope": "annotate"})
     assert _via(grounding, "label:2") is None
