@@ -3,10 +3,14 @@ progress of assigned work in team mode, recent activity, and deep links."""
 
 import streamlit as st
 
+from components.hints import IMPORT_PAGE
 from components.home.activity import render_activity
 from components.home.tables import open_pages, render_datasets, render_flash
+from components.pace import render_pace
 from components.state import annotator, current_dataset, get_db, signed_in
 from components.teams.progress import render_team_progress
+from components.teams.session import may_open
+from needlework.grounding.progress import without_marked_only
 from needlework.teams.assignment import queue_totals, visible_datasets
 from needlework.teams.permissions import visible_annotator
 from store.annotations import history
@@ -31,6 +35,7 @@ st.caption(
     "chosen/rejected pairs; score them with a reward model and see where it fails; "
     "run needle-in-a-haystack tests."
 )
+render_pace(db, user.name if user is not None else annotator(), rule_shown=True)
 every = list_datasets(db, archived=True)
 # An annotator sees the datasets assigned to them and their own work only.
 mine, theirs = visible_annotator(user), visible_datasets(db, user)
@@ -43,10 +48,17 @@ if user is not None:  # team mode: a person with a queue is counted against thei
         for p in people:
             if p["annotator"] in queues:
                 p["done"], p["started"], p["total"] = queues[p["annotator"]]
+kinds = {r["name"]: r["kind"] for r in every}
+progress = {name: (without_marked_only(db, name, people) if kinds.get(name) == "grounding"
+                   else people) for name, people in progress.items()}  # only skipped: not started
+reader = user.name if user is not None else annotator()
+others = {name: sum(p["annotator"] != reader for p in people) for name, people in progress.items()}
 if mine is not None:
     progress = {name: [p for p in people if p["annotator"] == mine]
                 for name, people in progress.items()}
-elif annotator():  # the person at this screen first: Home names only a few per dataset
+else:
+    others = {}  # every person who started is in the list
+if mine is None and annotator():  # the person at this screen first: Home names only a few per dataset
     progress = {name: sorted(people, key=lambda p: p["annotator"] != annotator())
                 for name, people in progress.items()}
 with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
@@ -56,14 +68,15 @@ with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
     show_archived = st.toggle("Archived", key="nw-home-archived", width="content",
                               help="Show archived datasets (hidden from the pickers)")
 if not every:
-    st.info("No datasets yet. Import one on the **Import & export** page, or run "
-            "`python -m needlework seed-demo`.", icon=":material/upload_file:")
+    st.info("No datasets yet: " + ("import one on the **Import & export** page, or run "
+            "`python -m needlework seed-demo`." if may_open(user, IMPORT_PAGE)
+            else "your lead imports and assigns them."), icon=":material/upload_file:")
 else:
     wanted = " ".join(query.split()).casefold()
     rows = [r for r in every if bool(r["archived_at"]) == show_archived
             and wanted in r["name"].casefold()]
     render_datasets(rows, progress, {r["name"]: scored_by(db, r["name"]) for r in rows},
-                    pages, archived=show_archived)
+                    pages, archived=show_archived, reader=reader, others=others)
 render_team_progress(db, user)  # assigned work, per dataset and annotator (teams)
 st.subheader("Recent activity" if mine is None else "Your recent activity")
 render_activity(history(db, annotator=mine, limit=15), {r["name"]: r["kind"] for r in every},

@@ -13,6 +13,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.state import engine
 
     engine()  # imported once, by the server's warm-up thread
+    from components.hints import import_words
     from components.models.picker import render_model_picker
     from components.rewards.compare import render_compare, render_downloads
     from components.rewards.judge import render_judge_results, render_judging
@@ -20,7 +21,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.rewards.results import render_failures, render_metrics, render_run_picker
     from components.rewards.scoring import render_scoring, truncation_policy
     from components.rewards.token_view import render_per_token_section
-    from components.state import current_dataset, get_db
+    from components.state import current_dataset, get_db, signed_in
     from components.text import label
     from needlework.rewards.results import Results, results
     from store.datasets import get_dataset, item_index
@@ -35,7 +36,7 @@ dataset = current_dataset()
 row = get_dataset(db, dataset) if dataset else None
 if row is None or row["kind"] not in ("preference", "needle"):
     st.info("Pick a preference or needle dataset in the sidebar (Long-form RewardBench, RM-Bench, "
-            "pairs), or import one on the Import & export page.", icon="🧮")
+            f"pairs), or {import_words(signed_in())}.", icon="🧮")
     st.stop()
 
 st.subheader(f"2 · Score {label(row['name'], 80)}")

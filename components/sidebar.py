@@ -4,9 +4,12 @@ in team mode), the dataset picker and the dataset's guidelines."""
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
+from streamlit.runtime.state.session_state_proxy import get_session_state
 
 from components.name_memory import restore_name
 from components.outbox import receive_view
+from components.pace import render_pace
 from components.state import ANNOTATOR_KEY, DATASET_KEY, signed_in
 from components.teams.guidelines import render_guidelines_panel
 from components.teams.session import render_account
@@ -28,6 +31,20 @@ def chosen_dataset(current: str | None, linked: str | None, names: list[str],
     return names[0] if names else None
 
 
+def _one_dataset_param(linked: str | None) -> None:
+    """Keep one ``?dataset=`` in the address: a page link that names a dataset arrives
+    with the picker's own value before it (Streamlit adds a bound parameter to a page
+    change); ``linked``, the link's (the last), stays."""
+    if linked is None or len(st.query_params.get_all(DATASET_KEY)) < 2:
+        return
+    try:
+        st.query_params[DATASET_KEY] = linked
+    except StreamlitAPIException:  # bound to the picker: Streamlit refuses a direct set
+        with get_session_state().query_params() as params:
+            params.set_with_no_forward_msg(DATASET_KEY, linked)
+            params._send_query_param_msg()  # the address, with the one value
+
+
 def render_sidebar(db, opening: bool = False) -> dict[str, str | None]:
     """Read the browser's view (:mod:`components.outbox`), then draw who works and the dataset
     picker; return both values.
@@ -36,7 +53,8 @@ def render_sidebar(db, opening: bool = False) -> dict[str, str | None]:
     pages). Team mode: the signed-in account is shown with its role and a sign-out
     button, never a name field, and an annotator picks among the datasets assigned to
     them. The dataset is bound to the ``?dataset=`` query parameter, so links to a
-    dataset (and ``?dataset=NAME&item=ID`` deep links) open it.
+    dataset (and ``?dataset=NAME&item=ID`` deep links) open it. Under the name: that
+    person's own items today and median time per item (:mod:`components.pace`).
     """
     with st.sidebar:
         receive_view()
@@ -68,6 +86,7 @@ def render_sidebar(db, opening: bool = False) -> dict[str, str | None]:
             )
             if not (name or "").strip():
                 st.caption("✍️ Enter your name to save work.")
+        render_pace(db, (name or "").strip())  # their own items today, time per item
         # After a server restart the browser may send a picker's default instead of its
         # choice: with the first dataset as the default the page silently switched to it
         # (the review page's key script then waited for a page that never came). So
@@ -75,6 +94,7 @@ def render_sidebar(db, opening: bool = False) -> dict[str, str | None]:
         # (None) comes back from the URL; without one the first dataset is the default
         # (and shown: a value set here on a first visit is not drawn by the browser).
         linked = st.query_params.get(DATASET_KEY)
+        _one_dataset_param(linked)
         shown = chosen_dataset(st.session_state.get(DATASET_KEY), linked, names, opening)
         if shown != st.session_state.get(DATASET_KEY):
             st.session_state[DATASET_KEY] = shown

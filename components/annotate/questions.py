@@ -263,7 +263,7 @@ def _option(row: dict[str, Any], disagree: bool) -> str:
     title = " ".join(str(row["title"]).split())
     title = title if len(title) <= 90 else title[:89] + "…"
     flag = " ⚠" if disagree else ""
-    state = gp.item_state(row["fields"], bool(row["done"]))
+    state = gp.item_state(row["fields"], bool(row["done"]), row.get("marks"))
     marked = set((row.get("marks") or "").split(","))
     marks = "".join(" " + icon for mark, (_, icon) in gp.MARKS.items() if mark in marked)
     return f"{gp.STATE_ICONS[state]} {row['position'] + 1}. {title}{flag}{marks}"

@@ -52,16 +52,25 @@ def dataset_url(page: str, dataset: str, item: str | None = None) -> str:
 
 
 def progress_lines(row: Mapping[str, Any], people: Sequence[Mapping[str, Any]],
-                   scored: str | None) -> list[str]:
-    """The progress of one dataset in words: per annotator (the pages' own wording),
-    whether a model scored it; ``not started`` when nobody and nothing did. A person's
-    ``total`` (their queue in team mode) replaces the dataset's item count."""
+                   scored: str | None, *, reader: str = "", others: int = 0) -> list[str]:
+    """The progress of one dataset in words, true for the person reading them: per
+    annotator (the pages' own wording), whether a model scored it. ``reader``: the person
+    at the screen (``""``: unknown); ``others``: how many people who started it are not
+    in ``people`` (an annotator sees their own line only). When the reader has not
+    started it: ``you have not started; 2 others have`` where others did, ``not
+    started`` only when nobody and nothing did. A person's ``total`` (their queue in team
+    mode) replaces the dataset's item count."""
     words = progress_text if row["kind"] == "grounding" else review_progress_text
     lines = [words(int(p["done"]), int(p["started"]), int(p.get("total", row["items"])),
                    str(p["annotator"]))
              for p in people[:SHOWN_ANNOTATORS]]
     if len(people) > SHOWN_ANNOTATORS:
         lines.append(f"and {len(people) - SHOWN_ANNOTATORS} more annotators")
+    started = {str(p["annotator"]) for p in people}
+    if reader and reader not in started and (people or others):
+        n = others + len(started)
+        lines.insert(0, f"you have not started; {n} other{'s' if n != 1 else ''} "
+                        f"{'have' if n != 1 else 'has'}")
     if scored:
         lines.append(f"scored by {scored}" if row["kind"] != "needle"
                      else f"needle run scored by {scored}")
@@ -70,9 +79,12 @@ def progress_lines(row: Mapping[str, Any], people: Sequence[Mapping[str, Any]],
 
 def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Sequence[Mapping[str, Any]]],
                     scored: Mapping[str, str | None], pages: Mapping[str, str], *,
-                    archived: bool = False) -> None:
+                    archived: bool = False, reader: str = "",
+                    others: Mapping[str, int] | None = None) -> None:
     """One row per dataset (of ``rows``, already searched): name, what it is, progress in
-    words, **Open ›** (this tab, where ``pages`` has a page for its kind) and **Manage**."""
+    words for ``reader`` (``others``: per dataset, the people who started it left out of
+    ``progress``; see :func:`progress_lines`), **Open ›** (this tab, where ``pages`` has
+    a page for its kind) and **Manage**."""
     if not rows:
         st.caption("No archived datasets." if archived else "No dataset matches the search.")
         return
@@ -88,7 +100,8 @@ def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Se
                            f"imported {(r['created_at'] or '')[:10]}"
                            + (f" by {label(r['created_by'], 40)}" if r.get("created_by") else ""))
             with st.container(gap=None, width="stretch"):
-                for line in progress_lines(r, progress.get(name, ()), scored.get(name)):
+                for line in progress_lines(r, progress.get(name, ()), scored.get(name),
+                                           reader=reader, others=(others or {}).get(name, 0)):
                     st.caption(label(line, 160))
             if not archived and r["kind"] in pages:
                 st.page_link(pages[r["kind"]], label="Open ›", query_params={"dataset": name},

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components.hints import import_words
 from components.models.picker import current_model
 from components.state import DATASET_KEY, annotator, get_db, signed_in
 from components.text import label, render_text
@@ -207,7 +208,7 @@ def _source_fields(db: Any, current: str | None) -> None:
     elif source == "dataset":
         prefs = [r["name"] for r in list_datasets(db) if r["kind"] == "preference"]
         if not prefs:
-            st.info("No preference dataset yet: import one on the Import & export page.", icon="ℹ️")
+            st.info(f"No preference dataset yet: {import_words(signed_in())}.", icon="ℹ️")
         st.selectbox("Preference dataset (its chosen responses)", prefs, key="nb_pref",
                      index=prefs.index(current) if current in prefs else 0 if prefs else None)
     else:

@@ -14,7 +14,8 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
-from components.state import DATASET_KEY
+from components.hints import import_words
+from components.state import DATASET_KEY, signed_in
 from components.text import label, render_text
 from needlework.formats.errors import FormatError
 from needlework.rag.answers import AnswerSet, merge, stored_set
@@ -49,8 +50,10 @@ def grounding_dataset(db: Database, current: str | None) -> str | None:
     if current in grounding:
         return current
     if not grounding:
-        st.info("Import a grounding dataset (GaRAGe) on the Import & export page: model answers "
-                "are evaluated against its human answers and passage labels.", icon="📑")
+        st.info("No grounding dataset yet: "
+                + import_words(signed_in(), "a grounding dataset (GaRAGe)")
+                + ". Model answers are evaluated against its human answers and passage labels.",
+                icon="📑")
         return None
     st.info("Pick a grounding dataset (GaRAGe) in the sidebar: model answers are evaluated "
             "against its human answers and passage labels.", icon="📑")

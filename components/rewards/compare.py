@@ -25,6 +25,7 @@ from needlework.judges.results import (
     trials_csv,
     with_intervals,
 )
+from needlework.picker_words import with_count
 from needlework.rewards.compare import RunRef, compare, headline_note, list_runs, outcomes
 from needlework.rewards.results import (
     intervals,
@@ -109,8 +110,8 @@ def render_compare(db: Any, row: dict[str, Any], ref: RunRef) -> None:
     if st.session_state.get(COMPARE) not in options:
         st.session_state[COMPARE] = NONE
     other = st.selectbox("Compare with", options, key=COMPARE, disabled=not refs,
-                         format_func=lambda k: k if k == NONE else f"{by_key[k].title} · "
-                                                                   f"{by_key[k].items} items",
+                         format_func=lambda k: k if k == NONE else with_count(by_key[k].title,
+                                                                              by_key[k].items),
                          help="Another reward model's scores or an LLM judge's run on this "
                               "dataset, side by side on the items both judged.")
     if other == NONE:

@@ -19,6 +19,7 @@ from components.models.picker import code
 from components.text import label
 from needlework.formats import RMBENCH_STYLES
 from needlework.judges.local import short_name
+from needlework.picker_words import with_count
 from needlework.rewards.compare import RunRef, list_runs
 from needlework.rewards.results import Failure, intervals
 from needlework.rewards.runs import dataset_metrics
@@ -64,7 +65,7 @@ def render_run_picker(db: Any, dataset: str, fingerprint: str | None,
         keys[0])
     if len(refs) > 1:
         st.selectbox("Results of", keys, key=RUN, on_change=_picked,
-                     format_func=lambda k: f"{by_key[k].title} · {by_key[k].items} items · "
+                     format_func=lambda k: f"{with_count(by_key[k].title, by_key[k].items)} · "
                                            f"{by_key[k].updated_at[:16].replace('T', ' ')}")
     ref = by_key[st.session_state[RUN]]
     if ref.kind == "classifier":
@@ -269,14 +270,20 @@ def render_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str,
     return metrics
 
 
-def review_link(dataset: str, item: str, text: str = "Review this pair",
-                pair: tuple[int, int] | None = None) -> None:
-    """A page link to the Review page opened on ``item`` (and on the comparison ``pair``,
-    0-based (chosen i, rejected j), sent as ``i=I+1&j=J+1``: the reader's numbering);
-    plain text while that page is absent."""
+def review_query(dataset: str, item: str, pair: tuple[int, int] | None = None) -> dict[str, str]:
+    """The Review page's query for ``item`` (and the comparison ``pair``, 0-based (chosen
+    i, rejected j), sent as ``i=I+1&j=J+1``: the reader's numbering), each parameter once."""
     query = {"dataset": dataset, "item": item}
     if pair is not None:
         query |= {"i": str(pair[0] + 1), "j": str(pair[1] + 1)}
+    return query
+
+
+def review_link(dataset: str, item: str, text: str = "Review this pair",
+                pair: tuple[int, int] | None = None) -> None:
+    """A page link to the Review page opened on ``item`` (:func:`review_query`); plain
+    text while that page is absent."""
+    query = review_query(dataset, item, pair)
     try:
         st.page_link(REVIEW_PAGE, label=text, icon="⚖️", query_params=query)
     except StreamlitAPIException:  # the review page is not in the navigation

@@ -3,7 +3,8 @@
 An item is **done** for an annotator when every passage has their label and they
 wrote an answer (or the deflection) in which no ``[cite_N]`` marker points to a passage
 the item does not have; **in progress** when they set anything on it (an answer with
-such a marker included); **unlabeled** otherwise. **Disagree** means two annotators
+such a marker included) but marks (a question only flagged, skipped or commented is not
+started); **unlabeled** otherwise. **Disagree** means two annotators
 gave different passage labels or dimension values on it.
 
 The counts behind these states are kept by SQL as labels are written
@@ -24,6 +25,7 @@ from sqlite_utils import Database
 
 from needlework.formats.garage import DEFLECTION
 from store import grounding as sg
+from store.own_work import marked_only
 
 UNLABELED, IN_PROGRESS, DONE, DISAGREE = "unlabeled", "in progress", "done", "annotators disagree"
 STATES = (UNLABELED, IN_PROGRESS, DONE, DISAGREE)
@@ -43,12 +45,15 @@ _SQL_DEFLECTION = dict(zip(DEFLECTION_FILTERS, ("", sg.DEFLECTED, sg.ANSWERED, s
 FULL_RECOMPUTE = 400
 
 
-def item_state(fields: int, done: bool) -> str:
+def item_state(fields: int, done: bool, marks: str | None = None) -> str:
     """``unlabeled``, ``in progress`` or ``done`` from an annotator's progress on an item:
-    ``fields`` set (adjudications aside) and ``done`` (see the module docstring)."""
+    ``fields`` set (adjudications aside), ``done`` (see the module docstring) and
+    ``marks``, their marks on it as the picker's rows give them (``flag,skipped``): a
+    question only marked (flagged, skipped, commented) is not in progress."""
     if done:
         return DONE
-    return IN_PROGRESS if fields else UNLABELED
+    marked = len([m for m in (marks or "").split(",") if m in MARKS])
+    return IN_PROGRESS if fields > marked else UNLABELED
 
 
 @dataclass
@@ -238,9 +243,27 @@ def make_list(db: Database, dataset: str, annotator: str, flt: ItemFilter, head:
 
 def progress(db: Database, dataset: str, annotator: str) -> tuple[int, int, int]:
     """``(done, started, total)``: items ``annotator`` finished, items they set anything
-    on (done included), and items in the dataset."""
+    on but marks (done included: a question only flagged, skipped or commented is not
+    started), and items in the dataset."""
     started, done = sg.progress_total(db, dataset, annotator) if annotator else (0, 0)
+    if started > done:
+        started -= marked_only(db, dataset, annotator)
     return done, started, sg.item_count(db, dataset)
+
+
+def without_marked_only(db: Database, dataset: str,
+                        people: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``people`` (``{annotator, started, done}`` rows of a grounding dataset) with the
+    items each only marked (flag, skip, comment) taken out of ``started``; a person left
+    with nothing started is dropped."""
+    out = []
+    for p in people:
+        started = int(p["started"])
+        if started > int(p["done"]):
+            started -= marked_only(db, dataset, str(p["annotator"]))
+        if started > 0:
+            out.append({**p, "started": started})
+    return out
 
 
 def progress_text(done: int, started: int, total: int, who: str) -> str:
