@@ -69,7 +69,7 @@ if row is None or row["kind"] not in REVIEWABLE:
     render_review_keys("none", keys_slot)
     theirs = visible_datasets(db, signed_in())  # an annotator: the datasets assigned to them
     render_pick_dataset([r for r in list_datasets(db) if theirs is None or r["name"] in theirs],
-                        row)
+                        row, signed_in())
     st.stop()
 me = annotator()
 user = signed_in()

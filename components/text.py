@@ -3,7 +3,9 @@
 Text from data is HTML-escaped and drawn with ``st.html`` in a ``pre-wrap`` block,
 so ``<script>`` is shown, not run, and ``$5 and $10`` or ``**bold**`` are not
 turned into LaTeX or Markdown. Widget labels take Markdown, so data that goes
-into a label passes through :func:`label` first.
+into a label passes through :func:`label` first. Where the reader chooses it (Review's
+Markdown view), :func:`render_markdown` draws formatting only: no HTML, link or image
+of the data's own.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import re
 from collections.abc import Iterable
 
 import streamlit as st
+
+from needlework.markdown_view import to_html as markdown_html
 
 #: The literal-text style, once before the blocks of one ``st.html``.
 TEXT_STYLE = """
@@ -30,6 +34,17 @@ TEXT_STYLE = """
 .nw-text mark.nw-cite{background:#d6e4ff}
 .nw-text mark.nw-bad{background:#ffc9c9}
 .nw-text mark.nw-current{outline:2px solid #1f6feb}
+.nw-md{white-space:normal;font-family:inherit}
+.nw-md :is(h1,h2,h3,h4,h5,h6){font-size:1.05em;font-weight:700;margin:.6rem 0 .3rem;padding:0}
+.nw-md h1{font-size:1.25em}.nw-md h2{font-size:1.15em}
+.nw-md p{margin:0 0 .5rem}.nw-md :is(ul,ol){margin:0 0 .5rem 1.2rem;padding:0}
+.nw-md pre{white-space:pre-wrap;background:rgba(128,128,128,.1);padding:.4rem;border-radius:.3rem}
+.nw-md code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
+.nw-md table{border-collapse:collapse;margin:0 0 .5rem}
+.nw-md :is(th,td){border:1px solid rgba(128,128,128,.4);padding:.15rem .4rem}
+.nw-md blockquote{margin:0 0 .5rem;padding-left:.6rem;border-left:3px solid rgba(128,128,128,.4)}
+.nw-md .nw-md-link{text-decoration:underline dotted}
+.nw-md :is(.nw-md-url,.nw-md-image){color:rgba(100,100,100,.95);font-size:.85em}
 </style>
 """
 
@@ -59,6 +74,18 @@ def render_text(
 ) -> None:
     """Draw ``text`` literally (HTML-escaped, whitespace kept)."""
     st.html(TEXT_STYLE + block(escape(text), mono=mono, box=box, max_height=max_height, key=key))
+
+
+def render_markdown(text: str, *, box: bool = False, max_height: int | None = None,
+                    key: str | None = None) -> None:
+    """Draw ``text`` from data as Markdown formatting only (:mod:`needlework.markdown_view`):
+    its raw HTML shown escaped, links as words with their address in plain text, images
+    as ``[image: …]`` and never loaded. A view the reader chooses; text stays text
+    (:func:`render_text`) by default."""
+    classes = "nw-text nw-md" + (" nw-box" if box else "")
+    style = f' style="max-height:{int(max_height)}px"' if max_height else ""
+    ident = f' id="{escape(key)}"' if key else ""
+    st.html(f'{TEXT_STYLE}<div class="{classes}"{ident}{style}>{markdown_html(text)}</div>')
 
 
 def render_heading_text(text: str, limit: int = 80) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.text import render_marked_text, render_text
+from components.text import render_markdown, render_marked_text, render_text
 from needlework.review.chunks import chunk_bounds
 from needlework.review.diff import Segment
 
@@ -46,13 +46,16 @@ def _needed(bounds: list[tuple[int, int]], reveal: int | None) -> int:
 
 @st.fragment
 def _panel(
-    text: str, segments: list[Segment] | None, key: str, max_height: int, reveal: int | None
+    text: str, segments: list[Segment] | None, key: str, max_height: int, reveal: int | None,
+    markdown: bool = False,
 ) -> None:
     bounds = chunk_bounds(text)
     wanted = max(st.session_state.get(_state_key(key), 1), _needed(bounds, reveal))
     shown = max(1, min(wanted, len(bounds)))
     end = bounds[shown - 1][1]
-    if segments is None:
+    if segments is None and markdown:
+        render_markdown(text[:end], box=True, max_height=max_height, key=key)
+    elif segments is None:
         render_text(text[:end], box=True, max_height=max_height, key=key)
     else:
         render_marked_text(slice_segments(segments, end), box=True, max_height=max_height, key=key)
@@ -76,8 +79,10 @@ def render_long_text(
     segments: list[Segment] | None = None,
     max_height: int = BOX_HEIGHT,
     reveal: int | None = None,
+    markdown: bool = False,
 ) -> None:
     """Draw ``text`` (or its marked ``segments``, which must cover it exactly) in a
     scrolling box: the first chunk now, later chunks when asked; with ``reveal``,
-    enough chunks that character ``reveal`` is shown."""
-    _panel(text, segments, key, max_height, reveal)
+    enough chunks that character ``reveal`` is shown. ``markdown`` (plain ``text``
+    only): its Markdown drawn as formatting, HTML off (:func:`components.text.render_markdown`)."""
+    _panel(text, segments, key, max_height, reveal, markdown)

@@ -9,11 +9,12 @@ from typing import Any
 
 import streamlit as st
 
+from components.hints import import_words
 from components.review.diff_view import render_diff
 from components.review.long_text import render_long_text
 from components.review.position import ADVANCE, Ident, intent, save_note, state_key
 from components.state import DATASET_KEY
-from components.text import label, render_text
+from components.text import TEXT_STYLE, label, marked_html, render_text
 from needlework.formats import RMBENCH_STYLES, Preference
 from needlework.review.diff import cached_diff, quick_similarity
 from needlework.review.lengths import count, counter_words
@@ -22,10 +23,12 @@ from needlework.review.sides import CHOSEN, PLAIN, REJECTED, Sides
 from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
 from needlework.stats_text import percent
 from needlework.teams.blind import against_yours
+from needlework.teams.permissions import User
 
 REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews
 NEAR_IDENTICAL = 0.6  # auto view: differences when at least this share of words is shared
 VIEWS = {"auto": "Auto", "side": "Side by side", "diff": "Differences"}
+MARKDOWN_VIEW = "rv_markdown"  # the reader's choice: responses' Markdown as formatting (off: text)
 
 
 def _time(stamp: str) -> str:
@@ -46,13 +49,16 @@ def _pick(name: str) -> None:
     st.session_state[DATASET_KEY] = name
 
 
-def render_pick_dataset(rows: Sequence[Mapping[str, Any]], current: Mapping[str, Any] | None = None) -> None:
+def render_pick_dataset(rows: Sequence[Mapping[str, Any]], current: Mapping[str, Any] | None = None,
+                        user: User | None = None) -> None:
     """Say what this page needs (and what the dataset picked is for), with a button that
-    opens each dataset it can review here."""
+    opens each dataset it can review here; where there is none, what ``user``'s role can
+    do about it (:func:`components.hints.import_words`)."""
     usable = [r for r in rows if r["kind"] in REVIEWABLE]
     if not usable:
-        st.info("No preference datasets yet: import Long-form RewardBench, RM-Bench, pairs or "
-                "needle files on the Import & export page.", icon="⚖️")
+        st.info("No preference datasets yet: "
+                + import_words(user, "Long-form RewardBench, RM-Bench, pairs or needle files")
+                + ".", icon="⚖️")
         return
     if current is not None:
         st.info(label(f"{current['name']} is a {current['kind']} dataset: it is annotated on the "
@@ -77,12 +83,15 @@ BAR_STYLE = """
 .st-key-rv-bar button p{white-space:nowrap;font-size:.88rem}
 .st-key-rv-picker button div,.st-key-rv-picker button p{white-space:normal;overflow:visible;
   text-overflow:clip}
-.st-key-rv-responses .nw-box{max-height:max(16rem,calc(100vh - 19rem)) !important;
+.st-key-rv-responses .nw-box{max-height:max(16rem,calc(100vh - 21rem)) !important;
   font-size:.95rem;line-height:1.45}
+.nw-prompt{border:1px solid rgba(128,128,128,.35);border-radius:.5rem;padding:.3rem .7rem;
+  margin:0;overflow-y:auto;max-height:max(4.9rem,min(220px,calc(100vh - 43rem)))}
 </style>
 """
 
 
+PROMPT_WORD = "background:none;font-weight:600;padding:0"  # the word "Prompt" (ours)
 SUGGESTED = "#6d28d9"  # suggestions are violet, as on the annotate page
 
 
@@ -211,8 +220,9 @@ def render_item_header(
     key: str, subset: str, pref: Preference, in_queue: bool, disagree: Sequence[tuple[int, int]],
     sides: Sides = PLAIN,
 ) -> None:
-    """Item id, subset, the prompt (literal), and notes that come with the record (not to
-    a blind annotator: RM-Bench's note says what is wrong with the rejected responses)."""
+    """Item id, subset, and notes that come with the record (not to a blind annotator:
+    RM-Bench's note says what is wrong with the rejected responses). The prompt is drawn
+    with the responses (:func:`render_prompt`), where it stays on screen."""
     cols = st.columns([4, 2])
     cols[0].markdown(f"#### Item {label(key, 60)}")
     badges = cols[1].container(horizontal=True, horizontal_alignment="right")
@@ -224,8 +234,6 @@ def render_item_header(
         badges.badge("model disagrees", icon="⚠️", color="orange")
     if not in_queue:
         st.caption("This comparison is outside the current filters.")
-    st.caption("Prompt")
-    render_text(pref.prompt, box=True, max_height=220, key="rv-prompt")
     error = pref.meta.get("error")
     if isinstance(error, str) and error and not sides.neutral:
         with st.expander("The dataset's note on the rejected answers (RM-Bench `error`)"):
@@ -305,6 +313,15 @@ def _header(side: str, name: str, text: str, score: float | None, fallback,
     return " · ".join(parts)
 
 
+def render_prompt(prompt: str) -> None:
+    """The prompt (literal), right above the responses: when the page scrolls to show a
+    comparison's responses, the prompt stays on screen. Its box holds three lines in a
+    window 800 px high (more in a taller one) and scrolls a longer prompt."""
+    # not an nw-box: the key script fits and scrolls the responses' boxes only
+    st.html(TEXT_STYLE + '<div class="nw-text nw-prompt" id="rv-prompt">'
+            + marked_html([("Prompt · ", None, PROMPT_WORD), (prompt, None, None)]) + "</div>")
+
+
 def render_responses(
     dataset: str, pref: Preference, names: tuple[list[str], list[str]], current: Comparison,
     scores: Mapping[str, Any] | None, fallback: tuple, sides: Sides = PLAIN,
@@ -323,6 +340,7 @@ def render_responses(
     a, b = shown[order[0]][0], shown[order[1]][0]
     headers = tuple(_header(side, shown[side][1], shown[side][0], shown[side][2], fallback, sides)
                     for side in order)
+    render_prompt(pref.prompt)
     controls = st.container(horizontal=True, vertical_alignment="center")
     view = controls.segmented_control("View", list(VIEWS), format_func=VIEWS.get, default="auto",
                                       key="rv_view", label_visibility="collapsed") or "auto"
@@ -332,15 +350,21 @@ def render_responses(
         if view == "auto" and diff.similarity < NEAR_IDENTICAL:
             diff = None
     if diff is None:
+        markdown = controls.toggle(
+            "Markdown", key=MARKDOWN_VIEW,
+            help="Show the responses' Markdown (headings, bold, lists, tables, code) as "
+                 "formatting. HTML in a response stays visible as text, links show their "
+                 "address and are not clickable, images are not loaded. Off: the text as typed.")
         if view == "auto" or a == b:
-            st.caption("Side by side: " + ("the two texts are identical" if a == b else
-                                           "the texts are not near-identical (auto)"))
+            controls.caption("Side by side: " + ("the two texts are identical" if a == b else
+                                                 "not near-identical (auto)"))
         left, right = st.columns(2, gap="medium")
         for col, header, text, side in ((left, headers[0], a, "a"), (right, headers[1], b, "b")):
             with col:
                 st.markdown(header)
-                render_long_text(text, f"rv-{side}-{current.item}-{i}-{j}")
-        return "side"
+                render_long_text(text, f"rv-{side}{'-md' if markdown else ''}-{current.item}-{i}-{j}",
+                                 markdown=markdown)
+        return "side-md" if markdown else "side"
     n = len(diff.differences)
     key = state_key("diff", dataset, ident)
     k = min(max(0, st.session_state.get(key, 0)), max(0, n - 1))
