@@ -13,14 +13,13 @@ import re
 from needlework import tokens
 from needlework.formats import needle as needle_format
 from needlework.judges.connection import Connection
-from needlework.judges.needles import (
-    Haystack,
+from needlework.judges.needle_edits import (
     candidate_chunks,
     parse_counterpart,
     slot_of,
     slot_passages,
-    write_needles,
 )
+from needlework.judges.needles import Haystack, write_needles
 from needlework.needle import analysis
 from needlework.needle.inputs import demo_haystacks
 from needlework.needle.sites import TokenCounter
