@@ -11,6 +11,7 @@ from transformers import AutoModelForSequenceClassification
 from transformers.modeling_outputs import SequenceClassifierOutputWithPast
 
 from needlework.rewards import errors
+from needlework.rewards.batching import pad_batch
 from needlework.rewards.curves import compare_curves
 from needlework.rewards.per_token import (
     batch_token_rewards,
@@ -18,7 +19,7 @@ from needlework.rewards.per_token import (
     prefix_plan,
     token_rewards,
 )
-from needlework.rewards.pipeline import RewardPipeline, pad_batch
+from needlework.rewards.pipeline import RewardPipeline
 from needlework.rewards.pooling import PREFIX
 from needlework.rewards.templates import render
 from tests import rewards_fixtures

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from needlework.rewards.loading import load_reward_model
-from needlework.rewards.pipeline import (
+from needlework.rewards.batching import (
     BATCH_MARGIN,
     SINGLE_FIRST,
     BatchChoices,
-    RewardPipeline,
     decide,
     length_bucket,
     plan_batches,
 )
+from needlework.rewards.loading import load_reward_model
+from needlework.rewards.pipeline import RewardPipeline
 
 # fp32 on the CPU: a batch changes the order of the sums inside a matrix product, so a
 # score may move in its last bits (measured: below 1e-6 on these texts); the pooling probe

@@ -10,8 +10,9 @@ import torch
 
 import store
 from needlework.rewards import errors
+from needlework.rewards.batching import plan_batches
 from needlework.rewards.job import run_scoring_job, start_job_thread, submit_scoring_job
-from needlework.rewards.pipeline import RewardPipeline, plan_batches
+from needlework.rewards.pipeline import RewardPipeline
 from needlework.rewards.runs import score_dataset
 from store.datasets import NewItem, create_dataset
 from store.scores import count_cached, get_job, item_scores, request_cancel

@@ -54,8 +54,8 @@ from needlework.judges.prompts import (
 )
 from needlework.needle.phrases import SAFETY_HELDOUT, SAFETY_TRAIN
 from needlework.rewards import demo_model
+from needlework.rewards.batching import pad_batch
 from needlework.rewards.demo_model import NeedlePairs, build_tokenizer, split_paragraphs
-from needlework.rewards.pipeline import pad_batch
 
 REPORT_FILE = DEMO_REPORT
 LETTERS = ("A", "B")

@@ -25,7 +25,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForSequenceClassification, PreTrainedTokenizerFast
 
 from needlework.needle.phrases import SAFETY_HELDOUT, SAFETY_TRAIN
-from needlework.rewards.pipeline import pad_batch
+from needlework.rewards.batching import pad_batch
 
 SPECIAL_TOKENS = ("<|pad|>", "<|bos|>", "<|end|>", "<|user|>", "<|assistant|>", "<|system|>")
 CHAT_TEMPLATE = (

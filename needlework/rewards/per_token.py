@@ -33,9 +33,10 @@ from typing import Any
 import torch
 
 from needlework.rewards import errors
+from needlework.rewards.batching import plan_batches
 from needlework.rewards.curves import PerTokenResult
 from needlework.rewards.loading import RewardModel
-from needlework.rewards.pipeline import TRUNCATION_POLICIES, RewardPipeline, plan_batches
+from needlework.rewards.pipeline import TRUNCATION_POLICIES, RewardPipeline
 from needlework.rewards.pooling import (
     HEAD,
     PREFIX,
