@@ -32,8 +32,15 @@ from typing import Any
 import streamlit as st
 
 import store
+from components.models.judge_form import (
+    DEMO_CHOICE,
+    RULES_CHOICE,
+    form_key,
+    full_form,
+    named_judges,
+    picker_form,
+)
 from components.state import get_db, signed_in
-from components.teams.session import team_config
 from components.text import label
 from needlework.judges import cost
 from needlework.judges.client import check_connection
@@ -43,8 +50,6 @@ from needlework.judges.connection import (
     DEFAULT_MAX_TOKENS,
     LIMITS,
     MAX_TOKENS_CAP,
-    REASONING_EFFORTS,
-    REASONING_MAX_TOKENS,
     Connection,
     Secret,
     default_max_tokens,
@@ -59,7 +64,6 @@ from needlework.judges.local import (
     demo_folder,
     short_name,
 )
-from needlework.judges.named import NamedJudge
 from needlework.judges.plan import load_items, select_items
 from needlework.judges.rules_server import RULES
 from needlework.judges.serve import ServerError
@@ -69,11 +73,6 @@ from store import judges as store_judges
 SAVED = "jd_saved"  # the form's values (never a key)
 PENDING = "jd_pending"  # values to put into the widgets before they are drawn
 CHECK = "jd_check"  # the last test's {"ok", "message", "for": the connection it tested}
-KEY_SOURCES = {
-    "none": "No key (local servers: the demo judge, vLLM, Ollama)",
-    "env": "An environment variable of this server",
-    "secrets": "A Streamlit secret (.streamlit/secrets.toml)",
-}
 DEFAULTS: dict[str, Any] = {
     "base_url": "", "model": "", "key_from": "none", "key_env": DEFAULT_KEY_ENV,
     "secret": "openai_api_key", "temperature": 0.0, "max_tokens": DEFAULT_MAX_TOKENS,
@@ -81,24 +80,8 @@ DEFAULTS: dict[str, Any] = {
     "token_param": "auto", "structured": False, "input_price": 0.0, "output_price": 0.0,
     "reasoning_effort": "",
 }
-#: reasoning_effort choices ("": not sent)
-EFFORTS = {"": "not sent (the model's default)", **{e: e for e in REASONING_EFFORTS}}
-#: how the answer's length limit is named in the request (OpenAI's reasoning models refuse
-#: max_tokens)
-TOKEN_PARAMS = {"auto": "auto (max_tokens, or max_completion_tokens once refused)",
-                "max_tokens": "max_tokens", "max_completion_tokens": "max_completion_tokens"}
-# What a reviewer may pick besides the admin's named connections: the judges this server runs.
-DEMO_CHOICE, RULES_CHOICE = "Demo judge (this server)", "Rules judge (this server)"
 LOCAL_CONCURRENCY_CAP = 4
 AUTH_SECRETS = ("auth",)  # st.login's section: the OIDC client and cookie secrets
-REAL_ENDPOINTS = """\
-| server | base URL | model | API key |
-|---|---|---|---|
-| OpenAI | `https://api.openai.com/v1` | e.g. `gpt-4o-mini` | environment variable `OPENAI_API_KEY` (set before starting the app), or a Streamlit secret |
-| vLLM (`vllm serve MODEL --port 8000`) | `http://127.0.0.1:8000/v1` | the served name (`MODEL`) | none, or the `--api-key` you set |
-| Ollama | `http://127.0.0.1:11434/v1` | as in `ollama list`, e.g. `llama3.1:8b` | none |
-| any folder (`python -m needlework serve-judge --folder DIR`) | the URL it prints | the folder's absolute path | none |
-"""
 DEMO_LABEL = ("🧪 **Demo judge**: a tiny model this project trained (and ships) on "
               "synthetic safety needles. It shows the workflow; its verdicts on anything else "
               "mean little (expect many invalid answers on real preference data, and on the "
@@ -110,25 +93,12 @@ RULES_LABEL = ("📏 **Rules judge, not an LLM**: answers the RAG prompts (eligi
                "and docs/suggestions.md).")
 
 
-def _key(name: str) -> str:
-    return f"jd_{name}"
-
-
-def _kept(name: str) -> dict[str, str]:
-    """A form widget's key, its value kept for the whole session: on every page that draws
-    the form, and when the user comes back from a page that does not (without it,
-    Streamlit drops a widget's state on such a page and, for a value the page once set
-    itself, such as the demo judge's settings, brings that value back instead of the
-    user's last edit)."""
-    return {"key": _key(name), "persist_state": "session"}
-
-
 def values() -> dict[str, Any]:
     """The form's current values (widgets while drawn, else the ones remembered)."""
     saved = st.session_state.setdefault(SAVED, dict(DEFAULTS))
     for name in DEFAULTS:
-        if _key(name) in st.session_state:
-            saved[name] = st.session_state[_key(name)]
+        if form_key(name) in st.session_state:
+            saved[name] = st.session_state[form_key(name)]
     return dict(DEFAULTS) | saved
 
 
@@ -140,7 +110,7 @@ def _seed() -> None:
     pending = st.session_state.pop(PENDING, None) or {}
     st.session_state[SAVED].update(pending)
     for name, value in pending.items():
-        st.session_state[_key(name)] = value
+        st.session_state[form_key(name)] = value
 
 
 def _secret(name: str) -> Secret | None:
@@ -159,11 +129,6 @@ def may_configure() -> bool:
     """Whether this session may type a base URL and name a key source: local mode and
     admins; reviewers pick a named connection."""
     return can(signed_in(), "configure_judges")
-
-
-def named_judges() -> tuple[NamedJudge, ...]:
-    """The admin's named judge connections (needlework.toml ``[judges.NAME]``)."""
-    return team_config().judges
 
 
 def _picked(v: dict[str, Any]) -> Connection:
@@ -343,9 +308,9 @@ def render_connection(expanded: bool = True, *, rules: bool = False) -> Connecti
         else "Judge connection"
     with st.expander(title, expanded=expanded or not current["model"], icon="🔌"):
         if may_configure():
-            _full_form(v)
+            full_form(v)
         else:
-            _picker_form(v, rules)
+            picker_form(v, rules)
     try:
         conn = connection()
         problem = None
@@ -353,112 +318,6 @@ def render_connection(expanded: bool = True, *, rules: bool = False) -> Connecti
         conn, problem = None, str(exc)
     _test_row(conn, problem, loud=bool(str(values()["model"]).strip()))
     return conn
-
-
-def _picker_form(v: dict[str, Any], rules: bool) -> None:
-    """A reviewer's form: a named connection (or a judge this server runs) and the
-    generation numbers, held to the connection's limits."""
-    judges = {j.name: j for j in named_judges()}
-    options = list(judges)
-    if LOCAL.running() is not None:
-        options.append(DEMO_CHOICE)
-    if rules and RULES.running() is not None:
-        options.append(RULES_CHOICE)
-    if not options:
-        st.info("No judge connection is set up yet: an admin adds one to needlework.toml "
-                "([judges.NAME]: base URL, model, where the key is read). The demo judge "
-                "above works without one.", icon=":material/info:")
-        return
-    chosen = v["named"] if v["named"] in options else options[0]
-    st.selectbox("Connection", options, index=options.index(chosen), **_kept("named"),
-                 format_func=lambda n: judges[n].describe() if n in judges else n,
-                 help="Set up by an admin: where the judge is and where its key is read.")
-    cols = st.columns(4)
-    cols[0].number_input("Temperature", *_bounds("temperature", float), float(v["temperature"]),
-                         step=0.1, **_kept("temperature"))
-    cols[1].number_input("Max tokens", *_bounds("max_tokens", int), int(v["max_tokens"]), step=64,
-                         **_kept("max_tokens"), help="Held to the connection's limit.")
-    cols[2].number_input("Timeout (s)", *_bounds("timeout", float), float(v["timeout"]),
-                         step=10.0, **_kept("timeout"))
-    cols[3].number_input("Concurrency", *_bounds("concurrency", int), int(v["concurrency"]),
-                         **_kept("concurrency"),
-                         help="Requests in flight at once; held to the connection's limit.")
-    st.caption("Only an admin sets where a judge is and where its key is read.")
-
-
-def _full_form(v: dict[str, Any]) -> None:
-    """The whole form: base URL, model, key source and generation settings (local mode and
-    admins)."""
-    cols = st.columns([3, 3])
-    cols[0].text_input("Base URL", value=v["base_url"], **_kept("base_url"),
-                       placeholder="http://127.0.0.1:8000/v1 or https://api.openai.com/v1")
-    cols[1].text_input("Model", value=v["model"], **_kept("model"), placeholder="gpt-4o-mini")
-    cols = st.columns([3, 3])
-    source = cols[0].selectbox("API key", list(KEY_SOURCES), **_kept("key_from"),
-                               index=list(KEY_SOURCES).index(v["key_from"]),
-                               format_func=KEY_SOURCES.get,
-                               help="The key itself is never typed here, stored, logged or "
-                                    "shown: only where to read it.")
-    if source == "env":
-        cols[1].text_input("Environment variable", value=v["key_env"], **_kept("key_env"))
-    elif source == "secrets":
-        cols[1].text_input("Secret name", value=v["secret"], **_kept("secret"))
-    cols = st.columns(5)
-    cols[0].number_input("Temperature", *_bounds("temperature", float), float(v["temperature"]),
-                         step=0.1, **_kept("temperature"))
-    cols[1].number_input("Max tokens", *_bounds("max_tokens", int), int(v["max_tokens"]), step=64,
-                         **_kept("max_tokens"),
-                         help="The longest answer; also kept free in the context window, so it "
-                              "must be below the window.")
-    cols[2].number_input("Timeout (s)", *_bounds("timeout", float), float(v["timeout"]),
-                         step=10.0, **_kept("timeout"))
-    cols[3].number_input("Concurrency", *_bounds("concurrency", int), int(v["concurrency"]),
-                         **_kept("concurrency"), help="Requests in flight at once.")
-    cols[4].number_input("Context window", *_bounds("context_window", int), int(v["window"]),
-                         step=1024, **_kept("window"),
-                         help="The judge's window in tokens (0: unknown, not checked). "
-                              "Filled in for the demo judge from its report.")
-    cols = st.columns([3, 3])
-    cols[0].selectbox("Length limit sent as", list(TOKEN_PARAMS), **_kept("token_param"),
-                      index=list(TOKEN_PARAMS).index(v["token_param"]),
-                      format_func=TOKEN_PARAMS.get,
-                      help="OpenAI's reasoning models (o1, o3, gpt-5) take max_completion_tokens "
-                           "and refuse max_tokens; auto switches on the first refusal.")
-    cols[1].checkbox("Structured output (JSON schema)", value=bool(v["structured"]),
-                     **_kept("structured"),
-                     help="Send each prompt's answer schema as response_format (OpenAI, vLLM, "
-                          "Ollama). An endpoint that refuses it is asked in words. Its answers "
-                          "are cached apart from plain ones.")
-    cols = st.columns([3, 3])
-    cols[0].selectbox("Reasoning effort", list(EFFORTS), **_kept("reasoning_effort"),
-                      index=list(EFFORTS).index(v.get("reasoning_effort") or ""),
-                      format_func=EFFORTS.get,
-                      help="Sent as reasoning_effort (OpenAI's reasoning models, gpt-5, o-series) "
-                           f"only when chosen; with it, Max tokens left at {DEFAULT_MAX_TOKENS} "
-                           f"becomes {REASONING_MAX_TOKENS} (the reasoning counts against the "
-                           "limit). A parameter the endpoint refuses (this one, or Temperature "
-                           "on a reasoning model) is left to its default, and the run says so.")
-    cols = st.columns([3, 3])
-    cols[0].number_input("Price per million input tokens", 0.0, 1e6, float(v["input_price"]),
-                         step=0.05, format="%.4f", **_kept("input_price"),
-                         help="Optional (0: not set). With a price, each run says what it will "
-                              "cost before it starts and what it cost after. Never part of a "
-                              "cache key.")
-    cols[1].number_input("Price per million output tokens", 0.0, 1e6, float(v["output_price"]),
-                         step=0.05, format="%.4f", **_kept("output_price"),
-                         help="Optional (0: not set): completion tokens, reasoning included.")
-    with st.popover("Use a real judge instead", icon="🌐"):
-        st.markdown(REAL_ENDPOINTS)
-        st.caption("Keys: set the variable in the shell that starts the app (`export "
-                   "OPENAI_API_KEY=…` then `make run`), or put it in `.streamlit/secrets.toml` "
-                   "and name it here. The page never asks for the key itself.")
-
-
-def _bounds(name: str, kind: type) -> tuple[Any, Any]:
-    """A number input's lowest and highest value: the connection's limits (the command
-    line refuses the same)."""
-    low, high = LIMITS[name]
-    return kind(low), kind(high)
 
 
 def _test_row(conn: Connection | None, problem: str | None, *, loud: bool) -> None:
@@ -523,4 +382,3 @@ def spent_words(db: Any, run_key: str | None) -> str | None:
     run = store_judges.get_run(db, run_key) if run_key else None
     spent = ((run or {}).get("summary") or {}).get("cost")
     return cost.Actual.from_dict(spent).words() if spent else None
-
