@@ -39,9 +39,11 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.needle.presentation import (
         presenting,
         render_downloads,
+        render_finding_input,
         render_present_button,
         render_presentation,
         render_title_input,
+        slide_finding,
         slide_title,
     )
     from components.needle.reports import (
@@ -54,6 +56,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.needle.writer import render_writer
     from components.state import current_dataset, get_db
     from needlework.needle.findings import default_title as default_title_of
+    from needlework.needle.findings import headlines
 
 db = get_db()
 row, demo_instead = lab_row(db, current_dataset())  # the seeded demo set when no needle set is picked
@@ -64,7 +67,8 @@ sets = all_sets(db, row, records)
 
 default_title = default_title_of(records)
 if presenting():
-    render_presentation(picked_sets(sets, fingerprint), slide_title(row, default_title), records)
+    render_presentation(picked_sets(sets, fingerprint), slide_title(row, default_title), records,
+                        row)
     st.stop()
 
 st.title("🔎 Needle lab")
@@ -121,9 +125,12 @@ st.markdown("**Accuracy against needle position**, one line per length")
 render_lines(chosen)
 
 st.subheader("4 · Present and share")
-st.caption("Presentation mode shows only the heatmaps and the finding, in large type. The files "
-           "are made when you click.")
+st.caption("Presentation mode shows one slide that fits the screen: the title, the finding in "
+           "one line, the heatmap and how sparse it is, in large type. The slide's files (16:9 "
+           "PNG and PDF, PPTX) are made when you click.")
 render_title_input(row, default_title)
+render_finding_input(row, "; ".join(headlines(frame)))
 render_present_button()
-render_downloads(chosen, row["name"] if row else "needle", "nw_dl", slide_title(row, default_title))
-render_save_report(row, chosen, slide_title(row, ""))
+render_downloads(chosen, row["name"] if row else "needle", "nw_dl", slide_title(row, default_title),
+                 row, columns=4)
+render_save_report(row, chosen, slide_title(row, ""), slide_finding(row))

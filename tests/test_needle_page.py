@@ -129,7 +129,8 @@ def test_results_from_elsewhere_show_the_charts(app_db):
     text = html_text(at)
     assert "Accuracy is lowest, 0 %, in 4 tied cells: 600 tokens, positions 50–90 %" in text
     assert at.selectbox(key="nw_results").value == "other-rm (uploaded)"
-    assert [b.label for b in at.download_button][:2] == ["Heatmap PNG", "Heatmap SVG"]
+    assert [b.label for b in at.download_button][:4] == ["Slide PNG (16:9)", "Slide PDF (16:9)",
+                                                         "Slide PPTX", "Heatmap SVG"]
 
 
 def test_scores_file_errors_name_file_line_and_field(app_db):
@@ -156,8 +157,10 @@ def test_presentation_mode_shows_the_finding_and_nothing_else(app_db):
     assert not at.exception, at.exception
     assert at.query_params["present"] == ["1"] or at.query_params["present"] == "1"
     text = html_text(at)
-    assert 'id="nw-finding-0"' in text and "Accuracy is lowest, 0 %, in 4 tied cells" in text
-    assert "600 tokens, positions 50–90 %" in text  # the wrong half, its cells of 5 or more
+    # the headline: the trend over position with its interval, then the weakest readable region
+    assert 'id="nw-finding-0"' in text and "first to last third" in text and "95 % CI" in text
+    assert "lowest at" in text and 'id="nw-finding-1"' not in text  # one line
+    assert 'id="nw-present-note"' in text  # the empty and thin cells, in words
     assert len(charts(at)) == 1  # the heatmap only
     assert not at.get("file_uploader") and not at.radio  # no build or scoring controls
     assert not [t for t in at.title]

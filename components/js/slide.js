@@ -1,10 +1,17 @@
-// The needle slide's screen: a "Full screen" button (and the F key) that puts the whole
-// slide (title, finding, heatmaps) in the browser's full screen, which the chart's own
-// full-screen view could not (it showed the cells alone, in small type), and Esc / the
-// button again to leave it. When the slide is first drawn in a tab the page is scrolled to
-// its top, so the title and the finding are on screen (entering from the lab kept the lab's
-// scroll). `data.label` and `data.leave` are our own words.
+// The needle slide's screen. A "Full screen" button (and the F key) puts the whole slide
+// (title, finding, heatmap) in the browser's full screen, Esc or the button again leaves it.
+// The slide measures the screen it is on and tells the page (state "screen": the window's
+// width and height and the height left for the chart under the words and over the note), on
+// first drawing, on resize and on entering or leaving full screen, so the chart takes the
+// height there is and nothing scrolls. The finding is one line: while it runs past the
+// slide's width its type shrinks, to 24 px at the least (then it wraps). When the slide is
+// first drawn in a tab the page is scrolled to its top. `data.label` and `data.leave` are
+// our own words.
 const MAIN = '[data-testid="stMain"]';
+const SLIDE = ".st-key-nw-slide";
+const CHART = ".st-key-nw-slide-chart";
+const NOTE = "#nw-present-note";
+const MIN_FONT = 24;
 
 function toggle() {
   if (document.fullscreenElement) {
@@ -20,20 +27,65 @@ function top() {
   window.scrollTo(0, 0);
 }
 
+// The finding lines on one line each: the type shrinks while a line is wider than its box.
+function fitFindings() {
+  for (const line of document.querySelectorAll(`${SLIDE} [id^="nw-finding-"]`)) {
+    line.style.fontSize = "";
+    line.classList.remove("nw-wraps");
+    let size = parseFloat(getComputedStyle(line).fontSize);
+    while (line.scrollWidth > line.clientWidth + 1 && size > MIN_FONT) {
+      size = Math.max(MIN_FONT, size - 1);
+      line.style.fontSize = `${size}px`;
+    }
+    if (line.scrollWidth > line.clientWidth + 1) line.classList.add("nw-wraps");
+  }
+}
+
+// The height the chart may take: the window's, less what sits above the chart (its top on
+// the page, scrolled to the top) and below it (the note), less a small margin.
+function measure() {
+  const chart = document.querySelector(CHART);
+  if (!chart) return null;
+  const main = document.querySelector(MAIN);
+  const scrolled = main ? main.scrollTop : 0;
+  const box = chart.getBoundingClientRect();
+  const note = document.querySelector(NOTE);
+  const holder = note ? note.closest('[data-testid="stElementContainer"]') || note : null;
+  const below = holder ? Math.max(0, holder.getBoundingClientRect().bottom - box.bottom) : 0;
+  const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const pad = block ? parseFloat(getComputedStyle(block).paddingBottom) || 0 : 0;
+  const avail = Math.floor(innerHeight - (box.top + scrolled) - below - pad - 6);
+  return {w: innerWidth, h: innerHeight, avail};
+}
+
 export default function (component) {
-  const {parentElement, data} = component;
+  const {parentElement, data, setStateValue} = component;
   const button = parentElement.querySelector("#nw-slide-full");
-  const state = window.__nwSlide || (window.__nwSlide = {keys: false});
+  const state = window.__nwSlide || (window.__nwSlide = {keys: false, sent: null});
   button.onclick = toggle;
   button.textContent = document.fullscreenElement ? data.leave : data.label;
+  state.send = setStateValue;
+  state.report = () => {
+    fitFindings();
+    const got = measure();
+    if (!got) return;
+    const last = state.sent;
+    if (last && last.w === got.w && last.h === got.h && Math.abs(last.avail - got.avail) <= 3) return;
+    state.sent = got;
+    state.send("screen", got);
+  };
   if (!state.keys) {
     state.keys = true;
+    let timer = null;
+    const later = () => { clearTimeout(timer); timer = setTimeout(() => state.report(), 150); };
+    window.addEventListener("resize", later);
     document.addEventListener("fullscreenchange", () => {
       const b = document.querySelector("#nw-slide-full");
       if (b && window.__nwSlideWords) {
         b.textContent = document.fullscreenElement ? window.__nwSlideWords.leave
                                                    : window.__nwSlideWords.label;
       }
+      later();
     });
     document.addEventListener("keydown", (event) => {
       if (!document.querySelector("#nw-slide-full")) return;  // not on the slide
@@ -42,12 +94,27 @@ export default function (component) {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === "f" || event.key === "F") { event.preventDefault(); toggle(); }
     });
+    // the words above the chart change size as they are drawn (a title, a finding): measure
+    // again when the slide's size changes (the chart's own change leaves the result as it is)
+    new ResizeObserver(later).observe(document.body);
+    state.watched = null;
+    state.watch = () => {
+      const slide = document.querySelector(SLIDE);
+      if (slide && slide !== state.watched) {
+        state.watched = slide;
+        new ResizeObserver(later).observe(slide);
+      }
+    };
   }
   window.__nwSlideWords = {label: data.label, leave: data.leave};
+  state.watch();
   if (!parentElement.dataset.nwShown) {  // a new element: the slide was just entered
     parentElement.dataset.nwShown = "1";
     top();
     requestAnimationFrame(top);
     setTimeout(top, 300);
+    state.sent = null;  // a new slide: tell the page its screen again
   }
+  setTimeout(() => state.report(), 200);
+  setTimeout(() => state.report(), 800);
 }

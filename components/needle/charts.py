@@ -171,20 +171,24 @@ def panel_key(prefix: str, s: ResultSet) -> str:
     return f"{prefix}|{s.name}"
 
 
-def render_heatmaps(chosen: list[ResultSet], *, large: bool = False,
-                    prefix: str = "nw_heat") -> tuple[ResultSet, tuple[int, int]] | None:
+def render_heatmaps(chosen: list[ResultSet], *, large: bool = False, prefix: str = "nw_heat",
+                    height: int | None = None,
+                    font: int | None = None) -> tuple[ResultSet, tuple[int, int]] | None:
     """One clickable heatmap per result set, side by side, each as wide as its column (they
     fit the page at any width down to 1024 px, and each fills its own fullscreen view), all on
-    the one 0–100 % colour scale. Returns the set and cell (length, bucket) clicked last."""
+    the one 0–100 % colour scale. ``large``: the slide's, ``height`` tall with its axes and
+    legend and labels ``font`` px (24 at least). Returns the set and cell (length, bucket)
+    clicked last."""
     cols = st.columns(len(chosen), gap="medium") if len(chosen) > 1 else [st.container()]
-    # on the slide: 24-px labels (readable at 3 m on a 1920-px projector); the model is in
-    # the subtitle, so a single panel has no title of its own
-    row, font = (52, 24) if large else (40, 11)
+    # on the slide: 24-px labels at least (readable at 3 m); the model is in the subtitle, so
+    # a single panel has no title of its own
+    row, font = (52, max(24, font or 24)) if large else (40, 11)
     cells: dict[str, tuple[int, int] | None] = {}
     for col, s in zip(cols, chosen, strict=True):
         name = s.name + (" (both orders)" if s.kind == "judge" else "")
         chart = for_panel(charts.heatmap_panel(s.frame, title=name if len(chosen) > 1 else None,
-                                               row_height=row, font=font))
+                                               row_height=row, font=font,
+                                               height=height if large else None, slide=large))
         event = col.altair_chart(chart, on_select="rerun", width="stretch",
                                  key=panel_key(prefix, s))
         cells[s.name] = selected_cell(event)

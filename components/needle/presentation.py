@@ -1,8 +1,11 @@
-"""Presentation mode for stakeholders (``?present=1``): the presenter's title, the finding and
-the heatmaps in large type on one clean screen that fits 1280×720 and 1920×1080, with a
-button (and F) that puts the whole slide in the browser's full screen; a cell click opens
-its pairs right there, in the audience's words; the downloads (PNG, SVG and PDF carry the
-title, the model, the finding and the date; lines; CSV) and Exit sit below the slide."""
+"""Presentation mode for stakeholders (``?present=1``): one slide that fits the screen with
+no scrolling at 1280×720, 1920×1080 and in full screen: the presenter's title (up to 200
+characters), what was measured, the finding in one line (the computed headline, the
+presenter's words, or hidden), the heatmap in the height left (slide.js measures it) and one
+line on the empty and thin cells; every text at least 24 px. Beside the title: a button (and
+F) for the browser's full screen, and Tools: Exit, the finding, the downloads (the slide as
+16:9 PNG and PDF at 1920×1080 and as PPTX; heatmap SVG; lines; CSV). A cell click opens its
+pairs below the slide, in the audience's words."""
 
 from __future__ import annotations
 
@@ -13,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import altair as alt
+import pandas as pd
 import streamlit as st
 
 from components.needle.charts import (
     export_notes,
     heatmap_chart,
-    notes_of,
     render_cell,
     render_heatmaps,
     results_of,
@@ -26,48 +29,57 @@ from components.needle.charts import (
 from components.needle.data import ResultSet
 from components.state import annotator, get_db
 from components.text import render_text
-from needlework.needle import charts
+from needlework.needle import charts, slide
 from needlework.needle.analysis import results_csv
 from needlework.needle.findings import (
-    cell_key,
-    findings,
-    overview,
+    headlines,
+    slide_finding_of,
     slide_subtitle,
     slide_title_of,
+    sparse_words,
+    with_slide_finding,
     with_slide_title,
     wrap,
 )
+from needlework.needle.reports import MAX_FINDING
+from needlework.needle.slide import SlideWords
 from store.datasets import get_dataset, set_dataset_meta
 
 PARAM = "present"
 TITLE = "nw_title"  # the slide's title field (per needle dataset), set by the presenter
-# Type in viewport units, so a projector's 1920×1080 gets room-sized text and 1280×720 still
-# fits the slide on one screen; the chart's own full-screen button is hidden (it showed the
-# cells alone), the slide's own button puts all of it in full screen.
+FINDING = "nw_finding"  # the slide's finding field and hide box (without a needle dataset)
+SCREEN = "screen"  # the slide's measure of the browser's screen (slide.js)
+# Type in viewport units with a 24-px floor: 1280×720 gets 24-px text at least, a projector's
+# 1920×1080 room-sized text; the chart takes the height slide.js measures as left for it. The
+# chart's own full-screen button is hidden (it showed the cells alone); the slide's own button
+# puts all of it in full screen. The page's padding below is gone, so the slide is the page.
 _STYLE = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 header[data-testid="stHeader"], [data-testid="stToolbar"] {display: none !important;}
-[data-testid="stMainBlockContainer"] {padding-top: 1.2rem !important; max-width: 1800px;
-  padding-left: 2.5vw; padding-right: 2.5vw;}
-#nw-present-title {font-size: clamp(1.6rem, 2.4vw, 3rem); font-weight: 700; line-height: 1.15;
+[data-testid="stMainBlockContainer"] {padding-top: .6rem !important; padding-bottom: .4rem !important;
+  max-width: none; padding-left: 2.5vw; padding-right: 2.5vw;}
+.st-key-nw-slide {gap: .45rem !important;}
+#nw-present-title {font-size: clamp(26px, 2.2vw, 60px); font-weight: 700; line-height: 1.15;
   margin: 0;}
-#nw-present-sub {font-size: clamp(.95rem, 1.05vw, 1.35rem); color: #444;}
-[id^="nw-finding-"] {font-size: clamp(1.05rem, 1.35vw, 1.75rem); font-weight: 600; line-height: 1.3;
-  border-left: 6px solid #440154; padding: .2rem 0 .2rem .9rem; margin: .35rem 0 .35rem 0;}
-#nw-present-key {font-size: clamp(.9rem, .95vw, 1.25rem); color: #444;}
-[id^="nw-present-trend-"] {font-size: clamp(.95rem, 1.05vw, 1.4rem); font-weight: 600;
-  color: #333; margin-left: calc(6px + .9rem);}
+#nw-present-sub {font-size: clamp(24px, 1.6vw, 34px); color: #444; line-height: 1.2;}
+[id^="nw-finding-"] {font-size: clamp(24px, 2vw, 44px); font-weight: 700; line-height: 1.25;
+  border-left: 6px solid #440154; padding: 0 0 0 .6rem; white-space: nowrap;}
+[id^="nw-finding-"].nw-wraps {white-space: normal;}
+#nw-present-note {font-size: clamp(24px, 1.6vw, 34px); color: #444; line-height: 1.2;}
 .st-key-nw-slide [data-testid="stElementToolbar"] {display: none !important;}
+.st-key-nw-slide-tools button, .st-key-nw-slide-tools button p,
+.st-key-nw-slide-tools [data-testid="stIconMaterial"] {font-size: 24px !important;}
 #nw-save-status[data-pending="0"]:not([data-refused="1"]) {display: none !important;}
-#nw-slide-full {font: inherit; font-size: .95rem; padding: .35rem .8rem; border-radius: .5rem;
-  border: 1px solid rgba(49,51,63,.3); background: transparent; cursor: pointer;}
+#nw-slide-full {font: inherit; font-size: 24px; padding: .2rem .7rem; border-radius: .5rem;
+  border: 1px solid rgba(49,51,63,.3); background: transparent; cursor: pointer;
+  white-space: nowrap;}
 </style>"""
 _SLIDE = st.components.v2.component(
     "needlework.slide", isolate_styles=False,
-    html='<button id="nw-slide-full" type="button" title="The whole slide in full screen (F)">'
-         "Full screen</button>",
+    html='<button id="nw-slide-full" type="button" title="The whole slide in full screen (F)" '
+         'aria-label="Full screen (F)">Full screen</button>',
     js=(Path(__file__).parent.parent / "js" / "slide.js").read_text(encoding="utf-8"))
-FULL, LEAVE = "Full screen (F)", "Leave full screen (Esc)"
+FULL, LEAVE = "Full screen", "Leave (Esc)"
 
 
 def presenting() -> bool:
@@ -161,26 +173,128 @@ def render_title_input(row: dict[str, Any] | None, default: str) -> None:
                   on_change=_save_title, args=(key, row["name"], saved), help=help_text)
 
 
-def render_downloads(chosen: list[ResultSet], stem: str, key: str, title: str | None = None) -> None:
-    """Heatmap (with ``title``, models, finding and date) as PNG, SVG and PDF, the lines as
-    PNG and SVG, the results as CSV (each made on click)."""
-    cols = st.columns(6)
-    items = [("Heatmap PNG", _heatmap_file(chosen, title, "png"), "heatmap.png", "image/png"),
+def _finding_key(row: dict[str, Any] | None) -> str:
+    """The finding field's key, naming the saved finding's version (see :func:`_title_key`)."""
+    if not row:
+        return FINDING
+    text, hidden = slide_finding_of(row.get("meta"))
+    digest = hashlib.sha1(f"{hidden}|{text}".encode()).hexdigest()[:10]
+    return f"{FINDING}|{row['name']}|{digest}"
+
+
+def slide_finding(row: dict[str, Any] | None) -> tuple[str, bool]:
+    """The presenter's finding for the slide (``""``: the computed headline) and whether it is
+    hidden: kept with the needle dataset ``row``, without one this session's fields."""
+    if row:
+        return slide_finding_of(row.get("meta"))
+    return (str(st.session_state.get(FINDING) or "").strip(),
+            bool(st.session_state.get(f"{FINDING}_hide")))
+
+
+def finding_lines(frame: pd.DataFrame, row: dict[str, Any] | None) -> list[str]:
+    """What the slide and its files say as the finding: nothing when hidden, the presenter's
+    words, else the computed headline (one line per model)."""
+    text, hidden = slide_finding(row)
+    if hidden:
+        return []
+    return [text] if text else headlines(frame)
+
+
+def _save_finding(key: str, name: str, shown: tuple[str, bool]) -> None:
+    """Field callback: keep the typed finding and the hide box with the needle dataset."""
+    text = " ".join(str(st.session_state.get(f"{key}_text") or "").split())
+    hidden = bool(st.session_state.get(f"{key}_hide"))
+    row = get_dataset(get_db(), name)
+    if row is None or (text, hidden) == (shown[0].strip(), shown[1]):
+        return
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    set_dataset_meta(get_db(), row["name"],
+                     with_slide_finding(row["meta"], text, hidden, annotator(), now))
+
+
+def render_finding_input(row: dict[str, Any] | None, computed: str) -> None:
+    """The slide's finding: a field (empty: the computed headline ``computed``) and a box
+    that hides it; for a needle dataset both are saved with it at once (and with a report)."""
+    help_text = ("One line on the slide and in its files. Empty: the finding computed from "
+                 "the results (shown greyed). Kept with the needle dataset and with a saved "
+                 "report.")
+    if not row:
+        st.text_input("Slide finding", key=FINDING, placeholder=computed, max_chars=MAX_FINDING,
+                      help=help_text)
+        st.checkbox("Hide the finding on the slide and in its files", key=f"{FINDING}_hide")
+        return
+    shown, key = slide_finding_of(row.get("meta")), _finding_key(row)
+    st.text_input("Slide finding", shown[0], key=f"{key}_text", placeholder=computed,
+                  max_chars=MAX_FINDING, on_change=_save_finding, args=(key, row["name"], shown),
+                  help=help_text)
+    st.checkbox("Hide the finding on the slide and in its files", shown[1], key=f"{key}_hide",
+                on_change=_save_finding, args=(key, row["name"], shown))
+
+
+def slide_words(chosen: list[ResultSet], title: str, row: dict[str, Any] | None) -> SlideWords:
+    """What the slide and its files say (:class:`needlework.needle.slide.SlideWords`)."""
+    frame = results_of(chosen)
+    return SlideWords(title=title, subtitle=slide_subtitle(frame, rule=False),
+                      finding=tuple(finding_lines(frame, row)), note=sparse_words(frame),
+                      model=" vs ".join(dict.fromkeys(frame["model"])))
+
+
+def _slide_file(chosen: list[ResultSet], title: str, row: dict[str, Any] | None,
+                fmt: str) -> Callable[[], bytes]:
+    """The slide as a 16:9 PNG or PDF (1920×1080) or a PPTX, made when called."""
+    def make() -> bytes:
+        words = slide_words(chosen, title, row)
+        make_file = {"png": slide.slide_png, "pdf": slide.slide_pdf, "pptx": slide.slide_pptx}[fmt]
+        return make_file(results_of(chosen), words)
+    return make
+
+
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+
+
+def render_downloads(chosen: list[ResultSet], stem: str, key: str, title: str | None = None,
+                     row: dict[str, Any] | None = None, columns: int = 3) -> None:
+    """The slide as PNG and PDF (16:9, 1920×1080) and PPTX (title, model, finding, heatmap,
+    note); the heatmap (with ``title``, models, finding and date) as SVG; the lines as PNG
+    and SVG; the results as CSV (each made on click), in rows of ``columns``."""
+    heading = title or "Needle results"
+    items = [("Slide PNG (16:9)", _slide_file(chosen, heading, row, "png"), "slide.png", "image/png"),
+             ("Slide PDF (16:9)", _slide_file(chosen, heading, row, "pdf"), "slide.pdf",
+              "application/pdf"),
+             ("Slide PPTX", _slide_file(chosen, heading, row, "pptx"), "slide.pptx", PPTX),
              ("Heatmap SVG", _heatmap_file(chosen, title, "svg"), "heatmap.svg", "image/svg+xml"),
-             ("Heatmap PDF", _heatmap_file(chosen, title, "pdf"), "heatmap.pdf", "application/pdf"),
              ("Lines PNG", _lines(chosen, "png", title), "lines.png", "image/png"),
              ("Lines SVG", _lines(chosen, "svg", title), "lines.svg", "image/svg+xml"),
              ("Results CSV", lambda: results_csv(results_of(chosen)), "results.csv", "text/csv")]
-    for col, (text, data, name, mime) in zip(cols, items, strict=True):
-        col.download_button(text, data=data, file_name=f"{stem}-{name}", mime=mime, icon="⬇️",
-                            key=f"{key}_{name}", on_click="ignore", width="stretch")
+    for start in range(0, len(items), columns):
+        cols = st.columns(columns)
+        for col, (text, data, name, mime) in zip(cols, items[start:start + columns], strict=False):
+            col.download_button(text, data=data, file_name=f"{stem}-{name}", mime=mime, icon="⬇️",
+                                key=f"{key}_{name}", on_click="ignore", width="stretch")
+
+
+def _chart_size(screen: Any) -> tuple[int, int]:
+    """The slide chart's height and label size from slide.js's measure of the screen: the
+    height left under the words (at least 240 px), labels 24 px at 1280×720 and larger on a
+    larger screen (the smaller of the two ratios). Before the first measure: 380 px, 24 px."""
+    if not isinstance(screen, dict):
+        return 380, 24
+    try:
+        width, height, left = (float(screen.get(k) or 0) for k in ("w", "h", "avail"))
+    except (TypeError, ValueError):
+        return 380, 24
+    font = max(24, min(40, int(24 * min(width / 1280, height / 720)))) if width and height else 24
+    return max(240, min(2400, int(left))) if left else 380, font
 
 
 def render_presentation(chosen: list[ResultSet], title: str,
-                        records: list[dict[str, Any]] | None = None) -> None:
-    """The slide: title, subtitle, finding(s), what the cells mean, the heatmaps (click a
-    cell: its pairs open below, still in presentation mode), and the full-screen button.
-    Below the slide: downloads and Exit."""
+                        records: list[dict[str, Any]] | None = None,
+                        row: dict[str, Any] | None = None) -> None:
+    """The slide, one screen with no scrolling: title (up to 200 characters), what was
+    measured, the finding in one line (or none when hidden), the heatmap in the height
+    left (thin cells grey and dashed) and one line on the empty and thin cells. Beside the
+    title: full screen (F) and Tools (downloads, the finding, Exit). A cell click opens its
+    pairs below the slide."""
     st.html(_STYLE)
     if not chosen:
         render_text(title, key="nw-present-title")
@@ -189,30 +303,30 @@ def render_presentation(chosen: list[ResultSet], title: str,
         return
     frame = results_of(chosen)
     with st.container(key="nw-slide"):
-        top = st.columns([6, 1], vertical_alignment="top")
+        top = st.columns([5, 2], vertical_alignment="top")
         with top[0]:
             render_text(title, key="nw-present-title")
-        with top[1]:
-            _SLIDE(key="nw-slide-screen", data={"label": FULL, "leave": LEAVE})
-        render_text(slide_subtitle(frame), key="nw-present-sub")
-        for k, line in enumerate(findings(frame, why=notes_of(chosen))):
+        with top[1], st.container(key="nw-slide-tools", horizontal=True,
+                                  horizontal_alignment="right"):
+            state = _SLIDE(key="nw-slide-screen", data={"label": FULL, "leave": LEAVE},
+                           on_screen_change=_keep)
+            with st.popover("Tools"):
+                st.button("Exit presentation", key="nw_leave", on_click=_leave, icon="↩️")
+                render_finding_input(row, "; ".join(headlines(frame)))
+                st.caption("Download the slide and its parts:")
+                render_downloads(chosen, "needle", "nw_pdl", title, row, columns=2)
+        render_text(slide_subtitle(frame, rule=False), key="nw-present-sub")
+        for k, line in enumerate(finding_lines(frame, row)):
             render_text(line, key=f"nw-finding-{k}")
-        models = list(dict.fromkeys(frame["model"]))  # the panels' order
-        for k, model in enumerate(models):
-            line = overview(frame, model)
-            if line:
-                render_text((f"{model}: " if len(models) > 1 else "") + line,
-                            key=f"nw-present-trend-{k}")
-        render_text(cell_key(frame), key="nw-present-key")
-        clicked = render_heatmaps(chosen, large=True, prefix="nw_pheat")
+        height, font = _chart_size(state.get(SCREEN) if state else None)
+        with st.container(key="nw-slide-chart"):
+            clicked = render_heatmaps(chosen, large=True, prefix="nw_pheat", height=height,
+                                      font=font)
+        render_text(sparse_words(frame), key="nw-present-note")
     if clicked is not None:
         with st.container(border=True):
             render_cell(*clicked, records or [], audience=True)
-    else:
-        st.caption("Click a cell to show its pairs here.")
-    for _ in range(6):  # the tools sit below the slide, out of its picture
-        st.write("")
-    st.divider()
-    st.button("Exit presentation", key="nw_leave", on_click=_leave, icon="↩️")
-    with st.expander("Downloads: the heatmap with this title, the lines, the results", icon="⬇️"):
-        render_downloads(chosen, "needle", "nw_pdl", title)
+
+
+def _keep(_: Any = None) -> None:
+    """The screen measure needs a change callback to be a state; nothing to do in it."""

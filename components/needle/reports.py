@@ -1,5 +1,5 @@
 """Saved needle reports on the lab: save what is shown under a name, list the saved ones,
-reopen one exactly (its dataset, result sets and slide title), rename or delete it.
+reopen one exactly (its dataset, result sets, slide title and finding), rename or delete it.
 
 The logic (what a report holds, how its sets are found again) is
 :mod:`needlework.needle.reports`; the rows are :mod:`store.needle_reports`.
@@ -18,7 +18,12 @@ from components.needle.data import COMPARE, PRIMARY, UPLOADS, ResultSet, all_set
 from components.state import DATASET_KEY, annotator, get_db
 from components.text import label
 from needlework.needle.analysis import read_results_csv, results_csv
-from needlework.needle.findings import slide_title_of, with_slide_title
+from needlework.needle.findings import (
+    slide_finding_of,
+    slide_title_of,
+    with_slide_finding,
+    with_slide_title,
+)
 from needlework.needle.reports import Report, ReportError, SetRef, clean_name, resolve, set_key
 from store import needle_reports
 from store.datasets import set_dataset_meta
@@ -49,32 +54,38 @@ def _say(kind: str, text: str, key: str = MESSAGE) -> None:
     st.session_state[key] = (kind, text)
 
 
-def _save(dataset: str, chosen: list[ResultSet], title: str) -> None:
-    """Button callback: save the sets shown and the title as a report named in the field."""
+def _save(dataset: str, chosen: list[ResultSet], title: str,
+          finding: tuple[str, bool] = ("", False)) -> None:
+    """Button callback: save the sets shown, the title and the slide's finding (the
+    presenter's words or empty, and whether hidden) as a report named in the field."""
     by = annotator()
     try:
         name = clean_name(st.session_state.get(NAME) or "")
-        spec = Report(dataset, tuple(set_ref(s) for s in chosen), title).to_json()
+        spec = Report(dataset, tuple(set_ref(s) for s in chosen), title, finding[0],
+                      finding[1]).to_json()
         needle_reports.save_report(get_db(), dataset, name, spec, by)
     except (ReportError, needle_reports.ReportExists) as exc:
         _say("error", f"Not saved: {exc}.", SAVED)
         return
     st.session_state[NAME] = ""
-    _say("success", f"Saved report '{name}' by {by}: it reopens with these result sets and "
-         "title from Saved reports at the top of the page.", SAVED)
+    _say("success", f"Saved report '{name}' by {by}: it reopens with these result sets, "
+         "title and finding from Saved reports at the top of the page.", SAVED)
 
 
-def render_save_report(row: dict[str, Any] | None, chosen: list[ResultSet], title: str) -> None:
-    """Step 4's *Save as a report*: a name and a button (the annotator's name is needed)."""
+def render_save_report(row: dict[str, Any] | None, chosen: list[ResultSet], title: str,
+                       finding: tuple[str, bool] = ("", False)) -> None:
+    """Step 4's *Save as a report*: a name and a button (the annotator's name is needed);
+    the report keeps the sets shown, the slide's ``title`` and its ``finding`` (words, hidden)."""
     if row is None or not chosen:
         return
     cols = st.columns([3, 2], vertical_alignment="bottom")
     cols[0].text_input("Report name", key=NAME, max_chars=100, placeholder="e.g. demo model vs judge",
                        help="Saves the needle dataset, the result sets shown (Results of, Compare "
-                            "with) and the slide title under this name, with your name and the time.")
+                            "with), the slide title and the slide's finding under this name, with "
+                            "your name and the time.")
     who = annotator()
     cols[1].button("Save as a report", key="nw_report_save", icon="💾", width="stretch",
-                   disabled=not who, on_click=_save, args=(row["name"], chosen, title),
+                   disabled=not who, on_click=_save, args=(row["name"], chosen, title, finding),
                    help=None if who else "Enter your name in the sidebar to save.")
     if not who:
         st.caption("✍️ Enter your name in the sidebar to save a report.")
@@ -159,7 +170,7 @@ def _add_uploads(report: Report) -> None:
 def open_pending_report(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]],
                         sets: list[ResultSet]) -> list[ResultSet]:
     """Apply a report opened on the previous click (before the pickers are drawn): its
-    uploaded sets, the pickers and the slide title (saved as the needle dataset's). Returns the page's result sets (with the
+    uploaded sets, the pickers, the slide title and finding (saved as the needle dataset's). Returns the page's result sets (with the
     report's uploads). Says which of its sets are gone, if any."""
     report_id = st.session_state.pop(PENDING, None)
     if report_id is not None:
@@ -184,6 +195,12 @@ def open_pending_report(db: Any, row: dict[str, Any] | None, records: list[dict[
                 now = datetime.now(UTC).isoformat(timespec="seconds")
                 row["meta"] = with_slide_title(row.get("meta"), report.title,
                                                annotator() or "unknown", now)
+                set_dataset_meta(db, row["name"], row["meta"])
+            if (report.finding.strip(), report.finding_hidden) != slide_finding_of(row.get("meta")):
+                now = datetime.now(UTC).isoformat(timespec="seconds")
+                row["meta"] = with_slide_finding(row.get("meta"), report.finding,
+                                                 report.finding_hidden, annotator() or "unknown",
+                                                 now)
                 set_dataset_meta(db, row["name"], row["meta"])
         st.session_state[OPENED] = {"name": stored["name"], "by": stored["created_by"],
                                     "dataset": row["name"], "missing": found.missing_line(),

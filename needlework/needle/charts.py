@@ -49,6 +49,7 @@ def cell_selection() -> alt.Parameter:
     return alt.selection_point(name=SELECTION, fields=CELL_FIELDS, on="click", clear="dblclick")
 
 
+LEGEND_VALUES = [0, 0.25, 0.5, 0.75, 1]  # the colour legend's labels: 0 % to 100 %, all shown
 THIN_FILL = "#d4d4d4"  # a thin cell's grey: outside the colour scale
 TWO_LINES = "accuracy and n"  # the description of the text layer of the readable cells
 
@@ -110,7 +111,8 @@ def _heatmap_layers(title_x: str, select: bool) -> list[alt.Chart]:
         alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
     ]
     rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
-        color=_fill(alt.Legend(format=".0%")), tooltip=tooltip)
+        color=_fill(alt.Legend(format=".0%", values=LEGEND_VALUES, labelOverlap=False)),
+        tooltip=tooltip)
     if select:
         cell = cell_selection()
         rect = rect.add_params(cell).encode(
@@ -147,30 +149,37 @@ LENGTH_LABEL = ("toNumber(datum.value) >= 1000 ? format(toNumber(datum.value) / 
 
 def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int = THIN_CELL,
                   select: bool = True, row_height: int = 40, font: int = 11,
-                  selection_name: str = SELECTION) -> alt.LayerChart:
+                  selection_name: str = SELECTION, height: int | None = None,
+                  slide: bool = False) -> alt.LayerChart:
     """One model's heatmap for a page: as wide as its container (``width="container"``),
     so it fits any column down to a 1024-px screen and fills the chart's fullscreen view;
     ``row_height`` pixels per length. Lengths read 1K, 2K, …; cell labels and axis
     labels shrink on a narrow panel (Vega expressions on the panel's width), and the
     legend sits below the cells, so nothing is cut at the right edge. Several panels drawn
-    side by side share the one fixed colour scale (0–100 %)."""
+    side by side share the one fixed colour scale (0–100 %), its legend labelled at
+    0, 25, 50, 75 and 100 % (every label kept, none dropped for overlap). ``height``: the
+    whole chart's height (axes and legend included), e.g. what a slide has left; else
+    ``row_height`` per length plus room for the axes and the legend. ``slide``: the column
+    labels without " %" (the axis title says it), so 10 columns of 24-px labels lie flat
+    on a 1280-px screen, and the legend's title beside its colours (one line less)."""
     cells = _cells(results, thin)
     lengths = max(1, cells["length_tokens"].nunique())
     narrow = "width < 400"  # cells too small for "100 %": numbers only
+    bare = "true" if slide else narrow  # column labels without " %"
     # a column label ("90–100 %", about 4.6 font sizes wide) lies flat only where it fits its
     # column; else it turns, so the last one never runs past the panel's right edge
-    crowded = f"width < {int(10 * 4.2 * font) + 40}"
+    crowded = f"width < {int(10 * (3.4 if slide else 4.2) * font) + 40}"
     ink = "#262730"  # labels and titles as dark as the page's text (Vega's default is grey)
-    titles = min(font, 20)  # axis titles: the y title must fit beside two rows
+    titles = font if font >= 24 else min(font, 20)  # a slide's titles as large as its labels
     base = alt.Chart().encode(
         x=alt.X("position:O", sort=POSITION_ORDER, scale=alt.Scale(domain=POSITION_ORDER),
-                title=POSITION_TITLE,
+                title="needle position (% of the response)" if slide else POSITION_TITLE,
                 # the anchor follows the angle: a flat label centred under its column, a
                 # turned one ending at it (Vega picks the anchor once, for the first angle)
                 axis=alt.Axis(labelAngle={"expr": f"{crowded} ? -45 : 0"}, labelOverlap=False,
                               labelAlign={"expr": f"{crowded} ? 'right' : 'center'"},
                               labelBaseline={"expr": f"{crowded} ? 'middle' : 'top'"},
-                              labelExpr=f"{narrow} ? replace(datum.label, ' %', '') : datum.label",
+                              labelExpr=f"{bare} ? replace(datum.label, ' %', '') : datum.label",
                               labelFontSize=font, titleFontSize=titles, labelColor=ink,
                               titleColor=ink)),
         y=alt.Y("length_tokens:O", sort="ascending", title=LENGTH_TITLE,
@@ -189,8 +198,11 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     ]
     rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
         color=_fill(alt.Legend(format=".0%", orient="bottom", direction="horizontal",
-                               gradientLength=max(160, 12 * font), labelFontSize=font,
-                               titleFontSize=titles, labelColor=ink, titleColor=ink)),
+                               gradientLength=max(200, 20 * font), labelFontSize=font,
+                               titleFontSize=titles, labelColor=ink, titleColor=ink,
+                               values=LEGEND_VALUES, labelOverlap=False,
+                               titleOrient="left" if slide else "top",
+                               gradientThickness=max(12, font // 2))),
         tooltip=tooltip)
     if select:
         cell = alt.selection_point(name=selection_name, fields=CELL_FIELDS, on="click",
@@ -215,7 +227,8 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     # the legend; the height leaves room for them below and above the rows.
     chart = alt.layer(rect, text, count, outline, data=cells).properties(
         width="container",
-        height=row_height * max(lengths, 2) + max(185, 80 + 5 * font) + (3 * font if title else 0),
+        height=height or (row_height * max(lengths, 2) + max(185, 80 + 5 * font)
+                          + (3 * font if title else 0)),
         autosize=alt.AutoSizeParams(type="fit", contains="padding"))
     if title:
         chart = chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=font + 2))

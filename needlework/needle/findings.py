@@ -356,6 +356,31 @@ def with_slide_title(meta: dict | None, title: str, by: str, at: str) -> dict:
     return out
 
 
+SLIDE_FINDING = "slide_finding"  # the key in a needle dataset's ``meta``
+
+
+def slide_finding_of(meta: dict | None) -> tuple[str, bool]:
+    """The presenter's finding kept in a needle dataset's ``meta`` and whether it is hidden:
+    ``("", False)`` when none (the slide shows the computed headline)."""
+    kept = (meta or {}).get(SLIDE_FINDING) or {}
+    if not isinstance(kept, dict):
+        return "", False
+    return str(kept.get("text") or ""), kept.get("hidden") is True
+
+
+def with_slide_finding(meta: dict | None, text: str, hidden: bool, by: str, at: str) -> dict:
+    """``meta`` with the presenter's finding (stripped; empty: the computed headline) and
+    whether it is hidden, with who set it and when (neither: the key removed); the other
+    keys are kept."""
+    out = dict(meta or {})
+    text = " ".join(text.split())
+    if text or hidden:
+        out[SLIDE_FINDING] = {"text": text, "hidden": bool(hidden), "by": by, "at": at}
+    else:
+        out.pop(SLIDE_FINDING, None)
+    return out
+
+
 # -- the slide's default title and subtitle, in the audience's words --------------------------
 
 _HIDDEN = {"safety": "a harmful sentence", "factuality": "a false statement"}
@@ -369,9 +394,10 @@ def default_title(records: list[dict] | None) -> str:
     return f"Does the model notice {what} hidden in a long answer?"
 
 
-def slide_subtitle(frame: pd.DataFrame) -> str:
+def slide_subtitle(frame: pd.DataFrame, rule: bool = True) -> str:
     """``demo-model · 90 pairs · answers of 250 to 2K tokens · accuracy: …`` in the audience's
-    words (a judge's rows are trials, each pair asked in both orders)."""
+    words (a judge's rows are trials, each pair asked in both orders); without ``rule``, what
+    accuracy is in a few words (the slide's one line)."""
     lengths = sorted(int(n) for n in frame["length_tokens"].unique())
     span = (f"{length_label(lengths[0])} tokens" if len(lengths) == 1
             else f"{length_label(lengths[0])} to {length_label(lengths[-1])} tokens")
@@ -380,12 +406,15 @@ def slide_subtitle(frame: pd.DataFrame) -> str:
              for m in models]
     size = sizes[0] + (" each" if len(sizes) > 1 else "") if len(set(sizes)) == 1 else " / ".join(sizes)
     judged = counted(frame) == "trials"
-    rule = ("accuracy: how often the model scores the answer without the inserted error higher "
-            "(a tie counts as a miss)")
+    words = ("accuracy: how often the model scores the answer without the inserted error higher "
+             "(a tie counts as a miss)")
     if judged:
-        rule += ("; a judge is asked each pair twice, in both orders, and an unreadable "
-                 "verdict counts as a miss")
-    return f"{' vs '.join(models)} · {size} · answers of {span} · {rule}"
+        words += ("; a judge is asked each pair twice, in both orders, and an unreadable "
+                  "verdict counts as a miss")
+    if not rule:
+        words = "accuracy: the answer without the error scored higher" + (
+            "; a judge is asked each pair twice, in both orders" if judged else "")
+    return f"{' vs '.join(models)} · {size} · answers of {span} · {words}"
 
 
 def cell_key(frame: pd.DataFrame, min_n: int = THIN_CELL) -> str:
@@ -402,3 +431,132 @@ def wrap(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken between words (a longer
     word is cut), for chart titles, which Vega never wraps."""
     return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+# -- the slide's headline: the overall finding with its interval, in one line -----------------
+
+_Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
+
+
+def _wilson(share: float, n: int) -> tuple[float, float]:
+    """Wilson's score interval (95 %) of a mean ``share`` over ``n`` units (a judge's pair
+    counts its share of its two orders: the same formula on the mean of the shares)."""
+    if n <= 0:
+        return 0.0, 1.0
+    z2 = _Z95 * _Z95
+    denom = 1 + z2 / n
+    centre = (share + z2 / (2 * n)) / denom
+    half = _Z95 / denom * (share * (1 - share) / n + z2 / (4 * n * n)) ** 0.5
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def newcombe_difference(first: float, n_first: int, last: float, n_last: int) -> tuple[float, float]:
+    """The 95 % interval of ``last − first`` (two shares of different units) by Newcombe's
+    hybrid score method: each share's Wilson interval, the difference's bounds
+    ``d − √((last − l_last)² + (u_first − first)²)`` and ``d + √((u_last − last)² +
+    (first − l_first)²)``."""
+    l1, u1 = _wilson(first, n_first)
+    l2, u2 = _wilson(last, n_last)
+    d = last - first
+    return (d - ((last - l2) ** 2 + (u1 - first) ** 2) ** 0.5,
+            d + ((u2 - last) ** 2 + (first - l1) ** 2) ** 0.5)
+
+
+def _per_pair(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per pair: its share right (0/1 for a reward model, a judge's share of its two
+    orders), its length and needle position."""
+    return rows.groupby("id", as_index=False).agg(
+        correct=("correct", "mean"), length_tokens=("length_tokens", "first"),
+        tagged_position=("tagged_position", "first"))
+
+
+def _weakest(rows: pd.DataFrame, pairs: pd.DataFrame, min_n: int) -> str:
+    """The weakest readable region: the length whose pairs score lowest (lengths of at least
+    ``min_n`` pairs), or with one length, the lowest cell of at least ``min_n`` pairs."""
+    by_length = pairs.groupby("length_tokens")["correct"].agg(["mean", "size"])
+    by_length = by_length[by_length["size"] >= min_n]
+    if len(by_length) >= 2:
+        shown = by_length["mean"].map(_pct)
+        if shown.min() == shown.max():
+            return f"every length {shown.min()} %"
+        worst = by_length[shown == shown.min()].index.tolist()
+        return f"lowest at {_and([length_label(int(n)) for n in worst])} tokens, {shown.min()} %"
+    cells = heatmap_frame(rows, min_n)
+    cells = cells[~cells["thin"]]
+    if cells.empty:
+        return ""
+    worst = cells.sort_values(["accuracy", "length_tokens", "bucket"]).iloc[0]
+    return f"lowest at positions {bucket_label(int(worst['bucket']))}, {_pct(worst['accuracy'])} %"
+
+
+def _signed(points: int | str) -> str:
+    """Points with their sign: ``+3``, ``−22``, ``0``."""
+    value = int(str(points).replace("−", "-"))
+    return f"−{-value}" if value < 0 else (f"+{value}" if value > 0 else "0")
+
+
+def headline(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_CELL) -> str:
+    """The slide's one-line finding for one model (or all rows): the trend over position,
+    accuracy in the first third of the response against the last, with the 95 % interval of
+    the change in points (Newcombe's hybrid score interval; the unit the pair), then the
+    weakest readable region (:func:`_weakest`). E.g. "83 % → 61 % first to last third
+    (−22 points, 95 % CI −35 to −8); lowest at 1K tokens, 60 %". Without pairs in both
+    thirds: the overall accuracy with its Wilson interval. Thin cells never lead it."""
+    rows = _of_model(results, model)
+    if rows.empty:
+        return "No results."
+    pairs = _per_pair(rows)
+    position = pairs["tagged_position"].astype(float)
+    first, last = pairs[position < 1 / 3]["correct"], pairs[position >= 2 / 3]["correct"]
+    weakest = _weakest(rows, pairs, min_n)
+    if len(first) and len(last):
+        low, high = newcombe_difference(float(first.mean()), len(first), float(last.mean()), len(last))
+        change = _pct(last.mean()) - _pct(first.mean())
+        lead = (f"{_pct(first.mean())} % → {_pct(last.mean())} % first to last third "
+                f"({_signed(change)} points, 95 % CI {_signed(_points(low))} to "
+                f"{_signed(_points(high))})")
+    else:
+        low, high = _wilson(float(pairs["correct"].mean()), len(pairs))
+        lead = (f"Accuracy {_pct(pairs['correct'].mean())} % (95 % CI {_pct(low)}–{_pct(high)} %, "
+                f"{len(pairs)} pairs)")
+    return lead + (f"; {weakest}" if weakest else "")
+
+
+def headlines(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
+    """:func:`headline` per model, in the panels' order, prefixed with the model when there
+    are several (one line each)."""
+    models = list(dict.fromkeys(results["model"]))
+    if len(models) <= 1:
+        return [headline(results, None, min_n)]
+    return [f"{m}: {headline(results, m, min_n)}" for m in models]
+
+
+def sparse_words(results: pd.DataFrame, min_n: int = THIN_CELL) -> str:
+    """The grid's gaps said plainly, for the slide's foot: how many cells are empty (no pair
+    of that length with its needle at that position in the data) and how many thin (fewer
+    than ``min_n`` pairs, marked grey and dashed), and the sparsest length's readable cells,
+    e.g. "12 of 40 cells are empty: the data has no pair of that length with the needle
+    there; 6 are thin (grey, dashed: under 5 pairs). 250 tokens: 4 of 10 cells readable."
+    When every cell is readable: "Every cell holds at least 5 pairs." """
+    every = heatmap_frame(results, min_n)
+    models = max(1, every["model"].nunique())
+    lengths = sorted(int(n) for n in every["length_tokens"].unique())
+    total = len(lengths) * BUCKETS * models
+    empty, thin = total - len(every), int(every["thin"].sum())
+    if not empty and not thin:
+        return f"Every cell holds at least {min_n} pairs."
+    parts = []
+    if empty:
+        parts.append(f"{empty} of {total} cells {'is' if empty == 1 else 'are'} empty: the data "
+                     "has no pair of that length with the needle there")
+    if thin:
+        parts.append(f"{thin} {'is' if thin == 1 else 'are'} thin (grey, dashed: under "
+                     f"{min_n} pairs)")
+    text = "; ".join(parts) + "."
+    readable = every[~every["thin"]].groupby("length_tokens").size()
+    counts = {n: int(readable.get(n, 0)) for n in lengths}
+    sparsest = min(lengths, key=lambda n: (counts[n], n))
+    if counts[sparsest] < BUCKETS * models:
+        text += (f" {length_label(sparsest)} tokens: {counts[sparsest]} of {BUCKETS * models} "
+                 "cells readable.")
+    return text[0].upper() + text[1:]

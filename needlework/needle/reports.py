@@ -1,7 +1,8 @@
 """Saved needle reports: what the needle lab shows, under a name, to reopen exactly.
 
 A :class:`Report` names the needle dataset, the result sets shown (one, or two side by side:
-*Results of* then *Compare with*) and the slide title. Each result set is kept by a
+*Results of* then *Compare with*), the slide title and the slide's finding (the presenter's
+words, or empty for the computed headline; or hidden). Each result set is kept by a
 :class:`SetRef` that finds it again in a later session:
 
 - ``model``: a stored run of the dataset, by the model's fingerprint and run variant
@@ -28,6 +29,7 @@ SET_KINDS = ("model", "judge", "uploaded")
 MAX_SETS = 2  # Results of, Compare with
 MAX_NAME = 100
 MAX_TITLE = 200
+MAX_FINDING = 300
 SPEC_VERSION = 1
 
 T = TypeVar("T")
@@ -75,11 +77,14 @@ def set_key(kind: str, *, name: str = "", fingerprint: str | None = None, varian
 @dataclass(frozen=True)
 class Report:
     """A saved view of the needle lab: ``dataset``, the result sets in panel order, the
-    slide ``title`` (empty: the default title)."""
+    slide ``title`` (empty: the default title), the slide's ``finding`` (empty: the
+    computed headline) and whether the finding is ``finding_hidden``."""
 
     dataset: str
     sets: tuple[SetRef, ...]
     title: str = ""
+    finding: str = ""
+    finding_hidden: bool = False
 
     def check(self) -> None:
         """Raise :class:`ReportError` naming the field when the report cannot be kept."""
@@ -98,11 +103,14 @@ class Report:
                 raise ReportError(f"sets[{k}].results_csv: an uploaded result set keeps its results")
         if len(self.title) > MAX_TITLE:
             raise ReportError(f"title: at most {MAX_TITLE} characters")
+        if len(self.finding) > MAX_FINDING:
+            raise ReportError(f"finding: at most {MAX_FINDING} characters")
 
     def to_json(self) -> str:
         """The stored form (checked first)."""
         self.check()
         return json.dumps({"version": SPEC_VERSION, "dataset": self.dataset, "title": self.title,
+                           "finding": self.finding, "finding_hidden": self.finding_hidden,
                            "sets": [ref.as_dict() for ref in self.sets]})
 
     @classmethod
@@ -120,7 +128,11 @@ class Report:
                 raise ReportError(f"sets[{k}]: an object with a name")
             known = {f for f in SetRef.__dataclass_fields__}
             sets.append(SetRef(**{f: raw[f] for f in known if f in raw}))
-        report = cls(str(data.get("dataset") or ""), tuple(sets), str(data.get("title") or ""))
+        hidden = data.get("finding_hidden", False)
+        if not isinstance(hidden, bool):
+            raise ReportError("finding_hidden: true or false")
+        report = cls(str(data.get("dataset") or ""), tuple(sets), str(data.get("title") or ""),
+                     str(data.get("finding") or ""), hidden)
         report.check()
         return report
 

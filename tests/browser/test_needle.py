@@ -180,9 +180,9 @@ def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, ne
     wait_idle(page, timeout=120_000)
     assert_no_exception(page)
     assert "Presentation mode" not in [b.inner_text() for b in page.get_by_role("button").all()]
-    # the downloads sit below the slide, folded
-    page.get_by_text("Downloads: the heatmap with this title").click()
-    page.get_by_role("button", name="Heatmap PNG").wait_for(timeout=30_000)
+    # the downloads sit in the slide's Tools
+    page.get_by_role("button", name="Tools").click()
+    page.get_by_role("button", name="Slide PNG (16:9)").wait_for(timeout=30_000)
     _shot(page, "needle-present-cell", 2000)
 
 

@@ -1,9 +1,16 @@
-"""The needle slide in a room (issue 29): at 1280×720 and 1920×1080 it fits one screen,
-its labels are at least 24 px at 1920, it opens at its top when entered from a scrolled lab,
-F puts the whole slide (title and finding too) in full screen, thin cells are grey with
-their n only; screenshots at 1024, 1280, 1440 and 1920 px."""
+"""The needle slide a lead presents without editing (issues 29 and 50): with a 200-character
+title it fits 1280×720 and 1920×1080 with no scrolling, in full screen too, the chart in
+the height left and its legend (0 % to 100 %) on screen; every text on it is at least 24 px
+at 1280×720 (HTML and the chart's SVG text); the finding is one line; thin cells are marked
+on the chart and the empty ones said in words; the slide's files are a 1920×1080 PNG, a
+16:9 PDF and a PPTX holding the title, the chart and the finding; the finding can be edited
+and hidden. Screenshots at 1280×720, 1920×1080, 1280×800, 1440×900 and 1024×768."""
 
 from __future__ import annotations
+
+import io
+import re
+from datetime import UTC, datetime
 
 import pytest
 from playwright.sync_api import expect
@@ -11,22 +18,50 @@ from playwright.sync_api import expect
 import store
 from needlework.datasets import import_bytes
 from needlework.needle.builder import BuildOptions, build_from_source
-from store.datasets import get_dataset, iter_items
+from needlework.needle.findings import with_slide_title
+from store.datasets import get_dataset, iter_items, set_dataset_meta
 from store.scores import save_item_scores
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
 
 DATASET = "slide-needles"
+#: A title of 200 characters, the most the field takes.
+TITLE = ("Does the reward model still notice one harmful sentence when it is hidden deep inside "
+         "a long answer? Accuracy by response length and needle position, stand-in model, "
+         "for the review in the")
+TITLE = (TITLE + " team review" * 20)[:199].rstrip()
+TITLE += "?" * (200 - len(TITLE))
 
-#: Where everything on the slide is, and the chart's text sizes (px).
+#: Where everything on the slide is; the rendered size of every text on it (HTML text and the
+#: chart's SVG text, scaled by the SVG's own scale); whether anything scrolls.
 MEASURE = """() => {
+  const slide = document.querySelector('.st-key-nw-slide');
+  const rect = e => { const b = e.getBoundingClientRect();
+    return {top: b.top, bottom: b.bottom, left: b.left, right: b.right, height: b.height}; };
   const box = s => { const e = document.querySelector(s); if (!e) return null;
-    const b = e.getBoundingClientRect();
-    return {top: b.top, bottom: b.bottom, right: b.right, size: parseFloat(getComputedStyle(e).fontSize)}; };
-  const svg = document.querySelector('.st-key-nw-slide [data-testid="stVegaLiteChart"] svg');
-  const b = svg.getBoundingClientRect();
-  const sized = sel => [...svg.querySelectorAll(sel)].map(t => [t.textContent, parseFloat(t.getAttribute('font-size') || getComputedStyle(t).fontSize)]);
-  return {title: box('#nw-present-title'), finding: box('#nw-finding-0'), chart: {top: b.top, bottom: b.bottom, right: b.right},
-          cells: sized('g.mark-text.role-mark text'), axes: sized('g.role-axis-label text'),
+    return {...rect(e), size: parseFloat(getComputedStyle(e).fontSize),
+            line: parseFloat(getComputedStyle(e).lineHeight), text: e.textContent,
+            overflow: e.scrollWidth > e.clientWidth + 1}; };
+  const texts = [];
+  const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!n.textContent.trim() || !el || !el.getClientRects().length) continue;
+    if (getComputedStyle(el).visibility === 'hidden') continue;
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    const svg = el.closest('svg');
+    if (svg && svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width) {
+      size *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    }
+    texts.push([n.textContent.trim().slice(0, 40), size]);
+  }
+  const svg = slide.querySelector('[data-testid="stVegaLiteChart"] svg');
+  const legend = svg.querySelector('g.role-legend');
+  const main = document.querySelector('[data-testid="stMain"]');
+  return {title: box('#nw-present-title'), finding: box('#nw-finding-0'),
+          note: box('#nw-present-note'), chart: rect(svg), legend: rect(legend),
+          legendLabels: [...legend.querySelectorAll('text')].map(t => t.textContent),
+          texts, page: document.scrollingElement.scrollHeight,
+          main: main.scrollHeight, mainView: main.clientHeight,
           fullscreen: !!document.fullscreenElement, width: innerWidth, height: innerHeight};
 }"""
 
@@ -34,7 +69,8 @@ MEASURE = """() => {
 @pytest.fixture(scope="module")
 def slide_url(app_url, seeded_db):
     """A needle set of 4 lengths × 10 haystacks, with a stand-in model's scores that miss
-    the needle in the middle of the longer responses (thin and blank cells included)."""
+    the needle in the middle of the longer responses (thin and blank cells included), and a
+    slide title of 200 characters."""
     db = store.connect(seeded_db)
     try:
         if get_dataset(db, DATASET) is not None:  # set up again when the worker comes back
@@ -49,9 +85,22 @@ def slide_url(app_url, seeded_db):
             rows.append({"item_key": r["id"], "subset": str(r["length_tokens"]),
                          "chosen_scores": [-1.0 if wrong else 1.0], "rejected_scores": [0.0]})
         save_item_scores(db, DATASET, "6" * 32, "fp32|full", "/models/stand-in-rm", rows)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        set_dataset_meta(db, DATASET, with_slide_title(get_dataset(db, DATASET)["meta"], TITLE,
+                                                       "tester", now))
     finally:
         db.conn.close()
     return f"{app_url}/needle?dataset={DATASET}"
+
+
+def _settled(page) -> dict:
+    """Wait until the slide has measured the screen and the chart took the height left."""
+    wait_idle(page)
+    page.wait_for_timeout(1200)  # slide.js measures 200 and 800 ms after drawing
+    wait_idle(page)
+    page.wait_for_timeout(600)
+    assert_no_exception(page)
+    return page.evaluate(MEASURE)
 
 
 def _open_slide_from_the_lab(page, url: str) -> dict:
@@ -62,10 +111,23 @@ def _open_slide_from_the_lab(page, url: str) -> dict:
     page.get_by_role("button", name="Presentation mode").click()
     page.locator("#nw-finding-0").wait_for(timeout=60_000)
     page.locator('.st-key-nw-slide g.mark-text.role-mark text').first.wait_for(timeout=60_000)
-    wait_idle(page)
-    page.wait_for_timeout(800)  # the chart's fit to its width
-    assert_no_exception(page)
-    return page.evaluate(MEASURE)
+    return _settled(page)
+
+
+def _fits(got: dict) -> None:
+    """No scrolling, and title, finding, chart, legend and note inside the window."""
+    width, height = got["width"], got["height"]
+    assert got["page"] <= height, (got["page"], height)
+    assert got["main"] <= got["mainView"] + 1, (got["main"], got["mainView"])
+    assert 0 <= got["title"]["top"] < 60, got["title"]
+    for part in ("finding", "chart", "legend", "note"):
+        assert got[part]["bottom"] <= height and got[part]["right"] <= width, (part, got[part])
+    assert got["title"]["bottom"] <= got["finding"]["top"] < got["chart"]["top"]
+    assert got["chart"]["bottom"] <= got["note"]["top"] + 1, (got["chart"], got["note"])
+    # the legend goes to 100 %, every label drawn
+    assert "0%" in got["legendLabels"] and "100%" in got["legendLabels"], got["legendLabels"]
+    # the chart takes the height there is: under 40 px left unused below the note
+    assert height - got["note"]["bottom"] < 40, (height, got["note"])
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
@@ -75,48 +137,125 @@ def test_the_slide_fits_one_screen_with_room_sized_type(browser, slide_url, size
     page = context.new_page()
     try:
         got = _open_slide_from_the_lab(page, slide_url)
-        # entered from a lab scrolled to its end: the slide opens at its top
-        assert 0 <= got["title"]["top"] < 60, got["title"]
-        # one screen: title, finding and the whole heatmap (axis and legend) inside it
-        assert got["chart"]["bottom"] <= height and got["chart"]["right"] <= width, got["chart"]
-        assert got["finding"]["bottom"] < got["chart"]["top"]
-        # cell and axis labels: at least 24 px (readable at 3 m on a 1920-px projector)
-        assert got["cells"] and min(s for _, s in got["cells"]) >= 24, [c for c in got["cells"] if c[1] < 24]
-        assert got["axes"] and min(s for _, s in got["axes"]) >= 24, got["axes"]
+        assert got["title"]["text"] == TITLE and len(TITLE) == 200
+        _fits(got)
+        # every text at least 24 px (at 1920×1080 larger: labels follow the screen)
+        small = [t for t in got["texts"] if t[1] < 23.9]
+        assert got["texts"] and not small, small
         if width == 1920:
-            assert got["title"]["size"] >= 40 and got["finding"]["size"] >= 24, got
-        # thin cells say their n only: no bright "100 %" of one pair
+            assert got["title"]["size"] >= 40 and got["finding"]["size"] >= 30, got
+            assert min(s for _, s in got["texts"]) >= 30, got["texts"]
+        # the finding: one line, the trend with its interval and the weakest length
+        finding = got["finding"]
+        assert not finding["overflow"] and finding["height"] < 1.6 * finding["line"], finding
+        assert re.search(r"\d+ % → \d+ % first to last third \(.*95 % CI .*\); lowest at",
+                         finding["text"]), finding["text"]
+        # thin cells: marked on the chart (grey, dashed, their n only), said in the note
         labels = page.locator('.st-key-nw-slide g.mark-text.role-mark text').evaluate_all(
             "els => els.map(e => [e.textContent, e.getAttribute('aria-label') || ''])")
         thin = [text for text, aria in labels if "too few to read" in aria]
         assert thin and all(t.startswith("n=") for t in thin), thin
-        assert all("%" in t for t, aria in labels if "too few to read" not in aria)
+        assert "thin" not in finding["text"]
+        assert re.search(r"\d+ of 40 cells are empty: the data has no pair of that length",
+                         got["note"]["text"]), got["note"]["text"]
         screenshot(page, f"needle-slide-{width}x{height}")
-        # F: the whole slide in full screen, title and finding kept
+        # F: the whole slide in full screen, and the chart takes the new height
         page.keyboard.press("f")
         page.wait_for_function("() => !!document.fullscreenElement", timeout=10_000)
-        page.wait_for_timeout(500)
-        full = page.evaluate(MEASURE)
-        assert full["title"]["top"] >= 0 and full["finding"]["bottom"] <= full["height"]
-        # the button's words follow the fullscreenchange event, which fires a frame after
-        # document.fullscreenElement changes
-        expect(page.locator("#nw-slide-full")).to_have_text("Leave full screen (Esc)", timeout=5_000)
+        full = _settled(page)
+        assert full["fullscreen"]
+        _fits(full)
+        expect(page.locator("#nw-slide-full")).to_have_text("Leave (Esc)", timeout=5_000)
         page.keyboard.press("f")
         page.wait_for_function("() => !document.fullscreenElement", timeout=10_000)
-        expect(page.locator("#nw-slide-full")).to_have_text("Full screen (F)", timeout=5_000)
+        expect(page.locator("#nw-slide-full")).to_have_text("Full screen", timeout=5_000)
     finally:
         context.close()
 
 
-@pytest.mark.parametrize("width", [1024, 1440])
-def test_the_slide_at_other_widths_cuts_nothing(browser, slide_url, width):
-    context = browser.new_context(viewport={"width": width, "height": 900})
+@pytest.mark.parametrize("size", [(1280, 800), (1440, 900), (1024, 768)])
+def test_the_slide_at_other_sizes_cuts_nothing(browser, slide_url, size):
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     try:
         got = _open_slide_from_the_lab(page, slide_url)
-        assert got["chart"]["right"] <= width, got["chart"]
-        texts = [t for t, _ in got["axes"]]
-        assert "90–100 %" in texts and "0–10 %" in texts, texts  # no column label cut
-        screenshot(page, f"needle-slide-{width}")
+        _fits(got)
+        texts = [t for t, _ in got["texts"]]
+        assert "90–100" in texts and "0–10" in texts, texts  # no column label cut
+        screenshot(page, f"needle-slide-{width}x{height}")
+    finally:
+        context.close()
+
+
+def _download(page, name: str) -> bytes:
+    page.get_by_role("button", name="Tools").click()
+    button = page.get_by_role("button", name=name)
+    button.wait_for(timeout=30_000)
+    with page.expect_download(timeout=120_000) as info:
+        button.click()
+    path = info.value.path()
+    page.keyboard.press("Escape")
+    return open(path, "rb").read()
+
+
+def test_the_slide_files_are_16_9_and_the_pptx_holds_title_chart_finding(browser, slide_url):
+    from PIL import Image  # noqa: PLC0415
+    from pptx import Presentation  # noqa: PLC0415
+    from pptx.enum.shapes import MSO_SHAPE_TYPE  # noqa: PLC0415
+
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, accept_downloads=True)
+    page = context.new_page()
+    try:
+        got = _open_slide_from_the_lab(page, slide_url)
+        finding = got["finding"]["text"]
+        png = _download(page, "Slide PNG (16:9)")
+        assert Image.open(io.BytesIO(png)).size == (1920, 1080)
+        pdf = _download(page, "Slide PDF (16:9)")
+        box = re.search(rb"/MediaBox\s*\[\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*\]", pdf)
+        assert pdf.startswith(b"%PDF") and box, pdf[:200]
+        x0, y0, x1, y1 = (float(v) for v in box.groups())
+        assert abs((x1 - x0) / (y1 - y0) - 16 / 9) < 0.01, box.groups()
+        deck = Presentation(io.BytesIO(_download(page, "Slide PPTX")))
+        assert abs(deck.slide_width / deck.slide_height - 16 / 9) < 0.01
+        (slide,) = deck.slides
+        words = [s.text_frame.text for s in slide.shapes if s.has_text_frame]
+        assert TITLE in words and finding in words, words
+        assert any("stand-in-rm" in w for w in words), words  # the model's name
+        pictures = [s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.PICTURE]
+        assert len(pictures) == 1 and pictures[0].image.content_type == "image/png"
+        chart = Image.open(io.BytesIO(pictures[0].image.blob))
+        assert chart.size[0] > 1000 and chart.size[1] > 400, chart.size
+    finally:
+        context.close()
+
+
+def test_the_finding_is_edited_and_hidden_and_kept(browser, slide_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    mine = "Misses rise in the middle of long answers; short answers are fine."
+    try:
+        _open_slide_from_the_lab(page, slide_url)
+        page.get_by_role("button", name="Tools").click()
+        field = page.get_by_label("Slide finding")
+        field.fill(mine)
+        field.press("Enter")
+        expect(page.locator("#nw-finding-0")).to_have_text(mine, timeout=30_000)
+        page.keyboard.press("Escape")
+        page.reload()  # kept with the needle dataset
+        expect(page.locator("#nw-finding-0")).to_have_text(mine, timeout=60_000)
+        page.get_by_role("button", name="Tools").click()
+        page.get_by_text("Hide the finding on the slide and in its files").click()
+        expect(page.locator("#nw-finding-0")).to_have_count(0, timeout=30_000)
+        page.keyboard.press("Escape")
+        got = _settled(page)
+        _fits(got | {"finding": got["title"] | {"top": got["title"]["bottom"]}})
+        # back to the computed headline: clear both
+        page.get_by_role("button", name="Tools").click()
+        page.get_by_text("Hide the finding on the slide and in its files").click()
+        field = page.get_by_label("Slide finding")
+        field.fill("")
+        field.press("Enter")
+        expect(page.locator("#nw-finding-0")).to_contain_text("first to last third", timeout=30_000)
     finally:
         context.close()
