@@ -1,8 +1,9 @@
 """Model suggestions as data (issue 30): what a suggestion is, which fields and values it
 may carry, and reading them from a file, all or nothing.
 
-A suggestion names its dataset, item, field, value, an optional score and its source. The
-fields are the ones annotators write:
+A suggestion names its dataset, item, field, value, an optional score, an optional
+confidence (a probability in [0, 1] that the value is right, where the source gives one)
+and its source. The fields are the ones annotators write:
 
 - grounding datasets: ``label:N`` (passage N, 1-based) with one of the five GaRAGe labels,
   and ``dim:NAME`` with one of that dimension's values (``dim:question_category``: any
@@ -16,8 +17,9 @@ Tools that cannot put ``:`` in a name (Argilla's question names) write ``_`` ins
 A file holds one JSON object per line, in one of three shapes (:func:`read_suggestions`):
 
 - ours: ``{"item": "q1", "field": "label:2", "value": "OUTDATED", "score": 0.8,
-  "source": "gpt-4o-mini", "detail": {...}}`` (``source``: optional, default the file's
-  name; ``score``, ``detail``: optional);
+  "confidence": 0.8, "source": "gpt-4o-mini", "detail": {...}}`` (``source``: optional,
+  default the file's name; ``score``, ``confidence`` (a number from 0 to 1), ``detail``:
+  optional);
 - Label Studio's task with ``predictions``: ``{"data": {"id": "q1", ...}, "predictions":
   [{"model_version": "v3", "score": 0.8, "result": [{"from_name": "label:2", "type":
   "choices", "value": {"choices": ["OUTDATED"]}}]}]}`` (the item is ``data.id``, the field
@@ -27,6 +29,9 @@ A file holds one JSON object per line, in one of three shapes (:func:`read_sugge
   {"value": "OUTDATED", "score": 0.8, "agent": "gpt-4o"}}}`` (Argilla 2; Argilla 1's list
   ``[{"question_name": ..., "value": ..., "score": ..., "agent": ...}]`` too; the source is
   ``agent``).
+
+Label Studio's and Argilla's ``score`` is the model's confidence in its prediction: a
+score from 0 to 1 is kept as the confidence too (another is a score only).
 
 Every problem is reported with file, line and field, and nothing is stored unless every
 line is right (:func:`import_suggestions`).
@@ -68,12 +73,22 @@ class Suggestion:
     source: str
     score: float | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    confidence: float | None = None  # a probability in [0, 1] that the value is right
 
     def row(self, dataset: str) -> dict[str, Any]:
         """The row :func:`store.suggestions.put_suggestions` stores."""
         return {"dataset": dataset, "item_key": self.item, "field": self.field,
                 "source": self.source, "value": self.value, "score": self.score,
-                "detail": self.detail}
+                "confidence": self.confidence, "detail": self.detail}
+
+
+def sure_text(row: Mapping[str, Any]) -> str:
+    """How sure a suggestion row's source is, in words for beside it: `` 82% sure`` from
+    its confidence, else its score (`` 0.70``), else ``""``."""
+    confidence, score = row.get("confidence"), row.get("score")
+    if isinstance(confidence, (int, float)):
+        return f" {confidence * 100:.0f}% sure"
+    return f" {score:.2f}" if isinstance(score, (int, float)) else ""
 
 
 def field_name(name: str) -> str | None:
@@ -126,6 +141,20 @@ def _score(raw: Any) -> tuple[float | None, str | None]:
     return float(raw), None
 
 
+def _confidence(raw: Any) -> tuple[float | None, str | None]:
+    if raw is None:
+        return None, None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 1:
+        return None, f"confidence must be a number from 0 to 1, not {_shown(raw)}"
+    return float(raw), None
+
+
+def as_confidence(score: Any) -> float | None:
+    """A tool's score kept as a confidence: a number from 0 to 1, else ``None``."""
+    return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) \
+        and 0 <= score <= 1 else None
+
+
 def _source(raw: Any, default: str) -> tuple[str, str | None]:
     if raw is None or raw == "":
         return default, None
@@ -148,11 +177,12 @@ class _Entry:
     source: Any
     detail: Any
     where: str
+    confidence: Any = None
 
 
 def _ours(obj: Mapping[str, Any]) -> Iterator[_Entry]:
     yield _Entry(obj.get("item"), obj.get("field"), obj.get("value"), obj.get("score"),
-                 obj.get("source"), obj.get("detail"), "")
+                 obj.get("source"), obj.get("detail"), "", obj.get("confidence"))
 
 
 def _label_studio(obj: Mapping[str, Any]) -> Iterator[_Entry]:
@@ -177,7 +207,8 @@ def _label_studio(obj: Mapping[str, Any]) -> Iterator[_Entry]:
             score = result.get("score", prediction.get("score"))
             yield _Entry(item, result.get("from_name"), picked, score,
                          prediction.get("model_version"),
-                         {"model_version": prediction.get("model_version")}, where)
+                         {"model_version": prediction.get("model_version")}, where,
+                         as_confidence(score))
 
 
 def _argilla(obj: Mapping[str, Any]) -> Iterator[_Entry]:
@@ -196,7 +227,8 @@ def _argilla(obj: Mapping[str, Any]) -> Iterator[_Entry]:
             yield _Entry(item, name, None, None, None, None, where)
             continue
         yield _Entry(item, name, s.get("value"), s.get("score"), s.get("agent"),
-                     {"agent": s.get("agent")} if s.get("agent") else {}, where)
+                     {"agent": s.get("agent")} if s.get("agent") else {}, where,
+                     as_confidence(s.get("score")))
 
 
 def shape_of(obj: Any) -> str | None:
@@ -268,6 +300,9 @@ def _suggestion(entry: _Entry, kind: str, default_source: str) -> Suggestion | s
     score, problem = _score(entry.score)
     if problem:
         return f"{at}{problem}"
+    confidence, problem = _confidence(entry.confidence)
+    if problem:
+        return f"{at}{problem}"
     source, problem = _source(entry.source, default_source)
     if problem:
         return f"{at}{problem}"
@@ -275,7 +310,7 @@ def _suggestion(entry: _Entry, kind: str, default_source: str) -> Suggestion | s
     if entry.detail is not None and not isinstance(entry.detail, Mapping):
         return f"{at}detail: must be an object"
     return Suggestion(entry.item.strip(), name, entry.value, source, score,
-                      {k: v for k, v in detail.items() if v is not None})
+                      {k: v for k, v in detail.items() if v is not None}, confidence)
 
 
 # -- the write service --------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Model suggestions (table ``suggestions``, migration m019; issue 30).
 
 One row per (dataset, item, field, source): the proposed ``value`` (JSON), an optional
-``score``, the ``source`` (``judge:NAME``, ``reward:MODEL``, ``file:NAME``, ...) and its
+``score``, an optional ``confidence`` (a probability in [0, 1], migration m030), the ``source`` (``judge:NAME``, ``reward:MODEL``, ``file:NAME``, ...) and its
 ``detail`` (JSON: model, prompt version, file). Several sources may suggest for the same
 field. Suggestions never count as annotations: no view or figure of annotations reads
 this table. The table has a ``dataset`` column, so it follows a renamed dataset and goes
@@ -19,7 +19,7 @@ from sqlite_utils import Database
 from store.annotations import now
 
 COLUMNS = ("dataset", "item_key", "field", "source", "value", "score", "detail", "created_by",
-           "created_at")
+           "created_at", "confidence")
 
 
 def item_bounds(db: Database, dataset: str, kind: str) -> dict[str, tuple[int, int]]:
@@ -34,7 +34,7 @@ def item_bounds(db: Database, dataset: str, kind: str) -> dict[str, tuple[int, i
 
 def put_suggestions(db: Database, rows: Iterable[Mapping[str, Any]], by: str) -> int:
     """Store suggestions (each with ``dataset``, ``item_key``, ``field``, ``source``,
-    ``value``; optional ``score`` and ``detail``) in one transaction, replacing what the
+    ``value``; optional ``score``, ``confidence`` and ``detail``) in one transaction, replacing what the
     same source suggested for the same field; returns how many were written."""
     at = now()
     count = 0
@@ -42,10 +42,12 @@ def put_suggestions(db: Database, rows: Iterable[Mapping[str, Any]], by: str) ->
         for row in rows:
             db.execute(
                 "insert or replace into suggestions (dataset, item_key, field, source, value, "
-                "score, detail, created_by, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "score, detail, created_by, created_at, confidence) "
+                "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [row["dataset"], row["item_key"], row["field"], row["source"],
                  json.dumps(row["value"], ensure_ascii=False), row.get("score"),
-                 json.dumps(row.get("detail") or {}, ensure_ascii=False, sort_keys=True), by, at])
+                 json.dumps(row.get("detail") or {}, ensure_ascii=False, sort_keys=True), by, at,
+                 row.get("confidence")])
             count += 1
     return count
 
@@ -107,3 +109,36 @@ def delete_source(db: Database, dataset: str, source: str) -> int:
     with db.atomic():
         return db.execute("delete from suggestions where dataset = ? and source = ?",
                           [dataset, source]).rowcount
+
+
+def item_confidences(db: Database, dataset: str) -> dict[str, float]:
+    """Each item's lowest suggestion confidence (the least sure of its suggestions), for
+    the items of ``dataset`` that have a suggestion with a confidence."""
+    return {key: low for key, low in db.execute(
+        "select item_key, min(confidence) from suggestions where dataset = ? and confidence "
+        "is not null group by item_key", [dataset])}
+
+
+def has_confidence(db: Database, dataset: str) -> bool:
+    """Whether any suggestion of ``dataset`` carries a confidence."""
+    return db.execute("select 1 from suggestions where dataset = ? and confidence is not null "
+                      "limit 1", [dataset]).fetchone() is not None
+
+
+def confidence_ranked(db: Database, dataset: str, *, most_sure: bool = False
+                      ) -> list[tuple[str, int]]:
+    """``(item key, position)`` of the items with a suggestion confidence, by their
+    lowest one: the least sure first (``most_sure``: the most sure first), ties in
+    dataset order."""
+    direction = "desc" if most_sure else "asc"
+    return [(k, p) for k, p in db.execute(
+        "select s.item_key, i.position from (select item_key, min(confidence) as low from "
+        "suggestions where dataset = ? and confidence is not null group by item_key) s "
+        "join items i on i.dataset = ? and i.key = s.item_key "
+        f"order by s.low {direction}, i.position", [dataset, dataset])]
+
+
+def all_positions(db: Database, dataset: str) -> list[tuple[str, int]]:
+    """``(item key, position)`` of every item of ``dataset``, in dataset order."""
+    return [(k, p) for k, p in db.execute(
+        "select key, position from items where dataset = ? order by position", [dataset])]

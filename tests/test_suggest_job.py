@@ -123,7 +123,7 @@ def test_job_with_the_rules_judge_fills_every_passage_then_resumes_with_no_reque
         assert {r["value"] for r in found.values()} <= set(LABELS)
         assert {r["source"] for r in found.values()} == {"judge:needlework-rules"}
         detail = next(iter(found.values()))["detail"]
-        assert detail["prompt"] == "needlework-suggest-1" and detail["model"] == "needlework-rules"
+        assert detail["prompt"] == "needlework-suggest-2" and detail["model"] == "needlework-rules"
         assert detail["job"] == row["id"]
         dims = [r for r in dataset_suggestions(db, "demo-grounding") if r["field"].startswith("dim:")]
         assert {r["item_key"] for r in dims} == {it["key"] for it in iter_items(db, "demo-grounding")}

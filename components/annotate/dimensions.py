@@ -17,6 +17,7 @@ from components.annotate.item import ItemContext, hide_imported, save, suggested
 from components.text import escape, label
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import choice_of, dimension_keys
+from needlework.suggestions import sure_text
 from store.datasets import get_dataset, set_dataset_meta
 
 _STYLE = """<style>
@@ -41,6 +42,7 @@ _STYLE = """<style>
 .nw-dims button.nw-sugg{border:1.5px dashed #7c3aed}
 .nw-dims button.nw-sugg::before{content:"model";font-size:.66rem;margin-right:.3rem;
   padding:0 .25rem;border-radius:.3rem;background:#ede9fe;color:#5b21b6}
+.nw-dims button.nw-sugg[data-nw-sure]::before{content:attr(data-nw-sure)}
 .nw-dims button:disabled{cursor:not-allowed;opacity:.55}
 </style>"""
 
@@ -73,11 +75,15 @@ def dimensions_html(ctx: ItemContext) -> str:
                 (" nw-file" if i == theirs else "") + (" nw-sugg" if i in model else "")
             hint = ("Click again to clear. " if i == mine else "") + \
                 ("The file's own value. " if i == theirs else "") + \
-                "".join(f"Suggested by {r['source']}" + (f" ({r['score']:.2f})" if isinstance(
-                    r["score"], (int, float)) else "") + ". " for r in model.get(i, [])) + \
+                "".join(f"Suggested by {r['source']}" + (f" ({sure_text(r).strip()})"
+                                                         if sure_text(r) else "") + ". "
+                        for r in model.get(i, [])) + \
                 f"Q {k + 1} {i + 1}"
+            sure = min((r["confidence"] for r in model.get(i, [])
+                        if isinstance(r.get("confidence"), (int, float))), default=None)
+            tag = f' data-nw-sure="model {sure * 100:.0f}%"' if sure is not None else ""
             buttons.append(
-                f'<button type="button" class="{classes}" data-nw-dim="{k}" data-nw-option="{i}" '
+                f'<button type="button" class="{classes}"{tag} data-nw-dim="{k}" data-nw-option="{i}" '
                 f'aria-pressed="{"true" if i == mine else "false"}" title="{escape(hint)}"'
                 f'{disabled}><span class="nw-digit">{i + 1}</span>{escape(option)}</button>')
         title = f'<kbd>Q{k + 1}</kbd>{escape(dim["title"])}'
@@ -116,7 +122,7 @@ def render_dimensions(ctx: ItemContext, categories: list[str]) -> None:
     offered = suggested_dim(ctx, "question_category")  # as the option buttons' model values
     if offered:
         st.caption(label("Category suggested: " + ", ".join(
-            f"{row['value']} ({row['source']})" for row in offered), 300))
+            f"{row['value']} ({row['source']}{sure_text(row)})" for row in offered), 300))
 
 
 def render_category_editor(db: Database, dataset: str, categories: list[str]) -> None:

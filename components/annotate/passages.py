@@ -20,6 +20,7 @@ from components.annotate.keyboard import render_view_switches
 from components.text import TEXT_STYLE, block, escape, marked_html
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
+from needlework.suggestions import sure_text
 from needlework.teams.blind import AFTER, against_yours
 
 MOVE_KEYS = {"next": km.NEXT_PASSAGE.upper(), "previous": km.PREVIOUS_PASSAGE.upper()}
@@ -85,7 +86,8 @@ SUGGESTED = "#6d28d9"  # suggestions are violet: never a saved label's blue or g
 
 
 def _score(row: dict) -> str:
-    return "" if row.get("score") is None else f" {row['score']:.2f}"
+    """The source's confidence (or score) beside its suggestion (:func:`sure_text`)."""
+    return sure_text(row)
 
 
 

@@ -23,6 +23,7 @@ from sqlite_utils import Database
 
 import store
 from components import position as pos
+from components.annotate.order import ordered as order_by_confidence
 from components.state import get_db, signed_in
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
@@ -283,6 +284,7 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
                                  placeholder="search questions or #number",
                                  label_visibility="collapsed", width=200)
         items, jump = _item_list(db, dataset, row["created_at"], who, flt, queue)
+        items = order_by_confidence(db, items, who)  # where suggestions carry a confidence
         if not items.total:
             st.info("This dataset has no questions.")
             return None

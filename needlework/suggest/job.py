@@ -22,6 +22,10 @@ so memory stays bounded at any size and a killed job loses at most a page:
   answer fails the job in one line (nothing of that page is stored, nor of any page
   when it is the first).
 
+A passage label keeps the confidence the judge stated with it
+(:func:`~needlework.suggest.prompts.stated_confidence`; none where it gave none, as the
+rules judge, whose labels follow rules, not a probability).
+
 The source of every suggestion is ``judge:MODEL`` (or the ``source`` option); its detail
 names the endpoint, the model, the prompt version and the job. The connection travels as
 the job's ``inputs`` (it may hold a key in memory); the options stored on the ``jobs`` row
@@ -49,6 +53,7 @@ from needlework.suggest.prompts import (
     label_messages,
     parse_dimensions,
     parse_label,
+    stated_confidence,
 )
 from needlework.suggestions import MAX_SOURCE
 from needlework.teams.permissions import User, check
@@ -162,10 +167,11 @@ def run_suggest(job: Job, db: Database, progress: Progress, should_stop: ShouldS
                     continue
                 values = (outcome.parsed.value.items() if name == "dims"
                           else [(name[len("label:"):], outcome.parsed.value)])
+                confidence = None if name == "dims" else stated_confidence(outcome.raw)
                 for part, value in values:
                     rows.append({"dataset": spec.dataset, "item_key": key, "source": source,
                                  "field": f"dim:{part}" if name == "dims" else f"label:{part}",
-                                 "value": value, "score": None,
+                                 "value": value, "score": None, "confidence": confidence,
                                  "detail": {**detail, "call": outcome.key[:16]}})
             counts["suggestions"] += put_suggestions(db, rows, f"job:{job.id}")
             counts["questions"] += len(todo)

@@ -5,8 +5,9 @@ one passage (with its date and age), and the five labels defined in our words af
 GaRAGe's annotation guidelines (appendix A.2): first whether the passage is relevant to
 the question at all, then, for a relevant one, whether it is current and answers the
 question, only adds related detail, is outdated, or of unknown age. The judge answers
-with a JSON object ``{"label": ...}``; :func:`parse_label` also reads a label named
-alone on the answer's last line.
+with a JSON object ``{"label": ..., "confidence": ...}`` (how likely, from 0 to 1, its
+label is right: kept as the suggestion's confidence, :func:`stated_confidence`);
+:func:`parse_label` also reads a label named alone on the answer's last line.
 
 **Dimensions.** One prompt per question for the dimensions with a fixed list of values
 (:data:`needlework.formats.garage.DIMENSIONS`), answered as one JSON object.
@@ -28,7 +29,7 @@ from needlework.grounding.item import Passage
 from needlework.grounding.labels import ANSWER, IRRELEVANT, OUTDATED, RELATED, UNKNOWN
 from needlework.judges.parse import Parsed, invalid, json_objects
 
-PROMPT_VERSION = "needlework-suggest-1"
+PROMPT_VERSION = "needlework-suggest-2"
 Messages = list[dict[str, str]]
 
 #: The labels as the prompt names them (``IRRELEVANT`` upper-case, like the others).
@@ -71,15 +72,16 @@ def label_messages(question: str, question_date: str, passage: Passage) -> Messa
         f"(passage {passage.number}{', ' + dated if dated else ', date unknown'})\n\n"
         "Think briefly if you need to, then end with one JSON object on its own line: "
         '{"label": "<one of IRRELEVANT, ANSWER-THE-QUESTION, RELATED-INFORMATION, '
-        'OUTDATED, UNKNOWN>"}'
+        'OUTDATED, UNKNOWN>", "confidence": <how likely your label is right, from 0 to 1>}'
     )
     return [{"role": "user", "content": text}]
 
 
 #: The answer's JSON schema (structured output, where the connection asks for it).
 LABEL_SCHEMA: dict[str, Any] = {"name": "passage_label", "schema": {
-    "type": "object", "properties": {"label": {"type": "string", "enum": list(PROMPT_LABELS)}},
-    "required": ["label"], "additionalProperties": False}}
+    "type": "object", "properties": {"label": {"type": "string", "enum": list(PROMPT_LABELS)},
+                                     "confidence": {"type": "number"}},
+    "required": ["label", "confidence"], "additionalProperties": False}}
 
 _BARE = re.compile(r"\b(IRRELEVANT|ANSWER-THE-QUESTION|RELATED-INFORMATION|OUTDATED|UNKNOWN)\b")
 
@@ -102,6 +104,18 @@ def parse_label(text: str) -> Parsed:
         if found:
             return invalid("the last line naming a label names several", "named")
     return invalid("no label in the answer")
+
+
+def stated_confidence(text: str | None) -> float | None:
+    """The confidence the judge gave with its label: the ``confidence`` of the last JSON
+    object with a ``label``, when it is a number from 0 to 1 (``None``: none given, or
+    out of range)."""
+    for obj in reversed(json_objects(text or "")):
+        if "label" in obj:
+            raw = obj.get("confidence")
+            ok = isinstance(raw, (int, float)) and not isinstance(raw, bool) and 0 <= raw <= 1
+            return float(raw) if ok else None
+    return None
 
 
 #: The dimensions a judge is asked for: every one with a fixed list of values.

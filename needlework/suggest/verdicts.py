@@ -6,8 +6,10 @@ and each rejected response; a finished judge run holds the same shape (a respons
 share of the trials that picked it, or its rating). For comparison (chosen I, rejected J)
 the margin is ``score(chosen I) - score(rejected J)``: the suggested verdict is ``agree``
 when it is positive (the model prefers the dataset's chosen response), ``flip`` when it
-is negative, ``tie`` when it is zero; the margin is the suggestion's score. A comparison
-with a missing score gets no suggestion.
+is negative, ``tie`` when it is zero; the margin is the suggestion's score. A reward model's margin also gives the
+suggestion's confidence, sigmoid(|margin|) (:func:`_confidence`); a judge run's margin
+(a share of trials, a rating) gives none. A comparison with a missing score gets no
+suggestion.
 
 The source is ``reward:MODEL`` (``judge:MODEL`` for a judge run; a local folder by its
 name, :func:`model_name`), its detail the run's fingerprint and variant. Suggesting again from the same run replaces its suggestions.
@@ -15,6 +17,7 @@ name, :func:`model_name`), its detail the run's fingerprint and variant. Suggest
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -41,6 +44,13 @@ def verdict_of_margin(margin: float) -> str:
     return "agree" if margin > 0 else "flip" if margin < 0 else "tie"
 
 
+def _confidence(margin: float) -> float:
+    """How likely the suggested verdict is, by the reward model's own Bradley-Terry
+    reading of its margin: P(chosen preferred) = sigmoid(margin), so the suggested order
+    (either way) has sigmoid(|margin|); 0.5 at a tie."""
+    return round(1 / (1 + math.exp(-min(abs(margin), 60.0))), 6)
+
+
 def margin_rows(dataset: str, scores: Mapping[str, Mapping[str, Any]], source: str,
                 detail: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
     """The suggestion rows of every comparison with both scores (see the module docstring)."""
@@ -53,6 +63,8 @@ def margin_rows(dataset: str, scores: Mapping[str, Mapping[str, Any]], source: s
                 margin = round(float(ci) - float(rj), 6)
                 yield {"dataset": dataset, "item_key": key, "field": f"verdict:{i}:{j}",
                        "source": source, "value": verdict_of_margin(margin), "score": margin,
+                       "confidence": _confidence(margin) if detail.get("margin") == "reward"
+                       else None,
                        "detail": dict(detail)}
 
 
