@@ -10,6 +10,7 @@ above the passages, the sentence K outlined. Without ``rag_run`` it draws nothin
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,13 @@ from components.text import label, render_marked_text, render_text
 from needlework.grounding.answer import cited_numbers
 from needlework.grounding.labels import SHORT
 from needlework.rag.definitions import SENTENCE_LABELS
-from needlework.rag.failures import SIDES, answer_failures, sentence_fails, sentence_label
+from needlework.rag.failures import (
+    SIDES,
+    answer_failures,
+    cited_passage,
+    sentence_fails,
+    sentence_label,
+)
 from needlework.rag.marks import LABEL_STYLES, answer_segments, citation_segments
 from needlework.rag.metrics import RULES_CAVEAT, RULES_MODEL
 from store.rag import get_run, run_results
@@ -238,3 +245,38 @@ def render_linked_answer(db: Database, dataset: str, item_key: str) -> None:
             render_answer(rows[0], key="nw-rag-panel", current=sentence)
         st.page_link(RAG_PAGE, label="Back to the RAG answers", icon="↩️",
                      query_params={"dataset": dataset, RUN_PARAM: run_key})
+    passage = cited_passage(rows[0], sentence) if rows else None
+    if passage is not None:
+        show_passage(item_key, passage)
+
+
+#: Once per question and passage: after the key script's first scroll (to this panel,
+#: its outlined sentence in view), the passage the link cites comes on screen too, its
+#: top just under the panel's end or, for a tall panel, at 40 % of the window.
+_SHOW_PASSAGE = """<script>
+(() => {
+  const item = ITEM, card = CARD, key = JSON.stringify([item, card]);
+  if (window.__nwRagPassage === key) return;
+  window.__nwRagPassage = key;
+  let tries = 0;
+  const go = () => {
+    const S = window.__nwAnnotate, el = document.querySelector(".st-key-nw-card-" + card);
+    if (!el || !S || S.scrolledTo !== item) { if (++tries < 60) setTimeout(go, 150); return; }
+    const bar = document.querySelector(".st-key-nw-top");
+    const below = bar ? bar.getBoundingClientRect().bottom + 8 : 170;
+    const r = el.getBoundingClientRect(), room = window.innerHeight - below;
+    if (r.top >= below && r.top + Math.min(r.height, room * 0.5) <= window.innerHeight) return;
+    el.style.scrollMarginTop = Math.max(below, window.innerHeight - Math.min(r.height, room * 0.6) - 16) + "px";
+    el.scrollIntoView({block: "start", behavior: "instant"});
+  };
+  setTimeout(go, 200);
+})();
+</script>"""
+
+
+def show_passage(item_key: str, passage: int) -> None:
+    """Bring passage ``passage`` (1-based) of the question ``item_key`` on screen once, when
+    a RAG link opened it (the landing of a failure's link: the cited passage in view)."""
+    item = json.dumps(item_key).replace("<", "\\u003c").replace(">", "\\u003e")
+    st.html(_SHOW_PASSAGE.replace("ITEM", item).replace("CARD", str(int(passage))),
+            unsafe_allow_javascript=True)

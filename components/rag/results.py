@@ -42,6 +42,11 @@ from needlework.stats_text import how, number_range
 from store.rag import list_runs
 
 RUN_PICK = "rag_run_pick"
+#: Chart labels and legends whole at 1024 px: "Unadjusted factuality · rules judge" on
+#: two lines, the models' legend under the chart, in columns, names up to 300 px.
+SPLIT_LABEL = "split(datum.label, ' · ')"
+MODEL_LEGEND = alt.Legend(orient="bottom", direction="horizontal", columns=2, labelLimit=300,
+                          titleOrient="left")
 RUN_PARAM = "rag_run"
 ATTRIBUTION = ("attribution_precision", "attribution_recall", "attribution_f1")
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
@@ -259,8 +264,8 @@ def render_overall(summary: dict[str, Any]) -> None:
         order = [TITLES[n] + (" · rules judge" if rules and n in JUDGE_FIGURES else "")
                  for n in picked]
         base = alt.Chart(data).encode(
-            x=alt.X("metric:N", sort=order, title=None,
-                    axis=alt.Axis(labelAngle=0, labelLimit=140)),
+            x=alt.X("metric:N", sort=order, title=None,  # "… · rules judge" on a line of its own
+                    axis=alt.Axis(labelAngle=0, labelLimit=0, labelExpr=SPLIT_LABEL)),
             xOffset=alt.XOffset("model:N"),
             tooltip=["model:N", "metric:N", alt.Tooltip("figure:Q", format=".3f"),
                      alt.Tooltip("low:Q", title="95 % CI low", format=".3f"),
@@ -269,11 +274,13 @@ def render_overall(summary: dict[str, Any]) -> None:
         )
         bars = base.mark_bar().encode(
             y=alt.Y("figure:Q", title="share of questions / mean", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("model:N", title="model"))
+            color=alt.Color("model:N", title="model", legend=MODEL_LEGEND))
         whiskers = base.mark_rule(color="black").encode(y="low:Q", y2="high:Q")
-        chart = (bars + whiskers).properties(
-            height=280, title="Bars: the figure; lines: its 95 % interval"
-            + (" · judge figures from the rules judge (not an LLM)" if rules else ""))
+        chart = (bars + whiskers).properties(  # the title in lines: whole at 1024 px
+            height=280, title=alt.TitleParams(
+                ["Bars: the figure; lines: its 95 % interval"]
+                + (["judge figures from the rules judge (not an LLM)"] if rules else []),
+                anchor="start", limit=0))
         st.altair_chart(chart, width="stretch", key="rag-overall-chart")
         for name in picked:
             st.caption(f"**{TITLES[name]}**: {DEFINITIONS[name]}")
@@ -345,13 +352,14 @@ def render_breakdowns(summary: dict[str, Any]) -> None:
         )
         bars = base.mark_bar().encode(
             x=alt.X("figure:Q", title=None, scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("model:N", title="model"))
+            color=alt.Color("model:N", title="model", legend=MODEL_LEGEND))
         whiskers = base.mark_rule(color="black").encode(x="low:Q", x2="high:Q")
         metric_order = [TITLES[n] + (" · rules judge" if rules and n in JUDGE_FIGURES else "")
                         for n in picked]
         chart = alt.layer(bars, whiskers, data=data).properties(
             width=200, height=max(60, 14 * models * len(order))).facet(
-            facet=alt.Facet("metric:N", sort=metric_order, title=None),
+            facet=alt.Facet("metric:N", sort=metric_order, title=None,
+                            header=alt.Header(labelLimit=0, labelExpr=SPLIT_LABEL)),
             columns=2).resolve_axis(x="independent", y="independent")
         st.altair_chart(chart, width="content", key="rag-breakdown-chart")
         st.caption("Bars: the figure; black lines: its 95 % interval.")

@@ -294,11 +294,18 @@ def render_throughput(tp: Throughput) -> None:
     if not tp.daily:
         st.caption(f"No {tp.unit} finished yet.")
         return
-    frame = pd.DataFrame(tp.daily, columns=["annotator", "day", tp.unit])
-    chart = alt.Chart(frame).mark_bar().encode(
-        x=alt.X("day:T", title="Day (UTC)", timeUnit="yearmonthdate"),
-        y=alt.Y(f"{tp.unit}:Q", title=f"{tp.unit.capitalize()} finished", stack=True),
-        color=alt.Color("annotator:N", title="Annotator"),
-        tooltip=["annotator:N", alt.Tooltip("day:T", timeUnit="yearmonthdate"), f"{tp.unit}:Q"],
+    st.altair_chart(throughput_chart(tp.daily, tp.unit), width="stretch")
+
+
+def throughput_chart(daily: Sequence[tuple[str, str, int]], unit: str) -> alt.Chart:
+    """Stacked bars of ``(annotator, day, count)``: one band and one label per day (a
+    time axis ticks every few hours, and a day's name stood under one bar twice)."""
+    frame = pd.DataFrame(daily, columns=["annotator", "day", unit])
+    return alt.Chart(frame).mark_bar().encode(
+        x=alt.X("day:O", title="Day (UTC)", sort=sorted(set(frame["day"])),
+                axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(f"{unit}:Q", title=f"{unit.capitalize()} finished", stack=True),
+        color=alt.Color("annotator:N", title="Annotator",
+                        legend=alt.Legend(orient="bottom", columns=4, labelLimit=200)),
+        tooltip=["annotator:N", alt.Tooltip("day:O", title="day"), f"{unit}:Q"],
     ).properties(height=220)
-    st.altair_chart(chart, width="stretch")
