@@ -183,3 +183,16 @@ def test_every_link_builder_emits_each_parameter_once():
     assert _once("x?" + urlencode(link_params(hostile, hostile, "r", "m", 2)))["sentence"] == "3"
     assert _once("x?" + urlencode(review_query(hostile, hostile, (0, 2)))) == {
         "dataset": hostile, "item": hostile, "i": "1", "j": "3"}
+
+
+def test_the_throughput_axis_names_each_day_once():
+    import re  # noqa: PLC0415
+
+    import vl_convert as vlc  # noqa: PLC0415
+
+    from components.teams.quality import throughput_chart  # noqa: PLC0415
+
+    daily = [("ana", "2026-11-28", 3), ("bo", "2026-11-28", 2), ("ana", "2026-11-29", 4)]
+    svg = vlc.vegalite_to_svg(throughput_chart(daily, "items").properties(width=400).to_dict())
+    labels = re.findall(r">(2026-11-\d\d)<", svg)
+    assert sorted(labels) == ["2026-11-28", "2026-11-29"], labels
