@@ -177,6 +177,7 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
                 # the anchor follows the angle: a flat label centred under its column, a
                 # turned one ending at it (Vega picks the anchor once, for the first angle)
                 axis=alt.Axis(labelAngle={"expr": f"{crowded} ? -45 : 0"}, labelOverlap=False,
+                              labelLimit=0,  # never "90–…": the crowded test turns them instead
                               labelAlign={"expr": f"{crowded} ? 'right' : 'center'"},
                               labelBaseline={"expr": f"{crowded} ? 'middle' : 'top'"},
                               labelExpr=f"{bare} ? replace(datum.label, ' %', '') : datum.label",
@@ -253,7 +254,8 @@ def accuracy_lines(results: pd.DataFrame, *, title: str | None = None, width: in
                alt.Tooltip("position:N", title="needle position"),
                alt.Tooltip("accuracy:Q", format=".0%"), alt.Tooltip("n:Q", title=f"{counted(results)} (n)")]
     base = alt.Chart(cells).encode(
-        x=alt.X("position_pct:Q", scale=alt.Scale(domain=[0, 100]), title=POSITION_TITLE),
+        x=alt.X("position_pct:Q", scale=alt.Scale(domain=[0, 100]), title=POSITION_TITLE,
+                axis=alt.Axis(labelFlush=True)),  # "100" inside the plot, not cut at its edge
         y=alt.Y("accuracy:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format=".0%"), title="accuracy"),
         color=alt.Color("length_tokens:O", scale=alt.Scale(scheme="viridis"), title="length (tokens)"),
         tooltip=tooltip,

@@ -52,7 +52,7 @@ MEASURE = """() => {
     if (svg && svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width) {
       size *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
     }
-    texts.push([n.textContent.trim().slice(0, 40), size]);
+    texts.push([n.textContent.trim().slice(0, 40), size, !!svg]);
   }
   const svg = slide.querySelector('[data-testid="stVegaLiteChart"] svg');
   const legend = svg.querySelector('g.role-legend');
@@ -124,7 +124,9 @@ def _fits(got: dict) -> None:
         assert got[part]["bottom"] <= height and got[part]["right"] <= width, (part, got[part])
     assert got["title"]["bottom"] <= got["finding"]["top"] < got["chart"]["top"]
     assert got["chart"]["bottom"] <= got["note"]["top"] + 1, (got["chart"], got["note"])
-    # the legend goes to 100 %, every label drawn
+    # every column label whole ("90–100", never "90–…"), the legend to 100 %
+    columns = [t for t, _, chart in got["texts"] if chart]
+    assert "90–100" in columns and "0–10" in columns, columns
     assert "0%" in got["legendLabels"] and "100%" in got["legendLabels"], got["legendLabels"]
     # the chart takes the height there is: under 40 px left unused below the note
     assert height - got["note"]["bottom"] < 40, (height, got["note"])
@@ -140,11 +142,11 @@ def test_the_slide_fits_one_screen_with_room_sized_type(browser, slide_url, size
         assert got["title"]["text"] == TITLE and len(TITLE) == 200
         _fits(got)
         # every text at least 24 px (at 1920×1080 larger: labels follow the screen)
-        small = [t for t in got["texts"] if t[1] < 23.9]
+        small = [t for t in got["texts"] if t[1] < 23.9]  # (a chart's text scaled by its SVG)
         assert got["texts"] and not small, small
         if width == 1920:
             assert got["title"]["size"] >= 40 and got["finding"]["size"] >= 30, got
-            assert min(s for _, s in got["texts"]) >= 30, got["texts"]
+            assert min(s for _, s, chart in got["texts"] if chart) >= 30, got["texts"]
         # the finding: one line, the trend with its interval and the weakest length
         finding = got["finding"]
         assert not finding["overflow"] and finding["height"] < 1.6 * finding["line"], finding
@@ -181,7 +183,7 @@ def test_the_slide_at_other_sizes_cuts_nothing(browser, slide_url, size):
     try:
         got = _open_slide_from_the_lab(page, slide_url)
         _fits(got)
-        texts = [t for t, _ in got["texts"]]
+        texts = [t for t, _, _ in got["texts"]]
         assert "90–100" in texts and "0–10" in texts, texts  # no column label cut
         screenshot(page, f"needle-slide-{width}x{height}")
     finally:
@@ -237,7 +239,7 @@ def test_the_finding_is_edited_and_hidden_and_kept(browser, slide_url):
     try:
         _open_slide_from_the_lab(page, slide_url)
         page.get_by_role("button", name="Tools").click()
-        field = page.get_by_label("Slide finding")
+        field = page.get_by_role("textbox", name="Slide finding")
         field.fill(mine)
         field.press("Enter")
         expect(page.locator("#nw-finding-0")).to_have_text(mine, timeout=30_000)
@@ -253,9 +255,46 @@ def test_the_finding_is_edited_and_hidden_and_kept(browser, slide_url):
         # back to the computed headline: clear both
         page.get_by_role("button", name="Tools").click()
         page.get_by_text("Hide the finding on the slide and in its files").click()
-        field = page.get_by_label("Slide finding")
+        field = page.get_by_role("textbox", name="Slide finding")
         field.fill("")
         field.press("Enter")
         expect(page.locator("#nw-finding-0")).to_contain_text("first to last third", timeout=30_000)
+    finally:
+        context.close()
+
+
+#: Each chart of the lab: its SVG's box and its legend's box and labels.
+LEGENDS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg')].map(svg => {
+  const b = svg.getBoundingClientRect();
+  return {svg: {left: b.left, right: b.right, top: b.top, bottom: b.bottom},
+          legends: [...svg.querySelectorAll('g.role-legend')].map(g => {
+            const r = g.getBoundingClientRect();
+            return {left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                    labels: [...g.querySelectorAll('text')].map(t => t.textContent)}; })};
+})"""
+
+
+def test_the_labs_legends_are_not_cut_at_1024_px(browser, slide_url):
+    """The lab's heatmap and accuracy lines at 1024 px: every legend inside its chart and the
+    window, the colour legend to 100 %, every length in the lines' legend."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    try:
+        page.goto(slide_url)
+        page.get_by_role("button", name="Presentation mode").wait_for(timeout=240_000)
+        page.locator('[data-testid="stVegaLiteChart"] g.role-legend').nth(1).wait_for(timeout=60_000)
+        wait_idle(page)
+        page.wait_for_timeout(800)
+        charts = page.evaluate(LEGENDS)
+        legends = [(c["svg"], g) for c in charts for g in c["legends"]]
+        assert len(legends) >= 2, charts
+        for svg, g in legends:
+            assert svg["left"] - 1 <= g["left"] and g["right"] <= svg["right"] + 1, (svg, g)
+            assert g["right"] <= 1024, g
+        labels = [g["labels"] for _, g in legends]
+        assert any("0%" in ls and "100%" in ls for ls in labels), labels
+        assert any(all(n in ls for n in ("250", "500", "1000", "2000")) for ls in labels), labels
+        page.locator('[data-testid="stVegaLiteChart"]').nth(1).scroll_into_view_if_needed()
+        screenshot(page, "needle-lab-legends-1024")
     finally:
         context.close()
