@@ -255,7 +255,10 @@ def test_the_finding_is_edited_and_hidden_and_kept(browser, slide_url):
         # back to the computed headline: clear both
         page.get_by_role("button", name="Tools").click()
         page.get_by_text("Hide the finding on the slide and in its files").click()
+        expect(page.locator("#nw-finding-0")).to_have_text(mine, timeout=30_000)
+        wait_idle(page)
         field = page.get_by_role("textbox", name="Slide finding")
+        expect(field).to_have_count(1, timeout=30_000)
         field.fill("")
         field.press("Enter")
         expect(page.locator("#nw-finding-0")).to_contain_text("first to last third", timeout=30_000)
