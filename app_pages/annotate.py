@@ -14,7 +14,12 @@ from components.annotate.item import (
     render_progress,
     render_question,
 )
-from components.annotate.keyboard import first_unlabeled, move_targets, render_keyboard
+from components.annotate.keyboard import (
+    first_unlabeled,
+    line_data,
+    move_targets,
+    render_keyboard,
+)
 from components.annotate.passages import render_definitions, render_passage_keys, render_passages
 from components.annotate.questions import (
     dataset_categories,
@@ -49,7 +54,8 @@ with top:
     with st.container(key="nw-toolbar", horizontal=True, gap="xsmall",
                       vertical_alignment="center"):
         render_keyboard(ctx, cursor, move_targets(db, ctx, {
-            "next": nav.next, "previous": nav.previous, "unfinished": nav.unfinished}), nav.seq)
+            "next": nav.next, "previous": nav.previous, "unfinished": nav.unfinished}), nav.seq,
+            line_data(db, ctx, nav.around))
         render_passage_keys(ctx)
         render_item_keys(nav)
         render_definitions()
@@ -68,8 +74,12 @@ with passages_col, st.container(key="nw-item-cards", gap="small"):
     item_marker(ctx)
 with side_col, st.container(key="nw-item-side", gap="small"):
     render_decision(ctx)  # a reviewer's final values and note, when there are any
+    if ctx.compact:  # the dimensions first: on the first screen with four passages
+        st.markdown("**Question dimensions**")
+        render_dimensions(ctx, categories)
     render_answer(ctx)
     render_item_extras(ctx)
-    st.markdown("**Question dimensions**")
-    render_dimensions(ctx, categories)
+    if not ctx.compact:
+        st.markdown("**Question dimensions**")
+        render_dimensions(ctx, categories)
     item_marker(ctx)

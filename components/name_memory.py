@@ -14,9 +14,11 @@ from pathlib import Path
 
 import streamlit as st
 
+from components import st_dom
+
 _MEMORY = st.components.v2.component(
     "needlework.name_memory", isolate_styles=False,
-    js=(Path(__file__).parent / "js" / "name_memory.js").read_text(encoding="utf-8"))
+    js=st_dom.js() + (Path(__file__).parent / "js" / "name_memory.js").read_text(encoding="utf-8"))
 
 
 def restore_name(key: str) -> None:
@@ -26,5 +28,5 @@ def restore_name(key: str) -> None:
     before the field is drawn)."""
     current = (st.session_state.get(key) or "").strip()
     with st.container(key="nw-name-memory-box"):
-        st.html("<style>.st-key-nw-name-memory-box{display:none}</style>")
+        st.html(f"<style>{st_dom.key('nw-name-memory-box')}{{display:none}}</style>")
         _MEMORY(key="nw-name-memory", data={"name": current})

@@ -22,11 +22,15 @@ from typing import Any
 
 import streamlit as st
 
+from components import st_dom
 from needlework.action_parse import TAB as TAB_ID
 from needlework.action_route import ROUTE
 
 _JS = Path(__file__).parent / "js"
-CORE = (_JS / "outbox_core.js").read_text(encoding="utf-8")
+#: the outbox core, after Streamlit's DOM as the scripts see it (``nwDom``: st_dom.js)
+CORE = st_dom.js() + "\n" + (_JS / "outbox_core.js").read_text(encoding="utf-8")
+#: the key scripts' navigator (``nwNavigator``), shared by Annotate's and Review's
+NAVIGATOR = (_JS / "navigator_core.js").read_text(encoding="utf-8")
 
 _OUTBOX = st.components.v2.component(
     "needlework.outbox", isolate_styles=False,
@@ -45,13 +49,14 @@ BEGAN = "nw-outbox-began"
 NAMED = "nw-outbox-named"
 # the outbox takes no room; the saved badge (fixed, bottom right) never covers the page's
 # last lines: the page can scroll them above it
-_HIDE = ("<style>.st-key-nw-outbox-box,[data-testid=stLayoutWrapper]:has(> .st-key-nw-outbox-box)"
-         "{display:none}.stMainBlockContainer{padding-bottom:4.5rem}</style>")
+_HIDE = (f"<style>{st_dom.hidden('nw-outbox-box')}"
+         f"{st_dom.SELECTORS['MAIN_BLOCK'].css}{{padding-bottom:4.5rem}}</style>")
 
 
 def module(name: str) -> str:
-    """An ES module: the outbox core followed by ``js/NAME`` (for page key scripts)."""
-    return CORE + "\n" + (_JS / name).read_text(encoding="utf-8")
+    """An ES module: the outbox core and the navigator followed by ``js/NAME`` (for the
+    page key scripts)."""
+    return CORE + "\n" + NAVIGATOR + "\n" + (_JS / name).read_text(encoding="utf-8")
 
 
 def _keep(_: Any = None) -> None:

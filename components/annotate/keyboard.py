@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
+from components import st_dom
 from components.annotate.item import (
     HIDE_IMPORTED,
     ItemContext,
@@ -26,6 +27,7 @@ from components.annotate.item import (
     offers_suggestions,
     set_hidden,
 )
+from components.annotate.line import line
 from components.outbox import applied_through, module
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys, label_keys
@@ -35,15 +37,15 @@ from store.grounding import openings
 _KEYS = st.components.v2.component("needlework.annotate_keys", isolate_styles=False,
                                    js=module("annotate_keys.js"))
 
-_STYLE = """
+_STYLE = f"""
 <style>
-[data-testid="stLayoutWrapper"]:has(> .st-key-nw-top){position:sticky;top:3.75rem;z-index:90;
+{st_dom.wrapper("nw-top")}{{position:sticky;top:3.75rem;z-index:90;
   background:var(--nw-bg,#fff);padding:.3rem 0 .45rem 0;
   box-shadow:0 -3.75rem 0 0 var(--nw-bg,#fff);
-  border-bottom:1px solid rgba(128,128,128,.3)}
-.stMainBlockContainer{padding-top:3.2rem;padding-left:2.2rem;padding-right:2.2rem}
-.st-key-nw-toolbar button{padding-left:.42rem;padding-right:.42rem;min-height:2.1rem;font-size:.86rem}
-.st-key-nw-toolbar{column-gap:.25rem}
+  border-bottom:1px solid rgba(128,128,128,.3)}}
+{st_dom.SELECTORS["MAIN_BLOCK"].css}{{padding-top:3.2rem;padding-left:2.2rem;padding-right:2.2rem}}
+{st_dom.key("nw-toolbar")} button{{padding-left:.42rem;padding-right:.42rem;min-height:2.1rem;font-size:.86rem}}
+{st_dom.key("nw-toolbar")}{{column-gap:.25rem}}
 </style>
 """
 
@@ -63,11 +65,21 @@ def move_targets(db: Database, ctx: ItemContext, targets: dict[str, str | None]
             for seek, key in targets.items() if key in found}
 
 
+def line_data(db: Database, ctx: ItemContext, around: tuple[list[str], list[str]]
+              ) -> dict[str, list[dict[str, Any]]]:
+    """The questions after and before this one (``around``: their keys, nearest first,
+    :attr:`components.annotate.questions.Nav.around`) with each one's passage count and
+    starting cursor: where N and P lead from a question the page has not drawn yet."""
+    return line(db, ctx.dataset, ctx.annotator, *around)
+
+
 def key_data(ctx: ItemContext, cursor: int, moves: dict[str, dict[str, Any]] | None = None,
-             seq: int = 0) -> dict[str, Any]:
+             seq: int = 0, around: dict[str, list[dict[str, Any]]] | None = None
+             ) -> dict[str, Any]:
     """What the key script needs to aim keys at this item (plain JSON, our own shape:
     the saved labels and ``dim:`` fields too, which it shows changed until a rerun draws
-    them); ``seq``: the tab's position as drawn (:class:`components.annotate.questions.Nav`)."""
+    them); ``seq``: the tab's position as drawn (:class:`components.annotate.questions.Nav`);
+    ``around``: :func:`line_data` (the data's ``line``)."""
     labels = {field[len(LABEL_PREFIX):]: value for field, (value, _) in ctx.fields.items()
               if field.startswith(LABEL_PREFIX)}
     dims = {field: value for field, (value, _) in ctx.fields.items() if field.startswith("dim:")}
@@ -84,16 +96,19 @@ def key_data(ctx: ItemContext, cursor: int, moves: dict[str, dict[str, Any]] | N
             "fileDims": shown,
             "answered": bool((ctx.value("answer") or "").strip()), "seq": seq,
             "seen": applied_through(), "flag": bool(ctx.value("flag")),
-            "dims": dimension_keys(), "keys": label_keys(), "moves": moves or {}}
+            "dims": dimension_keys(), "keys": label_keys(), "moves": moves or {},
+            "line": around or {"ahead": [], "behind": []}}
 
 
 def render_keyboard(ctx: ItemContext, cursor: int,
-                    moves: dict[str, dict[str, Any]] | None = None, seq: int = 0) -> None:
+                    moves: dict[str, dict[str, Any]] | None = None, seq: int = 0,
+                    around: dict[str, list[dict[str, Any]]] | None = None) -> None:
     """The page style and the key script, which also shows ``passage N of M`` and short
-    notes about what a key did. ``moves``: :func:`move_targets`; ``seq``: as
-    :func:`key_data`."""
+    notes about what a key did. ``moves``: :func:`move_targets`; ``seq`` and ``around``:
+    as :func:`key_data`."""
     st.html(_STYLE)
-    _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor, moves, seq), width="content")
+    _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor, moves, seq, around),
+          width="content")
 
 
 def render_view_switches(ctx: ItemContext) -> None:
@@ -112,7 +127,7 @@ def render_view_switches(ctx: ItemContext) -> None:
         return
     if ctx.annotator:  # the person's saved choice, drawn as it is
         st.session_state[HIDE_IMPORTED] = ctx.hidden
-    st.toggle(f"Hide {what} (H)", key=HIDE_IMPORTED, on_change=set_hidden,
+    st.toggle(f"Hide {what} (H)", key=HIDE_IMPORTED, on_change=set_hidden, width="content",
               args=(ctx.annotator, HIDE_IMPORTED),
               help=f"Hide {what}, so they do not anchor your judgement (H). A label you give "
                    "while they are hidden counts as given without a suggestion in view.")

@@ -3,13 +3,12 @@
 // The passage cursor lives here, so a key goes where the annotator sees the outline,
 // however far the server is behind. A label key names (dataset, item, passage, label,
 // annotator) and goes to the outbox (nwCore), which keeps it until the server applies
-// it. N / P / U move to the question the page's data says they lead to: a move is an
-// action too (the server owns where each tab is: needlework/positions.py), and the next
-// keys aim at the new question while the page draws it. A second move before the page
-// has drawn the first holds the keys pressed meanwhile until it has, then goes on from
-// there. Clicks on the label, dimension and key buttons are handled the same way. `data`
-// is the page's: {dataset, annotator, item, n, cursor, labels, dimValues, answered, seq,
-// moves, keys, dims}.
+// it. N / P / U move to the question the page's data says they lead to, and a second N
+// or P before the page has drawn the first goes along the questions the data lists
+// around the one drawn (`line`): the navigator (js/navigator_core.js) moves, holds keys
+// for a question not in sight and catches up with the page. Clicks on the label,
+// dimension and key buttons are handled the same way. `data` is the page's: {dataset,
+// annotator, item, n, cursor, labels, dimValues, answered, seq, moves, line, keys, dims}.
 // No data is ever put into HTML here.
 // the labels' keys and short names come with the page's data (needlework.grounding.keymap)
 let LABELS = {};
@@ -21,22 +20,30 @@ const BARRIER = "nw-annotate-barrier";
 function annotateKeys() {
   if (window.__nwAnnotate) return window.__nwAnnotate;
   const S = {
-    data: null, item: null, cursor: 1, cursorFor: null, n: 0, barrier: null, held: [],
-    moveId: null, waitSeq: null,  // our last move, and the seq the page must reach to show it
-    active: () => !!document.querySelector(".st-key-nw-toolbar"),
+    data: null, item: null, cursor: 1, cursorFor: null, n: 0,
+    active: () => !!document.querySelector(nwDom.key("nw-toolbar")),
   };
   window.__nwAnnotate = S;
-  try {  // a reload while a question was being asked for: ask again, then the held keys
-    const saved = JSON.parse(sessionStorage.getItem(BARRIER) || "null");
-    if (saved && saved.barrier) { S.barrier = saved.barrier; S.held = saved.held || []; }
-  } catch (e) { /* ignore */ }
-
-  const saveBarrier = () => {
-    try {
-      if (S.barrier) sessionStorage.setItem(BARRIER, JSON.stringify({barrier: S.barrier, held: S.held}));
-      else sessionStorage.removeItem(BARRIER);
-    } catch (e) { /* ignore */ }
-  };
+  const nav = nwNavigator.create(nwCore, {
+    page: "annotate", storage: BARRIER,
+    data: () => S.data, who: () => S.who(), paint: () => S.paint(), say: (t) => S.say(t),
+    handle: (key) => S.handle(key),
+    here: () => (S.item === null ? null : {item: S.item, n: S.n, cursor: S.cursor}),
+    drawn: () => !!S.data && S.data.item === S.item,
+    same: (a, b) => a.item === b.item,
+    fields: (at) => ({item: at.item, cursor: at.cursor}),
+    link: (at) => ({item: at.item}),
+    arrive: (target) => (target ? S.arrive(target) : S.follow()),
+    done: {next: "this is the last question in the list",
+           previous: "this is the first question in the list",
+           unfinished: "no unfinished question after this one"},
+    other: "the page opened another question: the keys held for the next one were not applied",
+  });
+  S.nav = nav;
+  // what the tests and the page read: the navigator's state
+  for (const name of ["barrier", "held", "waitSeq", "moveId"]) {
+    Object.defineProperty(S, name, {get: () => nav[name], enumerable: true});
+  }
   const style = document.createElement("style");
   style.id = "nw-cursor-style";
   document.head.appendChild(style);
@@ -46,17 +53,15 @@ function annotateKeys() {
   S.who = () => (S.data && S.data.annotator) || nwCore.remembered();
 
 
-  S.paint = () => {
-    if (!S.data) return;
-    const c = S.cursor;
-    const drawn = S.data.item === S.item;  // the cards on the page are of our question
-    let css = drawn ? `.st-key-nw-card-${c}{box-shadow:0 0 0 3px #1f6feb;border-radius:.6rem}` +
-      `.st-key-nw-card-${c} #nw-head-${c} mark.nw-cite:first-of-type{outline:2px solid #1f6feb}` : "";
-    // labels the page's data does not show yet: pending ones ("saving") and ones the
-    // server acknowledged ("saved"), drawn over the card until its rerun draws them
-    const touched = new Map();  // passage number -> still pending?
+  // the cursor's outline, on the drawn question's cards
+  S.cursorCss = (c) => `.st-key-nw-card-${c}{box-shadow:0 0 0 3px #1f6feb;border-radius:.6rem}` +
+    `.st-key-nw-card-${c} #nw-head-${c} mark.nw-cite:first-of-type{outline:2px solid #1f6feb}`;
+  // labels the page's data does not show yet: pending ones ("saving") and ones the
+  // server acknowledged ("saved"): passage number -> still pending?
+  S.touched = () => {
+    const touched = new Map();
     const mark = (a, pending) => {
-      if (!drawn || a.item !== S.item || a.dataset !== S.data.dataset) return;
+      if (a.item !== S.item || a.dataset !== S.data.dataset) return;
       if (a.kind === "rest") {
         for (let k = 1; k <= S.n; k += 1) touched.set(k, pending || touched.get(k) || false);
       } else if (a.kind === "accept") {
@@ -70,6 +75,11 @@ function annotateKeys() {
     };
     for (const s of nwCore.settled) mark(s.action, false);
     for (const a of nwCore.queue) mark(a, true);
+    return touched;
+  };
+  // those labels, drawn over the card until its rerun draws them
+  S.labelCss = (touched) => {
+    let css = "";
     for (const [num, pending] of touched) {
       const value = S.labelOf(num);
       const what = value ? SHORT[value] : "cleared";
@@ -88,48 +98,59 @@ function annotateKeys() {
           `border-color:rgba(49,51,63,.2);color:rgb(49,51,63)}`;
       }
     }
-    // dimensions likewise: the option the actions not drawn yet amount to, over the buttons
-    if (drawn) {
-      S.dims().forEach((d, k) => {
-        const acts = S.dimActions(d);
-        if (!acts.length) return;
-        const pending = acts.some((a) => nwCore.queue.includes(a));
-        const chosen = S.dimChoice(k);
-        const sel = `#nw-dims button[data-nw-dim="${k}"]`;
-        css += `${sel}.nw-chosen{background:var(--nw-bg,#fff);border-color:rgba(49,51,63,.2);` +
-          `color:rgb(49,51,63)}`;
-        if (chosen !== null) {
-          css += `${sel}[data-nw-option="${chosen}"]{background:#1f6feb;border-color:#1f6feb;` +
-            `color:#fff${pending ? ";outline:2px dashed #fdba74;outline-offset:1px" : ""}}`;
-        }
-      });
+    return css;
+  };
+  // dimensions likewise: the option the actions not drawn yet amount to, over the buttons
+  S.dimCss = () => {
+    let css = "";
+    S.dims().forEach((d, k) => {
+      const acts = S.dimActions(d);
+      if (!acts.length) return;
+      const pending = acts.some((a) => nwCore.queue.includes(a));
+      const chosen = S.dimChoice(k);
+      const sel = `#nw-dims button[data-nw-dim="${k}"]`;
+      css += `${sel}.nw-chosen{background:var(--nw-bg,#fff);border-color:rgba(49,51,63,.2);` +
+        `color:rgb(49,51,63)}`;
+      if (chosen !== null) {
+        css += `${sel}[data-nw-option="${chosen}"]{background:#1f6feb;border-color:#1f6feb;` +
+          `color:#fff${pending ? ";outline:2px dashed #fdba74;outline-offset:1px" : ""}}`;
+      }
+    });
+    return css;
+  };
+  // the toolbar's counter ("passage 2 of 7", "opening…") and what the next key does
+  S.counter = (drawn) => {
+    const where = document.querySelector(".nw-cursor-pos");
+    if (!where) return;
+    const text = S.barrier || !drawn ? "opening…" : S.prefix ?
+      (S.prefix.walk !== undefined ? `dimension\n${S.prefix.walk + 1} of ${S.dims().length}` :
+        "Q\n…") : S.n ? `passage\n${S.cursor} of ${S.n}` : "no\npassages";
+    const tipText = S.prefix && drawn && !S.barrier ? "\n" + S.prefixText() : "";
+    if (where.textContent !== text + tipText) {  // written only when it changes
+      where.textContent = text;
+      if (tipText) {
+        // what the next key does, under the toolbar (the toolbar keeps its one row)
+        const tip = document.createElement("span");
+        tip.className = "nw-prefix-tip";
+        tip.textContent = tipText;
+        tip.style.cssText = "position:absolute;left:0;top:2.6rem;z-index:96;white-space:nowrap;" +
+          "font-weight:500;font-size:.8rem;padding:2px 9px;border-radius:9px;background:#1e3a8a;" +
+          "color:#fff;box-shadow:0 1px 3px rgba(0,0,0,.2);pointer-events:none";
+        where.appendChild(tip);
+      }
     }
+    const note = document.querySelector(".nw-key-note");
+    if (note) note.style.top = S.prefix ? "4.3rem" : "2.6rem";
+  };
+  S.paint = () => {
+    if (!S.data) return;
+    const drawn = S.data.item === S.item;  // the cards on the page are of our question
+    let css = drawn ? S.cursorCss(S.cursor) + S.labelCss(S.touched()) + S.dimCss() : "";
     if (S.barrier || !drawn) {
-      css += `[data-testid="stMain"] [class*="st-key-nw-item-"]{opacity:.45;transition:opacity .15s}`;
+      css += `${nwDom.MAIN} [class*="${nwDom.KEY_CLASS}nw-item-"]{opacity:.45;transition:opacity .15s}`;
     }
     nwCore.setText(style, css);
-    const where = document.querySelector(".nw-cursor-pos");
-    if (where) {
-      const text = S.barrier || !drawn ? "opening…" : S.prefix ?
-        (S.prefix.walk !== undefined ? `dimension\n${S.prefix.walk + 1} of ${S.dims().length}` :
-          "Q\n…") : S.n ? `passage\n${c} of ${S.n}` : "no\npassages";
-      const tipText = S.prefix && drawn && !S.barrier ? "\n" + S.prefixText() : "";
-      if (where.textContent !== text + tipText) {  // written only when it changes
-        where.textContent = text;
-        if (tipText) {
-          // what the next key does, under the toolbar (the toolbar keeps its one row)
-          const tip = document.createElement("span");
-          tip.className = "nw-prefix-tip";
-          tip.textContent = tipText;
-          tip.style.cssText = "position:absolute;left:0;top:2.6rem;z-index:96;white-space:nowrap;" +
-            "font-weight:500;font-size:.8rem;padding:2px 9px;border-radius:9px;background:#1e3a8a;" +
-            "color:#fff;box-shadow:0 1px 3px rgba(0,0,0,.2);pointer-events:none";
-          where.appendChild(tip);
-        }
-      }
-      const note = document.querySelector(".nw-key-note");
-      if (note) note.style.top = S.prefix ? "4.3rem" : "2.6rem";
-    }
+    S.counter(drawn);
   };
 
   S.say = (text) => {  // a short note in view, next to the cursor counter (our own words)
@@ -196,45 +217,30 @@ function annotateKeys() {
   };
 
   S.hint = () => {
-    const field = document.querySelector('[data-testid="stSidebar"] input[aria-label="Annotator"]');
+    const field = document.querySelector(nwDom.NAME_FIELD);
     if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
   };
 
-  // the page shows our last move (or we made none): its data is where we are
-  S.caughtUp = (data) => S.waitSeq === null ||
-    (S.waitSeq !== Infinity && (data.seq || 0) >= S.waitSeq);
-
-  S.go = (target) => {
-    // a move the page's data knows the target of: go there now, tell the server (an
-    // action, in order with the keys), keep the link on it, aim the next keys at it
+  // aim the keys at a question a move leads to (the page's data names it)
+  S.arrive = (target) => {
     S.item = target.item;
     S.n = target.n;
     S.cursor = Math.max(1, Math.min(target.cursor || 1, Math.max(1, target.n)));
-    const a = nwCore.push({kind: "move", tab: nwCore.tab, page: "annotate",
-                           dataset: S.data.dataset, item: S.item, cursor: S.cursor,
-                           annotator: S.who() || ""});
-    S.moveId = a.id;
-    S.waitSeq = Infinity;
-    nwCore.link({item: S.item});
-    S.paint();
   };
-
-  S.ask = (seek) => {
-    if (S.waitSeq !== null || S.data.item !== S.item) {
-      // the page has not drawn our last move yet: where this one leads is not known;
-      // hold the keys until it has, then go on from there
-      S.barrier = {seek, from: S.item, dataset: S.data.dataset};
-      S.held = [];
-      saveBarrier();
-      S.paint();
-      return;
+  // follow the page's data: where the server has this tab (our move, or one the page made)
+  S.follow = () => {
+    const data = S.data;
+    // another question, or the same one for another person (a name typed, or typed
+    // over the remembered one): the cursor goes where the server puts it for them; a
+    // name the session lost for a moment (drawn empty) leaves it where it is
+    if (S.item !== data.item || (data.annotator && S.cursorFor !== data.annotator)) {
+      S.cursor = data.cursor || 1;
+      S.cursorFor = data.annotator;
     }
-    const target = (S.data.moves || {})[seek];
-    if (target) S.go(target);
-    else S.say({next: "this is the last question in the list",
-                previous: "this is the first question in the list",
-                unfinished: "no unfinished question after this one"}[seek]);
+    S.item = data.item;
+    S.n = data.n;
   };
+  S.ask = (seek) => nav.ask(seek);
 
   S.dims = () => (S.data && S.data.dims) || [];
   S.prefixText = () => {
@@ -320,100 +326,88 @@ function annotateKeys() {
     return !!el;
   };
 
-  S.handle = (key) => {
-    if (!S.data) return;
-    if (S.barrier) { S.held.push(key); saveBarrier(); nwCore.notify(); return; }
-    if (S.prefix && S.prefix.walk !== undefined) {  // W: one key per dimension, in order
-      const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
-      const k = S.prefix.walk;
-      const d = S.dims()[k];
-      if (digit === null && key !== "enter" && key !== " ") {  // any other key: stop, then act
-        S.prefix = null;
-        S.paint();
-        S.handle(key);
-        return;
-      }
+  // W: one key per dimension, in order (any other key stops the walk, then acts)
+  S.walkKey = (key) => {
+    const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
+    const k = S.prefix.walk;
+    const d = S.dims()[k];
+    if (digit === null && key !== "enter" && key !== " ") {
+      S.prefix = null;
+      S.paint();
+      S.handle(key);
+      return;
+    }
+    if (digit === 0) S.setDim(d, null);
+    else if (digit && digit <= d.options.length) S.setDim(d, digit - 1);
+    else if (key === "enter" && S.fileChoice(k) !== null) S.setDim(d, S.fileChoice(k));
+    else if (digit) { S.say(`${d.title} has ${d.options.length} options`); return; }
+    S.prefix.walk = k + 1;
+    if (S.prefix.walk >= S.dims().length) { S.prefix = null; S.say("dimensions done"); }
+    S.paint();
+  };
+  // Q, then a dimension, then its option
+  S.dimKey = (key) => {
+    const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
+    if (S.prefix.dim === undefined) {
+      if (digit && digit <= S.dims().length) S.prefix.dim = digit - 1;
+      else { S.prefix = null; if (digit === S.dims().length + 1) S.category(); }
+    } else {
+      const d = S.dims()[S.prefix.dim];
       if (digit === 0) S.setDim(d, null);
       else if (digit && digit <= d.options.length) S.setDim(d, digit - 1);
-      else if (key === "enter" && S.fileChoice(k) !== null) S.setDim(d, S.fileChoice(k));
-      else if (digit) { S.say(`${d.title} has ${d.options.length} options`); return; }
-      S.prefix.walk = k + 1;
-      if (S.prefix.walk >= S.dims().length) { S.prefix = null; S.say("dimensions done"); }
-      S.paint();
-      return;
+      S.prefix = null;
     }
-    if (S.prefix) {  // Q, then a dimension, then its option
-      const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
-      if (S.prefix.dim === undefined) {
-        if (digit && digit <= S.dims().length) S.prefix.dim = digit - 1;
-        else { S.prefix = null; if (digit === S.dims().length + 1) S.category(); }
-      } else {
-        const d = S.dims()[S.prefix.dim];
-        if (digit === 0) S.setDim(d, null);
-        else if (digit && digit <= d.options.length) S.setDim(d, digit - 1);
-        S.prefix = null;
-      }
-      S.paint();
-      return;
-    }
-    if (key === "q") {
-      if (!S.who()) { S.hint(); return; }
-      S.prefix = {};
-      S.paint();
-      return;
-    }
-    if (key === "w") {
-      if (!S.who()) { S.hint(); return; }
+    S.paint();
+  };
+  const named = (fn) => () => { if (!S.who()) S.hint(); else fn(); };
+  // keys that save nothing by themselves: prefixes, moves, the cursor, the view
+  const VIEW = {
+    q: named(() => { S.prefix = {}; S.paint(); }),
+    w: named(() => {
       if (S.data.item !== S.item) return;  // still opening
       S.prefix = {walk: 0};
       S.paint();
-      return;
-    }
-    if (key === "v") {
-      if (!S.who()) { S.hint(); return; }
-      S.takeFile();
-      S.paint();
-      return;
-    }
-    if (key in SEEK) { S.ask(SEEK[key]); return; }
-    if (key === "?") { S.click(".st-key-nw-keymap button"); return; }
-    if (key === "h") { S.click(".st-key-nw-hide-imported input"); return; }
-    if (key === "j" || key === "k") {
-      S.cursor = Math.max(1, Math.min(S.cursor + (key === "j" ? 1 : -1), Math.max(1, S.n)));
-      S.paint();
-      setTimeout(S.scroll, 30);
-      return;
-    }
-    if (!S.who()) { S.hint(); return; }
-    if (key === "z" || key === "Z") {
-      nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
-                   annotator: S.who(), scope: "annotate"});
-      S.say(key === "z" ? "undoing your last change…" : "redoing…");
-      return;
-    }
-    if (key === "m") {
+    }),
+    v: named(() => { S.takeFile(); S.paint(); }),
+    n: () => S.ask(SEEK.n), p: () => S.ask(SEEK.p), u: () => S.ask(SEEK.u),
+    "?": () => S.click(".st-key-nw-keymap button"),
+    h: () => S.click(".st-key-nw-hide-imported input"),
+    j: () => S.step(1), k: () => S.step(-1),
+  };
+  S.step = (by) => {  // J / K: the passage cursor
+    S.cursor = Math.max(1, Math.min(S.cursor + by, Math.max(1, S.n)));
+    S.paint();
+    setTimeout(S.scroll, 30);
+  };
+  const undo = (key) => {
+    nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
+                 annotator: S.who(), scope: "annotate"});
+    S.say(key === "z" ? "undoing your last change…" : "redoing…");
+  };
+  // keys of the question as a whole (a name needed)
+  const QUESTION = {
+    z: undo, Z: undo,
+    m: () => {
       if (S.data.item !== S.item) return;  // still opening: the box is the last question's
       const box = document.querySelector(".st-key-nw-comment input");
       if (box) { box.focus(); box.setSelectionRange(box.value.length, box.value.length); }
-      return;
-    }
-    if (key === "f") {  // a toggle the server decides (the page may not show an undo yet)
+    },
+    f: () => {  // a toggle the server decides (the page may not show an undo yet)
       nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
                    annotator: S.who(), field: "flag", value: "flagged", toggle: true});
       S.paint();
-      return;
-    }
-    if (key === "s") {
+    },
+    s: () => {
       nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
                    annotator: S.who(), field: "skipped", value: "skipped"});
       S.say("skipped");
       S.ask("next");
-      return;
-    }
-    if (!S.n && key !== "d") return;
-    if (key in LABELS) S.label(S.cursor, LABELS[key], true);
-    else if (key === "0") S.label(S.cursor, null, false);
-    else if (key === "y") {
+    },
+  };
+  // keys of the passages (a name needed; but D, on a question with passages)
+  const PASSAGES = {
+    0: () => S.label(S.cursor, null, false),
+    y: () => {
       // one action: the server gives each passage still unlabeled its suggestion when it
       // applies it (the suggestions it stores, that this person may see); on a question
       // still being opened (N then Y at full speed) it goes too, the server decides
@@ -424,59 +418,41 @@ function annotateKeys() {
       nwCore.push({kind: "accept", dataset: S.data.dataset, item: S.item, annotator: S.who()});
       S.say("accepting the suggestions for the unlabeled passages…");
       S.paint();
-    } else if (key === "r") {
+    },
+    r: () => {
       // one action: the server labels what is unlabeled when it applies it, so an undo
       // sent just before counts (the page's copy may still show the undone label)
       nwCore.push({kind: "rest", dataset: S.data.dataset, item: S.item, annotator: S.who()});
       S.say("marking the unlabeled passages irrelevant…");
       S.paint();
-    } else if (key === "d") {
+    },
+    d: () => {
       if (S.data.answered && S.data.item === S.item) S.say("the answer is not empty: D writes the deflection into an empty answer only");
       else {
         nwCore.push({kind: "deflect", dataset: S.data.dataset, item: S.item,
                      annotator: S.who()});
         S.say("deflection written in the answer");
       }
-    }
+    },
+  };
+  S.handle = (key) => {
+    if (!S.data || nav.hold(key)) return;
+    if (S.prefix && S.prefix.walk !== undefined) { S.walkKey(key); return; }
+    if (S.prefix) { S.dimKey(key); return; }
+    if (Object.hasOwn(VIEW, key)) { VIEW[key](); return; }
+    if (!S.who()) { S.hint(); return; }
+    if (Object.hasOwn(QUESTION, key)) { QUESTION[key](key); return; }
+    if (!S.n && key !== "d") return;
+    if (key in LABELS) S.label(S.cursor, LABELS[key], true);
+    else if (Object.hasOwn(PASSAGES, key)) PASSAGES[key]();
   };
 
   S.receive = (data) => {
     S.data = data;
     if (data.keys) { LABELS = data.keys.labels || {}; SHORT = data.keys.short || {}; }
-    nwCore.forget(data.seen);
-    if (S.barrier && S.barrier.dataset !== data.dataset) {  // another dataset: the keys were not for it
-      S.barrier = null; S.held = []; saveBarrier();
-    }
-    const caughtUp = S.caughtUp(data);
-    if (caughtUp) {  // where the server has this tab (our move, or one the page made)
-      S.waitSeq = null;
-      // another question, or the same one for another person (a name typed, or typed
-      // over the remembered one): the cursor goes where the server puts it for them; a
-      // name the session lost for a moment (drawn empty) leaves it where it is
-      if (S.item !== data.item || (data.annotator && S.cursorFor !== data.annotator)) {
-        S.cursor = data.cursor || 1;
-        S.cursorFor = data.annotator;
-      }
-      S.item = data.item;
-      S.n = data.n;
-    } else if (S.item !== data.item) {
-      // a run that began before our move has just put its own item in the address: the
-      // address stays on our move (a reload, or the address copied, opens there)
-      nwCore.link({item: S.item});
-    }
-    if (caughtUp && S.barrier) {
-      const {seek, from} = S.barrier;
-      const held = S.held;
-      S.barrier = null;
-      S.held = [];
-      saveBarrier();
-      if (from === data.item) {
-        S.ask(seek);
-        for (const key of held) S.handle(key);
-      } else if (held.length) {
-        S.say("the page opened another question: the keys held for the next one were not applied");
-      }
-    }
+    const line = data.line || {ahead: [], behind: []};
+    nav.receive(data, {here: {item: data.item, n: data.n, cursor: data.cursor},
+                       ahead: line.ahead, behind: line.behind});
     S.cursor = Math.max(1, Math.min(S.cursor, Math.max(1, S.n)));
     S.paint();
     // bring the cursor's card into view once a question is drawn; later reruns of the
@@ -496,7 +472,7 @@ function annotateKeys() {
     // list is open: then typing filters the list (Q 7: the category)
     const textField = tag === "TEXTAREA" || (tag === "INPUT" &&
       ["text", "search", "password", "email", ""].includes(t.type || "") &&
-      (!t.closest('[data-baseweb="select"]') || t.getAttribute("aria-expanded") === "true"));
+      (!t.closest(nwDom.SELECT) || t.getAttribute("aria-expanded") === "true"));
     if (e.key === "Escape" && textField) { t.blur(); return; }
     if (e.key === "Escape" && S.prefix) { S.prefix = null; S.paint(); return; }
     if (textField || (t && t.isContentEditable) || e.altKey || !e.key) return;
@@ -581,10 +557,6 @@ function annotateKeys() {
     }, 1500);
   }, true);
   nwCore.listeners.add(() => S.paint());
-  // keys held until the asked-for place is shown count as not saved yet (moves do not)
-  const MOVES = new Set(["j", "k", "n", "p", "u", "arrowup", "arrowdown", "arrowleft",
-                         "arrowright", "escape", "tab", "pageup", "pagedown", "home", "end"]);
-  nwCore.heldCounters.add(() => S.held.filter((k) => !MOVES.has(String(k).toLowerCase())).length);
   nwCore.revertListeners.add((u) => {  // an undo or redo came back: show what it reverted
     const label = u.field.startsWith("label:") ? `passage ${u.field.slice(6)}'s label` :
       u.field.startsWith("dim:") ? "a dimension" : u.field;
@@ -596,19 +568,6 @@ function annotateKeys() {
     S.say(u.item === S.item ? `reverted ${label}` : `reverted ${label} of another question`);
   });
   nwCore.tellListeners.add((t) => S.say(t.message));  // R: how many it marked; F: on or off
-  nwCore.moveListeners.add((m) => {  // the server applied our move: the page must reach its seq
-    if (m.id !== S.moveId) return;
-    S.waitSeq = m.seq || 0;
-    S.ackedAt = Date.now();
-  });
-  // our move is saved but the page has not drawn it in 3 s (a lost rerun): ask again
-  setInterval(() => {
-    if (S.data && S.waitSeq !== null && S.waitSeq !== Infinity &&
-        Date.now() - (S.ackedAt || 0) > 3000) {
-      S.ackedAt = Date.now();
-      nwCore.redraw();
-    }
-  }, 1000);
   return S;
 }
 

@@ -10,7 +10,7 @@
 // back and the name was lost on a new page, 3 times in 6. After a server restart the
 // browser may also send the field's default, "", for a moment: it is typed back then.)
 const KEY = "nw-annotator";
-const FIELD = ".st-key-annotator input";
+const FIELD = nwDom.key("annotator") + " input";
 const TRIES = 50;  // the field is drawn just after this component: wait up to ~5 s for it
 const AGAIN_MS = 2500;  // the session still has no name this long after typing it: again
 

@@ -20,7 +20,7 @@ const nwCore = (() => {
   // the focus is in a select box's input (typing filters its list)
   const choosing = () => {
     const a = typeof document === "undefined" ? null : document.activeElement;
-    return !!(a && a.tagName === "INPUT" && a.closest && a.closest('[data-testid="stSelectbox"]'));
+    return !!(a && a.tagName === "INPUT" && a.closest && a.closest(nwDom.SELECTBOX));
   };
   const MOVE_PAUSE_MS = 100;
   const rand = () => {

@@ -3,14 +3,14 @@
 // A F T B S name a verdict on the comparison on screen (chosen i vs rejected j of an item)
 // and go to the outbox (nwCore) with the reasons picked for it and the note as typed;
 // 1-7 toggle a reason (kept here until there is a verdict, then saved at once). J / K / N
-// move to the next / previous / next unreviewed comparison the page's data names: a
-// move is an action too (the server owns where each tab is: needlework/positions.py),
-// and the next keys aim at the new comparison while the page draws it. A second move
-// before the page has drawn the first goes along the comparisons the page's data lists
-// around the one drawn (`line`); one that leads out of them (or where an undo, redo or
-// accept is pending) holds the keys until the page has drawn. Clicks on those buttons
-// act the same. `data` is the page's: {dataset, annotator, item, i, j, verdict, reasons,
-// advance, seq, moves, line, keys, keysByItem}. No data is ever put into HTML here.
+// move to the next / previous / next unreviewed comparison the page's data names, and a
+// second move before the page has drawn the first goes along the comparisons the data
+// lists around the one drawn (`line`): the navigator (js/navigator_core.js) moves, holds
+// keys for a comparison not in sight (or where an undo, redo or accept is pending) and
+// catches up with the page. W shows the whole text or the window around the difference
+// (the diff view's "Whole text"). Clicks on those buttons act the same. `data` is the
+// page's: {dataset, annotator, item, i, j, verdict, reasons, advance, seq, moves, line,
+// keys, keysByItem}. No data is ever put into HTML here.
 // the verdicts' and reasons' keys come with the page's data (needlework.review.verdicts)
 let VERDICTS = {};
 let REASONS = {};
@@ -19,19 +19,33 @@ const BARRIER = "nw-review-barrier";
 
 function reviewKeys() {
   if (window.__nwReview) return window.__nwReview;
-  const S = {data: null, at: null, barrier: null, held: [], drafts: {}, moveId: null, waitSeq: null,
+  const S = {data: null, at: null, drafts: {},
              active: () => !!document.querySelector(".st-key-rv-verdicts")};
   window.__nwReview = S;
-  try {
-    const saved = JSON.parse(sessionStorage.getItem(BARRIER) || "null");
-    if (saved && saved.barrier) { S.barrier = saved.barrier; S.held = saved.held || []; }
-  } catch (e) { /* ignore */ }
-  const saveBarrier = () => {
-    try {
-      if (S.barrier) sessionStorage.setItem(BARRIER, JSON.stringify({barrier: S.barrier, held: S.held}));
-      else sessionStorage.removeItem(BARRIER);
-    } catch (e) { /* ignore */ }
-  };
+  const sameAt = (a, b) => a.item === b.item && a.i === b.i && a.j === b.j;
+  const nav = nwNavigator.create(nwCore, {
+    page: "review", storage: BARRIER,
+    data: () => S.data, who: () => S.who(), paint: () => S.paint(), say: (t) => S.say(t),
+    handle: (key) => S.handle(key),
+    here: () => S.at, drawn: () => S.drawn(), same: sameAt,
+    fields: (at) => ({item: at.item, i: at.i, j: at.j}),
+    link: (at) => ({item: at.item, i: at.i + 1, j: at.j + 1}),
+    arrive: (target) => {
+      const c = target || S.data;
+      S.at = {item: c.item, i: c.i, j: c.j};
+    },
+    beyond: (seek, k) => S.unreviewedAfter(seek, k),
+    done: {next: "This is the last comparison in this view.",
+           previous: "This is the first comparison in this view.",
+           unreviewed: "Every comparison in this view is reviewed."},
+    other: "the page opened another comparison: the keys held for the next one were not applied",
+  });
+  S.nav = nav;
+  // what the tests and the page read: the navigator's state
+  for (const name of ["barrier", "held", "waitSeq", "moveId"]) {
+    Object.defineProperty(S, name, {get: () => nav[name], enumerable: true});
+  }
+  Object.defineProperty(S, "line", {get: () => nav.line, enumerable: true});
   const style = document.createElement("style");
   style.id = "nw-review-style";
   document.head.appendChild(style);
@@ -86,13 +100,10 @@ function reviewKeys() {
         `.st-key-rv-verdicts::after{content:"saving: ${key.toUpperCase()}…";font-size:.75rem;` +
         "color:#9a3412}";
     }
-    if (S.barrier || !S.drawn()) css += '[data-testid="stMain"] .st-key-rv-responses{opacity:.45}';
+    if (S.barrier || !S.drawn()) css += `${nwDom.MAIN} ${nwDom.key("rv-responses")}{opacity:.45}`;
     nwCore.setText(style, css);
   };
 
-  // the page shows our last move (or we made none): its data is where we are
-  S.caughtUp = (data) => S.waitSeq === null ||
-    (S.waitSeq !== Infinity && (data.seq || 0) >= S.waitSeq);
   S.drawn = () => !!(S.data && S.at && S.data.item === S.at.item && S.data.i === S.at.i &&
                      S.data.j === S.at.j);
   S.say = (text) => {  // a short note under the verdict buttons (our own words)
@@ -112,71 +123,40 @@ function reviewKeys() {
     S.sayTimer = setTimeout(() => { note.style.opacity = "0"; }, 3500);
   };
 
-  S.go = (target) => {
-    // a comparison the page's data knows: go there now, tell the server (an action, in
-    // order with the verdicts), keep the link on it, aim the next keys at it
-    S.at = {item: target.item, i: target.i, j: target.j};
-    const a = nwCore.push({kind: "move", tab: nwCore.tab, page: "review",
-                           dataset: S.data.dataset, item: S.at.item, i: S.at.i, j: S.at.j,
-                           annotator: S.who() || ""});
-    S.moveId = a.id;
-    S.waitSeq = Infinity;
-    nwCore.link({item: S.at.item, i: S.at.i + 1, j: S.at.j + 1});
-    S.paint();
-  };
-
-  // the comparisons around the one drawn, in the list's order (the page's `line`): where
-  // J, K and N lead from a comparison the page has not drawn yet, so that keys typed
-  // faster than the page draws go on without waiting for it
-  S.line = [];
-  S.ahead = (seek) => {
-    const k = S.line.findIndex((c) => c.item === S.at.item && c.i === S.at.i && c.j === S.at.j);
-    if (k < 0) return null;
-    if (seek === "next") return S.line[k + 1] || null;
-    if (seek === "previous") return k > 0 ? S.line[k - 1] : null;
+  // where N leads from line[k], a comparison the page has not drawn yet: the first one
+  // after it with no verdict of mine, saved or on its way (null: the server decides)
+  S.unreviewedAfter = (seek, k) => {
     if (seek !== "unreviewed") return null;
     // which verdicts an undo, a redo or an accept leaves is for the server to say
     if (nwCore.overlay((a) => a.kind === "undo" || a.kind === "redo" || a.kind === "accept").length) {
       return null;
     }
-    for (const c of S.line.slice(k + 1)) {
+    for (const c of nav.line.slice(k + 1)) {
       const given = nwCore.overlay((a) => a.kind === "verdict" && a.item === c.item &&
                                    a.i === c.i && a.j === c.j).length;
       if (!given && !S.savedOf(c).verdict) return c;
     }
     return null;  // none in sight: the server finds it (its list wraps around)
   };
-
-  S.ask = (seek, target) => {
-    if (S.waitSeq !== null || !S.drawn()) {
-      const found = target ? null : S.ahead(seek);
-      if (found) { S.go(found); return; }
-      // the page has not drawn our last move yet, and where this one leads is not in
-      // sight: hold the keys until it has
-      S.barrier = {seek, target: target || null, from: S.at, dataset: S.data.dataset};
-      S.held = [];
-      saveBarrier();
-      S.paint();
-      return;
-    }
-    const found = target || (S.data.moves || {})[seek];
-    if (found) S.go(found);
-    else S.say({next: "This is the last comparison in this view.",
-                previous: "This is the first comparison in this view.",
-                unreviewed: "Every comparison in this view is reviewed."}[seek] || "");
+  S.ask = (seek, target) => nav.ask(seek, target);
+  // W: the diff view's "Whole text" switch (the whole of both texts, or the window
+  // around the difference in focus)
+  S.whole = () => {
+    const box = document.querySelector(".st-key-rv_whole input");
+    if (box && !box.disabled) box.click();
+    else S.say("the whole text is a switch of the differences view");
   };
 
   const note = () => {
-    const field = document.querySelector('[data-testid="stSidebar"] input[aria-label="Note"]');
+    const field = document.querySelector(nwDom.NOTE_FIELD);
     return field ? field.value : null;
   };
 
   S.handle = (key) => {
-    if (!S.data || !S.at) return;
-    if (S.barrier) { S.held.push(key); saveBarrier(); nwCore.notify(); return; }
+    if (!S.data || !S.at || nav.hold(key)) return;
     if (key in SEEK) { S.ask(SEEK[key]); return; }
     if (!S.who()) {  // nothing is saved without a name: go and type it
-      const field = document.querySelector('[data-testid="stSidebar"] input[aria-label="Annotator"]');
+      const field = document.querySelector(nwDom.NAME_FIELD);
       if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
       return;
     }
@@ -187,7 +167,7 @@ function reviewKeys() {
       return;
     }
     if (key === "m") {  // the note of this comparison (Enter saves, Esc leaves)
-      const field = document.querySelector('[data-testid="stSidebar"] input[aria-label="Note"]');
+      const field = document.querySelector(nwDom.NOTE_FIELD);
       if (field) {
         field.scrollIntoView({block: "center"});
         field.focus();
@@ -288,41 +268,18 @@ function reviewKeys() {
     const line = data.line || {ahead: [], behind: []};
     const here = {item: data.item, i: data.i, j: data.j, verdict: data.verdict,
                   reasons: data.reasons};
-    S.line = [...(line.behind || []).slice().reverse(), here, ...(line.ahead || [])];
+    const around = [...(line.behind || []).slice().reverse(), here, ...(line.ahead || [])];
     // what is saved is the named reviewer's: a run drawn while the session has no name
     // for a moment (a server restart) says nothing of it, and another name starts anew
     if (data.annotator) {
       if (S.knownFor !== data.annotator) { S.known = new Map(); S.knownFor = data.annotator; }
-      for (const c of [...Object.values(data.moves || {}), ...(data.grid || []), ...S.line]) {
+      for (const c of [...Object.values(data.moves || {}), ...(data.grid || []), ...around]) {
         S.known.set(idOf(c), {verdict: c.verdict || null, reasons: c.reasons || []});
       }
     }
     if (S.known.size > 5000) S.known = new Map([...S.known].slice(-1000));
     if (data.keys) { VERDICTS = data.keys.verdicts || {}; REASONS = data.keys.reasons || {}; }
-    nwCore.forget(data.seen);
-    if (S.barrier && S.barrier.dataset !== data.dataset) { S.barrier = null; S.held = []; saveBarrier(); }
-    const caughtUp = S.caughtUp(data);
-    if (!S.at || caughtUp) {  // where the server has this tab (our move, or one the page made)
-      S.waitSeq = null;
-      S.at = {item: data.item, i: data.i, j: data.j};
-    } else if (!S.drawn()) {
-      // a run that began before our move has just put its own place in the address: the
-      // address stays on our move (a reload, or the address copied, opens there)
-      nwCore.link({item: S.at.item, i: S.at.i + 1, j: S.at.j + 1});
-    }
-    if (caughtUp && S.barrier) {
-      const {seek, target, from} = S.barrier;
-      const held = S.held;
-      S.barrier = null;
-      S.held = [];
-      saveBarrier();
-      if (from && from.item === data.item && from.i === data.i && from.j === data.j) {
-        S.ask(seek, target);
-        for (const key of held) S.handle(key);
-      } else if (held.length) {
-        S.say("the page opened another comparison: the keys held for the next one were not applied");
-      }
-    }
+    nav.receive(data, {here, ahead: line.ahead, behind: line.behind});
     S.paint();
   };
 
@@ -330,7 +287,7 @@ function reviewKeys() {
     const tag = t && t.tagName;
     return tag === "TEXTAREA" || (tag === "INPUT" &&
       ["text", "search", "password", "email", ""].includes(t.type || "") &&
-      !t.closest('[data-baseweb="select"]'));
+      !t.closest(nwDom.SELECT));
   };
   document.addEventListener("keydown", (e) => {
     if (!S.active() || !S.data) return;
@@ -345,12 +302,17 @@ function reviewKeys() {
       return;
     }
     if (e.key in SCROLLS && !(t && t.closest && t.closest(
-        '[data-baseweb="select"],[data-testid="stDataFrame"],[role="slider"],[role="radiogroup"]'))) {
+        `${nwDom.SELECT},${nwDom.DATAFRAME},[role="slider"],[role="radiogroup"]`))) {
       e.preventDefault(); e.stopPropagation();
       S.scroll(e.key === " " && e.shiftKey ? -1 : SCROLLS[e.key]);
       return;
     }
     if (e.shiftKey && !/^[0-9]$/.test(e.key) && lower !== "z") return;
+    if (lower === "w" && !(lower in VERDICTS || lower in REASONS)) {  // a view, nothing saved
+      e.preventDefault(); e.stopPropagation();
+      if (!e.repeat) S.whole();
+      return;
+    }
     const key = lower === "z" && e.shiftKey ? "Z" : lower;
     if (key.length !== 1 || !(key in VERDICTS || key in REASONS || key in SEEK ||
                               key === "z" || key === "Z" || key === "m" || key === "y")) return;
@@ -394,23 +356,6 @@ function reviewKeys() {
       `reverted your verdict on item ${u.item}, chosen ${Number(m[1]) + 1} vs rejected ` +
       `${Number(m[2]) + 1} (not the one on screen)`);
   });
-  // keys held until the asked-for place is shown count as not saved yet (moves do not)
-  const MOVES = new Set(["j", "k", "n", "p", "u", "arrowup", "arrowdown", "arrowleft",
-                         "arrowright", "escape", "tab", "pageup", "pagedown", "home", "end"]);
-  nwCore.heldCounters.add(() => S.held.filter((k) => !MOVES.has(String(k).toLowerCase())).length);
-  nwCore.moveListeners.add((m) => {  // the server applied our move: the page must reach its seq
-    if (m.id !== S.moveId) return;
-    S.waitSeq = m.seq || 0;
-    S.ackedAt = Date.now();
-  });
-  // our move is saved but the page has not drawn it in 3 s (a lost rerun): ask again
-  setInterval(() => {
-    if (S.data && S.waitSeq !== null && S.waitSeq !== Infinity &&
-        Date.now() - (S.ackedAt || 0) > 3000) {
-      S.ackedAt = Date.now();
-      nwCore.redraw();
-    }
-  }, 1000);
   return S;
 }
 

@@ -42,6 +42,7 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
+from components import st_dom
 from components.state import ANNOTATOR_KEY, SIGNED_IN, get_db, signed_in
 from components.teams.first_password import render_first_password
 from components.teams.signin import DEVICE, render_sign_in
@@ -99,8 +100,7 @@ export default function (component) {
 """
 _COOKIE = st.components.v2.component("needlework.session_cookie", js=_COOKIE_JS,
                                      isolate_styles=False)
-_HIDE = ("<style>.st-key-nw-session-box,[data-testid=stLayoutWrapper]:has(> .st-key-nw-session-box)"
-         "{display:none}</style>")
+_HIDE = f"<style>{st_dom.hidden('nw-session-box')}</style>"
 
 
 def team_config() -> Config:

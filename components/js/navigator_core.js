@@ -1,0 +1,175 @@
+// The key scripts' navigator: where a tab's keys aim, and how they get there before the
+// page has drawn it. One for Annotate's questions and Review's comparisons alike.
+//
+// A move (N, J, a click in a list) is an action like the labels: it goes through the
+// outbox (nwCore) in order with them, and the server keeps where the tab is
+// (needlework/positions.py). The navigator moves at once to a place the page's data
+// names (`moves`, or along the `line` of places ahead and behind the drawn one) and
+// aims the next keys there. A move whose target is not in sight while the page has not
+// drawn the last one sets a barrier: the keys pressed meanwhile are held (and kept in
+// the tab's session storage, so a reload asks again) until the page catches up, then
+// the move is asked again from there and the held keys follow it. Once the server has
+// applied a move, the page must reach that move's seq; a page that does not within
+// RETRY_MS (a lost rerun) is asked to redraw again.
+//
+// A page's script makes one with nwNavigator.create(core, spec): `core` is the outbox
+// core, `spec` what differs between the pages:
+//   page: "annotate" | "review" (the move action's page), storage: sessionStorage key,
+//   data(): the page's data, who(): the person, here(): the place the keys aim at (null
+//   before the first data), drawn(): whether the page shows here(), same(a, b): two places
+//   are one, fields(place): the move action's place fields, link(place): the address's
+//   parameters, arrive(place): aim the keys at `place` (a move or the page's own data),
+//   paint(), say(text), handle(key): a held key, done: what a move past the end says per
+//   seek, other: what a held key was for when the page opened another place,
+//   beyond(seek, k): where a seek other than next / previous leads from line[k] (null:
+//   the server decides, the keys are held).
+// No data is ever put into HTML here.
+const nwNavigator = (() => {
+  const root = typeof window === "undefined" ? {} : window;
+  if (root.__nwNavigator) return root.__nwNavigator;
+  const RETRY_MS = 3000;
+  // keys held until the asked-for place is shown count as not saved yet (moves do not)
+  const MOVES = new Set(["j", "k", "n", "p", "u", "arrowup", "arrowdown", "arrowleft",
+                         "arrowright", "escape", "tab", "pageup", "pagedown", "home", "end"]);
+  const session = () => {
+    try { return typeof sessionStorage === "undefined" ? null : sessionStorage; } catch (e) { return null; }
+  };
+
+  function create(core, spec) {
+    const nav = {
+      barrier: null,  // {seek, target, from, dataset}: a move asked for, keys held for it
+      held: [],
+      moveId: null,   // our last move's id
+      waitSeq: null,  // null: nothing to wait for; Infinity: our move is on its way; else
+                      // the seq the page's data must reach to show it
+      ackedAt: 0,
+      line: [],       // the places around the drawn one, in the list's order
+    };
+    try {  // a reload while a place was being asked for: ask again, then the held keys
+      const saved = JSON.parse((session() && session().getItem(spec.storage)) || "null");
+      if (saved && saved.barrier) { nav.barrier = saved.barrier; nav.held = saved.held || []; }
+    } catch (e) { /* ignore */ }
+
+    nav.save = () => {
+      const s = session();
+      if (!s) return;
+      try {
+        if (nav.barrier) s.setItem(spec.storage, JSON.stringify({barrier: nav.barrier, held: nav.held}));
+        else s.removeItem(spec.storage);
+      } catch (e) { /* ignore */ }
+    };
+    nav.clear = () => { nav.barrier = null; nav.held = []; nav.save(); };
+
+    // the page shows our last move (or we made none): its data is where we are
+    nav.caughtUp = (data) => nav.waitSeq === null ||
+      (nav.waitSeq !== Infinity && (data.seq || 0) >= nav.waitSeq);
+
+    // a key pressed while a move waits for the page: kept for it (true), or acted on (false)
+    nav.hold = (key) => {
+      if (!nav.barrier) return false;
+      nav.held.push(key);
+      nav.save();
+      core.notify();
+      return true;
+    };
+
+    // go to a place the page's data knows: aim the keys there now, tell the server (an
+    // action, in order with the keys), keep the address on it
+    nav.go = (place) => {
+      spec.arrive(place);
+      const here = spec.here();
+      const a = core.push(Object.assign({kind: "move", tab: core.tab, page: spec.page,
+                                         dataset: spec.data().dataset}, spec.fields(here),
+                                        {annotator: spec.who() || ""}));
+      nav.moveId = a.id;
+      nav.waitSeq = Infinity;
+      core.link(spec.link(here));
+      spec.paint();
+    };
+
+    // where a seek leads from a place the page has not drawn yet, along the line
+    nav.ahead = (seek) => {
+      const here = spec.here();
+      const k = here ? nav.line.findIndex((c) => spec.same(c, here)) : -1;
+      if (k < 0) return null;
+      if (seek === "next") return nav.line[k + 1] || null;
+      if (seek === "previous") return k > 0 ? nav.line[k - 1] : null;
+      return spec.beyond ? spec.beyond(seek, k) : null;
+    };
+
+    // a move: `seek` ("next", ...) from where the keys aim, or straight to `target`
+    nav.ask = (seek, target) => {
+      const data = spec.data();
+      if (nav.waitSeq !== null || !spec.drawn()) {
+        const found = target ? null : nav.ahead(seek);
+        if (found) { nav.go(found); return; }
+        // the page has not drawn our last move yet, and where this one leads is not in
+        // sight: hold the keys until it has, then go on from there
+        nav.barrier = {seek, target: target || null, from: spec.here(), dataset: data.dataset};
+        nav.held = [];
+        nav.save();
+        spec.paint();
+        return;
+      }
+      const found = target || (data.moves || {})[seek];
+      if (found) nav.go(found);
+      else spec.say(spec.done[seek] || "");
+    };
+
+    // the page's data came (spec.data() is it): follow the server's place when the page
+    // has caught up with our moves, then go on with a move held for it
+    nav.receive = (data, line) => {
+      if (line) {
+        nav.line = [...(line.behind || []).slice().reverse(), line.here, ...(line.ahead || [])];
+      }
+      core.forget(data.seen);
+      if (nav.barrier && nav.barrier.dataset !== data.dataset) nav.clear();  // another dataset
+      const caughtUp = nav.caughtUp(data);
+      if (caughtUp || !spec.here()) {  // where the server has this tab (ours, or the page's)
+        nav.waitSeq = null;
+        spec.arrive(null);
+      } else if (!spec.drawn()) {
+        // a run that began before our move has just put its own place in the address:
+        // the address stays on our move (a reload, or the address copied, opens there)
+        core.link(spec.link(spec.here()));
+      }
+      if (caughtUp && nav.barrier) nav.release(data);
+      return caughtUp;
+    };
+
+    nav.release = (data) => {
+      const {seek, target, from} = nav.barrier;
+      const held = nav.held;
+      nav.clear();
+      if (from && spec.same(from, data)) {
+        nav.ask(seek, target);
+        for (const key of held) spec.handle(key);
+      } else if (held.length) {
+        spec.say(spec.other);
+      }
+    };
+
+    nav.heldCount = () => nav.held.filter((k) => !MOVES.has(String(k).toLowerCase())).length;
+    nav.moved = (m) => {  // the server applied our move: the page must reach its seq
+      if (m.id !== nav.moveId) return;
+      nav.waitSeq = m.seq || 0;
+      nav.ackedAt = Date.now();
+    };
+    // our move is saved but the page has not drawn it in RETRY_MS (a lost rerun): ask again
+    nav.retry = () => {
+      if (spec.data() && nav.waitSeq !== null && nav.waitSeq !== Infinity &&
+          Date.now() - (nav.ackedAt || 0) > RETRY_MS) {
+        nav.ackedAt = Date.now();
+        core.redraw();
+      }
+    };
+    core.heldCounters.add(nav.heldCount);
+    core.moveListeners.add(nav.moved);
+    setInterval(nav.retry, 1000);
+    return nav;
+  }
+
+  const api = {create, MOVES, RETRY_MS};
+  root.__nwNavigator = api;
+  return api;
+})();

@@ -1,0 +1,24 @@
+// Streamlit's own DOM, for the key scripts: made from components/st_dom.py (its SELECTORS), never edited by hand.
+// `python -m components.st_dom` writes it again.
+const nwDom = Object.freeze(Object.assign({
+ "MAIN": "[data-testid=\"stMain\"]",
+ "MAIN_BLOCK": ".stMainBlockContainer",
+ "SIDEBAR": "[data-testid=\"stSidebar\"]",
+ "LAYOUT_WRAPPER": "[data-testid=\"stLayoutWrapper\"]",
+ "ELEMENT": ".stElementContainer",
+ "SELECTBOX": "[data-testid=\"stSelectbox\"]",
+ "SELECT": "[data-baseweb=\"select\"]",
+ "DATAFRAME": "[data-testid=\"stDataFrame\"]",
+ "NAME_FIELD": "[data-testid=\"stSidebar\"] input[aria-label=\"Annotator\"]",
+ "NOTE_FIELD": "[data-testid=\"stSidebar\"] input[aria-label=\"Note\"]",
+ "HEADER": "[data-testid=\"stHeader\"]",
+ "TOOLBAR": "[data-testid=\"stToolbar\"]",
+ "SIDEBAR_OPENER": "[data-testid=\"stSidebarCollapsedControl\"]",
+ "ELEMENT_TOOLBAR": "[data-testid=\"stElementToolbar\"]",
+ "ICON": "[data-testid=\"stIconMaterial\"]",
+ "ELEMENT_BY_ID": "[data-testid=\"stElementContainer\"]",
+ "MAIN_BLOCK_BY_ID": "[data-testid=\"stMainBlockContainer\"]"
+}, {
+  KEY_CLASS: "st-key-",
+  key: (name) => "." + "st-key-" + name,
+}));
