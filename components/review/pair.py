@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from components import st_dom
 from components.hints import import_words
 from components.review.diff_view import render_diff
 from components.review.long_text import render_long_text
@@ -74,7 +75,7 @@ def render_pick_dataset(rows: Sequence[Mapping[str, Any]], current: Mapping[str,
 BAR_STYLE = """
 <style>
 @media (min-height: 780px){
-  [data-testid="stLayoutWrapper"]:has(> .st-key-rv-bar){position:sticky;bottom:0;z-index:90}
+  BAR_WRAPPER{position:sticky;bottom:0;z-index:90}
 }
 .st-key-rv-bar{background:var(--nw-bg,#fff);border-top:1px solid rgba(128,128,128,.3);
   padding:.35rem 0 2.1rem 0}
@@ -88,7 +89,7 @@ BAR_STYLE = """
 .nw-prompt{border:1px solid rgba(128,128,128,.35);border-radius:.5rem;padding:.3rem .7rem;
   margin:0;overflow-y:auto;max-height:max(4.9rem,min(220px,calc(100vh - 43rem)))}
 </style>
-"""
+""".replace("BAR_WRAPPER", st_dom.wrapper("rv-bar"))
 
 
 PROMPT_WORD = "background:none;font-weight:600;padding:0"  # the word "Prompt" (ours)
@@ -372,7 +373,9 @@ def render_responses(
                     disabled=k == 0, on_click=intent, args=("diff", k - 1, ident))
     controls.button("Next difference", key="rv_dnext", shortcut="D", icon="⬇️",
                     disabled=k >= n - 1, on_click=intent, args=("diff", k + 1, ident))
-    whole = controls.toggle("Whole text", key="rv_whole")
+    whole = controls.toggle("Whole text (W)", key="rv_whole",
+                            help="The whole of both texts, or only the window around the "
+                                 "difference in focus (W)")
     same = percent(diff.similarity, digits=1 if 0.99 < diff.similarity < 1 else 0, space=False)
     left, right = ("A", "B") if sides.neutral else ("chosen", "rejected")
     st.caption(f"Difference {k + 1 if n else 0} of {n} (outlined) · {same} of words identical · "
