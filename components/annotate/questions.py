@@ -23,6 +23,7 @@ from sqlite_utils import Database
 
 import store
 from components import position as pos
+from components.annotate.line import keys_around
 from components.annotate.order import ordered as order_by_confidence
 from components.state import get_db, signed_in
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
@@ -92,6 +93,9 @@ class Nav:
     started: int
     seq: int = 0  # the tab's position as drawn (the key script compares it with its moves)
     cursor: int = 0  # the passage the tab's last move outlined (0: the first unlabeled)
+    # the keys of the questions after and before this one in the list (nearest first):
+    # the key script's line (components.annotate.line)
+    around: tuple[list[str], list[str]] = ([], [])
 
 
 PAGE = "annotate"
@@ -316,7 +320,8 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
     done, started, _ = gp.progress(db, dataset, who)
     return Nav(dataset, row["created_at"], current, position, items.total, items.shown(), index,
                items.step(db, current, position, -1), items.step(db, current, position, 1),
-               _unfinished(db, current, position, items, queue), done, started, seq, cursor)
+               _unfinished(db, current, position, items, queue), done, started, seq, cursor,
+               keys_around(db, items, current, position))
 
 
 def _caption(items: gp.ItemList, index: int | None, active: bool, queue: Queue | None) -> str:
