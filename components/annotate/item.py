@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import streamlit as st
 from sqlite_utils import Database
 
+from components import st_dom
 from components.state import get_db, signed_in
 from components.text import label, render_marked_text, render_text
 from needlework.grounding import item as gitem
@@ -191,6 +192,9 @@ def save(ctx: ItemContext, field: str, value: Any) -> None:
         st.toast(label(str(e), 300), icon=":material/block:")
 
 
+ELEMENT = st_dom.SELECTORS["ELEMENT"].css  # Streamlit's container around one element
+
+
 def hide_other_items(ctx: ItemContext) -> None:
     """A style, drawn before the question, that keeps the last question's cards and answer
     from showing under the new one while a rerun replaces them: the cards and the side
@@ -201,7 +205,7 @@ def hide_other_items(ctx: ItemContext) -> None:
     tag = ctx.tag
     st.html(f'<style>.st-key-nw-item-cards:not(:has([data-nw-item="{tag}"])),'
             f'.st-key-nw-item-side:not(:has([data-nw-item="{tag}"])){{visibility:hidden}}'
-            f'.stElementContainer:has([data-nw-item="{tag}"]) ~ *{{display:none}}</style>')
+            f'{ELEMENT}:has([data-nw-item="{tag}"]) ~ *{{display:none}}</style>')
 
 
 def item_marker(ctx: ItemContext) -> None:
