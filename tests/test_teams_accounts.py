@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import store
-from needlework.teams import accounts
+from needlework.teams import accounts, pauses
 from needlework.teams.accounts import AccountError, SignInRefused
 from needlework.teams.config import Policy
 from needlework.teams.passwords import PasswordRejected
@@ -182,7 +182,7 @@ def test_a_success_resets_the_count_and_an_admin_can_unlock(db):
     for _ in range(5):  # by e-mail, from another client
         with pytest.raises(SignInRefused):
             accounts.sign_in(db, "ANA@example.org", "nope-nope", client="10.0.0.3")
-    accounts.unlock(db, "ana")
+    pauses.unlock(db, "ana")
     assert accounts.get_user(db, "ana").locked_until is None
     assert accounts.sign_in(db, "ana", PW).user.name == "ana"
     assert accounts.sign_in(db, "ana@example.org", PW, client="10.0.0.3").user.name == "ana"

@@ -15,7 +15,7 @@ import store
 from needlework.datasets import delete_dataset
 from needlework.jobs import RUNNER
 from needlework.review.counting import start_lengths_job
-from needlework.teams import accounts
+from needlework.teams import accounts, pauses
 from needlework.teams.accounts import SignInRefused
 from needlework.teams.assignment import assign_dataset, reassign_unfinished
 from needlework.teams.audit import event_records, history_records
@@ -47,7 +47,7 @@ def test_account_changes_are_audited_with_before_and_after(db) -> None:
     accounts.set_disabled(db, "ana", actor=lead)
     accounts.set_disabled(db, "ana", False, actor=lead)
     accounts.reset_password(db, "ana", "ana-new-passphrase-2", actor=lead)
-    accounts.unlock(db, "ana", actor=lead)
+    pauses.unlock(db, "ana", actor=lead)
     rows = [(e["by"], e["action"], e["target"], e["before"], e["after"]) for e in events(db)
             if e["target"] == "ana"]
     assert rows == [

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import store
-from needlework.teams import accounts
+from needlework.teams import accounts, pauses
 from needlework.teams.accounts import AccountError, SignInRefused
 from needlework.teams.audit import event_records
 from needlework.teams.config import ConfigError, Policy, parse_config
@@ -219,23 +219,23 @@ def test_an_admin_lists_and_lifts_pauses_with_events(db):
         _refused(db, "ANA@example.org", "nope-nope", now=T0)  # her e-mail, untrusted
         _refused(db, "ghost", "nope-nope", now=T0)  # no such account
     with pytest.raises(PermissionDenied):
-        accounts.list_pauses(db, actor=accounts.get_user(db, "ana"), now=T0)
-    pauses = accounts.list_pauses(db, actor=boss, now=T0)
-    assert sorted((p.kind, p.account, p.failures) for p in pauses) == [
+        pauses.list_pauses(db, actor=accounts.get_user(db, "ana"), now=T0)
+    in_force = pauses.list_pauses(db, actor=boss, now=T0)
+    assert sorted((p.kind, p.account, p.failures) for p in in_force) == [
         ("browser", "ana", 5), ("name", "", 5), ("name", "ana", 5)]
-    assert {p.about for p in pauses} == {
+    assert {p.about for p in in_force} == {
         "a name or e-mail no account has", "its e-mail, in browsers it has not signed in from before",
         f"one browser where it signed in on {T0.date()}"}
-    assert "ghost" not in repr(pauses)
+    assert "ghost" not in repr(in_force)
     assert accounts.get_user(db, "ana").locked_until == accounts.iso(T0 + timedelta(minutes=1))
-    browser = next(p for p in pauses if p.kind == "browser")
-    accounts.lift_pause(db, browser.id, actor=boss, now=T0)
+    browser = next(p for p in in_force if p.kind == "browser")
+    pauses.lift_pause(db, browser.id, actor=boss, now=T0)
     assert accounts.sign_in(db, "ana", PW + "-ana", device=ana_cookie, now=T0).user
     assert "paused" in _refused(db, "ana@example.org", PW + "-ana", now=T0)
     with pytest.raises(AccountError, match="not in force"):
-        accounts.lift_pause(db, browser.id, actor=boss, now=T0)
-    assert accounts.lift_all_pauses(db, actor=boss, now=T0) == 2
-    assert accounts.list_pauses(db, actor=boss, now=T0) == []
+        pauses.lift_pause(db, browser.id, actor=boss, now=T0)
+    assert pauses.lift_all_pauses(db, actor=boss, now=T0) == 2
+    assert pauses.list_pauses(db, actor=boss, now=T0) == []
     assert accounts.get_user(db, "ana").locked_until is None
     assert accounts.sign_in(db, "ana@example.org", PW + "-ana", now=T0).user
     lifted = [(e["by"], e["target"], e["before"]["kind"]) for e in event_records(db)
@@ -250,8 +250,8 @@ def test_unlock_lifts_the_names_and_every_browser_of_the_account(db):
     for _ in range(5):
         _refused(db, "ana", "nope-nope", device=cookie, now=T0)
         _refused(db, "ana", "nope-nope", now=T0)
-    accounts.unlock(db, "ana")
-    assert accounts.list_pauses(db, now=T0) == []
+    pauses.unlock(db, "ana")
+    assert pauses.list_pauses(db, now=T0) == []
     assert accounts.sign_in(db, "ana", PW + "-ana", device=cookie, now=T0).user
     assert accounts.sign_in(db, "ana", PW + "-ana", now=T0).user
     [event] = [e for e in event_records(db) if e["action"] == "account.unlocked"]
@@ -267,13 +267,13 @@ def test_users_unlock_on_the_command_line_lifts_a_browser_pause(tmp_path):
     for _ in range(5):
         with pytest.raises(SignInRefused):
             accounts.sign_in(db, "ana", "nope-nope", device=cookie)
-    assert [p.kind for p in accounts.list_pauses(db)] == ["browser"]
+    assert [p.kind for p in pauses.list_pauses(db)] == ["browser"]
     db.conn.close()
     done = subprocess.run([sys.executable, "-m", "needlework", "users", "unlock", "ana", "--db",
                            str(path)], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ana: unlocked", done.stderr
     db = store.connect(path)
-    assert accounts.list_pauses(db) == []
+    assert pauses.list_pauses(db) == []
     assert accounts.sign_in(db, "ana", PW, device=cookie).user.name == "ana"
 
 

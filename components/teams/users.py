@@ -18,7 +18,7 @@ import streamlit as st
 
 from components.state import get_db, signed_in
 from components.text import label, option
-from needlework.teams import accounts
+from needlework.teams import accounts, pauses
 from needlework.teams.passwords import PasswordRejected
 from needlework.teams.permissions import ROLES, PermissionDenied, User
 
@@ -166,7 +166,7 @@ def render_manage_account(users: Sequence[User], me: User | None) -> None:
         st.button("Unlock", key="nw-user-unlock", disabled=_status(user).startswith("active"),
                   help="Lifts every pause of the account after wrong passwords now (its name, "
                   "its e-mail, each browser).",
-                  on_click=_change, args=(user.name, accounts.unlock),
+                  on_click=_change, args=(user.name, pauses.unlock),
                   kwargs={"done": f"{user.name} is unlocked."})
     with st.form("nw-user-reset", border=True):
         st.markdown(f"**New password for {label(user.name, 60)}**")
@@ -183,16 +183,16 @@ def render_manage_account(users: Sequence[User], me: User | None) -> None:
 def _lift(pause_id: str | None) -> None:
     try:
         if pause_id is None:
-            count = accounts.lift_all_pauses(get_db(), actor=signed_in())
+            count = pauses.lift_all_pauses(get_db(), actor=signed_in())
             _flash(True, f"{count} pause{'s' if count != 1 else ''} lifted.")
         else:
-            pause = accounts.lift_pause(get_db(), pause_id, actor=signed_in())
+            pause = pauses.lift_pause(get_db(), pause_id, actor=signed_in())
             _flash(True, f"The pause of {pause.account or 'that name'} ({pause.about}) is lifted.")
     except ERRORS as e:
         _flash(False, str(e))
 
 
-def _pause_label(pause: accounts.Pause) -> str:
+def _pause_label(pause: pauses.Pause) -> str:
     who = option(pause.account, 60) if pause.account else "a name no account has"
     return f"{who}: {pause.about}, until {pause.until[11:16]} UTC"
 
@@ -200,8 +200,8 @@ def _pause_label(pause: accounts.Pause) -> str:
 def render_pauses() -> None:
     """The sign-in pauses in force after wrong passwords (of a name for browsers that
     never signed in with it, or of one browser), and buttons that lift one or all."""
-    pauses = accounts.list_pauses(get_db(), actor=signed_in())
-    if not pauses:
+    in_force = pauses.list_pauses(get_db(), actor=signed_in())
+    if not in_force:
         st.caption("No sign-in is paused.", help="Wrong passwords pause sign-in with a name: "
                    "in a browser the account signed in from before, that browser only; "
                    "elsewhere, browsers that never signed in with it. See docs/security.md.")
@@ -210,9 +210,9 @@ def render_pauses() -> None:
         "account": p.account or "(no such account)", "paused": p.about,
         "wrong passwords in a row": p.failures,
         "until": p.until[:16].replace("T", " ") + " UTC",
-    } for p in pauses]), hide_index=True, width="stretch", key="nw-pauses-table")
-    ids = [p.id for p in pauses]
-    by_id = {p.id: p for p in pauses}
+    } for p in in_force]), hide_index=True, width="stretch", key="nw-pauses-table")
+    ids = [p.id for p in in_force]
+    by_id = {p.id: p for p in in_force}
     cols = st.columns([3, 1, 1], vertical_alignment="bottom")
     pick = cols[0].selectbox("Pause", ids, key="nw-pause-pick",
                              format_func=lambda i: _pause_label(by_id[i]))

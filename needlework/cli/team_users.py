@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from needlework.cli import add_db_argument
+from needlework.teams import pauses
 
 ROLES = ("annotator", "reviewer", "admin")
 
@@ -221,7 +222,7 @@ def cmd_users_simple(args: argparse.Namespace) -> int:
     def go(args: argparse.Namespace) -> int:
         db = open_db(args)
         if args.action == "unlock":
-            user = accounts.unlock(db, args.name)
+            user = pauses.unlock(db, args.name)
         else:
             user = accounts.set_disabled(db, args.name, args.action == "disable")
         print(f"{user.name}: " + ("unlocked" if args.action == "unlock" else f"{args.action}d"))
