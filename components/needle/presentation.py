@@ -32,6 +32,7 @@ from components.text import render_text
 from needlework.needle import charts, slide
 from needlework.needle.analysis import results_csv
 from needlework.needle.findings import (
+    chance_words,
     headlines,
     slide_finding_of,
     slide_subtitle,
@@ -235,8 +236,13 @@ def slide_words(chosen: list[ResultSet], title: str, row: dict[str, Any] | None)
     """What the slide and its files say (:class:`needlework.needle.slide.SlideWords`)."""
     frame = results_of(chosen)
     return SlideWords(title=title, subtitle=slide_subtitle(frame, rule=False),
-                      finding=tuple(finding_lines(frame, row)), note=sparse_words(frame),
+                      finding=tuple(finding_lines(frame, row)), note=slide_note(frame),
                       model=" vs ".join(dict.fromkeys(frame["model"])))
+
+
+def slide_note(frame: pd.DataFrame) -> str:
+    """The slide's foot: the empty and thin cells in words, and a judge at chance."""
+    return " ".join(part for part in (sparse_words(frame), chance_words(frame)) if part)
 
 
 def _slide_file(chosen: list[ResultSet], title: str, row: dict[str, Any] | None,
@@ -322,7 +328,7 @@ def render_presentation(chosen: list[ResultSet], title: str,
         with st.container(key="nw-slide-chart"):
             clicked = render_heatmaps(chosen, large=True, prefix="nw_pheat", height=height,
                                       font=font)
-        render_text(sparse_words(frame), key="nw-present-note")
+        render_text(slide_note(frame), key="nw-present-note")
     if clicked is not None:
         with st.container(border=True):
             render_cell(*clicked, records or [], audience=True)

@@ -560,3 +560,16 @@ def sparse_words(results: pd.DataFrame, min_n: int = THIN_CELL) -> str:
         text += (f" {length_label(sparsest)} tokens: {counts[sparsest]} of {BUCKETS * models} "
                  "cells readable.")
     return text[0].upper() + text[1:]
+
+
+def chance_words(results: pd.DataFrame) -> str:
+    """For the slide's foot: each judge not shown above chance with both orders
+    (:func:`chance_sentence`), in one short sentence, so its heatmap is not read as where it
+    finds the needle; ``""`` when none."""
+    out = []
+    for model in dict.fromkeys(results["model"]):
+        rows = _of_model(results, model)
+        if counted(rows) == "trials" and chance_sentence(rows):
+            out.append(f"{model} is not shown above chance with both orders: its cells may not "
+                       "show where it finds the needle.")
+    return " ".join(out)

@@ -185,26 +185,28 @@ def slide_pptx(results: pd.DataFrame, words: SlideWords) -> bytes:
 
     def box(text: str, y: int, height: int, size: int, bold: bool = False,
             colour: str = INK) -> None:
+        """A text box across the slide at ``y`` (slide pixels), ``size`` px type."""
         shape = slide.shapes.add_textbox(Emu(MARGIN * px), Emu(y * px),
                                          Emu((WIDTH - 2 * MARGIN) * px), Emu(height * px))
         frame = shape.text_frame
         frame.word_wrap = True
+        frame.margin_left = frame.margin_right = frame.margin_top = frame.margin_bottom = 0
         run = frame.paragraphs[0].add_run()
         run.text = text
-        run.font.size, run.font.bold = Pt(size), bold
+        run.font.size, run.font.bold = Pt(size / 2), bold  # a slide pixel is half a point
         run.font.color.rgb = RGBColor.from_string(colour.lstrip("#")[:6].upper())
 
     head, foot = _head(words), _foot(words)
     y = MARGIN - 16
     title = [line for line in head if line.bold and line.size >= 40]
-    box(words.title, y, _height(title), round(title[0].size * 0.6) if title else 30, bold=True)
+    box(words.title, y, _height(title), title[0].size if title else 56, bold=True)
     y += _height(title)
     subtitle = _height([_Line(t, 30) for t in _wrapped(words.subtitle, 30, False)])
-    box(words.subtitle, y, subtitle, 16, colour=GREY)
+    box(words.subtitle, y, subtitle, 30, colour=GREY)
     y += subtitle
     for finding in words.finding:
         lines = [_Line(t, 34, True) for t in _wrapped(finding, 34, True)]
-        box(finding, y, _height(lines), 22, bold=True)
+        box(finding, y, _height(lines), 34, bold=True)
         y += _height(lines)
     y += 16
     room = HEIGHT - y - _height(foot) - MARGIN + 16
@@ -213,7 +215,7 @@ def slide_pptx(results: pd.DataFrame, words: SlideWords) -> bytes:
     slide.shapes.add_picture(io.BytesIO(picture), Emu(MARGIN * px), Emu(y * px),
                              height=Emu(max(240, room) * px))
     if words.note:
-        box(words.note, HEIGHT - MARGIN + 16 - _height(foot), _height(foot), 15, colour=GREY)
+        box(words.note, HEIGHT - MARGIN + 16 - _height(foot), _height(foot), 28, colour=GREY)
     deck.core_properties.title = words.title[:255]
     deck.core_properties.subject = words.model[:255]
     out = io.BytesIO()
