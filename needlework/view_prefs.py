@@ -7,6 +7,10 @@ file came with and every model suggestion (passages and dimensions). The server 
 :func:`hides_suggestions` when it decides whether a value was saved with a suggestion on
 screen (:mod:`needlework.actions`): a label typed with H on is typed with nothing shown.
 The choice is the person's, on every dataset and in every tab, and stays after a reload.
+
+:data:`COMPACT` is Annotate's compact layout: shorter passage boxes and tighter cards,
+the dimensions above the answer, so that four passages and the dimensions fit the first
+screen at 1440x900. Kept the same way, per person.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from needlework.teams.permissions import PermissionDenied, User, check
 from store import view_prefs
 
 HIDE_SUGGESTIONS = "hide_suggestions"
+COMPACT = "compact_annotate"
 
 
 def hides_suggestions(db: Database, who: str) -> bool:
@@ -27,12 +32,29 @@ def hides_suggestions(db: Database, who: str) -> bool:
     return bool(who) and bool(view_prefs.get_pref(db, who, HIDE_SUGGESTIONS))
 
 
+def compact(db: Database, who: str) -> bool:
+    """Whether ``who`` chose Annotate's compact layout (off when never chosen, and for an
+    empty name)."""
+    return bool(who) and bool(view_prefs.get_pref(db, who, COMPACT))
+
+
+def set_compact(db: Database, who: str, on: bool, *, actor: User | None) -> bool:
+    """Turn ``who``'s compact layout on or off; returns the value before. The same rules
+    and audit event as :func:`set_hides_suggestions`."""
+    return _set(db, who, COMPACT, on, actor)
+
+
 def set_hides_suggestions(db: Database, who: str, on: bool, *, actor: User | None) -> bool:
     """Turn ``who``'s H on or off; returns the value before. In team mode only the
     signed-in person sets their own, with an account that may annotate
     (:class:`PermissionDenied` otherwise); a name is
     needed. A change is an audit event (``view.setting``), as it decides what later
     values count as seen with a suggestion."""
+    return _set(db, who, HIDE_SUGGESTIONS, on, actor)
+
+
+def _set(db: Database, who: str, name: str, on: bool, actor: User | None) -> bool:
+    """Set ``who``'s choice ``name`` (see :func:`set_hides_suggestions`)."""
     who = (who or "").strip()
     if not who:
         raise ValueError("a name is needed to keep the choice")
@@ -42,8 +64,8 @@ def set_hides_suggestions(db: Database, who: str, on: bool, *, actor: User | Non
             raise PermissionDenied(f"{actor.name} is signed in: only {who} sets their own view")
         actor = fresh
     with db.atomic():
-        before = bool(view_prefs.set_pref(db, who, HIDE_SUGGESTIONS, bool(on)))
+        before = bool(view_prefs.set_pref(db, who, name, bool(on)))
         if before != bool(on):
-            record(db, actor if actor is not None else who, "view.setting", HIDE_SUGGESTIONS,
-                   before={HIDE_SUGGESTIONS: before}, after={HIDE_SUGGESTIONS: bool(on)})
+            record(db, actor if actor is not None else who, "view.setting", name,
+                   before={name: before}, after={name: bool(on)})
     return before

@@ -99,11 +99,14 @@ def _on_category(ctx: ItemContext, widget: str) -> None:
 
 def render_dimensions(ctx: ItemContext, categories: list[str]) -> None:
     """The six fixed dimensions as option buttons, then the category select and the
-    editor of the dataset's category list."""
-    st.caption("Click an option; or W, then one digit per dimension (Enter: the file's "
-               "value, Space: leave it); or Q, a dimension's number, an option's. V takes "
-               "the file's value of every dimension you have not set. Click the chosen "
-               "option to clear it. Dashed: the file's own value; violet: a model's (H hides both).")
+    editor of the dataset's category list (the compact layout leaves the caption out:
+    the key map says the same)."""
+    if not ctx.compact:
+        st.caption("Click an option; or W, then one digit per dimension (Enter: the file's "
+                   "value, Space: leave it); or Q, a dimension's number, an option's. V takes "
+                   "the file's value of every dimension you have not set. Click the chosen "
+                   "option to clear it. Dashed: the file's own value; violet: a model's (H "
+                   "hides both).")
     st.html(_STYLE + dimensions_html(ctx))
     mine = ctx.value("dim:question_category")
     mine = mine if mine in categories else None

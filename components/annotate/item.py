@@ -32,7 +32,7 @@ from needlework.teams.blind import (
 )
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.writes import write_annotation
-from needlework.view_prefs import hides_suggestions, set_hides_suggestions
+from needlework.view_prefs import compact, hides_suggestions, set_compact, set_hides_suggestions
 from store.grounding import item_fields
 from store.suggestions import has_suggestions, item_suggestions
 
@@ -59,6 +59,8 @@ class ItemContext:
     #: the person's H (needlework.view_prefs): the file's labels and suggestions hidden
     hidden: bool = False
     any_suggestions: bool = False  # the dataset has suggestions (on any item)
+    #: the person's compact layout (needlework.view_prefs.compact)
+    compact: bool = False
 
     @property
     def labels(self) -> dict[int, str | None]:
@@ -82,6 +84,7 @@ class ItemContext:
 
 
 HIDE_IMPORTED = "nw-hide-imported"  # the H toggle's key (the key script clicks it)
+COMPACT = "nw-compact"  # the compact layout's toggle
 
 
 def hide_imported(ctx: ItemContext) -> bool:
@@ -137,11 +140,13 @@ def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> 
         for row in item_suggestions(db, dataset, item["key"]):
             suggested.setdefault(row["field"], []).append(row)
     hidden = hides_suggestions(db, who) if who else bool(st.session_state.get(HIDE_IMPORTED))
+    dense = compact(db, who) if who else bool(st.session_state.get(COMPACT))
     return ItemContext(db, dataset, item["key"], item["record"], gitem.passages(item["record"]),
                        who, fields, browser_zone(),
                        file_labels=visibility(db, dataset, actor).file_labels,
                        suggestions=suggested, timing=timing, hidden=hidden,
-                       any_suggestions=timing != NEVER and has_suggestions(db, dataset))
+                       any_suggestions=timing != NEVER and has_suggestions(db, dataset),
+                       compact=dense)
 
 
 def set_hidden(who: str, widget: str) -> None:
@@ -152,6 +157,17 @@ def set_hidden(who: str, widget: str) -> None:
         return
     try:
         set_hides_suggestions(get_db(), who, on, actor=signed_in())
+    except (PermissionDenied, ValueError) as e:
+        st.toast(label(str(e), 300), icon=":material/block:")
+
+
+def set_compact_layout(who: str, widget: str) -> None:
+    """The compact toggle's callback: keep the person's choice (as :func:`set_hidden`)."""
+    on = bool(st.session_state.get(widget))
+    if not who:
+        return
+    try:
+        set_compact(get_db(), who, on, actor=signed_in())
     except (PermissionDenied, ValueError) as e:
         st.toast(label(str(e), 300), icon=":material/block:")
 
@@ -213,6 +229,15 @@ def item_marker(ctx: ItemContext) -> None:
     st.html(f'<span data-nw-item="{ctx.tag}"></span>')
 
 
+#: Nothing covers the page's text: the save badge sits in Streamlit's header bar (left of
+#: its menu), where no text is; toasts come up at the bottom left, over the sidebar's
+#: empty foot, not over the question line under the header.
+NOTHING_OVER_TEXT = (
+    "#nw-save-status{top:.8rem!important;bottom:auto!important;right:4.5rem!important}"
+    '[data-testid="stToastContainer"]{top:auto!important;bottom:1rem!important;'
+    "left:1rem!important;right:auto!important}")
+
+
 def render_question(ctx: ItemContext, position: int, total: int) -> None:
     """The question in large literal text with its id and date."""
     question = str(ctx.record.get("question") or "")
@@ -222,7 +247,9 @@ def render_question(ctx: ItemContext, position: int, total: int) -> None:
         key="nw-question-meta",
     )
     st.html('<style>#nw-question-meta{font-size:.8rem;color:#555;margin:0}'
-            '#nw-question{font-size:1.25rem;font-weight:600;line-height:1.35}</style>')
+            '#nw-question{font-size:1.25rem;font-weight:600;line-height:1.35}'
+            + ('#nw-question{font-size:1.1rem;line-height:1.3}' if ctx.compact else '')
+            + NOTHING_OVER_TEXT + '</style>')
     render_text(question, key="nw-question")
 
 
@@ -232,8 +259,28 @@ def render_progress(ctx: ItemContext, done: int, started: int, total: int) -> No
     labeled = sum(1 for v in ctx.labels.values() if v is not None)
     n = len(ctx.passages)
     answered = "answer saved" if (ctx.value("answer") or "").strip() else "no answer yet"
-    cols = st.columns([2, 2])
+    if ctx.compact:  # one line of words, no bars
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.caption(f"This question: {labeled}/{n} passages labeled · {answered} · "
+                       + label(progress_text(done, started, total, ctx.annotator or "you"), 160))
+            render_compact_switch(ctx)
+        return
+    cols = st.columns([2, 2, 0.5], vertical_alignment="bottom")
     cols[0].progress(labeled / n if n else 1.0,
                      text=f"This question: {labeled}/{n} passages labeled · {answered}")
     cols[1].progress(done / total if total else 0.0,
                      text=label(progress_text(done, started, total, ctx.annotator or "you"), 160))
+    with cols[2]:
+        render_compact_switch(ctx)
+
+
+def render_compact_switch(ctx: ItemContext) -> None:
+    """The compact layout's switch (:data:`needlework.view_prefs.COMPACT`): the person's
+    choice as kept in the database, drawn as it is."""
+    if ctx.annotator:
+        st.session_state[COMPACT] = ctx.compact
+    st.toggle("Compact", key=COMPACT, width="content", on_change=set_compact_layout,
+              args=(ctx.annotator, COMPACT),
+              help="Shorter passage boxes (scroll inside one to read on), smaller buttons and "
+                   "the dimensions above the answer: four passages and the dimensions on one "
+                   "screen. Kept for you.")

@@ -66,12 +66,18 @@ def _header(ctx: ItemContext, passage) -> list[tuple[str, str | None, str | None
         after = ctx.timing == AFTER  # shown once your label is saved: say how it compares
         head.append(("   model: " if after else "   suggested: ", None,
                      f"background:none;color:{SUGGESTED}"))
-        head.append((", ".join(f"{gl.SHORT.get(row['value'], row['value'])} "
-                               f"({row['source']}{_score(row)})" for row in offered), None,
+        head.append((", ".join(_offer(ctx, row) for row in offered), None,
                      f"background:none;color:{SUGGESTED};font-weight:600"))
         if after:
             head.append(_comparison(ctx.value(gl.label_field(passage.number)), offered))
     return head
+
+
+def _offer(ctx: ItemContext, row: dict) -> str:
+    """One suggestion in a card's header: its label, source and how sure the source is
+    (the compact layout leaves the source to the label button's hover text)."""
+    short = gl.SHORT.get(row["value"], row["value"])
+    return f"{short}{_score(row)}" if ctx.compact else f"{short} ({row['source']}{_score(row)})"
 
 
 def _comparison(mine: str | None, offered: list[dict]) -> tuple[str, str | None, str | None]:
@@ -150,16 +156,35 @@ def render_passage_card(ctx: ItemContext, passage) -> None:
     with st.container(border=True, key=f"nw-card-{number}", gap="small"):
         st.html(TEXT_STYLE
                 + block(marked_html(_header(ctx, passage)), key=f"nw-head-{number}")
-                + block(escape(passage.text or "(empty passage)"), box=True, max_height=200,
+                + block(escape(passage.text or "(empty passage)"), box=True,
+                        max_height=COMPACT_HEIGHT if ctx.compact else 200,
                         key=f"nw-passage-{number}"))
         value = ctx.value(gl.label_field(number))
         st.html(_CARD_STYLE + f'<div class="nw-labels">{label_buttons_html(ctx, number, value)}'
                 + block(marked_html(_stamp(ctx, number)), key=f"nw-stamp-{number}") + "</div>")
 
 
+COMPACT_HEIGHT = 62  # px of a passage's text in the compact layout (about three lines)
+#: The compact layout: tighter cards, smaller text and buttons, the header on one line.
+_COMPACT_STYLE = """<style>
+.st-key-nw-cards{gap:.4rem!important}
+.st-key-nw-cards [class*="st-key-nw-card-"]{padding:.35rem .6rem .4rem .6rem!important;
+  gap:.25rem!important}
+.st-key-nw-cards [id^="nw-head-"]{font-size:.8rem;line-height:1.3}
+.st-key-nw-cards [id^="nw-passage-"]{font-size:.86rem;line-height:1.4;padding:.25rem .5rem}
+.st-key-nw-cards .nw-labels button{font-size:.8rem;min-height:1.65rem;padding:.05rem .5rem}
+.st-key-nw-cards .nw-labels [id^="nw-stamp-"]{font-size:.78rem}
+.st-key-nw-item-side .nw-dims{gap:.15rem .5rem}
+.st-key-nw-item-side .nw-dims button{min-height:1.6rem;padding:.05rem .45rem;font-size:.78rem}
+</style>"""
+
+
 def render_passages(ctx: ItemContext) -> None:
-    """Every passage card; the key script outlines the one under the cursor."""
+    """The view switch (H), then every passage card (tighter in the compact layout); the
+    key script outlines the one under the cursor."""
     render_view_switches(ctx)
+    if ctx.compact:
+        st.html(_COMPACT_STYLE)
     if ctx.timing == AFTER and not ctx.hidden and offers_suggestions(ctx):
         st.caption("A model's suggestion shows on a passage once you have saved your own "
                    "label, with whether it differs from yours.")
