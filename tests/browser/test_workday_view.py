@@ -230,3 +230,21 @@ def test_home_and_sidebar_tell_the_annotator_their_day(browser, workday_url, siz
         assert_no_exception(page)
     finally:
         context.close()
+
+
+def test_a_page_link_to_the_dataset_shown_carries_dataset_once(browser, workday_url):
+    """Streamlit adds the sidebar picker's bound ``dataset`` to a page change: a link that
+    names the dataset already shown arrived with ``dataset=`` twice, and kept it."""
+    context, page = _open(browser, f"{workday_url}/?dataset={PAIRS}", (1280, 800))
+    try:
+        seen: list[str] = []
+        page.on("framenavigated", lambda frame: seen.append(frame.url))
+        page.locator(f'a[href="review?dataset={PAIRS}"]').first.click()
+        page.locator(".st-key-rv-verdicts").wait_for(timeout=30_000)
+        wait_idle(page)
+        page.wait_for_timeout(800)
+        search = page.evaluate("location.search")
+        assert search.count("dataset=") == 1, (search, seen)
+        assert "item=md1" in search, search
+    finally:
+        context.close()
