@@ -265,7 +265,7 @@ def render_progress(ctx: ItemContext, done: int, started: int, total: int) -> No
                        + label(progress_text(done, started, total, ctx.annotator or "you"), 160))
             render_compact_switch(ctx)
         return
-    cols = st.columns([2, 2, 0.5], vertical_alignment="bottom")
+    cols = st.columns([2, 2, 0.8], vertical_alignment="bottom")
     cols[0].progress(labeled / n if n else 1.0,
                      text=f"This question: {labeled}/{n} passages labeled · {answered}")
     cols[1].progress(done / total if total else 0.0,
