@@ -99,11 +99,11 @@ if mode == "Dataset overview":
 
 scope = view.query.scope
 held = tab_place(dataset)
-current = resolve(db, dataset, items, me, scope, held,
-                  None if user is None else lambda key: may_open(db, dataset, key, user))
-current = into_view(db, dataset, current, items, view.signature())
+current, resolved = resolve(db, dataset, items, me, scope, held,
+                            None if user is None else lambda key: may_open(db, dataset, key, user),
+                            into_view(dataset, view.signature()))
 apply_intent(dataset)
-seq = remember(dataset, current, held)
+seq = remember(dataset, current, resolved, held)
 if current is None or items.total() == 0:
     render_review_keys("empty", keys_slot)
     if only is not None and not only:

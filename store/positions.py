@@ -12,10 +12,33 @@ from store.annotations import now
 
 
 def get(db: Database, who: str, tab: str, page: str, dataset: str) -> dict[str, Any] | None:
-    """The tab's row (``item_key``, ``i``, ``j``, ``cursor``, ``seq``), or ``None``."""
+    """The tab's row (``item_key``, ``i``, ``j``, ``cursor``, ``seq``, ``updated_at``), or
+    ``None``."""
     rows = db.execute_returning_dicts(
-        "select item_key, i, j, cursor, seq from tab_positions where who = ? and tab = ? "
+        "select item_key, i, j, cursor, seq, updated_at from tab_positions where who = ? and tab = ? "
         "and page = ? and dataset = ?", [who, tab, page, dataset])
+    return rows[0] if rows else None
+
+
+def latest(db: Database, who: str, page: str, dataset: str) -> dict[str, Any] | None:
+    """The row of ``who``'s tab that moved last on ``page`` of ``dataset`` (the columns of
+    :func:`get`), or ``None``."""
+    rows = db.execute_returning_dicts(
+        "select item_key, i, j, cursor, seq, updated_at from tab_positions where who = ? "
+        "and page = ? and dataset = ? order by updated_at desc, seq desc limit 1",
+        [who, page, dataset])
+    return rows[0] if rows else None
+
+
+def last_saved(db: Database, dataset: str, annotator: str,
+               prefix: str = "") -> dict[str, Any] | None:
+    """``annotator``'s newest change in ``dataset`` (``item_key``, ``field``, ``at``) of a
+    field starting with ``prefix`` (any field when empty), undos and redos included;
+    ``None``: none."""
+    rows = db.execute_returning_dicts(
+        "select item_key, field, at from history where dataset = ? and annotator = ? "
+        "and field >= ? and field < ? order by id desc limit 1",
+        [dataset, annotator, prefix, prefix + "\U0010ffff"])
     return rows[0] if rows else None
 
 

@@ -389,8 +389,10 @@ def test_one_verdict_for_the_next_comparisons_of_the_view(app_db):
     db = store.connect(app_db)
     set_annotation(db, "lf", "QA_1", "ana", "verdict:0:1", make_value("flip"))
     db.conn.commit()
-    at = open_review("lf", "ana")
-    assert "#### Item QA\\_1" in markdown(at)  # at its first comparison without a verdict
+    # a link to the item: at its first comparison without a verdict (opened with no link,
+    # the page resumes after the comparison last given one: tests/test_resume.py)
+    at = open_review("lf", "ana", item="QA_1")
+    assert "#### Item QA\\_1" in markdown(at)
     at.session_state["rv-bulk"] = True
     at.run()
     at.number_input(key="rv-bulk-n").set_value(3).run()

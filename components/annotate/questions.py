@@ -1,9 +1,11 @@
 """The question list of the annotate page: filters and search, the picker, item navigation
 (with keys), resuming where the annotator left off, and the ``?item=`` link.
 
-Where the tab is comes from the server's record (:mod:`components.position`): the key
-scripts move it with actions, the picker and a filter that leaves the question out move
-it here, and ``?item=`` counts only when the page has just opened.
+Where the tab is comes from the server's record (:mod:`components.position`), by the rules
+both pages share (:func:`needlework.positions.resolve`): the key scripts move it with
+actions, the picker and a filter that leaves the question out move it here, ``?item=``
+counts only when the page has just opened, and a page opened without one resumes where
+the annotator last worked.
 
 Nothing here walks the dataset on a rerun: the picker shows a window of about 50
 questions around the current one (search, the filters or N / P reach the others), its
@@ -26,18 +28,22 @@ from components import position as pos
 from components.annotate.line import keys_around
 from components.annotate.order import ordered as order_by_confidence
 from components.state import get_db, signed_in
+from needlework import positions
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding import keymap as km
 from needlework.grounding import progress as gp
+from needlework.positions import Place, Worked
 from needlework.teams.access import own_queue, restricted
 from needlework.teams.assignment import next_item
 from needlework.teams.blind import visibility
 from needlework.teams.permissions import can
+from store import positions as store_positions
 from store.grounding import (
     changed_items,
     disagreeing_items,
     item_position,
+    item_progress_row,
     last_change,
     list_rows,
     used_categories,
@@ -108,13 +114,12 @@ def _state(dataset: str, name: str) -> str:
 def go(dataset: str, key: str | None) -> None:
     """Open item ``key`` (a callback): this tab moves there."""
     if key:
-        st.session_state[_state(dataset, "current")] = key
         pos.place(PAGE, dataset, key)
 
 
 def _picked(dataset: str, picker: str, valid: set[str], shown: str) -> None:
     """The picker's callback (the picker showed item ``shown``). A value the browser
-    sends from an older run (the session has moved on, or a label that matches no
+    sends from an older run (the tab has moved on since, or a label that matches no
     option) is ignored."""
     value = st.session_state.get(picker)
     if value in valid and value != shown and current_item(dataset) == shown:
@@ -122,8 +127,9 @@ def _picked(dataset: str, picker: str, valid: set[str], shown: str) -> None:
 
 
 def current_item(dataset: str) -> str | None:
-    """This session's current item of ``dataset``."""
-    return st.session_state.get(_state(dataset, "current"))
+    """Where this tab is on ``dataset`` (:func:`components.position.where`)."""
+    place = pos.where(PAGE, dataset)
+    return place.item if place is not None else None
 
 
 def _item_list(db: Database, dataset: str, created_at: str, who: str, flt: gp.ItemFilter,
@@ -144,80 +150,86 @@ def _item_list(db: Database, dataset: str, created_at: str, who: str, flt: gp.It
     return fresh, cached is not None and cached.signature[:-1] != signature[:-1]
 
 
+@dataclass(frozen=True)
+class _Ground:
+    """The annotate page's answers to the position rules (:class:`needlework.positions.
+    Ground`): the list, the annotator's progress, their queue."""
+
+    db: Database
+    dataset: str
+    items: gp.ItemList
+    queue: Queue | None
+
+    def allows(self, item: str) -> bool:
+        return self.queue is None or self.queue.allows(item)
+
+    def exists(self, place: Place) -> bool:
+        return item_position(self.db, self.dataset, place.item) is not None
+
+    def finished(self, place: Place) -> bool:
+        row = item_progress_row(self.db, self.dataset, place.item, self.items.annotator)
+        return bool(row and row.get("done"))
+
+    def next_open(self, after: Place | None) -> Place | None:
+        key, position = "", -1
+        if after is not None:
+            key, position = after.item, item_position(self.db, self.dataset, after.item) or 0
+        found = self.items.next_unfinished(self.db, key, position)
+        return Place(found) if found else None
+
+    def keeps(self, place: Place) -> bool:
+        return self.items.contains(place.item) or not self.items.shown()
+
+    def first(self) -> Place | None:
+        found = self.items.first(self.db)
+        return Place(found) if found else None
+
+
 def _resolve_current(db: Database, dataset: str, items: gp.ItemList, jump: bool,
                      queue: Queue | None = None) -> tuple[str, int, int, int]:
-    """The item to show, its dataset position, the tab's ``seq`` and cursor. When the
-    page opens (a link, the sidebar, Home, a reload): the ``?item=`` it names, else this
-    session's item; on the runs that follow: where the server has this tab, else this
-    session's item (the browser has not said which tab it is yet). Then, when there is
-    none: where the annotator left off (their first unfinished item of the list), else
-    the list's first item. A filter or search just changed moves to its first match when
-    the item is not one. A place other than the tab's is placed there (a page's own
-    move); a link's ``&passage=N`` puts the cursor on passage N. Where ``queue`` allows
-    only its own items, no other is ever shown: a link, a move or a session's item
-    elsewhere counts as none (a link's refusal is noted for the caption)."""
+    """The item to show, its dataset position, the tab's ``seq`` and cursor, by the rules
+    both pages share (:func:`needlework.positions.resolve`): when the page opens, the
+    ``?item=`` it names (``&passage=N`` puts the cursor on passage N), else where the
+    annotator last worked; on the runs that follow, where the server has this tab. A
+    filter or search just changed moves to its first match when the item is not one.
+    Where ``queue`` allows only its own items, no other is ever shown (a link's refusal
+    is noted for the caption). A filter that keeps nothing: the queue's or the dataset's
+    first item."""
     state = st.session_state
+    who = items.annotator
     held = pos.held(PAGE, dataset)
-    if held is not None and queue is not None and not queue.allows(held.item):
-        held = None  # a move to an item this person may not open: the page places the tab
-    current = state.get(_state(dataset, "current"))
-    if queue is not None and not queue.allows(current):
-        current = None
-    # a page opening before the browser's remembered name has reached the session: where
-    # to resume is the named annotator's, so nothing is settled or kept on this run
-    waiting = pos.awaits_name(PAGE, items.annotator)
-    asked: tuple[str, int] | None = None  # the link's item and the passage it names
+    link: Place | None = None
     if pos.opens(PAGE):
-        link = st.query_params.get("item")
+        asked = st.query_params.get("item")
         state.pop(_state(dataset, "refused"), None)
-        if link and queue is not None and not queue.allows(link):
-            state[_state(dataset, "refused")] = True  # said in the caption; the link is spent
-        elif link and item_position(db, dataset, link) is not None:
-            current = link
-            asked = (link, pos.linked_passage())
-    elif held is not None:
-        current = held.item
-    if jump and current is not None and not items.contains(current) and items.shown():
-        current = items.first(db)
-    position = item_position(db, dataset, current) if current is not None else None
-    if position is None:  # nothing yet in this session, or an item that is gone: resume
-        current = items.next_unfinished(db, "", -1) or items.first(db) or ""
-        position = item_position(db, dataset, current) if current else None
-    if position is None:  # a filter that keeps nothing: the first item of the queue or dataset
-        current = (queue.keys[0] if queue is not None and queue.keys
-                   else gp.ItemList(dataset, items.annotator).first(db) or "")
-        position = item_position(db, dataset, current) or 0
+        if asked:
+            link = Place(asked, cursor=pos.linked_passage())
+    saved = store_positions.last_saved(db, dataset, who) if who else None
+    request = pos.request(PAGE, dataset, link=link, who=who, tab_row=held, view_changed=jump,
+                          saved=Worked(Place(saved["item_key"]), saved["at"], saved=True)
+                          if saved else None)
+    resolved = positions.resolve(request, _Ground(db, dataset, items, queue))
+    if resolved.refused:
+        state[_state(dataset, "refused")] = True  # said in the caption; the link is spent
+    where = resolved.place
+    position = item_position(db, dataset, where.item) if where is not None else None
+    if where is None or position is None:  # a filter that keeps nothing
+        first = (queue.keys[0] if queue is not None and queue.keys
+                 else gp.ItemList(dataset, who).first(db) or "")
+        where, position = Place(first), item_position(db, dataset, first) or 0
+        resolved = positions.Resolved(where, "start", resolved.refused,
+                                      moves=not where.same(held), settles=resolved.settles)
     if state.get(_state(dataset, "refused")) is True:  # said while this item is shown
-        state[_state(dataset, "refused")] = current
-    if waiting:
-        return current, position, 0, 0
-    state[_state(dataset, "current")] = current
-    passage = _asked_passage(dataset, current, asked)
-    if held is not None and held.item == current and not passage:
-        seq, cursor = held.seq, held.cursor
-    else:  # ?passage=N puts the cursor on that passage
-        seq, cursor = pos.place(PAGE, dataset, current, cursor=passage), passage
-        if seq:  # the tab holds it now
-            state.pop(_state(dataset, "passage"), None)
-    pos.settled(PAGE)  # nothing drawn since the link was read: see position.settled
-    if st.query_params.get("item") != current:
-        st.query_params["item"] = current  # for sharing; read only when a page opens
+        state[_state(dataset, "refused")] = where.item
+    seq = pos.commit(PAGE, dataset, resolved, held)
+    if not resolved.settles:
+        return where.item, position, 0, 0
+    cursor = where.cursor if resolved.moves or held is None else held.cursor
+    if st.query_params.get("item") != where.item:
+        st.query_params["item"] = where.item  # for sharing; read only when a page opens
     if pos.PASSAGE_PARAM in st.query_params:  # read once: the tab keeps the cursor now
         del st.query_params[pos.PASSAGE_PARAM]
-    return current, position, seq, cursor
-
-
-def _asked_passage(dataset: str, current: str, asked: tuple[str, int] | None) -> int:
-    """The passage a link (``?item=&passage=``) asked for on ``current``, kept until the
-    tab is placed there (the browser may not have said which tab it is yet); 0: none."""
-    key = _state(dataset, "passage")
-    if asked is not None and asked[1]:
-        st.session_state[key] = asked
-    pending = st.session_state.get(key)
-    if pending is not None and pending[0] != current:  # moved on: the link is spent
-        del st.session_state[key]
-        return 0
-    return pending[1] if pending is not None else 0
+    return where.item, position, seq, cursor
 
 
 def _unfinished(db: Database, key: str, position: int, items: gp.ItemList,

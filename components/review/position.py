@@ -2,9 +2,11 @@
 
 Verdicts, reasons and moves come from the key script (``js/review_keys.js``) as actions
 the outbox delivers (:mod:`components.outbox`); the page's data names where J, K and N
-lead (:func:`move_targets`). The page moves the tab itself when it has no place yet,
-when a filter leaves the comparison out, and when it opens from a link (``?item=&i=&j=``,
-read only then; written on every run for sharing). The difference buttons and the
+lead (:func:`move_targets`). Where the page is follows the rules both pages share
+(:func:`needlework.positions.resolve`): the page moves the tab itself when it has no
+place yet, when a filter leaves the comparison out, and when it opens (from a link,
+``?item=&i=&j=``, read only then and written on every run for sharing; else where the
+reviewer last worked). The difference buttons and the
 note record an *intent* (their callbacks run before the script) that the page applies
 once the queue is known.
 """
@@ -20,7 +22,8 @@ from sqlite_utils import Database
 from components import position as pos
 from components.state import annotator, get_db, signed_in
 from components.text import label
-from needlework.positions import Position
+from needlework import positions
+from needlework.positions import Place, Position, Resolved, Worked
 from needlework.review.queue import Comparison, PairList, item_comparisons
 from needlework.review.verdicts import VERDICTS, field_name, parse_field, verdict_of
 from needlework.teams.permissions import PermissionDenied
@@ -30,7 +33,6 @@ from store.annotations import get_value
 from store.pairs import ItemRow
 from store.review import last_verdict_change
 
-POS = "rv_pos"  # the comparison drawn last (the bulk verdict starts there)
 PAGE = "review"
 INTENT = "rv_intent"
 ADVANCE = "rv_advance"
@@ -56,50 +58,91 @@ def first_of(db: Database, dataset: str, row: ItemRow, scope: str, me: str) -> C
 
 
 def tab_place(dataset: str) -> Position | None:
-    """Where the server has this tab (``None`` while the page opens, or when the tab has
-    no place): read once per run and handed to both :func:`resolve` and :func:`remember`,
-    so that a key move committed during the run is never taken for the page's own."""
-    return None if pos.opens(PAGE) else pos.held(PAGE, dataset)
+    """Where the server has this tab (``None``: the browser has not said which tab it is
+    yet, or the tab has no place): read once per run and handed to both :func:`resolve`
+    and :func:`remember`, so that a key move committed during the run is never taken for
+    the page's own."""
+    return pos.held(PAGE, dataset)
+
+
+class _Ground:
+    """The review page's answers to the position rules (:class:`needlework.positions.
+    Ground`): the list of comparisons, the reviewer's verdicts, who may open what."""
+
+    def __init__(self, db: Database, dataset: str, items: PairList, me: str,
+                 allows: Callable[[str], bool] | None) -> None:
+        self.db, self.dataset, self.items, self.me = db, dataset, items, me
+        self._allows = allows or (lambda key: True)
+
+    def allows(self, item: str) -> bool:
+        return self._allows(item)
+
+    def _comparison(self, place: Place) -> tuple[Comparison, int, int] | None:
+        row = pairs_store.item(self.db, self.dataset, place.item)
+        if row is None or not (0 <= place.i < row[2] and 0 <= place.j < row[3]):
+            return None
+        return Comparison(row[0], row[1], place.i, place.j), row[2], row[3]
+
+    def exists(self, place: Place) -> bool:
+        return self._comparison(place) is not None
+
+    def finished(self, place: Place) -> bool:
+        return bool(self.me) and (place.i, place.j) in pairs_store.my_verdicts_on(
+            self.db, self.dataset, place.item, self.me)
+
+    def next_open(self, after: Place | None) -> Place | None:
+        if not self.me:
+            return None
+        found = self.items.next_unreviewed(self.db, None)
+        if after is not None:
+            known = self._comparison(after)
+            if known is not None:
+                found = self.items.next_unreviewed(self.db, *known)
+        return None if found is None else Place(found.item, found.i, found.j)
+
+    def keeps(self, place: Place) -> bool:
+        return self.items.contains(place.item) and not self.items.ordered
+
+    def first(self) -> Place | None:
+        found = self.items.first(self.db)
+        return None if found is None else Place(found.item, found.i, found.j)
 
 
 def resolve(db: Database, dataset: str, items: PairList, me: str, scope: str,
-            held: Position | None,
-            allows: Callable[[str], bool] | None = None) -> Comparison | None:
-    """The comparison to show. When the page opens (a link, the sidebar, Home, a reload):
-    the ``?item=`` link, on the comparison ``&i=I&j=J`` names (chosen I vs rejected J,
-    numbered from 1 as on the page) when it has one, else this session's comparison; on
-    the runs that follow: where the server has this tab, else this session's comparison
-    (the browser has not said which tab it is yet). Then, when there is none: where the
-    reviewer left off, the first comparison of the list without their verdict (in local
-    mode the name may be the browser's remembered one, which comes a run or two after the
-    page opens: :func:`remember` settles nothing until then). ``allows``: whether this
-    person may open an item (an annotator's own items in team mode, :mod:`needlework.
-    teams.access`); a link, a move or a session's place elsewhere then counts as none, and
-    a refused link is noted (:data:`REFUSED`) for the page to say so."""
-    allowed = allows or (lambda key: True)
+            held: Position | None, allows: Callable[[str], bool] | None = None,
+            view_changed: bool = False) -> tuple[Comparison | None, Resolved]:
+    """The comparison to show, by the rules both pages share (:func:`needlework.
+    positions.resolve`): when the page opens, the ``?item=`` link, on the comparison
+    ``&i=I&j=J`` names (chosen I vs rejected J, numbered from 1 as on the page) when it
+    has one, else the item's first comparison without my verdict; else where the
+    reviewer last worked (their latest verdict, or where they moved: on to the next
+    comparison without their verdict after a verdict); on the runs that follow, where
+    the server has this tab. In local mode the name may be the browser's remembered one,
+    which comes a run or two after the page opens: nothing is settled until then.
+    ``allows``: whether this person may open an item (an annotator's own items in team
+    mode, :mod:`needlework.teams.access`); a refused link is noted (:data:`REFUSED`)."""
+    link: Place | None = None
     if pos.opens(PAGE):
-        asked = st.query_params.get("item")
         st.session_state.pop(REFUSED, None)
+        asked = st.query_params.get("item")
         row = pairs_store.item(db, dataset, asked) if asked else None
-        if row is not None and not allowed(row[1]):
-            st.session_state[REFUSED] = True  # the page notes what it shows instead
-        elif row is not None:
-            return asked_pair(row) or first_of(db, dataset, row, scope, me)
-    state = st.session_state.get(POS) or {}
-    place = (held.item, held.i, held.j) if held is not None else (
-        (state["item"], state["i"], state["j"]) if state.get("dataset") == dataset
-        and state.get("item") else None)
-    if place is not None and not allowed(place[0]):
-        place = None
-    if place is not None:
-        row = pairs_store.item(db, dataset, place[0])
-        if row is not None and place[1] < row[2] and place[2] < row[3]:
-            return Comparison(row[0], row[1], place[1], place[2])
-    if me:
-        found = items.next_unreviewed(db, None)
-        if found is not None:
-            return found
-    return items.first(db)
+        if row is not None:
+            found = asked_pair(row) or first_of(db, dataset, row, scope, me)
+            link = Place(found.item, found.i, found.j)
+    saved = last_verdict_change(db, dataset, me) if me else None
+    ident = parse_field(saved["field"]) if saved else None
+    worked = (Worked(Place(saved["item_key"], ident[0], ident[1]), saved["at"], saved=True)
+              if saved and ident else None)
+    request = pos.request(PAGE, dataset, link=link, who=me, saved=worked, tab_row=held,
+                          view_changed=view_changed)
+    resolved = positions.resolve(request, _Ground(db, dataset, items, me, allows))
+    if resolved.refused:
+        st.session_state[REFUSED] = True  # the page notes what it shows instead
+    place = resolved.place
+    if place is None:
+        return None, resolved
+    row = pairs_store.item(db, dataset, place.item)
+    return (Comparison(row[0], row[1], place.i, place.j) if row is not None else None), resolved
 
 
 #: set when a link named an item this person may not open; the page then keeps the
@@ -121,46 +164,39 @@ def asked_pair(row: ItemRow) -> Comparison | None:
 SEEN = "rv_seen_view"
 
 
-def into_view(db: Database, dataset: str, current: Comparison | None, items: PairList,
-              signature: tuple) -> Comparison | None:
-    """When the view has just changed (filters, search, sort) and leaves the comparison on
-    screen out, or now sorts by margin: its first comparison (a search lands on its first
-    match). A first run, a deep link and a view that did not change keep ``current``."""
+def into_view(dataset: str, signature: tuple) -> bool:
+    """Whether the view (filters, search, sort) has just changed: the page then goes to
+    its first comparison unless it keeps the one on screen (:func:`resolve`). A first
+    run and a view that did not change keep the place."""
     seen = st.session_state.get(SEEN)
     st.session_state[SEEN] = (dataset, signature)
-    if seen is None or seen == (dataset, signature) or seen[0] != dataset:
-        return current
-    if current is not None and items.contains(current.item) and not items.ordered:
-        return current
-    return items.first(db) or current
+    return seen is not None and seen != (dataset, signature) and seen[0] == dataset
 
 
-def remember(dataset: str, current: Comparison | None, held: Position | None) -> int:
-    """Put this tab at ``current`` when it is not at ``held`` there (:func:`tab_place`: a
-    page's own move), keep it in the session and in ``?item=&i=&j=`` (for sharing);
-    returns the tab's ``seq``.
-    While the page opens without a name and the browser may still give it the one it
-    remembers, nothing is placed, kept or settled: where to resume is that reviewer's
-    (:func:`resolve` on the run that brings the name)."""
-    if pos.awaits_name(PAGE, annotator()):
-        return held.seq if held is not None else 0
-    if current is None:
-        st.session_state[POS] = {"dataset": dataset}
-        pos.settled(PAGE)
-        return held.seq if held is not None else 0
-    if held is not None and (held.item, held.i, held.j) == current.ident:
-        seq = held.seq
-    else:
-        seq = pos.place(PAGE, dataset, current.item, i=current.i, j=current.j)
-    pos.settled(PAGE)  # nothing drawn since the link was read: see position.settled
-    st.session_state[POS] = {"dataset": dataset, "item": current.item, "i": current.i,
-                             "j": current.j}
+def remember(dataset: str, current: Comparison | None, resolved: Resolved,
+             held: Position | None) -> int:
+    """Carry out what :func:`resolve` decided: put this tab at ``current`` when it is not
+    at ``held`` there (:func:`tab_place`: a page's own move), settle the opening, and
+    keep the place in ``?item=&i=&j=`` (for sharing); returns the tab's ``seq``. While
+    the page opens without a name and the browser may still give it the one it
+    remembers, nothing is placed or settled."""
+    seq = pos.commit(PAGE, dataset, resolved, held)
+    if current is None or not resolved.settles:
+        return seq
     if st.query_params.get("item") != current.item:
         st.query_params["item"] = current.item
     for name, value in (("i", current.i), ("j", current.j)):  # the comparison, from 1
         if st.query_params.get(name) != str(value + 1):
             st.query_params[name] = str(value + 1)
     return seq
+
+
+def drawn(dataset: str) -> Comparison | None:
+    """Where this tab is now (:func:`components.position.where`), as a comparison (the
+    bulk verdict starts there); ``None``: nowhere yet."""
+    place = pos.where(PAGE, dataset)
+    row = pairs_store.item(get_db(), dataset, place.item) if place is not None else None
+    return None if row is None else Comparison(row[0], row[1], place.i, place.j)
 
 
 def move_targets(db: Database, current: Comparison, items: PairList, n_chosen: int,

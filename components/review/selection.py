@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 from sqlite_utils import Database
 
-from components.review.position import POS
+from components.review.position import drawn
 from components.state import get_db, signed_in
 from components.text import label
 from needlework.review.bulk import judge_all
@@ -70,12 +70,7 @@ def render_bulk_verdict(db: Database, dataset: str, items: PairList, me: str) ->
         verdict = st.selectbox("Verdict", list(VERDICTS), key="rv-bulk-verdict",
                                format_func=lambda v: VERDICTS[v][0])
         reasons = st.multiselect("Reasons", list(REASONS), key="rv-bulk-reasons")
-        pos = st.session_state.get(POS) or {}
-        start = None
-        if pos.get("item"):
-            row = pairs_store.item(db, dataset, pos["item"])
-            if row is not None:
-                start = Comparison(row[0], row[1], pos["i"], pos["j"])
+        start = drawn(dataset)
         picks = upcoming(db, items, start, n)
         if not picks:
             st.caption("Every comparison of this view has your verdict.")
