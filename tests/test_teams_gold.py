@@ -19,11 +19,11 @@ from needlework.teams.assignment import assign_dataset, queue
 from needlework.teams.gold import (
     GoldError,
     all_default_answers,
-    import_gold,
     mark_gold,
     no_answers_sentence,
     sample_gold,
 )
+from needlework.teams.gold_import import import_gold
 from needlework.teams.permissions import PermissionDenied
 from store import gold as store_gold
 from tests.conftest import garage_records, jsonl

@@ -26,12 +26,12 @@ from needlework.teams.gold import (
     GoldError,
     answer_fields,
     default_answers,
-    import_gold,
     mark_gold,
     queue_gold_shares,
     sample_gold,
     unmark_gold,
 )
+from needlework.teams.gold_import import import_gold
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.quality import (
     ANNOTATOR_SORTS,

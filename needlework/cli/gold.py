@@ -85,7 +85,7 @@ def _db(args: argparse.Namespace) -> Any:
 
 
 def cmd_gold_import(args: argparse.Namespace) -> int:
-    from needlework.teams.gold import import_gold  # noqa: PLC0415
+    from needlework.teams.gold_import import import_gold  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
         data = Path(args.file).read_bytes()
