@@ -360,7 +360,8 @@ def render_breakdowns(summary: dict[str, Any]) -> None:
             width=200, height=max(60, 14 * models * len(order))).facet(
             facet=alt.Facet("metric:N", sort=metric_order, title=None,
                             header=alt.Header(labelLimit=0, labelExpr=SPLIT_LABEL)),
-            columns=2).resolve_axis(x="independent", y="independent")
+            columns=2).resolve_axis(x="independent", y="independent").properties(
+            padding={"left": 5, "top": 5, "bottom": 5, "right": 16})  # the last tick's "1.0" whole
         st.altair_chart(chart, width="content", key="rag-breakdown-chart")
         st.caption("Bars: the figure; black lines: its 95 % interval.")
 
