@@ -301,3 +301,24 @@ def test_the_labs_legends_are_not_cut_at_1024_px(browser, slide_url):
         screenshot(page, "needle-lab-legends-1024")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1440, 900)])
+def test_the_labs_present_step_offers_the_finding_and_the_slide_files(browser, slide_url, size):
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        page.goto(slide_url)
+        page.get_by_role("button", name="Presentation mode").wait_for(timeout=240_000)
+        wait_idle(page)
+        field = page.get_by_role("textbox", name="Slide finding")
+        field.scroll_into_view_if_needed()
+        assert "first to last third" in (field.get_attribute("placeholder") or "")
+        for name in ("Slide PNG (16:9)", "Slide PDF (16:9)", "Slide PPTX"):
+            expect(page.get_by_role("button", name=name)).to_be_visible()
+        page.get_by_role("button", name="Slide PPTX").scroll_into_view_if_needed()
+        assert_no_exception(page)
+        screenshot(page, f"needle-lab-present-{width}x{height}")
+    finally:
+        context.close()
