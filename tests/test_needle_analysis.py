@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from needlework.formats import FormatError
-from needlework.needle import analysis, charts, findings
+from needlework.needle import analysis, charts, findings, order_bias
 
 
 def row(id, c, r, length, pos, model="m", **extra):
@@ -323,8 +323,8 @@ def test_a_judge_run_is_one_row_per_trial_and_invalid_or_skipped_is_wrong():
     got = {(r.length_tokens, r.bucket): (r.n, r.n_correct, r.n_missing) for r in cells.itertuples()}
     assert got == {(1000, 0): (2, 1, 0), (1000, 5): (2, 0, 1)}  # a cell counts trials, two per pair
     # position bias: the judge always names the response shown first
-    assert analysis.order_accuracy(frame) == {analysis.ORDER_NAMES[0]: 0.5, analysis.ORDER_NAMES[1]: 0.0}
-    assert analysis.order_accuracy(analysis.results_frame(HAND)) == {}  # a reward model: no orders
+    assert order_bias.order_accuracy(frame) == {analysis.ORDER_NAMES[0]: 0.5, analysis.ORDER_NAMES[1]: 0.0}
+    assert order_bias.order_accuracy(analysis.results_frame(HAND)) == {}  # a reward model: no orders
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from needlework.judges.connection import DEFAULT_MAX_TOKENS, Connection
 from needlework.judges.local import DEMO_SETTINGS
 from needlework.judges.plan import select_items
 from needlework.judges.prompts import DEMO_REPORT
-from needlework.needle import analysis, findings, labels, subset
+from needlework.needle import analysis, findings, labels, order_bias, subset
 
 
 def _trials(outcomes: dict[tuple[int, int, int], list[tuple[bool, bool]]]) -> pd.DataFrame:
@@ -40,7 +40,7 @@ def _trials(outcomes: dict[tuple[int, int, int], list[tuple[bool, bool]]]) -> pd
 
 def test_always_a_is_biased_and_the_sentence_says_so():
     frame = _trials({(500, 2, 0): [(True, False)] * 20})
-    bias = analysis.position_bias(frame)
+    bias = order_bias.position_bias(frame)
     assert bias is not None and bias.pairs == 20
     assert (bias.first, bias.second, bias.gap) == (1.0, 0.0, 1.0)
     assert bias.low > 0.5 and bias.high == 1.0 and bias.biased
@@ -57,7 +57,7 @@ def test_always_a_is_biased_and_the_sentence_says_so():
 def test_an_unbiased_judge_reads_no_position_bias():
     # right in both orders on 18 pairs, only first on 1, only second on 1
     frame = _trials({(500, 2, 0): [(True, True)] * 18 + [(True, False), (False, True)]})
-    bias = analysis.position_bias(frame)
+    bias = order_bias.position_bias(frame)
     assert bias is not None and bias.gap == 0 and bias.low < 0 < bias.high and not bias.biased
     sentence = findings.bias_sentence(bias)
     assert sentence.startswith("No position bias shown: right 95 % of the time with the chosen "
@@ -69,10 +69,10 @@ def test_an_unbiased_judge_reads_no_position_bias():
 
 def test_newcombe_interval_by_hand():
     # Newcombe (1998) table: a=8 both, b=5 only first, c=0 only second, d=1 neither (n=14)
-    gap, low, high = analysis.paired_gap_interval(8, 5, 0, 1)
+    gap, low, high = order_bias.paired_gap_interval(8, 5, 0, 1)
     p1, p2, n = 13 / 14, 8 / 14, 14
-    l1, u1 = analysis.wilson_interval(13, n)
-    l2, u2 = analysis.wilson_interval(8, n)
+    l1, u1 = order_bias.wilson_interval(13, n)
+    l2, u2 = order_bias.wilson_interval(8, n)
     phi = (8 * 1 - 5 * 0) / math.sqrt(13 * 1 * 8 * 6)
     want_low = (p1 - p2) - math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
     want_high = (p1 - p2) + math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
@@ -84,7 +84,7 @@ def test_newcombe_interval_by_hand():
 def test_a_reward_models_frame_has_no_bias_line():
     frame = analysis.results_frame([{"id": "a", "chosen_score": 1, "rejected_score": 0,
                                      "length_tokens": 500, "tagged_position": 0.1}])
-    assert analysis.position_bias(frame) is None
+    assert order_bias.position_bias(frame) is None
     assert findings.judge_lines(frame) == []
 
 
@@ -272,7 +272,7 @@ def test_few_pairs_are_not_shown_above_chance_rather_than_at_chance():
     assert line.startswith("Not shown above chance: with the chosen response shown first (A) "
                            "this judge is right 100 % of the time (95 % interval 44–100 %, over 3 "
                            "pairs), an interval that reaches 50 %")
-    assert not findings.bias_sentence(analysis.position_bias(frame)).startswith("Position bias")
+    assert not findings.bias_sentence(order_bias.position_bias(frame)).startswith("Position bias")
     always_a = findings.chance_sentence(_trials({(500, 2, 0): [(True, False)] * 20}))
     assert always_a.startswith("At chance: with the chosen response shown second (B) this judge "
                                "is right 0 % of the time (95 % interval 0–16 %, over 20 pairs), "

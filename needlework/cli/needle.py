@@ -241,13 +241,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
     """``needle report --json``: the files written, the findings, and each heatmap cell
     with its count and 95 % bootstrap interval (the unit the pair; 1,000 resamples, seed 0)."""
-    from needlework.needle.analysis import (  # noqa: PLC0415
-        THIN_CELL,
-        counted,
-        heatmap_frame,
-        position_bias,
-    )
+    from needlework.needle.analysis import THIN_CELL, counted, heatmap_frame  # noqa: PLC0415
     from needlework.needle.findings import bias_sentence, findings  # noqa: PLC0415
+    from needlework.needle.order_bias import position_bias  # noqa: PLC0415
     from needlework.stats import RESAMPLES, SEED  # noqa: PLC0415
     from needlework.stats_text import how  # noqa: PLC0415
 

@@ -16,14 +16,12 @@ import pandas as pd
 from needlework.needle.analysis import (
     BUCKETS,
     THIN_CELL,
-    PositionBias,
     bucket_label,
     counted,
     heatmap_frame,
     length_label,
-    position_bias,
-    wilson_interval,
 )
+from needlework.needle.order_bias import PositionBias, position_bias, wilson_interval
 from needlework.stats_text import round_half_up
 
 
