@@ -278,9 +278,9 @@ def render_overall(summary: dict[str, Any]) -> None:
         whiskers = base.mark_rule(color="black").encode(y="low:Q", y2="high:Q")
         chart = (bars + whiskers).properties(  # the title in lines: whole at 1024 px
             height=280, title=alt.TitleParams(
-                ["Bars: the figure; lines: its 95 % interval"]
-                + (["judge figures from the rules judge (not an LLM)"] if rules else []),
-                anchor="start", limit=0))
+                "Bars: the figure; lines: its 95 % interval", anchor="start", limit=0,
+                subtitle="judge figures from the rules judge (not an LLM)" if rules else ""),
+            padding={"left": 5, "top": 14, "bottom": 5, "right": 5})  # the title's top whole
         st.altair_chart(chart, width="stretch", key="rag-overall-chart")
         for name in picked:
             st.caption(f"**{TITLES[name]}**: {DEFINITIONS[name]}")
