@@ -1,7 +1,7 @@
 """Agreement sums kept right when who counts changes (the SQL is in
 :mod:`store.migrations_facts`: the triggers keep them as annotations change).
 
-Who counts on an item is decided by its assignment (:func:`store.migrations_facts.counted`),
+Who counts on an item is decided by its assignment (:func:`store.migrations_facts_early.counted`),
 so every change to ``assignments`` runs inside :func:`recounted`: what the items' counted
 votes gave is taken away before the change and added back after it, in the same
 transaction.

@@ -11,7 +11,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.facts import DIM_COLUMNS
-from store.migrations_facts import counted
+from store.migrations_facts_early import counted
 
 #: Record fields read for the question list (one json_extract call per record).
 SUMMARY_FIELDS = (
@@ -342,7 +342,7 @@ def agreement_confusion(db: Database, dataset: str) -> list[tuple[str, str, str,
 def coders(db: Database, dataset: str, *, labels_only: bool = False) -> list[str]:
     """Everyone with a passage label (and, unless ``labels_only``, a dimension) in
     ``dataset`` that counts in agreement (on an item assigned to them, or nobody is
-    assigned: :func:`store.migrations_facts.counted`), sorted: one indexed probe per
+    assigned: :func:`store.migrations_facts_early.counted`), sorted: one indexed probe per
     person who started anything."""
     what = "p.labels > 0" if labels_only else "(p.labels > 0 or p.dims > 0)"
     return [r[0] for r in db.execute(
