@@ -1,4 +1,4 @@
-# Needlework: `make run` starts the app, `make test` runs every test.
+# Needlework: `make run` starts the app, `make test` runs ruff, mypy and every test.
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -40,7 +40,7 @@ $(VENV)/.runtime: requirements.txt
 
 $(VENV)/.test: $(VENV)/.runtime requirements-test.txt
 	$(UV_INSTALL) -r requirements-test.txt
-	@$(PY) -c "import pytest, playwright" && touch $@
+	@$(PY) -c "import pytest, playwright, mypy" && touch $@
 
 venv: $(VENV)/.runtime
 
@@ -76,19 +76,22 @@ $(OIDC_PROVIDER): tests/oidc/package.json tests/oidc/package-lock.json
 
 oidc-provider: $(OIDC_PROVIDER)
 
-test: $(VENV)/.test chromium $(OIDC_PROVIDER)
+# ruff and mypy first: a lint or type error fails `make test` (and CI, .ci/run) before any test runs.
+test: lint chromium $(OIDC_PROVIDER)
 	$(PY) -m needlework demo-models install
 	$(PY) -m pytest $(call xdist,$(JOBS)) --durations=30
 
 # The inner loop: unit and page (AppTest) tests, no browser and nothing marked slow (a
 # subprocess, a server, a kill, training, or over about a second on 2 cores), in under two
 # minutes. `make test` runs them all.
-check: $(VENV)/.test
+check: lint
 	$(PY) -m needlework demo-models install
 	$(PY) -m pytest $(call xdist,$(WORKERS)) -q -m "not browser and not slow"
 
+# ruff over the repository, mypy over needlework/ and store/ (pyproject.toml's [tool.mypy]).
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache
