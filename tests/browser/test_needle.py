@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 import store
 from store.datasets import iter_items
@@ -161,10 +162,14 @@ def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, ne
     page.locator("#nw-finding-0").wait_for(timeout=60_000)
     wait_idle(page)
     assert_no_exception(page)
-    assert re.search(r"Accuracy is lowest, 0 %, in \d+ tied cells: 1K tokens, positions 30–70 %", main.inner_text())
+    # the slide's one-line finding: the trend over position with its interval, the weakest length
+    assert re.search(r"\d+ % → \d+ % first to last third \([−+]?\d+ points, 95 % CI .*\); lowest at",
+                     page.locator("#nw-finding-0").inner_text())
     assert not page.locator('section[data-testid="stSidebar"]').is_visible()
     assert page.get_by_role("button", name="Build the needle set").count() == 0
-    assert page.get_by_role("button", name="Exit presentation").count() == 1
+    page.get_by_role("button", name="Tools").click()  # Exit and the downloads sit in Tools
+    expect(page.get_by_role("button", name="Exit presentation")).to_have_count(1)
+    page.keyboard.press("Escape")
     _shot(page, "needle-present", 1300)
     # a cell click drills into its pairs on the slide (issue 18, 17)
     slide = _heatmap(page)
