@@ -77,6 +77,11 @@ def test_without_both_thirds_the_headline_is_the_overall_accuracy_with_its_inter
                         r"30–40 %, 80 %", text), text
 
 
+def test_a_change_of_one_point_is_one_point():
+    text = headline(frame(grid(first=50, last=49, n=100)))
+    assert "50 % → 49 % first to last third (−1 point, 95 % CI" in text, text
+
+
 def test_two_models_get_one_line_each():
     both = pd.concat([frame(grid(9, 6), "alpha"), frame(grid(10, 10), "beta")])
     lines = headlines(both)
@@ -94,6 +99,9 @@ def test_sparse_words_say_how_many_cells_are_empty_and_why():
                     "there; 1 is thin (grey, dashed: under 5 pairs). 500 tokens: 5 of 10 cells "
                     "readable.")
     assert sparse_words(frame(grid(10, 10))) == "Every cell holds at least 5 pairs."
+    cells = grid(10, 10)
+    cells[(500, 0)] = (1, 1)
+    assert sparse_words(frame(cells)).startswith("1 of 20 cells is thin (grey, dashed")
 
 
 def test_the_presenters_finding_is_kept_in_meta_and_in_a_report():

@@ -70,6 +70,7 @@ header[data-testid="stHeader"], [data-testid="stToolbar"] {display: none !import
 .st-key-nw-slide [data-testid="stElementToolbar"] {display: none !important;}
 .st-key-nw-slide-tools button, .st-key-nw-slide-tools button p,
 .st-key-nw-slide-tools [data-testid="stIconMaterial"] {font-size: 24px !important;}
+[data-testid="stPopoverBody"] {min-width: min(520px, 90vw);}
 #nw-save-status[data-pending="0"]:not([data-refused="1"]) {display: none !important;}
 #nw-slide-full {font: inherit; font-size: 24px; padding: .2rem .7rem; border-radius: .5rem;
   border: 1px solid rgba(49,51,63,.3); background: transparent; cursor: pointer;

@@ -511,7 +511,8 @@ def headline(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_
         low, high = newcombe_difference(float(first.mean()), len(first), float(last.mean()), len(last))
         change = _pct(last.mean()) - _pct(first.mean())
         lead = (f"{_pct(first.mean())} % → {_pct(last.mean())} % first to last third "
-                f"({_signed(change)} points, 95 % CI {_signed(_points(low))} to "
+                f"({_signed(change)} point{'' if abs(change) == 1 else 's'}, 95 % CI "
+                f"{_signed(_points(low))} to "
                 f"{_signed(_points(high))})")
     else:
         low, high = _wilson(float(pairs["correct"].mean()), len(pairs))
@@ -548,8 +549,8 @@ def sparse_words(results: pd.DataFrame, min_n: int = THIN_CELL) -> str:
         parts.append(f"{empty} of {total} cells {'is' if empty == 1 else 'are'} empty: the data "
                      "has no pair of that length with the needle there")
     if thin:
-        parts.append(f"{thin} {'is' if thin == 1 else 'are'} thin (grey, dashed: under "
-                     f"{min_n} pairs)")
+        parts.append(f"{thin}{'' if empty else f' of {total} cells'} "
+                     f"{'is' if thin == 1 else 'are'} thin (grey, dashed: under {min_n} pairs)")
     text = "; ".join(parts) + "."
     readable = every[~every["thin"]].groupby("length_tokens").size()
     counts = {n: int(readable.get(n, 0)) for n in lengths}
