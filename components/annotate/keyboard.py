@@ -41,7 +41,7 @@ _STYLE = f"""
 <style>
 {st_dom.wrapper("nw-top")}{{position:sticky;top:3.75rem;z-index:90;
   background:var(--nw-bg,#fff);padding:.3rem 0 .45rem 0;
-  box-shadow:0 -3.75rem 0 0 var(--nw-bg,#fff);
+  box-shadow:0 -3.75rem 0 6px var(--nw-bg,#fff),0 -6px 0 6px var(--nw-bg,#fff);
   border-bottom:1px solid rgba(128,128,128,.3)}}
 {st_dom.SELECTORS["MAIN_BLOCK"].css}{{padding-top:3.2rem;padding-left:2.2rem;padding-right:2.2rem}}
 {st_dom.key("nw-toolbar")} button{{padding-left:.42rem;padding-right:.42rem;min-height:2.1rem;font-size:.86rem}}
