@@ -379,6 +379,37 @@ def test_the_slide_title_is_the_presenters_and_kept_with_the_needle_set(app_db):
 
 
 @pytest.mark.slow
+def test_the_slide_finding_is_edited_hidden_kept_and_audited(app_db):
+    from store.audit import iter_events  # noqa: PLC0415
+
+    records = small_needles(count=1)
+    import_bytes(app_db, builder.needle_format.dump(records).encode(), "n.jsonl", format="needle",
+                 dataset="needles")
+    save_item_scores(app_db, "needles", "a" * 32, "fp32|full", "/models/alpha-rm",
+                     [{"item_key": r["id"], "subset": str(r["length_tokens"]),
+                       "chosen_scores": [1.0], "rejected_scores": [0.0]} for r in records])
+    at = open_page({"dataset": "needles"})
+    [field] = [t for t in at.text_input if t.label == "Slide finding"]
+    assert field.value == "" and "first to last third" in field.placeholder  # the computed one
+    mine = "Never misses: *all* <b> right"  # data: shown as text, never Markdown or HTML
+    field.set_value(mine).run()
+    assert get_dataset(app_db, "needles")["meta"]["slide_finding"]["text"] == mine
+    at.button(key="nw_present").click().run()
+    assert not at.exception, at.exception
+    assert "Never misses: *all* &lt;b&gt; right" in html_text(at)
+    # hidden: no finding on the slide; kept for a new session
+    again = open_page({"dataset": "needles"})
+    [box] = [c for c in again.checkbox if c.label.startswith("Hide the finding")]
+    box.check().run()
+    assert get_dataset(app_db, "needles")["meta"]["slide_finding"] == {
+        **get_dataset(app_db, "needles")["meta"]["slide_finding"], "text": mine, "hidden": True}
+    again.button(key="nw_present").click().run()
+    assert 'id="nw-finding-0"' not in html_text(again) and 'id="nw-present-note"' in html_text(again)
+    events = [e for e in iter_events(app_db, "needles") if e["action"] == "needle.slide_finding"]
+    assert len(events) == 2 and events[-1]["target"] == "needles", events
+
+
+@pytest.mark.slow
 def test_the_downloaded_heatmap_carries_the_title():
     from components.needle.charts import heatmap_chart  # noqa: PLC0415
     from components.needle.data import ResultSet  # noqa: PLC0415

@@ -27,7 +27,7 @@ from components.needle.charts import (
     results_of,
 )
 from components.needle.data import ResultSet
-from components.state import annotator, get_db
+from components.state import annotator, get_db, signed_in
 from components.text import render_text
 from needlework.needle import charts, slide
 from needlework.needle.analysis import results_csv
@@ -44,6 +44,7 @@ from needlework.needle.findings import (
 )
 from needlework.needle.reports import MAX_FINDING
 from needlework.needle.slide import SlideWords
+from needlework.teams.events import record
 from store.datasets import get_dataset, set_dataset_meta
 
 PARAM = "present"
@@ -159,6 +160,8 @@ def _save_title(key: str, name: str, shown: str) -> None:
         return
     now = datetime.now(UTC).isoformat(timespec="seconds")
     set_dataset_meta(get_db(), row["name"], with_slide_title(row["meta"], title, annotator(), now))
+    record(get_db(), signed_in(), "needle.slide_title", row["name"], dataset=row["name"],
+           before=shown.strip(), after=title)
 
 
 def render_title_input(row: dict[str, Any] | None, default: str) -> None:
@@ -212,6 +215,8 @@ def _save_finding(key: str, name: str, shown: tuple[str, bool]) -> None:
     now = datetime.now(UTC).isoformat(timespec="seconds")
     set_dataset_meta(get_db(), row["name"],
                      with_slide_finding(row["meta"], text, hidden, annotator(), now))
+    record(get_db(), signed_in(), "needle.slide_finding", row["name"], dataset=row["name"],
+           before={"text": shown[0], "hidden": shown[1]}, after={"text": text, "hidden": hidden})
 
 
 def render_finding_input(row: dict[str, Any] | None, computed: str) -> None:
