@@ -168,12 +168,12 @@ def test_deep_link_opens_a_long_item_first_screen_first(page, app_url):
     main.get_by_role("radio", name="Side by side").click()
     main.get_by_role("button", name="More").first.wait_for(timeout=15_000)  # the rest on demand
     wait_idle(page)
-    boxes = main.locator(".nw-text.nw-box")
-    shown = len(boxes.nth(1).inner_text())
+    boxes = main.locator(".st-key-rv-responses .nw-text.nw-box")  # the prompt is no box
+    shown = len(boxes.nth(0).inner_text())
     main.get_by_role("button", name="All").first.click()
     page.wait_for_function(
-        f"() => document.querySelectorAll('.nw-text.nw-box')[1].innerText.length > {shown * 4}",
-        timeout=15_000)
+        "() => document.querySelectorAll('.st-key-rv-responses .nw-text.nw-box')[0]"
+        f".innerText.length > {shown * 4}", timeout=15_000)
     assert_no_exception(page)
     screenshot(page, "review-long")
 
