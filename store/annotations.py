@@ -187,7 +187,8 @@ def history(
 ) -> list[dict[str, Any]]:
     """The change log, newest first, filtered by any of dataset / item / annotator; each
     row also has ``item_title`` (the question or prompt; ``None`` once the item is gone)."""
-    where, params = [], []
+    where: list[str] = []
+    params: list[Any] = []
     for column, value in (("dataset", dataset), ("item_key", item_key), ("annotator", annotator)):
         if value is not None:
             where.append(f"{column} = ?")

@@ -56,13 +56,15 @@ def add_event(db: Database, *, at: str, by: str, action: str, target: str,
               dataset: str | None = None, before: Any = None, after: Any = None) -> int:
     """Append one audit event (``before`` and ``after`` stored as JSON); returns its id."""
     with db.atomic():
-        return db.execute(
+        cursor = db.execute(
             "insert into audit_events (at, by, action, target, about_dataset, before, after) "
             "values (?, ?, ?, ?, ?, ?, ?)",
             [at, by, action, target, dataset,
              None if before is None else json.dumps(before, ensure_ascii=False, sort_keys=True),
              None if after is None else json.dumps(after, ensure_ascii=False, sort_keys=True)],
-        ).lastrowid
+        )
+    assert cursor.lastrowid is not None  # an insert sets it
+    return cursor.lastrowid
 
 
 @dataclass(frozen=True)

@@ -181,7 +181,7 @@ def writing_dataset(
             if work.annotated and not drop_annotations:
                 raise AnnotationsExist(name, work)
             _delete(db, name)
-        db["datasets"].insert(
+        db.table("datasets").insert(
             {
                 "name": name,
                 "kind": kind,

@@ -72,7 +72,7 @@ def save_call(
     ``reasoning_tokens`` how many of the completion tokens the server said were reasoning.
     Only answers come here: a failed request is never stored."""
     with db.atomic():
-        db["judge_calls"].upsert(
+        db.table("judge_calls").upsert(
             {"key": key, "endpoint": endpoint, "model": model,
              "params": json.dumps(params, sort_keys=True), "prompt_hash": prompt_hash,
              "raw": raw, "parsed": json.dumps(parsed) if parsed is not None else None,
@@ -140,10 +140,11 @@ def start_run(
                 "update judge_runs set status = 'running', total = ?, options = ?, updated_at = ? "
                 "where id = ?", [total, json.dumps(options, sort_keys=True), stamp, row[0]])
             return int(row[0])
-        table = db["judge_runs"].insert(
+        table = db.table("judge_runs").insert(
             {"run_key": run_key, "dataset": dataset, "endpoint": endpoint, "model": model,
              "mode": mode, "options": json.dumps(options, sort_keys=True), "status": "running",
              "done": 0, "total": total, "summary": None, "created_at": stamp, "updated_at": stamp})
+        assert table.last_pk is not None  # an insert sets it
         return int(table.last_pk)
 
 
@@ -176,7 +177,7 @@ def save_refusal(db: Database, endpoint: str, model: str, param: str, refused: A
     """Record that ``endpoint`` refuses ``param`` for ``model`` (``refused``: the value it
     refused, JSON-ready; ``message``: its one-line sentence, key removed); commits."""
     with db.atomic():
-        db["judge_refusals"].upsert(
+        db.table("judge_refusals").upsert(
             {"endpoint": endpoint, "model": model, "param": param,
              "refused": json.dumps(refused), "message": message, "created_at": now()},
             pk=("endpoint", "model", "param"))
@@ -223,7 +224,7 @@ def save_results(db: Database, run_key: str, rows: Iterable[dict[str, Any]]) -> 
     ]
     with db.atomic():
         db.execute("delete from judge_results where run_key = ?", [run_key])
-        db["judge_results"].insert_all(records, batch_size=500)
+        db.table("judge_results").insert_all(records, batch_size=500)
     return len(records)
 
 
@@ -300,26 +301,28 @@ def review_scores(db: Database, run_key: str) -> dict[str, dict[str, Any]]:
         losers = rejected if picked is None else [picked] if picked[0] == "rejected" else []
         it["disagree"].update((c[1], r[1]) for c in chosen for r in losers)
     out: dict[str, dict[str, Any]] = {}
+    scores_c: list[float | None]
+    scores_r: list[float | None]
     for item_key, it in items.items():
         n_chosen = 1 + max((k for s, k in it["members"] if s == "chosen"), default=-1)
         n_rejected = 1 + max((k for s, k in it["members"] if s == "rejected"), default=-1)
         if it["ratings"] or it["invalid"]:
             def rating(m: tuple[str, int], it: dict[str, Any] = it) -> float | None:
                 return it["ratings"].get(m)
-            chosen = [rating(("chosen", i)) for i in range(n_chosen)]
-            rejected = [rating(("rejected", j)) for j in range(n_rejected)]
+            scores_c = [rating(("chosen", i)) for i in range(n_chosen)]
+            scores_r = [rating(("rejected", j)) for j in range(n_rejected)]
             disagree = sorted(
                 (i, j) for i in range(n_chosen) for j in range(n_rejected)
                 if ("chosen", i) in it["invalid"] or ("rejected", j) in it["invalid"]
-                or (chosen[i] is not None and rejected[j] is not None and rejected[j] >= chosen[i]))
+                or ((c := scores_c[i]) is not None and (r := scores_r[j]) is not None and r >= c))
         else:
             trials = it["trials"]
 
             def share(m: tuple[str, int], it: dict[str, Any] = it, trials: int = trials) -> float | None:
                 return it["named"].get(m, 0) / trials if trials else None
-            chosen = [share(("chosen", i)) for i in range(n_chosen)]
-            rejected = [share(("rejected", j)) for j in range(n_rejected)]
+            scores_c = [share(("chosen", i)) for i in range(n_chosen)]
+            scores_r = [share(("rejected", j)) for j in range(n_rejected)]
             disagree = sorted(it["disagree"])
-        out[item_key] = {"chosen_scores": chosen, "rejected_scores": rejected,
+        out[item_key] = {"chosen_scores": scores_c, "rejected_scores": scores_r,
                          "disagree": [list(p) for p in disagree]}
     return out

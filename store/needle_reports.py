@@ -40,7 +40,8 @@ def save_report(db: Database, dataset: str, name: str, spec: str, by: str) -> in
                 [dataset, name, spec, by, at, by, at])
     except sqlite3.IntegrityError:  # saved by someone else in between
         raise ReportExists(f"a report named {name!r} already exists for {dataset!r}") from None
-    return int(cursor.lastrowid)
+    assert cursor.lastrowid is not None  # an insert sets it
+    return cursor.lastrowid
 
 
 def list_reports(db: Database, dataset: str | None = None) -> list[dict[str, Any]]:

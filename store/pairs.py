@@ -183,7 +183,8 @@ def reviewed_total(db: Database, dataset: str, annotator: str, scope: str,
     return total
 
 
-def my_verdicts_on(db: Database, dataset: str, key: str, annotator: str) -> dict[tuple[int, int], str]:
+def my_verdicts_on(db: Database, dataset: str, key: str,
+                   annotator: str) -> dict[tuple[int, int], str | None]:
     """``{(i, j): verdict}`` of one annotator on one item."""
     return {ij: value.get("verdict") for ij, value in my_verdict_values(db, dataset, key, annotator).items()}
 

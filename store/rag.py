@@ -34,7 +34,7 @@ def save_answer_set(db: Database, dataset: str, model: str, answers: dict[str, s
     answers that make no claim; ``failed``: ids whose request failed, with the reason)."""
     with db.atomic():
         db.execute("delete from rag_answer_sets where dataset = ? and model = ?", [dataset, model])
-        db["rag_answer_sets"].insert(
+        db.table("rag_answer_sets").insert(
             {"dataset": dataset, "model": model, "source": source, "digest": digest,
              "answers": json.dumps(answers, ensure_ascii=False), "created_at": now(),
              "created_by": created_by,
@@ -74,11 +74,12 @@ def start_run(db: Database, run_key: str, *, dataset: str, models: list[str], en
                        "updated_at = ? where id = ?",
                        [total, json.dumps(options, sort_keys=True), stamp, row[0]])
             return int(row[0])
-        table = db["rag_runs"].insert(
+        table = db.table("rag_runs").insert(
             {"run_key": run_key, "dataset": dataset, "models": json.dumps(models),
              "endpoint": endpoint, "judge_model": judge_model,
              "options": json.dumps(options, sort_keys=True), "status": "running", "done": 0,
              "total": total, "summary": None, "created_at": stamp, "updated_at": stamp})
+        assert table.last_pk is not None  # an insert sets it
         return int(table.last_pk)
 
 
@@ -136,7 +137,7 @@ def save_results(db: Database, run_key: str, rows: Iterable[dict[str, Any]]) -> 
                 "entry": json.dumps(r, ensure_ascii=False)} for r in rows]
     with db.atomic():
         db.execute("delete from rag_results where run_key = ?", [run_key])
-        db["rag_results"].insert_all(records, batch_size=500)
+        db.table("rag_results").insert_all(records, batch_size=500)
     return len(records)
 
 

@@ -53,7 +53,7 @@ def save_scores(
         for h, s, n in rows
     ]
     with db.atomic():
-        db["score_cache"].upsert_all(
+        db.table("score_cache").upsert_all(
             records, pk=("fingerprint", "template_id", "variant", "text_hash")
         )
     return len(records)
@@ -96,7 +96,7 @@ def save_item_scores(
         for r in rows
     ]
     with db.atomic():
-        db["item_scores"].upsert_all(
+        db.table("item_scores").upsert_all(
             records, pk=("dataset", "item_key", "fingerprint", "variant")
         )
     return len(records)
@@ -141,12 +141,13 @@ def create_job(
     """Queue a job; returns its id."""
     stamp = now()
     with db.atomic():
-        table = db["jobs"].insert(
+        table = db.table("jobs").insert(
             {"kind": kind, "dataset": dataset, "model": model, "status": "queued", "done": 0,
              "total": 0, "options": json.dumps(options or {}), "updated_at": stamp,
              "cancel_requested": 0}
         )
         job_id = table.last_pk
+    assert job_id is not None  # an insert sets it
     return int(job_id)
 
 

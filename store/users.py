@@ -42,7 +42,8 @@ def insert_user(db: Database, *, name: str, name_key: str, email: str | None,
             "created_at, created_by, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [name, name_key, email, email_key, role, password_hash, at, created_by, at],
         )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an insert sets it
+        return cursor.lastrowid
 
 
 def get_user(db: Database, user_id: int) -> dict[str, Any] | None:
@@ -171,7 +172,8 @@ def insert_device(db: Database, *, token_hash: str, user_id: int, at: str,
         cursor = db.execute(
             "insert into device_cookies (token_hash, user_id, created_at, last_used_at, "
             "expires_at) values (?, ?, ?, ?, ?)", [token_hash, user_id, at, at, expires_at])
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an insert sets it
+        return cursor.lastrowid
 
 
 def device(db: Database, token_hash: str, user_id: int, now: str) -> dict[str, Any] | None:
