@@ -1,5 +1,5 @@
 """AppTest for saved needle reports (issue 18, point 24): save what the lab shows under a
-name, reopen it in a new session exactly (dataset, Results of, Compare with, slide title,
+name, reopen it in a new session exactly (dataset, Results of, Compare with, slide title and finding,
 the panels), rename and delete it, and a report whose result set was deleted says so."""
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.datasets import import_bytes
 from needlework.needle import builder
+from needlework.needle.findings import with_slide_finding
 from needlework.needle.reports import Report
 from store import needle_reports
+from store.datasets import get_dataset, set_dataset_meta
 from store.scores import save_item_scores
 from tests.conftest import ROOT
 from tests.test_needle_page import charts, html_text, small_needles
@@ -63,6 +65,7 @@ def test_a_saved_report_reopens_exactly_in_a_new_session(app_db):
     at.selectbox(key="nw_results").set_value("alpha-rm").run()
     at.selectbox(key="nw_compare").set_value("beta-rm").run()
     title_field(at).set_value("Alpha vs beta <b>").run()
+    finding_field(at).set_value("Beta misses more in the middle").run()
     at.text_input(key="nw_report_name").set_value("  alpha vs beta  ").run()
     at.button(key="nw_report_save").click().run()
     assert not at.exception, at.exception
@@ -71,6 +74,10 @@ def test_a_saved_report_reopens_exactly_in_a_new_session(app_db):
     assert row["name"] == "alpha vs beta" and row["created_by"] == "ana" and row["dataset"] == "needles"
     report = Report.from_json(row["spec"])
     assert [s.name for s in report.sets] == ["alpha-rm", "beta-rm"] and report.title == "Alpha vs beta <b>"
+    assert (report.finding, report.finding_hidden) == ("Beta misses more in the middle", False)
+    # the dataset's finding changed since (another presenter): Open puts the report's back
+    meta = get_dataset(app_db, "needles")["meta"]
+    set_dataset_meta(app_db, "needles", with_slide_finding(meta, "", True, "cy", "2026-11-28"))
     # The same name again is refused, with the reason.
     at.text_input(key="nw_report_name").set_value("Alpha VS beta").run()
     at.button(key="nw_report_save").click().run()
@@ -85,11 +92,13 @@ def test_a_saved_report_reopens_exactly_in_a_new_session(app_db):
     assert again.selectbox(key="nw_results").value == "alpha-rm"
     assert again.selectbox(key="nw_compare").value == "beta-rm"
     assert title_field(again).value == "Alpha vs beta <b>"
+    assert finding_field(again).value == "Beta misses more in the middle"
     assert heat_panels(again) == ["alpha-rm", "beta-rm"]
     assert any("Report alpha vs beta" in c.value for c in again.caption)
     # on the slide too: the report's title, as text
     again.button(key="nw_present").click().run()
     assert "Alpha vs beta &lt;b&gt;" in html_text(again)
+    assert "Beta misses more in the middle" in html_text(again)
 
 
 @pytest.mark.slow
@@ -125,6 +134,12 @@ def test_rename_delete_and_a_report_whose_result_set_was_deleted(app_db):
     at = open_lab("other-needles")
     assert at.button(key=f"nw_report_open_{gone}").disabled
     assert any("its needle dataset was deleted" in c.value for c in at.caption)
+
+
+def finding_field(at):
+    """The slide finding field (its key names the saved finding's version)."""
+    [field] = [t for t in at.text_input if t.label == "Slide finding"]
+    return field
 
 
 def title_field(at):
