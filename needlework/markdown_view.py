@@ -49,12 +49,20 @@ def _image(renderer: Any, tokens: Sequence[Any], idx: int, options: Any, env: An
             + (f" — {escapeHtml(src)}" if src else "") + "]</span>")
 
 
+class _EveryAddress(MarkdownIt):
+    """markdown-it that keeps every link's address: each is shown as text, none followed
+    (markdown-it's own check drops ``javascript:`` links, whose words would then show
+    their raw Markdown)."""
+
+    def validateLink(self, url: str) -> bool:  # noqa: N802 (markdown-it's name)
+        return True
+
+
 def _parser() -> MarkdownIt:
     global _MD
     if _MD is None:
-        md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+        md = _EveryAddress("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
-        md.validateLink = lambda url: True  # every address is shown as text, none is followed
         md.add_render_rule("link_open", _link_open)
         md.add_render_rule("link_close", _link_close)
         md.add_render_rule("image", _image)

@@ -231,7 +231,7 @@ def make_list(db: Database, dataset: str, annotator: str, flt: ItemFilter, head:
         found = sg.matching_items(db, dataset, flt.query(annotator), list(queue) if queue is not None
                                   else None)
     else:
-        found = sg.matching_items(db, dataset, sg.ItemQuery(annotator), list(queue))
+        found = sg.matching_items(db, dataset, sg.ItemQuery(annotator), list(queue or ()))
     if queue is None:
         return ItemList(dataset, annotator, total, [k for _, k in found], [p for p, _ in found],
                         as_of=head, signature=signature)
