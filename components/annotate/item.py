@@ -235,7 +235,8 @@ def item_marker(ctx: ItemContext) -> None:
 NOTHING_OVER_TEXT = (
     "#nw-save-status{top:.8rem!important;bottom:auto!important;right:4.5rem!important}"
     '[data-testid="stToastContainer"]{top:auto!important;bottom:1rem!important;'
-    "left:1rem!important;right:auto!important}")
+    "left:1rem!important;right:auto!important;width:16.5rem!important}"
+    '[data-testid="stToast"]{width:auto!important;max-width:16.5rem!important}')
 
 
 def render_question(ctx: ItemContext, position: int, total: int) -> None:

@@ -110,6 +110,15 @@ def test_h_and_compact_are_remembered_and_compact_fits_four_passages_and_the_dim
     badge = page.evaluate("document.getElementById('nw-save-status').getBoundingClientRect().bottom")
     top = page.evaluate("document.querySelector('.st-key-nw-toolbar').getBoundingClientRect().top")
     assert badge < top
+    # a toast comes up over the sidebar's empty foot, clear of the cards
+    page.get_by_role("button", name="Categories").click()
+    page.get_by_role("button", name="Save the list").click()
+    toast = page.locator('[data-testid="stToast"]').first
+    toast.wait_for(timeout=15_000)
+    page.keyboard.press("Escape")
+    cards = page.evaluate("document.querySelector('.st-key-nw-cards').getBoundingClientRect().left")
+    box = toast.bounding_box()
+    assert box["x"] + box["width"] <= cards and box["y"] > top
     # H hides every suggestion, the dimensions' model tags too
     page.keyboard.press("h")
     page.wait_for_function("() => document.querySelectorAll('#nw-dims .nw-sugg').length === 0",
