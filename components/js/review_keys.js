@@ -152,6 +152,56 @@ function reviewKeys() {
     return field ? field.value : null;
   };
 
+  S.undo = (key) => {
+    nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
+                 annotator: S.who(), scope: "review"});
+    S.say(key === "z" ? "undoing your last verdict change…" : "redoing…");
+  };
+  S.note = () => {  // the note of this comparison (Enter saves, Esc leaves)
+    const field = document.querySelector(nwDom.NOTE_FIELD);
+    if (field) {
+      field.scrollIntoView({block: "center"});
+      field.focus();
+      field.setSelectionRange(field.value.length, field.value.length);
+    }
+  };
+  S.verdict = (key) => {
+    // the reasons picked here before there was a verdict go with it; otherwise the
+    // server keeps the saved ones (flips still on their way included); the note as
+    // typed, when the note field is this comparison's (the page has drawn it)
+    // a blind annotator's A and F name the left and right response, whose sides differ
+    // from item to item: the page's data says what they mean on each item in sight
+    const draft = S.drafts[id()];
+    const meaning = (S.data.keysByItem || {})[S.at.item] || VERDICTS;
+    nwCore.push({kind: "verdict", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
+                 j: S.at.j, annotator: S.who(), verdict: meaning[key] || VERDICTS[key],
+                 ...(draft ? {reasons: draft} : {}), note: S.drawn() ? note() : null});
+    delete S.drafts[id()];
+    if (S.data.advance) S.ask("unreviewed");
+    S.paint();
+  };
+  S.accept = () => {  // accept the suggested verdict: the server decides on what is saved
+    const here = S.data.item === S.at.item && S.data.i === S.at.i && S.data.j === S.at.j;
+    if (here && !S.data.suggested) { S.say("no suggestion shown on this comparison"); return; }
+    nwCore.push({kind: "accept", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
+                 j: S.at.j, annotator: S.who()});
+    S.say("accepting the suggested verdict…");
+    if (S.data.advance) S.ask("unreviewed");
+    S.paint();
+  };
+  S.reason = (key) => {
+    const tag = REASONS[key];
+    if (S.savedOf(S.at).verdict || S.pendingVerdict()) {
+      // the server flips the reason on what is saved (right after Z the page may still
+      // show the reasons the undo took back)
+      delete S.drafts[id()];
+      nwCore.push({kind: "reasons", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
+                   j: S.at.j, annotator: S.who(), flip: tag});
+    } else {
+      S.drafts[id()] = flipped(S.reasons(), tag);  // goes with the verdict
+    }
+    S.paint();
+  };
   S.handle = (key) => {
     if (!S.data || !S.at || nav.hold(key)) return;
     if (key in SEEK) { S.ask(SEEK[key]); return; }
@@ -160,60 +210,11 @@ function reviewKeys() {
       if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
       return;
     }
-    if (key === "z" || key === "Z") {
-      nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
-                   annotator: S.who(), scope: "review"});
-      S.say(key === "z" ? "undoing your last verdict change…" : "redoing…");
-      return;
-    }
-    if (key === "m") {  // the note of this comparison (Enter saves, Esc leaves)
-      const field = document.querySelector(nwDom.NOTE_FIELD);
-      if (field) {
-        field.scrollIntoView({block: "center"});
-        field.focus();
-        field.setSelectionRange(field.value.length, field.value.length);
-      }
-      return;
-    }
-    if (key in VERDICTS) {
-      // the reasons picked here before there was a verdict go with it; otherwise the
-      // server keeps the saved ones (flips still on their way included); the note as
-      // typed, when the note field is this comparison's (the page has drawn it)
-      // a blind annotator's A and F name the left and right response, whose sides differ
-      // from item to item: the page's data says what they mean on each item in sight
-      const draft = S.drafts[id()];
-      const meaning = (S.data.keysByItem || {})[S.at.item] || VERDICTS;
-      nwCore.push({kind: "verdict", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                   j: S.at.j, annotator: S.who(), verdict: meaning[key] || VERDICTS[key],
-                   ...(draft ? {reasons: draft} : {}), note: S.drawn() ? note() : null});
-      delete S.drafts[id()];
-      if (S.data.advance) S.ask("unreviewed");
-      S.paint();
-      return;
-    }
-    if (key === "y") {  // accept the suggested verdict: the server decides on what is saved
-      const here = S.data.item === S.at.item && S.data.i === S.at.i && S.data.j === S.at.j;
-      if (here && !S.data.suggested) { S.say("no suggestion shown on this comparison"); return; }
-      nwCore.push({kind: "accept", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                   j: S.at.j, annotator: S.who()});
-      S.say("accepting the suggested verdict…");
-      if (S.data.advance) S.ask("unreviewed");
-      S.paint();
-      return;
-    }
-    if (key in REASONS) {
-      const tag = REASONS[key];
-      if (S.savedOf(S.at).verdict || S.pendingVerdict()) {
-        // the server flips the reason on what is saved (right after Z the page may still
-        // show the reasons the undo took back)
-        delete S.drafts[id()];
-        nwCore.push({kind: "reasons", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                     j: S.at.j, annotator: S.who(), flip: tag});
-      } else {
-        S.drafts[id()] = flipped(S.reasons(), tag);  // goes with the verdict
-      }
-      S.paint();
-    }
+    if (key === "z" || key === "Z") S.undo(key);
+    else if (key === "m") S.note();
+    else if (key in VERDICTS) S.verdict(key);
+    else if (key === "y") S.accept();
+    else if (key in REASONS) S.reason(key);
   };
 
   // The responses on screen: when a comparison is first drawn, the page scrolls just
