@@ -57,8 +57,8 @@ def describe(entry: Mapping[str, Any]) -> str:
                 and new.strip() else "cleared the answer")
     elif name == "deflected":
         what = "marked the answer as the deflection" if new else "unmarked the deflection"
-    elif parse_field(name) is not None:
-        i, j = parse_field(name)
+    elif (pair_ij := parse_field(name)) is not None:
+        i, j = pair_ij
         verdict = verdict_of(new)
         pair = f"chosen {i + 1} vs rejected {j + 1}"
         what = (f"judged {pair}: {VERDICTS[verdict][0]}" if verdict else f"cleared the verdict on {pair}")

@@ -142,6 +142,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print("\n".join(result.summary.lines()))
         print(f"wrote {args.out}")
     if args.dataset:
+        assert db is not None  # a dataset to write needs the database (needs_db)
         try:
             summary = import_bytes(db, data, Path(args.out).name, format="needle", dataset=args.dataset,
                                    replace=args.replace, created_by="cli")

@@ -308,7 +308,7 @@ def _rag_eval(args: argparse.Namespace) -> int:
         spent = cost.actual_of_calls(summary["calls"], cost.price_of(connection))
     if args.json:
         print(json.dumps({**report.to_json(), "cost": None if estimate is None else {
-            "estimate": estimate.as_dict(), "actual": spent.as_dict()}}, ensure_ascii=False))
+            "estimate": estimate.as_dict(), "actual": None if spent is None else spent.as_dict()}}, ensure_ascii=False))
         return 0
     _print_table(summary)
     if spent is not None:

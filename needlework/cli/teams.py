@@ -168,7 +168,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from needlework.teams.assignment import annotator_progress, dataset_progress  # noqa: PLC0415
 
     db = open_db(args)
-    out = []
+    out: list[dict[str, Any]] = []
     for d in dataset_progress(db, args.dataset):
         people = annotator_progress(db, d.dataset)
         out.append({"dataset": d.dataset, "items": d.items, "assigned_items": d.assigned_items,
@@ -183,13 +183,13 @@ def cmd_progress(args: argparse.Namespace) -> int:
         return 0
     if not out:
         print("no assigned dataset")
-    for d in out:
-        print(f"{d['dataset']}: {d['done']}/{d['assignments']} assignments done, "
-              f"{d['complete_items']}/{d['assigned_items']} items complete")
-        for p in d["annotators"]:
+    for row in out:
+        print(f"{row['dataset']}: {row['done']}/{row['assignments']} assignments done, "
+              f"{row['complete_items']}/{row['assigned_items']} items complete")
+        for p in row["annotators"]:
             print(f"  {p['annotator']}: {p['done']}/{p['assigned']} done, {p['started']} started")
-        if d["suggestions"]["suggestions"]:
-            print(_suggestion_line(d["suggestions"]))
+        if row["suggestions"]["suggestions"]:
+            print(_suggestion_line(row["suggestions"]))
     return 0
 
 

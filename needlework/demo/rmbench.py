@@ -80,9 +80,9 @@ def edited(answer: Answer, edits: list[list[str]], where: str) -> Answer:
         old, new = pair
         found = 0
         for key in ("concise", "intro", "code", "outro"):
-            if key in out and old in out[key]:  # type: ignore[literal-required]
+            if key in out and old in out[key]:
                 found += 1
-                out[key] = out[key].replace(old, new)  # type: ignore[literal-required]
+                out[key] = out[key].replace(old, new)
         for point in out["points"]:
             if old in point[1]:
                 found += 1

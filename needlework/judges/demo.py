@@ -177,7 +177,8 @@ def train(model: Any, tokenizer: Any, maker: NeedlePairs, settings: DemoJudgeSet
         {"params": top + list(model.lm_head.parameters()), "scale": 1.0}],
         lr=settings.lr, weight_decay=0.01)
     model.train()
-    started, recent = time.perf_counter(), []
+    started = time.perf_counter()
+    recent: list[float] = []
     for step in range(settings.max_steps):
         frac = step / settings.max_steps
         lr = settings.lr * min(1.0, (step + 1) / settings.warmup) * (0.1 + 0.45 * (1 + math.cos(math.pi * frac)))

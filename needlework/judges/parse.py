@@ -196,10 +196,10 @@ def parse_selection(text: str, n: int) -> Parsed:
             refs.append(ref)
     if refs:
         return _decide(refs, n, "phrase")
-    m = _WHOLE.match(text)
-    if m and (m.group("noun") or not m.group("ref").isdigit()):
-        return _decide([m.group("ref")], n, "whole")
-    if m:
+    whole = _WHOLE.match(text)
+    if whole and (whole.group("noun") or not whole.group("ref").isdigit()):
+        return _decide([whole.group("ref")], n, "whole")
+    if whole:
         return invalid("a bare number is not a choice: the prompt asks for a letter", "whole")
     return invalid("no choice found")
 
@@ -248,12 +248,12 @@ def parse_score(text: str, low: float = 0, high: float = 10) -> Parsed:
             if float(m.group("den")) != high:
                 return invalid(f"a score on another scale: {m.group(0).strip()!r}", "fraction")
         return _decide_numbers([m.group("num") for m in fractions], low, high, "fraction")
-    m = _WHOLE_NUMBER.match(text)
-    if m:
-        return _number(m.group("num"), low, high, "whole")
-    m = _TRAILING.search(text)
-    if m:
-        return _number(m.group("num"), low, high, "trailing")
+    whole = _WHOLE_NUMBER.match(text)
+    if whole:
+        return _number(whole.group("num"), low, high, "whole")
+    trailing = _TRAILING.search(text)
+    if trailing:
+        return _number(trailing.group("num"), low, high, "trailing")
     return invalid("no score found")
 
 

@@ -121,7 +121,7 @@ class _Runner:
         self.rendered = [(render(tok, r["prompt"], r["chosen"][0], locate=False),
                           render(tok, r["prompt"], r["rejected"][0], locate=False)) for r in self.records]
         self.hashes = [(text_hash(c.text), text_hash(j.text)) for c, j in self.rendered]
-        self.mode = {True: "on", False: "off"}.get(reuse, reuse)  # type: ignore[call-overload]
+        self.mode = reuse if isinstance(reuse, str) else ("on" if reuse else "off")
         if self.mode not in REUSE_MODES:
             raise ValueError(f"reuse_prefix must be one of {', '.join(REUSE_MODES)}, not {reuse!r}")
         self.reuse, self.stats.reuse_note = (supports_prefix_reuse(pipeline.rm.model) if self.mode != "off"
@@ -159,7 +159,7 @@ class _Runner:
 
     def token_ids(self, k: int) -> tuple[list[int], list[int]]:
         tok = self.pipe.rm.tokenizer
-        return tuple(tok(x.text, add_special_tokens=x.add_special_tokens)["input_ids"]  # type: ignore[return-value]
+        return tuple(tok(x.text, add_special_tokens=x.add_special_tokens)["input_ids"]
                      for x in self.rendered[k])
 
     def save(self, k: int, c: float, r: float, n_c: int, n_r: int) -> None:
@@ -272,8 +272,9 @@ class _Runner:
         use = False
         if self.reuse:
             first = self.check_record(group)
+            assert first is not None  # a group has at least one record
             self.check_stop()
-            use = bool(self.check(first))  # type: ignore[arg-type]
+            use = bool(self.check(first))
             if use or str(self.records[first]["id"]) in self.scores:
                 group = [k for k in group if k != first]
                 self.tick()

@@ -33,8 +33,9 @@ __all__ = ["is_needle_meta", "quotas", "stratified_needles"]
 
 def is_needle_meta(meta: Mapping[str, Any] | None) -> bool:
     """Whether an item's record carries a needle's length and position."""
-    return bool(meta) and meta.get("tagged_position") is not None \
-        and meta.get("length_tokens") is not None
+    if not meta:
+        return False
+    return meta.get("tagged_position") is not None and meta.get("length_tokens") is not None
 
 
 def quotas(sizes: Mapping[int, int], wanted: int, rng: random.Random) -> dict[int, int]:

@@ -229,7 +229,8 @@ def train(model: Any, tokenizer: Any, maker: NeedlePairs, settings: DemoSettings
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=0.01)
     warmup = 50
     model.train()
-    started, recent = time.perf_counter(), []
+    started = time.perf_counter()
+    recent: list[float] = []
     for step in range(settings.max_steps):
         frac = step / settings.max_steps
         lr = settings.lr * min(1.0, (step + 1) / warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
