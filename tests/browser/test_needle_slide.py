@@ -243,6 +243,8 @@ def test_the_finding_is_edited_and_hidden_and_kept(browser, slide_url):
         field.fill(mine)
         field.press("Enter")
         expect(page.locator("#nw-finding-0")).to_have_text(mine, timeout=30_000)
+        wait_idle(page)
+        screenshot(page, "needle-slide-tools-1280x720")
         page.keyboard.press("Escape")
         page.reload()  # kept with the needle dataset
         expect(page.locator("#nw-finding-0")).to_have_text(mine, timeout=60_000)
