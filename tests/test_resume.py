@@ -8,8 +8,10 @@ from needlework import positions
 from needlework.review.verdicts import make_value
 from store.annotations import set_annotation
 from tests.page_keys import TAB, as_tab, key_data, move
-from tests.test_grounding_pages import app_db  # noqa: F401 - the fixture
-from tests.test_grounding_pages import open_page
+from tests.test_grounding_pages import (
+    app_db,  # noqa: F401 - the fixture
+    open_page,
+)
 from tests.test_review_page import app_db as review_db  # noqa: F401 - the fixture
 from tests.test_review_page import open_review
 
