@@ -26,9 +26,11 @@ KEY_CLASS = "st-key-"
 
 @dataclass(frozen=True)
 class Selector:
-    """One selector of Streamlit's DOM: the CSS, what it finds, and the page where the
-    browser test looks for it (``annotate``, ``review`` or ``needle``: the needle lab's
-    slide; ``""``: every page)."""
+    """One selector of Streamlit's DOM: the CSS, what it finds, and where the browser test
+    looks for it: ``""``, ``annotate`` or ``review`` (the pages it opens); ``elsewhere``:
+    on pages it does not open (the needle lab's slide, Review's overview), not checked;
+    ``stale``: Streamlit no longer draws it (the test checks that it still matches
+    nothing, so that the entry is looked at again when it does)."""
 
     css: str
     what: str
@@ -45,8 +47,11 @@ SELECTORS: dict[str, Selector] = {
                                "hidden boxes)"),
     "ELEMENT": Selector(".stElementContainer", "the container around one element"),
     "SELECTBOX": Selector('[data-testid="stSelectbox"]', "a select box", "annotate"),
-    "SELECT": Selector('[data-baseweb="select"]', "a select box's input (BaseWeb)", "annotate"),
-    "DATAFRAME": Selector('[data-testid="stDataFrame"]', "a data frame (review's list)"),
+    # Streamlit's select box is a react-aria combo box now, no BaseWeb select: the key
+    # scripts' "a select's own input is no text field" rule no longer finds it
+    "SELECT": Selector('[data-baseweb="select"]', "a select box's input (BaseWeb)", "stale"),
+    "DATAFRAME": Selector('[data-testid="stDataFrame"]', "a data frame (Review's overview)",
+                          "elsewhere"),
     "NAME_FIELD": Selector('[data-testid="stSidebar"] input[aria-label="Annotator"]',
                            "the sidebar's Annotator field (local mode)", "annotate"),
     "NOTE_FIELD": Selector('[data-testid="stSidebar"] input[aria-label="Note"]',
@@ -54,11 +59,12 @@ SELECTORS: dict[str, Selector] = {
     # the needle lab's slide (components/needle/presentation.py and js/slide.js keep
     # their own copies for now; listed so that the browser test watches them too)
     "HEADER": Selector('[data-testid="stHeader"]', "the page header (the slide hides it)"),
-    "TOOLBAR": Selector('[data-testid="stToolbar"]', "the header's toolbar (the slide hides it)"),
+    "TOOLBAR": Selector('[data-testid="stToolbar"]', "the header's toolbar (the slide hides it)",
+                        "elsewhere"),
     "SIDEBAR_OPENER": Selector('[data-testid="stSidebarCollapsedControl"]',
-                               "the collapsed sidebar's opener (the slide hides it)", "needle"),
+                               "the collapsed sidebar's opener (the slide hides it)", "elsewhere"),
     "ELEMENT_TOOLBAR": Selector('[data-testid="stElementToolbar"]',
-                                "a chart's hover toolbar (the slide hides it)", "needle"),
+                                "a chart's hover toolbar (the slide hides it)", "elsewhere"),
     "ICON": Selector('[data-testid="stIconMaterial"]', "a Material icon"),
     "ELEMENT_BY_ID": Selector('[data-testid="stElementContainer"]',
                               "the container around one element (js/slide.js's form)"),
