@@ -70,7 +70,8 @@ def amend_verdict(b: Batch, action: Action) -> Outcome:
     had = saved.get("reasons")
     reasons: Iterable[str] = had if isinstance(had, list) else []
     if action.kind == "reasons":
-        reasons = set(reasons) ^ {action.flip} if action.flip is not None else action.reasons
+        reasons = (set(reasons) ^ {action.flip} if action.flip is not None
+                   else action.reasons or ())
     note = saved.get("note", "") if action.note is None else action.note
     hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field,
                          make_value(verdict, reasons, note),

@@ -43,7 +43,8 @@ import io
 import math
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as _field
 from typing import Any
 
 from needlework.formats.errors import FormatError, Problem, ProblemList
@@ -72,7 +73,7 @@ class Suggestion:
     value: str
     source: str
     score: float | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any] = _field(default_factory=dict)
     confidence: float | None = None  # a probability in [0, 1] that the value is right
 
     def row(self, dataset: str) -> dict[str, Any]:
