@@ -241,7 +241,7 @@ def compare_heatmaps(first: pd.DataFrame, second: pd.DataFrame, **kwargs: object
     both = combine([first, second])
     if both["model"].nunique() < 2:
         raise ValueError("the two result sets have the same model name; set distinct 'model' values")
-    return heatmap(both, **kwargs)  # type: ignore[arg-type]
+    return heatmap(both, **kwargs)
 
 
 def accuracy_lines(results: pd.DataFrame, *, title: str | None = None, width: int | str = 420,
