@@ -167,10 +167,12 @@ def main() -> None:
                   f"p95 {pct(commit, .95):6.0f} ms, max {max(commit):6.0f} ms · "
                   f"press→acknowledged p50 {statistics.median(ack):6.0f} ms, "
                   f"p95 {pct(ack, .95):6.0f} ms · press→shown saved (the chip painted) "
-                  f"p50 {statistics.median(painted):6.0f} ms, p95 {pct(painted, .95):6.0f} ms "
+                  + (f"p50 {statistics.median(painted):6.0f} ms, p95 {pct(painted, .95):6.0f} ms "
+                     if painted else "none (keys went to questions not drawn yet) ") +
                   f"({len(painted)}) · "
                   f"press→page redrawn with it "
-                  f"p50 {statistics.median(drawn):6.0f} ms, p95 {pct(drawn, .95):6.0f} ms "
+                  + (f"p50 {statistics.median(drawn):6.0f} ms, p95 {pct(drawn, .95):6.0f} ms "
+                     if drawn else "none ") +
                   f"({len(drawn)}) · {len(commit)} actions, "
                   f"{wrong} rounds with a wrong database")
         browser.close()
