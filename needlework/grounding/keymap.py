@@ -41,15 +41,18 @@ KEYMAP: tuple[tuple[str, str], ...] = (
                                  "number (0 clears); the numbers are in the dimension titles; "
                                  "Q 7 opens the category list"),
     ("R", "mark every passage still unlabeled irrelevant"),
-    ("Y", "accept the suggestions shown for every passage still unlabeled (a label key "
-          "afterwards overrides one)"),
+    ("Y", "accept the suggestions shown for every passage still unlabeled and every "
+          "dimension still unset (a label key afterwards overrides one; one Z undoes the "
+          "whole accept)"),
     ("S", "skip this question (marked skipped) and open the next"),
     ("F", "flag this question for later (again: unflag)"),
     ("M", "put the cursor in the comment"),
-    ("Z / Shift+Z", "undo / redo your own last change on this page (also Ctrl+Z, Ctrl+Shift+Z, "
+    ("Z / Shift+Z", "undo / redo your own last change on this page, an accept (Y) whole (also "
+                     "Ctrl+Z, Ctrl+Shift+Z, "
                     "Ctrl+Y outside a text field)"),
     ("H", "hide / show the labels and dimensions the file came with and the model "
-          "suggestions (avoid anchoring; kept for you)"),
+          "suggestions, the dimensions' \"model\" tags included (avoid anchoring; kept for "
+          "you)"),
     ("?", "open this key map"),
 )
 
