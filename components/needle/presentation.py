@@ -32,6 +32,7 @@ from components.text import render_text
 from needlework.needle import charts, slide
 from needlework.needle.analysis import results_csv
 from needlework.needle.findings import (
+    bias_words,
     chance_words,
     headlines,
     slide_finding_of,
@@ -247,8 +248,10 @@ def slide_words(chosen: list[ResultSet], title: str, row: dict[str, Any] | None)
 
 
 def slide_note(frame: pd.DataFrame) -> str:
-    """The slide's foot: the empty and thin cells in words, and a judge at chance."""
-    return " ".join(part for part in (sparse_words(frame), chance_words(frame)) if part)
+    """The slide's foot: the empty and thin cells in words, each judge's position bias,
+    and a judge at chance."""
+    return " ".join(part for part in (sparse_words(frame), bias_words(frame),
+                                      chance_words(frame)) if part)
 
 
 def _slide_file(chosen: list[ResultSet], title: str, row: dict[str, Any] | None,

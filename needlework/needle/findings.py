@@ -572,3 +572,15 @@ def chance_words(results: pd.DataFrame) -> str:
             out.append(f"{model} is not shown above chance with both orders: its cells may not "
                        "show where it finds the needle.")
     return " ".join(out)
+
+
+def bias_words(results: pd.DataFrame) -> str:
+    """For the slide's foot: each judge's position bias (:func:`bias_sentence`), prefixed
+    with the judge, so a heatmap is not read without it; ``""`` when no judge was judged
+    in both orders."""
+    out = []
+    for model in dict.fromkeys(results["model"]):
+        rows = _of_model(results, model)
+        if counted(rows) == "trials" and (sentence := bias_sentence(position_bias(rows))):
+            out.append(f"{model}: {sentence}")
+    return " ".join(out)
