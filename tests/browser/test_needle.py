@@ -163,7 +163,7 @@ def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, ne
     wait_idle(page)
     assert_no_exception(page)
     # the slide's one-line finding: the trend over position with its interval, the weakest length
-    assert re.search(r"\d+ % → \d+ % first to last third \([−+]?\d+ points, 95 % CI .*\); lowest at",
+    assert re.search(r"\d+ % → \d+ % first to last third \([−+]?\d+ points?, 95 % CI .*\); lowest at",
                      page.locator("#nw-finding-0").inner_text())
     assert not page.locator('section[data-testid="stSidebar"]').is_visible()
     assert page.get_by_role("button", name="Build the needle set").count() == 0

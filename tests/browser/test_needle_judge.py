@@ -176,5 +176,7 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     main.get_by_text(re.compile(r"· seeded-rm · \d+ pairs?, \d+ right")).first.wait_for(timeout=60_000)
     wait_idle(page, 60_000)
     assert_no_exception(page)
-    assert page.get_by_role("button", name="Exit presentation").count() == 1
+    page.get_by_role("button", name="Tools").click()  # Exit and the downloads sit in Tools
+    expect(page.get_by_role("button", name="Exit presentation")).to_have_count(1)
+    page.keyboard.press("Escape")
     screenshot(page, "needle-judge-present")
