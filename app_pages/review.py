@@ -122,7 +122,7 @@ if only is not None:  # her own queue: what the filters keep of it
              if view.active or view.query.text else f"{len(only):,} items in your queue")
 else:
     count = (f"{items.items():,} of {row['items']:,} items" if items.filtered
-             else f"{row['items']:,} items")
+             else f"{row['items']:,} item{'' if row['items'] == 1 else 's'}")
 if st.session_state.get(REFUSED) is True:  # said while the comparison shown instead stays
     st.session_state[REFUSED] = current.ident
 refused = (" · the item the link named is not assigned to you"

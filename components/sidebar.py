@@ -40,9 +40,12 @@ def _one_dataset_param(linked: str | None) -> None:
     try:
         st.query_params[DATASET_KEY] = linked
     except StreamlitAPIException:  # bound to the picker: Streamlit refuses a direct set
-        with get_session_state().query_params() as params:
-            params.set_with_no_forward_msg(DATASET_KEY, linked)
-            params._send_query_param_msg()  # the address, with the one value
+        try:
+            with get_session_state().query_params() as params:
+                params.set_with_no_forward_msg(DATASET_KEY, linked)
+                params._send_query_param_msg()  # the address, with the one value
+        except AttributeError:  # a Streamlit without these: the address keeps both
+            return
 
 
 def render_sidebar(db, opening: bool = False) -> dict[str, str | None]:
