@@ -128,14 +128,15 @@ def has_confidence(db: Database, dataset: str) -> bool:
 def confidence_ranked(db: Database, dataset: str, *, most_sure: bool = False
                       ) -> list[tuple[str, int]]:
     """``(item key, position)`` of the items with a suggestion confidence, by their
-    lowest one: the least sure first (``most_sure``: the most sure first), ties in
-    dataset order."""
+    lowest one in whole percent, as the page shows it: the least sure first
+    (``most_sure``: the most sure first), ties in dataset order. (A reward model's
+    confidence differs by processor in its sixth decimal; the percent does not.)"""
     direction = "desc" if most_sure else "asc"
     return [(k, p) for k, p in db.execute(
         "select s.item_key, i.position from (select item_key, min(confidence) as low from "
         "suggestions where dataset = ? and confidence is not null group by item_key) s "
         "join items i on i.dataset = ? and i.key = s.item_key "
-        f"order by s.low {direction}, i.position", [dataset, dataset])]
+        f"order by round(s.low * 100) {direction}, i.position", [dataset, dataset])]
 
 
 def all_positions(db: Database, dataset: str) -> list[tuple[str, int]]:
