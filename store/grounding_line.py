@@ -1,5 +1,5 @@
 """The items beside one in a dataset's order: the questions Annotate's key script knows
-ahead of the page (:mod:`components.annotate.line`)."""
+ahead of the page (:mod:`needlework.grounding.line`)."""
 
 from __future__ import annotations
 

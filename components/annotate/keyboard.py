@@ -27,11 +27,11 @@ from components.annotate.item import (
     offers_suggestions,
     set_hidden,
 )
-from components.annotate.line import line
 from components.outbox import applied_through, module
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys, label_keys
 from needlework.grounding.labels import LABEL_PREFIX
+from needlework.grounding.line import line
 from store.grounding import openings
 
 _KEYS = st.components.v2.component("needlework.annotate_keys", isolate_styles=False,

@@ -25,7 +25,6 @@ from sqlite_utils import Database
 
 import store
 from components import position as pos
-from components.annotate.line import keys_around
 from components.annotate.order import ordered as order_by_confidence
 from components.state import get_db, signed_in
 from needlework import positions
@@ -33,6 +32,7 @@ from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding import keymap as km
 from needlework.grounding import progress as gp
+from needlework.grounding.line import keys_around
 from needlework.positions import Place, Worked
 from needlework.teams.access import own_queue, restricted
 from needlework.teams.assignment import next_item
@@ -100,7 +100,7 @@ class Nav:
     seq: int = 0  # the tab's position as drawn (the key script compares it with its moves)
     cursor: int = 0  # the passage the tab's last move outlined (0: the first unlabeled)
     # the keys of the questions after and before this one in the list (nearest first):
-    # the key script's line (components.annotate.line)
+    # the key script's line (needlework.grounding.line)
     around: tuple[list[str], list[str]] = ([], [])
 
 
