@@ -84,6 +84,20 @@ def _click(page, cell) -> None:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
+def _still(page, chart) -> None:
+    """Wait until the slide has measured the screen and redrawn its charts to fit: the
+    chart's box the same twice, a second apart (up to 30 s). A click on a chart the page is
+    about to redraw is lost with the old chart."""
+    last = None
+    for _ in range(30):
+        wait_idle(page, 60_000)
+        page.wait_for_timeout(1000)
+        box = chart.locator("svg").first.bounding_box()
+        if box is not None and box == last:
+            return
+        last = box
+
+
 def _inside_the_page(page, width: int) -> None:
     """Both panels fit the main column at this width (nothing cut at the right)."""
     page.set_viewport_size({"width": width, "height": 1300})
@@ -172,6 +186,7 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     assert TITLE in main.inner_text()
     _panel_of(page, "judge demo-judge").locator("svg").first.wait_for(timeout=60_000)
     expect(_panels(page)).to_have_count(2, timeout=60_000)
+    _still(page, _panel_of(page, "seeded-rm"))  # the slide sized its charts to the screen
     _click(page, _cells(_panel_of(page, "seeded-rm")).first)
     main.get_by_text(re.compile(r"· seeded-rm · \d+ pairs?, \d+ right")).first.wait_for(timeout=60_000)
     wait_idle(page, 60_000)

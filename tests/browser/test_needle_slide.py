@@ -94,13 +94,22 @@ def slide_url(app_url, seeded_db):
 
 
 def _settled(page) -> dict:
-    """Wait until the slide has measured the screen and the chart took the height left."""
-    wait_idle(page)
-    page.wait_for_timeout(1200)  # slide.js measures 200 and 800 ms after drawing
-    wait_idle(page)
-    page.wait_for_timeout(600)
-    assert_no_exception(page)
-    return page.evaluate(MEASURE)
+    """Wait until the slide has measured the screen and the chart took the height left: the
+    same layout read twice, a second apart (slide.js measures 200 and 800 ms after drawing
+    and again on a resize, and each measure it sends redraws the page; on a loaded machine
+    that chain takes a few seconds). Up to 30 s, then the last reading."""
+    got = None
+    for _ in range(30):
+        wait_idle(page)
+        page.wait_for_timeout(1000)
+        wait_idle(page)
+        assert_no_exception(page)
+        now = page.evaluate(MEASURE)
+        shape = lambda m: (m["page"], m["main"], m["chart"], m["note"], m["title"])  # noqa: E731
+        if got is not None and shape(got) == shape(now):
+            return now
+        got = now
+    return got
 
 
 def _open_slide_from_the_lab(page, url: str) -> dict:
