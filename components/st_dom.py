@@ -47,9 +47,11 @@ SELECTORS: dict[str, Selector] = {
                                "hidden boxes)"),
     "ELEMENT": Selector(".stElementContainer", "the container around one element"),
     "SELECTBOX": Selector('[data-testid="stSelectbox"]', "a select box", "annotate"),
-    # Streamlit's select box is a react-aria combo box now, no BaseWeb select: the key
-    # scripts' "a select's own input is no text field" rule no longer finds it
-    "SELECT": Selector('[data-baseweb="select"]', "a select box's input (BaseWeb)", "stale"),
+    "SELECT": Selector('[data-testid="stSelectbox"] input[role="combobox"],'
+                       '[data-testid="stMultiSelect"] input[role="combobox"]',
+                       "a select box's own input (a combo box)", "annotate"),
+    "SELECT_OPEN": Selector('[data-testid="stSelectbox"] button[aria-haspopup="listbox"]',
+                            "a select box's button that opens its list", "annotate"),
     "DATAFRAME": Selector('[data-testid="stDataFrame"]', "a data frame (Review's overview)",
                           "elsewhere"),
     "NAME_FIELD": Selector('[data-testid="stSidebar"] input[aria-label="Annotator"]',

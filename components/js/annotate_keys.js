@@ -308,11 +308,13 @@ function annotateKeys() {
       "the file's values are hidden or absent here: nothing taken");
   };
   S.category = () => {  // Q 7: open the category list (type to filter, Enter chooses)
-    const box = document.querySelector(".st-key-nw-category input");
+    const box = document.querySelector(`${nwDom.key("nw-category")} input`);
     if (!box || box.disabled) return;
     box.scrollIntoView({block: "center"});
     box.focus();
-    box.click();
+    const open = document.querySelector(`${nwDom.key("nw-category")} ${nwDom.SELECT_OPEN}`);
+    // after the key's own events (react-aria opens the list on a press of its button)
+    setTimeout(() => { if (open) open.click(); else box.click(); }, 0);
   };
   S.setDim = (d, option, quiet = false) => {
     const values = option === null ? d.fields.map(() => null) : d.values[option];
@@ -467,15 +469,11 @@ function annotateKeys() {
   document.addEventListener("keydown", (e) => {
     if (!S.active() || !S.data) return;
     const t = e.target;
-    const tag = t && t.tagName;
-    // a select's own input is no text field (keys act after a choice), except while its
-    // list is open: then typing filters the list (Q 7: the category)
-    const textField = tag === "TEXTAREA" || (tag === "INPUT" &&
-      ["text", "search", "password", "email", ""].includes(t.type || "") &&
-      (!t.closest(nwDom.SELECT) || t.getAttribute("aria-expanded") === "true"));
+    // typing in a field is typing (a select's input only while its list is open)
+    const textField = nwNavigator.typing(t, nwDom.SELECT);
     if (e.key === "Escape" && textField) { t.blur(); return; }
     if (e.key === "Escape" && S.prefix) { S.prefix = null; S.paint(); return; }
-    if (textField || (t && t.isContentEditable) || e.altKey || !e.key) return;
+    if (textField || e.altKey || !e.key) return;
     const lower = e.key.toLowerCase();
     if (e.ctrlKey || e.metaKey) {
       // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y outside a text field: our undo and redo (the

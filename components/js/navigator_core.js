@@ -169,7 +169,21 @@ const nwNavigator = (() => {
     return nav;
   }
 
-  const api = {create, MOVES, RETRY_MS};
+  // Whether a key pressed on `t` is typing, not a command: a text area, a text input or
+  // editable text. A select's own input (`select`: its CSS) takes typing only while its
+  // list is open (typing filters the list); closed, after a choice, the keys act again.
+  const TEXT_INPUTS = ["text", "search", "password", "email", ""];
+  function typing(t, select) {
+    if (!t) return false;
+    if (t.isContentEditable) return true;
+    const tag = t.tagName;
+    if (tag === "TEXTAREA") return true;
+    if (tag !== "INPUT" || !TEXT_INPUTS.includes(t.type || "")) return false;
+    const inSelect = select && t.closest && t.closest(select);
+    return !inSelect || t.getAttribute("aria-expanded") === "true";
+  }
+
+  const api = {create, typing, MOVES, RETRY_MS};
   root.__nwNavigator = api;
   return api;
 })();

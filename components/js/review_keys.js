@@ -284,17 +284,13 @@ function reviewKeys() {
     S.paint();
   };
 
-  const textField = (t) => {
-    const tag = t && t.tagName;
-    return tag === "TEXTAREA" || (tag === "INPUT" &&
-      ["text", "search", "password", "email", ""].includes(t.type || "") &&
-      !t.closest(nwDom.SELECT));
-  };
   document.addEventListener("keydown", (e) => {
     if (!S.active() || !S.data) return;
     const t = e.target;
-    if (e.key === "Escape" && textField(t)) { t.blur(); return; }
-    if (textField(t) || (t && t.isContentEditable) || e.altKey || !e.key) return;
+    // typing in a field is typing (a select's input only while its list is open)
+    const textField = nwNavigator.typing(t, nwDom.SELECT);
+    if (e.key === "Escape" && textField) { t.blur(); return; }
+    if (textField || e.altKey || !e.key) return;
     const lower = e.key.toLowerCase();
     if (e.ctrlKey || e.metaKey) {  // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y: our undo and redo
       if (lower !== "z" && lower !== "y") return;

@@ -284,3 +284,23 @@ def test_w_walks_the_dimensions_one_key_each_and_v_takes_the_files_values(
     assert value(seeded_db, key, who, "skipped") is None
     page.keyboard.press("Escape")
     assert errors(page) == []
+    # a category chosen from the list; then with the focus in the select, its list closed,
+    # a key is a key again, with no Esc between
+    combo = page.locator('.st-key-nw-category input[role="combobox"]')
+    combo.click()
+    options = page.get_by_role("option")
+    options.first.wait_for(timeout=10_000)
+    choice = next(o for o in options.all_inner_texts() if o != file["question_category"])
+    page.get_by_role("option", name=choice, exact=True).click()
+    settle(page)
+    wait_idle(page)  # the choice's own rerun draws the select anew (keyed by the value)
+    combo.focus()  # the focus in the select's input, its list closed
+    page.wait_for_function("() => document.activeElement.getAttribute('role') === 'combobox' "
+                           "&& document.activeElement.getAttribute('aria-expanded') === 'false'",
+                           timeout=10_000)
+    at = page.evaluate("() => window.__nwAnnotate.cursor")  # the passage the key labels
+    page.keyboard.press("3")  # RELATED-INFORMATION
+    settle(page)
+    assert value(seeded_db, key, who, "dim:question_category") == choice
+    assert value(seeded_db, key, who, f"label:{at}") == "RELATED-INFORMATION"
+    assert errors(page) == []

@@ -199,6 +199,27 @@ const tests = {
     assert.strictEqual(w.nav.barrier.seek, "unfinished");
   },
 
+  "typing: text fields and editable text type, a select's input only while its list is open"() {
+    const w = world();
+    const SELECT = "[data-testid=\"stSelectbox\"] input[role=\"combobox\"]";
+    const el = (tag, {type = "", open = null, inSelect = false, editable = false} = {}) => ({
+      tagName: tag, type, isContentEditable: editable,
+      getAttribute: (name) => (name === "aria-expanded" ? open : null),
+      closest: (css) => (inSelect && css === SELECT ? {} : null),
+    });
+    const typing = (t) => w.api.typing(t, SELECT);
+    assert.strictEqual(typing(el("TEXTAREA")), true);
+    assert.strictEqual(typing(el("INPUT", {type: "text"})), true);
+    assert.strictEqual(typing(el("INPUT", {type: "search"})), true);
+    assert.strictEqual(typing(el("DIV", {editable: true})), true);
+    assert.strictEqual(typing(el("INPUT", {type: "checkbox"})), false);
+    assert.strictEqual(typing(el("BUTTON")), false);
+    assert.strictEqual(typing(null), false);
+    // a select box after a choice (its list closed): the keys are commands again
+    assert.strictEqual(typing(el("INPUT", {type: "text", inSelect: true, open: "false"})), false);
+    // its list open: typing filters the list
+    assert.strictEqual(typing(el("INPUT", {type: "text", inSelect: true, open: "true"})), true);
+  },
   "one module: a second load gives the same navigator factory"() {
     const w = world();
     assert.strictEqual(typeof w.api.create, "function");
