@@ -34,6 +34,7 @@ function annotateKeys() {
     fields: (at) => ({item: at.item, cursor: at.cursor}),
     link: (at) => ({item: at.item}),
     arrive: (target) => (target ? S.arrive(target) : S.follow()),
+    beyond: (seek, k) => S.unfinishedAfter(seek, k),
     done: {next: "this is the last question in the list",
            previous: "this is the first question in the list",
            unfinished: "no unfinished question after this one"},
@@ -47,6 +48,21 @@ function annotateKeys() {
   const style = document.createElement("style");
   style.id = "nw-cursor-style";
   document.head.appendChild(style);
+
+  // U along the line: the first question after line[k] the annotator had finished when
+  // the page was drawn and has not touched since (a label typed there may finish it, and
+  // which does is the server's rule); null: the server finds it (its list wraps around)
+  S.unfinishedAfter = (seek, k) => {
+    if (seek !== "unfinished") return null;
+    const touched = new Set(nwCore.overlay((a) => a.kind !== "move").map((a) => (
+      ["set", "accept", "rest", "deflect"].includes(a.kind) ? a.item : "*")));  // "*": an undo
+    if (touched.has("*")) return null;
+    for (const c of nav.line.slice(k + 1)) {
+      if (touched.has(c.item) || c.done === undefined) return null;
+      if (!c.done) return c;
+    }
+    return null;
+  };
 
   // who makes the changes: the session's annotator, or for a moment after a server
   // restart (the session has no name yet) the name this browser remembers

@@ -12,7 +12,7 @@ from sqlite_utils import Database
 
 from needlework.grounding.progress import ItemList
 from store.grounding import openings
-from store.grounding_line import keys_beside
+from store.grounding_line import finished, keys_beside
 
 #: questions each way the key script knows ahead of the page: more than an annotator
 #: presses N before a redraw arrives
@@ -38,10 +38,12 @@ def keys_around(db: Database, items: ItemList, current: str, position: int,
 
 def line(db: Database, dataset: str, annotator: str, ahead: list[str],
          behind: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """``{"ahead": [...], "behind": [...]}``, each ``{item, n, cursor}``: the questions'
-    passage counts and where the cursor starts on each (:func:`store.grounding.openings`,
-    one query for all)."""
+    """``{"ahead": [...], "behind": [...]}``, each ``{item, n, cursor, done}``: the
+    questions' passage counts, where the cursor starts on each
+    (:func:`store.grounding.openings`) and whether the annotator has finished it (so that
+    U goes along the line too), two queries for all."""
     found = openings(db, dataset, annotator, [*ahead, *behind])
-    return {name: [{"item": k, "n": found[k][0], "cursor": found[k][1]}
+    done = finished(db, dataset, annotator, [*ahead, *behind])
+    return {name: [{"item": k, "n": found[k][0], "cursor": found[k][1], "done": k in done}
                    for k in keys if k in found]
             for name, keys in (("ahead", ahead), ("behind", behind))}

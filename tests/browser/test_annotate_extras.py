@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import uuid
 
+import store
+from needlework.actions import apply_actions
 from tests.browser.harness import screenshot, wait_idle
 from tests.browser.keys import DATASET, errors, items, open_annotate, read, settle
 
@@ -303,4 +305,46 @@ def test_w_walks_the_dimensions_one_key_each_and_v_takes_the_files_values(
     settle(page)
     assert value(seeded_db, key, who, "dim:question_category") == choice
     assert value(seeded_db, key, who, f"label:{at}") == "RELATED-INFORMATION"
+    assert errors(page) == []
+
+
+def _finish(db_path, key: str, passages: int, who: str) -> None:
+    """``who`` finishes question ``key``: every passage labeled and a deflection."""
+    db = store.connect(db_path)
+    try:
+        tag = uuid.uuid4().hex[:8]
+        done = apply_actions(db, [
+            *({"id": f"fin-{tag}-{n}", "kind": "set", "dataset": DATASET, "item": key,
+               "annotator": who, "field": f"label:{n}", "value": "irrelevant"}
+              for n in range(1, passages + 1)),
+            {"id": f"fin-{tag}-d", "kind": "deflect", "dataset": DATASET, "item": key,
+             "annotator": who}])
+        assert done.error is None and len(done.acked) == passages + 1
+    finally:
+        db.conn.close()
+
+
+def test_u_after_n_goes_along_the_line_before_the_page_draws(page, app_url, seeded_db):
+    """N then U pressed before the page has drawn the next question: U goes at once to
+    the first question after it the annotator has not finished (two finished ones are
+    passed over), and a label typed then lands there; nothing is held for the page."""
+    order = items(seeded_db)
+    who = f"line-{uuid.uuid4().hex[:6]}"
+    for key, n in order[7:9]:
+        _finish(seeded_db, key, n, who)
+    open_annotate(page, app_url, order[5][0], who)
+    # N and U in one task of the page's script: no redraw can come between them
+    got = page.evaluate("""() => {
+      for (const key of ["n", "u"]) {
+        document.body.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
+      }
+      const S = window.__nwAnnotate;
+      return {item: S.item, barrier: S.barrier, held: S.held.length};
+    }""")
+    assert got == {"item": order[9][0], "barrier": None, "held": 0}, (got, order[5:10])
+    page.keyboard.press("3")
+    settle(page)
+    assert value(seeded_db, order[9][0], who, "label:1") == "RELATED-INFORMATION"
+    page.wait_for_function("(item) => window.__nwAnnotate.data.item === item",
+                           arg=order[9][0], timeout=30_000)
     assert errors(page) == []
