@@ -338,7 +338,7 @@ def test_cli_imports_samples_and_lists(tmp_path, capsys):
     good = tmp_path / "gold.csv"
     good.write_text("item,field,value\nsample-1,label:1,Outdated\nsample-1,label:2,irrelevant\n")
     assert main(["gold", "import", "--dataset", "g", str(good), "--db", str(path)]) == 0
-    assert "imported 2 gold answers of 1 items into 'g'" in capsys.readouterr().out
+    assert "imported 2 gold answers of 1 item into 'g'" in capsys.readouterr().out
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"item": "sample-2", "field": "label:7", "value": "irrelevant"}\n')
     assert main(["gold", "import", "--dataset", "g", str(bad), "--db", str(path)]) == 1

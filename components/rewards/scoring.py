@@ -24,6 +24,7 @@ from needlework.rewards.lengths import LengthReport, cached_length_report
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.registry import ModelKey
 from needlework.rewards.runs import load_preferences
+from needlework.words import plural
 
 TRUNCATION = "rw_truncation"
 POLICIES = {
@@ -51,10 +52,6 @@ def _length_table(report: LengthReport) -> None:
                  height=min(36 * (len(rows) + 1) + 4, 260), key="rw_long_table")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
-
-
 def render_length_check(rm: RewardModel, row: dict[str, Any]) -> str:
     """Report the inputs longer than the model's window and ask what to do; returns the policy."""
     db = get_db()
@@ -66,7 +63,7 @@ def render_length_check(rm: RewardModel, row: dict[str, Any]) -> str:
                    f"(longest: {report.longest:,} tokens with prompt and template).")
         return truncation_policy()
     st.warning(
-        f"{len(report.too_long)} of {report.texts:,} responses, in {_plural(report.items, 'item')}, "
+        f"{len(report.too_long)} of {report.texts:,} responses, in {plural(report.items, 'item')}, "
         "are longer "
         f"than the model's window of {window} tokens (longest: {report.longest:,}). Nothing is "
         "cut silently: choose what to do with them. Cutting a text can remove the part that "

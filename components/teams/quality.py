@@ -41,6 +41,7 @@ from needlework.teams.quality import (
     rank_items,
 )
 from needlework.teams.throughput import Throughput
+from needlework.words import plural
 
 FLASH = "nw-quality-flash"
 IMPORT_FILE, SAMPLE_PERCENT, SAMPLE_SEED = "nw-gold-file", "nw-gold-percent", "nw-gold-seed"
@@ -134,8 +135,9 @@ def _import(dataset: str) -> None:
         _say(False, str(e), "bulk")
         return
     again = f", {len(done.replaced)} of them gold already" if done.replaced else ""
-    _say(True, f"Imported {done.answers} gold answers of {len(done.items)} items from "
-         f"{done.file}{again}; they join every annotator's queue unannounced.", "bulk")
+    _say(True, f"Imported {plural(done.answers, 'gold answer')} of "
+         f"{plural(len(done.items), 'item')} from {done.file}{again}; they join every "
+         "annotator's queue unannounced.", "bulk")
 
 
 def _sample(dataset: str) -> None:

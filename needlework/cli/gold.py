@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from needlework.cli import add_db_argument
+from needlework.words import plural
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -91,8 +92,9 @@ def cmd_gold_import(args: argparse.Namespace) -> int:
         data = Path(args.file).read_bytes()
         done = import_gold(_db(args), args.dataset, data, Path(args.file).name, args.format)
         again = f" ({len(done.replaced)} were gold already)" if done.replaced else ""
-        print(f"imported {done.answers} gold answers of {len(done.items)} items into "
-              f"{done.dataset!r}{again}; they join every annotator's queue")
+        print(f"imported {plural(done.answers, 'gold answer')} of "
+              f"{plural(len(done.items), 'item')} into {done.dataset!r}{again}; they join "
+              "every annotator's queue")
         return 0
 
     return _run("import", go, args)

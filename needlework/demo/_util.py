@@ -6,6 +6,8 @@ import calendar
 import uuid
 from datetime import date
 
+from needlework.words import plural
+
 #: Namespace for the deterministic, UUID-looking sample ids of the demo set.
 DEMO_NAMESPACE = uuid.UUID("6f1c1f0e-8d0a-4c55-9a51-2f4b6b1d7e10")
 
@@ -20,10 +22,6 @@ def _add_months(day: date, months: int) -> date:
     year, month0 = divmod(total, 12)
     last = calendar.monthrange(year, month0 + 1)[1]
     return date(year, month0 + 1, min(day.day, last))
-
-
-def _plural(n: int, unit: str) -> str:
-    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
 
 
 def age_between(earlier: str, later: str) -> str:
@@ -43,11 +41,11 @@ def age_between(earlier: str, later: str) -> str:
     years, months = divmod(months, 12)
     parts = []
     if years:
-        parts.append(_plural(years, "year"))
+        parts.append(plural(years, "year"))
     if months:
-        parts.append(_plural(months, "month"))
+        parts.append(plural(months, "month"))
     if days or not parts:
-        parts.append(_plural(days, "day"))
+        parts.append(plural(days, "day"))
     return ", ".join(parts)
 
 

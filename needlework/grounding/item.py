@@ -9,6 +9,7 @@ from datetime import date
 from typing import Any
 
 from needlework.formats import garage
+from needlework.words import plural
 
 #: Time sensitivity as one choice: (question_sensitive, question_type).
 TIME_SENSITIVITY: dict[str, tuple[str, str]] = {
@@ -76,10 +77,6 @@ class Passage:
     age_note: str
 
 
-def _plural(n: int, unit: str) -> str:
-    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
-
-
 def _add_months(day: date, months: int) -> date:
     total = day.year * 12 + day.month - 1 + months
     year, month0 = divmod(total, 12)
@@ -105,11 +102,11 @@ def derive_age(passage_date: str, question_date: str) -> str | None:
         months -= 1
     days = (end - _add_months(start, months)).days
     years, months = divmod(months, 12)
-    parts = [_plural(years, "year")] if years else []
+    parts = [plural(years, "year")] if years else []
     if months:
-        parts.append(_plural(months, "month"))
+        parts.append(plural(months, "month"))
     if days or not parts:
-        parts.append(_plural(days, "day"))
+        parts.append(plural(days, "day"))
     return ", ".join(parts)
 
 
