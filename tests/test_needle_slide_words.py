@@ -143,5 +143,10 @@ def test_the_slide_files_are_16_9_and_hold_the_words():
     texts = [s.text_frame.text for s in deck.slides[0].shapes if s.has_text_frame]
     assert WORDS.title in texts and WORDS.finding[0] in texts and WORDS.note in texts
     assert deck.core_properties.subject == "stand-in-rm"
+    # a viewer without the layout's font shrinks the words to their boxes (never under
+    # the chart): every text box autofits
+    from pptx.enum.text import MSO_AUTO_SIZE  # noqa: PLC0415
+    assert {s.text_frame.auto_size for s in deck.slides[0].shapes if s.has_text_frame} == \
+        {MSO_AUTO_SIZE.TEXT_TO_FIT_SHAPE}
     hidden = SlideWords(WORDS.title, WORDS.subtitle, (), WORDS.note, WORDS.model)
     assert "first to last third" not in slide_svg(results, hidden)

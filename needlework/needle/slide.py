@@ -176,6 +176,7 @@ def slide_pptx(results: pd.DataFrame, words: SlideWords) -> bytes:
     import vl_convert as vlc  # noqa: PLC0415
     from pptx import Presentation  # noqa: PLC0415
     from pptx.dml.color import RGBColor  # noqa: PLC0415
+    from pptx.enum.text import MSO_AUTO_SIZE  # noqa: PLC0415
     from pptx.util import Emu, Pt  # noqa: PLC0415
 
     deck = Presentation()
@@ -190,6 +191,9 @@ def slide_pptx(results: pd.DataFrame, words: SlideWords) -> bytes:
                                          Emu((WIDTH - 2 * MARGIN) * px), Emu(height * px))
         frame = shape.text_frame
         frame.word_wrap = True
+        # a viewer whose font runs wider than the one the layout assumed shrinks the
+        # type to the box instead of running the words under the chart
+        frame.auto_size = MSO_AUTO_SIZE.TEXT_TO_FIT_SHAPE
         frame.margin_left = frame.margin_right = frame.margin_top = frame.margin_bottom = 0
         run = frame.paragraphs[0].add_run()
         run.text = text
