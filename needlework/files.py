@@ -40,13 +40,14 @@ def atomic_writer(path: str | Path, mode: str = "w", *, encoding: str | None = "
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_writer opens files for writing ('w' or 'wb'), not {mode!r}")
     binary = mode == "wb"
+    kwargs: dict[str, Any] = {} if binary else {"encoding": encoding, "newline": newline}
     target = Path(os.path.realpath(path))
     try:
         info = os.stat(target)
     except FileNotFoundError:
         info = None
     if info is not None and not stat.S_ISREG(info.st_mode):
-        with open(target, mode, **({} if binary else {"encoding": encoding, "newline": newline})) as f:
+        with open(target, mode, **kwargs) as f:
             yield f
         return
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -57,7 +58,6 @@ def atomic_writer(path: str | Path, mode: str = "w", *, encoding: str | None = "
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
-        kwargs = {} if binary else {"encoding": encoding, "newline": newline}
         with os.fdopen(fd, mode, **kwargs) as f:
             fd = -1
             yield f

@@ -56,7 +56,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -209,9 +209,12 @@ def _binary(v: np.ndarray) -> bool:
     return bool(np.all((v == 0) | (v == 1)))
 
 
-def _unpack(values: Sequence[float] | Mapping[Hashable, float],
-            weights: Sequence[float] | Mapping[Hashable, float] | None,
-            strata: Sequence[Hashable] | Mapping[Hashable, Hashable] | None
+_Key = TypeVar("_Key", bound=Hashable)
+
+
+def _unpack(values: Sequence[float] | Mapping[_Key, float],
+            weights: Sequence[float] | Mapping[_Key, float] | None,
+            strata: Sequence[Hashable] | Mapping[_Key, Hashable] | None
             ) -> tuple[list[float], list[float] | None, list[Hashable] | None]:
     """Mappings ``{key: value}`` (and the same keys for weights and strata) as lists in
     sorted key order."""
@@ -224,13 +227,15 @@ def _unpack(values: Sequence[float] | Mapping[Hashable, float],
     for name, part in (("weights", weights), ("strata", strata)):
         if part is not None and (not isinstance(part, Mapping) or set(part) != set(values)):
             raise ValueError(f"{name} must be a mapping with the same keys as values")
+    assert weights is None or isinstance(weights, Mapping)
+    assert strata is None or isinstance(strata, Mapping)
     return ([values[k] for k in keys], None if weights is None else [weights[k] for k in keys],
             None if strata is None else [strata[k] for k in keys])
 
 
-def bootstrap_mean(values: Sequence[float] | Mapping[Hashable, float], *, unit: str = "item",
-                   weights: Sequence[float] | Mapping[Hashable, float] | None = None,
-                   strata: Sequence[Hashable] | Mapping[Hashable, Hashable] | None = None,
+def bootstrap_mean(values: Sequence[float] | Mapping[_Key, float], *, unit: str = "item",
+                   weights: Sequence[float] | Mapping[_Key, float] | None = None,
+                   strata: Sequence[Hashable] | Mapping[_Key, Hashable] | None = None,
                    resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> Interval:
     """The mean of ``values`` (one per unit, or ``{key: value}``) and its 95 % interval by
     the method the data calls for (see the module docstring: Wilson for a plain proportion,

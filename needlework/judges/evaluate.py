@@ -187,7 +187,7 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
                                      for o in outcomes],
             "spread": max(known) - min(known) if known else None,
             "pick_rate": rate,
-            "pick_deviation": (0.5 * sum(abs(x - 1 / n) for x in rate) if valid else None),
+            "pick_deviation": (0.5 * sum(abs(c / valid - 1 / n) for c in picks) if valid else None),
             "consistency": (sum(1 for v in named.values() if None not in v and len(set(v)) == 1)
                             / len(named)) if named else None,
             "groups": len(named),
@@ -214,7 +214,7 @@ def rmbench_selection(results: Iterable[Result]) -> dict[str, Any]:
         cell = grid[sides["chosen"]][sides["rejected"]]
         cell[0] += int(bool(r.get("correct")))
         cell[1] += 1
-    domains = {}
+    domains: dict[str, dict[str, Any]] = {}
     for domain, grid in cells.items():
         matrix = [[c[0] / c[1] if c[1] else 0.0 for c in row] for row in grid]
         domains[domain] = {"n": sum(c[1] for row in grid for c in row), "matrix": matrix,

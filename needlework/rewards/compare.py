@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from needlework import metrics, stats, stats_text
 from needlework.judges.local import short_name
@@ -110,6 +110,13 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+class _Differ(TypedDict):
+    item: str
+    subset: str
+    first: float
+    second: float
+
+
 def compare(first: Mapping[str, Mapping[str, Any]],
             second: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Two results side by side on the items both judged: per subset and overall, the
@@ -122,7 +129,7 @@ def compare(first: Mapping[str, Mapping[str, Any]],
     common = sorted(k for k in first if k in second and first[k]["outcome"] is not None
                     and second[k]["outcome"] is not None)
     per: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: {"a": {}, "b": {}})
-    differ = []
+    differ: list[_Differ] = []
     for key in common:
         a, b = float(first[key]["outcome"]), float(second[key]["outcome"])
         subset = str(first[key].get("subset") or second[key].get("subset") or "")
