@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from needlework.grounding.labels import LABEL_PREFIX
 from needlework.review.verdicts import REASONS, VERDICTS, field_name
@@ -102,7 +102,17 @@ def _note(raw: Raw) -> str | None:
     return note
 
 
-def common(raw: Raw, kind: str, *, item: bool = True) -> dict[str, Any]:
+class Common(TypedDict):
+    """The fields every :class:`Action` has (:func:`common`)."""
+
+    id: str
+    kind: str
+    dataset: str
+    item: str
+    annotator: str
+
+
+def common(raw: Raw, kind: str, *, item: bool = True) -> Common:
     """The fields every action has: ``id``, ``kind``, ``dataset``, ``item`` (unless
     ``item=False``) and ``annotator`` (the name the change is saved under)."""
     return {"id": str(raw.get("id")), "kind": kind, "dataset": _text(raw, "dataset"),
@@ -218,8 +228,8 @@ def parse_move(raw: Raw, kind: str) -> Action:
     if page not in MOVE_PAGES:
         raise Rejected(f"page: expected one of {', '.join(MOVE_PAGES)}")
     who = _text(raw, "annotator", required=False).strip()
-    base = {"id": str(raw.get("id")), "kind": kind, "dataset": _text(raw, "dataset"),
-            "item": _text(raw, "item", limit=1000), "annotator": who}
+    base: Common = {"id": str(raw.get("id")), "kind": kind, "dataset": _text(raw, "dataset"),
+                    "item": _text(raw, "item", limit=1000), "annotator": who}
     if page == "review":
         return Action(**base, field=page, tab=tab, i=_index(raw, "i"), j=_index(raw, "j"))
     cursor = raw.get("cursor", 0)

@@ -10,7 +10,7 @@ print through these functions, and so can ``judge`` (:func:`judge_lines` takes t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from needlework import stats, stats_text
@@ -83,7 +83,7 @@ def judge_lines(summary: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def leaderboard_lines(rows: list[Mapping[str, Any]]) -> list[str]:
+def leaderboard_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """The leaderboard (:func:`needlework.leaderboard.as_dicts`) as a text table: rank, run,
     kind, accuracy with counts and interval, items answered, failed requests, date, then
     one indented line per subset."""

@@ -72,6 +72,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(json.dumps(reports, indent=2))
     for name, report in reports.items():
         figures = report.get("heldout_safety") or report.get("heldout_selection")
+        assert figures is not None  # every demo model's checks read one of these (build)
         print(f"{name}: held-out accuracy {figures['accuracy']:.3f}, "
               f"built in {report['build_seconds']} s")
     return 0

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any, TypedDict
 
 from tqdm import tqdm
 
@@ -65,7 +66,14 @@ def add_estimate_argument(p: argparse.ArgumentParser) -> None:
                    "their cost, and stop: nothing is sent")
 
 
-def settings(args: argparse.Namespace, model: str) -> dict[str, int]:
+class Settings(TypedDict):
+    """What a judge sends with and how many requests at once (:func:`settings`)."""
+
+    max_tokens: int
+    concurrency: int
+
+
+def settings(args: argparse.Namespace, model: str) -> Settings:
     """``max_tokens`` and ``concurrency`` as asked, else what the judge ``model`` starts with
     (:func:`needlework.judges.local.settings_for`: the same as the page's)."""
     from needlework.judges.local import settings_for  # noqa: PLC0415
@@ -234,8 +242,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return _fail(str(exc).strip("'\""), 1)
     connection = reasoning_budget(db, connection, args)
     # the same selection as the page's job (needlework.judges.job): the same run
-    selection = {k: v for k, v in (("subsets", sorted(set(args.subset))),
-                                   ("per_subset", args.per_subset)) if v}
+    selection: dict[str, Any] = {
+        k: v for k, v in (("subsets", sorted(set(args.subset))), ("per_subset", args.per_subset))
+        if v}
     if selection:
         known = {p.subset for _, p in items}
         unknown = [name for name in selection.get("subsets", []) if name not in known]

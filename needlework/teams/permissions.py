@@ -232,10 +232,17 @@ def visible_annotator(actor: User | None) -> str | None:
 class Target(Protocol):
     """What a write names (a :class:`needlework.action_parse.Action` has these)."""
 
-    dataset: str
-    item: str
-    annotator: str
-    field: str
+    @property
+    def dataset(self) -> str: ...
+
+    @property
+    def item(self) -> str: ...
+
+    @property
+    def annotator(self) -> str: ...
+
+    @property
+    def field(self) -> str: ...
 
 
 def action_guard(db: Database, actor: User | None) -> Callable[[Target], str | None]:
