@@ -9,7 +9,7 @@ consecutive paragraphs change subject, as in a long, wide-ranging response.
 from __future__ import annotations
 
 import random
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from needlework.demo.loaders import DemoDataError, read_text
 
@@ -31,6 +31,10 @@ class Topic(TypedDict):
     closer: list[str]
 
 
+#: The parts of a :class:`Topic`, as its keys.
+PARTS: tuple[Literal["opener", "body", "closer"], ...] = ("opener", "body", "closer")
+
+
 def haystack_topics() -> dict[str, Topic]:
     """The sentence banks of ``data/haystack_topics.md`` by topic, in file order."""
     return parse_topics(read_text(TOPICS_FILE), TOPICS_FILE)
@@ -46,10 +50,11 @@ def parse_topics(text: str, name: str) -> dict[str, Topic]:
             current = topics.setdefault(line[3:].strip(), {"opener": [], "body": [], "closer": []})
         elif current is not None and line.strip():
             kind, sep, sentence = line.removeprefix("- ").partition(": ")
-            if not line.startswith("- ") or not sep or kind not in current or not sentence:
+            part = next((p for p in PARTS if p == kind), None)
+            if not line.startswith("- ") or not sep or part is None or not sentence:
                 raise DemoDataError(f"{name} line {number}: expected '- opener: ', "
                                     "'- body: ' or '- closer: ' and a sentence")
-            current[kind].append(sentence)
+            current[part].append(sentence)
     return topics
 
 

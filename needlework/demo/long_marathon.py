@@ -49,6 +49,7 @@ def _week_text(n: int, week: Week, prev: Week | None, longest: int) -> str:
     days = (f"{easy_a} easy miles on Tuesday, {work} on Wednesday including the workout, "
             f"{easy_b} on Thursday and {short} on Saturday")
     if phase == "Taper":
+        assert prev is not None  # a plan starts with base weeks, never with a taper
         lines.append(
             f"Taper week: mileage drops from {prev['total']} to {total} miles and the long run to "
             f"{long_run} miles. Run {days}, with Monday and Friday as rest days.")

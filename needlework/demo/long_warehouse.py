@@ -160,9 +160,12 @@ def _analysis(i: int, s: Site, change: float, vs_q2: float, per_head: float,
         text = (f"Analysis: both volume and service at {name} fell compared with Q2. The "
                 "notable events below explain most of the gap, and the recovery should be "
                 "reviewed weekly until the site is back on target.")
-    cost = "costly" if s["cost"] > net["cost"] else "cheap"
-    productive = "productive" if per_head >= net["per_head"] else "unproductive"
-    notes = data["cost_notes"][f"{cost}_{productive}"]
+    by_cost = data["cost_notes"]
+    productive = per_head >= net["per_head"]
+    if s["cost"] > net["cost"]:
+        notes = by_cost["costly_productive"] if productive else by_cost["costly_unproductive"]
+    else:
+        notes = by_cost["cheap_productive"] if productive else by_cost["cheap_unproductive"]
     return text + " " + notes[i % len(notes)]
 
 

@@ -7,6 +7,8 @@ introsort's examples are not traces; they are written out in the data file.
 
 from __future__ import annotations
 
+from functools import partial
+
 SAMPLE = [38, 27, 43, 3, 9, 82, 10]
 
 
@@ -145,11 +147,16 @@ def counting() -> str:
             f"at its key's next free position yields {_fmt(sorted(data))}.")
 
 
+def _digit(value: int, place: int) -> int:
+    """The digit of ``value`` at ``place`` (1, 10, 100, ...)."""
+    return (value // place) % 10
+
+
 def radix() -> str:
     a, lines = [170, 45, 75, 90, 802, 24, 2, 66], []
     start = a[:]
     for d, name in ((1, "ones"), (10, "tens"), (100, "hundreds")):
-        a = sorted(a, key=lambda v, d=d: (v // d) % 10)
+        a = sorted(a, key=partial(_digit, place=d))
         lines.append(f"by the {name} digit: {_fmt(a)}")
     return (f"Example: sorting {_fmt(start)} in base 10 takes three stable passes, "
             + "; ".join(lines) + ".")

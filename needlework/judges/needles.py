@@ -55,6 +55,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from needlework.judges.cache import prompt_hash
@@ -321,7 +322,7 @@ def _write_slot(run: _Writer, haystack: Haystack, text: str, length: int | None,
         if run.template.name != "needlework":
             room = max(room, 4 * run.counter.count(chunk) + 128)  # two versions of it
         raw, parsed, _ = ask(run.db, write_client, ask_write,
-                             lambda answer, c=chunk: parse_needle(answer, c),
+                             partial(parse_needle, original=chunk),
                              should_stop=run.should_stop, max_tokens=room)
         attempt["rewrite_answer"] = raw
         if not parsed.valid:
@@ -332,7 +333,7 @@ def _write_slot(run: _Writer, haystack: Haystack, text: str, length: int | None,
         if harmless is None and adds_text(chunk, flawed):
             ask_pair = counterpart_messages(chunk, flawed, run.aspect)
             raw_pair, paired, _ = ask(run.db, write_client, ask_pair,
-                                      lambda answer, c=chunk, f=flawed: parse_counterpart(answer, c, f),
+                                      partial(parse_counterpart, original=chunk, flawed=flawed),
                                       should_stop=run.should_stop, max_tokens=room)
             attempt["counterpart_answer"] = raw_pair
             if not paired.valid:
