@@ -1,6 +1,7 @@
 """How Annotate's actions apply (:mod:`needlework.actions`): ``set`` (a passage label,
 a dimension, the flag, the skip mark, the comment), ``answer``, ``deflect``, ``rest`` and
-``accept`` on a grounding dataset's item, decided on what is saved when they apply.
+``accept`` on a grounding dataset's item, decided on what is saved when they apply; and
+``view``, the person's H.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
+from needlework.teams.permissions import PermissionDenied
+from needlework.view_prefs import set_hides_suggestions
 from store.annotations import get_value, group, set_annotation
 
 
@@ -99,6 +102,22 @@ def apply_rest(b: Batch, action: Action) -> Outcome:
         return Outcome(action.id, "unchanged", "every passage has a label", tell=True)
     return Outcome(action.id, "applied", f"{len(marked)} unlabeled passage(s) marked irrelevant",
                    history_id=last, tell=True)
+
+
+def apply_view(b: Batch, action: Action) -> Outcome:
+    """``view``: the person's H (:func:`needlework.view_prefs.set_hides_suggestions`,
+    with its rules: in team mode only the signed-in person, for themselves), in order
+    with the labels pressed around it, so that each label counts what was on screen."""
+    grounding_item(b, action)
+    try:
+        before = set_hides_suggestions(b.db, action.annotator, bool(action.value), actor=b.actor)
+    except ValueError as e:
+        raise Rejected(str(e)) from e
+    except PermissionDenied:
+        raise
+    if before == bool(action.value):
+        return Outcome(action.id, "unchanged")
+    return Outcome(action.id, "applied", "hidden" if action.value else "shown")
 
 
 def grounding_accept(b: Batch, action: Action) -> Outcome:

@@ -217,6 +217,22 @@ def parse_revert(raw: Raw, kind: str) -> Action:
                   value=_index(raw, "history"), owner=_text(raw, "owner").strip())
 
 
+#: What a ``view`` action may set: the person's own view choices (needlework.view_prefs)
+VIEW_FIELDS = ("hide_suggestions",)
+
+
+def parse_view(raw: Raw, kind: str) -> Action:
+    """``view``: ``field`` (one of :data:`VIEW_FIELDS`) and ``value`` (true or false), on
+    the ``item`` on screen when the key was pressed."""
+    name = raw.get("field")
+    if name not in VIEW_FIELDS:
+        raise Rejected(f"field: expected one of {', '.join(VIEW_FIELDS)}")
+    value = raw.get("value")
+    if not isinstance(value, bool):
+        raise Rejected("value: expected true or false")
+    return Action(**common(raw, kind), field=name, value=value)
+
+
 def parse_move(raw: Raw, kind: str) -> Action:
     """``move``: ``tab`` (the browser tab's id), ``page`` (``annotate`` or ``review``),
     ``dataset``, ``item``; on review ``i`` and ``j``, on annotate ``cursor`` (the

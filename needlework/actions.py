@@ -53,6 +53,9 @@ on Annotate, :mod:`needlework.view_prefs`).
   check, another person's with the reviewer role.
 - ``move``: the tab's place on the annotate or review page (:mod:`needlework.positions`);
   its outcome carries the position's ``seq``.
+- ``view``: the person's own view choice (``field`` ``hide_suggestions``, Annotate's H;
+  ``value`` true or false), in order with the labels around it, so that each label
+  records what was on screen (:mod:`needlework.view_prefs`).
 
 An action that cannot apply (unknown item, passage out of range, a label that does not
 exist, a refused permission) is *rejected*: acknowledged with the reason, recorded, and
@@ -92,6 +95,7 @@ from needlework.action_grounding import (
     apply_deflect,
     apply_rest,
     apply_set,
+    apply_view,
     grounding_accept,
 )
 from needlework.action_history import apply_move, apply_revert, apply_undo
@@ -164,6 +168,7 @@ KINDS: dict[str, Kind] = {
     "final": Kind(ap.parse_final, apply_final, keys=False),
     "revert": Kind(ap.parse_revert, apply_revert, keys=False, guarded=False),
     "move": Kind(ap.parse_move, apply_move, guarded=False),
+    "view": Kind(ap.parse_view, apply_view),
 }
 KEY_KINDS = tuple(name for name, kind in KINDS.items() if kind.keys)
 

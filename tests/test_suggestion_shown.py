@@ -169,6 +169,38 @@ def test_h_hides_the_suggestions_from_the_page_and_the_server(db, people):
         ("ana", {"hide_suggestions": True}, {"hide_suggestions": False})]
 
 
+def test_h_pressed_between_labels_counts_in_order(db, people):
+    """H is an action on the key route: in one batch, a label before it meets the
+    suggestion, one after it is typed with nothing shown, and H again shows them."""
+    ana = people["ana"]
+    mk = lambda **a: dict(a, id=f"h-{uuid.uuid4().hex}", dataset="g", annotator="ana")  # noqa: E731
+    delivery = apply_actions(db, [
+        mk(kind="set", item="sample-1", field="label:1", value=A),
+        mk(kind="view", item="sample-1", field="hide_suggestions", value=True),
+        mk(kind="set", item="sample-1", field="label:3", value=R),
+        mk(kind="view", item="sample-1", field="hide_suggestions", value=True),
+        mk(kind="view", item="sample-2", field="hide_suggestions", value=False),
+        mk(kind="set", item="sample-2", field="label:1", value=A)], actor=ana)
+    assert delivery.error is None and not delivery.rejected, delivery
+    assert [o.status for o in delivery.outcomes] == [
+        "applied", "applied", "applied", "unchanged", "applied", "applied"]
+    assert via(db, "ana", "sample-1", "label:1")["how"] == "typed"
+    assert via(db, "ana", "sample-1", "label:3") is None
+    assert via(db, "ana", "sample-2", "label:1")["how"] == "typed"
+    assert hides_suggestions(db, "ana") is False
+    # another person's H, a value that is no choice, a field that is no view: refused
+    # with the reason, nothing changed
+    bad = apply_actions(db, [
+        mk(kind="view", item="sample-1", field="hide_suggestions", value=True) | {"annotator": "bob"},
+        mk(kind="view", item="sample-1", field="hide_suggestions", value="yes"),
+        mk(kind="view", item="sample-1", field="compact_annotate", value=True)], actor=ana)
+    assert [(o.status, o.message) for o in bad.outcomes] == [
+        ("rejected", "ana is signed in: changes are saved under that name, not 'bob'"),
+        ("rejected", "value: expected true or false"),
+        ("rejected", "field: expected one of hide_suggestions")]
+    assert hides_suggestions(db, "bob") is False and hides_suggestions(db, "ana") is False
+
+
 def test_h_is_the_persons_own(db, people):
     with pytest.raises(PermissionDenied, match="ana is signed in: only bob sets their own view"):
         set_hides_suggestions(db, "bob", True, actor=people["ana"])

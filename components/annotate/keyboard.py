@@ -95,7 +95,7 @@ def key_data(ctx: ItemContext, cursor: int, moves: dict[str, dict[str, Any]] | N
             "n": len(ctx.passages), "cursor": cursor, "labels": labels, "dimValues": dims,
             "fileDims": shown,
             "answered": bool((ctx.value("answer") or "").strip()), "seq": seq,
-            "seen": applied_through(), "flag": bool(ctx.value("flag")),
+            "seen": applied_through(), "flag": bool(ctx.value("flag")), "hidden": ctx.hidden,
             "dims": dimension_keys(), "keys": label_keys(), "moves": moves or {},
             "line": around or {"ahead": [], "behind": []}}
 

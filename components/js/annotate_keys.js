@@ -338,6 +338,17 @@ function annotateKeys() {
       annotator: S.who(), field: "dim:" + f, value: values[k]}));
     if (!quiet) S.say(`${d.title}: ${option === null ? "cleared" : d.options[option]}`);
   };
+  // H: the person's choice to hide the file's labels and the suggestions, an action in
+  // order with the labels (each label counts what was on screen); from what the page
+  // drew and the H presses not drawn yet
+  S.hide = () => {
+    const pressed = nwCore.overlay((a) => a.kind === "view" && a.field === "hide_suggestions");
+    const now = pressed.length ? pressed[pressed.length - 1].value : !!S.data.hidden;
+    nwCore.push({kind: "view", dataset: S.data.dataset, item: S.item, annotator: S.who(),
+                 field: "hide_suggestions", value: !now});
+    S.say(now ? "H: the suggestions and the file's own values shown again"
+              : "H: the suggestions and the file's own values hidden");
+  };
   S.click = (selector) => {
     const el = document.querySelector(selector);
     if (el) el.click();
@@ -389,7 +400,8 @@ function annotateKeys() {
     v: named(() => { S.takeFile(); S.paint(); }),
     n: () => S.ask(SEEK.n), p: () => S.ask(SEEK.p), u: () => S.ask(SEEK.u),
     "?": () => S.click(".st-key-nw-keymap button"),
-    h: () => S.click(".st-key-nw-hide-imported input"),
+    // H: kept per person (an action); with no name yet, for this session (the switch)
+    h: () => (S.who() ? S.hide() : S.click(".st-key-nw-hide-imported input")),
     j: () => S.step(1), k: () => S.step(-1),
   };
   S.step = (by) => {  // J / K: the passage cursor
