@@ -48,7 +48,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import openai
 
@@ -62,6 +62,9 @@ from needlework.judges.errors import (
     server_message,
 )
 from needlework.judges.local import LOCAL_ENDPOINT, cache_endpoint
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 Message = dict[str, str]
 ShouldStop = Callable[[], bool]
@@ -289,8 +292,10 @@ class JudgeClient:
                 extra["response_format"] = {"type": "json_schema", "json_schema": {
                     "name": schema["name"], "schema": schema["schema"], "strict": True}}
             try:
+                # openai types each role's message apart; ours are plain {role, content}
+                sent = cast("list[ChatCompletionMessageParam]", list(messages))
                 response = self._client.chat.completions.create(
-                    model=conn.model, messages=list(messages), **extra)
+                    model=conn.model, messages=sent, **extra)
             except Exception as exc:  # every openai/httpx error is classified below
                 other = TOKEN_PARAMS[1 - TOKEN_PARAMS.index(param)]
                 refused = refused_among(exc, extra)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -232,9 +232,14 @@ class LocalEndpoint:
     """What a judge server on this machine offers (``host``, ``port`` and ``model``
     set by the class that mixes it in): its base URL and a keyless connection."""
 
-    host: str
-    port: int
     model: str
+
+    if TYPE_CHECKING:  # read-only here: a field or a property of the class that mixes it in
+        @property
+        def host(self) -> str: ...
+
+        @property
+        def port(self) -> int: ...
 
     @property
     def base_url(self) -> str:

@@ -313,7 +313,7 @@ def _usage(rows: Any) -> dict[str, Any]:
 # -- the output file ---------------------------------------------------------------------
 
 
-def output_entries(summary: dict[str, Any], results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def output_entries(summary: dict[str, Any], results: Sequence[evaluate.Result]) -> list[dict[str, Any]]:
     """Long-form RewardBench-shaped lines: ``id, subset, chosen_scores, rejected_scores``.
 
     Selection: one line per trial (the one-hot scores of :func:`evaluate.selection_entry`,
