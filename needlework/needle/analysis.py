@@ -295,7 +295,7 @@ def _scores_row(obj: Any, record: Mapping[str, Any] | None, found: list[str]) ->
         found.append("length_tokens is missing")
     elif isinstance(length, bool) or not isinstance(length, int) or length <= 0:
         found.append(f"length_tokens must be a positive integer, got {length!r}")
-    if found:
+    if found or position is None or length is None:  # either missing is in found
         return None
     return {k: merged.get(k) for k in ("id", "site_index", "needle_id", "haystack_id", "model")} | {
         "chosen_score": _worst(chosen, min), "rejected_score": _worst(rejected, max),

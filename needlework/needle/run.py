@@ -115,7 +115,7 @@ class _Runner:
         self.pipe, self.records = pipeline, list(records)
         self.progress, self.should_stop = progress, should_stop
         self.stats = RunStats(records=len(self.records))
-        self.scores: dict[str, tuple[float, float]] = {}
+        self.scores: dict[str, tuple[float | None, float | None]] = {}
         self.too_long: list[dict[str, Any]] = []
         tok = pipeline.rm.tokenizer
         self.rendered = [(render(tok, r["prompt"], r["chosen"][0], locate=False),
@@ -163,14 +163,14 @@ class _Runner:
                      for x in self.rendered[k])
 
     def save(self, k: int, c: float, r: float, n_c: int, n_r: int) -> None:
-        c, r = (x if math.isfinite(x) else None for x in (c, r))  # NaN/inf: a missing score
-        self.scores[str(self.records[k]["id"])] = (c, r)
+        kept_c, kept_r = (x if math.isfinite(x) else None for x in (c, r))  # NaN/inf: missing
+        self.scores[str(self.records[k]["id"])] = (kept_c, kept_r)
         self.stats.scored += 1
         self.stats.tokens_texts += n_c + n_r
-        if self.pipe.use_cache and c is not None and r is not None:
-            store_scores.save_scores(self.pipe.db, self.pipe.fingerprint, self.pipe.template_id,
-                                     self.pipe.variant(False),
-                                     [(self.hashes[k][0], c, n_c), (self.hashes[k][1], r, n_r)])
+        if self.pipe.use_cache and kept_c is not None and kept_r is not None:
+            store_scores.save_scores(
+                self.pipe.db, self.pipe.fingerprint, self.pipe.template_id, self.pipe.variant(False),
+                [(self.hashes[k][0], kept_c, n_c), (self.hashes[k][1], kept_r, n_r)])
 
     def fits(self, ids_c: list[int], ids_r: list[int]) -> bool:
         limit = self.pipe.max_length

@@ -95,7 +95,8 @@ def read_bergen_output(path: str | Path) -> list[BergenRow]:
 
 def score_rows(rows: Sequence[BergenRow]) -> dict[str, Any]:
     """BERGEN's metrics per question and their means (JSON-ready)."""
-    scored, unscored = [], []
+    scored: list[dict[str, Any]] = []
+    unscored: list[dict[str, str]] = []
     for row in rows:
         if not row.labels:
             unscored.append({"q_id": row.q_id, "reason": "no gold answer (empty label list)"})

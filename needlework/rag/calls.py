@@ -255,10 +255,11 @@ def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *
             outcomes[r.id] = Outcome(r.id, row.get("key", key), raw, r.parse(raw),
                                      key not in fresh, reasoning=row.get("reasoning"))
         else:
-            error = errors.get(key)
-            reason = failure_message(error) if error is not None else "no answer: not sent"
+            sent_error = errors.get(key)
+            reason = (failure_message(sent_error) if sent_error is not None
+                      else "no answer: not sent")
             outcomes[r.id] = Outcome(r.id, key, None, invalid(reason, "error"), False, reason,
-                                     failure=failure_kind(error) if error is not None
+                                     failure=failure_kind(sent_error) if sent_error is not None
                                      else "failed")
     return outcomes, stats
 

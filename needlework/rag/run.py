@@ -339,11 +339,12 @@ def answer_metrics(db: Any, dataset: str, answer_sets: Sequence[AnswerSet], *,
     scored = [q for q in questions if q.reference.strip()]
     models: dict[str, Any] = {}
     for s in answer_sets:
-        rows = [{"item_key": q.key, "answered": q.key in s.answers,
-                 "non_answer": q.key in s.answers and is_non_answer(s.answers[q.key]),
-                 **bergen.answer_scores(_scored_text(s.answers.get(q.key, "")),
-                                        q.references(with_related)).as_dict()}
-                for q in scored]
+        rows: list[dict[str, Any]] = [
+            {"item_key": q.key, "answered": q.key in s.answers,
+             "non_answer": q.key in s.answers and is_non_answer(s.answers[q.key]),
+             **bergen.answer_scores(_scored_text(s.answers.get(q.key, "")),
+                                    q.references(with_related)).as_dict()}
+            for q in scored]
         cov = coverage(s, [q.key for q in scored]).as_dict()
         known = {q.key for q in questions}
         cov["unknown_ids"] = [k for k in s.answers if k not in known]
