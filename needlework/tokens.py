@@ -17,13 +17,22 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypedDict
 
 ENCODING = "o200k_base"
 LOAD_TIMEOUT_S = 3.0
 _WORDISH = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 _lock = threading.Lock()
-_state: dict[str, object] = {"encoding": None, "error": None, "thread": None}
+
+
+class _State(TypedDict):
+    encoding: Any  # a tiktoken Encoding once loaded
+    error: str | None
+    thread: threading.Thread | None
+
+
+_state: _State = {"encoding": None, "error": None, "thread": None}
 
 
 @dataclass(frozen=True)
@@ -58,9 +67,9 @@ def encoding(timeout: float = LOAD_TIMEOUT_S):
             thread = threading.Thread(target=_load, name="tiktoken-load", daemon=True)
             _state["thread"] = thread
             thread.start()
-    thread = _state["thread"]
-    if thread is not None and thread.is_alive():
-        thread.join(timeout)
+    loading = _state["thread"]
+    if loading is not None and loading.is_alive():
+        loading.join(timeout)
     return _state["encoding"]
 
 

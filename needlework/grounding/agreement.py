@@ -133,9 +133,9 @@ def disagreements(rows: Iterable[dict[str, Any]]) -> list[Disagreement]:
             if len(set(map(str, votes.values()))) > 1:
                 by_item.setdefault(key, Disagreement(key)).dims[name] = votes
     for row in rows:
-        number = passage_number(row["field"], FINAL_PREFIX)
-        if number is not None and row["item_key"] in by_item:
-            by_item[row["item_key"]].adjudicated.add(number)
+        final = passage_number(row["field"], FINAL_PREFIX)
+        if final is not None and row["item_key"] in by_item:
+            by_item[row["item_key"]].adjudicated.add(final)
     return list(by_item.values())
 
 

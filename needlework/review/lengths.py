@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from statistics import median
+from typing import TypedDict
 
 from needlework import tokens
 from needlework.formats.preference import Preference
@@ -92,9 +93,19 @@ def item_facts(
     )
 
 
-def length_rows(facts: Iterable[ItemFacts]) -> list[dict[str, object]]:
+class LengthRow(TypedDict):
+    """One response's length (:func:`length_rows`)."""
+
+    item: str
+    subset: str
+    side: str
+    index: int
+    tokens: int
+
+
+def length_rows(facts: Iterable[ItemFacts]) -> list[LengthRow]:
     """One row per response (``item, subset, side, index, tokens``): chart data."""
-    rows: list[dict[str, object]] = []
+    rows: list[LengthRow] = []
     for f in facts:
         for side, counts in (("chosen", f.chosen_tokens), ("rejected", f.rejected_tokens)):
             rows.extend(
@@ -104,11 +115,11 @@ def length_rows(facts: Iterable[ItemFacts]) -> list[dict[str, object]]:
     return rows
 
 
-def length_summary(rows: Iterable[dict[str, object]]) -> list[dict[str, object]]:
+def length_summary(rows: Iterable[LengthRow]) -> list[dict[str, object]]:
     """Per side: responses, median, mean, max tokens."""
     by_side: dict[str, list[int]] = {}
     for row in rows:
-        by_side.setdefault(str(row["side"]), []).append(int(row["tokens"]))  # type: ignore[arg-type]
+        by_side.setdefault(str(row["side"]), []).append(int(row["tokens"]))
     return [
         {"side": side, "responses": len(v), "median": int(median(v)),
          "mean": round(sum(v) / len(v)), "max": max(v)}

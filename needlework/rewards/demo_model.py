@@ -120,9 +120,9 @@ def build_model(tokenizer: Any, settings: DemoSettings = DemoSettings(), *, demo
         vocab_size=len(tokenizer), hidden_size=settings.hidden, num_hidden_layers=settings.layers,
         num_attention_heads=settings.heads, num_key_value_heads=settings.heads,
         intermediate_size=settings.intermediate, max_position_embeddings=settings.max_positions,
-        num_labels=1, pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id,
+        pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=False,
-        id2label={0: _label(settings) if demo else "reward"},
+        id2label={0: _label(settings) if demo else "reward"},  # one label: num_labels is 1
         label2id={_label(settings) if demo else "reward": 0},
     )
     if demo:

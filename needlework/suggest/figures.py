@@ -279,8 +279,8 @@ def anchoring(kind: str, rows: Iterable[Mapping[str, Any]],
             [with_source] = cohen_kappas({u: {"annotator": units[u][who],
                                               "source": offered[source][u]} for u in common})
             peers = agreement_by_annotator(cohen_kappas({u: units[u] for u in common})).get(who)
-            others = {"value": None, "agreement": None, "n": 0, "partners": 0,
-                      "note": "no other annotator answered these units"}
+            others: dict[str, Any] = {"value": None, "agreement": None, "n": 0, "partners": 0,
+                                      "note": "no other annotator answered these units"}
             if peers is not None and peers.units:
                 others = {"value": peers.kappa, "agreement": peers.agreement, "n": peers.units,
                           "partners": peers.partners,

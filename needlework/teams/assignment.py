@@ -311,9 +311,9 @@ def reassign_unfinished(db: Database, dataset: str, leaver: str, *,
             store_assignments.move(db, dataset, r["item_key"], leaver, new, at=at, by=by)
             loads[new] = loads.get(new, 0) + 1
             moved[new] = moved.get(new, 0) + 1
-        plan = store_assignments.get_plan(db, dataset)
-        if plan is not None:
-            names = [n for n in plan["annotators"] if n != leaver]
+        current = store_assignments.get_plan(db, dataset)
+        if current is not None:
+            names = [n for n in current["annotators"] if n != leaver]
             names += [t for t in targets if t not in names]
             store_assignments.set_plan_annotators(db, dataset, names)
     record(db, actor, "assignment.reassigned", leaver, dataset=dataset,

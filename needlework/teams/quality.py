@@ -21,7 +21,7 @@ other datasets interleave, so time is never counted twice.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -96,7 +96,7 @@ def gold_scores(rows: Iterable[dict[str, Any]], gold: dict[str, dict[str, Any]])
 
 # --- agreement per annotator -------------------------------------------------------------
 
-def units_of(kind: str, rows: Iterable[dict[str, Any]]) -> dict[Unit, dict[str, Any]]:
+def units_of(kind: str, rows: Iterable[Mapping[str, Any]]) -> dict[Unit, dict[str, Any]]:
     """``{(item, unit): {annotator: value}}``: passage labels (grounding) or verdicts
     (preference; skips left out), adjudications aside."""
     units: dict[Unit, dict[str, Any]] = {}
@@ -253,11 +253,11 @@ def quality_report(db: Database, dataset: str, *, actor: User | None = None,
     items = []
     for entry in item_index(db, dataset):
         key = entry["key"]
-        votes = by_item.get(key, [])
-        shared = [v for v in votes if len(v) >= 2]
+        item_votes = by_item.get(key, [])
+        shared = [v for v in item_votes if len(v) >= 2]
         seconds = [t[key] for t in times.values() if t.get(key)]
         items.append(ItemQuality(
-            key, entry["title"] or "", len({a for v in votes for a in v}), len(shared),
+            key, entry["title"] or "", len({a for v in item_votes for a in v}), len(shared),
             sum(1 for v in shared if len(set(map(str, v.values()))) > 1), key in gold,
             errors.get(key, 0), statistics.median(seconds) if seconds else None))
     return QualityReport(dataset, krippendorff_alpha(units), rank_annotators(annotators),
