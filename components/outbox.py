@@ -53,10 +53,11 @@ _HIDE = (f"<style>{st_dom.hidden('nw-outbox-box')}"
          f"{st_dom.SELECTORS['MAIN_BLOCK'].css}{{padding-bottom:4.5rem}}</style>")
 
 
-def module(name: str) -> str:
-    """An ES module: the outbox core and the navigator followed by ``js/NAME`` (for the
-    page key scripts)."""
-    return CORE + "\n" + NAVIGATOR + "\n" + (_JS / name).read_text(encoding="utf-8")
+def module(*names: str) -> str:
+    """An ES module: the outbox core and the navigator followed by ``js/NAME`` for each
+    of ``names``, in order (for the page key scripts)."""
+    return "\n".join([CORE, NAVIGATOR, *((_JS / name).read_text(encoding="utf-8")
+                                          for name in names)])
 
 
 def _keep(_: Any = None) -> None:

@@ -9,6 +9,8 @@
 // for a question not in sight and catches up with the page. Clicks on the label,
 // dimension and key buttons are handled the same way. `data` is the page's: {dataset,
 // annotator, item, n, cursor, labels, dimValues, answered, seq, moves, line, keys, dims}.
+// The painting (js/annotate_paint.js) and the dimension keys (js/annotate_dims.js) are
+// loaded before this file, in the same module (components/annotate/keyboard.py).
 // No data is ever put into HTML here.
 // the labels' keys and short names come with the page's data (needlework.grounding.keymap)
 let LABELS = {};
@@ -69,142 +71,7 @@ function annotateKeys() {
   S.who = () => (S.data && S.data.annotator) || nwCore.remembered();
 
 
-  // the cursor's outline, on the drawn question's cards
-  S.cursorCss = (c) => `.st-key-nw-card-${c}{box-shadow:0 0 0 3px #1f6feb;border-radius:.6rem}` +
-    `.st-key-nw-card-${c} #nw-head-${c} mark.nw-cite:first-of-type{outline:2px solid #1f6feb}`;
-  // labels the page's data does not show yet: pending ones ("saving") and ones the
-  // server acknowledged ("saved"): passage number -> still pending?
-  S.touched = () => {
-    const touched = new Map();
-    const mark = (a, pending) => {
-      if (a.item !== S.item || a.dataset !== S.data.dataset) return;
-      if (a.kind === "rest") {
-        for (let k = 1; k <= S.n; k += 1) touched.set(k, pending || touched.get(k) || false);
-      } else if (a.kind === "accept") {
-        for (const k of Object.keys(S.data.suggested || {}).map(Number)) {
-          touched.set(k, pending || touched.get(k) || false);
-        }
-      } else if (a.kind === "set" && a.field.startsWith("label:")) {
-        const k = parseInt(a.field.slice(6), 10);
-        touched.set(k, pending || touched.get(k) || false);
-      }
-    };
-    for (const s of nwCore.settled) mark(s.action, false);
-    for (const a of nwCore.queue) mark(a, true);
-    return touched;
-  };
-  // those labels, drawn over the card until its rerun draws them
-  S.labelCss = (touched) => {
-    let css = "";
-    for (const [num, pending] of touched) {
-      const value = S.labelOf(num);
-      const what = value ? SHORT[value] : "cleared";
-      const chip = pending ? `saving: ${what}…` : `✓ saved: ${what}`;
-      const colours = pending ? "background:#fff7ed;color:#9a3412;border:1px solid #fdba74" :
-        "background:#dcfce7;color:#166534;border:1px solid #86efac";
-      css += `.st-key-nw-card-${num}{position:relative}` +
-        `#nw-stamp-${num}{visibility:hidden}` +
-        `.st-key-nw-card-${num}::after{content:"${chip}";position:absolute;top:.45rem;` +
-        `right:.7rem;font-size:.75rem;padding:1px 8px;border-radius:9px;${colours}}`;
-      for (const [digit, label] of Object.entries(LABELS)) {
-        const sel = `.st-key-nw-card-${num} button[data-nw-label="${digit}"]`;
-        css += label === value ?
-          `${sel}{background:#1f6feb;border-color:#1f6feb;color:#fff}` :
-          `${sel}.nw-chosen{background:var(--nw-bg,#fff);` +
-          `border-color:rgba(49,51,63,.2);color:rgb(49,51,63)}`;
-      }
-    }
-    return css;
-  };
-  // dimensions likewise: the option the actions not drawn yet amount to, over the buttons
-  S.dimCss = () => {
-    let css = "";
-    S.dims().forEach((d, k) => {
-      const acts = S.dimActions(d);
-      if (!acts.length) return;
-      const pending = acts.some((a) => nwCore.queue.includes(a));
-      const chosen = S.dimChoice(k);
-      const sel = `#nw-dims button[data-nw-dim="${k}"]`;
-      css += `${sel}.nw-chosen{background:var(--nw-bg,#fff);border-color:rgba(49,51,63,.2);` +
-        `color:rgb(49,51,63)}`;
-      if (chosen !== null) {
-        css += `${sel}[data-nw-option="${chosen}"]{background:#1f6feb;border-color:#1f6feb;` +
-          `color:#fff${pending ? ";outline:2px dashed #fdba74;outline-offset:1px" : ""}}`;
-      }
-    });
-    return css;
-  };
-  // the toolbar's counter ("passage 2 of 7", "opening…") and what the next key does
-  S.counter = (drawn) => {
-    const where = document.querySelector(".nw-cursor-pos");
-    if (!where) return;
-    const text = S.barrier || !drawn ? "opening…" : S.prefix ?
-      (S.prefix.walk !== undefined ? `dimension\n${S.prefix.walk + 1} of ${S.dims().length}` :
-        "Q\n…") : S.n ? `passage\n${S.cursor} of ${S.n}` : "no\npassages";
-    const tipText = S.prefix && drawn && !S.barrier ? "\n" + S.prefixText() : "";
-    if (where.textContent !== text + tipText) {  // written only when it changes
-      where.textContent = text;
-      if (tipText) {
-        // what the next key does, under the toolbar (the toolbar keeps its one row)
-        const tip = document.createElement("span");
-        tip.className = "nw-prefix-tip";
-        tip.textContent = tipText;
-        tip.style.cssText = "position:absolute;left:0;top:2.6rem;z-index:96;white-space:nowrap;" +
-          "font-weight:500;font-size:.8rem;padding:2px 9px;border-radius:9px;background:#1e3a8a;" +
-          "color:#fff;box-shadow:0 1px 3px rgba(0,0,0,.2);pointer-events:none";
-        where.appendChild(tip);
-      }
-    }
-    const note = document.querySelector(".nw-key-note");
-    if (note) note.style.top = S.prefix ? "4.3rem" : "2.6rem";
-  };
-  S.paint = () => {
-    if (!S.data) return;
-    const drawn = S.data.item === S.item;  // the cards on the page are of our question
-    let css = drawn ? S.cursorCss(S.cursor) + S.labelCss(S.touched()) + S.dimCss() : "";
-    if (S.barrier || !drawn) {
-      css += `${nwDom.MAIN} [class*="${nwDom.KEY_CLASS}nw-item-"]{opacity:.45;transition:opacity .15s}`;
-    }
-    nwCore.setText(style, css);
-    S.counter(drawn);
-  };
-
-  S.say = (text) => {  // a short note in view, next to the cursor counter (our own words)
-    const note = document.querySelector(".nw-key-note");
-    if (!note) return;
-    note.textContent = text;
-    note.style.opacity = "1";
-    clearTimeout(S.sayTimer);
-    S.sayTimer = setTimeout(() => { note.style.opacity = "0"; }, 3500);
-  };
-
-  S.scroll = () => {
-    if (!S.data || S.data.item !== S.item) return;  // still opening: not its cards
-    // a RAG run's answer shown above the passages (?rag_run=, a link from the RAG answers
-    // page) is what the page opened for: a question's first scroll goes to it, its
-    // outlined sentence in view, not to the cursor's passage
-    const linked = S.scrolledTo !== S.item && new URLSearchParams(location.search).has("rag_run");
-    const panel = linked ? document.querySelector(".st-key-nw-rag-panel") : null;
-    if (linked && !panel && (S.panelTries = (S.panelTries || 0) + 1) < 20) {
-      setTimeout(S.scroll, 150);  // the panel is drawn after the toolbar: wait for it
-      return;
-    }
-    S.panelTries = 0;
-    const card = panel || document.querySelector(".st-key-nw-card-" + S.cursor);
-    if (!card) return;
-    S.scrolledTo = S.item;
-    const r = card.getBoundingClientRect();
-    const bar = document.querySelector(".st-key-nw-top");  // the sticky label toolbar
-    const below = bar ? bar.getBoundingClientRect().bottom + 8 : 170;
-    if (r.top < below || r.top > window.innerHeight - 140) {
-      card.style.scrollMarginTop = below + "px";  // land just under the toolbar
-      card.scrollIntoView({block: "start", behavior: "instant"});
-    }
-    const mark = panel && panel.querySelector("mark.nw-current");
-    if (mark && mark.getBoundingClientRect().bottom > window.innerHeight) {
-      mark.scrollIntoView({block: "center", behavior: "instant"});
-    }
-  };
+  annotatePaint(S, style);  // the cards' saved chips, the counter, notes (js/annotate_paint.js)
 
   // what the page shows until it is redrawn (the server decides: R is applied there)
   S.labelOf = (num) => {
@@ -220,6 +87,7 @@ function annotateKeys() {
     return value;
   };
   const toggled = (value, a) => (a.toggle && value === a.value ? null : a.value);
+  annotateDims(S, toggled);  // Q, W, V and the dimensions' state (js/annotate_dims.js)
 
   // toggle: the server clears the label instead if it is already `value` (a click on it)
   S.label = (num, value, advance, toggle = false) => {
@@ -258,86 +126,6 @@ function annotateKeys() {
   };
   S.ask = (seek) => nav.ask(seek);
 
-  S.dims = () => (S.data && S.data.dims) || [];
-  S.prefixText = () => {
-    if (S.prefix.walk !== undefined) {
-      const k = S.prefix.walk;
-      const d = S.dims()[k];
-      const file = S.fileChoice(k);
-      return `${d.title} (${k + 1}/${S.dims().length}): ` +
-        d.options.map((o, i) => `${i + 1} ${o}`).join(" · ") +
-        (file === null ? "" : ` · Enter: the file's (${d.options[file]})`) +
-        " · Space: leave · 0 clear · Esc";
-    }
-    if (S.prefix.dim === undefined) {
-      return "Q: " + S.dims().map((d, i) => `${i + 1} ${d.title}`).join(" · ") +
-        ` · ${S.dims().length + 1} Category · Esc`;
-    }
-    const d = S.dims()[S.prefix.dim];
-    return `${d.title}: ` + d.options.map((o, i) => `${i + 1} ${o}`).join(" · ") + " · 0 clear";
-  };
-  // a dimension's actions the page's data may not show yet, in order
-  S.dimActions = (d) => nwCore.overlay((a) => a.kind === "set" && a.item === S.item &&
-    S.data && a.dataset === S.data.dataset && d.fields.some((f) => a.field === "dim:" + f));
-  // the option a dimension holds: the saved values, then those actions (an option's ""
-  // matches any value of its field, as needlework.grounding.keymap.choice_of)
-  S.dimChoice = (k) => {
-    const d = S.dims()[k];
-    if (!d || !S.data) return null;
-    const saved = S.data.item === S.item ? S.data.dimValues || {} : {};
-    const got = d.fields.map((f) => (("dim:" + f) in saved ? saved["dim:" + f] : null));
-    for (const a of S.dimActions(d)) {
-      const i = d.fields.indexOf(a.field.slice(4));
-      got[i] = toggled(got[i], a);
-    }
-    const found = d.values.findIndex((want) => want.every((w, i) => w === "" || w === got[i]));
-    return found < 0 ? null : found;
-  };
-  // the option the file's own values amount to (only when the page may show them)
-  S.fileChoice = (k) => {
-    const d = S.dims()[k];
-    if (!d || !S.data || S.data.item !== S.item) return null;
-    const file = S.data.fileDims || {};
-    const got = d.fields.map((f) => file["dim:" + f] || null);
-    if (got.every((v) => v === null)) return null;
-    const found = d.values.findIndex((want) => want.every((w, i) => w === "" || w === got[i]));
-    return found < 0 ? null : found;
-  };
-  S.takeFile = () => {  // V: the file's value of every dimension not set yet
-    if (S.data.item !== S.item) return;
-    let n = 0;
-    S.dims().forEach((d, k) => {
-      const file = S.fileChoice(k);
-      if (file !== null && S.dimChoice(k) === null) { S.setDim(d, file, true); n += 1; }
-    });
-    const field = "dim:question_category";
-    const file = (S.data.fileDims || {})[field];
-    const mine = (S.data.dimValues || {})[field] || nwCore.overlay((a) => a.kind === "set" &&
-      a.item === S.item && a.field === field).length;
-    if (file && !mine) {
-      nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item, annotator: S.who(),
-                   field, value: file});
-      n += 1;
-    }
-    S.say(Object.keys(S.data.fileDims || {}).length ?
-      `took the file's value of ${n} dimension(s) you had not set` :
-      "the file's values are hidden or absent here: nothing taken");
-  };
-  S.category = () => {  // Q 7: open the category list (type to filter, Enter chooses)
-    const box = document.querySelector(`${nwDom.key("nw-category")} input`);
-    if (!box || box.disabled) return;
-    box.scrollIntoView({block: "center"});
-    box.focus();
-    const open = document.querySelector(`${nwDom.key("nw-category")} ${nwDom.SELECT_OPEN}`);
-    // after the key's own events (react-aria opens the list on a press of its button)
-    setTimeout(() => { if (open) open.click(); else box.click(); }, 0);
-  };
-  S.setDim = (d, option, quiet = false) => {
-    const values = option === null ? d.fields.map(() => null) : d.values[option];
-    d.fields.forEach((f, k) => nwCore.push({kind: "set", dataset: S.data.dataset, item: S.item,
-      annotator: S.who(), field: "dim:" + f, value: values[k]}));
-    if (!quiet) S.say(`${d.title}: ${option === null ? "cleared" : d.options[option]}`);
-  };
   // H: the person's choice to hide the file's labels and the suggestions, an action in
   // order with the labels (each label counts what was on screen); from what the page
   // drew and the H presses not drawn yet
@@ -355,39 +143,6 @@ function annotateKeys() {
     return !!el;
   };
 
-  // W: one key per dimension, in order (any other key stops the walk, then acts)
-  S.walkKey = (key) => {
-    const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
-    const k = S.prefix.walk;
-    const d = S.dims()[k];
-    if (digit === null && key !== "enter" && key !== " ") {
-      S.prefix = null;
-      S.paint();
-      S.handle(key);
-      return;
-    }
-    if (digit === 0) S.setDim(d, null);
-    else if (digit && digit <= d.options.length) S.setDim(d, digit - 1);
-    else if (key === "enter" && S.fileChoice(k) !== null) S.setDim(d, S.fileChoice(k));
-    else if (digit) { S.say(`${d.title} has ${d.options.length} options`); return; }
-    S.prefix.walk = k + 1;
-    if (S.prefix.walk >= S.dims().length) { S.prefix = null; S.say("dimensions done"); }
-    S.paint();
-  };
-  // Q, then a dimension, then its option
-  S.dimKey = (key) => {
-    const digit = /^[0-9]$/.test(key) ? parseInt(key, 10) : null;
-    if (S.prefix.dim === undefined) {
-      if (digit && digit <= S.dims().length) S.prefix.dim = digit - 1;
-      else { S.prefix = null; if (digit === S.dims().length + 1) S.category(); }
-    } else {
-      const d = S.dims()[S.prefix.dim];
-      if (digit === 0) S.setDim(d, null);
-      else if (digit && digit <= d.options.length) S.setDim(d, digit - 1);
-      S.prefix = null;
-    }
-    S.paint();
-  };
   const named = (fn) => () => { if (!S.who()) S.hint(); else fn(); };
   // keys that save nothing by themselves: prefixes, moves, the cursor, the view
   const VIEW = {
