@@ -7,21 +7,15 @@ outside a run (:func:`ask`); the JSON schema an answer is asked in (:func:`answe
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from needlework.judges import cache
 from needlework.judges.client import Answer, JudgeClient
 from needlework.judges.connection import Connection
-from needlework.judges.errors import (
-    NO_ANSWER_LIMIT,
-    RUN_ERRORS,
-    JudgeCancelled,
-    JudgeError,
-    no_answer_error,
-)
+from needlework.judges.errors import JudgeError
 from needlework.judges.parse import Parsed, parse_score, parse_selection
 from needlework.judges.plan import Trial
+from needlework.judges.pool import send_all
 from needlework.judges.prompts import SCORE_HIGH, SCORE_LOW
 from store import judges as store
 
@@ -41,77 +35,40 @@ def send_pending(db: Any, client: JudgeClient, connection: Connection,
                  errors: dict[str, JudgeError], progress: Progress | None,
                  should_stop: ShouldStop | None,
                  answered_before: int = 0) -> dict[str, dict[str, Any]]:
-    """Send the pending trials through a bounded pool; cache each answer as it comes, under
-    the key of the parameters it was asked with. A request that fails on its own goes into
-    ``errors`` (never the cache); one of :data:`~needlework.judges.errors.RUN_ERRORS` stops the run, and so do
-    :data:`~needlework.judges.errors.NO_ANSWER_LIMIT` failures before any answer (``answered_before``: answers the
-    run already had from the cache)."""
+    """Send the pending trials through the bounded pool (:func:`needlework.judges.pool.send_all`,
+    with its rules for failures and cancelling); cache each answer as it comes, under the
+    key of the parameters it was asked with."""
     fresh: dict[str, dict[str, Any]] = {}
     if not pending:
         return fresh
-    queue = list(pending.items())
-    failure: JudgeError | None = None
-    stopped = False
-    with ThreadPoolExecutor(max_workers=connection.concurrency,
-                            thread_name_prefix="needlework-judge") as pool:
-        running: dict[Future[Answer], tuple[str, Trial]] = {}
-        while queue or running:
-            while (queue and len(running) < connection.concurrency and failure is None
-                   and not stopped):
-                if should_stop is not None and should_stop():
-                    stopped = True
-                    break
-                key, trial = queue.pop(0)
-                future = pool.submit(client.complete, trial.messages, should_stop=should_stop,
-                                     schema=answer_schema(trial))
-                running[future] = (key, trial)
-            if not running:
-                break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                key, trial = running.pop(future)
-                try:
-                    answer = future.result()
-                except JudgeCancelled:
-                    stopped = True
-                    continue
-                except JudgeError as exc:
-                    if exc.kind in RUN_ERRORS:
-                        failure = failure or exc
-                        continue
-                    errors[key] = exc
-                    done += 1
-                    if progress is not None:
-                        progress(done, total)
-                    if not fresh and not answered_before and len(errors) >= NO_ANSWER_LIMIT:
-                        failure = failure or no_answer_error(errors.values(), len(errors))
-                    continue
-                parsed = parse_answer(trial, answer.text)
-                params = answer.params if answer.params is not None else connection.params()
-                saved = cache.connection_key(connection, trial.messages, params)
-                row = {"key": saved, "raw": answer.text, "prompt_tokens": answer.prompt_tokens,
-                       "completion_tokens": answer.completion_tokens,
-                       "latency_s": answer.latency_s, "finish_reason": answer.finish_reason,
-                       "params": params, "reasoning_tokens": answer.reasoning_tokens}
-                store.save_call(db, saved, endpoint=connection.endpoint, model=connection.model,
-                                params=params,
-                                prompt_hash=cache.prompt_hash(trial.messages), raw=answer.text,
-                                parsed=parsed.as_dict(), valid=parsed.valid,
-                                prompt_tokens=answer.prompt_tokens,
-                                completion_tokens=answer.completion_tokens,
-                                latency_s=answer.latency_s, attempts=answer.attempts,
-                                finish_reason=answer.finish_reason,
-                                reasoning=answer.reasoning,
-                                reasoning_tokens=answer.reasoning_tokens)
-                fresh[key] = row
-                done += 1
-                if progress is not None:
-                    progress(done, total)
-    if failure is not None:
-        raise failure
-    if stopped:
-        raise JudgeCancelled(f"cancelled: {len(fresh)} new answers saved, "
-                             f"{len(queue)} requests not sent; a re-run resumes from the cache")
+    count = [done]
+
+    def answered(key: str, trial: Trial, answer: Answer) -> None:
+        parsed = parse_answer(trial, answer.text)
+        params = answer.params if answer.params is not None else connection.params()
+        saved = cache.connection_key(connection, trial.messages, params)
+        store.save_call(db, saved, endpoint=connection.endpoint, model=connection.model,
+                        params=params, prompt_hash=cache.prompt_hash(trial.messages),
+                        raw=answer.text, parsed=parsed.as_dict(), valid=parsed.valid,
+                        prompt_tokens=answer.prompt_tokens,
+                        completion_tokens=answer.completion_tokens,
+                        latency_s=answer.latency_s, attempts=answer.attempts,
+                        finish_reason=answer.finish_reason, reasoning=answer.reasoning,
+                        reasoning_tokens=answer.reasoning_tokens)
+        fresh[key] = {"key": saved, "raw": answer.text, "prompt_tokens": answer.prompt_tokens,
+                      "completion_tokens": answer.completion_tokens,
+                      "latency_s": answer.latency_s, "finish_reason": answer.finish_reason,
+                      "params": params, "reasoning_tokens": answer.reasoning_tokens}
+
+    def one_done(_: str) -> None:
+        count[0] += 1
+        if progress is not None:
+            progress(count[0], total)
+
+    send_all(client, pending, concurrency=connection.concurrency,
+             messages=lambda t: t.messages, schema=answer_schema, answered=answered,
+             done=one_done, errors=errors, should_stop=should_stop,
+             answered_before=answered_before, name="needlework-judge")
     return fresh
 
 

@@ -38,7 +38,6 @@ Cached answers are re-parsed on every run, so a parser fix applies without a req
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,15 +47,13 @@ from needlework.judges.connection import Connection
 from needlework.judges.context import TEMPLATE_MARGIN, count
 from needlework.judges.errors import (
     FAILURE_WORDS,
-    NO_ANSWER_LIMIT,
-    RUN_ERRORS,
-    JudgeCancelled,
     JudgeError,
     no_answer_error,
     one_line,
 )
 from needlework.judges.local import cache_endpoint
 from needlework.judges.parse import Parsed, invalid
+from needlework.judges.pool import send_all
 from store import judges as store
 
 #: How failed requests are counted apart, by the error's kind: refused (a 4xx that is no
@@ -283,66 +280,29 @@ class _Counter:
 def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[str, Request],
           errors: dict[str, JudgeError], counter: _Counter,
           should_stop: ShouldStop | None, answered_before: int = 0) -> dict[str, dict[str, Any]]:
-    """Send ``pending`` through a bounded pool; cache each answer as it comes, under the key
-    of the parameters it was asked with (found under its planned key in the result). A
-    request that fails on its own goes into ``errors``, never the cache; one of
-    ``RUN_ERRORS`` stops the run, and so do ``NO_ANSWER_LIMIT`` failures before any answer
-    (``answered_before``: answers the run already had from the cache)."""
+    """Send ``pending`` through the bounded pool (:func:`needlework.judges.pool.send_all`,
+    with its rules for failures and cancelling); cache each answer as it comes, under the
+    key of the parameters it was asked with (found under its planned key in the result)."""
     fresh: dict[str, dict[str, Any]] = {}
-    queue = list(pending.items())
-    failure: JudgeError | None = None
-    stopped = False
-    with ThreadPoolExecutor(max_workers=connection.concurrency,
-                            thread_name_prefix="needlework-rag-judge") as pool:
-        running: dict[Future[Answer], tuple[str, Request]] = {}
-        while queue or running:
-            while queue and len(running) < connection.concurrency and failure is None \
-                    and not stopped:
-                if should_stop is not None and should_stop():
-                    stopped = True
-                    break
-                key, request = queue.pop(0)
-                running[pool.submit(client.complete, request.messages, should_stop=should_stop,
-                                    schema=request.schema)] = (key, request)
-            if not running:
-                break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                key, request = running.pop(future)
-                try:
-                    answer = future.result()
-                except JudgeCancelled:
-                    stopped = True
-                    continue
-                except JudgeError as exc:
-                    if exc.kind in RUN_ERRORS:
-                        failure = failure or exc
-                        continue
-                    errors[key] = exc
-                    counter.answered(key)
-                    if not fresh and not answered_before and len(errors) >= NO_ANSWER_LIMIT:
-                        failure = failure or no_answer_error(errors.values(), len(errors))
-                    continue
-                parsed = request.parse(answer.text)
-                params = answer.params if answer.params is not None else connection.params()
-                saved = request_key(connection, request.messages, params)
-                store.save_call(db, saved, endpoint=connection.endpoint, model=connection.model,
-                                params=params,
-                                prompt_hash=cache.prompt_hash(request.messages), raw=answer.text,
-                                parsed=parsed.as_dict(), valid=parsed.valid,
-                                prompt_tokens=answer.prompt_tokens,
-                                completion_tokens=answer.completion_tokens,
-                                latency_s=answer.latency_s, attempts=answer.attempts,
-                                finish_reason=answer.finish_reason,
-                                reasoning=answer.reasoning,
-                                reasoning_tokens=answer.reasoning_tokens)
-                fresh[key] = {"key": saved, "raw": answer.text, "reasoning": answer.reasoning,
-                              "prompt_tokens": answer.prompt_tokens,
-                              "completion_tokens": answer.completion_tokens}
-                counter.answered(key)
-    if failure is not None:
-        raise failure
-    if stopped:
-        raise JudgeCancelled(f"cancelled: {len(fresh)} new answers saved, {len(queue)} requests "
-                             "not sent; a re-run resumes from the cache")
+
+    def answered(key: str, request: Request, answer: Answer) -> None:
+        parsed = request.parse(answer.text)
+        params = answer.params if answer.params is not None else connection.params()
+        saved = request_key(connection, request.messages, params)
+        store.save_call(db, saved, endpoint=connection.endpoint, model=connection.model,
+                        params=params, prompt_hash=cache.prompt_hash(request.messages),
+                        raw=answer.text, parsed=parsed.as_dict(), valid=parsed.valid,
+                        prompt_tokens=answer.prompt_tokens,
+                        completion_tokens=answer.completion_tokens,
+                        latency_s=answer.latency_s, attempts=answer.attempts,
+                        finish_reason=answer.finish_reason, reasoning=answer.reasoning,
+                        reasoning_tokens=answer.reasoning_tokens)
+        fresh[key] = {"key": saved, "raw": answer.text, "reasoning": answer.reasoning,
+                      "prompt_tokens": answer.prompt_tokens,
+                      "completion_tokens": answer.completion_tokens}
+
+    send_all(client, pending, concurrency=connection.concurrency,
+             messages=lambda r: r.messages, schema=lambda r: r.schema, answered=answered,
+             done=counter.answered, errors=errors, should_stop=should_stop,
+             answered_before=answered_before, name="needlework-rag-judge")
     return fresh
