@@ -11,7 +11,9 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
+from needlework.judges import cache
 from needlework.judges.client import Answer, JudgeClient
+from needlework.judges.connection import Connection
 from needlework.judges.errors import (
     NO_ANSWER_LIMIT,
     RUN_ERRORS,
@@ -19,6 +21,8 @@ from needlework.judges.errors import (
     JudgeError,
     no_answer_error,
 )
+from needlework.judges.parse import Parsed
+from store import judges as store
 
 R = TypeVar("R")
 ShouldStop = Callable[[], bool]
@@ -83,3 +87,16 @@ def send_all(client: JudgeClient, pending: Mapping[str, R], *, concurrency: int,
         raise JudgeCancelled(f"cancelled: {got} new answers saved, {len(queue)} requests not "
                              "sent; a re-run resumes from the cache")
     return got
+
+
+def save_answer(db: Any, connection: Connection, key: str, messages: list[dict[str, str]],
+                parsed: Parsed, answer: Answer, params: dict[str, Any]) -> None:
+    """Commit one answer to the judge cache under ``key`` (the parameters it was asked
+    with): the raw text, what was read from it, the tokens, the time, the reasoning."""
+    store.save_call(db, key, endpoint=connection.endpoint, model=connection.model,
+                    params=params, prompt_hash=cache.prompt_hash(messages), raw=answer.text,
+                    parsed=parsed.as_dict(), valid=parsed.valid,
+                    prompt_tokens=answer.prompt_tokens,
+                    completion_tokens=answer.completion_tokens, latency_s=answer.latency_s,
+                    attempts=answer.attempts, finish_reason=answer.finish_reason,
+                    reasoning=answer.reasoning, reasoning_tokens=answer.reasoning_tokens)

@@ -15,7 +15,7 @@ from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeError
 from needlework.judges.parse import Parsed, parse_score, parse_selection
 from needlework.judges.plan import Trial
-from needlework.judges.pool import send_all
+from needlework.judges.pool import save_answer, send_all
 from needlework.judges.prompts import SCORE_HIGH, SCORE_LOW
 from store import judges as store
 
@@ -47,14 +47,7 @@ def send_pending(db: Any, client: JudgeClient, connection: Connection,
         parsed = parse_answer(trial, answer.text)
         params = answer.params if answer.params is not None else connection.params()
         saved = cache.connection_key(connection, trial.messages, params)
-        store.save_call(db, saved, endpoint=connection.endpoint, model=connection.model,
-                        params=params, prompt_hash=cache.prompt_hash(trial.messages),
-                        raw=answer.text, parsed=parsed.as_dict(), valid=parsed.valid,
-                        prompt_tokens=answer.prompt_tokens,
-                        completion_tokens=answer.completion_tokens,
-                        latency_s=answer.latency_s, attempts=answer.attempts,
-                        finish_reason=answer.finish_reason, reasoning=answer.reasoning,
-                        reasoning_tokens=answer.reasoning_tokens)
+        save_answer(db, connection, saved, trial.messages, parsed, answer, params)
         fresh[key] = {"key": saved, "raw": answer.text, "prompt_tokens": answer.prompt_tokens,
                       "completion_tokens": answer.completion_tokens,
                       "latency_s": answer.latency_s, "finish_reason": answer.finish_reason,

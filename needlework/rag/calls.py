@@ -53,7 +53,7 @@ from needlework.judges.errors import (
 )
 from needlework.judges.local import cache_endpoint
 from needlework.judges.parse import Parsed, invalid
-from needlework.judges.pool import send_all
+from needlework.judges.pool import save_answer, send_all
 from store import judges as store
 
 #: How failed requests are counted apart, by the error's kind: refused (a 4xx that is no
@@ -289,14 +289,7 @@ def _send(db: Any, client: JudgeClient, connection: Connection, pending: dict[st
         parsed = request.parse(answer.text)
         params = answer.params if answer.params is not None else connection.params()
         saved = request_key(connection, request.messages, params)
-        store.save_call(db, saved, endpoint=connection.endpoint, model=connection.model,
-                        params=params, prompt_hash=cache.prompt_hash(request.messages),
-                        raw=answer.text, parsed=parsed.as_dict(), valid=parsed.valid,
-                        prompt_tokens=answer.prompt_tokens,
-                        completion_tokens=answer.completion_tokens,
-                        latency_s=answer.latency_s, attempts=answer.attempts,
-                        finish_reason=answer.finish_reason, reasoning=answer.reasoning,
-                        reasoning_tokens=answer.reasoning_tokens)
+        save_answer(db, connection, saved, request.messages, parsed, answer, params)
         fresh[key] = {"key": saved, "raw": answer.text, "reasoning": answer.reasoning,
                       "prompt_tokens": answer.prompt_tokens,
                       "completion_tokens": answer.completion_tokens}
