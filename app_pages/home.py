@@ -10,8 +10,8 @@ from components.pace import render_pace
 from components.state import annotator, current_dataset, get_db, signed_in
 from components.teams.progress import render_team_progress
 from components.teams.session import may_open
-from needlework.grounding.progress import without_marked_only
-from needlework.teams.assignment import queue_totals, visible_datasets
+from needlework.progress_view import counted
+from needlework.teams.assignment import visible_datasets
 from needlework.teams.permissions import visible_annotator
 from store.annotations import history
 from store.datasets import get_dataset, list_datasets
@@ -42,15 +42,9 @@ mine, theirs = visible_annotator(user), visible_datasets(db, user)
 if theirs is not None:
     every = [r for r in every if r["name"] in set(theirs)]
 progress = progress_by_dataset(db)
-if user is not None:  # team mode: a person with a queue is counted against their queue
-    for name, people in progress.items():
-        queues = queue_totals(db, name)
-        for p in people:
-            if p["annotator"] in queues:
-                p["done"], p["started"], p["total"] = queues[p["annotator"]]
 kinds = {r["name"]: r["kind"] for r in every}
-progress = {name: (without_marked_only(db, name, people) if kinds.get(name) == "grounding"
-                   else people) for name, people in progress.items()}  # only skipped: not started
+progress = {name: counted(db, name, kinds.get(name, ""), people, team=user is not None)
+            for name, people in progress.items()}  # only skipped: not started
 reader = user.name if user is not None else annotator()
 others = {name: sum(p["annotator"] != reader for p in people) for name, people in progress.items()}
 if mine is not None:

@@ -19,6 +19,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from store.agreement import recounted
+from store.own_work import started_sql
 
 _PROGRESS = ("(select {column} from item_progress p where p.dataset = a.dataset "
              "and p.item_key = a.item_key and p.annotator = a.annotator)")
@@ -29,8 +30,9 @@ _PROGRESS = ("(select {column} from item_progress p where p.dataset = a.dataset 
 #: every comparison (preference, needle).
 DONE_SQL = "coalesce(" + _PROGRESS.format(column="p.done") + ", 0)"
 
-#: 1 when the annotator has set anything on the item (adjudications aside).
-STARTED_SQL = "coalesce(" + _PROGRESS.format(column="p.fields > 0") + ", 0)"
+#: 1 when the annotator has set anything on the item that is no mark (adjudications aside;
+#: an item only flagged, skipped or commented is not started).
+STARTED_SQL = "coalesce(" + _PROGRESS.format(column=started_sql("p")) + ", 0)"
 
 _STATUS = (f"select a.dataset, a.item_key, a.annotator, a.queue_pos, a.units, a.gold, a.source, "
            f"{DONE_SQL} as done, {STARTED_SQL} as started from assignments a "

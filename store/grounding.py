@@ -12,6 +12,7 @@ from sqlite_utils import Database
 
 from store.facts import DIM_COLUMNS
 from store.migrations_facts_early import counted
+from store.own_work import started_sql
 
 #: Record fields read for the question list (one json_extract call per record).
 SUMMARY_FIELDS = (
@@ -172,8 +173,8 @@ def _where(query: ItemQuery, params: dict[str, Any]) -> str:
             parts.append(f"{_dim_value(column, query.file_values)} in ({marks})")
     if query.states:
         states = {
-            UNLABELED: "coalesce(p.fields, 0) = 0",
-            IN_PROGRESS: "(coalesce(p.fields, 0) > 0 and coalesce(p.done, 0) = 0)",
+            UNLABELED: f"(coalesce(p.done, 0) = 0 and not {started_sql('p')})",
+            IN_PROGRESS: f"(coalesce(p.done, 0) = 0 and {started_sql('p')})",
             DONE: "coalesce(p.done, 0) = 1",
             DISAGREE: _DISPUTED,
         }

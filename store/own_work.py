@@ -10,6 +10,18 @@ from sqlite_utils import Database
 MARK_FIELDS = ("flag", "skipped", "comment")
 
 
+def started_sql(p: str = "p") -> str:
+    """SQL, true when the ``item_progress`` row ``p`` holds a field that is no mark (a
+    label, a dimension, the answer): the person started the item. An item only flagged,
+    skipped or commented is not started; the marks are counted only when there are so
+    few fields that they could be all of them."""
+    marks = ", ".join(f"'{m}'" for m in MARK_FIELDS)
+    return (f"(coalesce({p}.fields, 0) > {len(MARK_FIELDS)} or coalesce({p}.fields, 0) > "
+            f"(select count(*) from annotations m where m.dataset = {p}.dataset and "
+            f"m.item_key = {p}.item_key and m.annotator = {p}.annotator and "
+            f"m.field in ({marks})))")
+
+
 def saves_between(db: Database, annotator: str, start: str, end: str) -> list[tuple[str, str, str]]:
     """``(dataset, item_key, at)`` of every change ``annotator`` made to their own items
     with ``start <= at < end`` (ISO times, UTC), oldest first (index ``history_by_time``:

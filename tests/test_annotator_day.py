@@ -122,6 +122,38 @@ def test_a_question_only_skipped_or_flagged_is_not_started(db):
     assert gp.without_marked_only(db, "g", people) == [{"annotator": "ana", "started": 1, "done": 0}]
     _set(db, "bob", "q0", "skipped", "skipped")
     assert gp.without_marked_only(db, "g", [{"annotator": "bob", "started": 1, "done": 0}]) == []
+    # the question list's state filter says the same as the picker's rows
+    for states, keys in (({gp.IN_PROGRESS}, ["q2"]), ({gp.UNLABELED}, ["q0", "q1"])):
+        found = gp.make_list(db, "g", "ana", gp.ItemFilter(states=states), 0)
+        assert found.keys == keys, (states, found.keys)
+
+
+def test_the_team_table_and_home_count_only_skipped_as_not_started(db):
+    """The lead's progress table (started, not done) and Home's line for a person with a
+    queue: an item only skipped or flagged is not started; one with a label is."""
+    from needlework.progress_view import counted  # noqa: PLC0415
+    from needlework.teams.assignment import annotator_progress, assign_dataset  # noqa: PLC0415
+    from store.facts import progress_by_dataset  # noqa: PLC0415
+    from tests.teams_fixtures import team  # noqa: PLC0415
+
+    _grounding(db)
+    users = team(db, annotators=("ana",))
+    assign_dataset(db, "g", ["ana"], per_item=1, actor=users["boss"])
+    _set(db, "ana", "q0", "skipped", "skipped")
+    _set(db, "ana", "q1", "flag", "flagged")
+    [row] = annotator_progress(db, "g", actor=users["boss"])
+    assert (row.assigned, row.done, row.started, row.remaining) == (3, 0, 0, 3)
+    home = progress_by_dataset(db)["g"]
+    assert counted(db, "g", "grounding", home, team=True) == []
+    assert counted(db, "g", "grounding", home, team=False) == []
+    _set(db, "ana", "q1", "label:1", "OUTDATED")
+    [row] = annotator_progress(db, "g", actor=users["boss"])
+    assert (row.done, row.started) == (0, 1)
+    home = progress_by_dataset(db)["g"]
+    [ana] = counted(db, "g", "grounding", home, team=True)
+    assert (ana["done"], ana["started"], ana["total"]) == (0, 1, 3)
+    [local] = counted(db, "g", "grounding", home, team=False)
+    assert (local["done"], local["started"]) == (0, 1)
 
 
 def test_home_words_are_true_for_the_reader():
