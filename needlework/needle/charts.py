@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Final
 
 import altair as alt
 import pandas as pd
@@ -32,7 +33,7 @@ from needlework.needle.analysis import (
 )
 from needlework.stats_text import percent, percent_range
 
-COLOR_SCHEME = "viridis"  # perceptually uniform, colour-blind safe
+COLOR_SCHEME: Final = "viridis"  # perceptually uniform, colour-blind safe
 CELL_FIELDS = ["length_tokens", "bucket"]
 POSITION_ORDER = [bucket_label(b) for b in range(BUCKETS)]
 POSITION_TITLE = "needle position (share of the response)"  # the same on the page and in files
@@ -89,7 +90,7 @@ def _fill(legend: alt.Legend) -> alt.Color | dict:
                                    legend=legend))
 
 
-def _ink() -> dict:
+def _ink() -> Any:
     """Label colour: black on light cells and on a thin cell's grey, white on dark ones."""
     return alt.condition("datum.thin || datum.accuracy > 0.6", alt.value("black"), alt.value("white"))
 
@@ -233,15 +234,19 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
         autosize=alt.AutoSizeParams(type="fit", contains="padding"))
     if title:
         chart = chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=font + 2))
+    assert isinstance(chart, alt.LayerChart)  # a layer's properties keep it a layer
     return chart
 
 
-def compare_heatmaps(first: pd.DataFrame, second: pd.DataFrame, **kwargs: object) -> alt.Chart:
-    """Two models' heatmaps side by side on one colour scale (their ``model`` values must differ)."""
+def compare_heatmaps(first: pd.DataFrame, second: pd.DataFrame, *, title: str | None = None,
+                     thin: int = THIN_CELL, select: bool = True, width: int = 360,
+                     height: int | None = None) -> alt.Chart:
+    """Two models' heatmaps side by side on one colour scale (their ``model`` values must
+    differ); the options of :func:`heatmap`."""
     both = combine([first, second])
     if both["model"].nunique() < 2:
         raise ValueError("the two result sets have the same model name; set distinct 'model' values")
-    return heatmap(both, **kwargs)
+    return heatmap(both, title=title, thin=thin, select=select, width=width, height=height)
 
 
 def accuracy_lines(results: pd.DataFrame, *, title: str | None = None, width: int | str = 420,
