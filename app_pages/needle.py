@@ -56,7 +56,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.needle.writer import render_writer
     from components.state import current_dataset, get_db
     from needlework.needle.findings import default_title as default_title_of
-    from needlework.needle.findings import headlines
+    from needlework.needle.headline import headlines
 
 db = get_db()
 row, demo_instead = lab_row(db, current_dataset())  # the seeded demo set when no needle set is picked

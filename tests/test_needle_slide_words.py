@@ -11,14 +11,8 @@ import re
 import pandas as pd
 import pytest
 
-from needlework.needle.findings import (
-    headline,
-    headlines,
-    newcombe_difference,
-    slide_finding_of,
-    sparse_words,
-    with_slide_finding,
-)
+from needlework.needle.findings import slide_finding_of, with_slide_finding
+from needlework.needle.headline import headline, headlines, newcombe_difference, sparse_words
 from needlework.needle.reports import Report, ReportError, SetRef
 from needlework.needle.slide import SlideWords, slide_pdf, slide_png, slide_pptx, slide_svg
 

@@ -32,17 +32,14 @@ from components.text import render_text
 from needlework.needle import charts, slide
 from needlework.needle.analysis import results_csv
 from needlework.needle.findings import (
-    bias_words,
-    chance_words,
-    headlines,
     slide_finding_of,
     slide_subtitle,
     slide_title_of,
-    sparse_words,
     with_slide_finding,
     with_slide_title,
     wrap,
 )
+from needlework.needle.headline import bias_words, chance_words, headlines, sparse_words
 from needlework.needle.reports import MAX_FINDING
 from needlework.needle.slide import SlideWords
 from needlework.teams.events import record

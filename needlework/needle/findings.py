@@ -25,7 +25,7 @@ from needlework.needle.order_bias import PositionBias, position_bias, wilson_int
 from needlework.stats_text import round_half_up
 
 
-def _pct(value: float) -> int:
+def pct(value: float) -> int:
     """A share in whole percent, rounded half up on its exact value (:mod:`needlework.stats`)."""
     return int(round_half_up(Fraction(float(value)) * 100, 0))
 
@@ -47,7 +47,7 @@ def _runs(buckets: list[int]) -> list[str]:
     return out
 
 
-def _and(parts: list[str]) -> str:
+def and_join(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
@@ -57,7 +57,7 @@ def _places(cells: pd.DataFrame, most: int = 3) -> str:
     lengths named, then how many more)."""
     lengths = sorted(cells["length_tokens"].unique())
     named = [f"{length_label(int(n))} tokens, positions "
-             + _and(_runs(cells.loc[cells["length_tokens"] == n, "bucket"].astype(int).tolist()))
+             + and_join(_runs(cells.loc[cells["length_tokens"] == n, "bucket"].astype(int).tolist()))
              for n in lengths[:most]]
     more = len(lengths) - most
     return "; ".join(named) + (f"; and at {more} more length{'s' if more > 1 else ''}" if more > 0 else "")
@@ -86,7 +86,7 @@ def _extreme(cells: pd.DataFrame, word: str, total: int) -> str:
     ``lowest, 50 %, in 5 tied cells: 1K tokens, positions 30–80 % (n=10 each)``, or, when
     they are too scattered to name (more than :data:`MOST_RUNS` runs of adjacent
     positions), ``highest, 100 %, in 25 of the 36 cells (n=5–11)``."""
-    value = _pct(cells["accuracy"].iloc[0])
+    value = pct(cells["accuracy"].iloc[0])
     if len(cells) == 1:
         return f"{word} at {_where(cells.iloc[0])} ({value} %, {_sizes(cells)})"
     runs = sum(len(_runs(group.astype(int).tolist()))
@@ -103,11 +103,11 @@ def _chance(low: pd.DataFrame, high: pd.DataFrame, unit: str) -> str:
     if lo[1] < hi[0]:
         return ""
     return (f" With so few {unit} the gap "
-            f"may be chance: the 95 % intervals overlap ({_pct(lo[0])}–{_pct(lo[1])} % and "
-            f"{_pct(hi[0])}–{_pct(hi[1])} %).")
+            f"may be chance: the 95 % intervals overlap ({pct(lo[0])}–{pct(lo[1])} % and "
+            f"{pct(hi[0])}–{pct(hi[1])} %).")
 
 
-def _of_model(results: pd.DataFrame, model: str | None) -> pd.DataFrame:
+def of_model(results: pd.DataFrame, model: str | None) -> pd.DataFrame:
     return results if model is None else results[results["model"] == model]
 
 
@@ -119,13 +119,13 @@ def finding(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_C
     at 8K tokens, positions 40–50 % (62 %, n=10), 31 points below the highest, at 2K
     tokens, positions 90–100 % (93 %, n=10)." A thinner cell lower than the lowest named
     is mentioned as left out."""
-    rows = _of_model(results, model)
+    rows = of_model(results, model)
     unit = counted(rows)  # a judge's cells count trials (each pair in both orders)
     every = heatmap_frame(rows, min_n)
     cells = every[~every["thin"]]
     if cells.empty:
         return f"Not enough data for a finding: no cell has at least {min_n} pairs."
-    shown = cells["accuracy"].map(_pct)
+    shown = cells["accuracy"].map(pct)
     low = cells[shown == shown.min()].sort_values(["length_tokens", "bucket"])
     high = cells[shown == shown.max()].sort_values(["length_tokens", "bucket"])
     worst = low.iloc[0]
@@ -149,27 +149,27 @@ def _thin_note(every: pd.DataFrame, worst: pd.Series, min_n: int, unit: str = "p
     size = (f"n={int(low['n'])} trials, {int(low['pairs'])} pairs" if unit == "trials"
             else f"n={int(low['n'])}")
     return (f" Cells with fewer than {min_n} pairs are left out: the lowest of them, "
-            f"{_pct(low['accuracy'])} % at {_where(low)} ({size}), is too thin to say.")
+            f"{pct(low['accuracy'])} % at {_where(low)} ({size}), is too thin to say.")
 
 
 def position_trend(results: pd.DataFrame, model: str | None = None) -> str:
     """Accuracy in the first, middle and last third of the responses, in one line."""
-    rows = _of_model(results, model)
+    rows = of_model(results, model)
     if rows.empty:
         return "No results."
     thirds = pd.cut(rows["tagged_position"], [-0.01, 1 / 3, 2 / 3, 1.01], labels=["first", "middle", "last"])
     parts = []
     for name, group in rows.groupby(thirds, observed=True)["correct"]:
-        parts.append(f"{_pct(group.mean())} % in the {name} third (n={len(group)})")
-    return f"Accuracy {', '.join(parts)}; {_pct(rows['correct'].mean())} % overall over {len(rows)} {counted(rows)}."
+        parts.append(f"{pct(group.mean())} % in the {name} third (n={len(group)})")
+    return f"Accuracy {', '.join(parts)}; {pct(rows['correct'].mean())} % overall over {len(rows)} {counted(rows)}."
 
 
 def length_trend(results: pd.DataFrame, model: str | None = None) -> str:
     """Accuracy per response length over all positions, in one line."""
-    rows = _of_model(results, model)
+    rows = of_model(results, model)
     if rows.empty:
         return "No results."
-    parts = [f"{_pct(group.mean())} % at {length_label(int(n))} tokens (n={len(group)})"
+    parts = [f"{pct(group.mean())} % at {length_label(int(n))} tokens (n={len(group)})"
              for n, group in rows.groupby("length_tokens")["correct"]]
     return f"Accuracy by length: {', '.join(parts)}."
 
@@ -177,12 +177,12 @@ def length_trend(results: pd.DataFrame, model: str | None = None) -> str:
 def _length_extreme(rows: pd.DataFrame, word: str) -> str:
     """``lowest at 1K tokens (60 %, n=100)`` or ``lowest, 60 %, at 1K and 2K tokens (n=100 each)``
     (``rows``: accuracy ``mean`` and ``size`` by length)."""
-    value = _pct(rows["mean"].iloc[0])
+    value = pct(rows["mean"].iloc[0])
     sizes = sorted({int(n) for n in rows["size"]})
     n = f"n={sizes[0]}" if len(sizes) == 1 else f"n={sizes[0]}–{sizes[-1]}"
     if len(rows) == 1:
         return f"{word} at {length_label(int(rows.index[0]))} tokens ({value} %, {n})"
-    lengths = _and([length_label(int(x)) for x in rows.index])
+    lengths = and_join([length_label(int(x)) for x in rows.index])
     return f"{word}, {value} %, at {lengths} tokens ({n}{' each' if len(sizes) == 1 else ''})"
 
 
@@ -190,7 +190,7 @@ def overview(results: pd.DataFrame, model: str | None = None) -> str:
     """The pattern over whole rows and thirds, where the counts are large: "By position,
     accuracy goes from 83 % in the first third of the answer to 61 % in the last (n=116 and
     87); by length it is lowest at 1K tokens (60 %, n=100) and highest at 500 (84 %, n=76)." """
-    rows = _of_model(results, model)
+    rows = of_model(results, model)
     if rows.empty:
         return "No results."
     thirds = pd.cut(rows["tagged_position"], [-0.01, 1 / 3, 2 / 3, 1.01], labels=["first", "middle", "last"])
@@ -198,12 +198,12 @@ def overview(results: pd.DataFrame, model: str | None = None) -> str:
     parts = []
     if len(by_third) >= 2:
         first, last = by_third.iloc[0], by_third.iloc[-1]
-        parts.append(f"By position, accuracy goes from {_pct(first['mean'])} % in the "
-                     f"{by_third.index[0]} third of the answer to {_pct(last['mean'])} % in the "
+        parts.append(f"By position, accuracy goes from {pct(first['mean'])} % in the "
+                     f"{by_third.index[0]} third of the answer to {pct(last['mean'])} % in the "
                      f"{by_third.index[-1]} (n={int(first['size'])} and {int(last['size'])})")
     by_length = rows.groupby("length_tokens")["correct"].agg(["mean", "size"])
     if len(by_length) >= 2:
-        shown = by_length["mean"].map(_pct)
+        shown = by_length["mean"].map(pct)
         low, high = by_length[shown == shown.min()], by_length[shown == shown.max()]
         if shown.min() == shown.max():
             parts.append(f"by length it is {shown.min()} % at every length")
@@ -216,7 +216,7 @@ def overview(results: pd.DataFrame, model: str | None = None) -> str:
     return text[0].upper() + text[1:]
 
 
-def _points(value: float) -> str:
+def in_points(value: float) -> str:
     """A difference of proportions in points, signed when negative (``−12``)."""
     shown = int(round_half_up(Fraction(float(value)) * 100, 0))
     return f"−{-shown}" if shown < 0 else f"{shown}"
@@ -229,11 +229,11 @@ def bias_sentence(bias: PositionBias | None) -> str:
     shown". ``""`` for no bias figures (not a judge, or no pair judged in both orders)."""
     if bias is None:
         return ""
-    figures = (f"right {_pct(bias.first)} % of the time with the chosen response shown first "
-               f"(A) and {_pct(bias.second)} % with it shown second (B), over {bias.pairs} "
+    figures = (f"right {pct(bias.first)} % of the time with the chosen response shown first "
+               f"(A) and {pct(bias.second)} % with it shown second (B), over {bias.pairs} "
                f"pair{'s' if bias.pairs != 1 else ''} judged in both orders")
-    gap = (f"a gap of {_points(bias.gap)} points (95 % interval {_points(bias.low)} to "
-           f"{_points(bias.high)} points, Newcombe's paired Wilson interval)")
+    gap = (f"a gap of {in_points(bias.gap)} points (95 % interval {in_points(bias.low)} to "
+           f"{in_points(bias.high)} points, Newcombe's paired Wilson interval)")
     if bias.biased:
         side = "the first response shown (A)" if bias.gap > 0 else "the second response shown (B)"
         return (f"Position bias: {figures}, {gap}. The interval excludes no difference: the "
@@ -260,10 +260,10 @@ def chance_sentence(frame: pd.DataFrame, why: str = "") -> str:
     if not weak:
         return ""
     name, value, (low, high) = min(weak, key=lambda o: o[1])
-    figures = (f"with the chosen response shown {name} this judge is right {_pct(value)} % of "
-               f"the time (95 % interval {_pct(low)}–{_pct(high)} %, over {bias.pairs} pairs)")
+    figures = (f"with the chosen response shown {name} this judge is right {pct(value)} % of "
+               f"the time (95 % interval {pct(low)}–{pct(high)} %, over {bias.pairs} pairs)")
     if high < 0.5:  # below a coin toss with one order: it follows the position, not the needle
-        text = (f"At chance: {figures}, {_pct(max(bias.first, bias.second))} % with the other "
+        text = (f"At chance: {figures}, {pct(max(bias.first, bias.second))} % with the other "
                 "order: it names one position whatever the needle, so over both orders it is "
                 "right about as often as a coin toss, and its heatmap does not show where it "
                 "finds the needle.")
@@ -276,7 +276,7 @@ def chance_sentence(frame: pd.DataFrame, why: str = "") -> str:
 def judge_lines(results: pd.DataFrame, model: str | None = None, why: str = "") -> list[str]:
     """For a judge's rows (each pair in both orders): its position-bias sentence and, when
     it is at chance, the warning (:func:`chance_sentence`); empty for a reward model's."""
-    rows = _of_model(results, model)
+    rows = of_model(results, model)
     if counted(rows) != "trials":
         return []
     return [line for line in (bias_sentence(position_bias(rows)), chance_sentence(rows, why))
@@ -429,158 +429,3 @@ def wrap(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken between words (a longer
     word is cut), for chart titles, which Vega never wraps."""
     return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
-
-
-# -- the slide's headline: the overall finding with its interval, in one line -----------------
-
-_Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
-
-
-def _wilson(share: float, n: int) -> tuple[float, float]:
-    """Wilson's score interval (95 %) of a mean ``share`` over ``n`` units (a judge's pair
-    counts its share of its two orders: the same formula on the mean of the shares)."""
-    if n <= 0:
-        return 0.0, 1.0
-    z2 = _Z95 * _Z95
-    denom = 1 + z2 / n
-    centre = (share + z2 / (2 * n)) / denom
-    half = _Z95 / denom * (share * (1 - share) / n + z2 / (4 * n * n)) ** 0.5
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def newcombe_difference(first: float, n_first: int, last: float, n_last: int) -> tuple[float, float]:
-    """The 95 % interval of ``last − first`` (two shares of different units) by Newcombe's
-    hybrid score method: each share's Wilson interval, the difference's bounds
-    ``d − √((last − l_last)² + (u_first − first)²)`` and ``d + √((u_last − last)² +
-    (first − l_first)²)``."""
-    l1, u1 = _wilson(first, n_first)
-    l2, u2 = _wilson(last, n_last)
-    d = last - first
-    return (d - ((last - l2) ** 2 + (u1 - first) ** 2) ** 0.5,
-            d + ((u2 - last) ** 2 + (first - l1) ** 2) ** 0.5)
-
-
-def _per_pair(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per pair: its share right (0/1 for a reward model, a judge's share of its two
-    orders), its length and needle position."""
-    return rows.groupby("id", as_index=False).agg(
-        correct=("correct", "mean"), length_tokens=("length_tokens", "first"),
-        tagged_position=("tagged_position", "first"))
-
-
-def _weakest(rows: pd.DataFrame, pairs: pd.DataFrame, min_n: int) -> str:
-    """The weakest readable region: the length whose pairs score lowest (lengths of at least
-    ``min_n`` pairs), or with one length, the lowest cell of at least ``min_n`` pairs."""
-    by_length = pairs.groupby("length_tokens")["correct"].agg(["mean", "size"])
-    by_length = by_length[by_length["size"] >= min_n]
-    if len(by_length) >= 2:
-        shown = by_length["mean"].map(_pct)
-        if shown.min() == shown.max():
-            return f"every length {shown.min()} %"
-        worst = by_length[shown == shown.min()].index.tolist()
-        return f"lowest at {_and([length_label(int(n)) for n in worst])} tokens, {shown.min()} %"
-    cells = heatmap_frame(rows, min_n)
-    cells = cells[~cells["thin"]]
-    if cells.empty:
-        return ""
-    worst = cells.sort_values(["accuracy", "length_tokens", "bucket"]).iloc[0]
-    return f"lowest at positions {bucket_label(int(worst['bucket']))}, {_pct(worst['accuracy'])} %"
-
-
-def _signed(points: int | str) -> str:
-    """Points with their sign: ``+3``, ``−22``, ``0``."""
-    value = int(str(points).replace("−", "-"))
-    return f"−{-value}" if value < 0 else (f"+{value}" if value > 0 else "0")
-
-
-def headline(results: pd.DataFrame, model: str | None = None, min_n: int = THIN_CELL) -> str:
-    """The slide's one-line finding for one model (or all rows): the trend over position,
-    accuracy in the first third of the response against the last, with the 95 % interval of
-    the change in points (Newcombe's hybrid score interval; the unit the pair), then the
-    weakest readable region (:func:`_weakest`). E.g. "83 % → 61 % first to last third
-    (−22 points, 95 % CI −35 to −8); lowest at 1K tokens, 60 %". Without pairs in both
-    thirds: the overall accuracy with its Wilson interval. Thin cells never lead it."""
-    rows = _of_model(results, model)
-    if rows.empty:
-        return "No results."
-    pairs = _per_pair(rows)
-    position = pairs["tagged_position"].astype(float)
-    first, last = pairs[position < 1 / 3]["correct"], pairs[position >= 2 / 3]["correct"]
-    weakest = _weakest(rows, pairs, min_n)
-    if len(first) and len(last):
-        low, high = newcombe_difference(float(first.mean()), len(first), float(last.mean()), len(last))
-        change = _pct(last.mean()) - _pct(first.mean())
-        lead = (f"{_pct(first.mean())} % → {_pct(last.mean())} % first to last third "
-                f"({_signed(change)} point{'' if abs(change) == 1 else 's'}, 95 % CI "
-                f"{_signed(_points(low))} to "
-                f"{_signed(_points(high))})")
-    else:
-        low, high = _wilson(float(pairs["correct"].mean()), len(pairs))
-        lead = (f"Accuracy {_pct(pairs['correct'].mean())} % (95 % CI {_pct(low)}–{_pct(high)} %, "
-                f"{len(pairs)} pairs)")
-    return lead + (f"; {weakest}" if weakest else "")
-
-
-def headlines(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
-    """:func:`headline` per model, in the panels' order, prefixed with the model when there
-    are several (one line each)."""
-    models = list(dict.fromkeys(results["model"]))
-    if len(models) <= 1:
-        return [headline(results, None, min_n)]
-    return [f"{m}: {headline(results, m, min_n)}" for m in models]
-
-
-def sparse_words(results: pd.DataFrame, min_n: int = THIN_CELL) -> str:
-    """The grid's gaps said plainly, for the slide's foot: how many cells are empty (no pair
-    of that length with its needle at that position in the data) and how many thin (fewer
-    than ``min_n`` pairs, marked grey and dashed), and the sparsest length's readable cells,
-    e.g. "12 of 40 cells are empty: the data has no pair of that length with the needle
-    there; 6 are thin (grey, dashed: under 5 pairs). 250 tokens: 4 of 10 cells readable."
-    When every cell is readable: "Every cell holds at least 5 pairs." """
-    every = heatmap_frame(results, min_n)
-    models = max(1, every["model"].nunique())
-    lengths = sorted(int(n) for n in every["length_tokens"].unique())
-    total = len(lengths) * BUCKETS * models
-    empty, thin = total - len(every), int(every["thin"].sum())
-    if not empty and not thin:
-        return f"Every cell holds at least {min_n} pairs."
-    parts = []
-    if empty:
-        parts.append(f"{empty} of {total} cells {'is' if empty == 1 else 'are'} empty: the data "
-                     "has no pair of that length with the needle there")
-    if thin:
-        parts.append(f"{thin}{'' if empty else f' of {total} cells'} "
-                     f"{'is' if thin == 1 else 'are'} thin (grey, dashed: under {min_n} pairs)")
-    text = "; ".join(parts) + "."
-    readable = every[~every["thin"]].groupby("length_tokens").size()
-    counts = {n: int(readable.get(n, 0)) for n in lengths}
-    sparsest = min(lengths, key=lambda n: (counts[n], n))
-    if counts[sparsest] < BUCKETS * models:
-        text += (f" {length_label(sparsest)} tokens: {counts[sparsest]} of {BUCKETS * models} "
-                 "cells readable.")
-    return text[0].upper() + text[1:]
-
-
-def chance_words(results: pd.DataFrame) -> str:
-    """For the slide's foot: each judge not shown above chance with both orders
-    (:func:`chance_sentence`), in one short sentence, so its heatmap is not read as where it
-    finds the needle; ``""`` when none."""
-    out = []
-    for model in dict.fromkeys(results["model"]):
-        rows = _of_model(results, model)
-        if counted(rows) == "trials" and chance_sentence(rows):
-            out.append(f"{model} is not shown above chance with both orders: its cells may not "
-                       "show where it finds the needle.")
-    return " ".join(out)
-
-
-def bias_words(results: pd.DataFrame) -> str:
-    """For the slide's foot: each judge's position bias (:func:`bias_sentence`), prefixed
-    with the judge, so a heatmap is not read without it; ``""`` when no judge was judged
-    in both orders."""
-    out = []
-    for model in dict.fromkeys(results["model"]):
-        rows = _of_model(results, model)
-        if counted(rows) == "trials" and (sentence := bias_sentence(position_bias(rows))):
-            out.append(f"{model}: {sentence}")
-    return " ".join(out)
