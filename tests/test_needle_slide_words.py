@@ -98,6 +98,23 @@ def test_sparse_words_say_how_many_cells_are_empty_and_why():
     assert sparse_words(frame(cells)).startswith("1 of 20 cells is thin (grey, dashed")
 
 
+def test_sparse_words_for_panels_side_by_side_count_each_grid():
+    """Two models on one slide: each model's empty and thin cells of its own 20, one
+    sentence (never a count over both grids together)."""
+    first = grid(10, 10)
+    for b in range(6, 10):
+        del first[(500, b)]
+    first[(500, 5)] = (2, 2)
+    second = grid(10, 10)
+    del second[(1000, 0)]
+    both = pd.concat([frame(first, "rm"), frame(second, "judge j")], ignore_index=True)
+    assert sparse_words(both) == (
+        "Of 20 cells each, empty (no pair of that length with the needle there) / thin (grey, "
+        "dashed: under 5 pairs): rm 4 / 1, judge j 1 / 0.")
+    even = pd.concat([frame(grid(10, 10), "rm"), frame(grid(10, 10), "j")], ignore_index=True)
+    assert sparse_words(even) == "Every cell holds at least 5 pairs."
+
+
 def test_the_presenters_finding_is_kept_in_meta_and_in_a_report():
     meta = with_slide_finding({"slide_title": {"text": "T"}}, "  Misses in the  middle ", False,
                               "ann", "2026-11-28T10:00:00+00:00")

@@ -77,6 +77,7 @@ def _cells(results: pd.DataFrame, thin: int) -> pd.DataFrame:
                       zip(cells["accuracy"], cells["n"], cells["thin"], thin_words, strict=True)]
     cells["short"] = [w if t else percent(a, digits=0)[:-2]  # narrow panels: no " %"
                       for a, t, w in zip(cells["accuracy"], cells["thin"], thin_words, strict=True)]
+    cells["thin_short"] = [f"n={n}" for n in cells["n"]]  # a judge's thin cell where "1 pair" is too wide
     cells["count"] = [(f"{n} ({p} pairs)" if judged else str(n))
                       + (f", too few to read (under {thin} pairs)" if t else "")
                       for n, p, t in zip(cells["n"], cells["pairs"], cells["thin"], strict=True)]
@@ -172,6 +173,10 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     crowded = f"width < {int(10 * (3.4 if slide else 4.2) * font) + 40}"
     ink = "#262730"  # labels and titles as dark as the page's text (Vega's default is grey)
     titles = font if font >= 24 else min(font, 20)  # a slide's titles as large as its labels
+    # beside the gradient: the legend's title ("accuracy") on a slide, and "100%" half out
+    legend_room = (round(5 * titles) if slide else 0) + 2 * font
+    # a cell too narrow for a judge's "1 pair" under it: "n=2" (its trials, as elsewhere)
+    tight = f"width < {int(10 * 3.3 * font) + 80}"
     base = alt.Chart().encode(
         x=alt.X("position:O", sort=POSITION_ORDER, scale=alt.Scale(domain=POSITION_ORDER),
                 title="needle position (% of the response)" if slide else POSITION_TITLE,
@@ -200,7 +205,11 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     ]
     rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
         color=_fill(alt.Legend(format=".0%", orient="bottom", direction="horizontal",
-                               gradientLength=max(200, 20 * font), labelFontSize=font,
+                               # as long as the panel leaves beside the legend's title
+                               # and the last label's overhang (half panels on a slide)
+                               gradientLength={"expr": f"max(100, min({max(200, 20 * font)}, "
+                                                       f"width - {legend_room}))"},
+                               labelFontSize=font,
                                titleFontSize=titles, labelColor=ink, titleColor=ink,
                                values=LEGEND_VALUES, labelOverlap=False,
                                titleOrient="left" if slide else "top",
@@ -220,8 +229,9 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
                           description=TWO_LINES).transform_calculate(
         shown=f"{narrow} ? datum.short : datum.label").encode(
         text="shown:N", color=_ink(), tooltip=tooltip).transform_filter("!datum.thin")
-    count = base.mark_text(fontSize=size, lineBreak="\n").encode(
-        text="label:N", color=_ink(), tooltip=tooltip).transform_filter("datum.thin")
+    count = base.mark_text(fontSize=size, lineBreak="\n").transform_calculate(
+        thin_shown=f"{tight} ? datum.thin_short : datum.label").encode(
+        text="thin_shown:N", color=_ink(), tooltip=tooltip).transform_filter("datum.thin")
     outline = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
         tooltip=tooltip).transform_filter("datum.thin")
     # autosize "fit": width and height hold the axes, legend and title too, so the chart's

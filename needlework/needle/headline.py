@@ -21,13 +21,12 @@ from needlework.needle.analysis import (
 )
 from needlework.needle.findings import (
     and_join,
-    bias_sentence,
     chance_sentence,
     in_points,
     of_model,
     pct,
 )
-from needlework.needle.order_bias import position_bias
+from needlework.needle.order_bias import PositionBias, position_bias
 
 _Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 
@@ -136,6 +135,9 @@ def sparse_words(results: pd.DataFrame, min_n: int = THIN_CELL) -> str:
     every = heatmap_frame(results, min_n)
     models = max(1, every["model"].nunique())
     lengths = sorted(int(n) for n in every["length_tokens"].unique())
+    if models > 1:
+        return _sparse_per_model(every, list(dict.fromkeys(results["model"])),
+                                 len(lengths) * BUCKETS, min_n)
     total = len(lengths) * BUCKETS * models
     empty, thin = total - len(every), int(every["thin"].sum())
     if not empty and not thin:
@@ -155,6 +157,22 @@ def sparse_words(results: pd.DataFrame, min_n: int = THIN_CELL) -> str:
         text += (f" {length_label(sparsest)} tokens: {counts[sparsest]} of {BUCKETS * models} "
                  "cells readable.")
     return text[0].upper() + text[1:]
+
+
+def _sparse_per_model(every: pd.DataFrame, models: list[str], cells: int, min_n: int) -> str:
+    """:func:`sparse_words` for panels side by side: each model's empty and thin cells of
+    its own grid of ``cells``, in one sentence, e.g. "Of 20 cells each, empty (no pair of
+    that length with the needle there) / thin (grey, dashed: under 5 pairs): rm 2 / 6,
+    judge j 12 / 8." (``models`` in the panels' order)."""
+    counts = []
+    for model in models:
+        rows = every[every["model"] == model]
+        counts.append((str(model), cells - len(rows), int(rows["thin"].sum())))
+    if not any(empty or thin for _, empty, thin in counts):
+        return f"Every cell holds at least {min_n} pairs."
+    each = ", ".join(f"{model} {empty} / {thin}" for model, empty, thin in counts)
+    return (f"Of {cells} cells each, empty (no pair of that length with the needle there) / "
+            f"thin (grey, dashed: under {min_n} pairs): {each}.")
 
 
 def chance_words(results: pd.DataFrame) -> str:
@@ -177,6 +195,19 @@ def bias_words(results: pd.DataFrame) -> str:
     out = []
     for model in dict.fromkeys(results["model"]):
         rows = of_model(results, model)
-        if counted(rows) == "trials" and (sentence := bias_sentence(position_bias(rows))):
-            out.append(f"{model}: {sentence}")
+        if counted(rows) == "trials" and (bias := position_bias(rows)) is not None:
+            out.append(f"{model}: {_bias_short(bias)}")
     return " ".join(out)
+
+
+def _bias_short(bias: PositionBias) -> str:
+    """:func:`~needlework.needle.findings.bias_sentence` in the few words a slide's foot
+    has room for: the two accuracies, the gap with its 95 % interval, and the side the
+    judge favours when that interval excludes no difference."""
+    head = "Position bias" if bias.biased else "No position bias shown"
+    side = "" if not bias.biased else (
+        "; it favours the first response shown (A)" if bias.gap > 0
+        else "; it favours the second response shown (B)")
+    return (f"{head}: right {pct(bias.first)} % with the chosen response shown first (A), "
+            f"{pct(bias.second)} % shown second (B); gap {in_points(bias.gap)} points, 95 % "
+            f"interval {in_points(bias.low)} to {in_points(bias.high)}{side}.")
