@@ -383,7 +383,7 @@ const nwCore = (() => {
   core.pipe = makePipe((data) => core.received(data));
   window.__nwCore = core;
   core.adopt();
-  // the badge: bottom right, on every page; our own text only
+  // the badge: bottom right, on every page; our own text only; "all saved" fades out
   const badge = document.createElement("div");
   badge.id = "nw-save-status";
   badge.setAttribute("role", "status");
@@ -404,6 +404,10 @@ const nwCore = (() => {
     badge.style.background = {ok: "#dcfce7", pending: "#fff7ed", error: "#fee2e2"}[s.kind];
     badge.style.color = {ok: "#166534", pending: "#9a3412", error: "#991b1b"}[s.kind];
     badge.style.opacity = s.kind === "ok" ? "0.75" : "1";
+    // "all saved" fades after a moment, so the badge covers no text of the page while
+    // nothing is being saved; saving and refusals stay until they change
+    clearTimeout(core.badgeFade);
+    if (s.kind === "ok") core.badgeFade = setTimeout(() => { badge.style.opacity = "0"; }, 3000);
   };
   core.listeners.add(paint);
   paint(core.status());

@@ -188,6 +188,8 @@ def test_the_badge_never_says_all_saved_while_a_label_is_on_its_way(
     early = [t for at, t in shown if pressed <= at < done - 5 and "all saved" in t]
     assert not early, (early, shown)
     expect(page.locator("#nw-save-status")).to_contain_text("all saved")
+    # then it fades, covering no text of the page while nothing is being saved
+    expect(page.locator("#nw-save-status")).to_have_css("opacity", "0", timeout=6_000)
 
 
 def test_the_passage_marker_follows_the_outline(page, app_url, seeded_db, order):
