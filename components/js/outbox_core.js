@@ -392,6 +392,9 @@ const nwCore = (() => {
     "border-radius:12px;font:13px/1.4 system-ui,sans-serif;box-shadow:0 1px 4px rgba(0,0,0,.15);" +
     "pointer-events:none;transition:opacity .3s;max-width:min(60vw,640px)";
   document.body.appendChild(badge);
+  const fade = document.createElement("style");
+  fade.textContent = "@keyframes nw-badge-fade{to{opacity:0}}";
+  document.head.appendChild(fade);
   let shown = "";
   const paint = (s) => {
     // the tick calls this every second: write only a change (each write restyles the page)
@@ -404,10 +407,10 @@ const nwCore = (() => {
     badge.style.background = {ok: "#dcfce7", pending: "#fff7ed", error: "#fee2e2"}[s.kind];
     badge.style.color = {ok: "#166534", pending: "#9a3412", error: "#991b1b"}[s.kind];
     badge.style.opacity = s.kind === "ok" ? "0.75" : "1";
-    // "all saved" fades after a moment, so the badge covers no text of the page while
-    // nothing is being saved; saving and refusals stay until they change
-    clearTimeout(core.badgeFade);
-    if (s.kind === "ok") core.badgeFade = setTimeout(() => { badge.style.opacity = "0"; }, 3000);
+    // "all saved" fades after a moment (a CSS animation: the page is not written to
+    // again), so the badge covers no text of the page while nothing is being saved;
+    // saving and refusals stay until they change
+    badge.style.animation = s.kind === "ok" ? "nw-badge-fade .3s ease 3s forwards" : "none";
   };
   core.listeners.add(paint);
   paint(core.status());
