@@ -345,8 +345,12 @@ def test_a_judge_beside_the_reward_model_on_one_scale(app_db):
     assert len([c for c in charts(at) if (c.key or "").startswith("nw_pheat|")]) == 2
     assert f"alpha-rm vs judge judge · {len(records)} pairs / 20 trials" in html_text(at)
     assert "a judge is asked each pair twice, in both orders" in html_text(at)
-    # the slide's foot warns of the judge at chance (its heatmap is not where it finds the needle)
-    assert "judge judge is not shown above chance with both orders" in html_text(at)
+    # the slide's foot, under the judge's panel, warns of its bias and that it is at chance
+    # (its heatmap is not where it finds the needle); the model's note says only its cells
+    notes = dict(re.findall(r'id="nw-present-note-(\d)"[^>]*>([^<]*)<', html_text(at)))
+    assert re.search(r"Favours the (first|second) shown \(right \d+\xa0% vs \d+\xa0%\); at "
+                     r"chance\.$", notes["1"]), notes
+    assert "Favours" not in notes["0"] and "chance" not in notes["0"], notes
 
 
 @pytest.mark.slow

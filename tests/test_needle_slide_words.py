@@ -11,8 +11,16 @@ import re
 import pandas as pd
 import pytest
 
+from needlework.needle.analysis import ORDER_NAMES
 from needlework.needle.findings import slide_finding_of, with_slide_finding
-from needlework.needle.headline import headline, headlines, newcombe_difference, sparse_words
+from needlework.needle.headline import (
+    foot_words,
+    headline,
+    headlines,
+    newcombe_difference,
+    panel_notes,
+    sparse_words,
+)
 from needlework.needle.reports import Report, ReportError, SetRef
 from needlework.needle.slide import SlideWords, slide_pdf, slide_png, slide_pptx, slide_svg
 
@@ -109,10 +117,43 @@ def test_sparse_words_for_panels_side_by_side_count_each_grid():
     del second[(1000, 0)]
     both = pd.concat([frame(first, "rm"), frame(second, "judge j")], ignore_index=True)
     assert sparse_words(both) == (
-        "Of 20 cells each, empty (no pair of that length with the needle there) / thin (grey, "
-        "dashed: under 5 pairs): rm 4 / 1, judge j 1 / 0.")
+        "rm: 4 of 20 cells empty, 1 thin (grey, dashed: under 5 pairs). judge j: 1 of 20 "
+        "cells empty.")
     even = pd.concat([frame(grid(10, 10), "rm"), frame(grid(10, 10), "j")], ignore_index=True)
     assert sparse_words(even) == "Every cell holds at least 5 pairs."
+    # the slide's foot: each panel's own note, under it, without the model's name
+    assert panel_notes(both) == ["4 of 20 cells empty, 1 thin (grey, dashed: under 5 pairs).",
+                                 "1 of 20 cells empty."]
+    assert foot_words(both) == ("rm: 4 of 20 cells empty, 1 thin (grey, dashed: under 5 pairs). "
+                                "judge j: 1 of 20 cells empty.")
+
+
+def trials(cells: dict[tuple[int, int], tuple[int, int]], model: str) -> pd.DataFrame:
+    """A judge's results that name the first response shown: each pair of :func:`frame`
+    judged in both orders (two trials), right only with the chosen response shown first."""
+    rows = []
+    for row in frame(cells, model).to_dict("records"):
+        for order in ORDER_NAMES:
+            rows.append(row | {"order": order, "correct": order == ORDER_NAMES[0]})
+    return pd.DataFrame(rows)
+
+
+def test_a_judges_panel_note_says_its_bias_and_chance_in_two_short_clauses():
+    cells = grid(10, 10)
+    del cells[(500, 9)]
+    both = pd.concat([frame(grid(10, 10), "rm"), trials(cells, "judge j")], ignore_index=True)
+    rm, judge = panel_notes(both)
+    assert rm == "Every cell holds at least 5 pairs."
+    assert judge == ("1 of 20 cells empty. Favours the first shown (right 100\u00a0% vs 0\u00a0%); "
+                     "at chance.")
+    # a judge right more often with the chosen shown second, over too few pairs to tell
+    few = frame({(500, 0): (2, 3)}, "judge k")
+    few = pd.concat([few.assign(order=ORDER_NAMES[0], correct=[False, False, False]),
+                     few.assign(order=ORDER_NAMES[1])], ignore_index=True)
+    (note,) = panel_notes(few)
+    assert note.startswith("9 of 10 cells empty, 1 thin (grey, dashed: under 5 pairs). No position "
+                           "bias shown (right 0\u00a0% vs 67\u00a0%)"), note
+    assert note.endswith("%); not shown above chance."), note  # 0 of 3: an interval up to 56 %
 
 
 def test_the_presenters_finding_is_kept_in_meta_and_in_a_report():

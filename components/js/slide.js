@@ -4,13 +4,15 @@
 // width and height and the height left for the chart under the words and over the note), on
 // first drawing, on resize and on entering or leaving full screen, so the chart takes the
 // height there is and nothing scrolls. The finding is one line: while it runs past the
-// slide's width its type shrinks, to 24 px at the least (then it wraps). When the slide is
+// slide's width its type shrinks, to 24 px at the least (then it wraps); the foot's notes
+// (one across the slide, or one under each panel) shrink likewise while one runs past two
+// lines. When the slide is
 // first drawn in a tab the page is scrolled to its top. `data.label` and `data.leave` are
 // our own words.
 const MAIN = '[data-testid="stMain"]';
 const SLIDE = ".st-key-nw-slide";
 const CHART = ".st-key-nw-slide-chart";
-const NOTE = "#nw-present-note";
+const FOOT = ".st-key-nw-slide-foot";  // the notes under the chart
 const MIN_FONT = 24;
 
 function toggle() {
@@ -41,17 +43,30 @@ function fitFindings() {
   }
 }
 
+// The foot's notes in two lines each at most: the type shrinks while a note runs longer.
+function fitNotes() {
+  for (const note of document.querySelectorAll(`${SLIDE} [id^="nw-present-note"]`)) {
+    note.style.fontSize = "";
+    let size = parseFloat(getComputedStyle(note).fontSize);
+    const lines = () => note.getBoundingClientRect().height /
+                        (parseFloat(getComputedStyle(note).lineHeight) || 1.2 * size);
+    while (lines() > 2.5 && size > MIN_FONT) {
+      size = Math.max(MIN_FONT, size - 1);
+      note.style.fontSize = `${size}px`;
+    }
+  }
+}
+
 // The height the chart may take: the window's, less what sits above the chart (its top on
-// the page, scrolled to the top) and below it (the note), less a small margin.
+// the page, scrolled to the top) and below it (the foot), less a small margin.
 function measure() {
   const chart = document.querySelector(CHART);
   if (!chart) return null;
   const main = document.querySelector(MAIN);
   const scrolled = main ? main.scrollTop : 0;
   const box = chart.getBoundingClientRect();
-  const note = document.querySelector(NOTE);
-  const holder = note ? note.closest('[data-testid="stElementContainer"]') || note : null;
-  const below = holder ? Math.max(0, holder.getBoundingClientRect().bottom - box.bottom) : 0;
+  const foot = document.querySelector(FOOT);
+  const below = foot ? Math.max(0, foot.getBoundingClientRect().bottom - box.bottom) : 0;
   const block = document.querySelector('[data-testid="stMainBlockContainer"]');
   const pad = block ? parseFloat(getComputedStyle(block).paddingBottom) || 0 : 0;
   const avail = Math.floor(innerHeight - (box.top + scrolled) - below - pad - 6);
@@ -67,6 +82,7 @@ export default function (component) {
   state.send = setStateValue;
   state.report = () => {
     fitFindings();
+    fitNotes();
     const got = measure();
     if (!got) return;
     const last = state.sent;

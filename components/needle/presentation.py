@@ -39,7 +39,7 @@ from needlework.needle.findings import (
     with_slide_title,
     wrap,
 )
-from needlework.needle.headline import bias_words, chance_words, headlines, sparse_words
+from needlework.needle.headline import foot_words, headlines, panel_notes
 from needlework.needle.reports import MAX_FINDING
 from needlework.needle.slide import SlideWords
 from needlework.teams.events import record
@@ -65,7 +65,7 @@ header[data-testid="stHeader"], [data-testid="stToolbar"] {display: none !import
 [id^="nw-finding-"] {font-size: clamp(24px, 2vw, 44px); font-weight: 700; line-height: 1.25;
   border-left: 6px solid #440154; padding: 0 0 0 .6rem; white-space: nowrap;}
 [id^="nw-finding-"].nw-wraps {white-space: normal;}
-#nw-present-note {font-size: clamp(24px, 1.6vw, 34px); color: #444; line-height: 1.2;}
+[id^="nw-present-note"] {font-size: clamp(24px, 1.6vw, 34px); color: #444; line-height: 1.2;}
 .st-key-nw-slide [data-testid="stElementToolbar"] {display: none !important;}
 .st-key-nw-slide-tools button, .st-key-nw-slide-tools button p,
 .st-key-nw-slide-tools [data-testid="stIconMaterial"] {font-size: 24px !important;}
@@ -245,10 +245,24 @@ def slide_words(chosen: list[ResultSet], title: str, row: dict[str, Any] | None)
 
 
 def slide_note(frame: pd.DataFrame) -> str:
-    """The slide's foot: the empty and thin cells in words, each judge's position bias,
-    and a judge at chance."""
-    return " ".join(part for part in (sparse_words(frame), bias_words(frame),
-                                      chance_words(frame)) if part)
+    """The slide's foot in its files: the empty and thin cells in words, each judge's
+    position bias, and a judge at chance (with several models, model by model)."""
+    return foot_words(frame)
+
+
+def render_foot(chosen: list[ResultSet], frame: pd.DataFrame) -> None:
+    """The slide's foot: one model's note across the slide; with panels side by side, each
+    panel's own note under it, in columns as the panels' (``nw-present-note-K``)."""
+    with st.container(key="nw-slide-foot"):
+        if len(chosen) == 1:
+            render_text(slide_note(frame), key="nw-present-note")
+            return
+        notes = dict(zip(dict.fromkeys(frame["model"]), panel_notes(frame), strict=True))
+        for k, (col, s) in enumerate(zip(st.columns(len(chosen), gap="medium"), chosen,
+                                         strict=True)):
+            with col:
+                model = s.frame["model"].iloc[0] if len(s.frame) else s.name
+                render_text(notes.get(model, ""), key=f"nw-present-note-{k}")
 
 
 def _slide_file(chosen: list[ResultSet], title: str, row: dict[str, Any] | None,
@@ -334,7 +348,7 @@ def render_presentation(chosen: list[ResultSet], title: str,
         with st.container(key="nw-slide-chart"):
             clicked = render_heatmaps(chosen, large=True, prefix="nw_pheat", height=height,
                                       font=font)
-        render_text(slide_note(frame), key="nw-present-note")
+        render_foot(chosen, frame)
     if clicked is not None:
         with st.container(border=True):
             render_cell(*clicked, records or [], audience=True)

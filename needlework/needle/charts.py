@@ -169,8 +169,12 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     narrow = "width < 400"  # cells too small for "100 %": numbers only
     bare = "true" if slide else narrow  # column labels without " %"
     # a column label ("90–100 %", about 4.6 font sizes wide) lies flat only where it fits its
-    # column; else it turns, so the last one never runs past the panel's right edge
-    crowded = f"width < {int(10 * (3.4 if slide else 4.2) * font) + 40}"
+    # column; else it turns, so the last one never runs past the panel's right edge. A
+    # slide's half-width panel labels every other column, flat ("0–10", "20–30", …: two
+    # columns hold one), which saves the height turned labels take; it turns them only
+    # where even that is too wide
+    every_other = f"{'true' if slide else 'false'} && width < {int(10 * 3.4 * font) + 40}"
+    crowded = f"width < {int(10 * (1.8 if slide else 4.2) * font) + 40}"
     ink = "#262730"  # labels and titles as dark as the page's text (Vega's default is grey)
     titles = font if font >= 24 else min(font, 20)  # a slide's titles as large as its labels
     # beside the gradient: the legend's title ("accuracy") on a slide, and "100%" half out
@@ -186,10 +190,14 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
                               labelLimit=0,  # never "90–…": the crowded test turns them instead
                               labelAlign={"expr": f"{crowded} ? 'right' : 'center'"},
                               labelBaseline={"expr": f"{crowded} ? 'middle' : 'top'"},
-                              labelExpr=f"{bare} ? replace(datum.label, ' %', '') : datum.label",
+                              labelExpr=(f"{every_other} && parseInt(datum.value) % 20 != 0 "
+                                         f"? '' : {bare} ? replace(datum.label, ' %', '') "
+                                         ": datum.label"),
                               labelFontSize=font, titleFontSize=titles, labelColor=ink,
                               titleColor=ink)),
-        y=alt.Y("length_tokens:O", sort="ascending", title=LENGTH_TITLE,
+        # a slide's: "tokens" beside "250, 500, 1K" (a vertical "length (tokens)" in
+        # room-sized type is taller than two or three rows, and takes their height)
+        y=alt.Y("length_tokens:O", sort="ascending", title="tokens" if slide else LENGTH_TITLE,
                 axis=alt.Axis(labelExpr=LENGTH_LABEL, labelFontSize=font, titleFontSize=titles,
                               labelColor=ink, titleColor=ink)),
     )
@@ -220,14 +228,18 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
                                    clear="dblclick")
         rect = rect.add_params(cell).encode(
             opacity=alt.condition(cell, alt.value(1.0), alt.value(0.35)))
-    size = {"expr": f"{narrow} ? {max(8, font - 2)} : {font}"}
-    # two lines (accuracy, then n) a font size apart: they fit a row of 2 font sizes
-    # a readable cell: its accuracy over its n, the two lines centred on the cell (Vega puts
-    # the first line on the centre: up half a line); a narrow panel's cell: one number
+    # a slide's labels keep their size (24 px at least); a page's shrink on a narrow panel
+    size: Any = font if font >= 24 else {"expr": f"{narrow} ? {max(8, font - 2)} : {font}"}
+    # two lines (accuracy, then n) a font size apart, centred on the cell (Vega puts the
+    # first line on the centre: up half a line), where a cell holds them: "100 %" is about
+    # 2.6 font sizes wide, the two lines 2 tall; else one number (a half-width panel on a
+    # slide, a narrow one on a page)
+    one_line = (f"{narrow} || width < {BUCKETS * round(2.9 * font)} || "
+                f"height < {round(2.3 * font * lengths)}")
     text = base.mark_text(fontSize=size, lineBreak="\n", lineHeight=font,
-                          dy={"expr": f"{narrow} ? 0 : {-round(font / 2)}"},
+                          dy={"expr": f"{one_line} ? 0 : {-round(font / 2)}"},
                           description=TWO_LINES).transform_calculate(
-        shown=f"{narrow} ? datum.short : datum.label").encode(
+        shown=f"{one_line} ? datum.short : datum.label").encode(
         text="shown:N", color=_ink(), tooltip=tooltip).transform_filter("!datum.thin")
     count = base.mark_text(fontSize=size, lineBreak="\n").transform_calculate(
         thin_shown=f"{tight} ? datum.thin_short : datum.label").encode(

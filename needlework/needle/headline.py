@@ -160,19 +160,73 @@ def sparse_words(results: pd.DataFrame, min_n: int = THIN_CELL) -> str:
 
 
 def _sparse_per_model(every: pd.DataFrame, models: list[str], cells: int, min_n: int) -> str:
-    """:func:`sparse_words` for panels side by side: each model's empty and thin cells of
-    its own grid of ``cells``, in one sentence, e.g. "Of 20 cells each, empty (no pair of
-    that length with the needle there) / thin (grey, dashed: under 5 pairs): rm 2 / 6,
-    judge j 12 / 8." (``models`` in the panels' order)."""
-    counts = []
-    for model in models:
-        rows = every[every["model"] == model]
-        counts.append((str(model), cells - len(rows), int(rows["thin"].sum())))
+    """:func:`sparse_words` for panels side by side, for a file's foot: each model's own
+    grid of ``cells`` (:func:`panel_cells`), model by model in the panels' order, e.g.
+    "rm: 4 of 20 cells empty, 1 thin (grey, dashed: under 5 pairs). judge j: 1 of 20 cells
+    empty." (never a count over both grids together)."""
+    counts = [(str(m), *_empty_thin(every[every["model"] == m], cells)) for m in models]
     if not any(empty or thin for _, empty, thin in counts):
         return f"Every cell holds at least {min_n} pairs."
-    each = ", ".join(f"{model} {empty} / {thin}" for model, empty, thin in counts)
-    return (f"Of {cells} cells each, empty (no pair of that length with the needle there) / "
-            f"thin (grey, dashed: under {min_n} pairs): {each}.")
+    return " ".join(f"{model}: {panel_cells(empty, thin, cells, min_n, key=k == 0)}"
+                    for k, (model, empty, thin) in enumerate(counts))
+
+
+def _empty_thin(cells_of_model: pd.DataFrame, cells: int) -> tuple[int, int]:
+    """A model's empty cells of its grid of ``cells`` and its thin ones."""
+    return cells - len(cells_of_model), int(cells_of_model["thin"].sum())
+
+
+def panel_cells(empty: int, thin: int, cells: int, min_n: int = THIN_CELL, key: bool = True) -> str:
+    """One panel's gaps in a few plain words: "3 of 30 cells empty, 10 thin (grey, dashed:
+    under 5 pairs)." (``key``: with what a thin cell is and how it looks; the first panel's
+    note says it for the slide, the others say "10 thin.")."""
+    look = f" (grey, dashed: under {min_n} pairs)" if key else ""
+    if empty and thin:
+        return f"{empty} of {cells} cells empty, {thin} thin{look}."
+    if empty:
+        return f"{empty} of {cells} cells empty."
+    if thin:
+        return f"{thin} of {cells} cells thin{look}."
+    return f"Every cell holds at least {min_n} pairs."
+
+
+def panel_notes(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
+    """The slide's foot for panels side by side: one note per model, in the panels' order,
+    each under its own panel and so without the model's name: its own empty and thin cells
+    (:func:`panel_cells`, the grid of every length shown), and for a judge its position
+    bias and whether it is above chance, in the fewest words (two lines of a half-width
+    column at 1280 px), e.g. "3 of 30 cells empty, 10 thin. Favours the first shown (right
+    100 % vs 0 %); at chance." (or "not shown above chance": :func:`chance_sentence`)."""
+    every = heatmap_frame(results, min_n)
+    cells = every["length_tokens"].nunique() * BUCKETS
+    notes = []
+    for k, model in enumerate(dict.fromkeys(results["model"])):
+        text = panel_cells(*_empty_thin(every[every["model"] == model], cells), cells, min_n,
+                           key=k == 0)
+        rows = of_model(results, model)
+        if counted(rows) == "trials":
+            bias = position_bias(rows)
+            said = chance_sentence(rows)
+            chance = ("" if not said else "at chance" if said.startswith("At chance")
+                      else "not shown above chance")
+            if bias is not None:
+                text += " " + _bias_short(bias)[:-1] + (f"; {chance}." if chance else ".")
+            elif chance:
+                text += f" {chance[0].upper()}{chance[1:]}."
+        notes.append(text)
+    return notes
+
+
+def foot_words(results: pd.DataFrame, min_n: int = THIN_CELL) -> str:
+    """The slide's foot in one paragraph, for its files: one model's gaps
+    (:func:`sparse_words`), its position bias and chance level when it is a judge; with
+    several models each model's note (:func:`panel_notes`) after its name."""
+    models = list(dict.fromkeys(results["model"]))
+    if len(models) > 1:
+        return " ".join(f"{m}: {note}" for m, note in zip(models, panel_notes(results, min_n),
+                                                          strict=True))
+    return " ".join(part for part in (sparse_words(results, min_n), bias_words(results),
+                                      chance_words(results)) if part)
 
 
 def chance_words(results: pd.DataFrame) -> str:
@@ -202,12 +256,9 @@ def bias_words(results: pd.DataFrame) -> str:
 
 def _bias_short(bias: PositionBias) -> str:
     """:func:`~needlework.needle.findings.bias_sentence` in the few words a slide's foot
-    has room for: the two accuracies, the gap with its 95 % interval, and the side the
-    judge favours when that interval excludes no difference."""
-    head = "Position bias" if bias.biased else "No position bias shown"
-    side = "" if not bias.biased else (
-        "; it favours the first response shown (A)" if bias.gap > 0
-        else "; it favours the second response shown (B)")
-    return (f"{head}: right {pct(bias.first)} % with the chosen response shown first (A), "
-            f"{pct(bias.second)} % shown second (B); gap {in_points(bias.gap)} points, 95 % "
-            f"interval {in_points(bias.low)} to {in_points(bias.high)}{side}.")
+    has room for: the side the judge favours when the gap's 95 % interval excludes no
+    difference, and its accuracy with the chosen response shown first and second, e.g.
+    "Favours the first shown (right 100 % vs 0 %)."."""
+    head = ("No position bias shown" if not bias.biased
+            else f"Favours the {'first' if bias.gap > 0 else 'second'} shown")
+    return f"{head} (right {pct(bias.first)}\u00a0% vs {pct(bias.second)}\u00a0%)."  # "0 %" kept whole
