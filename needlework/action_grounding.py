@@ -18,7 +18,6 @@ from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
-from needlework.teams.permissions import PermissionDenied
 from needlework.view_prefs import set_hides_suggestions
 from store.annotations import get_value, group, set_annotation
 
@@ -111,10 +110,8 @@ def apply_view(b: Batch, action: Action) -> Outcome:
     grounding_item(b, action)
     try:
         before = set_hides_suggestions(b.db, action.annotator, bool(action.value), actor=b.actor)
-    except ValueError as e:
+    except ValueError as e:  # no name: refused with the reason (a PermissionDenied too)
         raise Rejected(str(e)) from e
-    except PermissionDenied:
-        raise
     if before == bool(action.value):
         return Outcome(action.id, "unchanged")
     return Outcome(action.id, "applied", "hidden" if action.value else "shown")
