@@ -107,6 +107,19 @@ def test_the_bias_sentence_of_an_always_a_judge_and_of_a_fair_one(page, app_url,
     page.get_by_role("button", name="Presentation mode").click()
     page.locator("#nw-finding-0").wait_for(timeout=120_000)
     wait_idle(page)
-    slide = page.locator(".st-key-nw-slide").inner_text()
-    assert re.search(re.escape(a_name) + r": Position bias: right 100 %", slide)
-    assert re.search(re.escape(fair_name) + r": No position bias shown: right 100 %", slide)
+    # one note under each panel, in the panels' order; a panel names its model in its marks
+    panels = page.evaluate("""() => {
+      const slide = document.querySelector('.st-key-nw-slide');
+      const models = [...slide.querySelectorAll('[data-testid="stVegaLiteChart"] svg')].map(svg =>
+        (svg.querySelector('path[aria-label*="model: "]').getAttribute('aria-label')
+         .match(/model: ([^;]*);/) || [])[1]);
+      const notes = [...slide.querySelectorAll('[id^="nw-present-note"]')]
+        .map(e => e.textContent.trim());
+      return {models, notes};
+    }""")
+    assert len(panels["models"]) == 2 and len(panels["notes"]) == 2, panels
+    under = dict(zip(panels["models"], panels["notes"], strict=True))
+    assert set(under) == {a_name, fair_name}, panels
+    assert re.search(r"Favours the first shown \(right 100\W% vs 0\W%\); at chance\.$",
+                     under[a_name]), under
+    assert re.search(r"No position bias shown \(right 100\W% vs 100\W%\)\.$", under[fair_name]), under

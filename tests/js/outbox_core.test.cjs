@@ -21,7 +21,7 @@ function world({store = new Map(), session = new Map()} = {}) {
   const sandbox = {
     window: {}, localStorage: storage, sessionStorage: new Map(),
     document: {createElement: () => ({style: {}, dataset: {}, setAttribute() {}}),
-               body: {appendChild() {}}},
+               body: {appendChild() {}}, head: {appendChild() {}}},
     crypto: require("crypto").webcrypto,
     setInterval: () => 0,
     setTimeout: (fn, ms) => { w.timers.push({fn, at: w.now + ms}); return w.timers.length + 1000 * w.now; },
