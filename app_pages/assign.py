@@ -20,6 +20,7 @@ from components.text import label
 from needlework.teams.access import open_any
 from needlework.teams.accounts import list_users
 from needlework.teams.blind import settings, suggestion_setting
+from needlework.words import plural
 from store.assignments import get_plan, loads
 from store.datasets import get_dataset
 
@@ -31,7 +32,7 @@ if row is None:
     st.info("Pick a dataset in the sidebar.")
     st.stop()
 dataset = row["name"]
-st.caption(f"{label(dataset, 80)} · {row['kind']} · {row['items']:,} items")
+st.caption(f"{label(dataset, 80)} · {row['kind']} · {plural(row['items'], 'item')}")
 render_flash()
 plan = get_plan(db, dataset)
 render_plan(plan)

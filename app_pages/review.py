@@ -54,6 +54,7 @@ from needlework.teams.access import may_open, own_queue
 from needlework.teams.assignment import visible_datasets
 from needlework.teams.blind import AFTER, NEVER, shows_suggestion, suggestion_timing, visibility
 from needlework.teams.permissions import can, visible_annotator
+from needlework.words import plural
 from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item, list_datasets
 from store.review import item_verdicts, scored_runs
@@ -119,7 +120,7 @@ place = items.index_of(current, n_chosen, n_rejected)
 left = items.unreviewed(db)
 if only is not None:  # her own queue: what the filters keep of it
     count = (f"{items.items():,} of the {len(only):,} items in your queue"
-             if view.active or view.query.text else f"{len(only):,} items in your queue")
+             if view.active or view.query.text else f"{plural(len(only), 'item')} in your queue")
 else:
     count = (f"{items.items():,} of {row['items']:,} items" if items.filtered
              else f"{row['items']:,} item{'' if row['items'] == 1 else 's'}")

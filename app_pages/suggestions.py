@@ -10,6 +10,7 @@ from components.teams.session import require_page
 from components.text import label
 from needlework.teams.accounts import list_users
 from needlework.teams.blind import suggestion_setting
+from needlework.words import plural
 from store.datasets import annotated_items_by_annotator, get_dataset
 
 db = get_db()
@@ -20,7 +21,7 @@ if row is None or row["kind"] not in ("grounding", "preference"):
     st.info("Pick a grounding or preference dataset in the sidebar.")
     st.stop()
 dataset = row["name"]
-st.caption(f"{label(dataset, 80)} · {row['kind']} · {row['items']:,} items. Suggestions are shown "
+st.caption(f"{label(dataset, 80)} · {row['kind']} · {plural(row['items'], 'item')}. Suggestions are shown "
            "to annotators beside their own labels and never count as annotations.")
 
 st.subheader("Sources")

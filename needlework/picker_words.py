@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 
+from needlework.words import plural
 
-def with_count(title: str, n: int, unit: str = "items") -> str:
-    """``title · N unit``, unless ``title`` already says ``N unit`` (written ``28`` or
-    ``1,028``): then ``title`` alone. A title that gives another count of ``unit`` keeps
-    both, as two different facts."""
-    said = re.compile(rf"(?<![\d,]){re.escape(f'{n:,}')}\s+{re.escape(unit)}\b|"
-                      rf"(?<![\d,]){n}\s+{re.escape(unit)}\b")
-    return title if said.search(title) else f"{title} · {n:,} {unit}"
+
+def with_count(title: str, n: int, unit: str = "item") -> str:
+    """``title · N units`` (:func:`~needlework.words.plural`: ``1 item``, ``28 items``),
+    unless ``title`` already says that count of ``unit`` (written ``28`` or ``1,028``):
+    then ``title`` alone. A title that gives another count of ``unit`` keeps both, as two
+    different facts."""
+    word = unit if n == 1 else unit + "s"
+    said = re.compile(rf"(?<![\d,])(?:{re.escape(f'{n:,}')}|{n})\s+{re.escape(word)}\b")
+    return title if said.search(title) else f"{title} · {plural(n, unit)}"

@@ -180,6 +180,8 @@ def test_a_run_picker_says_its_count_once():
     assert with_count("m · raw · reward model", 28) == "m · raw · reward model · 28 items"
     assert with_count("judge m · 10 items", 28) == "judge m · 10 items · 28 items"
     assert with_count("judge m · 128 items", 28) == "judge m · 128 items · 28 items"
+    assert with_count("m · raw · reward model", 1) == "m · raw · reward model · 1 item"
+    assert with_count("judge m · selection · 1 item", 1) == "judge m · selection · 1 item"
 
 
 def test_instructions_follow_the_role():

@@ -25,6 +25,7 @@ from needlework.review.filters import REVIEW_STATES, disagreements
 from needlework.review.lengths import method
 from needlework.review.queue import SCOPES, item_comparisons
 from needlework.rewards.registry import newest_token_counter
+from needlework.words import plural
 from store import pairs as pairs_store
 from store.grounding import changed_items, last_change
 from store.review import item_scores_map
@@ -178,7 +179,7 @@ def _draw(values: dict[str, Any], subsets: list[str], sources: list[str], top: i
     if len(runs) > 1:
         cols[2].selectbox(
             "Scores of", list(range(len(runs))), key=_seed("model", values["model"]),
-            format_func=lambda k: f"{runs[k]['model']} · {runs[k]['variant']} ({runs[k]['items']} items)")
+            format_func=lambda k: f"{runs[k]['model']} · {runs[k]['variant']} ({plural(runs[k]['items'], 'item')})")
     cols[2].checkbox("Model disagrees", key=_seed("disagree", values["disagree"]),
                      help="Some rejected response scored at or above the chosen one (a tie "
                      "counts as a disagreement).")

@@ -25,6 +25,7 @@ from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
 from needlework.stats_text import percent
 from needlework.teams.blind import against_yours
 from needlework.teams.permissions import User
+from needlework.words import plural
 
 REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews
 NEAR_IDENTICAL = 0.6  # auto view: differences when at least this share of words is shared
@@ -68,7 +69,7 @@ def render_pick_dataset(rows: Sequence[Mapping[str, Any]], current: Mapping[str,
     else:
         st.info("This page reviews preference datasets: pick one.", icon="⚖️")
     for r in usable:
-        st.button(f"{label(r['name'], 60)} · {r['items']:,} items", key=f"rv_pick_ds|{r['name']}",
+        st.button(f"{label(r['name'], 60)} · {plural(r['items'], 'item')}", key=f"rv_pick_ds|{r['name']}",
                   icon=":material/arrow_forward:", on_click=_pick, args=(r["name"],))
 
 

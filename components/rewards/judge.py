@@ -45,6 +45,7 @@ from needlework.judges.results import (
     with_intervals,
 )
 from needlework.stats_text import how, percent, percent_range
+from needlework.words import plural
 from store import judges as store_judges
 from store.datasets import item_index
 
@@ -304,7 +305,7 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
                         "the classifier metrics' rules: an invalid answer counts wrong, a trial "
                         "skipped as too long counts wrong and stays in the denominator. 95 % "
                         f"interval {percent_range(overall)} ({how(overall)}, over the "
-                        f"{overall.get('n', 0):,} items, each with its {unit}s).")
+                        f"{plural(overall.get('n', 0), 'item')}, each with its {unit}s).")
     cols[1].metric("invalid answers", _pct(summary.get("invalid_rate")),
                    help=f"{summary.get('invalid', 0)} of {summary.get('answered', 0)} answers could "
                         "not be read as a verdict.")
@@ -315,7 +316,7 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
     _not_answered(summary, rows)
     st.caption(f"Accuracy per {unit}: {bon.get('correct', 0):,} of {bon.get('n', 0):,} {unit}s "
                f"right; 95 % interval {percent_range(overall)} ({how(overall)}, over "
-               f"{overall.get('n', 0):,} items"
+               f"{plural(overall.get('n', 0), 'item')}"
                + (", an item's trials resampled together" if selection else "") + ")."
                + (" Items have different numbers of trials here, so this figure weighs an item by "
                   "its trials; Compare (below) gives every item the same weight."

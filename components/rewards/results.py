@@ -24,6 +24,7 @@ from needlework.rewards.compare import RunRef, list_runs
 from needlework.rewards.results import Failure, intervals
 from needlework.rewards.runs import dataset_metrics
 from needlework.stats_text import how, method_label, percent, percent_range
+from needlework.words import plural
 from store.datasets import get_dataset
 
 REVIEW_PAGE = "app_pages/review.py"
@@ -72,7 +73,7 @@ def render_run_picker(db: Any, dataset: str, fingerprint: str | None,
         run = ref.row
         st.caption(f"Scores of {code(short_name(run['model']))} ({run['variant']}: "
                    f"{variant_words(run['variant'])}; fingerprint {code(run['fingerprint'][:12])}), "
-                   f"{run['items']} items, {(run['updated_at'] or '')[:16].replace('T', ' ')}.")
+                   f"{plural(run['items'], 'item')}, {(run['updated_at'] or '')[:16].replace('T', ' ')}.")
         row = get_dataset(db, dataset)
         if row is not None and run["items"] < row["items"]:
             st.warning(f"Partial results: {run['items']:,} of {row['items']:,} items are scored (the "
@@ -150,9 +151,9 @@ def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = Non
     pair = metrics["pairwise"]
     bounds = bounds or {}
     pair_ci = (bounds.get("pairwise") or {}).get("overall")
-    pair_words = (f"pairwise {_pct(pair['accuracy'])}: {pair['correct']:,} of {pair['pairs']:,} "
-                  f"pairs, 95 % interval {_ci(pair_ci)} (over "
-                  f"{(pair_ci or {}).get('n', 0):,} items, each with its pairs)")
+    pair_words = (f"pairwise {_pct(pair['accuracy'])}: {pair['correct']:,} of "
+                  f"{plural(pair['pairs'], 'pair')}, 95 % interval {_ci(pair_ci)} (over "
+                  f"{plural((pair_ci or {}).get('n', 0), 'item')}, each with its pairs)")
     cols = st.columns(4)
     if "rmbench" in metrics:
         rm = metrics["rmbench"]
@@ -169,7 +170,7 @@ def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = Non
                             "score is not won (RM-Bench's compute_accuracy does that with NaN).")
         cols[2].metric("pairwise accuracy", _pct(pair["accuracy"]),
                        help=f"{pair['pairs']:,} pairs with both scores; {pair['missing_pairs']:,} left out.")
-        st.caption(f"RM-Bench {_pct(rm['accuracy'])} over {rm['n']:,} items, 95 % interval "
+        st.caption(f"RM-Bench {_pct(rm['accuracy'])} over {plural(rm['n'], 'item')}, 95 % interval "
                    f"{_ci(rm_ci)} (items resampled within their domain, domains "
                    f"averaged equally); {pair_words}. Intervals: {how(rm_ci, pair_ci)}.")
         if not rm["comparable"]:
@@ -189,8 +190,8 @@ def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = Non
         cols[3].metric("best-of-n, scored items only", _pct(only["accuracy"]),
                        help=f"{only['correct']:,} of {only['n']:,} items whose scores are all present. "
                             "Not the benchmark figure: the headline counts the others wrong.")
-    st.caption(f"Best-of-n {_pct(bon['accuracy'])}: {bon['correct']:,} of {bon['n']:,} items, 95 % "
-               f"interval {_ci(bon_ci)}; {pair_words}. Intervals: {how(bon_ci, pair_ci)}, the "
+    st.caption(f"Best-of-n {_pct(bon['accuracy'])}: {bon['correct']:,} of {plural(bon['n'], 'item')}, "
+               f"95 % interval {_ci(bon_ci)}; {pair_words}. Intervals: {how(bon_ci, pair_ci)}, the "
                "unit the item.")
 
 

@@ -76,7 +76,7 @@ def render_length_check(rm: RewardModel, row: dict[str, Any]) -> str:
 
 def _summary(result: dict[str, Any]) -> str:
     cut = result.get("too_long", 0)
-    return (f"Scored {result['items']} items in {result['seconds']} s: {result['unique_texts']} "
+    return (f"Scored {plural(result['items'], 'item')} in {result['seconds']} s: {result['unique_texts']} "
             f"texts, {result['scored']} scored now, {result['cache_hits']} from the cache"
             + (f", {cut} longer than the window ({result['truncation']})" if cut else "") + ".")
 
@@ -112,7 +112,7 @@ def render_scoring(current: tuple[ModelKey, RewardModel] | None, row: dict[str, 
     else:
         key, rm = current
         policy = render_length_check(rm, row)
-        if st.button(f"Score {row['name']} ({row['items']} items)", type="primary",
+        if st.button(f"Score {row['name']} ({plural(row['items'], 'item')})", type="primary",
                      key="rw_score", disabled=active, icon="▶️",
                      help="Runs in the background; texts already in the score cache are not "
                           "scored again."):

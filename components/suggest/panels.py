@@ -30,6 +30,7 @@ from needlework.suggest.job import (
 from needlework.suggest.verdicts import suggest_verdicts
 from needlework.suggestions import delete_suggestions, import_suggestions
 from needlework.teams.permissions import PermissionDenied, User
+from needlework.words import plural
 from store.judges import count_calls
 from store.review import scored_runs
 from store.suggestions import suggestion_sources
@@ -147,7 +148,7 @@ def render_from_scores(db: Database, dataset: str, actor: User | None) -> None:
     names = {r["fingerprint"] + "\x00" + r["variant"]: r for r in runs}
     picked = st.selectbox("Scoring run", list(names), key="sg_run",
                           format_func=lambda k: option(f"{names[k]['model']} ({names[k]['variant']}),"
-                                                      f" {names[k]['items']} items", 120))
+                                                      f" {plural(names[k]['items'], 'item')}", 120))
     if st.button("Suggest verdicts from its margins", key="sg_from_scores", icon="⚖️"):
         run = names[picked]
         try:

@@ -34,6 +34,7 @@ from needlework.teams.blind import (
     set_visibility,
 )
 from needlework.teams.permissions import PermissionDenied, User
+from needlework.words import plural
 
 FLASH = "nw-assign-flash"
 EACH, SHARE = "Every item by k annotators", "One annotator per item, a share by two"
@@ -75,7 +76,7 @@ def _distribute(dataset: str, replace: bool) -> None:
         return
     loads = ", ".join(f"{who} {n}" for who, n in sorted(summary.per_annotator.items()))
     gold = f" and {summary.gold_items} gold item(s) in every queue" if summary.gold_items else ""
-    st.session_state[FLASH] = (True, f"{summary.items} items distributed as "
+    st.session_state[FLASH] = (True, f"{plural(summary.items, 'item')} distributed as "
                                f"{summary.assignments} assignments{gold}: {loads}.")
 
 

@@ -22,6 +22,7 @@ from needlework.judges import evaluate
 from needlework.judges.local import short_name
 from needlework.judges.parse import letters
 from needlework.stats_text import percent, percent_range
+from needlework.words import plural
 
 ORDER_WORDS = {"shuffle": "one shuffled order", "rotations": "every rotation"}
 
@@ -57,7 +58,7 @@ def run_title(run: Mapping[str, Any]) -> str:
     prompt = (f" · prompt {template.get('name')} ({str(template.get('digest') or '')[:8]})"
               if template.get("digest") else "")
     return (f"judge {short_name(str(run.get('model') or ''))} · {how}"
-            + (f" · {items} items{part}" if items is not None else "") + prompt)
+            + (f" · {plural(int(items), 'item')}{part}" if items is not None else "") + prompt)
 
 
 def selection_words(selection: Mapping[str, Any] | None) -> str:

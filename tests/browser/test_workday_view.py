@@ -15,6 +15,7 @@ from needlework.datasets import import_bytes, import_file
 from needlework.rag.failures import cited_passage, failing_sentences
 from needlework.seed import seed_demo
 from store.rag import list_runs, run_results
+from store.scores import save_item_scores
 from tests import cli_here
 from tests.browser.harness import (
     SCREENSHOTS,
@@ -46,6 +47,11 @@ def workday_db(tmp_path_factory, monkeypatch_module):
     key = db.execute("select key from items where dataset = ? order by rowid limit 1",
                      [GROUNDING]).fetchone()[0]
     store.annotations.set_annotation(db, GROUNDING, key, "bo", "label:1", "OUTDATED")  # another's work
+    # two reward models' scores of the pairs: Results offers a picker
+    for model, score in (("/models/rm-one", 1.0), ("/models/rm-two", -1.0)):
+        save_item_scores(db, PAIRS, (model[-3:] * 11)[:32], "fp32|full", model,
+                         [{"item_key": "md1", "subset": "QA", "chosen_scores": [score],
+                           "rejected_scores": [0.0]}])
     db.conn.close()
     monkeypatch_module.setenv("NEEDLEWORK_RULES_JUDGE_PORT", str(free_port()))
     done = cli_here.run(["rag-eval", "--dataset", GROUNDING, "--stored", "--rules-judge",
@@ -227,6 +233,31 @@ def test_home_and_sidebar_tell_the_annotator_their_day(browser, workday_url, siz
         assert "gap over 10 minutes counts as a break" in main.inner_text()
         assert "you have not started; 1 other has" in main.inner_text()  # bo's dataset
         screenshot(page, f"home-{size[0]}x{size[1]}")
+        assert_no_exception(page)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_run_picker_says_each_count_once(browser, workday_url, size):
+    """Results' run picker says each run's count once, in the singular for one item."""
+    context, page = _open(browser, f"{workday_url}/rewards?dataset={PAIRS}", size, who="lead")
+    try:
+        main = page.locator('[data-testid="stMain"]')
+        picker = main.locator('[data-testid="stSelectbox"]').filter(has_text="Results of")
+        picker.wait_for(timeout=60_000)
+        picker.evaluate("e => e.scrollIntoView({block: 'center'})")
+        picker.locator('button[aria-haspopup="listbox"]').click()
+        options = page.get_by_role("option")
+        options.first.wait_for(timeout=15_000)
+        words = options.all_inner_texts()
+        screenshot(page, f"rewards-run-picker-{size[0]}x{size[1]}")
+        assert len(words) == 2 and all("rm-" in w for w in words), words
+        for w in words:
+            assert w.count("item") == 1 and "· 1 item ·" in w, words
+        page.keyboard.press("Escape")
+        main.get_by_text("Ties count as wrong").first.wait_for(timeout=30_000)
+        assert " 1 items" not in main.inner_text() and " 1 pairs" not in main.inner_text()
         assert_no_exception(page)
     finally:
         context.close()
