@@ -38,6 +38,7 @@ from needlework.rewards.errors import RewardModelError
 from needlework.rewards.token_pairs import token_pair
 from needlework.stats import paired_by_key
 from needlework.stats_text import how, percent, percent_range, verdict
+from needlework.words import plural
 
 NONE = "(none)"
 CONTEXT_CHARS = 320  # characters of text shown either side of the needle
@@ -324,10 +325,6 @@ def render_needle_context(record: dict[str, Any], names: tuple[str, str]) -> Non
         render_marked_text(_context(chosen, start, ec, "nw-ins"), box=True, key="nw-needle-chosen")
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
-
-
 def pairs_frame(rows: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     """A cell's pairs as shown: worst margin first (scores to ``digits`` decimals)."""
     return pd.DataFrame({
@@ -365,8 +362,8 @@ def render_cell(picked: ResultSet, cell: tuple[int, int], records: list[dict[str
         rows = rows.sort_values(["correct", "id", "order"]).reset_index(drop=True)
     right = int(rows["correct"].sum()) if len(rows) else 0
     pairs = rows["id"].nunique() if len(rows) else 0
-    counts = (f"{_plural(len(rows), 'trial')} of {_plural(pairs, 'pair')}" if judge
-              else _plural(len(rows), "pair"))
+    counts = (f"{plural(len(rows), 'trial')} of {plural(pairs, 'pair')}" if judge
+              else plural(len(rows), "pair"))
     interval = cell_intervals(rows).get((str(rows["model"].iloc[0]), length, bucket)) \
         if len(rows) else None
     st.markdown(f"**{length_label(length)} tokens, {'error' if audience else 'needle'} at "
