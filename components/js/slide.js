@@ -8,7 +8,8 @@
 // (one across the slide, or one under each panel) shrink likewise while one runs past two
 // lines. When the slide is
 // first drawn in a tab the page is scrolled to its top. `data.label` and `data.leave` are
-// our own words.
+// our own words; `data.known` is the screen the page last heard of in this session (the
+// slide entered again): the same measure is not sent again, so the page does not redraw.
 const MAIN = '[data-testid="stMain"]';
 const SLIDE = ".st-key-nw-slide";
 const CHART = ".st-key-nw-slide-chart";
@@ -129,7 +130,9 @@ export default function (component) {
     top();
     requestAnimationFrame(top);
     setTimeout(top, 300);
-    state.sent = null;  // a new slide: tell the page its screen again
+    // a new slide: tell the page its screen unless it drew for this one already
+    const known = data.known;
+    state.sent = known && typeof known === "object" ? known : null;
   }
   setTimeout(() => state.report(), 200);
   setTimeout(() => state.report(), 800);

@@ -49,6 +49,7 @@ PARAM = "present"
 TITLE = "nw_title"  # the slide's title field (per needle dataset), set by the presenter
 FINDING = "nw_finding"  # the slide's finding field and hide box (without a needle dataset)
 SCREEN = "screen"  # the slide's measure of the browser's screen (slide.js)
+LAST_SCREEN = "nw_slide_last_screen"  # the last such measure in this session
 # Type in viewport units with a 24-px floor: 1280×720 gets 24-px text at least, a projector's
 # 1920×1080 room-sized text; the chart takes the height slide.js measures as left for it. The
 # chart's own full-screen button is hidden (it showed the cells alone); the slide's own button
@@ -334,8 +335,9 @@ def render_presentation(chosen: list[ResultSet], title: str,
             render_text(title, key="nw-present-title")
         with top[1], st.container(key="nw-slide-tools", horizontal=True,
                                   horizontal_alignment="right"):
-            state = _SLIDE(key="nw-slide-screen", data={"label": FULL, "leave": LEAVE},
-                           on_screen_change=_keep)
+            state = _SLIDE(key="nw-slide-screen", on_screen_change=_keep,
+                           data={"label": FULL, "leave": LEAVE,
+                                 "known": st.session_state.get(LAST_SCREEN)})
             with st.popover("Tools"):
                 st.button("Exit presentation", key="nw_leave", on_click=_leave, icon="↩️")
                 render_finding_input(row, "; ".join(headlines(frame)))
@@ -344,7 +346,7 @@ def render_presentation(chosen: list[ResultSet], title: str,
         render_text(slide_subtitle(frame, rule=False), key="nw-present-sub")
         for k, line in enumerate(finding_lines(frame, row)):
             render_text(line, key=f"nw-finding-{k}")
-        height, font = _chart_size(state.get(SCREEN) if state else None)
+        height, font = _chart_size(_screen(state.get(SCREEN) if state else None))
         with st.container(key="nw-slide-chart"):
             clicked = render_heatmaps(chosen, large=True, prefix="nw_pheat", height=height,
                                       font=font)
@@ -352,6 +354,17 @@ def render_presentation(chosen: list[ResultSet], title: str,
     if clicked is not None:
         with st.container(border=True):
             render_cell(*clicked, records or [], audience=True)
+
+
+def _screen(measured: Any) -> Any:
+    """The screen to draw the slide for: slide.js's measure on this slide, kept for the next
+    time the slide is entered in this session; before it, the one last measured (so a slide
+    entered again on the same screen is drawn at its size at once, and slide.js, told it
+    through ``data.known``, sends nothing and the page does not redraw under a click)."""
+    if isinstance(measured, dict):
+        st.session_state[LAST_SCREEN] = measured
+        return measured
+    return st.session_state.get(LAST_SCREEN)
 
 
 def _keep(_: Any = None) -> None:

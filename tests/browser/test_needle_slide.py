@@ -277,6 +277,46 @@ def test_the_finding_is_edited_and_hidden_and_kept(browser, slide_url):
         context.close()
 
 
+#: Every height the slide's chart SVG takes from now on, one reading a frame (window.__nwHeights).
+RECORD_HEIGHTS = """() => { window.__nwHeights = [];
+  const look = () => {
+    const svg = document.querySelector('.st-key-nw-slide [data-testid="stVegaLiteChart"] svg');
+    const h = svg ? Math.round(svg.getBoundingClientRect().height) : 0;
+    const seen = window.__nwHeights;
+    if (h && seen[seen.length - 1] !== h) seen.push(h);
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+}"""
+
+
+def test_the_slide_entered_again_is_drawn_at_its_size_at_once(browser, slide_url):
+    """The slide remembers the screen it last measured in the session: entered again on the
+    same screen, its chart is drawn at the settled height from the first frame and the page
+    does not redraw under the presenter's first click."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        first = _open_slide_from_the_lab(page, slide_url)
+        page.get_by_role("button", name="Tools").click()
+        page.get_by_role("button", name="Exit presentation").click()
+        present = page.get_by_role("button", name="Presentation mode")
+        present.wait_for(timeout=60_000)
+        wait_idle(page)
+        page.evaluate(RECORD_HEIGHTS)
+        page.locator('[data-testid="stMain"]').evaluate("m => m.scrollTo(0, m.scrollHeight)")
+        present.click()
+        page.locator('.st-key-nw-slide g.mark-text.role-mark text').first.wait_for(timeout=60_000)
+        again = _settled(page)
+        heights = page.evaluate("window.__nwHeights")
+        assert heights and all(abs(h - round(first["chart"]["height"])) <= 2 for h in heights), \
+            (heights, first["chart"])
+        assert abs(again["chart"]["height"] - first["chart"]["height"]) <= 2, (again, first)
+        _fits(again)
+    finally:
+        context.close()
+
+
 #: Each chart of the lab: its SVG's box and its legend's box and labels.
 LEGENDS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg')].map(svg => {
   const b = svg.getBoundingClientRect();
