@@ -30,10 +30,12 @@ ERROR = "nw-first-password-error"
 
 def _submit(user: User, policy: Policy,
             on_chosen: Callable[[accounts.SignIn], None]) -> None:
-    """The form's callback: empty the fields, then store the password or keep the reason."""
+    """The form's callback: empty the fields, then store the password or keep the reason
+    (shown on every run until the next try, so a rerun nobody asked for cannot hide it)."""
     password = st.session_state.get(NEW) or ""
     again = st.session_state.get(AGAIN) or ""
     st.session_state[NEW] = st.session_state[AGAIN] = ""
+    st.session_state.pop(ERROR, None)
     if not password:
         st.session_state[ERROR] = "Type a password of your own, twice."
         return
@@ -56,7 +58,7 @@ def render_first_password(user: User, policy: Policy,
         st.markdown(f"You signed in as **{label(user.name, 60)}** with a one-time password. "
                     "Choose a password of your own before you go on: the one-time password "
                     "stops working now.")
-        error = st.session_state.pop(ERROR, None)
+        error = st.session_state.get(ERROR)
         if error:
             st.error(label(error, 300), icon=":material/lock:")
         with st.form("nw-first-password-form", border=True, enter_to_submit=True):

@@ -44,8 +44,10 @@ from sqlite_utils import Database
 
 from components import st_dom
 from components.state import ANNOTATOR_KEY, SIGNED_IN, get_db, signed_in
+from components.teams.first_password import ERROR as CHOOSE_ERROR
 from components.teams.first_password import render_first_password
 from components.teams.signin import DEVICE, render_sign_in
+from components.teams.signin import ERROR as SIGN_IN_ERROR
 from components.text import label
 from needlework.teams import accounts, session_cookie
 from needlework.teams.config import Config, ConfigError, load_config
@@ -318,7 +320,8 @@ def sign_in_gate(db: Database, sections: Mapping[str, Sequence[Any]]) -> User | 
         st.navigation([p for pages in sections.values() for p in pages], position="hidden")
         render_first_password(user, config.policy, start_session, _sign_out)
         st.stop()
-    st.session_state.pop(NOTICE, None)
+    for done_with in (NOTICE, SIGN_IN_ERROR, CHOOSE_ERROR):  # signed in: no old refusal waits
+        st.session_state.pop(done_with, None)
     st.session_state[SIGNED_IN] = user
     st.session_state[ANNOTATOR_KEY] = user.name
     return user

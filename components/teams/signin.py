@@ -54,10 +54,12 @@ def device_token() -> str | None:
 
 def _submit(policy: Policy, on_signed_in: Callable[[accounts.SignIn], None],
             trusted: Sequence[Network]) -> None:
-    """The form's callback: check the password, start the session or keep the refusal."""
+    """The form's callback: check the password, start the session or keep the refusal
+    (shown on every run until the next try, so a rerun nobody asked for cannot hide it)."""
     login = st.session_state.get(LOGIN) or ""
     password = st.session_state.get(PASSWORD) or ""
     st.session_state[PASSWORD] = ""
+    st.session_state.pop(ERROR, None)
     if not login.strip() or not password:
         st.session_state[ERROR] = "Enter your name (or e-mail) and your password."
         return
@@ -81,7 +83,7 @@ def render_sign_in(policy: Policy, on_signed_in: Callable[[accounts.SignIn], Non
         st.title("🪡 Needlework")
         st.caption("This server runs in team mode: sign in with the account your admin made "
                    "for you.")
-        error = st.session_state.pop(ERROR, None)
+        error = st.session_state.get(ERROR)
         if error:
             st.error(error, icon=":material/lock:")
         elif notice:

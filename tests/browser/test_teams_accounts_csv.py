@@ -94,7 +94,10 @@ def _first_sign_in(browser, url: str, name: str, one_time: str, path: str = ""):
     new.fill(CHOSEN.format(name))
     again.fill(CHOSEN.format(name) + "x")
     page.get_by_role("button", name="Save my password").click()
-    page.get_by_text("The two passwords differ: choose another.").wait_for(timeout=30_000)
+    try:
+        page.get_by_text("The two passwords differ: choose another.").wait_for(timeout=30_000)
+    except Exception as e:  # noqa: BLE001 - say what the screen showed instead
+        raise AssertionError(f"no mismatch said; the screen: {main.inner_text()[:600]!r}") from e
     expect(new).to_have_value("", timeout=30_000)  # emptied: a password is not kept
     new.fill(CHOSEN.format(name))
     again.fill(CHOSEN.format(name))
