@@ -108,6 +108,14 @@ def test_the_bias_sentence_of_an_always_a_judge_and_of_a_fair_one(page, app_url,
     page.locator("#nw-finding-0").wait_for(timeout=120_000)
     wait_idle(page)
     # one note under each panel, in the panels' order; a panel names its model in its marks
+    # (both panels and both notes drawn: the slide redraws once it has measured the screen)
+    page.wait_for_function("""() => {
+      const slide = document.querySelector('.st-key-nw-slide');
+      return !!slide && slide.querySelectorAll('[id^="nw-present-note"]').length === 2
+        && [...slide.querySelectorAll('[data-testid="stVegaLiteChart"] svg')]
+             .filter(svg => svg.querySelector('path[aria-label*="model: "]')).length === 2;
+    }""", timeout=60_000)
+    wait_idle(page)
     panels = page.evaluate("""() => {
       const slide = document.querySelector('.st-key-nw-slide');
       const models = [...slide.querySelectorAll('[data-testid="stVegaLiteChart"] svg')].map(svg =>
