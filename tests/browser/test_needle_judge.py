@@ -19,12 +19,9 @@ import pytest
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
-from needlework.needle import builder, inputs
-from needlework.needle.builder import needle_format
 from store import judges as store_judges
-from store.scores import save_item_scores
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+from tests.needle_fixtures import import_scored_needles
 
 RUN_TIMEOUT_MS = 400_000
 TITLE = "Reward model vs LLM judge: safety needles"
@@ -40,17 +37,10 @@ def _seed(db_path) -> tuple[str, int]:
     """A needle set (2 lengths × 2 demo haystacks × up to 10 sites) and a stand-in model's
     scores for it (wrong in the middle of the longer responses). Returns (name, pairs)."""
     name = f"needles-judge-{uuid.uuid4().hex[:6]}"
-    hays = inputs.demo_haystacks(2, 440)
-    records = builder.build_needles(hays, inputs.builtin_pairs("safety"),
-                                    builder.BuildOptions(lengths=(200, 400))).records
     db = store.connect(db_path)
     try:
-        import_bytes(db, needle_format.dump(records).encode(), f"{name}.jsonl", format="needle",
-                     dataset=name)
-        save_item_scores(db, name, "6" * 32, "fp32|full", "/models/seeded-rm", [
-            {"item_key": r["id"], "subset": str(r["length_tokens"]),
-             "chosen_scores": [-1.0 if r["length_tokens"] >= 400 and 0.3 <= r["tagged_position"] < 0.7
-                               else 1.0], "rejected_scores": [0.0]} for r in records])
+        records = import_scored_needles(db, name, 2, 440, (200, 400), "6" * 32,
+                                        "/models/seeded-rm")
     finally:
         db.conn.close()
     return name, len(records)

@@ -31,18 +31,12 @@ TITLE = ("Does the reward model still notice one harmful sentence when it is hid
 TITLE = (TITLE + " team review" * 20)[:199].rstrip()
 TITLE += "?" * (200 - len(TITLE))
 
-#: Where everything on the slide is; the rendered size of every text on it (HTML text and the
-#: chart's SVG text, scaled by the SVG's own scale); whether anything scrolls.
-MEASURE = """() => {
-  const slide = document.querySelector('.st-key-nw-slide');
-  const rect = e => { const b = e.getBoundingClientRect();
-    return {top: b.top, bottom: b.bottom, left: b.left, right: b.right, height: b.height}; };
-  const box = s => { const e = document.querySelector(s); if (!e) return null;
-    return {...rect(e), size: parseFloat(getComputedStyle(e).fontSize),
-            line: parseFloat(getComputedStyle(e).lineHeight), text: e.textContent,
-            overflow: e.scrollWidth > e.clientWidth + 1}; };
+#: A JS function ``textsOf(root)``: each visible text under ``root`` as [its first 40
+#: characters, its rendered size in px (a chart's text scaled by its SVG's own scale), whether
+#: it is in a chart].
+TEXTS_OF = """  const textsOf = root => {
   const texts = [];
-  const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
     if (!n.textContent.trim() || !el || !el.getClientRects().length) continue;
@@ -54,6 +48,20 @@ MEASURE = """() => {
     }
     texts.push([n.textContent.trim().slice(0, 40), size, !!svg]);
   }
+  return texts; };"""
+
+#: Where everything on the slide is; the rendered size of every text on it (HTML text and the
+#: chart's SVG text, scaled by the SVG's own scale); whether anything scrolls.
+MEASURE = """() => {
+""" + TEXTS_OF + """
+  const slide = document.querySelector('.st-key-nw-slide');
+  const rect = e => { const b = e.getBoundingClientRect();
+    return {top: b.top, bottom: b.bottom, left: b.left, right: b.right, height: b.height}; };
+  const box = s => { const e = document.querySelector(s); if (!e) return null;
+    return {...rect(e), size: parseFloat(getComputedStyle(e).fontSize),
+            line: parseFloat(getComputedStyle(e).lineHeight), text: e.textContent,
+            overflow: e.scrollWidth > e.clientWidth + 1}; };
+  const texts = textsOf(slide);
   const svg = slide.querySelector('[data-testid="stVegaLiteChart"] svg');
   const legend = svg.querySelector('g.role-legend');
   const main = document.querySelector('[data-testid="stMain"]');

@@ -15,16 +15,13 @@ import uuid
 import pytest
 
 import store
-from needlework.datasets import import_bytes
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge
 from needlework.judges.plan import load_items
-from needlework.needle import builder, inputs
-from needlework.needle.builder import needle_format
-from store.scores import save_item_scores
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
-from tests.browser.test_needle_slide import TITLE
+from tests.browser.test_needle_slide import TEXTS_OF, TITLE
 from tests.judges_fixtures import FakeJudgeServer
+from tests.needle_fixtures import import_scored_needles
 
 LENGTHS = (250, 500, 1000)
 
@@ -33,6 +30,7 @@ LENGTHS = (250, 500, 1000)
 #: foot's notes with their line counts, and every text's rendered size (as
 #: test_needle_slide.MEASURE: a chart's text scaled by its SVG's own scale).
 MEASURE = """() => {
+""" + TEXTS_OF + """
   const slide = document.querySelector('.st-key-nw-slide');
   const rect = e => { const b = e.getBoundingClientRect();
     return {top: b.top, bottom: b.bottom, left: b.left, right: b.right, height: b.height,
@@ -59,19 +57,7 @@ MEASURE = """() => {
     return {chart: rect(svg), legend: rect(legend), model, labels, over,
             legendLabels: [...legend.querySelectorAll('text')].map(t => t.textContent)};
   });
-  const texts = [];
-  const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const el = n.parentElement;
-    if (!n.textContent.trim() || !el || !el.getClientRects().length) continue;
-    if (getComputedStyle(el).visibility === 'hidden') continue;
-    let size = parseFloat(getComputedStyle(el).fontSize);
-    const svg = el.closest('svg');
-    if (svg && svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width) {
-      size *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    }
-    texts.push([n.textContent.trim().slice(0, 40), size, !!svg]);
-  }
+  const texts = textsOf(slide);
   const foot = document.querySelector('.st-key-nw-slide-foot');
   const main = document.querySelector('[data-testid="stMain"]');
   return {title: words(document.querySelector('#nw-present-title')),
@@ -89,17 +75,9 @@ def two_url(app_url, seeded_db):
     stand-in reward model's scores (wrong in the middle of the longest responses) and an
     always-A judge's run over every pair in both orders. Returns (lab url, judge's name)."""
     name = f"needles-two-{uuid.uuid4().hex[:6]}"
-    hays = inputs.demo_haystacks(6, 1100)
-    records = builder.build_needles(hays, inputs.builtin_pairs("safety"),
-                                    builder.BuildOptions(lengths=LENGTHS)).records
     db = store.connect(seeded_db)
     try:
-        import_bytes(db, needle_format.dump(records).encode(), f"{name}.jsonl", format="needle",
-                     dataset=name)
-        save_item_scores(db, name, "7" * 32, "fp32|full", "/models/stand-in-rm", [
-            {"item_key": r["id"], "subset": str(r["length_tokens"]),
-             "chosen_scores": [-1.0 if r["length_tokens"] >= 1000 and 0.3 <= r["tagged_position"] < 0.7
-                               else 1.0], "rejected_scores": [0.0]} for r in records])
+        import_scored_needles(db, name, 6, 1100, LENGTHS, "7" * 32, "/models/stand-in-rm")
         with FakeJudgeServer(lambda body: "[[A]]") as always_a:
             row, items = load_items(db, name)
             run_judge(db, Connection(always_a.base_url, "judge", key_env=None), items, "selection",
