@@ -241,14 +241,8 @@ def slide_words(chosen: list[ResultSet], title: str, row: dict[str, Any] | None)
     """What the slide and its files say (:class:`needlework.needle.slide.SlideWords`)."""
     frame = results_of(chosen)
     return SlideWords(title=title, subtitle=slide_subtitle(frame, rule=False),
-                      finding=tuple(finding_lines(frame, row)), note=slide_note(frame),
+                      finding=tuple(finding_lines(frame, row)), note=foot_words(frame),
                       model=" vs ".join(dict.fromkeys(frame["model"])))
-
-
-def slide_note(frame: pd.DataFrame) -> str:
-    """The slide's foot in its files: the empty and thin cells in words, each judge's
-    position bias, and a judge at chance (with several models, model by model)."""
-    return foot_words(frame)
 
 
 def render_foot(chosen: list[ResultSet], frame: pd.DataFrame) -> None:
@@ -256,7 +250,7 @@ def render_foot(chosen: list[ResultSet], frame: pd.DataFrame) -> None:
     panel's own note under it, in columns as the panels' (``nw-present-note-K``)."""
     with st.container(key="nw-slide-foot"):
         if len(chosen) == 1:
-            render_text(slide_note(frame), key="nw-present-note")
+            render_text(foot_words(frame), key="nw-present-note")
             return
         notes = dict(zip(dict.fromkeys(frame["model"]), panel_notes(frame), strict=True))
         for k, (col, s) in enumerate(zip(st.columns(len(chosen), gap="medium"), chosen,

@@ -243,6 +243,28 @@ def bias_sentence(bias: PositionBias | None) -> str:
             "so these pairs do not show the order changing its verdicts.")
 
 
+AT_CHANCE, NOT_ABOVE_CHANCE = "at chance", "not shown above chance"
+
+
+def _weakest_order(bias: PositionBias) -> tuple[str, float, tuple[float, float]]:
+    """The order whose accuracy's 95 % interval reaches 50 % with the lower accuracy (the
+    lower of the two when neither does): its name, accuracy and interval."""
+    orders = (("first (A)", bias.first, bias.first_interval),
+              ("second (B)", bias.second, bias.second_interval))
+    weak = [o for o in orders if o[2][0] <= 0.5] or list(orders)
+    return min(weak, key=lambda o: o[1])
+
+
+def chance_level(bias: PositionBias | None) -> str:
+    """:data:`AT_CHANCE` when, with one order, the 95 % interval of a judge's accuracy lies
+    below 50 %; :data:`NOT_ABOVE_CHANCE` when it reaches 50 % with one order; ``""`` when
+    above 50 % with both orders, or no judge judged in both orders
+    (:func:`chance_sentence` says why in full)."""
+    if bias is None or min(bias.first_interval[0], bias.second_interval[0]) > 0.5:
+        return ""
+    return AT_CHANCE if _weakest_order(bias)[2][1] < 0.5 else NOT_ABOVE_CHANCE
+
+
 def chance_sentence(frame: pd.DataFrame, why: str = "") -> str:
     """For a judge's frame, a warning when it is not shown above chance (50 % for two
     responses) with both orders: when the 95 % Wilson interval of its accuracy with the
@@ -252,17 +274,13 @@ def chance_sentence(frame: pd.DataFrame, why: str = "") -> str:
     merely reaches 50 % (too few pairs, or a weak judge). ``why``: what explains it, added
     as said. ``""`` when above chance with both orders, or not a judge's frame."""
     bias = position_bias(frame)
-    if bias is None:
+    level = chance_level(bias)
+    if bias is None or not level:
         return ""
-    orders = (("first (A)", bias.first, bias.first_interval),
-              ("second (B)", bias.second, bias.second_interval))
-    weak = [o for o in orders if o[2][0] <= 0.5]
-    if not weak:
-        return ""
-    name, value, (low, high) = min(weak, key=lambda o: o[1])
+    name, value, (low, high) = _weakest_order(bias)
     figures = (f"with the chosen response shown {name} this judge is right {pct(value)} % of "
                f"the time (95 % interval {pct(low)}–{pct(high)} %, over {bias.pairs} pairs)")
-    if high < 0.5:  # below a coin toss with one order: it follows the position, not the needle
+    if level == AT_CHANCE:  # below a coin toss with one order: it follows the position
         text = (f"At chance: {figures}, {pct(max(bias.first, bias.second))} % with the other "
                 "order: it names one position whatever the needle, so over both orders it is "
                 "right about as often as a coin toss, and its heatmap does not show where it "

@@ -21,6 +21,7 @@ from needlework.needle.analysis import (
 )
 from needlework.needle.findings import (
     and_join,
+    chance_level,
     chance_sentence,
     in_points,
     of_model,
@@ -206,9 +207,7 @@ def panel_notes(results: pd.DataFrame, min_n: int = THIN_CELL) -> list[str]:
         rows = of_model(results, model)
         if counted(rows) == "trials":
             bias = position_bias(rows)
-            said = chance_sentence(rows)
-            chance = ("" if not said else "at chance" if said.startswith("At chance")
-                      else "not shown above chance")
+            chance = chance_level(bias)
             if bias is not None:
                 text += " " + _bias_short(bias)[:-1] + (f"; {chance}." if chance else ".")
             elif chance:
