@@ -4,9 +4,10 @@ and a PowerPoint file (python-pptx), each with the title, the model, the headlin
 grid is.
 
 The PNG and PDF are one SVG page of 1920×1080 (:func:`slide_svg`): the words as SVG text,
-the heatmap (rendered by vl-convert at the size left for it) nested inside, so both files
-have exactly that page. The PPTX is a 13.333 × 7.5 inch (16:9) slide of text boxes and the
-heatmap as a picture.
+the heatmap (rendered by vl-convert at the size left for it; with several models, each
+panel on its own at its share of the width, side by side) nested inside, so both files have
+exactly that page. The PPTX is a 13.333 × 7.5 inch (16:9) slide of text boxes and the
+heatmap as a picture (the same drawing as a PNG).
 """
 
 from __future__ import annotations
@@ -97,27 +98,42 @@ def _text(lines: Sequence[_Line], top: int) -> tuple[str, int]:
     return "\n".join(out), y
 
 
-def chart_of(results: pd.DataFrame, width: int, height: int, font: int = 28) -> alt.TopLevelMixin:
-    """The heatmap for a file: one panel per model side by side (each ``width`` / models
-    wide), ``height`` tall with its axes and legend, labels ``font`` px."""
+GAP = 48  #: between panels side by side, slide pixels
+
+
+def panels_of(results: pd.DataFrame, width: int, height: int,
+              font: int = 28) -> list[alt.LayerChart]:
+    """The heatmap for a file: one panel per model, each its own chart ``height`` tall and
+    as wide as its share of ``width`` (less :data:`GAP` between panels) with its axes,
+    legend and title (autosize "fit"), labels ``font`` px; with several, each titled with
+    its model.
+
+    Each panel is drawn on its own and the panels are placed side by side (as the page puts
+    them in columns), never as one concat chart: a panel sizes itself to fit ("fit", which
+    Vega-Lite does only for a single or layered view, and altair refuses inside a concat),
+    and its legend's length and its labels follow its own width."""
     models = list(dict.fromkeys(results["model"]))
-    panels = []
-    for model in models:
-        rows = results[results["model"] == model]
-        panel = charts.heatmap_panel(rows, title=model if len(models) > 1 else None, select=False,
-                                     font=font, height=height, slide=True)
-        panels.append(panel.properties(width=width // len(models) - (24 if len(models) > 1 else 0)))
-    if len(panels) == 1:
-        return panels[0]
-    return alt.hconcat(*panels, spacing=24).resolve_scale(color="shared")
+    each = (width - GAP * (len(models) - 1)) // max(1, len(models))
+    return [charts.heatmap_panel(results[results["model"] == model],
+                                 title=model if len(models) > 1 else None, select=False,
+                                 font=font, height=height, slide=True).properties(width=each)
+            for model in models]
 
 
-def _chart_svg(results: pd.DataFrame, width: int, height: int) -> str:
+def _chart_svg(results: pd.DataFrame, width: int, height: int, font: int | None = None) -> str:
+    """The heatmap as an SVG document: one panel's own, or the panels side by side in one
+    ``width × height`` document."""
     import vl_convert as vlc  # noqa: PLC0415 (native module, only when exporting)
 
-    font = 28 if height >= 420 else 24
-    chart = chart_of(results, width, height, font)
-    return vlc.vegalite_to_svg(chart.to_json(), vl_version=charts._vl_version())
+    font = font or (28 if height >= 420 else 24)
+    panels = [vlc.vegalite_to_svg(panel.to_json(), vl_version=charts._vl_version())
+              for panel in panels_of(results, width, height, font)]
+    if len(panels) == 1:
+        return panels[0]
+    each = (width - GAP * (len(panels) - 1)) // len(panels)
+    nested = [_nest(svg, k * (each + GAP), 0, each, height) for k, svg in enumerate(panels)]
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}">\n' + "\n".join(nested) + "\n</svg>")
 
 
 def _nest(svg: str, x: int, y: int, width: int, height: int) -> str:
@@ -214,10 +230,12 @@ def slide_pptx(results: pd.DataFrame, words: SlideWords) -> bytes:
         y += _height(lines)
     y += 16
     room = HEIGHT - y - _height(foot) - MARGIN + 16
-    chart = chart_of(results, WIDTH - 2 * MARGIN, max(240, room), 28 if room >= 420 else 24)
-    picture = vlc.vegalite_to_png(chart.to_json(), vl_version=charts._vl_version(), scale=2)
+    box_height = max(240, room)
+    # the panels as the PNG and PDF draw them (one panel: the same pixels as its own PNG)
+    picture = vlc.svg_to_png(_chart_svg(results, WIDTH - 2 * MARGIN, box_height,
+                                        28 if room >= 420 else 24), scale=2)
     slide.shapes.add_picture(io.BytesIO(picture), Emu(MARGIN * px), Emu(y * px),
-                             height=Emu(max(240, room) * px))
+                             height=Emu(box_height * px))
     if words.note:
         box(words.note, HEIGHT - MARGIN + 16 - _height(foot), _height(foot), 28, colour=GREY)
     deck.core_properties.title = words.title[:255]
