@@ -280,7 +280,8 @@ def test_w_walks_the_dimensions_one_key_each_and_v_takes_the_files_values(
     # Q 7: the category list opens; letters filter it instead of acting as keys
     page.keyboard.type("q7")
     page.wait_for_function("() => document.activeElement && document.activeElement"
-                           ".closest('.st-key-nw-category') !== null", timeout=10_000)
+                           ".closest('.st-key-nw-category') !== null && document.activeElement"
+                           ".getAttribute('aria-expanded') === 'true'", timeout=10_000)
     page.keyboard.type("s")  # not S (skip): a filter of the list
     page.wait_for_timeout(300)
     assert value(seeded_db, key, who, "skipped") is None

@@ -1,0 +1,391 @@
+// The annotate page's input interpreter: one pure function turns every key and every click
+// that changes data or the cursor into actions.
+//
+//   step(state, event, view) -> {state, effects}
+//
+// `state` holds every piece of the page's input state: where the keys aim (item, its
+// passage count n, the passage cursor), who the cursor was placed for, whether the person
+// has acted on this question in this tab, the Q / W prefix, and the events that wait for
+// the question to be drawn. A redraw is an event like a key (`data`): it gives the
+// interpreter new data, never a new state. `view` is what the page knows and may not
+// change: {data, who, overlay} (the page's data, the person, the actions sent but not drawn
+// yet). `effects` are plain objects the page script carries out in order:
+//   {push: action} an action for the outbox   {ask: seek}  a move (the navigator)
+//   {say: text}    a short note               {focus: "answer" | "comment" | "name" | "category"}
+//   {click: "keymap" | "hide"}                 {scroll: true} the cursor's card into view
+// Events: {type: "key", key} (one character, or "enter", " ", "escape"), {type: "click",
+// what: "label", item, passage, digit}, {type: "click", what: "dim", item, dim, option},
+// {type: "arrive", target} (the navigator aims the keys at a place; null: at the page's
+// data), {type: "data"} (a redraw: view.data is new), {type: "reverted", item, field}.
+// No DOM, no clock, no outbox here: tests/js/annotate_input.test.cjs runs it under node.
+const nwAnnotateInput = (() => {
+  const SEEK = {n: "next", p: "previous", u: "unfinished"};
+  // keys handled besides labels and digits; the page script captures only these
+  const KEYS = "jk0dzsfmrhwvy?qanpuZ";
+
+  const initial = () => ({item: null, n: 0, cursor: 1, cursorFor: null, acted: null,
+                          prefix: null, waiting: []});
+
+  const clamp = (c, n) => Math.max(1, Math.min(c, Math.max(1, n)));
+  const drawn = (state, view) => !!view.data && view.data.item === state.item;
+  const labelsOf = (view) => ((view.data && view.data.keys) || {}).labels || {};
+  const dims = (view) => (view.data && view.data.dims) || [];
+  const toggled = (value, a) => (a.toggle && value === a.value ? null : a.value);
+  const digitOf = (key) => (/^[0-9]$/.test(key) ? parseInt(key, 10) : null);
+
+  // what a passage shows until the page is redrawn (the server decides R and Y)
+  function labelOf(state, view, num) {
+    const d = view.data;
+    const here = drawn(state, view);
+    let value = here ? (d.labels || {})[String(num)] || null : null;
+    const offered = here ? (d.suggested || {})[String(num)] || null : null;
+    for (const a of view.overlay) {
+      if (a.item !== state.item || !(a.kind === "rest" || a.kind === "accept" ||
+          (a.kind === "set" && a.field === "label:" + num))) continue;
+      value = a.kind === "rest" ? value || "irrelevant" :
+        a.kind === "accept" ? value || offered : toggled(value, a);
+    }
+    return value;
+  }
+
+  // a dimension's actions the page's data may not show yet, in order
+  const dimActions = (state, view, d) => view.overlay.filter((a) => a.kind === "set" &&
+    a.item === state.item && view.data && a.dataset === view.data.dataset &&
+    d.fields.some((f) => a.field === "dim:" + f));
+  const optionOf = (d, got) => {
+    const found = d.values.findIndex((want) => want.every((w, i) => w === "" || w === got[i]));
+    return found < 0 ? null : found;
+  };
+  // the option a dimension holds: the saved values, then the actions not drawn yet (an
+  // option's "" matches any value of its field, as needlework.grounding.keymap.choice_of)
+  function dimChoice(state, view, k) {
+    const d = dims(view)[k];
+    if (!d || !view.data) return null;
+    const saved = drawn(state, view) ? view.data.dimValues || {} : {};
+    const got = d.fields.map((f) => (("dim:" + f) in saved ? saved["dim:" + f] : null));
+    for (const a of dimActions(state, view, d)) {
+      const i = d.fields.indexOf(a.field.slice(4));
+      got[i] = toggled(got[i], a);
+    }
+    return optionOf(d, got);
+  }
+  // the option the file's own values amount to (only when the page may show them)
+  function fileChoice(state, view, k) {
+    const d = dims(view)[k];
+    if (!d || !drawn(state, view)) return null;
+    const file = view.data.fileDims || {};
+    const got = d.fields.map((f) => file["dim:" + f] || null);
+    if (got.every((v) => v === null)) return null;
+    return optionOf(d, got);
+  }
+
+  // what the next key does while a prefix is on (shown under the toolbar)
+  function prefixText(state, view) {
+    const p = state.prefix;
+    const all = dims(view);
+    if (!p) return "";
+    if (p.walk !== undefined) {
+      const d = all[p.walk];
+      const file = fileChoice(state, view, p.walk);
+      return `${d.title} (${p.walk + 1}/${all.length}): ` +
+        d.options.map((o, i) => `${i + 1} ${o}`).join(" · ") +
+        (file === null ? "" : ` · Enter: the file's (${d.options[file]})`) +
+        " · Space: leave · 0 clear · Esc";
+    }
+    if (p.dim === undefined) {
+      return "Q: " + all.map((d, i) => `${i + 1} ${d.title}`).join(" · ") +
+        ` · ${all.length + 1} Category · Esc`;
+    }
+    const d = all[p.dim];
+    return `${d.title}: ` + d.options.map((o, i) => `${i + 1} ${o}`).join(" · ") + " · 0 clear";
+  }
+
+  // Whether a key reads the question's page (its boxes, the file's values): on a question
+  // not drawn yet it waits, and every event after it waits behind it, in order.
+  function needsPage(state, key, view) {
+    const p = state.prefix;
+    if (!p) return key === "a" || key === "m" || key === "v";
+    if (p.walk !== undefined) {
+      if (key === "enter") return true;
+      // any other key but a digit or Space ends the walk, then acts as itself
+      if (digitOf(key) !== null || key === " " || key === "escape") return false;
+      return needsPage(Object.assign({}, state, {prefix: null}), key, view);
+    }
+    return p.dim === undefined && digitOf(key) === dims(view).length + 1;
+  }
+
+  // One run of the interpreter: `out` collects the effects, `sent` the actions pushed in
+  // this step (later events of the same step see them, as the page would).
+  function runner(view) {
+    const out = [];
+    const sent = [];
+    const v = () => ({data: view.data, who: view.who, overlay: view.overlay.concat(sent)});
+    const base = () => ({dataset: view.data.dataset, annotator: view.who});
+    // an action on the question the keys aim at (`whole`: of the person's work, no item)
+    const push = (state, action, whole = false) => {
+      const a = Object.assign(base(), whole ? {} : {item: state.item}, action);
+      sent.push(a);
+      out.push({push: a});
+    };
+    return {out, sent, v, push, say: (text) => out.push({say: text})};
+  }
+
+  function setDim(r, state, d, option, quiet = false) {
+    const values = option === null ? d.fields.map(() => null) : d.values[option];
+    d.fields.forEach((f, k) => r.push(state, {kind: "set", field: "dim:" + f, value: values[k]}));
+    if (!quiet) r.say(`${d.title}: ${option === null ? "cleared" : d.options[option]}`);
+  }
+
+  function label(r, s, num, value) {
+    r.push(s, {kind: "set", field: "label:" + num, value, toggle: false});
+    r.out.push({scroll: true});
+    return Object.assign({}, s, {acted: s.item});
+  }
+
+  // V: the file's value of every dimension not set yet, and its category
+  function takeFile(r, s) {
+    const view = r.v();
+    let n = 0;
+    dims(view).forEach((d, k) => {
+      const file = fileChoice(s, r.v(), k);
+      if (file !== null && dimChoice(s, r.v(), k) === null) { setDim(r, s, d, file, true); n += 1; }
+    });
+    const field = "dim:question_category";
+    const file = (view.data.fileDims || {})[field];
+    const mine = (view.data.dimValues || {})[field] ||
+      view.overlay.some((a) => a.kind === "set" && a.item === s.item && a.field === field);
+    if (file && !mine) { r.push(s, {kind: "set", field, value: file}); n += 1; }
+    r.say(Object.keys(view.data.fileDims || {}).length ?
+      `took the file's value of ${n} dimension(s) you had not set` :
+      "the file's values are hidden or absent here: nothing taken");
+  }
+
+  // W: one key per dimension, in order (any other key stops the walk, then acts)
+  function walkKey(r, s, key) {
+    const all = dims(r.v());
+    const k = s.prefix.walk;
+    const d = all[k];
+    const digit = digitOf(key);
+    if (digit === null && key !== "enter" && key !== " ") {
+      return keyStep(r, Object.assign({}, s, {prefix: null}), key);
+    }
+    if (digit === 0) setDim(r, s, d, null);
+    else if (digit && digit <= d.options.length) setDim(r, s, d, digit - 1);
+    else if (key === "enter" && fileChoice(s, r.v(), k) !== null) setDim(r, s, d, fileChoice(s, r.v(), k));
+    else if (digit) { r.say(`${d.title} has ${d.options.length} options`); return s; }
+    const next = k + 1;
+    if (next >= all.length) { r.say("dimensions done"); return Object.assign({}, s, {prefix: null}); }
+    return Object.assign({}, s, {prefix: {walk: next}});
+  }
+
+  // Q, then a dimension, then its option
+  function dimKey(r, s, key) {
+    const all = dims(r.v());
+    const digit = digitOf(key);
+    if (s.prefix.dim === undefined) {
+      if (digit && digit <= all.length) return Object.assign({}, s, {prefix: {dim: digit - 1}});
+      if (digit === all.length + 1) r.out.push({focus: "category"});
+      return Object.assign({}, s, {prefix: null});
+    }
+    const d = all[s.prefix.dim];
+    if (digit === 0) setDim(r, s, d, null);
+    else if (digit && digit <= d.options.length) setDim(r, s, d, digit - 1);
+    return Object.assign({}, s, {prefix: null});
+  }
+
+  function keyStep(r, s, key) {
+    const view = r.v();
+    const data = view.data;
+    const who = view.who;
+    if (key === "escape") return s.prefix ? Object.assign({}, s, {prefix: null}) : s;
+    if (s.prefix && s.prefix.walk !== undefined) return walkKey(r, s, key);
+    if (s.prefix) return dimKey(r, s, key);
+    if (key === "enter" || key === " ") return s;
+    const named = (fn) => { if (!who) { r.out.push({focus: "name"}); return s; } return fn(); };
+    // keys that save nothing by themselves: prefixes, moves, the cursor, the view
+    if (key === "q") return named(() => Object.assign({}, s, {prefix: {}}));
+    if (key === "w") return named(() => Object.assign({}, s, {prefix: {walk: 0}}));
+    if (key === "v") return named(() => { takeFile(r, s); return s; });
+    if (key in SEEK) { r.out.push({ask: SEEK[key]}); return s; }
+    if (key === "?") { r.out.push({click: "keymap"}); return s; }
+    if (key === "a") { r.out.push({focus: "answer"}); return s; }
+    if (key === "h") {
+      if (!who) { r.out.push({click: "hide"}); return s; }
+      const pressed = view.overlay.filter((a) => a.kind === "view" && a.field === "hide_suggestions");
+      const now = pressed.length ? pressed[pressed.length - 1].value : !!data.hidden;
+      r.push(s, {kind: "view", field: "hide_suggestions", value: !now});
+      r.say(now ? "H: the suggestions and the file's own values shown again"
+                : "H: the suggestions and the file's own values hidden");
+      return s;
+    }
+    if (key === "j" || key === "k") {
+      r.out.push({scroll: true});
+      return Object.assign({}, s, {cursor: clamp(s.cursor + (key === "j" ? 1 : -1), s.n),
+                                   acted: s.item});
+    }
+    if (!who) { r.out.push({focus: "name"}); return s; }
+    // keys of the question as a whole
+    if (key === "z" || key === "Z") {
+      r.push(s, {kind: key === "z" ? "undo" : "redo", scope: "annotate"}, true);
+      r.say(key === "z" ? "undoing your last change…" : "redoing…");
+      return s;
+    }
+    if (key === "m") { r.out.push({focus: "comment"}); return s; }
+    if (key === "f") {  // a toggle the server decides (the page may not show an undo yet)
+      r.push(s, {kind: "set", field: "flag", value: "flagged", toggle: true});
+      return s;
+    }
+    if (key === "s") {
+      r.push(s, {kind: "set", field: "skipped", value: "skipped"});
+      r.say("skipped");
+      r.out.push({ask: "next"});
+      return s;
+    }
+    if (key === "d") {
+      if (data.answered && drawn(s, view)) {
+        r.say("the answer is not empty: D writes the deflection into an empty answer only");
+      } else {
+        r.push(s, {kind: "deflect"});
+        r.say("deflection written in the answer");
+      }
+      return s;
+    }
+    // keys of the passages
+    if (!s.n) return s;
+    const labels = labelsOf(view);
+    if (key in labels) {
+      const next = label(r, s, s.cursor, labels[key]);
+      return Object.assign(next, {cursor: clamp(s.cursor + 1, s.n)});
+    }
+    if (key === "0") return label(r, s, s.cursor, null);
+    if (key === "y") {
+      // one action: the server gives each passage still unlabeled its suggestion (on a
+      // question still being opened it goes too: the server decides)
+      if (drawn(s, view) && !Object.keys(data.suggested || {}).length) {
+        r.say("no suggestions shown on this question");
+        return s;
+      }
+      r.push(s, {kind: "accept"});
+      r.say("accepting the suggestions for the unlabeled passages…");
+      return s;
+    }
+    if (key === "r") {  // the server labels what is unlabeled when it applies it
+      r.push(s, {kind: "rest"});
+      r.say("marking the unlabeled passages irrelevant…");
+      return s;
+    }
+    return s;
+  }
+
+  // a card's label button: labels that passage and moves the cursor past it, as the key
+  // does; a click on the label the passage shows clears it, the cursor stays on it
+  function clickStep(r, s, event) {
+    const view = r.v();
+    if (event.item !== s.item) return s;  // a card of a question the keys have left
+    if (!view.who) { r.out.push({focus: "name"}); return s; }
+    if (event.what === "label") {
+      const value = labelsOf(view)[event.digit];
+      const num = event.passage;
+      if (!value || !(num >= 1 && num <= s.n)) return s;
+      const clears = labelOf(s, view, num) === value;
+      r.push(s, {kind: "set", field: "label:" + num, value, toggle: true});
+      r.out.push({scroll: true});
+      return Object.assign({}, s, {acted: s.item, cursor: clears ? num : clamp(num + 1, s.n)});
+    }
+    if (event.what === "dim") {
+      const k = event.dim;
+      const d = dims(view)[k];
+      if (!d || !(event.option >= 0 && event.option < d.options.length)) return s;
+      setDim(r, s, d, dimChoice(s, view, k) === event.option ? null : event.option);
+      const walk = s.prefix && s.prefix.walk;
+      if (walk !== k) return s;
+      // the walk's dimension, clicked: the walk moves past it, as its key does
+      return Object.assign({}, s, {prefix: k + 1 >= dims(view).length ? null : {walk: k + 1}});
+    }
+    return s;
+  }
+
+  // an input event (a key or a click), or a wait for the question's page
+  function inputStep(r, s, event) {
+    const view = r.v();
+    if (!view.data) return s;
+    if (s.waiting.length) return Object.assign({}, s, {waiting: s.waiting.concat([event])});
+    const key = event.type === "key" ? event.key : null;
+    if (key !== null && needsPage(s, key, view) && !drawn(s, view)) {
+      return Object.assign({}, s, {waiting: [event]});
+    }
+    return event.type === "key" ? keyStep(r, s, key) : clickStep(r, s, event);
+  }
+
+  // the events that waited for the page, once it shows the question: in order, until
+  // one waits again (a move among them leads to a question not drawn yet)
+  function flush(r, s) {
+    let state = Object.assign({}, s, {waiting: []});
+    const queue = s.waiting;
+    for (let k = 0; k < queue.length; k += 1) {
+      if (state.waiting.length) {
+        state = Object.assign({}, state, {waiting: state.waiting.concat(queue.slice(k))});
+        break;
+      }
+      const before = r.out.length;
+      state = inputStep(r, state, queue[k]);
+      const typing = r.out.slice(before).some((e) => e.focus === "answer" || e.focus === "comment");
+      if (typing && k + 1 < queue.length) {
+        // the box has the focus now: what was typed after A or M while the question opened
+        // was meant for it, and is not acted on as keys
+        r.say(`${queue.length - k - 1} key(s) typed while the box opened were not applied`);
+        break;
+      }
+    }
+    return state;
+  }
+
+  function step(state, event, view) {
+    const r = runner(view);
+    let s = state;
+    if (event.type === "key" || event.type === "click") {
+      s = inputStep(r, s, event);
+    } else if (event.type === "arrive") {
+      s = arrive(s, event.target, view);
+    } else if (event.type === "data") {
+      s = Object.assign({}, s, {cursor: clamp(s.cursor, s.n)});
+    } else if (event.type === "reverted") {
+      // an undo or redo came back: the cursor goes to the label it reverted
+      if (event.item === s.item && /^label:\d+$/.test(event.field || "")) {
+        s = Object.assign({}, s, {cursor: clamp(parseInt(event.field.slice(6), 10), s.n)});
+        r.out.push({scroll: true});
+      }
+    }
+    if (s.waiting.length && drawn(s, view) && event.type !== "key" && event.type !== "click") {
+      s = flush(r, s);
+    }
+    return {state: s, effects: r.out};
+  }
+
+  // Where the keys aim. A move's target names the question, its passage count and where
+  // the cursor starts. Without one, the page's data: another question than the keys aim
+  // at takes its cursor from the data; on the same one, the cursor moves only for another
+  // person, and only before this person has acted on it here (a redraw never takes back
+  // a cursor a key or a click moved).
+  function arrive(s, target, view) {
+    if (target) {
+      return Object.assign({}, s, {item: target.item, n: target.n,
+                                   cursor: clamp(target.cursor || 1, target.n),
+                                   cursorFor: view.who, acted: null, prefix: null});
+    }
+    const data = view.data;
+    if (s.item !== data.item) {
+      return Object.assign({}, s, {item: data.item, n: data.n, cursor: clamp(data.cursor || 1, data.n),
+                                   cursorFor: view.who, acted: null, prefix: null});
+    }
+    const next = Object.assign({}, s, {n: data.n});
+    if (view.who && s.cursorFor !== view.who) {
+      next.cursorFor = view.who;
+      if (s.acted !== s.item) next.cursor = clamp(data.cursor || 1, data.n);
+    }
+    return next;
+  }
+
+  return {initial, step, labelOf, dimChoice, fileChoice, dimActions, prefixText, drawn,
+          KEYS, SEEK};
+})();

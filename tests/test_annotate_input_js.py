@@ -1,0 +1,25 @@
+"""The annotate page's input interpreter (``components/js/annotate_input.js``) under node
+(tests/js/annotate_input.test.cjs): every key and click as an event of one pure function,
+W on a question not drawn yet, clicks that move the cursor like keys, redraws that never
+take back a cursor, and random sequences that leave the same actions however the page
+draws between them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def test_the_input_interpreter_under_node() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node not found: `make test` installs it (the identity provider needs it too)")
+    done = subprocess.run([node, str(ROOT / "tests" / "js" / "annotate_input.test.cjs")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("ok - ") >= 11, done.stdout
+    assert "not ok" not in done.stdout, done.stdout
