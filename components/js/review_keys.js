@@ -2,7 +2,9 @@
 //
 // A F T B S name a verdict on the comparison on screen (chosen i vs rejected j of an item)
 // and go to the outbox (nwCore) with the reasons picked for it and the note as typed;
-// 1-7 toggle a reason (kept here until there is a verdict, then saved at once). J / K / N
+// 1-7 toggle a reason: right after a verdict, on that verdict (wherever the page moved
+// on to) until another key comes; before one, kept here for the verdict (a move away
+// drops them and says so); on a comparison with a verdict, saved at once. J / K / N
 // move to the next / previous / next unreviewed comparison the page's data names, and a
 // second move before the page has drawn the first goes along the comparisons the data
 // lists around the one drawn (`line`): the navigator (js/navigator_core.js) moves, holds
@@ -138,7 +140,16 @@ function reviewKeys() {
     }
     return null;  // none in sight: the server finds it (its list wraps around)
   };
-  S.ask = (seek, target) => nav.ask(seek, target);
+  // a move away from reasons picked with no verdict yet: they are not saved, and the page
+  // says so (they go with a verdict only)
+  S.ask = (seek, target) => {
+    const draft = S.at && S.drafts[id()];
+    if (draft && draft.length && !S.pendingVerdict()) {
+      delete S.drafts[id()];
+      S.say(`not saved: ${draft.join(", ")} (reasons need a verdict on their comparison)`);
+    }
+    nav.ask(seek, target);
+  };
   // W: the diff view's "Whole text" switch (the whole of both texts, or the window
   // around the difference in focus)
   S.whole = () => {
@@ -177,7 +188,9 @@ function reviewKeys() {
                  j: S.at.j, annotator: S.who(), verdict: meaning[key] || VERDICTS[key],
                  ...(draft ? {reasons: draft} : {}), note: S.drawn() ? note() : null});
     delete S.drafts[id()];
+    const given = S.at;
     if (S.data.advance) S.ask("unreviewed");
+    S.afterVerdict = given;
     S.paint();
   };
   S.accept = () => {  // accept the suggested verdict: the server decides on what is saved
@@ -202,8 +215,22 @@ function reviewKeys() {
     }
     S.paint();
   };
+  // A reason key right after a verdict goes with that verdict, wherever the page has
+  // moved on to, until any other key comes: F then 1 is a flip for a factual error.
+  S.afterVerdict = null;  // {item, i, j} of the verdict just given
+  S.withVerdict = (key) => {
+    const at = S.afterVerdict;
+    nwCore.push({kind: "reasons", dataset: S.data.dataset, item: at.item, i: at.i, j: at.j,
+                 annotator: S.who(), flip: REASONS[key]});
+    const here = sameAt(at, S.at);
+    S.say(`${REASONS[key]}: ${here ? "with this verdict" : "with the verdict you just gave"}`);
+    S.paint();
+  };
   S.handle = (key) => {
-    if (!S.data || !S.at || nav.hold(key)) return;
+    if (!S.data || !S.at) return;
+    if (key in REASONS && S.afterVerdict && S.who()) { S.withVerdict(key); return; }
+    S.afterVerdict = null;
+    if (nav.hold(key)) return;
     if (key in SEEK) { S.ask(SEEK[key]); return; }
     if (!S.who()) {  // nothing is saved without a name: go and type it
       const field = document.querySelector(nwDom.NAME_FIELD);
@@ -333,6 +360,7 @@ function reviewKeys() {
     else if (what === "next_unreviewed") S.handle("n");
     else {
       const [, i, j] = what.split("_").map(Number);
+      S.afterVerdict = null;
       if (S.barrier) return;
       S.ask(null, {item: S.at.item, i, j});
     }

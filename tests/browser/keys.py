@@ -294,12 +294,15 @@ def review_replay(queue: list[tuple[str, int, int]], keys: list[str]) -> tuple[d
     """The verdicts a key sequence leaves (``{(item, "verdict:i:j"): value}``) and how many
     history rows it writes, by the page's rules: a verdict is saved with the reasons
     picked for that comparison (or its saved ones) and moves to the next unreviewed
-    comparison (wrapping); a reason key toggles a saved verdict's reason at once, or a
-    draft that goes with the verdict; J / K / N move."""
+    comparison (wrapping); a reason key right after a verdict toggles that verdict's
+    reason (wherever the page moved on to) until another key comes, else a saved
+    verdict's reason at once, or a draft that goes with the verdict; J / K / N move (and
+    drop a draft of the comparison they leave: the page says so)."""
     saved: dict[tuple[str, int, int], dict] = {}
     drafts: dict[tuple[str, int, int], list[str]] = {}
     rows = 0
     cur = 0
+    after: tuple[str, int, int] | None = None  # the verdict just given
 
     def unreviewed_after(k: int) -> int | None:
         for step in range(1, len(queue) + 1):
@@ -312,11 +315,16 @@ def review_replay(queue: list[tuple[str, int, int]], keys: list[str]) -> tuple[d
 
     for key in keys:
         ident = queue[cur]
+        if key in REASONS and after is not None:
+            ident = after
+        elif key not in VERDICTS:
+            after = None
         if key in VERDICTS:
             reasons = drafts.pop(ident) if ident in drafts else saved.get(ident, {}).get("reasons", [])
             value = {"verdict": VERDICTS[key], "reasons": ordered(reasons), "note": ""}
             rows += saved.get(ident) != value
             saved[ident] = value
+            after = ident
             nxt = unreviewed_after(cur)
             cur = cur if nxt is None else nxt
         elif key in REASONS:
@@ -329,7 +337,9 @@ def review_replay(queue: list[tuple[str, int, int]], keys: list[str]) -> tuple[d
                 saved[ident] = value
             else:
                 drafts[ident] = ordered(now)
-        elif key == "j":
+        elif key in "jkn":
+            drafts.pop(ident, None)
+        if key == "j":
             cur = min(cur + 1, len(queue) - 1)
         elif key == "k":
             cur = max(cur - 1, 0)

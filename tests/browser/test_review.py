@@ -97,14 +97,16 @@ def test_keyboard_review_of_three_comparisons(page, app_url, seeded_db):
     page.keyboard.press("f")  # rejected better
     assert len(wait_rows(seeded_db, who, 2)) == 2
     verdict_header(page, "Chosen vs rejected 3")
-    page.keyboard.press("3")  # reason: incomplete
+    page.keyboard.press("3")  # reason: incomplete, right after F: with F's verdict
+    page.wait_for_function("() => document.querySelector('.nw-review-note').innerText"
+                           ".includes('with the verdict you just gave')", timeout=10_000)
     wait_idle(page)
     note = page.get_by_label("Note", exact=True)
     note.click()
     page.keyboard.type("a fast tab: both bad? skip")  # letters that are shortcuts elsewhere
     page.keyboard.press("Enter")
     wait_idle(page)
-    assert len(_rows(seeded_db, who)) == 2  # typing fired no shortcut
+    assert len(_rows(seeded_db, who)) == 2  # typing fired no shortcut (the reason is F's row)
     page.keyboard.press("Escape")
     page.keyboard.press("t")  # tie
     rows = wait_rows(seeded_db, who, 3)
@@ -112,9 +114,8 @@ def test_keyboard_review_of_three_comparisons(page, app_url, seeded_db):
     values = {field: value for (_, field), (value, _) in rows.items()}
     assert values == {
         "verdict:0:0": {"verdict": "agree", "reasons": [], "note": ""},
-        "verdict:0:1": {"verdict": "flip", "reasons": [], "note": ""},
-        "verdict:0:2": {"verdict": "tie", "reasons": ["incomplete"],
-                        "note": "a fast tab: both bad? skip"},
+        "verdict:0:1": {"verdict": "flip", "reasons": ["incomplete"], "note": ""},
+        "verdict:0:2": {"verdict": "tie", "reasons": [], "note": "a fast tab: both bad? skip"},
     }
     assert all(stamp for _, stamp in rows.values()) and {k for k, _ in rows} == {item}
     page.get_by_text("Last saved:").wait_for(timeout=10_000)
