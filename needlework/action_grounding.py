@@ -21,6 +21,8 @@ from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
 from needlework.view_prefs import set_hides_suggestions
 from store.annotations import get_value, group, set_annotation
 
+CATEGORY = "dim:question_category"
+
 
 def check_set(b: Batch, action: Action) -> None:
     record = grounding_item(b, action)
@@ -138,8 +140,8 @@ def grounding_accept(b: Batch, action: Action) -> Outcome:
         rows = [r for r in offered.get(name, []) if action.value in (None, r["source"])]
         if rows and _unset(b, action, [name]):
             taken.append((name, rows[0]))
-    for dim in dimension_keys():
-        names = [f"dim:{f}" for f in dim["fields"]]
+    # every dimension the keys set, and the category (a free value, set from its list)
+    for names in [[f"dim:{f}" for f in dim["fields"]] for dim in dimension_keys()] + [[CATEGORY]]:
         sources = sorted({r["source"] for name in names for r in offered.get(name, [])
                           if action.value in (None, r["source"])})
         if sources and _unset(b, action, names):
