@@ -22,7 +22,6 @@ from needlework.needle.analysis import (
     cell_intervals,
     cell_rows,
     combine,
-    counted,
     length_label,
     selected_cell,
 )
@@ -227,8 +226,8 @@ def heatmap_caption(chosen: list[ResultSet]) -> None:
                + ("A judge's cells count trials, each pair twice (chosen shown first, then "
                   "second): right = it named the chosen response; an invalid answer is wrong. "
                   if judged else "")
-               + f"Under each accuracy, its n ({counted(results_of(chosen))}; on a narrow panel in "
-               "the tooltip only). Grey with only its "
+               + "Under each accuracy, its n in pairs (a judge's too: its two trials of a pair "
+               "are one pair; on a narrow panel in the tooltip only). Grey with only its "
                f"count: too few to read, fewer than {THIN_CELL} pairs (one rule for a reward "
                "model and a judge: a judge's two trials of a pair count as one pair); "
                "blank: none there. Hover for counts and the cell's 95 % interval "

@@ -32,6 +32,7 @@ from needlework.needle.analysis import (
     heatmap_frame,
 )
 from needlework.stats_text import percent, percent_range
+from needlework.words import plural
 
 COLOR_SCHEME: Final = "viridis"  # perceptually uniform, colour-blind safe
 CELL_FIELDS = ["length_tokens", "bucket"]
@@ -53,6 +54,7 @@ def cell_selection() -> alt.Parameter:
 LEGEND_VALUES = [0, 0.25, 0.5, 0.75, 1]  # the colour legend's labels: 0 % to 100 %, all shown
 THIN_FILL = "#d4d4d4"  # a thin cell's grey: outside the colour scale
 TWO_LINES = "accuracy and n"  # the description of the text layer of the readable cells
+COUNT_TITLE = "pairs (n)"  # a cell's n: its pairs, a judge's too (its trials in brackets)
 
 
 _METHOD = {"wilson": "Wilson", "bootstrap": "bootstrap", "none": "no interval: all alike"}
@@ -61,24 +63,23 @@ _METHOD = {"wilson": "Wilson", "bootstrap": "bootstrap", "none": "no interval: a
 def _cells(results: pd.DataFrame, thin: int) -> pd.DataFrame:
     """The heatmap frame with the cells' labels (``67 %`` over ``n=12`` on a second line; a
     thin cell: ``n=2`` only; ``short``, for a narrow panel: ``67``), the count as the
-    tooltip says it (``2, too few to read (under 5)``) and the 95 % interval as it says it
-    (``45–88 % (Wilson over 12 pairs)``, or ``bootstrap`` for a judge's shares)."""
+    tooltip says it (``2, too few to read (under 5 pairs)``; a judge's ``2 (4 trials)``) and
+    the 95 % interval as it says it (``45–88 % (Wilson over 12 pairs)``, or ``bootstrap``
+    for a judge's shares). A cell's n is its **pairs**, for a reward model and a judge
+    alike (a judge's two trials of a pair are one pair): the one unit of every cell, on the
+    page, the slide and the exported files."""
     cells = heatmap_frame(results, thin, intervals=True)
-    unit = counted(results)
+    judged = counted(results) == "trials"
     cells["interval"] = [
-        f"{percent_range({'low': lo, 'high': hi}, 0)} ({_METHOD.get(m, m)} over {p} "
-        f"pair{'s' if p != 1 else ''}" + (f", {n} {unit}" if unit == "trials" else "") + ")"
+        f"{percent_range({'low': lo, 'high': hi}, 0)} ({_METHOD.get(m, m)} over {plural(p, 'pair')}"
+        + (f", {plural(n, 'trial')}" if judged else "") + ")"
         for lo, hi, m, p, n in zip(cells["low"], cells["high"], cells["method"], cells["pairs"],
                                    cells["n"], strict=True)]
-    judged = unit == "trials"
-    thin_words = [f"{p} pair{'s' if p != 1 else ''}" if judged else f"n={n}"
-                  for n, p in zip(cells["n"], cells["pairs"], strict=True)]
-    cells["label"] = [w if t else f"{percent(a, digits=0)}\nn={n}" for a, n, t, w in
-                      zip(cells["accuracy"], cells["n"], cells["thin"], thin_words, strict=True)]
-    cells["short"] = [w if t else percent(a, digits=0)[:-2]  # narrow panels: no " %"
-                      for a, t, w in zip(cells["accuracy"], cells["thin"], thin_words, strict=True)]
-    cells["thin_short"] = [f"n={n}" for n in cells["n"]]  # a judge's thin cell where "1 pair" is too wide
-    cells["count"] = [(f"{n} ({p} pairs)" if judged else str(n))
+    cells["label"] = [f"n={p}" if t else f"{percent(a, digits=0)}\nn={p}" for a, p, t in
+                      zip(cells["accuracy"], cells["pairs"], cells["thin"], strict=True)]
+    cells["short"] = [f"n={p}" if t else percent(a, digits=0)[:-2]  # narrow panels: no " %"
+                      for a, p, t in zip(cells["accuracy"], cells["pairs"], cells["thin"], strict=True)]
+    cells["count"] = [str(p) + (f" ({plural(n, 'trial')})" if judged else "")
                       + (f", too few to read (under {thin} pairs)" if t else "")
                       for n, p, t in zip(cells["n"], cells["pairs"], cells["thin"], strict=True)]
     return cells
@@ -109,7 +110,7 @@ def _heatmap_layers(title_x: str, select: bool) -> list[alt.Chart]:
         alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
         alt.Tooltip("interval:N", title="95 % interval"),
         alt.Tooltip("n_correct:Q", title="correct"),
-        alt.Tooltip("count:N", title="pairs (n)"),
+        alt.Tooltip("count:N", title=COUNT_TITLE),
         alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
     ]
     rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
@@ -179,8 +180,6 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     titles = font if font >= 24 else min(font, 20)  # a slide's titles as large as its labels
     # beside the gradient: the legend's title ("accuracy") on a slide, and "100%" half out
     legend_room = (round(5 * titles) if slide else 0) + 2 * font
-    # a cell too narrow for a judge's "1 pair" under it: "n=2" (its trials, as elsewhere)
-    tight = f"width < {int(10 * 3.3 * font) + 80}"
     base = alt.Chart().encode(
         x=alt.X("position:O", sort=POSITION_ORDER, scale=alt.Scale(domain=POSITION_ORDER),
                 title="needle position (% of the response)" if slide else POSITION_TITLE,
@@ -208,7 +207,7 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
         alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
         alt.Tooltip("interval:N", title="95 % interval"),
         alt.Tooltip("n_correct:Q", title="correct"),
-        alt.Tooltip("count:N", title=f"{counted(results)} (n)"),
+        alt.Tooltip("count:N", title=COUNT_TITLE),
         alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
     ]
     rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
@@ -241,9 +240,8 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
                           description=TWO_LINES).transform_calculate(
         shown=f"{one_line} ? datum.short : datum.label").encode(
         text="shown:N", color=_ink(), tooltip=tooltip).transform_filter("!datum.thin")
-    count = base.mark_text(fontSize=size, lineBreak="\n").transform_calculate(
-        thin_shown=f"{tight} ? datum.thin_short : datum.label").encode(
-        text="thin_shown:N", color=_ink(), tooltip=tooltip).transform_filter("datum.thin")
+    count = base.mark_text(fontSize=size, lineBreak="\n").encode(
+        text="label:N", color=_ink(), tooltip=tooltip).transform_filter("datum.thin")
     outline = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
         tooltip=tooltip).transform_filter("datum.thin")
     # autosize "fit": width and height hold the axes, legend and title too, so the chart's

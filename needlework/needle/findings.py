@@ -436,8 +436,8 @@ def slide_subtitle(frame: pd.DataFrame, rule: bool = True) -> str:
 def cell_key(frame: pd.DataFrame, min_n: int = THIN_CELL) -> str:
     """What a heatmap's cells, grey cells and blank cells are, in one line."""
     unit = counted(frame)
-    return (f"Each cell: accuracy over the {unit} with the error at that place, its n under "
-            f"it (95 % intervals in the interactive chart). Grey: fewer than {min_n} pairs, "
+    return (f"Each cell: accuracy over the {unit} with the error at that place, its n (pairs) "
+            f"under it (95 % intervals in the interactive chart). Grey: fewer than {min_n} pairs, "
             "too few to read" + (" (a judge's two trials of a pair count as one)"
                                  if unit == "trials" else "")
             + ". Blank: no pair has its error there.")
