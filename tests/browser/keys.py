@@ -220,7 +220,8 @@ def settle(page, timeout: float = 90) -> None:
     deadline = time.time() + timeout
     script = ("() => window.__nwCore && window.__nwCore.queue.length === 0 && "
               "(!window.__nwAnnotate || (!window.__nwAnnotate.barrier && "
-              "window.__nwAnnotate.held.length === 0))")
+              "window.__nwAnnotate.held.length === 0 && "
+              "!(window.__nwAnnotate.input && window.__nwAnnotate.input.waiting.length)))")
     while time.time() < deadline:
         try:
             if page.evaluate(script):
