@@ -31,6 +31,7 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.needle.data import (
         all_sets,
         needle_records,
+        newest_model_path,
         render_needle_switch,
         render_upload,
     )
@@ -87,7 +88,7 @@ render_writer(db, row)  # or: needles written by an LLM, verified (components/ne
 st.subheader("2 · Score it with a reward model")
 st.caption("The model scores both responses of every pair; it is right when chosen scores "
            "strictly higher. Runs in the background, cached, and resumable.")
-current = render_model_picker()
+current = render_model_picker(newest_model_path(sets))  # opens with the run's own model
 if row is None:
     st.info("Build a needle set in step 1, or pick a needle dataset in the sidebar.", icon="🧵")
     render_needle_switch(db, None)

@@ -90,6 +90,22 @@ def round_half_up(value: float | int | Fraction | Decimal, digits: int = 1) -> s
     return str(out)
 
 
+def signed(value: float, digits: int = 4) -> str:
+    """``value`` with its sign and ``digits`` decimals (``+0.0948``, ``-1.5177``), or, where
+    those would read 0 though it is not, as many decimals as its first three significant
+    figures need (``-0.0000343``), so a margin that is not a tie never reads as one;
+    ``0`` only for zero itself."""
+    if value == 0:
+        return "0"
+    if not math.isfinite(value):
+        return str(value)
+    shown = digits
+    if float(round_half_up(abs(value), digits)) == 0:
+        shown = -math.floor(math.log10(abs(value))) + 2
+    text = format(Decimal(round_half_up(value, shown)), "f")  # never 1.00E-9
+    return text if text.startswith("-") else "+" + text
+
+
 def percent(value: float | int | Fraction | None, of: int | None = None, digits: int = 1, *,
             space: bool = True, sign: bool = False) -> str:
     """A share as a percentage, rounded half up on its exact value: ``percent(21, 40)`` is

@@ -21,6 +21,7 @@ import streamlit as st
 from components.text import label, render_marked_text
 from needlework.rewards.curves import DiffSpan, PerTokenResult
 from needlework.rewards.token_pairs import TokenPair
+from needlework.stats_text import signed
 
 WINDOWS = (1, 5, 25, 100, 250)  # smoothing choices, tokens
 MAX_POINTS = 3000  # per curve; longer curves keep each bucket's min and max
@@ -263,7 +264,7 @@ def render_token_pair(pair: TokenPair, names: tuple[str, str], key: str) -> None
     cols = st.columns(3)
     cols[0].metric(f"score {names[0]}", f"{pair.chosen.score:.4f}")
     cols[1].metric(f"score {names[1]}", f"{pair.rejected.score:.4f}")
-    cols[2].metric("margin (chosen − rejected)", f"{c.margin:+.4f}",
+    cols[2].metric("margin (chosen − rejected)", signed(c.margin),
                    help="≤ 0 means the model prefers (or ties) the rejected response: wrong.")
     longest = max(len(pair.chosen.rewards), len(pair.rejected.rewards))
     window = st.select_slider(
@@ -274,12 +275,9 @@ def render_token_pair(pair: TokenPair, names: tuple[str, str], key: str) -> None
     st.caption(method_caption(pair))  # our own words and numbers, no data text
     diff = difference_chart(pair, window)
     if diff is not None:
-        gap = c.gap_after_difference()
+        gap = c.gap_words()
         st.caption("Difference where the texts share tokens (yellow: where they differ)"
-                   + (f"; mean gap after the first difference: {gap:+.4f}" if gap is not None
-                      else f"; no mean gap after the first difference: {c.gap_undefined()}"
-                      if c.first_difference is not None else "")
-                   + ".")
+                   + (f"; {gap}" if gap else "") + ".")
         st.altair_chart(diff, width="stretch", key=f"{key}-diff")
     scale = max((abs(x) for r in (pair.chosen, pair.rejected) for x in deltas(r.rewards)), default=0.0)
     st.caption("Text shading: green where the reward goes up at that token, red where it goes "

@@ -65,6 +65,23 @@ def _error(message: str) -> None:
     st.error(label(message, limit=2000), icon="🚫")
 
 
+def loaded_with(fingerprint: str | None) -> tuple[ModelKey, RewardModel] | None:
+    """A model loaded in this server whose weights have ``fingerprint`` (the one in use
+    first), or ``None``."""
+    if not fingerprint:
+        return None
+    current = current_model()
+    if current is not None and current[1].facts.fingerprint == fingerprint:
+        return current
+    return next(((k, rm) for k, rm in MODELS.loaded() if rm.facts.fingerprint == fingerprint), None)
+
+
+def load_model(key: ModelKey) -> RewardModel | None:
+    """Load ``key`` (the role's rule on model folders checked first) and use it; says why
+    not on the page and returns ``None`` when it cannot."""
+    return _load(key)
+
+
 def _load(key: ModelKey) -> RewardModel | None:
     if not key.name:
         _error("Type a model folder or a hub id first.")
@@ -88,16 +105,21 @@ def _load(key: ModelKey) -> RewardModel | None:
     return rm
 
 
-def _form() -> ModelKey:
-    """The picker's fields; returns the key they describe."""
+def _form(default: str | None = None) -> ModelKey:
+    """The picker's fields (the folder opens with ``default``, else the demo model); returns
+    the key they describe."""
     anywhere = can(signed_in(), "load_any_model")
+    if "rw_model" not in st.session_state:  # once: afterwards the field keeps what was typed
+        st.session_state["rw_model"] = default or DEMO_MODEL_PATH
     name = st.text_input(
         "Model folder or hub id" if anywhere else "Model folder (in the data folder)",
-        value=DEMO_MODEL_PATH, key="rw_model",
+        key="rw_model",
         help=("A local folder with config.json, weights and tokenizer, or a hub id. "
               if anywhere else "A folder inside the data folder with config.json, weights "
               "and tokenizer (an admin puts models there). ")
-             + f"The default, {DEMO_MODEL_PATH}, is the demo model.")
+             + (f"It opens with the model that scored the results on screen, {default}; "
+                if default else "It opens with the demo model, ")
+             + f"{DEMO_MODEL_PATH} is the demo model.")
     # the three choices on a row of their own: beside the folder they were cut to "a" at 1024 px
     dtype_col, device_col, attn_col = st.columns(3, vertical_alignment="bottom")
     dtype = dtype_col.selectbox("dtype", DTYPES, key="rw_dtype",
@@ -196,9 +218,10 @@ def _loaded_row(key: ModelKey) -> None:
                    help="Free this model's memory (for every session of this server).")
 
 
-def render_model_picker() -> tuple[ModelKey, RewardModel] | None:
-    """The model in use with its facts, and the picker (folded once a model is loaded);
-    returns (key, model) or ``None``."""
+def render_model_picker(default: str | None = None) -> tuple[ModelKey, RewardModel] | None:
+    """The model in use with its facts, and the picker (folded once a model is loaded; its
+    folder opens with ``default``, e.g. the model of the run on screen, else the demo
+    model); returns (key, model) or ``None``."""
     loaded = current_model()
     with st.container(border=True):
         if loaded is not None:
@@ -206,7 +229,7 @@ def render_model_picker() -> tuple[ModelKey, RewardModel] | None:
             render_facts(loaded[1].facts)
         title = "Load a model" if loaded is None else "Load another model"
         with st.expander(title, expanded=loaded is None, icon=":material/upload:"):
-            key = _form()
+            key = _form(default)
             _demo_hint(key)
             st.caption(HOW_TO if can(signed_in(), "load_any_model") else HOW_TO_DATA)
             if st.button("Load model", type="primary", key="rw_load") and _load(key) is not None:

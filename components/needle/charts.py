@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from components.models.per_token import render_token_pair
-from components.models.picker import current_model
-from components.needle.data import COMPARE, PRIMARY, ResultSet
+from components.models.picker import DTYPES, code, current_model, load_model, loaded_with
+from components.needle.data import COMPARE, PRIMARY, ResultSet, short_model_name
 from components.text import label, render_marked_text, render_text
 from needlework.needle import charts
 from needlework.needle.analysis import (
@@ -34,9 +34,11 @@ from needlework.needle.findings import (
     wrap,
 )
 from needlework.rewards.errors import RewardModelError
+from needlework.rewards.loading import RewardModel
+from needlework.rewards.registry import ModelKey
 from needlework.rewards.token_pairs import token_pair
 from needlework.stats import paired_by_key
-from needlework.stats_text import how, percent, percent_range, verdict
+from needlework.stats_text import how, percent, percent_range, signed, verdict
 from needlework.words import plural
 
 NONE = "(none)"
@@ -331,7 +333,7 @@ def pairs_frame(rows: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
         "position": [percent(p, space=False) for p in rows["tagged_position"]],
         "chosen score": rows["chosen_score"].round(digits),
         "rejected score": rows["rejected_score"].round(digits),
-        "margin": rows["margin"].round(digits),
+        "margin": [signed(m, digits) if pd.notna(m) else "–" for m in rows["margin"]],
         "result": ["✗ missing score (wrong)" if m else "✓ correct" if c else "✗ wrong"
                    for c, m in zip(rows["correct"], rows.get("missing", [False] * len(rows)), strict=True)]})
 
@@ -408,10 +410,8 @@ def render_pair(pair_id: str, records: list[dict[str, Any]], scored: ResultSet,
         render_text(str(trial.get("judge_answer") or "(no answer)"), mono=True, box=True,
                     max_height=200, key="nw-judge-words")
         return
-    loaded = current_model()
+    loaded = _token_model(scored, pair_id, audience)
     if loaded is None:
-        if not audience:
-            st.info("Load a model in step 2 to follow its reward token by token.", icon="🔬")
         return
     try:
         with st.spinner("One forward pass per response …"):
@@ -419,8 +419,42 @@ def render_pair(pair_id: str, records: list[dict[str, Any]], scored: ResultSet,
     except RewardModelError as exc:
         st.error(label(str(exc), 1500), icon="🚫")
         return
-    st.caption(f"Per-token view with {label(loaded[1].facts.name, 80)} (the loaded model)."
-               + ("" if scored.fingerprint == loaded[1].facts.fingerprint else
-                  f" The scores in the table are {label(scored.name, 60)}'s: load that model in "
-                  "step 2 to follow those."))
+    own = scored.fingerprint is not None and scored.fingerprint == loaded[1].facts.fingerprint
+    st.caption(f"Per-token view with {label(loaded[1].facts.name, 80)}"
+               + (", the model that scored these pairs." if own else
+                  f" (the loaded model). The scores in the table are {label(scored.name, 60)}'s"
+                  + (": its curves may not match them." if scored.path is None else
+                     ": load that model to follow those.")))
     render_token_pair(pair, names, key=f"nw-tok-{pair_id}")
+
+
+def _token_model(scored: ResultSet, pair_id: str,
+                 audience: bool) -> tuple[ModelKey, RewardModel] | None:
+    """The model whose reward the per-token view follows: the one that scored ``scored``
+    when it is loaded; else (not on the slide) a button that loads it, and the loaded
+    model's view only when asked for, its scores not being the table's. An uploaded
+    result set (no model known) is followed with the loaded model."""
+    own = loaded_with(scored.fingerprint)
+    if own is not None:
+        return own
+    loaded = current_model()
+    if scored.path is None or audience:
+        if loaded is None and not audience:
+            st.info("Load a model in step 2 to follow its reward token by token.", icon="🔬")
+        return loaded if scored.path is None else None
+    st.info(f"The per-token view follows the model that scored these pairs, "
+            f"{code(scored.path, 120)}: load it to see its reward token by token"
+            + (f" (the loaded model, {code(loaded[1].facts.name, 80)}, scored other numbers)."
+               if loaded is not None else "."), icon="🔬")
+    if st.button(f"Load {label(short_model_name(scored.path), 60)}", key=f"nw-tok-load-{pair_id}",
+                 icon=":material/upload:", type="primary"):
+        dtype = str(scored.variant or "").split("|")[0]
+        key = ModelKey.of(scored.path, dtype if dtype in DTYPES else "auto")
+        if load_model(key) is not None:
+            st.rerun()
+    if loaded is not None and st.toggle(
+            f"Follow the loaded model instead ({label(short_model_name(loaded[1].facts.name), 60)})",
+            key=f"nw-tok-other-{pair_id}",
+            help="Its reward token by token; its scores are not the table's."):
+        return loaded
+    return None

@@ -42,6 +42,7 @@ class ResultSet:
     run_key: str | None = None  # a judge run's key
     variant: str | None = None  # a stored run's variant (dtype, device): with the fingerprint, its key
     note: str = ""  # what explains a judge at chance (the demo judge's limitation), said with it
+    path: str | None = None  # a stored run's model, as it was loaded (a folder or a hub id)
 
 
 def needle_row(db: Any, dataset: str | None) -> dict[str, Any] | None:
@@ -86,6 +87,11 @@ def short_model_name(model: str) -> str:
     return Path(model).name if "/" in model and Path(model).name else model or "model"
 
 
+def newest_model_path(sets: list[ResultSet]) -> str | None:
+    """The model of the newest stored run among ``sets`` (what the picker opens with)."""
+    return next((s.path for s in sets if s.kind == "model" and s.path), None)
+
+
 def _unique(name: str, taken: set[str]) -> str:
     """``name``, or ``name (2)``, ``name (3)`` … when taken; the result is added to ``taken``."""
     out, k = name, 1
@@ -115,7 +121,8 @@ def stored_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any
         dtype = run["variant"].split("|")[0]
         name = _unique(short if counts[short] == 1 else f"{short} · {dtype}", taken)
         frame["model"] = name
-        out.append(ResultSet(name, frame, "scored here", run["fingerprint"], variant=run["variant"]))
+        out.append(ResultSet(name, frame, "scored here", run["fingerprint"], variant=run["variant"],
+                             path=str(run["model"])))
     return out
 
 
@@ -163,7 +170,7 @@ def all_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]])
         name = _unique(s.name, taken)
         out.append(s if name == s.name else ResultSet(name, s.frame.assign(model=name), s.source,
                                                        s.fingerprint, s.kind, s.run_key, s.variant,
-                                                       s.note))
+                                                       s.note, s.path))
     return out
 
 

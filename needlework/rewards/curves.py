@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from needlework.rewards.pooling import HEAD, PREFIX
+from needlework.stats_text import signed
 
 METHOD_LABELS = {
     HEAD: "score head read at every token (one forward pass; causal model, checked)",
@@ -130,6 +131,30 @@ class CurveComparison:
                else "the responses differ up to their end")
         return (f"{why}: no response text the two share follows the first difference (only "
                 "the template's ending, where the gap is the final margin)")
+
+
+    def gap_words(self) -> str:
+        """The mean gap after the first difference in words, for beside the final margin:
+        what it averages (``+0.0121``: chosen − rejected over the response tokens both share
+        after it, not the final margin), and, when the final margin has the other sign
+        (or is a tie), that the two disagree and which side each favours; why there is no
+        mean gap when there is none; ``""`` when the texts are the same."""
+        if self.first_difference is None:
+            return ""
+        gap = self.gap_after_difference()
+        if gap is None:
+            return f"no mean gap after the first difference: {self.gap_undefined()}"
+        words = (f"mean gap after the first difference: {signed(gap)} (chosen − rejected "
+                 "averaged over the response tokens both share after it; not the final margin)")
+        if gap != 0 and (self.margin == 0 or (gap > 0) != (self.margin > 0)):
+            along = "chosen" if gap > 0 else "rejected"
+            final = ("tie" if self.margin == 0 else
+                     f"favour the {'chosen' if self.margin > 0 else 'rejected'} response")
+            words += (f". The final margin, {signed(self.margin)}, "
+                      + ("is a tie" if self.margin == 0 else "has the other sign")
+                      + f": along the text they share the reward favours the {along} "
+                      f"response, but the final scores {final}")
+        return words
 
 
 def compare_curves(chosen: PerTokenResult, rejected: PerTokenResult) -> CurveComparison:
