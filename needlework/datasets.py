@@ -11,6 +11,7 @@ temporary file that replaces the target only when complete.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -170,7 +171,8 @@ def import_stream(
                     first = lines[written[record.key]] if record.key in written else here.get(record.key)
                     if first is not None:
                         problems.add(Problem(filename, record.line, f"{key_field} {record.key!r} is "
-                                             f"a duplicate (first seen on line {first})", record.index))
+                                             f"a duplicate (first seen on {record.unit} {first})",
+                                             record.index, record.unit))
                         continue
                     here[record.key] = record.line
                     rows.append((record.key, record.subset, record.title, text))
@@ -222,6 +224,8 @@ def export_formats(kind: str, source_format: str) -> list[str]:
         return ["garage"]
     if kind == "needle":
         return ["needle", "pairs", "trl"]
+    if source_format == "rewardbench2":  # its subsets are not Long-form RewardBench's
+        return ["rewardbench2", "pairs", "trl"]
     options = [source_format, "lfrb", "pairs", "trl"]
     return list(dict.fromkeys(options))
 
@@ -291,12 +295,16 @@ def export_chunks(
         from store.review import verdict_rows  # noqa: PLC0415
 
         verdicts = trl.latest_verdicts(verdict_rows(db, name), annotator)
+        seen: set[str] | None = set() if source == "rewardbench2" else None
 
         def trl_chunks() -> Iterator[str]:
             for batch in _batches(items):
                 pairs = [(item["key"], formats.preference_view(source, item["record"])) for item in batch]
-                yield trl.dump(trl.trl_records(pairs, verdicts, conversational=conversational,
-                                               keep_ties=keep_ties))
+                records = trl.trl_records(pairs, verdicts, conversational=conversational,
+                                          keep_ties=keep_ties)
+                if seen is not None:  # RewardBench 2: a comparison written once (§8)
+                    records = _first_seen(records, seen)
+                yield trl.dump(records)
 
         return trl_chunks()
     views = (formats.preference_view(source, item["record"]) for item in items)
@@ -307,6 +315,18 @@ def export_chunks(
             formats.pairs.from_preference(v, i, j) for v in views for i, j in v.comparisons()
         )
     raise ExportError(f"cannot convert {source} to {format}")
+
+
+def _first_seen(records: list[dict[str, Any]], seen: set[str]) -> list[dict[str, Any]]:
+    """The records not written before (RewardBench 2's Ties rows ``ref:N`` and ``tied:N``
+    share a prompt and its incorrect answers, so the same comparison can come twice)."""
+    out = []
+    for record in records:
+        key = hashlib.sha256(formats.rewardbench2.trl_key(record).encode("utf-8")).hexdigest()
+        if key not in seen:
+            seen.add(key)
+            out.append(record)
+    return out
 
 
 def export_text(db: Database, name: str, format: str, **options: Any) -> str:

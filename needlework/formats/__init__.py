@@ -2,7 +2,8 @@
 
 Formats: ``garage`` (GaRAGe JSONL), ``lfrb`` (Long-form RewardBench JSONL),
 ``rmbench`` (RM-Bench JSON array), ``pairs`` (plain/TRL preference pairs JSONL),
-``needle`` (needle-in-a-haystack JSONL). See ``docs/benchmarks.md``.
+``needle`` (needle-in-a-haystack JSONL), ``rewardbench2`` (RewardBench 2, JSONL or the
+release's Parquet). See ``docs/benchmarks.md``.
 
 :func:`open_records` reads a binary stream lazily: it detects the format from the
 first record and then yields each record checked (a :class:`ParsedRecord`) or each
@@ -21,9 +22,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
-from needlework.formats import garage, lfrb, needle, pairs, rmbench
+from needlework.formats import garage, lfrb, needle, pairs, rewardbench2, rmbench
 from needlework.formats.errors import FormatError, Problem, ProblemList
 from needlework.formats.json_array import iter_json_array
+from needlework.formats.parquet import is_parquet, iter_parquet
 from needlework.formats.preference import RMBENCH_STYLES, Preference
 from needlework.formats.reader import (
     ByteSource,
@@ -36,10 +38,12 @@ from needlework.formats.reader import (
 from needlework.formats.strict_json import StrictJson
 
 FORMATS: dict[str, ModuleType] = {
-    m.NAME: m for m in (garage, lfrb, rmbench, pairs, needle)
+    m.NAME: m for m in (garage, lfrb, rmbench, pairs, needle, rewardbench2)
 }
 # Detection order matters: the most specific shape first.
-_DETECT_ORDER = (garage, needle, lfrb, pairs)
+_DETECT_ORDER = (garage, needle, rewardbench2, lfrb, pairs)
+#: the format a Parquet file is read as (the only one published as Parquet)
+PARQUET_FORMATS = tuple(m.NAME for m in FORMATS.values() if getattr(m, "PARQUET", False))
 
 __all__ = [
     "FORMATS",
@@ -69,6 +73,7 @@ class ParsedRecord:
     title: str
     line: int
     index: int | None = None  # 0-based element index, for JSON arrays
+    unit: str = "line"  # what ``line`` counts: ``row`` for a Parquet file
 
 
 @dataclass(frozen=True)
@@ -90,8 +95,8 @@ def detect(first: Any, json_array: bool, file: str = "") -> str:
         if module.looks_like(first):
             return module.NAME
     raise FormatError([Problem(file, 1, "cannot detect the format from the first record "
-                               "(expected GaRAGe, Long-form RewardBench, pairs or needle fields); "
-                               "pass --format")])
+                               "(expected GaRAGe, Long-form RewardBench, RewardBench 2, pairs or "
+                               "needle fields); pass --format")])
 
 
 class RecordStream:
@@ -103,11 +108,12 @@ class RecordStream:
     """
 
     def __init__(self, file: str, format: str, first: list[RawRecord], rest: Iterator[RawRecord],
-                 array: bool):
+                 array: bool, unit: str = "line"):
         self.file = file
         self.format = format
         self.kind: str = FORMATS[format].KIND
         self.array = array
+        self.unit = unit  # ``row`` for a Parquet file
         self._first = first
         self._rest = rest
 
@@ -115,17 +121,17 @@ class RecordStream:
         module = FORMATS[self.format]
         for raw in _chain(self._first, self._rest):
             if raw.error is not None:
-                yield Problem(self.file, raw.line, raw.error)
+                yield Problem(self.file, raw.line, raw.error, unit=self.unit)
                 continue
             index = raw.index if self.array else None
             messages = module.validate(raw.value)
             for message in messages:
-                yield Problem(self.file, raw.line, message, index)
+                yield Problem(self.file, raw.line, message, index, self.unit)
             if messages:
                 continue
             yield ParsedRecord(module.key(raw.value, raw.index), raw.value,
                                module.subset(raw.value, self.file), module.title(raw.value),
-                               raw.line, index)
+                               raw.line, index, self.unit)
 
 
 def _chain(first: list[RawRecord], rest: Iterator[RawRecord]) -> Iterator[RawRecord]:
@@ -143,7 +149,9 @@ def open_records(
     progress: ProgressFn | None = None,
 ) -> RecordStream:
     """Start reading ``stream`` (named ``file`` in messages) in ``format``, detected
-    from the first record when ``None``.
+    from the first record when ``None``. A Parquet file (known by its first bytes) is read
+    row by row (:mod:`needlework.formats.parquet`) in the format published as Parquet
+    (RewardBench 2); its problems name the row.
 
     Raises :class:`FormatError` at once when the file is empty, the container does
     not fit the format, or the format cannot be detected. ``progress(bytes read,
@@ -160,6 +168,15 @@ def open_records(
                                    "byte-order mark): only UTF-8 is read; save it as UTF-8")])
     if empty:
         raise FormatError([Problem(file, 1, "the file is empty: no records found")])
+    if is_parquet(source.head):
+        if format is None:
+            format = PARQUET_FORMATS[0]
+        elif format not in PARQUET_FORMATS:
+            raise FormatError([Problem(file, None, f"this is a Parquet file: the {format} format "
+                                       "is read from JSON; Parquet is read as "
+                                       + ", ".join(PARQUET_FORMATS))])
+        return RecordStream(file, format, [], iter_parquet(stream, source, size, progress),
+                            False, "row")
     if format is not None:
         module = FORMATS[format]
         if (module.CONTAINER == "json") != array:
@@ -218,7 +235,8 @@ def parse(data: bytes, file: str, format: str | None = None) -> ParsedFile:
             continue
         if entry.key in seen:
             problems.add(Problem(file, entry.line, f"{module.key_field()} {entry.key!r} is a "
-                                 f"duplicate (first seen on line {seen[entry.key]})", entry.index))
+                                 f"duplicate (first seen on {entry.unit} {seen[entry.key]})",
+                                 entry.index, entry.unit))
             continue
         seen[entry.key] = entry.line
         records.append(entry)

@@ -1,4 +1,5 @@
-"""Validation problems: each names the file, the line (or record) and the field."""
+"""Validation problems: each names the file, the line (or record, or Parquet row) and the
+field."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ class Problem:
     line: int | None
     message: str
     record: int | None = None  # 0-based record index, for JSON arrays
+    unit: str = "line"  # what ``line`` counts: a line of text, or a Parquet file's row
 
     def __str__(self) -> str:
         where = self.file
         if self.record is not None and self.line is not None:
             where += f" record {self.record} (line {self.line})"
         elif self.line is not None:
-            where += f" line {self.line}"
+            where += f" {self.unit} {self.line}"
         return f"{where}: {self.message}"
 
 
