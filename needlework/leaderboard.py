@@ -12,6 +12,10 @@ judge), so a row says what the run's Results view and ``metrics``/``judge`` say:
 - a reward model on an RM-Bench set: the **RM-Bench score** (hard, normal and easy
   averaged per domain, the domains averaged), no count, a stratified bootstrap interval
   (:func:`needlework.rewards.results.rmbench_intervals`); its columns are the domains;
+- a reward model on a RewardBench 2 set: the **RewardBench 2 score** (the mean of the six
+  subset figures, the Ties subset by its own rule: :mod:`needlework.rewardbench2`), no
+  count, its stratified bootstrap interval; its columns are the subsets, each with its own
+  interval (Wilson where every instance is 0 or 1);
 - a judge run: its headline **accuracy over the answered trials** (selection) or items
   (scoring), ``right`` of ``n``, with the run's stored interval
   (:func:`needlework.judges.results.with_intervals`); failed requests (refused, timed out,
@@ -32,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from needlework import metrics, stats_text
+from needlework import metrics, rewardbench2, stats_text
 from needlework.figures_text import method_words
 from needlework.judges.local import short_name
 from needlework.judges.results import ORDER_WORDS, with_intervals
@@ -45,6 +49,7 @@ from store.scores import item_scores
 
 REWARD_MODEL, JUDGE = "reward model", "judge"
 BEST_OF_N, RMBENCH_SCORE = "best-of-n", "RM-Bench score"
+RB2_SCORE = "RewardBench 2 score"
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,16 @@ def _classifier_row(db: Any, dataset: Mapping[str, Any], ref: Any) -> Row:
                if dataset.get("format") == "rmbench" else None)
     entries = rewards_results.entries_from_rows(
         item_scores(db, dataset["name"], run["fingerprint"], run["variant"]), domains)
-    if dataset.get("format") == "rmbench":
+    if dataset.get("format") == "rewardbench2":
+        figure = rewardbench2.rewardbench2(entries)
+        bounds = rewardbench2.intervals(entries)
+        subsets = {name: _part(part["accuracy"], part.get("right") if part["rule"] != "ties"
+                               and not part.get("shared") else None, part["n"],
+                               bounds["subsets"].get(name))
+                   for name, part in figure["subsets"].items()}
+        metric = RB2_SCORE if figure["comparable"] else f"{RB2_SCORE} (not comparable)"
+        right = None
+    elif dataset.get("format") == "rmbench":
         figure = metrics.rmbench(entries)
         bounds = rewards_results.rmbench_intervals(entries)
         subsets = {name: _part(part["score"], None, part["n"], bounds["domains"].get(name))

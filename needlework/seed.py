@@ -5,18 +5,19 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from needlework.datasets import ImportSummary, import_bytes
-from needlework.formats import garage, lfrb, rmbench
+from needlework.formats import garage, lfrb, rewardbench2, rmbench
 from store.datasets import get_dataset, list_datasets
 
 DEMO_GROUNDING = "demo-grounding"
 DEMO_PREFERENCE = "demo-preference"
 DEMO_RMBENCH = "demo-rmbench"
+DEMO_REWARDBENCH2 = "demo-rewardbench2"
 DEMO_CREATOR = "demo"
 
 
 def seed_demo(db: Database, *, if_empty: bool = False) -> list[ImportSummary]:
-    """Import the demo grounding, preference and RM-Bench sets through the normal import
-    path, and store the demo model answers for the grounding set (:func:`seed_demo_answers`).
+    """Import the demo grounding, preference, RM-Bench and RewardBench 2 sets through the
+    normal import path, and store the demo model answers for the grounding set (:func:`seed_demo_answers`).
 
     With ``if_empty`` no dataset is imported when the database already has datasets;
     otherwise demo datasets that already exist are left as they are.
@@ -29,6 +30,8 @@ def seed_demo(db: Database, *, if_empty: bool = False) -> list[ImportSummary]:
         (DEMO_GROUNDING, "garage", "jsonl", lambda: garage.dump(demo.grounding_records())),
         (DEMO_PREFERENCE, "lfrb", "jsonl", lambda: lfrb.dump(demo.preference_records())),
         (DEMO_RMBENCH, "rmbench", "json", lambda: rmbench.dump(demo.rmbench_records())),
+        (DEMO_REWARDBENCH2, "rewardbench2", "jsonl",
+         lambda: rewardbench2.dump(demo.rewardbench2_records())),
     )
     for name, fmt, ext, build in sets:
         if name in existing or (if_empty and existing):

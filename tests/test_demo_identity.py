@@ -49,6 +49,7 @@ EXPECTED = {
     "demo_haystacks": "96a7167e6c6cdd7fd0e55b9b4315c5095b385709d4a6e16a1696212ea628c7ce",
     "needles": "f81265a9011a920383879b605325b0155d96c0f76ba6a7b8a7ebdd9859a7241d",
     "rmbench": "13819314dbad07abdc710157498823446da83a389c65e96be39c468d7efd8c47",  # recorded when the RM-Bench demo set was added (issue 48)
+    "rewardbench2": "788d40f00eef1167e8ff54b5156b78dce11322c16df3598680f4c8c60e5abf10",  # recorded when the RewardBench 2 demo set was added (issue 62)
 }
 
 
@@ -95,6 +96,7 @@ PARTS = {
                                inputs.demo_haystacks(10, 8000, counter=tokens.estimate)],
     "needles": needle_dump,
     "rmbench": lambda: [demo.rmbench_records(), seeded_dump(("demo-rmbench",))],
+    "rewardbench2": lambda: [demo.rewardbench2_records(), seeded_dump(("demo-rewardbench2",))],
 }
 
 

@@ -103,6 +103,7 @@ def test_every_data_file_is_read_by_a_builder(monkeypatch):
     demo.grounding_records()
     demo.preference_records()
     demo.rmbench_records()
+    demo.rewardbench2_records()
     demo.haystack_paragraphs()
     demo_answer_sets()
     on_disk = {p.relative_to(DATA).as_posix() for p in DATA.rglob("*") if p.is_file()}

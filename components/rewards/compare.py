@@ -26,6 +26,7 @@ from needlework.judges.results import (
     with_intervals,
 )
 from needlework.picker_words import with_count
+from needlework.rewardbench2 import rows as rewardbench2_rows
 from needlework.rewards.compare import RunRef, compare, headline_note, list_runs, outcomes
 from needlework.rewards.results import (
     intervals,
@@ -86,6 +87,9 @@ def _files(row: dict[str, Any], ref: RunRef) -> list[tuple[str, Callable[[], str
         bounds = intervals(row["format"], scored)
         if "rmbench" in found:
             return metrics_rows_csv(rmbench_rows(found, bounds))
+        if "rewardbench2" in found:
+            return metrics_rows_csv(rewardbench2_rows(found["rewardbench2"],
+                                                      bounds.get("rewardbench2")))
         return metrics_rows_csv(metrics_rows(found, bounds))
 
     return [("Scores JSONL", lambda: jsonl(scores_lines(entries(), ref.row["model"])),

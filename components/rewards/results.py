@@ -20,6 +20,8 @@ from components.text import label
 from needlework.formats import RMBENCH_STYLES
 from needlework.judges.local import short_name
 from needlework.picker_words import with_count
+from needlework.rewardbench2 import WEIGHTS
+from needlework.rewardbench2 import rows as rewardbench2_rows
 from needlework.rewards.compare import RunRef, list_runs
 from needlework.rewards.results import Failure, intervals
 from needlework.rewards.runs import dataset_metrics
@@ -155,6 +157,9 @@ def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = Non
                   f"{plural(pair['pairs'], 'pair')}, 95 % interval {_ci(pair_ci)} (over "
                   f"{plural((pair_ci or {}).get('n', 0), 'item')}, each with its pairs)")
     cols = st.columns(4)
+    if "rewardbench2" in metrics:
+        _rewardbench2_headline(metrics, bounds, cols, pair_words)
+        return
     if "rmbench" in metrics:
         rm = metrics["rmbench"]
         if "error" in rm:
@@ -193,6 +198,56 @@ def render_headline(metrics: dict[str, Any], bounds: dict[str, Any] | None = Non
     st.caption(f"Best-of-n {_pct(bon['accuracy'])}: {bon['correct']:,} of {plural(bon['n'], 'item')}, "
                f"95 % interval {_ci(bon_ci)}; {pair_words}. Intervals: {how(bon_ci, pair_ci)}, the "
                "unit the item.")
+
+
+RB2_RULES = (
+    "RewardBench 2 (allenai/reward-bench, `scripts/run_v2.py`): an instance of Factuality, "
+    "Precise IF, Math, Safety or Focus scores 1 when its correct completion scores above the "
+    "three incorrect ones, **1/k when it ties k ways at the top** (the official tie penalty), "
+    "else 0; a subset's figure is the mean. Ties (`process_single_model`): "
+    + " + ".join(f"{w:.2f} × {name.replace('_', ' ')}" for name, w in WEIGHTS.items())
+    + ", over its `ref:N` and `tied:N` rows. Overall = the mean of the subset figures. An "
+      "instance with a missing score counts 0 and stays in its subset.")
+
+
+def _rewardbench2_headline(metrics: dict[str, Any], bounds: dict[str, Any], cols: Any,
+                           pair_words: str) -> None:
+    rb = metrics["rewardbench2"]
+    if "error" in rb:
+        st.error(label(rb["error"], 600))
+        return
+    ci = (bounds.get("rewardbench2") or {}).get("overall")
+    title = ("RewardBench 2 score" if rb["comparable"]
+             else "RewardBench 2: mean over " + ", ".join(rb["subsets_present"]))
+    cols[0].metric(title, _pct(rb["accuracy"]),
+                   help=("Mean of the six subset figures." if rb["comparable"] else rb["note"])
+                        + f" 95 % interval {_ci(ci)}.")
+    cols[1].metric("items with a missing score", f"{rb['missing']:,}",
+                   help="Counted 0 and kept in their subset, as the official code does with NaN.")
+    bon = metrics.get("bon") or {}
+    cols[2].metric("best-of-n, ties wrong", _pct(bon.get("accuracy")),
+                   help="Needlework's strict best-of-n on the same scores (a tie at the top "
+                        "counts 0, not 1/k; Ties rows pooled): not the RewardBench 2 figure.")
+    st.caption(f"RewardBench 2 {_pct(rb['accuracy'])} over {plural(rb['n'], 'item')} in "
+               f"{plural(len(rb['subsets']), 'subset')}, 95 % interval {_ci(ci)} (each subset's "
+               f"units resampled within it, the figures averaged); {pair_words}.")
+    if not rb["comparable"]:
+        st.warning(f"Not comparable to RewardBench 2's score: {rb['note']}.", icon="⚠️")
+
+
+def rewardbench2_table(metrics: dict[str, Any], bounds: dict[str, Any] | None = None) -> pd.DataFrame:
+    """RewardBench 2's figure per subset (its rule, counts and 95 % interval, the method
+    named) and the overall mean."""
+    rows = rewardbench2_rows(metrics["rewardbench2"], (bounds or {}).get("rewardbench2"))
+    ci = (bounds or {}).get("rewardbench2") or {}
+    shown = []
+    for row in rows:
+        interval = (ci.get("subsets") or {}).get(row["subset"]) or ci.get("overall")
+        shown.append({"subset": row["subset"], "rule": row["rule"], "items": row["items"],
+                      "missing": row["missing"], "score": _pct(row["score"]),
+                      "95 % interval": f"{percent_range(interval)} ({method_label(interval)})",
+                      "made of": row["counts"]})
+    return pd.DataFrame(shown)
 
 
 def rmbench_table(metrics: dict[str, Any], bounds: dict[str, Any] | None = None) -> pd.DataFrame:
@@ -259,7 +314,15 @@ def render_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str,
     bounds = _intervals(format_name, entries)
     render_headline(metrics, bounds)
     st.caption(TIES + " " + MISSING_RULE)
-    if "rmbench" in metrics:
+    if "rewardbench2" in metrics:
+        if "error" not in metrics["rewardbench2"]:
+            st.dataframe(rewardbench2_table(metrics, bounds), hide_index=True, width="stretch",
+                         key="rw_rewardbench2")
+        st.caption(RB2_RULES)
+        with st.expander("Best-of-n and pairwise on the same scores (Needlework's strict rules)"):
+            st.dataframe(bon_table(metrics, bounds), hide_index=True, width="stretch",
+                         key="rw_metrics")
+    elif "rmbench" in metrics:
         _rmbench(metrics, bounds)
     else:
         st.dataframe(bon_table(metrics, bounds), hide_index=True, width="stretch", key="rw_metrics")

@@ -44,7 +44,9 @@ def render_import(db: Database, annotator: str) -> str | None:
     flash = st.session_state.pop("import_flash", None)
     if flash:
         st.success(label(flash, 400))
-    upload = st.file_uploader("File to import", type=["jsonl", "json"], key="import_file")
+    upload = st.file_uploader("File to import", type=["jsonl", "json", "parquet"], key="import_file",
+                              help="JSON Lines, a JSON array (RM-Bench), or Parquet (RewardBench 2 "
+                                   "as published)")
     cols = st.columns(3)
     fmt = cols[0].selectbox("Format", ["detect"] + sorted(FORMATS), key="import_format")
     name = cols[1].text_input("Dataset name", placeholder="default: the file's name",

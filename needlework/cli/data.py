@@ -1,7 +1,8 @@
 """Verbs ``import``, ``export`` and ``datasets``.
 
 Failures print one line per problem on stderr (file, line, field) and exit 1; never a
-traceback. ``import`` shows a progress bar on stderr when stderr is a terminal.
+traceback. ``import`` shows a progress bar on stderr when stderr is a terminal; in team
+mode it acts as a person (``--as NAME``, :mod:`needlework.cli.acting`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from pathlib import Path
 from typing import TextIO
 
 from needlework.cli import add_db_argument
+from needlework.cli.acting import Stop, acting_user, add_as_argument
 from needlework.datasets import ExportError, ImportFailed, export_file, import_file, storage_message
 from needlework.formats import FORMATS, FormatError
+from needlework.teams.permissions import PermissionDenied
 from store import connect, default_path
 from store.datasets import AnnotationsExist, DatasetExists, list_datasets
 
@@ -25,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "import",
         help="import a file as a dataset (all-or-nothing)",
-        description="Validate FILE and import it as a dataset, streaming it in batches (memory "
+        description="Validate FILE (JSON Lines, a JSON array, or a RewardBench 2 Parquet file) "
+        "and import it as a dataset, streaming it in batches (memory "
         "stays bounded whatever its size). Nothing is written when any record is invalid: "
         "every problem is printed on stderr with file, line and field.",
     )
@@ -41,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "history")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show a progress bar on stderr (default: when stderr is a terminal)")
+    add_as_argument(p)
     add_db_argument(p)
     p.set_defaults(func=cmd_import)
 
@@ -53,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--dataset", required=True, metavar="NAME")
     p.add_argument("--format", required=True, metavar="FORMAT",
-                   help="garage, lfrb, rmbench, pairs, needle, or trl (TRL preference JSONL "
+                   help="garage, lfrb, rmbench, pairs, needle, rewardbench2 (JSONL), or trl (TRL "
+                   "preference JSONL "
                    "with review verdicts applied: flips swapped, skips dropped; docs/review.md)")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--conversational", action="store_true",
@@ -130,9 +136,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     bar = ProgressBar(f"importing {name}") if show else None
     try:
         db = connect(args.db)
+        actor = acting_user(args, db, "import")
         summary = import_file(db, args.file, format=args.format, dataset=args.dataset,
                               replace=args.replace, drop_annotations=args.drop_annotations,
-                              created_by="cli", progress=bar)
+                              created_by="" if actor else "cli", progress=bar, actor=actor)
+    except (Stop, PermissionDenied) as e:  # before OSError: PermissionDenied is one
+        return _say(f"import: {e}")
     except FormatError as e:
         if bar:
             bar.close()

@@ -17,18 +17,21 @@ SIDES = ("chosen_scores", "rejected_scores")
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "metrics", help="compute best-of-n, pairwise or RM-Bench metrics from a scores file, "
-        "or the leaderboard of a stored dataset",
+        "metrics", help="compute best-of-n, pairwise, RM-Bench or RewardBench 2 metrics from a "
+        "scores file, or the leaderboard of a stored dataset",
         description="Read a scores file in Long-form RewardBench output format (one JSON object "
         "per line: id, subset, chosen_scores, rejected_scores; for RM-Bench the three scores in "
         "style order, with an optional domain field) and print its metrics, each with its "
         "counts and 95 %% interval (method named). Ties count wrong. A "
         "missing score (null, NaN, Infinity) makes a best-of-n entry wrong (it stays in the "
         "denominator, as in Long-form RewardBench's scorer); pairwise accuracy leaves out only "
-        "the pairs with a missing score; RM-Bench counts such a comparison as not won. With "
+        "the pairs with a missing score; RM-Bench counts such a comparison as not won. "
+        "rewardbench2: the official rules (chosen_scores the correct completions, rejected_scores "
+        "the incorrect ones; a tie at the top shares the credit, the Ties subset by its own rule "
+        "with ids ref:N / tied:N, overall the mean of the subsets; docs/benchmarks.md §8). With "
         "--leaderboard --dataset NAME: every reward model that scored a stored dataset and "
         "every judge run on it, best accuracy first (docs/rewards.md, Leaderboard).")
-    p.add_argument("--kind", choices=("bon", "rmbench", "pairwise"),
+    p.add_argument("--kind", choices=("bon", "rmbench", "pairwise", "rewardbench2"),
                    help="the metric of --scores (required with --scores)")
     p.add_argument("--scores", metavar="FILE")
     p.add_argument("--leaderboard", action="store_true",
@@ -113,6 +116,8 @@ def describe(kind: str, result: dict[str, Any], bounds: dict[str, Any] | None = 
     labelled scored-only figure, the RM-Bench domain note, then one line per part with its
     own counts and interval."""
     overall = _ci(bounds)
+    if kind == "rewardbench2":
+        return rewardbench2_lines(result, bounds)
     if kind == "rmbench":
         lines = [f"rmbench: {share_words(result['accuracy'], n=result['n'], interval=overall, unit='entries')}"
                  f" (hard {_pct(result['hard'])}, normal {_pct(result['normal'])}, "
@@ -154,6 +159,38 @@ def describe(kind: str, result: dict[str, Any], bounds: dict[str, Any] | None = 
     return lines
 
 
+def rewardbench2_lines(result: dict[str, Any], bounds: dict[str, Any] | None = None) -> list[str]:
+    """A RewardBench 2 result as text: the overall mean with its interval, the missing
+    count, the comparability note, then each subset with its rule's counts and interval."""
+    from needlework.rewardbench2 import credit_words, ties_words  # noqa: PLC0415
+
+    if "error" in result:
+        return [f"rewardbench2: cannot be computed: {result['error']}"]
+    overall = _ci(bounds)
+    subsets = result["subsets"]
+    lines = [f"rewardbench2: {share_words(result['accuracy'], interval=overall)} (mean of "
+             f"{len(subsets)} subset figure{'s' if len(subsets) != 1 else ''}, "
+             f"{result['n']} entries)",
+             f"  missing: {result['missing']} entries with a missing score "
+             f"({result['missing_scores']} scores), counted wrong"]
+    if result["note"]:
+        lines.append(f"  NOT COMPARABLE: {result['note']}")
+    for name, part in subsets.items():
+        ci = _ci(bounds, name)
+        if part["rule"] == "ties":
+            head = share_words(part["accuracy"], n=part["prompts"], interval=ci, unit="prompts")
+            lines.append(f"  {name} (Ties rule): {head}; {ties_words(part)}"
+                         + (f"; {part['note']}" if part.get("note") else ""))
+        else:
+            right = part["right"] if not part["shared"] else None
+            head = share_words(part["accuracy"], right, part["n"], ci, unit="entries")
+            lines.append(f"  {name}: {head}; {credit_words(part)}"
+                         + (f"; missing {part['missing']}" if part["missing"] else ""))
+    if bounds:
+        lines.append(f"  intervals: {_method_note(bounds)} (Ties: the prompt)")
+    return lines
+
+
 def _method_note(bounds: dict[str, Any]) -> str:
     """How the shown intervals were made, in words (:func:`needlework.stats_text.how`)."""
     shown = [bounds.get("overall"), *(bounds.get("subsets") or bounds.get("domains") or {}).values()]
@@ -164,6 +201,7 @@ def json_intervals(kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     """The 95 % intervals of ``kind``'s figures for ``--json`` and the text (the unit the
     entry; each interval's own ``method``: Wilson for a share of 0/1 outcomes, else the
     percentile bootstrap, 1,000 resamples, seed 0; :mod:`needlework.stats`)."""
+    from needlework.rewardbench2 import intervals as rewardbench2_intervals  # noqa: PLC0415
     from needlework.rewards.results import (  # noqa: PLC0415
         bon_intervals,
         pairwise_intervals,
@@ -171,7 +209,7 @@ def json_intervals(kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     )
 
     found = {"bon": bon_intervals, "pairwise": pairwise_intervals,
-             "rmbench": rmbench_intervals}[kind](entries)
+             "rmbench": rmbench_intervals, "rewardbench2": rewardbench2_intervals}[kind](entries)
     return {"method": _method_note(found), "level": 0.95, "unit": "item", **found}
 
 
@@ -216,7 +254,12 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         return 2
     try:
         entries = read_scores(args.scores)
-        result = metrics.compute(args.kind, entries)
+        if args.kind == "rewardbench2":
+            from needlework.rewardbench2 import rewardbench2  # noqa: PLC0415
+
+            result = rewardbench2(entries)
+        else:
+            result = metrics.compute(args.kind, entries)
         bounds = json_intervals(args.kind, entries)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -4,6 +4,7 @@
 - :func:`preference_records`: Long-form RewardBench records (§2).
 - :func:`haystack_paragraphs`: neutral paragraphs for needle-in-a-haystack builds (§3).
 - :func:`rmbench_records`: RM-Bench records, 3 chosen and 3 rejected styles (§4).
+- :func:`rewardbench2_records`: RewardBench 2 records, all six subsets, Ties included (§8).
 - :func:`corpus_texts`: all of the above as plain strings, e.g. to train a tokenizer.
 
 The text is in data files under ``needlework/demo/data/`` (JSON and Markdown,
@@ -20,6 +21,7 @@ from needlework.demo.corpus import corpus_texts
 from needlework.demo.grounding import DEFLECTION, grounding_records
 from needlework.demo.haystack import haystack_paragraphs
 from needlework.demo.preference import preference_records
+from needlework.demo.rewardbench2 import rewardbench2_records
 from needlework.demo.rmbench import rmbench_records
 
 __all__ = [
@@ -28,5 +30,6 @@ __all__ = [
     "grounding_records",
     "haystack_paragraphs",
     "preference_records",
+    "rewardbench2_records",
     "rmbench_records",
 ]

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from needlework import metrics, stats
+from needlework import metrics, rewardbench2, stats
 from store.datasets import item_index
 from store.scores import item_scores
 
@@ -179,8 +179,14 @@ def rmbench_intervals(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
 def intervals(format_name: str, entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The 95 % intervals of :func:`needlework.rewards.runs.dataset_metrics`'s figures:
     ``pairwise`` always, ``bon`` or ``rmbench`` (``{"error"}`` where RM-Bench cannot be
-    computed)."""
+    computed), and ``rewardbench2`` for a RewardBench 2 set
+    (:func:`needlework.rewardbench2.intervals`)."""
     out: dict[str, Any] = {"pairwise": pairwise_intervals(entries)}
+    if format_name == "rewardbench2":
+        try:
+            out["rewardbench2"] = rewardbench2.intervals(entries)
+        except ValueError as exc:
+            out["rewardbench2"] = {"error": str(exc)}
     if format_name == "rmbench":
         try:
             out["rmbench"] = rmbench_intervals(entries)
