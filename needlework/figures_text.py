@@ -35,12 +35,14 @@ def method_words(interval: Mapping[str, Any] | stats.Interval | None,
 def interval_words(interval: Mapping[str, Any] | stats.Interval | None,
                    counted: int | None = None) -> str:
     """``95 % Wilson 42.5–77.6 %`` (``95 % Wilson over 4 items 30.1–95.4 %``: see
-    :func:`method_words`); ``no interval`` when there is none (no unit, or one that cannot
-    be estimated: :data:`needlework.stats.NONE`)."""
+    :func:`method_words`); when there is none, ``no interval`` and why (``(no item
+    counted)``, or ``(every resample of the 4 items gives the same mean …)``:
+    :func:`needlework.stats_text.no_interval`)."""
     label = method_words(interval, counted)
     spread = stats_text.percent_range(interval)
     if interval is None or spread == "–":
-        return "no interval" if label in ("–", "not estimable") else f"{label}: no interval"
+        why = stats_text.no_interval(interval)
+        return "no interval" + (f" ({why})" if why else "")
     return f"{label} {spread}"
 
 

@@ -21,10 +21,13 @@ responses) travel together inside their unit.
     and average the groups' means with equal weight (RM-Bench's mean over domains).
   * A bootstrap of zero width (every unit the same value, or each stratum constant)
     says nothing about the uncertainty: when every unit is 0, or every unit 1, it is
-    replaced by Wilson on the counts of units (0 or ``n`` of ``n``; for values in [0, 1]
-    that is conservative, a 0/1 variable having the largest spread for its mean), and
-    otherwise, under :data:`MIN_UNITS` units, by no interval (``method`` ``none``,
-    ``low`` and ``high`` ``None``: it cannot be estimated).
+    replaced by Wilson on the counts of units (0 or ``n`` of ``n``); when every unit has
+    the same share in [0, 1] (an always-A judge, right in half of each item's trials),
+    by Wilson at that share over the units (:func:`wilson_share_bounds`; for values in
+    [0, 1] that is conservative, a 0/1 variable having the largest spread for its mean);
+    otherwise (strata each constant, or values outside [0, 1]), under :data:`MIN_UNITS`
+    units, by no interval (``method`` ``none``, ``low`` and ``high`` ``None``: it cannot
+    be estimated, and :func:`needlework.stats_text.no_interval` says why).
 
   **Order does not matter**: the units are put in a canonical order (by stratum, then
   value, then weight) before any draw, so the same units in any row order give the same
@@ -186,13 +189,22 @@ def wilson_bounds(right: int, n: int, level: float = LEVEL) -> tuple[float, floa
         return 0.0, 1.0
     if not 0 <= right <= n:
         raise ValueError(f"right must be between 0 and n ({n}), got {right}")
+    return wilson_share_bounds(right / n, n, level)
+
+
+def wilson_share_bounds(p: float, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """The Wilson score interval at the share ``p`` (in [0, 1]) over ``n`` units, by the
+    formula of :func:`wilson_bounds` (which is this at ``p = right / n``)."""
+    if n <= 0:
+        return 0.0, 1.0
+    if not 0 <= p <= 1:
+        raise ValueError(f"p must be between 0 and 1, got {p}")
     z = _z(level)
-    p = right / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    low = 0.0 if right == 0 else max(0.0, centre - half)
-    high = 1.0 if right == n else min(1.0, centre + half)
+    low = 0.0 if p == 0 else max(0.0, centre - half)
+    high = 1.0 if p == 1 else min(1.0, centre + half)
     return low, high
 
 
@@ -290,6 +302,11 @@ def bootstrap_mean(values: Sequence[float] | Mapping[_Key, float], *, unit: str 
         if binary and v.min() == v.max():
             return Interval(estimate, *wilson_bounds(int(v.sum()), n, level), n, unit,
                             resamples, seed, level, WILSON, int(v.sum()))
+        if (strata is None or len(set(strata)) == 1) and 0 <= v.min() and v.max() <= 1:
+            # every unit the same share (an always-A judge: each item right in half its
+            # trials): Wilson at that share over the units, as for all 0 or all 1
+            return Interval(estimate, *wilson_share_bounds(estimate, n, level), n, unit,
+                            resamples, seed, level, WILSON)
         if n < MIN_UNITS:
             return Interval(estimate, None, None, n, unit, resamples, seed, level, NONE)
     return Interval(estimate, low, high, n, unit, resamples, seed, level)

@@ -18,6 +18,7 @@ from typing import Any
 from needlework.stats import (
     BOOTSTRAP,
     LEVEL,
+    MIN_UNITS,
     NONE,
     RESAMPLES,
     SEED,
@@ -54,6 +55,27 @@ def how(*shown: Interval | Mapping[str, Any] | None, resamples: int = RESAMPLES,
         return "; ".join(methods)
     return (f"{_method_words(WILSON, resamples, seed, level)} for a share of 0/1 outcomes, "
             f"else {_method_words(BOOTSTRAP, resamples, seed, level)}")
+
+
+def no_interval(interval: Interval | Mapping[str, Any] | None) -> str:
+    """Why an interval has no bounds, in a few words: ``no item counted``, or ``every
+    resample of the 4 items gives the same mean (…), and under 30 items that cannot stand
+    for the uncertainty``; ``""`` when it has bounds."""
+    if interval is None:
+        return ""
+    low, high = _lh(interval)
+    if low is not None and high is not None:
+        return ""
+    get = interval.get if isinstance(interval, Mapping) else lambda k: getattr(interval, k)
+    n, unit = int(get("n") or 0), str(get("unit") or "unit")
+    if n == 0:
+        return f"no {unit} counted"
+    if get("method") == NONE:
+        units = f"{n} {unit}{'s' if n != 1 else ''}"
+        return (f"every resample of the {units} gives the same mean (they are alike, within "
+                f"each group where grouped), and under {MIN_UNITS} {unit}s that cannot stand "
+                "for the uncertainty")
+    return "it could not be estimated"
 
 
 def method_label(interval: Interval | Mapping[str, Any] | None) -> str:
@@ -189,6 +211,14 @@ def verdict(result: Paired, first: str, second: str, *, percent: bool = True) ->
             f"{first} better on {units(result.first_better)}, {second} better on "
             f"{units(result.second_better)}, tied on {units(result.tied)}. "
             f"{result.test} p = {result.p_value:.3g}: ")
-    if result.significant:
-        return head + "the difference is significant at 5 %."
-    return head + "not significant at 5 % (it may be chance)."
+    tail = (head + "the difference is significant at 5 %." if result.significant
+            else head + "not significant at 5 % (it may be chance).")
+    if result.low is None or result.high is None:
+        return tail
+    excludes = result.low > 0 or result.high < 0
+    if excludes == result.significant:
+        return tail
+    # the interval and the test are computed differently and may disagree near the line
+    return (tail + f" The verdict follows the test, not the interval: the {kind} interval, "
+            f"computed another way, {'excludes' if excludes else 'includes'} 0 here, so the "
+            "difference is near the 5 % line.")

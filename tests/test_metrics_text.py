@@ -116,7 +116,13 @@ def test_share_words_rounds_half_up_from_the_counts() -> None:
     lo, hi = hand_wilson(0, 5)
     assert share_words(0.0, 0, 5, wilson(0, 5)) == f"0.0 % (0/5), 95 % Wilson 0.0–{pct(hi)} %"
     assert pct(hi) == "43.4"  # not a 0-width interval at 0 of 5
-    assert interval_words({"method": "none", "low": None, "high": None}) == "no interval"
+    assert interval_words({"method": "none", "low": None, "high": None}) == \
+        "no interval (no unit counted)"
+    # no interval says why (issue 59): its units alike, too few to estimate one
+    assert interval_words({"method": "none", "low": None, "high": None, "n": 4, "unit": "item"}) \
+        == ("no interval (every resample of the 4 items gives the same mean (they are alike, "
+            "within each group where grouped), and under 30 items that cannot stand for the "
+            "uncertainty)")
     assert interval_words(None) == "no interval"
     assert interval_words(wilson(3, 4), 12) == "95 % Wilson over 4 items 30.1–95.4 %"
     assert interval_words(wilson(3, 4), 4) == "95 % Wilson 30.1–95.4 %"

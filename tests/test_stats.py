@@ -73,8 +73,13 @@ def test_no_unit_and_one_unit() -> None:
     none = stats.bootstrap_mean([])
     assert (none.estimate, none.low, none.high, none.n) == (None, None, None, 0)
     assert stats_text.percent_range(none) == "–"
+    # one unit at a share in [0, 1]: Wilson at that share over one unit (issue 59)
     one = stats.bootstrap_mean([0.25])
-    assert (one.estimate, one.low, one.high, one.method) == (0.25, None, None, "none")
+    assert (one.estimate, one.method) == (0.25, "wilson")
+    assert (one.low, one.high) == stats.wilson_share_bounds(0.25, 1)
+    # outside [0, 1] (a score): it cannot be estimated
+    score = stats.bootstrap_mean([2.5])
+    assert (score.estimate, score.low, score.high, score.method) == (2.5, None, None, "none")
     # 1 of 1: Wilson's centre (1 + z²/2) / (1 + z²) minus its half width (z²/2) / (1 + z²)
     right = stats.bootstrap_mean([1])
     z2 = 1.959963984540054 ** 2

@@ -60,13 +60,16 @@ def test_no_zero_width_interval_on_fewer_than_30_units() -> None:
                        [rng.choice([0, 0.5, 1]) for _ in range(n)]):
             got = stats.bootstrap_mean(values)
             assert got.low is None or got.high - got.low > 0, (n, values, got)
-            if got.low is None:
-                assert got.method == "none" and len(set(values)) == 1
+            assert got.low is not None, (n, values, got)  # shares in [0, 1]: always one
             # weighted, the same rule
             weighted = stats.bootstrap_mean(values, weights=[1 + k % 3 for k in range(n)])
             assert weighted.low is None or weighted.high - weighted.low > 0, (n, values)
-    assert stats_text.percent_range(stats.bootstrap_mean([0.5] * 4)) == "–"
-    assert "no interval" in stats_text.how(stats.bootstrap_mean([0.5] * 4))
+    # every unit at 0.5 (an always-A judge): Wilson at 0.5 over the 4 units (issue 59)
+    assert stats_text.percent_range(stats.bootstrap_mean([0.5] * 4)) == \
+        stats_text.percent_range(stats.wilson(2, 4))
+    # a score outside [0, 1], alike on 4 units: no interval, and why
+    assert stats_text.percent_range(stats.bootstrap_mean([2.0] * 4)) == "–"
+    assert "no interval" in stats_text.how(stats.bootstrap_mean([2.0] * 4))
 
 
 # -- McNemar and Wilcoxon -----------------------------------------------------------------

@@ -324,11 +324,13 @@ def render_presentation(chosen: list[ResultSet], title: str,
         return
     frame = results_of(chosen)
     with st.container(key="nw-slide"):
-        top = st.columns([5, 2], vertical_alignment="top")
-        with top[0]:
+        # the title takes the width the tools leave (a row, not fixed columns: a 200-character
+        # title at 1920×1080 wrapped at 5/7 of the width beside columns of 5 and 2)
+        with st.container(key="nw-slide-top", horizontal=True, wrap=False, gap="medium"):
             render_text(title, key="nw-present-title")
-        with top[1], st.container(key="nw-slide-tools", horizontal=True,
-                                  horizontal_alignment="right"):
+            tools = st.container(key="nw-slide-tools", horizontal=True, width="content",
+                                 horizontal_alignment="right")
+        with tools:
             state = _SLIDE(key="nw-slide-screen", on_screen_change=_keep,
                            data={"label": FULL, "leave": LEAVE,
                                  "known": st.session_state.get(LAST_SCREEN)})

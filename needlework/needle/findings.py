@@ -189,7 +189,9 @@ def _length_extreme(rows: pd.DataFrame, word: str) -> str:
 def overview(results: pd.DataFrame, model: str | None = None) -> str:
     """The pattern over whole rows and thirds, where the counts are large: "By position,
     accuracy goes from 83 % in the first third of the answer to 61 % in the last (n=116 and
-    87); by length it is lowest at 1K tokens (60 %, n=100) and highest at 500 (84 %, n=76)." """
+    87); by length it is lowest at 1K tokens (60 %, n=100) and highest at 500 (84 %, n=76)."
+    Equal first and last thirds read "accuracy is flat: 50 % in the first third of the
+    answer and in the last", never "goes from 50 % … to 50 %"."""
     rows = of_model(results, model)
     if rows.empty:
         return "No results."
@@ -198,9 +200,15 @@ def overview(results: pd.DataFrame, model: str | None = None) -> str:
     parts = []
     if len(by_third) >= 2:
         first, last = by_third.iloc[0], by_third.iloc[-1]
-        parts.append(f"By position, accuracy goes from {pct(first['mean'])} % in the "
-                     f"{by_third.index[0]} third of the answer to {pct(last['mean'])} % in the "
-                     f"{by_third.index[-1]} (n={int(first['size'])} and {int(last['size'])})")
+        counts = f"(n={int(first['size'])} and {int(last['size'])})"
+        if pct(first["mean"]) == pct(last["mean"]):  # "from 50 % … to 50 %" reads as a change
+            parts.append(f"By position, accuracy is flat: {pct(first['mean'])} % in the "
+                         f"{by_third.index[0]} third of the answer and in the "
+                         f"{by_third.index[-1]} {counts}")
+        else:
+            parts.append(f"By position, accuracy goes from {pct(first['mean'])} % in the "
+                         f"{by_third.index[0]} third of the answer to {pct(last['mean'])} % in "
+                         f"the {by_third.index[-1]} {counts}")
     by_length = rows.groupby("length_tokens")["correct"].agg(["mean", "size"])
     if len(by_length) >= 2:
         shown = by_length["mean"].map(pct)

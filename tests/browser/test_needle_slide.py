@@ -70,6 +70,8 @@ MEASURE = """() => {
           legendLabels: [...legend.querySelectorAll('text')].map(t => t.textContent),
           texts, page: document.scrollingElement.scrollHeight,
           main: main.scrollHeight, mainView: main.clientHeight,
+          buttons: Math.min(...[...document.querySelectorAll('.st-key-nw-slide-tools button')]
+                              .map(b => b.getBoundingClientRect().left)),
           fullscreen: !!document.fullscreenElement, width: innerWidth, height: innerHeight};
 }"""
 
@@ -158,6 +160,8 @@ def test_the_slide_fits_one_screen_with_room_sized_type(browser, slide_url, size
         got = _open_slide_from_the_lab(page, slide_url)
         assert got["title"]["text"] == TITLE and len(TITLE) == 200
         _fits(got)
+        # the title takes the width up to the buttons beside it, not 5/7 of it (issue 59)
+        assert got["buttons"] - got["title"]["right"] < 80, (got["title"], got["buttons"])
         # every text at least 24 px (at 1920×1080 larger: labels follow the screen)
         small = [t for t in got["texts"] if t[1] < 23.9]  # (a chart's text scaled by its SVG)
         assert got["texts"] and not small, small
