@@ -439,3 +439,25 @@ def test_the_page_generates_an_answer_set_then_evaluates_it(page_db) -> None:
     assert at.segmented_control(key="rag_task").value == "evaluate"
     assert set(at.multiselect(key="rag_stored").value) == {"m", "fake-model"}
     assert at.button(key="rag_run_button").label == "Evaluate 2 model(s)"
+
+
+def test_a_refused_temperature_is_stored_as_the_providers_default(museum) -> None:
+    """The answer set's source says what was sent: an endpoint that refused temperature
+    answered with its own default, never "temperature 0" (issue 59, point 5)."""
+    path, db = museum
+    with FakeJudgeServer(model_reply, refuse="temperature") as server:
+        report = generate(db, _spec(server, name="no-temp"))
+        done = cli(["rag-generate", "--dataset", "museum", "--base-url", server.base_url,
+                    "--model", "judge", "--name", "no-temp-cli", "--key-env", "", "--json",
+                    "--no-progress", "--db", str(path)])
+        assert done.returncode == 0, done.stderr
+        sent = [r["body"] for r in server.chat_requests()]
+    assert sent and "temperature" not in sent[-1]
+    stored = {r["model"]: r["source"] for r in rag_store.answer_sets(db, "museum")}
+    for source in (report.answer_set.source, report.summary["source"], stored["no-temp"],
+                   stored["no-temp-cli"], json.loads(done.stdout)["source"]):
+        assert "temperature: provider default (refused 0)" in source, source
+        assert "temperature 0" not in source, source
+    with FakeJudgeServer(model_reply) as server:  # one that takes it: what was sent
+        plain = generate(db, _spec(server, name="plain", limit=1))
+    assert "temperature 0, max tokens 256)" in plain.answer_set.source

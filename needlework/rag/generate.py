@@ -42,7 +42,7 @@ job's ``inputs`` and is never stored; the job row records the connection's descr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,12 +113,19 @@ def generation_request(question: RagQuestion) -> Request:
     return Request(question.key, generation_messages(question), read_answer)
 
 
-def source_of(spec: GenerateSpec) -> str:
-    """How a generated answer set names where it came from (stored with the set)."""
+def source_of(spec: GenerateSpec, provider_defaults: Sequence[Mapping[str, Any]] = ()) -> str:
+    """How a generated answer set names where it came from (stored with the set), with the
+    parameters as they were sent: one the endpoint refused and was left to its own default
+    (``provider_defaults``, :meth:`JudgeClient.provider_defaults`) reads so, "temperature:
+    provider default (refused 0)", never "temperature 0"."""
     conn = spec.connection
-    return (f"{SOURCE_PREFIX}{short_name(conn.model)} at {conn.endpoint} "
-            f"({GENERATION_PROMPT_VERSION}, temperature {conn.temperature:g}, "
-            f"max tokens {conn.max_tokens})")
+    left = {str(d["param"]): str(d.get("words") or "") for d in provider_defaults}
+    parts = [GENERATION_PROMPT_VERSION,
+             left.get("temperature") or f"temperature {conn.temperature:g}"]
+    if conn.reasoning_effort:
+        parts.append(left.get("reasoning_effort") or f"reasoning effort {conn.reasoning_effort}")
+    parts.append(f"max tokens {conn.max_tokens}")
+    return f"{SOURCE_PREFIX}{short_name(conn.model)} at {conn.endpoint} ({', '.join(parts)})"
 
 
 def answer_form(questions: Sequence[RagQuestion], answers: dict[str, str]) -> dict[str, list[str]]:
@@ -193,7 +200,8 @@ def generate(db: Database, spec: GenerateSpec, *, progress: Callable[[int, int],
             missing.append(entry)
         else:
             answers[q.key] = outcome.raw.strip()
-    answer_set = AnswerSet(spec.set_name, answers, source_of(spec), failed)
+    answer_set = AnswerSet(spec.set_name, answers, source_of(spec, stats.provider_defaults),
+                           failed)
     flagged = non_answer_ids(answers, [q.key for q in asked])
     replaced = any(r["model"] == spec.set_name for r in store.answer_sets(db, spec.dataset))
     marks = {"non_answers": flagged, "failed": failed} if flagged or failed else None
@@ -209,7 +217,8 @@ def summarize(spec: GenerateSpec, questions: Sequence[RagQuestion],
               replaced: bool) -> dict[str, Any]:
     """The JSON-ready summary of a generation."""
     return {"dataset": spec.dataset, "model": spec.set_name,
-            "generator": spec.connection.describe(), "source": source_of(spec),
+            "generator": spec.connection.describe(),
+            "source": source_of(spec, stats.provider_defaults),
             "prompt_version": GENERATION_PROMPT_VERSION,
             "questions": {"total": len(questions), "asked": len(asked)},
             "answered": len(answers), "not_answered": list(missing),
