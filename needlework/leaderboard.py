@@ -19,7 +19,11 @@ judge), so a row says what the run's Results view and ``metrics``/``judge`` say:
 - a judge run: its headline **accuracy over the answered trials** (selection) or items
   (scoring), ``right`` of ``n``, with the run's stored interval
   (:func:`needlework.judges.results.with_intervals`); failed requests (refused, timed out,
-  server error) are left out of both counts and shown apart in ``failed``.
+  server error) are left out of both counts and shown apart in ``failed``;
+- a RewardBench 2 judging (:mod:`needlework.judges.rewardbench2`: a four-way run and a
+  Ties ratings run, each carrying the combined figures): one row with the
+  **RewardBench 2 score**, its subsets and its interval, the failed requests of both runs;
+  the Ties run has no row of its own while its four-way run is listed.
 
 The interval's method is named in every row (``interval["method"]``). Rows are sorted by
 accuracy, highest first (a run with none last), then newest first, then by key. Seeing the
@@ -188,6 +192,24 @@ def _judge_row(db: Any, ref: Any) -> Row:
                subsets=subsets)
 
 
+def _rewardbench2_judge_row(ref: Any, combined: Mapping[str, Any]) -> Row:
+    run = ref.row
+    bounds = combined.get("intervals") or {}
+    subsets = {name: _part(part.get("accuracy"),
+                           part.get("right") if part.get("rule") != "ties"
+                           and not part.get("shared") else None,
+                           int(part.get("n") or 0), (bounds.get("subsets") or {}).get(name))
+               for name, part in (combined.get("subsets") or {}).items()}
+    metric = RB2_SCORE if combined.get("comparable") else f"{RB2_SCORE} (not comparable)"
+    return Row(key=ref.key, name=f"judge {short_name(str(run.get('model') or ''))}", kind=JUDGE,
+               mode="RewardBench 2: four-way, Ties by ratings", metric=metric,
+               accuracy=combined.get("accuracy"), right=None, n=int(combined.get("n") or 0),
+               unit="items", interval=bounds.get("overall"), items=int(combined.get("n") or 0),
+               failed=int(combined.get("failed") or 0), date=str(run.get("updated_at") or ""),
+               model=str(run.get("model") or ""), endpoint=str(run.get("endpoint") or ""),
+               temperature=_temperature(run), subsets=subsets)
+
+
 def leaderboard(db: Any, dataset: str, actor: User | None = None) -> list[Row]:
     """Every reward-model scoring and every finished judge run stored for ``dataset``,
     best accuracy first (see the module docstring for each figure). Raises ``LookupError``
@@ -197,8 +219,20 @@ def leaderboard(db: Any, dataset: str, actor: User | None = None) -> list[Row]:
     row = get_dataset(db, dataset)
     if row is None:
         raise LookupError(f"no dataset named {dataset!r} in the store")
-    out = [_judge_row(db, ref) if ref.kind == "judge" else _classifier_row(db, row, ref)
-           for ref in list_runs(db, dataset)]
+    refs = list_runs(db, dataset)
+    judged = {ref.row.get("run_key") for ref in refs if ref.kind == "judge"}
+    out = []
+    for ref in refs:
+        combined = (ref.row.get("summary") or {}).get("rewardbench2") if ref.kind == "judge" else None
+        if combined:
+            if (combined.get("part") == rewardbench2.TIES_PART
+                    and (combined.get("runs") or {}).get(rewardbench2.FOUR_WAY_PART) in judged):
+                continue  # shown with its four-way run
+            out.append(_rewardbench2_judge_row(ref, combined))
+        elif ref.kind == "judge":
+            out.append(_judge_row(db, ref))
+        else:
+            out.append(_classifier_row(db, row, ref))
     out.sort(key=lambda r: r.key)
     out.sort(key=lambda r: r.date, reverse=True)  # stable: ties keep the order above
     out.sort(key=lambda r: (r.accuracy is None, -(r.accuracy or 0.0)))

@@ -65,6 +65,8 @@ WEIGHTS = {"tied_accuracy": 0.30, "ref_accuracy": 0.30, "preferred": 0.20,
            "preferred_hard": 0.20, "margin": 0.01}
 SOURCE = "allenai/reward-bench, scripts/run_v2.py and rewardbench/utils.py"
 TIES = "Ties"
+#: the two judge runs of a RewardBench 2 judging (needlework.judges.rewardbench2)
+FOUR_WAY_PART, TIES_PART = "four-way", "ties-ratings"
 
 
 # -- one instance ----------------------------------------------------------------------------
@@ -431,7 +433,8 @@ def credit_words(part: Mapping[str, Any]) -> str:
     """``12 of 20 right, 2 shared at a tie (credit 13.0)``."""
     credit = part.get("credit") or 0.0
     return (f"{part['right']} of {part['n']} right"
-            + (f", {part['shared']} shared at a tie (credit {credit:g})" if part["shared"] else ""))
+            + (f", {part['shared']} shared at a tie (credit {round(credit, 3):g})"
+               if part["shared"] else ""))
 
 
 def ties_words(part: Mapping[str, Any]) -> str:
