@@ -407,3 +407,17 @@ def annotated_items_by_annotator(db: Database, name: str) -> dict[str, int]:
         [name],
     ).fetchall()
     return {a: n for a, n in rows}
+
+
+def item_places(db: Database, name: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """``{key: {"position", "title"}}`` of the items of ``keys`` in dataset ``name`` (keys it
+    does not hold are left out), read 500 keys at a time."""
+    wanted = list(dict.fromkeys(keys))
+    out: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        for row in db.execute_returning_dicts(
+                f"select key, position, title from items where dataset = ? and key in "
+                f"({', '.join('?' * len(chunk))})", [name, *chunk]):
+            out[row["key"]] = {"position": row["position"], "title": row["title"]}
+    return out

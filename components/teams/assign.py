@@ -14,6 +14,7 @@ import streamlit as st
 
 from components.state import get_db, signed_in
 from components.text import label, option
+from needlework.item_names import item_names
 from needlework.stats_text import percent
 from needlework.teams.access import set_open_any
 from needlework.teams.assignment import (
@@ -75,7 +76,8 @@ def _distribute(dataset: str, replace: bool) -> None:
         st.session_state[FLASH] = (False, str(e))
         return
     loads = ", ".join(f"{who} {n}" for who, n in sorted(summary.per_annotator.items()))
-    gold = f" and {summary.gold_items} gold item(s) in every queue" if summary.gold_items else ""
+    gold = (f" and {plural(summary.gold_items, 'gold item')} in every queue"
+            if summary.gold_items else "")
     st.session_state[FLASH] = (True, f"{plural(summary.items, 'item')} distributed as "
                                f"{summary.assignments} assignments{gold}: {loads}.")
 
@@ -154,21 +156,32 @@ def _drop(dataset: str, leaver: str, keys: list[str]) -> None:
         st.session_state[REASSIGNED] = (dataset, False, str(e))
         return
     st.session_state[REASSIGNED] = (
-        dataset, True, f"{len(gone)} item{'s' if len(gone) != 1 else ''} taken out of "
-        f"{leaver}'s queue; every annotation on them stays.")
+        dataset, True, f"{plural(len(gone), 'item')} taken out of {leaver}'s queue; every "
+        f"annotation on {'it' if len(gone) == 1 else 'them'} stays.")
+
+
+def _kept(dataset: str, who: str, plan: dict[str, Any] | None) -> list[str]:
+    """The unfinished items left in the queue of ``who`` once out of the plan (a
+    reassignment kept them: everyone else already has them); none while in it."""
+    if not who or who in (plan or {}).get("annotators", [who]):
+        return []
+    return unfinished_items(get_db(), dataset, who, actor=signed_in())
 
 
 def render_reassign(dataset: str, holders: Sequence[str], people: Sequence[User],
                     plan: dict[str, Any] | None = None) -> None:
     """Give every unfinished item of one annotator to the others, in one action; then say
     what moved, list the items kept (everyone else already has them) and offer to take
-    them out of the leaver's queue (someone no longer in the plan)."""
+    them out of the leaver's queue (someone no longer in the plan). The picker starts on
+    a leaver with kept items, so a reload shows them again: they are the database's, not
+    the session's."""
     if not holders:
         st.caption("Nobody has items in this dataset yet.")
         return
     cols = st.columns(2)
-    leaver = cols[0].selectbox("Whose unfinished items", holders, key="nw-reassign-from",
-                               format_func=lambda n: option(n, 60))
+    waiting = next((i for i, who in enumerate(holders) if _kept(dataset, who, plan)), 0)
+    leaver = cols[0].selectbox("Whose unfinished items", holders, index=waiting,
+                               key="nw-reassign-from", format_func=lambda n: option(n, 60))
     cols[1].multiselect("To (default: the plan's other annotators)",
                         [u.name for u in people if u.name != leaver], key="nw-reassign-to",
                         format_func=lambda n: option(n, 60))
@@ -179,20 +192,22 @@ def render_reassign(dataset: str, holders: Sequence[str], people: Sequence[User]
     if outcome and outcome[0] == dataset:
         (st.success if outcome[1] else st.error)(label(outcome[2], 600),
                                                  icon=":material/move_up:")
-    if not leaver or leaver in (plan or {}).get("annotators", [leaver]):
-        return
-    kept = unfinished_items(get_db(), dataset, leaver, actor=signed_in())
+    kept = _kept(dataset, leaver, plan)
     if not kept:
         return
+    one = len(kept) == 1
     st.markdown(f"**Kept in {label(leaver, 60)}'s queue** ({len(kept)}): "
                 + label(f"{leaver} is no longer in the plan, and everyone else already has "
-                        "these unfinished items.", 300))
-    st.caption(label(", ".join(kept[:50]) + (f" and {len(kept) - 50} more" if len(kept) > 50
-                                             else ""), 2000))
-    st.button(f"Take these {len(kept)} items out of {leaver}'s queue", key="nw-reassign-drop",
-              on_click=_drop, args=(dataset, leaver, kept), icon=":material/playlist_remove:",
-              help="They leave the queue; the annotations on them stay, and everyone else "
-              "keeps them.")
+                        f"{'this unfinished item' if one else 'these unfinished items'}.", 300))
+    names = item_names(get_db(), dataset, kept[:50])
+    st.caption(label("; ".join(names[k] for k in kept[:50])
+                     + (f"; and {len(kept) - 50} more" if len(kept) > 50 else ""), 6000))
+    st.button(f"Take {'this item' if one else f'these {len(kept)} items'} out of {leaver}'s "
+              "queue", key="nw-reassign-drop", on_click=_drop, args=(dataset, leaver, kept),
+              icon=":material/playlist_remove:",
+              help=f"{'It leaves' if one else 'They leave'} the queue; the annotations on "
+              f"{'it' if one else 'them'} stay, and everyone else keeps "
+              f"{'it' if one else 'them'}.")
 
 
 def _set_visible(dataset: str, name: str, widget: str) -> None:

@@ -25,9 +25,11 @@ from typing import Any
 from sqlite_utils import Database
 
 from needlework.formats import preference_view
+from needlework.item_names import item_names
 from needlework.teams import accounts
 from needlework.teams.events import record
 from needlework.teams.permissions import PermissionDenied, User, check, refresh, require
+from needlework.words import plural
 from store import assignments as store_assignments
 from store import gold as store_gold
 from store.datasets import get_dataset, get_item, iter_items
@@ -61,17 +63,17 @@ class ReassignSummary:
 
     def sentence(self, leaver: str) -> str:
         """What moved, in words: ``5 unfinished items of cy moved: 3 to ana, 2 to bob.``
-        and what was kept and why."""
+        and what was kept, and what left, and why."""
         total = sum(self.moved.values())
         where = ", ".join(f"{n} to {who}" for who, n in sorted(self.moved.items()))
-        text = (f"{total} unfinished item{'s' if total != 1 else ''} of {leaver} moved: {where}."
+        text = (f"{plural(total, 'unfinished item')} of {leaver} moved: {where}."
                 if total else f"No unfinished item of {leaver} moved.")
         if self.kept:
-            text += (f" {len(self.kept)} item{'s' if len(self.kept) != 1 else ''} kept in "
-                     f"{leaver}'s queue: everyone else already has "
-                     f"{'them' if len(self.kept) != 1 else 'it'}.")
+            text += (f" {plural(len(self.kept), 'item')} kept in {leaver}'s queue: everyone "
+                     f"else already has {'them' if len(self.kept) != 1 else 'it'}.")
         if self.dropped_gold:
-            text += f" {self.dropped_gold} gold item(s) left {leaver}'s queue."
+            text += (f" {plural(self.dropped_gold, 'gold item')} left {leaver}'s queue instead "
+                     "of moving: gold items are in every annotator's queue already.")
         return text
 
 
@@ -343,7 +345,8 @@ def drop_unfinished(db: Database, dataset: str, leaver: str, keys: Sequence[str]
     unfinished = [k for k in unfinished_items(db, dataset, leaver)
                   if wanted is None or k in wanted]
     if wanted is not None and (extra := sorted(wanted - set(unfinished))):
-        raise AssignmentError(f"{extra[0]!r} is not an unfinished item of {leaver} in "
+        name = item_names(db, dataset, extra[:1])[extra[0]]
+        raise AssignmentError(f'"{name}" is not an unfinished item of {leaver} in '
                               f"{dataset!r}: nothing was dropped")
     if not unfinished:
         raise AssignmentError(f"{leaver} has no unfinished item in {dataset!r}")
