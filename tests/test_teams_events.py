@@ -182,7 +182,7 @@ def test_the_audit_page_shows_the_events_to_an_admin(tmp_path, monkeypatch) -> N
     delete_dataset(db, "gone", actor=accounts.get_user(db, "lead"))
     at = open_as(db, "lead", "app_pages/audit.py")
     picker = at.selectbox(key="nw-audit-deleted")
-    assert picker.options == ["gone · 1 change(s) · deleted " + picker.options[0].split("deleted ")[1]]
+    assert picker.options == ["gone · 1 change · deleted " + picker.options[0].split("deleted ")[1]]
     assert at.get("download_button")
 
 

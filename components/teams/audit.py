@@ -7,6 +7,7 @@ download, with that thread's connection; the events file holds what the filters 
 from __future__ import annotations
 
 import tempfile
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,13 @@ from needlework.teams.audit import (
     export_history,
 )
 from needlework.teams.permissions import PermissionDenied
+from needlework.words import plural
 from store.audit import EventFilter
 
 PAGE = "nw-audit-page"  # the events page shown (1-based); back to 1 when a filter changes
 EVERYONE, EVERY_DATASET = "(everyone)", "(every dataset)"
+DATE_HELP = ("A day, YYYY-MM-DD (or a moment, YYYY-MM-DDTHH:MM), in UTC; Enter or Tab "
+             "applies it. Empty: no bound.")
 
 
 def history_file(dataset: str, fmt: str, deleted: bool = False) -> bytes:
@@ -47,7 +51,8 @@ def history_file(dataset: str, fmt: str, deleted: bool = False) -> bytes:
 
 def render_audit(dataset: str, changes: int, authors: list[str]) -> None:
     """What the history holds and a download of it."""
-    st.markdown(f"**{changes:,}** change(s) in {label(dataset, 80)}, by "
+    st.markdown(f"**{changes:,}** {'change' if changes == 1 else 'changes'} in "
+                f"{label(dataset, 80)}, by "
                 + (label(", ".join(authors), 400) if authors else "nobody yet"))
     fmt = st.radio("Format", ("csv", "jsonl"), key="nw-audit-format", horizontal=True,
                    help="Columns: id, dataset, item_key, annotator, field, old_value, "
@@ -72,8 +77,8 @@ def render_deleted(deleted: list[dict[str, Any]]) -> None:
     about = {d["name"]: d for d in deleted}
     name = st.selectbox("Deleted or replaced dataset", names, key="nw-audit-deleted",
                         # an option is plain text: the name as it is (no Markdown escaping)
-                        format_func=lambda n: f"{n} · {about[n]['changes']:,} "
-                        f"change(s) · deleted {about[n]['deleted_at'][:16].replace('T', ' ')} UTC")
+                        format_func=lambda n: f"{n} · {plural(about[n]['changes'], 'change')}"
+                        f" · deleted {about[n]['deleted_at'][:16].replace('T', ' ')} UTC")
     fmt = st.radio("Format", ("csv", "jsonl"), key="nw-audit-deleted-format", horizontal=True)
     st.download_button(f"Download the kept history of {label(name, 60)}",
                        data=lambda: history_file(name, fmt, deleted=True),
@@ -107,9 +112,30 @@ def current_page() -> int:
     return int(st.session_state.get(PAGE, 1))
 
 
+def _typed_date(text: str | None, what: str) -> str | None:
+    """A date typed in a filter box (``None``: empty); one that is not a date is said so
+    and left out."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        event_filter(since=text)
+    except AuditError:
+        st.warning(label(f"{what}: {text!r} is not a date: write YYYY-MM-DD (or "
+                         "YYYY-MM-DDTHH:MM), in UTC. It is not applied.", 300),
+                   icon=":material/date_range:")
+        return None
+    return text
+
+
 def render_event_filters(choices: dict[str, list[str]]) -> EventFilter:
     """The filters: actions (none chosen: every one), hide sign-ins, person, dataset, and
-    the first and last day (UTC). Each change goes back to the first page."""
+    the first and last day (UTC). Each change goes back to the first page.
+
+    The days are text boxes, not date pickers: Streamlit's date field applies a typed
+    date only when the focus leaves the whole field (Enter does not), so the events of
+    the old dates stayed under the new one; a text box applies it on Enter or Tab, and
+    says so while it is being typed."""
     with st.container(key="nw-audit-filters", border=True):
         top = st.columns([3, 1], vertical_alignment="bottom")
         actions = top[0].multiselect("Actions", choices["actions"], key="nw-audit-actions",
@@ -123,14 +149,20 @@ def render_event_filters(choices: dict[str, list[str]]) -> EventFilter:
         cols = st.columns(4)
         by = cols[0].selectbox("Person", [EVERYONE, *choices["by"]], key="nw-audit-by",
                                format_func=lambda n: option(n, 60), on_change=_first_page,
-                               help="Who did it (the signed-in account).")
+                               help="Who did it (the signed-in account, or the account a "
+                               "command-line verb acted as). Refused sign-ins are by nobody: "
+                               "pick them with the actions.")
         dataset = cols[1].selectbox("Dataset", [EVERY_DATASET, *choices["datasets"]],
                                     key="nw-audit-dataset", format_func=lambda n: option(n, 60),
                                     on_change=_first_page)
-        since = cols[2].date_input("From (UTC)", value=None, key="nw-audit-since",
-                                   on_change=_first_page, format="YYYY-MM-DD")
-        until = cols[3].date_input("To (UTC, included)", value=None, key="nw-audit-until",
-                                   on_change=_first_page, format="YYYY-MM-DD")
+        since_text = cols[2].text_input("From (UTC)", key="nw-audit-since",
+                                        placeholder="YYYY-MM-DD", on_change=_first_page,
+                                        help=DATE_HELP)
+        until_text = cols[3].text_input("To (UTC, included)", key="nw-audit-until",
+                                        placeholder="YYYY-MM-DD", on_change=_first_page,
+                                        help=DATE_HELP)
+    since = _typed_date(since_text, "From")
+    until = _typed_date(until_text, "To")
     try:
         return event_filter(actions=actions, skip=SIGN_INS if hide else (),
                             by=None if by == EVERYONE else by,
@@ -144,13 +176,29 @@ def render_event_filters(choices: dict[str, list[str]]) -> EventFilter:
                             dataset=None if dataset == EVERY_DATASET else dataset)
 
 
+def _span(filters: EventFilter) -> str:
+    """The dates the filters hold, as typed: ``from 2026-11-30 to 2026-12-02 (UTC)``."""
+    parts = []
+    if filters.since:
+        parts.append(f"from {filters.since[:16].replace('T', ' ')}")
+    if filters.before:
+        if len(filters.before) == 10:  # the day after an included last day
+            last = date.fromisoformat(filters.before) - timedelta(days=1)
+            parts.append(f"to {last.isoformat()}")
+        else:
+            parts.append(f"before {filters.before[:16].replace('T', ' ')}")
+    return " ".join(parts) + " (UTC)" if parts else ""
+
+
 def render_events(page: EventPage, filters: EventFilter) -> None:
     """One page of the events the filters admit (newest first) as a table of text, the
     page controls with the total, and a download of every event the filters admit."""
     st.session_state[PAGE] = page.page  # clamped by the logic
     first = (page.page - 1) * PER_PAGE + 1
-    st.markdown(f"**{page.total:,}** event(s) match" + (
-        f" · {first:,}–{first + len(page.rows) - 1:,} shown" if page.rows else ""))
+    days = _span(filters)
+    st.markdown(f"**{page.total:,}** {'event matches' if page.total == 1 else 'events match'}"
+                + (f" {days}" if days else "")
+                + (f" · {first:,}–{first + len(page.rows) - 1:,} shown" if page.rows else ""))
     if not page.rows:
         st.caption("No events match.")
     else:
@@ -168,7 +216,8 @@ def render_events(page: EventPage, filters: EventFilter) -> None:
     fmt = st.radio("Format of the events file", ("csv", "jsonl"), key="nw-audit-events-format",
                    horizontal=True, help="Columns: id, at, by, action, target, about_dataset, "
                    "before, after (JSON); oldest first.")
-    st.download_button(f"Download the {page.total:,} event(s) that match",
+    st.download_button(f"Download the {plural(page.total, 'event')} that match"
+                       if page.total != 1 else "Download the 1 event that matches",
                        data=lambda: events_file(fmt, filters),
                        file_name=f"needlework-audit-events.{fmt}",
                        mime="text/csv" if fmt == "csv" else "application/jsonl",

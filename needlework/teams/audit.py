@@ -22,6 +22,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from needlework.files import atomic_writer
+from needlework.teams.accounts import NOT_SIGNED_IN
+from needlework.teams.events import LOCAL
 from needlework.teams.permissions import User, check
 from store import audit as store_audit
 from store.audit import EventFilter
@@ -155,11 +157,16 @@ def event_page(db: Database, filters: EventFilter | None = None, page: int = 1, 
                                              offset=(page - 1) * per_page), total, page, pages)
 
 
+#: Who an event was by when nobody was: local mode's one person, a refused sign-in.
+NOT_PEOPLE = (LOCAL, NOT_SIGNED_IN)
+
+
 def event_choices(db: Database, *, actor: User | None = None) -> dict[str, list[str]]:
-    """The actions, people and datasets the events hold (the filters' options). Admins
-    only."""
+    """The actions, people and datasets the events hold (the filters' options; ``by``
+    people only, never :data:`NOT_PEOPLE`). Admins only."""
     check(db, actor, "audit")
-    return store_audit.event_choices(db)
+    choices = store_audit.event_choices(db)
+    return {**choices, "by": [n for n in choices["by"] if n and n not in NOT_PEOPLE]}
 
 
 def event_records(db: Database, dataset: str | None = None, *,
