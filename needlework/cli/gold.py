@@ -1,8 +1,9 @@
 """The ``gold`` verb: gold answers from a file, a share of every queue as gold, and the
 list of gold items (docs/teams.md, Quality control).
 
-The command line acts as the server's operator (as ``users`` and ``assign`` do): its
-changes are audit events by ``(local)``.
+``import`` and ``sample`` change what the team sees: in team mode they act as a person
+(``--as NAME``, :mod:`needlework.cli.acting`), who is the gold items' "marked by" and the
+audit events' author, as on the Quality page.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from needlework.cli import add_db_argument
+from needlework.cli.acting import Stop, acting_user, add_as_argument
 from needlework.words import plural
 
 
@@ -35,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("file", metavar="FILE")
     q.add_argument("--dataset", required=True, metavar="NAME")
     q.add_argument("--format", choices=("csv", "jsonl"), help="default: from the extension")
+    add_as_argument(q)
     add_db_argument(q)
     q.set_defaults(func=cmd_gold_import)
 
@@ -50,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--percent", required=True, type=float, metavar="K")
     q.add_argument("--seed", type=int, default=0, help="picks the items (default 0)")
     q.add_argument("--json", action="store_true", help="print JSON")
+    add_as_argument(q)
     add_db_argument(q)
     q.set_defaults(func=cmd_gold_sample)
 
@@ -65,10 +69,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _run(verb: str, fn: Any, args: argparse.Namespace) -> int:
     from needlework.formats.errors import FormatError  # noqa: PLC0415
     from needlework.teams.gold import GoldError  # noqa: PLC0415
+    from needlework.teams.permissions import PermissionDenied  # noqa: PLC0415
 
     try:
         return fn(args)
-    except GoldError as e:
+    except (GoldError, Stop, PermissionDenied) as e:
         print(f"gold {verb}: {e}", file=sys.stderr)
         return 1
     except FormatError as e:
@@ -89,8 +94,11 @@ def cmd_gold_import(args: argparse.Namespace) -> int:
     from needlework.teams.gold_import import import_gold  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
+        db = _db(args)
+        actor = acting_user(args, db, "gold import")
         data = Path(args.file).read_bytes()
-        done = import_gold(_db(args), args.dataset, data, Path(args.file).name, args.format)
+        done = import_gold(db, args.dataset, data, Path(args.file).name, args.format,
+                           actor=actor)
         again = f" ({len(done.replaced)} were gold already)" if done.replaced else ""
         print(f"imported {plural(done.answers, 'gold answer')} of "
               f"{plural(len(done.items), 'item')} into {done.dataset!r}{again}; they join "
@@ -104,7 +112,9 @@ def cmd_gold_sample(args: argparse.Namespace) -> int:
     from needlework.teams.gold import sample_gold  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
-        done = sample_gold(_db(args), args.dataset, args.percent, seed=args.seed)
+        db = _db(args)
+        done = sample_gold(db, args.dataset, args.percent, seed=args.seed,
+                           actor=acting_user(args, db, "gold sample"))
         if args.json:
             print(json.dumps({"dataset": done.dataset, "percent": done.percent, "seed": done.seed,
                               "basis": done.basis, "added": list(done.added),
@@ -112,7 +122,7 @@ def cmd_gold_sample(args: argparse.Namespace) -> int:
                                          for k, (g, n) in done.shares.items()}},
                              ensure_ascii=False))
             return 0
-        print(f"{len(done.added)} items made gold in {done.dataset!r} (seed {done.seed})"
+        print(f"{plural(len(done.added), 'item')} made gold in {done.dataset!r} (seed {done.seed})"
               + (": nothing needed" if not done.added else ""))
         from needlework.stats_text import percent  # noqa: PLC0415
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from needlework.cli import add_db_argument
+from needlework.cli.acting import Stop, acting_user, add_as_argument
 from needlework.cli.judges import (
     add_estimate_argument,
     add_price_arguments,
@@ -123,6 +124,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--when", choices=("always", "after", "never"), default=None)
     q.add_argument("--for", dest="names", nargs="+", default=[], metavar="NAME",
                    help="the annotators the choice applies to (default: everyone)")
+    add_as_argument(q)
     add_db_argument(q)
     q.set_defaults(func=cmd_timing)
 
@@ -288,7 +290,14 @@ def cmd_timing(args: argparse.Namespace) -> int:
             print("suggestions timing: --for needs --when", file=sys.stderr)
             return 2
     else:
-        set_suggestion_timing(db, args.dataset, args.when, args.names, actor=None)
+        from needlework.teams.permissions import PermissionDenied  # noqa: PLC0415
+
+        try:
+            set_suggestion_timing(db, args.dataset, args.when, args.names,
+                                  actor=acting_user(args, db, "suggestions timing"))
+        except (Stop, PermissionDenied) as e:
+            print(f"suggestions timing: {e}", file=sys.stderr)
+            return 1
     now = suggestion_setting(db, args.dataset, team=team_mode())
     who = (f"for {', '.join(now.names)} (the other annotators see none)" if now.names
            else "for every annotator")

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from needlework.cli import add_db_argument
+from needlework.cli.acting import Stop, acting_user, add_as_argument, team_mode
 from needlework.teams import pauses
 
 ROLES = ("annotator", "reviewer", "admin")
@@ -38,6 +39,7 @@ def add_user_verbs(subparsers: argparse._SubParsersAction) -> None:
                      help="read the password from the first line of stdin")
     how.add_argument("--no-password", action="store_true",
                      help="no password: signs in only through the identity provider (needs --email)")
+    add_as_argument(q)
     add_db_argument(q)
     q.set_defaults(func=cmd_users_add)
 
@@ -52,6 +54,7 @@ def add_user_verbs(subparsers: argparse._SubParsersAction) -> None:
                                     "each browser)")):
         q = sub.add_parser(action, help=text)
         q.add_argument("name", metavar="NAME")
+        add_as_argument(q)
         add_db_argument(q)
         q.set_defaults(func=cmd_users_simple, action=action)
 
@@ -59,6 +62,7 @@ def add_user_verbs(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("name", metavar="NAME")
     q.add_argument("--password-stdin", action="store_true",
                    help="read the password from the first line of stdin")
+    add_as_argument(q)
     add_db_argument(q)
     q.set_defaults(func=cmd_users_reset)
 
@@ -74,24 +78,23 @@ def add_user_verbs(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--out", metavar="FILE",
                    help="write name,e-mail,password here (a new file, mode 0600) instead of "
                    "stdout")
+    add_as_argument(q)
     add_db_argument(q)
     q.set_defaults(func=cmd_users_import)
 
     q = sub.add_parser("role", help="change an account's role")
     q.add_argument("name", metavar="NAME")
     q.add_argument("role", choices=ROLES)
+    add_as_argument(q)
     add_db_argument(q)
     q.set_defaults(func=cmd_users_role)
 
     q = sub.add_parser("email", help="set (or with no EMAIL remove) an account's e-mail")
     q.add_argument("name", metavar="NAME")
     q.add_argument("email", nargs="?", metavar="EMAIL")
+    add_as_argument(q)
     add_db_argument(q)
     q.set_defaults(func=cmd_users_email)
-
-
-class Stop(Exception):
-    """A one-line failure for stderr."""
 
 
 def read_secret(from_stdin: bool, what: str, *, confirm: bool) -> str:
@@ -115,11 +118,12 @@ def run_verb(verb: str, fn: Any, args: argparse.Namespace) -> int:
     from needlework.teams.assignment import AssignmentError  # noqa: PLC0415
     from needlework.teams.audit import AuditError  # noqa: PLC0415
     from needlework.teams.passwords import PasswordRejected  # noqa: PLC0415
+    from needlework.teams.permissions import PermissionDenied  # noqa: PLC0415
 
     try:
         return fn(args)
     except (Stop, AccountError, AssignmentError, AuditError, CsvImportError,
-            PasswordRejected) as e:
+            PasswordRejected, PermissionDenied) as e:
         print(f"{verb}: {e}", file=sys.stderr)
         return 1
 
@@ -132,15 +136,23 @@ def open_db(args: argparse.Namespace) -> Any:
 
 def cmd_users_add(args: argparse.Namespace) -> int:
     from needlework.teams import accounts  # noqa: PLC0415
+    from store import users as store_users  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
         if args.no_password and not args.email:
             raise Stop("--no-password needs --email (the account signs in through the "
                         "identity provider)")
+        db = open_db(args)
+        first = (not args.as_name and args.role == "admin" and team_mode()
+                 and not store_users.active_admins(db))
+        actor = None if first else acting_user(args, db, "users add")
         password = None if args.no_password else read_secret(args.password_stdin, "password",
                                                             confirm=True)
-        user = accounts.add_user(open_db(args), args.name, args.role, password=password,
-                                 email=args.email)
+        if first:
+            user = accounts.add_first_admin(db, args.name, password=password, email=args.email)
+        else:
+            user = accounts.add_user(db, args.name, args.role, password=password,
+                                     email=args.email, actor=actor)
         print(f"added {user.role} {user.name!r}" + (f" <{user.email}>" if user.email else ""))
         return 0
 
@@ -169,10 +181,11 @@ def cmd_users_import(args: argparse.Namespace) -> int:
             raise Stop(f"{path}: not a file")
         with open(path, "rb") as f:
             data = f.read(accounts_csv.MAX_BYTES + 1)
+        actor = acting_user(args, db, "users import")
         accounts_csv.read_accounts(data, path, db)  # every problem before the --out file
         out = _private_file(args.out) if args.out else None
         try:
-            made = accounts_csv.import_accounts(db, data, path)
+            made = accounts_csv.import_accounts(db, data, path, actor=actor)
         except BaseException:
             if out is not None:
                 out.close()
@@ -221,10 +234,11 @@ def cmd_users_simple(args: argparse.Namespace) -> int:
 
     def go(args: argparse.Namespace) -> int:
         db = open_db(args)
+        actor = acting_user(args, db, f"users {args.action}")
         if args.action == "unlock":
-            user = pauses.unlock(db, args.name)
+            user = pauses.unlock(db, args.name, actor=actor)
         else:
-            user = accounts.set_disabled(db, args.name, args.action == "disable")
+            user = accounts.set_disabled(db, args.name, args.action == "disable", actor=actor)
         print(f"{user.name}: " + ("unlocked" if args.action == "unlock" else f"{args.action}d"))
         return 0
 
@@ -236,10 +250,12 @@ def cmd_users_reset(args: argparse.Namespace) -> int:
 
     def go(args: argparse.Namespace) -> int:
         db = open_db(args)
+        actor = acting_user(args, db, "users reset")
         if accounts.get_user(db, args.name) is None:
             raise Stop(f"no account named {args.name!r}")
         user = accounts.reset_password(db, args.name,
-                                       read_secret(args.password_stdin, "password", confirm=True))
+                                       read_secret(args.password_stdin, "password", confirm=True),
+                                       actor=actor)
         print(f"{user.name}: new password set, sessions ended")
         return 0
 
@@ -250,7 +266,9 @@ def cmd_users_role(args: argparse.Namespace) -> int:
     from needlework.teams import accounts  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
-        user = accounts.set_role(open_db(args), args.name, args.role)
+        db = open_db(args)
+        user = accounts.set_role(db, args.name, args.role,
+                                 actor=acting_user(args, db, "users role"))
         print(f"{user.name}: {user.role}")
         return 0
 
@@ -261,7 +279,9 @@ def cmd_users_email(args: argparse.Namespace) -> int:
     from needlework.teams import accounts  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
-        user = accounts.set_email(open_db(args), args.name, args.email)
+        db = open_db(args)
+        user = accounts.set_email(db, args.name, args.email,
+                                  actor=acting_user(args, db, "users email"))
         print(f"{user.name}: {user.email or 'no e-mail'}")
         return 0
 

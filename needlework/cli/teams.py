@@ -17,7 +17,9 @@ import sys
 from typing import Any
 
 from needlework.cli import add_db_argument
+from needlework.cli.acting import acting_user, add_as_argument
 from needlework.cli.team_users import Stop, add_user_verbs, open_db, read_secret, run_verb
+from needlework.words import plural
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="picks the double-annotated items")
     p.add_argument("--replace", action="store_true",
                    help="distribute again a dataset already assigned (annotations stay)")
+    add_as_argument(p)
     add_db_argument(p)
     p.set_defaults(func=cmd_assign)
 
@@ -50,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--drop-kept", action="store_true",
                    help="then take the items kept (everyone else already has them) out of "
                    "ANNOTATOR's queue; their annotations stay")
+    add_as_argument(p)
     add_db_argument(p)
     p.set_defaults(func=cmd_reassign)
 
@@ -120,9 +124,11 @@ def cmd_assign(args: argparse.Namespace) -> int:
     from needlework.teams.assignment import assign_dataset  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
-        summary = assign_dataset(open_db(args), args.dataset, _names(args.annotators),
+        db = open_db(args)
+        summary = assign_dataset(db, args.dataset, _names(args.annotators),
                                  per_item=args.per_item, double_share=args.double_share,
-                                 seed=args.seed, replace=args.replace)
+                                 seed=args.seed, replace=args.replace,
+                                 actor=acting_user(args, db, "assign"))
         loads = ", ".join(f"{a} {n}" for a, n in sorted(summary.per_annotator.items()))
         print(f"assigned {summary.items} items of {summary.dataset!r} ({summary.assignments} "
               f"assignments, {summary.gold_items} gold items): {loads}")
@@ -132,18 +138,21 @@ def cmd_assign(args: argparse.Namespace) -> int:
 
 
 def cmd_reassign(args: argparse.Namespace) -> int:
+    from needlework.item_names import item_names  # noqa: PLC0415
     from needlework.teams.assignment import drop_unfinished, reassign_unfinished  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
         to = _names(args.to) if args.to else None
         db = open_db(args)
-        done = reassign_unfinished(db, args.dataset, args.leaver, to=to)
+        actor = acting_user(args, db, "reassign")
+        done = reassign_unfinished(db, args.dataset, args.leaver, to=to, actor=actor)
         print(done.sentence(args.leaver))
+        names = item_names(db, args.dataset, done.kept)
         for key in done.kept:
-            print(f"  kept: {key}")
+            print(f"  kept: {key} ({names[key]})")
         if args.drop_kept and done.kept:
-            gone = drop_unfinished(db, args.dataset, args.leaver, done.kept)
-            print(f"{len(gone)} kept item(s) taken out of {args.leaver}'s queue; their "
+            gone = drop_unfinished(db, args.dataset, args.leaver, done.kept, actor=actor)
+            print(f"{plural(len(gone), 'kept item')} taken out of {args.leaver}'s queue; their "
                   "annotations stay")
         return 0
 

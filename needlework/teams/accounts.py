@@ -156,19 +156,45 @@ def add_user(db: Database, name: str, role: str, *, password: str | None = None,
     if password is None and email is None:
         raise AccountError(f"account {name!r} needs a password or an e-mail (for sign-in "
                            "through the identity provider)")
+    user = _create(db, name, role, password, email, created_by=actor.name if actor else "")
+    record(db, actor, "account.created", user.name,
+           after={"role": role, "email": email, "password": password is not None})
+    return user
+
+
+def _create(db: Database, name: str, role: str, password: str | None, email: str | None, *,
+            created_by: str) -> User:
     hashed = None
     if password is not None:
         hashed = passwords.hash_password(passwords.check_new_password(password, name))
     try:
         user_id = store_users.insert_user(
             db, name=name, name_key=_key(name) or "", email=email, email_key=_key(email),
-            role=role, password_hash=hashed, created_by=actor.name if actor else "", at=iso())
+            role=role, password_hash=hashed, created_by=created_by, at=iso())
     except store_users.NameTaken as e:
         raise AccountError(str(e)) from None
     log.info("account %r created (%s)", name, role)
-    record(db, actor, "account.created", name,
-           after={"role": role, "email": email, "password": password is not None})
     return User.from_row(store_users.get_user(db, user_id) or {})
+
+
+def add_first_admin(db: Database, name: str, *, password: str | None = None,
+                    email: str | None = None) -> User:
+    """The team's first admin, made from the command line while no enabled admin account
+    exists (nobody could act as one yet): the audit trail records it as made by itself,
+    so even this row names a person. Raises :class:`AccountError` once an admin exists."""
+    name, email = check_name(name), check_email(email)
+    if password is None and email is None:
+        raise AccountError(f"account {name!r} needs a password or an e-mail (for sign-in "
+                           "through the identity provider)")
+    admins = store_users.active_admins(db)
+    if admins:
+        raise AccountError(f"{admins[0]} is an admin already: add accounts as an admin "
+                           "(--as NAME)")
+    user = _create(db, name, ADMIN, password, email, created_by=name)
+    record(db, user, "account.created", user.name,
+           after={"role": ADMIN, "email": email, "password": password is not None,
+                  "first_admin": True})
+    return user
 
 
 def get_user(db: Database, name: str) -> User | None:
@@ -221,7 +247,7 @@ def set_role(db: Database, name: str, role: str, *, actor: User | None = None) -
 
 def set_email(db: Database, name: str, email: str | None, *, actor: User | None = None) -> User:
     """Change (or with ``None`` remove) an account's e-mail."""
-    check(db, actor, "manage_users")
+    actor = check(db, actor, "manage_users")
     user = _found(db, name)
     email = check_email(email)
     if email is None and not user.has_password:
@@ -230,6 +256,9 @@ def set_email(db: Database, name: str, email: str | None, *, actor: User | None 
         store_users.update_user(db, user.id, iso(), email=email, email_key=_key(email))
     except store_users.NameTaken as e:
         raise AccountError(str(e)) from None
+    if email != user.email:
+        record(db, actor, "account.email", user.name, before={"email": user.email},
+               after={"email": email})
     return _found(db, user.name)
 
 
@@ -342,7 +371,8 @@ def sign_in(db: Database, login: str, password: str, *, client: str = "",
         paused = store_users.name_pause(db, key, iso(moment))
     if paused:
         log.warning("sign-in refused: a paused name from %s", where)
-        record(db, NOT_SIGNED_IN, "sign_in.refused", "", after={**audit, "reason": "paused"})
+        record(db, NOT_SIGNED_IN, "sign_in.refused", row["name"] if row is not None else "",
+               after={**audit, "reason": "paused"})
         raise _refusal(policy, paused, here=trusted is not None)
     stored = store_users.password_hash(db, row["id"]) if row is not None else None
     ok = (isinstance(password, str) and len(password) <= passwords.MAX_LENGTH
@@ -402,6 +432,58 @@ def sign_in(db: Database, login: str, password: str, *, client: str = "",
     store_users.insert_device(db, token_hash=token_hash(device_token), user_id=user.id,
                               at=iso(moment), expires_at=device_expires)
     return SignIn(user, session.token, session.expires_at, device_token, device_expires)
+
+
+COMMAND_LINE = "command line"  # the client of an --as check, in the audit trail
+
+
+def command_line_user(db: Database, login: str, password: str, *,
+                      policy: Policy | None = None, now: datetime | None = None) -> User:
+    """The account a command-line verb acts as (``--as``), after its password: the rules
+    of a browser without the account's device cookie (wrong passwords count against the
+    name as typed and pause it; a paused name is refused even with the right password),
+    without a session, a device token or a sign-in event: the verb's own audit rows name
+    the person. A refusal is a ``sign_in.refused`` event that names the account, with
+    ``client`` "command line". An account still on its one-time password is refused
+    until its person has chosen their own. Raises :class:`SignInRefused`."""
+    policy = policy or Policy()
+    moment = _now(now)
+    typed = login if isinstance(login, str) else ""
+    key = login_key(typed)
+    row = store_users.find_user(db, _key(typed) or "")
+    target = row["name"] if row is not None else ""
+    audit = {"client": COMMAND_LINE, "device_cookie": False}
+    paused = store_users.name_pause(db, key, iso(moment))
+    if paused:
+        record(db, NOT_SIGNED_IN, "sign_in.refused", target, after={**audit, "reason": "paused"})
+        raise SignInRefused(f"sign-in with this name is paused after wrong passwords: try "
+                            f"again after {_clock(paused)}, or ask an admin to lift the pause "
+                            "(Users page)")
+    stored = store_users.password_hash(db, row["id"]) if row is not None else None
+    if not (isinstance(password, str) and len(password) <= passwords.MAX_LENGTH
+            and passwords.verify_password(stored, password)):
+        count = store_users.name_failures(db, key, iso(moment - FAILURE_MEMORY)) + 1
+        locked = _pause_end(count, policy, moment)
+        store_users.record_name_failure(db, key, count=count, locked_until=locked,
+                                        at=iso(moment))
+        log.warning("command line refused: wrong name or password (%d in a row)", count)
+        record(db, NOT_SIGNED_IN, "sign_in.refused", target,
+               after={**audit, "reason": "wrong password", "paused_until": locked})
+        if locked:
+            if row is not None:
+                store_users.update_user(db, row["id"], iso(moment),
+                                        locked_until=max(locked, row["locked_until"] or ""))
+            raise _refusal(policy, locked, here=False, count=count)
+        raise SignInRefused("wrong name or password")
+    assert row is not None
+    if row["disabled"]:
+        record(db, NOT_SIGNED_IN, "sign_in.refused", target, after={**audit, "reason": "disabled"})
+        raise SignInRefused("this account is disabled: ask an admin")
+    store_users.clear_failures(db, [key])
+    if store_users.must_change_password(db, row["id"]):
+        raise SignInRefused(f"{row['name']} still has its one-time password: sign in on the "
+                            "app once and choose a password of your own first")
+    return User.from_row(store_users.get_user(db, row["id"]) or row)
 
 
 def resume(db: Database, token: str | None, *, now: datetime | None = None) -> User | None:
