@@ -80,9 +80,36 @@ def judge_lines(summary: Mapping[str, Any]) -> list[str]:
         ci = (intervals.get("subsets") or {}).get(name)
         lines.append(f"  {name}: " + share_words(part.get("accuracy"), part.get("correct"),
                                                    part.get("n"), ci, unit=unit))
-    if overall is not None and intervals.get("trials_per_item") == "unequal":
-        lines.append("  (items resampled with their trials: a bootstrap over items of unequal size)")
+    note = trials_note(overall, intervals.get("trials_per_item")) if mode == "selection" else ""
+    if note:
+        lines.append(f"  ({note})")
     return lines
+
+
+def trials_note(interval: Mapping[str, Any] | None, trials_per_item: str | None) -> str:
+    """How a judge's bootstrap over items treats their trials, for after its method's name
+    (which says it once): ``an item's trials resampled together`` (``, items of unequal
+    size weighted by their trials``); ``""`` for Wilson's interval or none, which resample
+    nothing."""
+    if not interval or interval.get("method") != stats.BOOTSTRAP:
+        return ""
+    return "an item's trials resampled together" + (
+        ", items of unequal size weighted by their trials" if trials_per_item == "unequal" else "")
+
+
+def judge_interval_words(interval: Mapping[str, Any] | None, trials_per_item: str | None,
+                         selection: bool = True) -> str:
+    """A judge run's interval method in one phrase, the same on the page as in the
+    command's lines: ``95 % Wilson score interval over 28 items``, or ``95 % percentile
+    bootstrap, 1,000 resamples, seed 0, over 28 items, an item's trials resampled
+    together``; without an interval, ``no interval`` and why."""
+    if not interval or interval.get("low") is None:
+        why = stats_text.no_interval(interval)
+        return "no interval" + (f" ({why})" if why else "")
+    n = int(interval.get("n") or 0)
+    note = trials_note(interval, trials_per_item) if selection else ""
+    return (f"{stats_text.how(interval)} over {n:,} item{'s' if n != 1 else ''}"
+            + (f", {note}" if note else ""))
 
 
 def leaderboard_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -96,8 +96,9 @@ class Interval:
     right: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: every field by name."""
-        return asdict(self)
+        """JSON-ready: every field by name; ``resamples`` and ``seed`` only for a bootstrap
+        (``None`` for Wilson's interval or none: nothing was resampled)."""
+        return interval_dict(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -125,8 +126,23 @@ class Paired:
     tied: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: every field by name."""
-        return asdict(self)
+        """JSON-ready: every field by name; ``resamples`` and ``seed`` only for a paired
+        bootstrap interval (``None`` for Newcombe's or none)."""
+        out = asdict(self)
+        if self.interval != BOOTSTRAP:
+            out["resamples"] = out["seed"] = None
+        return out
+
+
+def interval_dict(interval: Mapping[str, Any]) -> dict[str, Any]:
+    """An interval as a dict (:meth:`Interval.as_dict`, or one stored before this rule)
+    that names only its own method: ``resamples`` and ``seed`` are ``None`` unless its
+    ``method`` is the bootstrap (a Wilson interval stored with ``"resamples": 1000``
+    resampled nothing)."""
+    out = dict(interval)
+    if out.get("method", BOOTSTRAP) != BOOTSTRAP:
+        out["resamples"] = out["seed"] = None
+    return out
 
 
 def _array(values: Sequence[float], name: str) -> np.ndarray:

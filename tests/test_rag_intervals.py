@@ -76,7 +76,9 @@ def test_every_figure_has_its_interval_over_its_own_denominator(museum) -> None:
     m = judged(museum[1])["overall"]["m"]
     assert m["deflection_n"] == {"needs deflection": 2, "answerable": 3}
     tpr = m["intervals"]["deflection_tpr"]
-    assert (tpr["n"], tpr["unit"], tpr["resamples"], tpr["seed"]) == (2, "question", 1000, 0)
+    # a share of 0/1 outcomes: Wilson's interval, which resamples nothing (issue 59)
+    assert (tpr["n"], tpr["unit"], tpr["method"], tpr["resamples"], tpr["seed"]) == \
+        (2, "question", "wilson", None, None)
     assert m["intervals"]["eligibility"]["n"] == 5
     # eligible: q1, q2, q3 of q1, q2, q3, q4, q6 (tests/test_rag_cli.py) in question order
     hand = bootstrap_mean([1, 1, 1, 0, 0], unit="question")

@@ -66,7 +66,9 @@ def test_metrics_json_has_the_intervals(tmp_path, capsys) -> None:
     assert report["accuracy"] == 0.5  # the figures as before
     bon = bootstrap_mean([1, 0, 1, 0])
     assert report["intervals"]["overall"]["low"] == bon.low
-    assert report["intervals"]["overall"]["resamples"] == 1000
+    # Wilson's interval (0/1 per item) resampled nothing: no resamples named (issue 59)
+    assert report["intervals"]["overall"]["method"] == "wilson"
+    assert report["intervals"]["overall"]["resamples"] is None
     assert report["intervals"]["unit"] == "item"
     assert main(["metrics", "--kind", "pairwise", "--scores", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["intervals"]["overall"]["n"] == 4

@@ -27,6 +27,7 @@ from components.models.template import render_judge_template, render_run_templat
 from components.rewards.results import review_link
 from components.state import get_db, signed_in
 from components.text import label, render_text
+from needlework.figures_text import judge_interval_words
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
 from needlework.judges.job import latest_judge_job, start_judge_job
@@ -44,11 +45,11 @@ from needlework.judges.results import (
     subset_rows,
     with_intervals,
 )
-from needlework.stats_text import how, percent, percent_range
-from needlework.words import plural
+from needlework.stats_text import how, method_label, percent, percent_range
 from store import judges as store_judges
 from store.datasets import item_index
 
+BOOTSTRAP_SHOWN = {"method": "bootstrap"}  # how() names the bootstrap's resamples and seed
 MODES = {
     "selection": "selection: the judge sees all responses and names the best (the paper's headline mode)",
     "scoring": "scoring: the judge rates each response alone, 0–10 (ties count wrong)",
@@ -299,13 +300,15 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
     unit = "trial" if selection else "item"
     bon = (summary.get("metrics") or {}).get("bon") or {}
     overall = (summary.get("intervals") or {}).get("overall") or {}
+    # the method named once, as `judge` prints it (figures_text.judge_interval_words)
+    method = judge_interval_words(overall, (summary.get("intervals") or {}).get("trials_per_item"),
+                                  selection)
     cols = st.columns(4)
     cols[0].metric(f"accuracy (per {unit})", _pct(summary.get("accuracy")),
                    help=f"{bon.get('correct', 0):,} of {bon.get('n', 0):,} {unit}s right, judged by "
                         "the classifier metrics' rules: an invalid answer counts wrong, a trial "
                         "skipped as too long counts wrong and stays in the denominator. 95 % "
-                        f"interval {percent_range(overall)} ({how(overall)}, over the "
-                        f"{plural(overall.get('n', 0), 'item')}, each with its {unit}s).")
+                        f"interval {percent_range(overall)} ({method}).")
     cols[1].metric("invalid answers", _pct(summary.get("invalid_rate")),
                    help=f"{summary.get('invalid', 0)} of {summary.get('answered', 0)} answers could "
                         "not be read as a verdict.")
@@ -315,9 +318,7 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
     cols[3].metric("requests / from cache", f"{summary.get('requests', 0):,} / {summary.get('cached', 0):,}")
     _not_answered(summary, rows)
     st.caption(f"Accuracy per {unit}: {bon.get('correct', 0):,} of {bon.get('n', 0):,} {unit}s "
-               f"right; 95 % interval {percent_range(overall)} ({how(overall)}, over "
-               f"{plural(overall.get('n', 0), 'item')}"
-               + (", an item's trials resampled together" if selection else "") + ")."
+               f"right; 95 % interval {percent_range(overall)} ({method})."
                + (" Items have different numbers of trials here, so this figure weighs an item by "
                   "its trials; Compare (below) gives every item the same weight."
                   if (summary.get("intervals") or {}).get("trials_per_item") == "unequal" else ""))
@@ -336,6 +337,9 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
     frame.insert(frame.columns.get_loc("accuracy") + 1, "95 % interval",
                  [percent_range({"low": lo, "high": hi}) for lo, hi in zip(frame["low"], frame["high"],
                                                                            strict=True)])
+    frame["method"] = [method_label({"method": m}) if isinstance(m, str) else "–"
+                       for m in frame["method"]]
+    frame.insert(frame.columns.get_loc("95 % interval") + 1, "method", frame.pop("method"))
     frame = frame.drop(columns=["low", "high"])
     frame["accuracy"] = [_pct(x) for x in frame["accuracy"]]
     frame["invalid rate"] = [_pct(x) if x is not None and x == x else "n/a: every trial skipped"
@@ -343,7 +347,10 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
     st.dataframe(frame, hide_index=True, width="stretch", key="rj_metrics")
     st.caption(f"Per subset: accuracy (selection: share of trials where the judge named the chosen "
                "response; scoring: best-of-n on its ratings, ties wrong) with its 95 % interval "
-               f"({how()}, items resampled), over the trials that got an answer, the invalid "
+               "over items and its method (Wilson's where each item is right or wrong as a "
+               f"whole, or all are alike, else the bootstrap: {how(BOOTSTRAP_SHOWN)}"
+               + (", an item's trials resampled together" if selection else "")
+               + "), over the trials that got an answer, the invalid "
                "rate (answers that could not be read, over answered trials) and the failed "
                "requests (no answer: counted apart).")
     if summary.get("mode") == "selection":

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from needlework import metrics
+from needlework import metrics, stats
 from needlework.judges import evaluate
 from needlework.judges.local import short_name
 from needlework.judges.parse import letters
@@ -83,6 +83,12 @@ def with_intervals(summary: Mapping[str, Any],
     stored = out.get("intervals") or {}
     if entries and (not stored or "method" not in (stored.get("overall") or {"method": None})):
         out["intervals"] = evaluate.accuracy_intervals(entries, str(out.get("mode") or "selection"))
+    elif stored:  # stored before Wilson's intervals dropped "resamples": name one method
+        out["intervals"] = {
+            **stored,
+            "overall": stats.interval_dict(stored["overall"]) if stored.get("overall") else None,
+            "subsets": {k: stats.interval_dict(v) if v else v
+                        for k, v in (stored.get("subsets") or {}).items()}}
     return out
 
 
@@ -113,7 +119,7 @@ def failed_requests(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Accuracy with its 95 % interval (``low``, ``high``: ``None`` when the summary has
-    none), invalid rate and failed requests per subset, then an ``overall`` row (figures
+    none; ``method``: ``wilson``, ``bootstrap`` or ``none``), invalid rate and failed requests per subset, then an ``overall`` row (figures
     as numbers: accuracy and rates in [0, 1], ``None`` where nothing was answered;
     accuracy counts answered trials only)."""
     unit = "trials" if summary.get("mode") == "selection" else "items"
@@ -123,6 +129,7 @@ def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
         ci = (intervals.get("subsets") or {}).get(name) or {}
         rows.append({"subset": name, unit: part.get("n", 0), "correct": part.get("correct", 0),
                      "accuracy": part.get("accuracy"), "low": ci.get("low"), "high": ci.get("high"),
+                     "method": ci.get("method"),
                      "answered": part.get("answered", 0),
                      "invalid": part.get("invalid", 0), "invalid rate": part.get("invalid_rate"),
                      "failed (no answer)": part.get("failed", 0),
@@ -131,7 +138,7 @@ def subset_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     ci = intervals.get("overall") or {}
     rows.append({"subset": "overall", unit: bon.get("n", summary.get("trials", 0)),
                  "correct": bon.get("correct", 0), "accuracy": summary.get("accuracy"),
-                 "low": ci.get("low"), "high": ci.get("high"),
+                 "low": ci.get("low"), "high": ci.get("high"), "method": ci.get("method"),
                  "answered": summary.get("answered", 0), "invalid": summary.get("invalid", 0),
                  "invalid rate": summary.get("invalid_rate"),
                  "failed (no answer)": summary.get("failed", 0),
