@@ -158,6 +158,7 @@ def run_rewardbench2_judge(
                 selection=_part_selection(FOUR, four_items, selection),
                 template=four_way or FOUR_WAY)
             runs[FOUR], sizes[0] = first, int(first.summary["trials"])
+            part_progress(0)(sizes[0], sizes[0])  # every trial done (a repeated prompt too)
         if ties_items:
             runs[TIES] = run_judge(
                 db, connection, ties_items, "scoring", dataset=dataset,
@@ -165,6 +166,7 @@ def run_rewardbench2_judge(
                 progress=part_progress(sizes[0]), should_stop=should_stop, client=client,
                 selection=_part_selection(TIES, ties_items, selection),
                 template=ties or TIES_RATING)
+            part_progress(sizes[0])(sizes[1], sizes[1])
     finally:
         if own_client:
             client.close()
