@@ -191,7 +191,8 @@ def import_stream(
                     batch, batch_bytes = [], 0
             flush()
             if not writer.count and not problems:
-                problems.add(Problem(filename, 1, "the file is empty: no records found"))
+                problems.add(Problem(filename, 1 if records.unit == "line" else None,
+                                     "the file is empty: no records found"))
             problems.raise_if_any()  # inside the transaction: rolls every batch back
             count = writer.count
     except sqlite3.Error as e:

@@ -415,6 +415,8 @@ def test_what_parquet_cannot_give_as_json_and_broken_files_are_refused(db) -> No
         import_bytes(db, buffer.getvalue(), "blob.parquet")
     with pytest.raises(FormatError, match="this is a Parquet file: the lfrb format is read from"):
         import_bytes(db, good, "x.parquet", format="lfrb")
+    with pytest.raises(FormatError, match=r"^empty\.parquet: the file is empty: no records found$"):
+        import_bytes(db, parquet_bytes([]), "empty.parquet")
     assert list_datasets(db, archived=True) == []
 
 

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from needlework.formats.reader import ByteSource, ProgressFn, RawRecord
+from needlework.formats.strict_json import MAX_DEPTH
 
 MAGIC = b"PAR1"
 BATCH_ROWS = 256
@@ -43,8 +44,10 @@ class _Unsupported(ValueError):
         super().__init__(f"{path} holds {what}, which a JSON record cannot hold")
 
 
-def jsonable(value: Any, path: str) -> Any:
+def jsonable(value: Any, path: str, depth: int = 0) -> Any:
     """``value`` (as pyarrow gives it) as a JSON value; ``path`` names it in an error."""
+    if depth > MAX_DEPTH:
+        raise _Unsupported(path, f"values nested deeper than {MAX_DEPTH} levels")
     if value is None or isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):
@@ -54,14 +57,14 @@ def jsonable(value: Any, path: str) -> Any:
         for key, inner in value.items():
             if not isinstance(key, str):
                 raise _Unsupported(path, f"a key that is not text ({type(key).__name__})")
-            out[key] = jsonable(inner, f"{path}.{key}")
+            out[key] = jsonable(inner, f"{path}.{key}", depth + 1)
         return out
     if isinstance(value, (list, tuple)):
         if value and all(isinstance(p, tuple) and len(p) == 2 for p in value) and \
                 isinstance(value, list) and all(isinstance(p[0], str) for p in value):
             # a Parquet map: [(key, value), ...]
-            return {k: jsonable(v, f"{path}.{k}") for k, v in value}
-        return [jsonable(inner, f"{path}[{k}]") for k, inner in enumerate(value)]
+            return {k: jsonable(v, f"{path}.{k}", depth + 1) for k, v in value}
+        return [jsonable(inner, f"{path}[{k}]", depth + 1) for k, inner in enumerate(value)]
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
