@@ -335,7 +335,7 @@ def test_audit_page_offers_the_history_to_admins(team_db):
                      actor=accounts.get_user(team_db, "ana"))
     at = app("app_pages/audit.py", who="lead", db=team_db)
     assert not at.exception
-    assert any("**1** change(s)" in m.value and "ana" in m.value for m in at.markdown)
+    assert any("**1** change in" in m.value and "ana" in m.value for m in at.markdown)
 
 
 @pytest.mark.slow

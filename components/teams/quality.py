@@ -154,7 +154,8 @@ def _sample(dataset: str) -> None:
         return
     where = ("of every annotator's queue" if done.basis == "queues" else
              "of the dataset's items (it has no assignment yet)")
-    _say(True, f"{len(done.added)} items are gold now (seed {seed}): at least "
+    _say(True, f"{plural(len(done.added), 'item')} {'is' if len(done.added) == 1 else 'are'} "
+         f"gold now (seed {seed}): at least "
          f"{done.percent:g} % {where}.", "bulk")
 
 

@@ -41,13 +41,21 @@ def render_flash() -> None:
                                                ":material/error:")
 
 
+def _paused(user: User) -> bool:
+    return bool(user.locked_until and user.locked_until > accounts.iso())
+
+
 def _status(user: User) -> str:
+    """The status cell: short, so that a table column shows it whole (a pause in full is
+    :func:`_pause_line`'s, under the table)."""
     if user.disabled:
         return "disabled"
-    if user.locked_until and user.locked_until > accounts.iso():
-        return (f"active; sign-in paused in some browsers until {user.locked_until[11:16]} UTC "
-                "(Paused sign-ins, below)")
-    return "active"
+    return "active, paused" if _paused(user) else "active"
+
+
+def _pause_line(user: User) -> str:
+    return (f"{user.name}: active; sign-in paused in some browsers until "
+            f"{(user.locked_until or '')[11:16]} UTC (Paused sign-ins, below).")
 
 
 def _sign_in(user: User) -> str:
@@ -57,16 +65,22 @@ def _sign_in(user: User) -> str:
 
 
 def render_accounts(users: Sequence[User]) -> None:
-    """Every account: role, e-mail, status, how it signs in, last sign-in."""
+    """Every account: status, role, e-mail, how it signs in, last sign-in; then each
+    paused account's pause in a whole sentence."""
     if not users:
         st.info("No accounts yet.")
         return
     st.dataframe(pd.DataFrame([{
-        "name": u.name, "role": u.role, "e-mail": u.email or "", "status": _status(u),
+        "name": u.name, "status": _status(u), "role": u.role, "e-mail": u.email or "",
         "signs in with": _sign_in(u),
         "last sign-in": (u.last_sign_in_at or "")[:16].replace("T", " "),
         "created": u.created_at[:10],
     } for u in users]), hide_index=True, width="stretch", key="nw-users-table")
+    paused = [u for u in users if not u.disabled and _paused(u)]
+    if paused:
+        with st.container(key="nw-users-paused"):
+            for u in paused:
+                st.caption(label(_pause_line(u), 300))
 
 
 def _add() -> None:
@@ -163,7 +177,7 @@ def render_manage_account(users: Sequence[User], me: User | None) -> None:
                       help="Ends every session of the account; its work stays.",
                       on_click=_change, args=(user.name, accounts.set_disabled, True),
                       kwargs={"done": f"{user.name} is disabled and signed out everywhere."})
-        st.button("Unlock", key="nw-user-unlock", disabled=_status(user).startswith("active"),
+        st.button("Unlock", key="nw-user-unlock", disabled=not _paused(user),
                   help="Lifts every pause of the account after wrong passwords now (its name, "
                   "its e-mail, each browser).",
                   on_click=_change, args=(user.name, pauses.unlock),
