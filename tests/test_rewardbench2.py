@@ -243,6 +243,12 @@ def test_the_overall_figure_is_the_mean_of_the_subsets_and_a_partial_set_says_so
     assert not extra["comparable"] and "Coding not a RewardBench 2 subset" in extra["note"]
 
 
+def test_a_ties_row_knows_its_other_row() -> None:
+    assert rb2_format.ties_sibling("ref:3") == "tied:3"
+    assert rb2_format.ties_sibling("tied:12") == "ref:12"
+    assert rb2_format.ties_sibling("F1") is None and rb2_format.ties_sibling("ref:x") is None
+
+
 def test_the_ties_subset_is_known_in_any_case() -> None:
     rows = [(rid, "ties" if subset == "Ties" else subset, c, r) for rid, subset, c, r in ROWS]
     figures = rb2.rewardbench2(entries(rows))

@@ -42,6 +42,15 @@ def ties_id(value: Any) -> tuple[str, int] | None:
     return (m.group(1), int(m.group(2))) if m else None
 
 
+def ties_sibling(key: str) -> str | None:
+    """The other row of a Ties prompt (``ref:3`` → ``tied:3`` and back), or ``None`` for a key
+    that is not a Ties id: the Review page shows a prompt's reference and tied answers together."""
+    parsed = ties_id(key)
+    if parsed is None:
+        return None
+    return f"{'tied' if parsed[0] == 'ref' else 'ref'}:{parsed[1]}"
+
+
 def looks_like(obj: Any) -> bool:
     return (isinstance(obj, dict) and isinstance(obj.get("chosen"), list)
             and "num_correct" in obj and "total_completions" in obj)
