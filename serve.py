@@ -10,22 +10,30 @@ pages without them: keys are not saved there, and in team mode a reload asks to 
 again.
 """
 
-from pathlib import Path
-
 import streamlit as st
-from starlette.middleware import Middleware
 
-import store
-from needlework import action_route
-from needlework.teams import session_cookie
 from needlework.teams.config import load_config, serving_refusal
-from needlework.web import NaturalUrls, routes_of
 
 # Local mode has no sign-in: never serve it beyond this machine, however it was started
-# (.streamlit/config.toml says 127.0.0.1; a --server.address flag may say otherwise).
+# (.streamlit/config.toml says 127.0.0.1; a --server.address flag may say otherwise). This
+# is the first thing the server does: Streamlit opens its socket before it imports this
+# file, so every module loaded before the refusal kept the port open longer (seconds on a
+# busy machine). Nothing of the app loads until the mode allows the address, and nothing
+# was answered meanwhile: uvicorn answers no request before the app has loaded.
+# `make run` never gets here with a wrong address: it asks `python -m needlework mode`.
 _refusal = serving_refusal(load_config(), st.get_option("server.address"))
 if _refusal:
     raise SystemExit(_refusal)
+
+# The app, only once it may serve on this address (so: imports below the refusal).
+from pathlib import Path  # noqa: E402
+
+from starlette.middleware import Middleware  # noqa: E402
+
+import store  # noqa: E402
+from needlework import action_route  # noqa: E402
+from needlework.teams import session_cookie  # noqa: E402
+from needlework.web import NaturalUrls, routes_of  # noqa: E402
 
 # Two routes of our own: the key actions, committed as they arrive (needlework.action_route),
 # and team mode's HttpOnly session cookie, set for a one-time ticket after a sign-in

@@ -195,6 +195,36 @@ def test_local_mode_refuses_another_address_in_one_line(tmp_path):
     assert "not on every network interface" in serving_refusal(parse_config(""), None)
 
 
+#: Modules of the app that serve.py loads only once the mode allows the address.
+APP_MODULES = ("store", "needlework.action_route", "needlework.web",
+               "needlework.teams.session_cookie")
+
+
+def imported(importtime: str) -> set[str]:
+    """The modules named by ``python -X importtime``'s lines (``import time: … | NAME``)."""
+    return {line.rsplit("|", 1)[1].strip() for line in importtime.splitlines()
+            if line.startswith("import time:") and "|" in line}
+
+
+@pytest.mark.slow
+def test_local_mode_refuses_before_anything_of_the_app_loads(tmp_path):
+    """Issue 57, point 5: Streamlit opens its socket before it imports serve.py, so every
+    module serve.py loaded before its refusal kept the port open longer (seconds on a busy
+    machine): the refusal comes first. 127.0.0.2 is a loopback address other than
+    127.0.0.1: refused in local mode, and never a port open to the network."""
+    env = {**os.environ, "NEEDLEWORK_CONFIG": str(tmp_path / "none.toml"),
+           "NEEDLEWORK_DB": str(tmp_path / "app.db")}
+    argv = _streamlit_run("--server.address", "127.0.0.2")(free_port())
+    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert ("needlework: local mode has no sign-in, so it serves on 127.0.0.1 only, not on "
+            "127.0.0.2.") in done.stderr
+    loaded = imported(done.stderr)
+    assert "needlework.teams.config" in loaded  # the refusal's own rule
+    assert sorted(loaded & set(APP_MODULES)) == []
+
+
 @pytest.mark.slow
 def test_make_run_refuses_a_wrong_config(tmp_path):
     config = tmp_path / "needlework.toml"
