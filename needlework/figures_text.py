@@ -133,3 +133,62 @@ def leaderboard_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
                                                         part.get("n"), part.get("interval"),
                                                         unit=str(row.get("unit") or "")))
     return lines
+
+
+RMBENCH_STYLES = ("concise", "detailed plain", "detailed markdown")  # rows and columns' order
+
+
+def rmbench_part_words(share: float | None, counts: Sequence[int] | None,
+                       interval: Mapping[str, Any] | None = None) -> str:
+    """Hard, normal or easy with the comparisons behind it and its interval: ``75.0 %
+    (27/36 comparisons), 95 % bootstrap over 12 items 60.1–88.2 %``; where the share is a
+    mean over domains of unequal size (the overall figure), ``75.0 % (the mean over
+    domains; 26/36 comparisons in all)``."""
+    if share is None:
+        return "–"
+    head = stats_text.percent(share)
+    if counts:
+        won, made = int(counts[0]), int(counts[1])
+        exact = made and stats_text.percent(won, made) == head
+        head += (f" ({won}/{made} comparisons)" if exact
+                 else f" (the mean over domains; {won}/{made} comparisons in all)")
+    if interval is None:
+        return head
+    return f"{head}, {interval_words(interval, int(counts[1]) if counts else None)}"
+
+
+def rmbench_matrix_lines(matrix: Sequence[Sequence[float]] | None,
+                         wins: Sequence[Sequence[int]] | None, n: int, indent: str = "    ",
+                         ) -> list[str]:
+    """The 3 × 3 RM-Bench matrix as a text table, rows the chosen style and columns the
+    rejected one, each cell its share and the comparisons won (``75.0 % (9/12)``)."""
+    if not matrix:
+        return []
+    cells = [[stats_text.percent(matrix[i][j])
+              + (f" ({wins[i][j]}/{n})" if wins is not None else "") for j in range(3)]
+             for i in range(3)]
+    first = max(len(f"chosen {s}") for s in RMBENCH_STYLES)
+    width = max(max(len(c) for row in cells for c in row),
+                max(len(f"rejected {s}") for s in RMBENCH_STYLES))
+    lines = [indent + " " * first + "  " + "  ".join(f"{'rejected ' + s:<{width}}"
+                                                      for s in RMBENCH_STYLES).rstrip()]
+    for style, row in zip(RMBENCH_STYLES, cells, strict=True):
+        lines.append(indent + f"{'chosen ' + style:<{first}}  "
+                     + "  ".join(f"{c:<{width}}" for c in row).rstrip())
+    return lines
+
+
+def rmbench_lines(result: Mapping[str, Any], bounds: Mapping[str, Any] | None = None) -> list[str]:
+    """RM-Bench's hard, normal and easy with their counts and intervals, then the overall
+    3 × 3 matrix (the lines after the headline of ``metrics --kind rmbench``)."""
+    parts = (bounds or {}).get("parts") or {}
+    counts = result.get("counts") or {}
+    lines = [f"  {key}: " + rmbench_part_words(result.get(key), counts.get(key),
+                                               (parts.get(key) or {}).get("overall"))
+             for key in ("hard", "normal", "easy")]
+    if result.get("matrix"):
+        lines.append("  matrix (share of entries where the chosen style, by row, scores above "
+                     "the rejected style, by column; each cell the mean over domains, its "
+                     "comparisons won in brackets):")
+        lines += rmbench_matrix_lines(result["matrix"], result.get("wins"), int(result["n"]))
+    return lines

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from needlework import metrics, rewardbench2, stats_text
+from needlework import metrics, rewardbench2, stats, stats_text
 from needlework.figures_text import method_words
 from needlework.judges.local import short_name
 from needlework.judges.results import ORDER_WORDS, with_intervals
@@ -81,6 +81,9 @@ class Row:
     endpoint: str | None = None
     temperature: str | None = None
     subsets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: RM-Bench: the comparisons behind the score, [won, made] (its ``right`` is ``None``:
+    #: the score is a mean over domains, not won / made where they differ in size)
+    comparisons: list[int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: every field by name."""
@@ -101,13 +104,16 @@ def may_see(actor: User | None, dataset: str) -> None:
 
 
 def _part(value: float | None, right: int | None, n: int,
-          interval: Mapping[str, Any] | None) -> dict[str, Any]:
+          interval: Mapping[str, Any] | None,
+          comparisons: list[int] | None = None) -> dict[str, Any]:
     return {"accuracy": value, "right": right, "n": n,
-            "interval": dict(interval) if interval else None}
+            "interval": stats.interval_dict(interval) if interval else None,
+            **({"comparisons": list(comparisons)} if comparisons else {})}
 
 
 def _classifier_row(db: Any, dataset: Mapping[str, Any], ref: Any) -> Row:
     run = ref.row
+    comparisons = None
     domains = (rewards_results.item_domains(db, dataset["name"])
                if dataset.get("format") == "rmbench" else None)
     entries = rewards_results.entries_from_rows(
@@ -124,9 +130,11 @@ def _classifier_row(db: Any, dataset: Mapping[str, Any], ref: Any) -> Row:
     elif dataset.get("format") == "rmbench":
         figure = metrics.rmbench(entries)
         bounds = rewards_results.rmbench_intervals(entries)
-        subsets = {name: _part(part["score"], None, part["n"], bounds["domains"].get(name))
+        subsets = {name: _part(part["score"], None, part["n"], bounds["domains"].get(name),
+                               (part.get("counts") or {}).get("score"))
                    for name, part in figure["domains"].items()}
         metric, right = RMBENCH_SCORE, None
+        comparisons = (figure.get("counts") or {}).get("score")
     else:
         figure = metrics.best_of_n(entries)
         bounds = rewards_results.bon_intervals(entries)
@@ -138,9 +146,9 @@ def _classifier_row(db: Any, dataset: Mapping[str, Any], ref: Any) -> Row:
         subsets = {}
     return Row(key=ref.key, name=short_name(str(run["model"])), kind=REWARD_MODEL,
                mode=str(run["variant"]), metric=metric, accuracy=figure["accuracy"], right=right,
-               n=int(figure["n"]), unit="items", interval=bounds["overall"],
+               n=int(figure["n"]), unit="items", interval=stats.interval_dict(bounds["overall"]),
                items=len(entries), failed=None, date=str(run.get("updated_at") or ""),
-               model=str(run["model"]), subsets=subsets)
+               model=str(run["model"]), subsets=subsets, comparisons=comparisons)
 
 
 def _temperature(run: Mapping[str, Any]) -> str | None:
@@ -270,9 +278,12 @@ def table(rows: list[Row]) -> list[dict[str, Any]]:
     out = []
     for rank, row in enumerate(rows, start=1):
         counts = (f"{row.right}/{row.n}" if row.right is not None else f"n={row.n}")
+        won = (f", {row.comparisons[0]:,}/{row.comparisons[1]:,} comparisons"
+               if row.comparisons else "")
         cells: dict[str, Any] = {
             "#": rank, "run": row.name, "kind": row.kind, "mode": row.mode, "metric": row.metric,
-            "accuracy": _share(row.accuracy, row.right, row.n), "counted": f"{counts} {row.unit}",
+            "accuracy": _share(row.accuracy, row.right, row.n),
+            "counted": f"{counts} {row.unit}{won}",
             "95 % interval": stats_text.percent_range(row.interval),
             "method": method_words(row.interval, row.n),
             "items answered": row.items,
@@ -280,13 +291,26 @@ def table(rows: list[Row]) -> list[dict[str, Any]]:
         }
         for name in names:
             part = row.subsets.get(name)
-            cells[name] = ("–" if part is None else
-                           f"{_share(part['accuracy'], part['right'], part['n'])} "
-                           f"({stats_text.percent_range(part['interval'])})")
+            cells[name] = "–" if part is None else _part_cell(part, row.unit)
         cells.update({"endpoint": row.endpoint or "–", "temperature": row.temperature or "–",
                       "model": row.model, "date": row.date[:16].replace("T", " ")})
         out.append(cells)
     return out
+
+
+def _part_cell(part: Mapping[str, Any], unit: str) -> str:
+    """A subset's (or RM-Bench domain's) cell: its share with the counts it is made of
+    and its interval, ``75.0 % (3/4 items; 30.1–95.4 %)``, an RM-Bench domain's
+    ``100.0 % (27/27 comparisons, 3 items; 43.9–100.0 %)``."""
+    if part.get("comparisons"):
+        won, made = part["comparisons"]
+        counts = f"{won:,}/{made:,} comparisons, {part['n']:,} {unit}"
+    elif part.get("right") is not None:
+        counts = f"{part['right']:,}/{part['n']:,} {unit}"
+    else:
+        counts = f"n={part['n']:,} {unit}"
+    return (f"{_share(part['accuracy'], part.get('right'), part['n'])} ({counts}; "
+            f"{stats_text.percent_range(part['interval'])})")
 
 
 def _share(value: float | None, right: int | None, n: int) -> str:

@@ -190,9 +190,9 @@ def _wins(c: Any, r: Any) -> bool:
     return not missing(c) and not missing(r) and c > r
 
 
-def rmbench_matrix(entries: Sequence[Entry]) -> list[list[float]]:
-    """M[i][j] = fraction of entries with score(chosen[i]) > score(rejected[j]), strictly;
-    every entry is in the denominator, a comparison with a missing score is not a win."""
+def rmbench_wins(entries: Sequence[Entry]) -> list[list[int]]:
+    """W[i][j] = how many entries have score(chosen[i]) > score(rejected[j]), strictly (a
+    comparison with a missing score is not a win); each cell is out of ``len(entries)``."""
     size = 3
     counts = [[0] * size for _ in range(size)]
     for entry in entries:
@@ -205,8 +205,27 @@ def rmbench_matrix(entries: Sequence[Entry]) -> list[list[float]]:
         for i in range(size):
             for j in range(size):
                 counts[i][j] += _wins(chosen[i], rejected[j])
+    return counts
+
+
+def rmbench_matrix(entries: Sequence[Entry]) -> list[list[float]]:
+    """M[i][j] = fraction of entries with score(chosen[i]) > score(rejected[j]), strictly;
+    every entry is in the denominator, a comparison with a missing score is not a win."""
     n = len(entries)
-    return [[c / n if n else 0.0 for c in row] for row in counts]
+    return [[c / n if n else 0.0 for c in row] for row in rmbench_wins(entries)]
+
+
+def rmbench_counts(wins: Sequence[Sequence[int]], n: int) -> dict[str, list[int]]:
+    """The comparisons won and made behind hard, normal, easy and the score, from the wins
+    matrix of ``n`` entries: ``{"hard": [won, 3n], "normal": [won, 3n], "easy": [won, 3n],
+    "score": [won, 9n]}`` (hard: the 3 cells above the diagonal of each entry, normal its
+    diagonal, easy below; the score all 9). A domain's figures are exactly won / made."""
+    size = len(wins)
+    upper = sum(wins[i][j] for i in range(size) for j in range(size) if i < j)
+    lower = sum(wins[i][j] for i in range(size) for j in range(size) if i > j)
+    diagonal = sum(wins[i][i] for i in range(size))
+    return {"hard": [upper, 3 * n], "normal": [diagonal, 3 * n], "easy": [lower, 3 * n],
+            "score": [upper + diagonal + lower, 9 * n]}
 
 
 def rmbench_from_matrix(matrix: Sequence[Sequence[float]]) -> dict[str, float]:
@@ -233,7 +252,11 @@ def rmbench(entries: Iterable[Entry]) -> dict[str, Any]:
     """RM-Bench per domain (matrix, hard/normal/easy, score) and overall.
 
     overall = mean of the domain scores over the domains present; hard, normal and
-    easy overall are likewise means over domains (as in RM-Bench's own code).
+    easy overall are likewise means over domains (as in RM-Bench's own code), and so is
+    the overall ``matrix`` (each cell the mean of the domains' cells). ``wins`` is the
+    matrix in comparisons won (each cell out of ``n`` entries) and ``counts`` the
+    comparisons won and made behind hard, normal, easy and the score
+    (:func:`rmbench_counts`), per domain and overall.
     ``domains_present`` names them; ``comparable`` is False and ``note`` says why when
     one of chat, code, math, safety has no entries.
     """
@@ -247,22 +270,34 @@ def rmbench(entries: Iterable[Entry]) -> dict[str, Any]:
     domains: dict[str, Any] = {}
     for domain in sorted(by_domain, key=lambda d: (RMBENCH_DOMAINS + (d,)).index(d)):
         group = by_domain[domain]
-        matrix = rmbench_matrix(group)
+        wins = rmbench_wins(group)
+        matrix = [[c / len(group) for c in row] for row in wins]
         domains[domain] = {"n": len(group), "missing": sum(missing_count(e) > 0 for e in group),
-                           "matrix": matrix, **rmbench_from_matrix(matrix)}
+                           "matrix": matrix, "wins": wins,
+                           "counts": rmbench_counts(wins, len(group)),
+                           **rmbench_from_matrix(matrix)}
 
     def over_domains(key: str) -> float | None:
         values = [d[key] for d in domains.values()]
         return sum(values) / len(values) if values else None
 
     present = list(domains)
+    n = sum(d["n"] for d in domains.values())
+    # the overall matrix as the overall figures are made: each cell the mean over domains
+    overall: list[list[float]] | None = (
+        [[sum(d["matrix"][i][j] for d in domains.values()) / len(domains) for j in range(3)]
+         for i in range(3)] if domains else None)
+    wins = [[sum(d["wins"][i][j] for d in domains.values()) for j in range(3)] for i in range(3)]
     return {
         "kind": "rmbench",
         "accuracy": over_domains("score"),
         "hard": over_domains("hard"),
         "normal": over_domains("normal"),
         "easy": over_domains("easy"),
-        "n": sum(d["n"] for d in domains.values()),
+        "matrix": overall,
+        "wins": wins,
+        "counts": rmbench_counts(wins, n),
+        "n": n,
         "missing": missing_entries,
         "missing_scores": missing_scores,
         "domains_present": present,

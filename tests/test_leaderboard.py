@@ -251,9 +251,10 @@ def test_the_page_shows_the_rows_the_command_prints_and_opens_one(board, monkeyp
         assert cells["counted"] == f"{row['right']}/{row['n']} {row['unit']}"
         assert cells["95 % interval"] == percent_range(row["interval"])
         assert cells["method"] == "95 % Wilson"
-        for name, part in row["subsets"].items():
+        for name, part in row["subsets"].items():  # the counts beside the share (issue 59)
             assert cells[name] == (f"{percent(part['right'], part['n'])} "
-                                   f"({percent_range(part['interval'])})")
+                                   f"({part['right']}/{part['n']} {row['unit']}; "
+                                   f"{percent_range(part['interval'])})")
         assert str(cells["failed requests"]) == ("–" if row["failed"] is None else str(row["failed"]))
     # open the last row (the worst) in Results
     last = printed[-1]
@@ -292,7 +293,11 @@ def test_an_rmbench_set_ranks_by_the_rmbench_score_with_its_domains(tmp_path) ->
     assert (a.subsets["chat"]["n"], a.subsets["math"]["n"]) == (3, 2)
     assert a.interval["method"] in ("bootstrap", "none", "wilson")
     cells = lb.table(rows)
-    assert cells[0]["accuracy"] == "75.0 %" and cells[0]["counted"] == "n=5 items"
+    # model A won 9 comparisons of each won item, 0 of the lost one: 36 of 45
+    assert cells[0]["accuracy"] == "75.0 %"
+    assert cells[0]["counted"] == "n=5 items, 36/45 comparisons"
+    assert cells[0]["chat"].startswith("100.0 % (27/27 comparisons, 3 items; ")
+    assert cells[0]["math"].startswith("50.0 % (9/18 comparisons, 2 items; ")
     assert cells[1]["accuracy"] == "16.7 %"
 
 

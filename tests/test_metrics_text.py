@@ -104,9 +104,21 @@ def test_rmbench_text_gives_n_and_the_stratified_interval(tmp_path, capsys) -> N
     ci = report["intervals"]["overall"]
     assert lines[0].startswith("rmbench: 75.0 % (n=5 entries), 95 % ")
     assert f"{pct(ci['low'])}–{pct(ci['high'])} %" in lines[0]
-    assert "(hard 75.0 %, normal 75.0 %, easy 75.0 %)" in lines[0]
+    # hard, normal and easy with their comparisons and intervals, then the 3 × 3 (issue 59):
+    # chat's 3 items win their 3 hard comparisons each, math's one of two: 12 of 15, but
+    # the figure is the mean over the domains, (1 + 0.5) / 2
+    parts = report["intervals"]["parts"]
+    for k, key in enumerate(("hard", "normal", "easy"), start=1):
+        assert lines[k].startswith(f"  {key}: 75.0 % (the mean over domains; 12/15 comparisons "
+                                   "in all), 95 % "), lines[k]
+        assert f"{pct(parts[key]['overall']['low'])}–{pct(parts[key]['overall']['high'])} %" \
+            in lines[k]
+    assert lines[4].startswith("  matrix (share of entries where the chosen style, by row")
+    assert lines[6].split()[:5] == ["chosen", "concise", "75.0", "%", "(4/5)"], lines[6]
+    assert report["counts"]["hard"] == [12, 15] and report["wins"][0] == [4, 4, 4]
     lo, hi = hand_wilson(3, 3)
-    assert f"  chat: 100.0 % (n=3 entries), 95 % Wilson {pct(lo)}–{pct(hi)} %" in lines
+    assert f"  chat: 100.0 % (27/27 comparisons), 95 % Wilson over 3 items {pct(lo)}–{pct(hi)} %; " \
+        "3 entries; hard 100.0 % (9/9), normal 100.0 % (9/9), easy 100.0 % (9/9)" in lines
 
 
 def test_share_words_rounds_half_up_from_the_counts() -> None:

@@ -227,17 +227,20 @@ def test_rmbench_matrix_per_domain(tmp_path, monkeypatch):
                        "rejected_scores": [2.5, 1.5, 0.5]} for k, r in enumerate(records)])
     at = open_page({"dataset": "rm"})
     table = frame(at, "hard").set_index("domain")
-    # chosen [3, 2, 1] vs rejected [2.5, 1.5, .5]: M = [[1,1,1],[0,1,1],[0,0,1]]
-    assert table.loc["chat", "hard"] == "100.0%" and table.loc["chat", "easy"] == "0.0%"
+    # chosen [3, 2, 1] vs rejected [2.5, 1.5, .5]: M = [[1,1,1],[0,1,1],[0,0,1]]; each
+    # figure with its comparisons won (2 prompts × 3) and its interval (issue 59)
+    assert table.loc["chat", "hard"].startswith("100.0% (6/6; ")
+    assert table.loc["chat", "easy"].startswith("0.0% (0/6; ")
     # code and safety are absent: the overall row and headline say so (issue 10, point 6)
     overall = "mean over chat, math (not comparable)"
-    assert table.loc[overall, "normal"] == "100.0%"
+    assert table.loc[overall, "normal"].startswith("100.0% (12/12; ")
     assert "overall" not in table.index
     assert "RM-Bench mean over chat, math" in metric_values(at)
     assert any("Not comparable to RM-Bench's total" in w.value and "code, safety absent" in w.value
                for w in at.warning)
-    matrix = frame(at, "rejected concise")
-    assert matrix.loc["chosen concise", "rejected detailed markdown"] == "100.0%"
+    matrix = frame(at, "rejected concise")  # the first tab: all domains (issue 59)
+    assert matrix.loc["chosen concise", "rejected detailed markdown"] == "100.0% (4/4)"
+    assert matrix.loc["chosen detailed markdown", "rejected concise"] == "0.0% (0/4)"
 
 
 @pytest.mark.slow

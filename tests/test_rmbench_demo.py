@@ -154,8 +154,18 @@ def test_the_rm_bench_figures_of_the_demo_model_on_the_demo_set(tmp_path, monkey
     assert sorted(order) == ["chat", "code", "math", "safety"]
     assert list(table["domain"]) == [*order, "overall"]
     matrices = [f for f in frames if list(f.columns) == [f"rejected {s}" for s in STYLES]]
-    assert len(matrices) == 4  # one per domain, in the table's order
-    for domain, frame in zip(order, matrices, strict=True):
+    assert len(matrices) == 5  # all domains, then one per domain in the table's order
+    overall = [sum(flat(h["matrix"])[k] for h in hand.values()) / 4 for k in range(9)]
+    for want, frame in zip([overall, *(flat(hand[d]["matrix"]) for d in order)], matrices,
+                           strict=True):
         assert list(frame.index) == [f"chosen {s}" for s in STYLES]
-        shown = [float(v.rstrip(" %")) for row in frame.values.tolist() for v in row]
-        assert shown == pytest.approx([100 * x for x in flat(hand[domain]["matrix"])], abs=0.06)
+        shown = [float(v.split("%")[0]) for row in frame.values.tolist() for v in row]
+        assert shown == pytest.approx([100 * x for x in want], abs=0.06)
+    # each cell with its comparisons won: 12 prompts in all, 3 in a domain (issue 59)
+    assert all(v.endswith("/12)") for row in matrices[0].values.tolist() for v in row)
+    assert all(v.endswith("/3)") for row in matrices[1].values.tolist() for v in row)
+    overall_row = table.set_index("domain").loc["overall"]
+    for key in ("hard", "normal", "easy"):
+        won = figures["counts"][key][0]
+        assert figures["counts"][key][1] == 36  # 3 comparisons of each kind × 12 prompts
+        assert overall_row[key].startswith(f"{figures[key] * 100:.1f}% ({won}/36; "), overall_row[key]

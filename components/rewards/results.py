@@ -23,7 +23,7 @@ from needlework.picker_words import with_count
 from needlework.rewardbench2 import WEIGHTS
 from needlework.rewardbench2 import rows as rewardbench2_rows
 from needlework.rewards.compare import RunRef, list_runs
-from needlework.rewards.results import Failure, intervals
+from needlework.rewards.results import RMBENCH_PARTS, Failure, intervals
 from needlework.rewards.runs import dataset_metrics
 from needlework.stats_text import how, method_label, percent, percent_range
 from needlework.words import plural
@@ -250,26 +250,54 @@ def rewardbench2_table(metrics: dict[str, Any], bounds: dict[str, Any] | None = 
     return pd.DataFrame(shown)
 
 
+def _rm_cell(share: float | None, counts: list[int] | None, interval: dict[str, Any] | None,
+             exact: bool = True) -> str:
+    """``52.8 % (19/36; 36.1–69.4 %)``: a share, the comparisons behind it (``in all``
+    where the share is a mean over domains) and its 95 % interval."""
+    inner = []
+    if counts:
+        inner.append(f"{counts[0]:,}/{counts[1]:,}" + ("" if exact else " in all"))
+    if interval is not None and interval.get("low") is not None:
+        inner.append(percent_range(interval))
+    return _pct(share) + (f" ({'; '.join(inner)})" if inner else "")
+
+
 def rmbench_table(metrics: dict[str, Any], bounds: dict[str, Any] | None = None) -> pd.DataFrame:
-    """RM-Bench hard / normal / easy and score per domain with the score's 95 % interval
-    (``bounds``: :func:`needlework.rewards.results.intervals`), and an overall row."""
+    """RM-Bench hard / normal / easy and score per domain, each with the comparisons behind
+    it and its 95 % interval (``bounds``: :func:`needlework.rewards.results.intervals`), and
+    an overall row (means over domains, the comparisons counted in all)."""
     rm = metrics["rmbench"]
     ci = (bounds or {}).get("rmbench") or {}
-    rows = [{"domain": d, "items": m["n"], "missing": m["missing"], "hard": _pct(m["hard"]),
-             "normal": _pct(m["normal"]), "easy": _pct(m["easy"]), "score": _pct(m["score"]),
-             "score 95 % interval": percent_range((ci.get("domains") or {}).get(d))}
-            for d, m in rm["domains"].items()]
+    parts = ci.get("parts") or {}
+    rows = []
+    for d, m in rm["domains"].items():
+        counts = m.get("counts") or {}
+        row: dict[str, Any] = {"domain": d, "items": m["n"], "missing": m["missing"]}
+        for key in RMBENCH_PARTS:
+            row[key] = _rm_cell(m[key], counts.get(key),
+                                ((parts.get(key) or {}).get("domains") or {}).get(d))
+        row["score"] = _rm_cell(m["score"], counts.get("score"), None)
+        row["score 95 % interval"] = percent_range((ci.get("domains") or {}).get(d))
+        rows.append(row)
     overall = ("overall" if rm["comparable"]
                else f"mean over {', '.join(rm['domains_present'])} (not comparable)")
-    rows.append({"domain": overall, "items": rm["n"], "missing": rm["missing"], "hard": _pct(rm["hard"]),
-                 "normal": _pct(rm["normal"]), "easy": _pct(rm["easy"]), "score": _pct(rm["accuracy"]),
-                 "score 95 % interval": percent_range(ci.get("overall"))})
+    counts = rm.get("counts") or {}
+    equal = len({m["n"] for m in rm["domains"].values()}) <= 1  # then a mean is the ratio
+    row = {"domain": overall, "items": rm["n"], "missing": rm["missing"]}
+    for key in RMBENCH_PARTS:
+        row[key] = _rm_cell(rm[key], counts.get(key), (parts.get(key) or {}).get("overall"), equal)
+    row["score"] = _rm_cell(rm["accuracy"], counts.get("score"), None, equal)
+    row["score 95 % interval"] = percent_range(ci.get("overall"))
+    rows.append(row)
     return pd.DataFrame(rows)
 
 
-def matrix_frame(matrix: list[list[float]]) -> pd.DataFrame:
-    """The 3×3 RM-Bench matrix with style names: rows chosen, columns rejected."""
-    return pd.DataFrame([[_pct(x) for x in row] for row in matrix],
+def matrix_frame(matrix: list[list[float]], wins: list[list[int]] | None = None,
+                 n: int | None = None) -> pd.DataFrame:
+    """The 3×3 RM-Bench matrix with style names: rows chosen, columns rejected; with
+    ``wins`` and ``n``, each cell's comparisons won (``75.0% (9/12)``)."""
+    return pd.DataFrame([[_pct(x) + (f" ({wins[i][j]}/{n})" if wins is not None and n else "")
+                          for j, x in enumerate(row)] for i, row in enumerate(matrix)],
                         index=[f"chosen {s}" for s in RMBENCH_STYLES],
                         columns=[f"rejected {s}" for s in RMBENCH_STYLES])
 
@@ -282,10 +310,20 @@ def _rmbench(metrics: dict[str, Any], bounds: dict[str, Any]) -> None:
     st.dataframe(rmbench_table(metrics, bounds), hide_index=True, width="stretch", key="rw_rmbench")
     st.caption("M[i][j] = share of prompts where chosen style i scores above rejected style j. "
                "hard = above the diagonal (concise/plain chosen vs more detailed rejected), "
-               "normal = diagonal, easy = below; domain score = mean of the three.")
-    tabs = st.tabs(list(rm["domains"]))
+               "normal = diagonal, easy = below; domain score = mean of the three. Each figure "
+               "with the comparisons won of those made (an item gives 3 to each of hard, "
+               "normal and easy, 9 to its score) and its 95 % interval (items resampled, "
+               "within their domain overall). The overall row and matrix are means over "
+               "domains, as RM-Bench's own figures are.")
+    names = ["all domains", *rm["domains"]] if rm.get("matrix") else list(rm["domains"])
+    tabs = st.tabs(names)
+    if rm.get("matrix"):
+        tabs[0].dataframe(matrix_frame(rm["matrix"], rm.get("wins"), rm["n"]), width="stretch",
+                          key="rw_matrix_all")
+        tabs = tabs[1:]
     for tab, (domain, m) in zip(tabs, rm["domains"].items(), strict=True):
-        tab.dataframe(matrix_frame(m["matrix"]), width="stretch", key=f"rw_matrix_{domain}")
+        tab.dataframe(matrix_frame(m["matrix"], m.get("wins"), m["n"]), width="stretch",
+                      key=f"rw_matrix_{domain}")
     pair = metrics["pairwise"]
     st.caption(f"Pairwise accuracy over all {pair['pairs']:,} chosen × rejected pairs: "
                f"{_pct(pair['accuracy'])}.")

@@ -10,7 +10,7 @@ from typing import Any
 
 from needlework import metrics, stats_text
 from needlework.cli import add_db_argument
-from needlework.figures_text import share_words
+from needlework.figures_text import rmbench_lines, share_words
 
 SIDES = ("chosen_scores", "rejected_scores")
 
@@ -119,9 +119,8 @@ def describe(kind: str, result: dict[str, Any], bounds: dict[str, Any] | None = 
     if kind == "rewardbench2":
         return rewardbench2_lines(result, bounds)
     if kind == "rmbench":
-        lines = [f"rmbench: {share_words(result['accuracy'], n=result['n'], interval=overall, unit='entries')}"
-                 f" (hard {_pct(result['hard'])}, normal {_pct(result['normal'])}, "
-                 f"easy {_pct(result['easy'])})"]
+        lines = [f"rmbench: {share_words(result['accuracy'], n=result['n'], interval=overall, unit='entries')}",
+                 *rmbench_lines(result, bounds)]
     elif kind == "pairwise":
         lines = [f"pairwise: {share_words(result['accuracy'], result['correct'], result['pairs'], overall, unit='pairs')}"]
     else:
@@ -145,7 +144,12 @@ def describe(kind: str, result: dict[str, Any], bounds: dict[str, Any] | None = 
     for name, part in (result.get("subsets") or result.get("domains") or {}).items():
         ci = _ci(bounds, name)
         if kind == "rmbench":
-            words = share_words(part.get("score"), n=part.get("n"), interval=ci, unit="entries")
+            won = (part.get("counts") or {}).get("score") or [None, None]
+            counts = part.get("counts") or {}
+            words = (share_words(part.get("score"), won[0], won[1], ci, unit="comparisons")
+                     + f"; {part.get('n')} entries; " + ", ".join(
+                         f"{key} {_pct(part.get(key))} ({counts[key][0]}/{counts[key][1]})"
+                         for key in ("hard", "normal", "easy") if key in counts))
         elif kind == "pairwise":
             words = share_words(part.get("accuracy"), part.get("correct"), part.get("pairs"), ci,
                                 unit="pairs")

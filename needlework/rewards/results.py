@@ -162,18 +162,29 @@ def rmbench_item_score(entry: dict[str, Any]) -> float:
     return parts["score"]
 
 
+RMBENCH_PARTS = ("hard", "normal", "easy")
+
+
 def rmbench_intervals(entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """RM-Bench's 95 % intervals: per domain, and overall (items resampled within their
-    domain, the domains' means averaged with equal weight, as the figure is)."""
-    scored = [(metrics.rmbench_domain(e), rmbench_item_score(e)) for e in entries]
-    domains: dict[str, list[float]] = {}
-    for domain, score in scored:
-        domains.setdefault(domain, []).append(score)
-    overall = stats.bootstrap_mean([s for _, s in scored], unit="item",
-                                   strata=[d for d, _ in scored])
-    return {"overall": overall.as_dict(),
-            "domains": {d: stats.bootstrap_mean(v, unit="item").as_dict()
-                        for d, v in domains.items()}}
+    domain, the domains' means averaged with equal weight, as the figure is); ``parts``
+    gives hard, normal and easy the same way (``{"hard": {"overall", "domains"}, ...}``),
+    each item's own share of its 3 comparisons of that kind the unit's value."""
+    rows = list(entries)
+    labels = [metrics.rmbench_domain(e) for e in rows]
+    parts = [metrics.rmbench_from_matrix(metrics.rmbench_matrix([e])) for e in rows]
+
+    def of(key: str) -> dict[str, Any]:
+        values = [p[key] for p in parts]
+        domains: dict[str, list[float]] = {}
+        for domain, value in zip(labels, values, strict=True):
+            domains.setdefault(domain, []).append(value)
+        return {"overall": stats.bootstrap_mean(values, unit="item", strata=labels).as_dict(),
+                "domains": {d: stats.bootstrap_mean(v, unit="item").as_dict()
+                            for d, v in domains.items()}}
+
+    score = of("score")
+    return {**score, "parts": {key: of(key) for key in RMBENCH_PARTS}}
 
 
 def intervals(format_name: str, entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -257,21 +268,33 @@ def metrics_rows(figures: dict[str, Any],
 
 def rmbench_rows(figures: dict[str, Any], bounds: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """RM-Bench's figures per domain and overall, as numbers (for a CSV), with the score's
-    95 % interval when ``bounds`` (:func:`intervals`) is given; ``[]`` when RM-Bench could
-    not be computed."""
+    95 % interval when ``bounds`` (:func:`intervals`) is given and the comparisons won and
+    made behind each figure (``hard_won``, ``hard_of``, …, ``score_of``; overall: in all,
+    the figures being means over domains); ``[]`` when RM-Bench could not be computed."""
     rm = figures.get("rmbench") or {}
     if "error" in rm or not rm:
         return []
     ci = (bounds or {}).get("rmbench") or {}
+
+    def won(counts: dict[str, list[int]] | None) -> dict[str, Any]:
+        """The comparisons won and made behind each figure (``hard_won``, ``hard_of``, …)."""
+        out: dict[str, Any] = {}
+        for key in (*RMBENCH_PARTS, "score"):
+            pair = (counts or {}).get(key)
+            out[f"{key}_won"], out[f"{key}_of"] = (pair[0], pair[1]) if pair else (None, None)
+        return out
+
     rows = []
     for domain, m in rm["domains"].items():
         part = (ci.get("domains") or {}).get(domain) or {}
         rows.append({"domain": domain, "items": m["n"], "missing": m["missing"], "hard": m["hard"],
                      "normal": m["normal"], "easy": m["easy"], "score": m["score"],
-                     "score_low": part.get("low"), "score_high": part.get("high")})
+                     "score_low": part.get("low"), "score_high": part.get("high"),
+                     **won(m.get("counts"))})
     part = ci.get("overall") or {}
     rows.append({"domain": "overall" if rm["comparable"] else "mean over present domains",
                  "items": rm["n"], "missing": rm["missing"], "hard": rm["hard"],
                  "normal": rm["normal"], "easy": rm["easy"], "score": rm["accuracy"],
-                 "score_low": part.get("low"), "score_high": part.get("high")})
+                 "score_low": part.get("low"), "score_high": part.get("high"),
+                 **won(rm.get("counts"))})
     return rows
