@@ -13,10 +13,13 @@
 //   {push: action} an action for the outbox   {ask: seek}  a move (the navigator)
 //   {say: text}    a short note               {focus: "answer" | "comment" | "name" | "category"}
 //   {click: "keymap" | "hide"}                 {scroll: true} the cursor's card into view
+//   {replay: events} events that waited, to come again in order after a move
 // Events: {type: "key", key} (one character, or "enter", " ", "escape"), {type: "click",
 // what: "label", item, passage, digit}, {type: "click", what: "dim", item, dim, option},
 // {type: "arrive", target} (the navigator aims the keys at a place; null: at the page's
-// data), {type: "data"} (a redraw: view.data is new), {type: "reverted", item, field}.
+// data), {type: "data"} (a redraw: view.data is new). Nothing the server answers moves
+// the cursor (an undo says which passage it reverted, and the cursor stays where the keys
+// left it), so where a key lands never depends on how fast an answer came.
 // No DOM, no clock, no outbox here: tests/js/annotate_input.test.cjs runs it under node.
 const nwAnnotateInput = (() => {
   const SEEK = {n: "next", p: "previous", u: "unfinished"};
@@ -28,6 +31,12 @@ const nwAnnotateInput = (() => {
 
   const clamp = (c, n) => Math.max(1, Math.min(c, Math.max(1, n)));
   const drawn = (state, view) => !!view.data && view.data.item === state.item;
+  // actions whose outcome the server decides on what is saved: until a redraw shows it,
+  // the page's copy of the question may be out of date
+  const DECIDED = new Set(["undo", "redo", "view", "accept", "rest", "deflect"]);
+  // the page shows the question the keys aim at, and everything sent for it
+  const ready = (state, view) => drawn(state, view) &&
+    !view.overlay.some((a) => DECIDED.has(a.kind));
   const labelsOf = (view) => ((view.data && view.data.keys) || {}).labels || {};
   const dims = (view) => (view.data && view.data.dims) || [];
   const toggled = (value, a) => (a.toggle && value === a.value ? null : a.value);
@@ -100,16 +109,19 @@ const nwAnnotateInput = (() => {
     return `${d.title}: ` + d.options.map((o, i) => `${i + 1} ${o}`).join(" · ") + " · 0 clear";
   }
 
-  // Whether a key reads the question's page (its boxes, the file's values): on a question
-  // not drawn yet it waits, and every event after it waits behind it, in order.
-  function needsPage(state, key, view) {
+  // Whether an event reads the question's page (its boxes, the file's values, what a
+  // dimension holds): until the page is ready it waits, and every event after it waits
+  // behind it, in order.
+  function needsPage(state, event, view) {
+    if (event.type === "click") return event.what === "dim";
+    const key = event.key;
     const p = state.prefix;
     if (!p) return key === "a" || key === "m" || key === "v";
     if (p.walk !== undefined) {
       if (key === "enter") return true;
       // any other key but a digit or Space ends the walk, then acts as itself
       if (digitOf(key) !== null || key === " " || key === "escape") return false;
-      return needsPage(Object.assign({}, state, {prefix: null}), key, view);
+      return needsPage(Object.assign({}, state, {prefix: null}), event, view);
     }
     return p.dim === undefined && digitOf(key) === dims(view).length + 1;
   }
@@ -242,7 +254,7 @@ const nwAnnotateInput = (() => {
       return s;
     }
     if (key === "d") {
-      if (data.answered && drawn(s, view)) {
+      if (data.answered && ready(s, view)) {
         r.say("the answer is not empty: D writes the deflection into an empty answer only");
       } else {
         r.push(s, {kind: "deflect"});
@@ -261,7 +273,7 @@ const nwAnnotateInput = (() => {
     if (key === "y") {
       // one action: the server gives each passage still unlabeled its suggestion (on a
       // question still being opened it goes too: the server decides)
-      if (drawn(s, view) && !Object.keys(data.suggested || {}).length) {
+      if (ready(s, view) && !Object.keys(data.suggested || {}).length) {
         r.say("no suggestions shown on this question");
         return s;
       }
@@ -278,7 +290,8 @@ const nwAnnotateInput = (() => {
   }
 
   // a card's label button: labels that passage and moves the cursor past it, as the key
-  // does; a click on the label the passage shows clears it, the cursor stays on it
+  // does (a click on the label the passage shows clears it: the server decides, on what
+  // is saved, and the cursor moves past it all the same)
   function clickStep(r, s, event) {
     const view = r.v();
     if (event.item !== s.item) return s;  // a card of a question the keys have left
@@ -287,10 +300,9 @@ const nwAnnotateInput = (() => {
       const value = labelsOf(view)[event.digit];
       const num = event.passage;
       if (!value || !(num >= 1 && num <= s.n)) return s;
-      const clears = labelOf(s, view, num) === value;
       r.push(s, {kind: "set", field: "label:" + num, value, toggle: true});
       r.out.push({scroll: true});
-      return Object.assign({}, s, {acted: s.item, cursor: clears ? num : clamp(num + 1, s.n)});
+      return Object.assign({}, s, {acted: s.item, cursor: clamp(num + 1, s.n)});
     }
     if (event.what === "dim") {
       const k = event.dim;
@@ -310,15 +322,15 @@ const nwAnnotateInput = (() => {
     const view = r.v();
     if (!view.data) return s;
     if (s.waiting.length) return Object.assign({}, s, {waiting: s.waiting.concat([event])});
-    const key = event.type === "key" ? event.key : null;
-    if (key !== null && needsPage(s, key, view) && !drawn(s, view)) {
+    if (needsPage(s, event, view) && !ready(s, view)) {
       return Object.assign({}, s, {waiting: [event]});
     }
-    return event.type === "key" ? keyStep(r, s, key) : clickStep(r, s, event);
+    return event.type === "key" ? keyStep(r, s, event.key) : clickStep(r, s, event);
   }
 
   // the events that waited for the page, once it shows the question: in order, until
-  // one waits again (a move among them leads to a question not drawn yet)
+  // one waits again, or one moves (the events after a move are given back to the page
+  // script, {replay}, to come again once the move is made: they aim where it leads)
   function flush(r, s) {
     let state = Object.assign({}, s, {waiting: []});
     const queue = s.waiting;
@@ -329,6 +341,10 @@ const nwAnnotateInput = (() => {
       }
       const before = r.out.length;
       state = inputStep(r, state, queue[k]);
+      if (r.out.slice(before).some((e) => e.ask) && k + 1 < queue.length) {
+        r.out.push({replay: queue.slice(k + 1)});
+        break;
+      }
       const typing = r.out.slice(before).some((e) => e.focus === "answer" || e.focus === "comment");
       if (typing && k + 1 < queue.length) {
         // the box has the focus now: what was typed after A or M while the question opened
@@ -349,14 +365,8 @@ const nwAnnotateInput = (() => {
       s = arrive(s, event.target, view);
     } else if (event.type === "data") {
       s = Object.assign({}, s, {cursor: clamp(s.cursor, s.n)});
-    } else if (event.type === "reverted") {
-      // an undo or redo came back: the cursor goes to the label it reverted
-      if (event.item === s.item && /^label:\d+$/.test(event.field || "")) {
-        s = Object.assign({}, s, {cursor: clamp(parseInt(event.field.slice(6), 10), s.n)});
-        r.out.push({scroll: true});
-      }
     }
-    if (s.waiting.length && drawn(s, view) && event.type !== "key" && event.type !== "click") {
+    if (s.waiting.length && ready(s, view) && event.type !== "key" && event.type !== "click") {
       s = flush(r, s);
     }
     return {state: s, effects: r.out};
@@ -386,6 +396,6 @@ const nwAnnotateInput = (() => {
     return next;
   }
 
-  return {initial, step, labelOf, dimChoice, fileChoice, dimActions, prefixText, drawn,
+  return {initial, step, labelOf, dimChoice, fileChoice, dimActions, prefixText, drawn, ready,
           KEYS, SEEK};
 })();

@@ -114,6 +114,7 @@ function annotateKeys() {
     else if (effect.focus) FOCUS[effect.focus]();
     else if (effect.click) { const el = document.querySelector(CLICK[effect.click]); if (el) el.click(); }
     else if (effect.scroll) setTimeout(S.scroll, 30);
+    else if (effect.replay) for (const event of effect.replay) S.dispatch(event);
   };
 
   // one event through the interpreter: its state first, then its effects in order (an
@@ -185,12 +186,14 @@ function annotateKeys() {
 
   // label buttons on the cards, dimension options and the toolbar's key buttons are
   // events of the same interpreter as the keys
+  // (the button gives the focus back: Enter or Space after a click must not press it again)
   document.addEventListener("click", (e) => {
     if (!S.active() || !S.data) return;
     const button = e.target.closest && e.target.closest("button");
     if (!button) return;
     if (button.dataset.nwLabel && button.dataset.nwPassage) {  // a card's label button
       e.preventDefault(); e.stopPropagation();
+      button.blur();
       if (button.disabled) return;
       S.dispatch({type: "click", what: "label", item: S.data.item,
                   passage: parseInt(button.dataset.nwPassage, 10), digit: button.dataset.nwLabel});
@@ -198,6 +201,7 @@ function annotateKeys() {
     }
     if (button.dataset.nwDim !== undefined && button.dataset.nwOption !== undefined) {
       e.preventDefault(); e.stopPropagation();
+      button.blur();
       if (button.disabled) return;
       S.dispatch({type: "click", what: "dim", item: S.data.item,
                   dim: parseInt(button.dataset.nwDim, 10),
@@ -208,6 +212,7 @@ function annotateKeys() {
     const key = box && keyOf(box);
     if (!key) return;
     e.preventDefault(); e.stopPropagation();
+    button.blur();
     const map = {"prev": "k", "next": "j", "clear": "0", "item-prev": "p", "item-next": "n",
                  "item-unfinished": "u", "deflect": "d"};
     S.handle(map[key] || key);
@@ -229,7 +234,6 @@ function annotateKeys() {
   nwCore.revertListeners.add((u) => {  // an undo or redo came back: show what it reverted
     const label = u.field.startsWith("label:") ? `passage ${u.field.slice(6)}'s label` :
       u.field.startsWith("dim:") ? "a dimension" : u.field;
-    if (S.data) S.dispatch({type: "reverted", item: u.item, field: u.field});
     S.say(u.item === S.item ? `reverted ${label}` : `reverted ${label} of another question`);
   });
   nwCore.tellListeners.add((t) => S.say(t.message));  // R: how many it marked; F: on or off

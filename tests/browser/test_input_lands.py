@@ -16,6 +16,17 @@ import uuid
 import pytest
 
 from needlework.grounding.keymap import choice_of, dimension_keys
+from tests.browser.differential import (
+    copy_db,
+    first_difference,
+    in_browser,
+    interpreted,
+    new_name,
+    random_events,
+    record,
+    sent,
+    type_events,
+)
 from tests.browser.harness import AppServer
 from tests.browser.keys import (
     DATASET,
@@ -203,3 +214,25 @@ def test_review_a_reason_typed_after_a_verdict_goes_with_it(page, server):
     assert len(verdicts_of(server.db_path, who)) == 1
     assert errors(page) == []
 
+
+
+@pytest.mark.parametrize("pace", [0, 50, 150], ids=["full-speed", "50ms", "150ms"])
+def test_random_keys_and_clicks_land_as_the_interpreter_alone_says(page, server, tmp_path, pace):
+    """The differential check (tests/browser/differential.py), one fixed seed a pace:
+    `benchmarks/bench_differential.py` runs many."""
+    order = items(server.db_path)
+    who = new_name(f"diff{pace}")
+    start = 5
+    events = random_events(seed=1000 + pace, count=45)
+    alone = copy_db(server.db_path, tmp_path / "alone.db")
+    open_annotate(page, server.url, order[start][0], who)
+    record(page)
+    type_events(page, events, pace)
+    settle(page)
+    log: list[dict] = []
+    expected = interpreted(alone, order, start, who, events, log)
+    assert expected, "the sequence saved nothing: a check that cannot fail"
+    got = in_browser(server.db_path, who)
+    assert got == expected, ({k: (got.get(k), expected.get(k)) for k in set(got) | set(expected)
+                              if got.get(k) != expected.get(k)}, first_difference(sent(page), log))
+    assert errors(page) == []
