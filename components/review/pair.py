@@ -163,9 +163,9 @@ def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
             st.button("Next unreviewed", key="rv_next_unreviewed", shortcut="N",
                       icon=":material/skip_next:", type="primary", disabled=unreviewed == 0)
         with st.container(horizontal=True, gap="xsmall", vertical_alignment="center"):
-            st.caption("Reasons for the verdict just given, or the next",
-                       help="1–7 right after a verdict go with that verdict, even when the "
-                            "page has moved on; before a verdict they wait for it.")
+            # the rule a fast typist needs (docs/review.md): 1-7 right after a verdict go
+            # with it, even when the page has moved on; before one, they wait for it
+            st.caption("Reasons · after a verdict: for it")
             for tag, key in REASONS.items():
                 st.button(tag, key=f"rv_r_{key}", shortcut=key,
                           type="primary" if tag in saved_reasons else "secondary")
