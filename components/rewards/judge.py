@@ -31,7 +31,7 @@ from needlework.figures_text import judge_interval_words
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
 from needlework.judges.job import latest_judge_job, start_judge_job
-from needlework.judges.local import short_name
+from needlework.judges.local import mode_refusal, short_name
 from needlework.judges.results import (
     JudgeFailure,
     bias_table,
@@ -147,6 +147,10 @@ def render_judging(db: Any, row: dict[str, Any]) -> str | None:
                                                          conn.model if conn is not None else "")
     job = latest_judge_job(db, row["name"])
     active = job is not None and job["display_status"] in ACTIVE
+    refusal = mode_refusal(conn.model, options["mode"]) if conn is not None else None
+    if refusal is not None:  # said before the run, not after 36 invalid answers
+        st.warning(f"{refusal[0].upper()}{refusal[1:]}.", icon="🚫")
+        problem = problem or refusal
     if conn is not None and not active and problem is None:
         render_judge_estimate(db, conn, row["name"], options)
     cols = st.columns([2, 3], vertical_alignment="center")

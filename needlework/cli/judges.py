@@ -231,6 +231,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
         connection = _connection(args)
     except (ValueError, TypeError) as exc:
         return _fail(str(exc))
+    from needlework.judges.local import mode_refusal  # noqa: PLC0415
+
+    if (refusal := mode_refusal(connection.model, args.mode)) is not None:
+        return _fail(f"{refusal} (--mode selection)")
     try:
         template = prompt_template(args.mode, connection.model, args.template)
     except (OSError, ValueError) as exc:

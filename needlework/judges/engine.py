@@ -62,7 +62,7 @@ from needlework.judges.errors import (  # noqa: F401 - the failure rules, named 
     no_answer_error,
     one_line,
 )
-from needlework.judges.local import cache_endpoint
+from needlework.judges.local import cache_endpoint, mode_refusal
 from needlework.judges.parse import Parsed
 from needlework.judges.plan import MODES, ORDERS, Trial, plan_trials
 from needlework.judges.prompts import default_template
@@ -169,6 +169,8 @@ def run_judge(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if (refusal := mode_refusal(connection.model, mode)) is not None:
+        raise ValueError(refusal)
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     if context_policy not in POLICIES:

@@ -31,7 +31,7 @@ from needlework.judges.connection import Connection
 from needlework.judges.context import POLICIES
 from needlework.judges.engine import run_judge
 from needlework.judges.errors import JudgeCancelled, JudgeError
-from needlework.judges.local import short_name
+from needlework.judges.local import mode_refusal, short_name
 from needlework.judges.needles import write_needles
 from needlework.judges.plan import MODES, ORDERS, DatasetNotFound, load_items, select_items
 from needlework.judges.prompts import MODES as PROMPT_MODES
@@ -130,6 +130,8 @@ def start_judge_job(db: Database, db_path: str | Path, connection: Connection, d
     judge jobs of the dataset are recorded as such first (their answers are cached, so
     this job resumes them)."""
     checked = judge_options(**options)
+    if (refusal := mode_refusal(connection.model, str(checked.get("mode")))) is not None:
+        raise ValueError(refusal)
     checked["connection"] = connection.describe()
     job_id = RUNNER.submit(db, KIND, dataset, short_name(connection.model), checked, by=by)
     RUNNER.start(db_path, job_id, inputs={"connection": connection})

@@ -64,6 +64,18 @@ def is_demo_judge(model: str) -> bool:
     return folder.is_absolute() and (folder / DEMO_REPORT).is_file()
 
 
+def mode_refusal(model: str, mode: str) -> str | None:
+    """Why a judge named ``model`` cannot run in ``mode``, in one sentence, or ``None``: the
+    demo judge was trained on the selection prompt only and answers ``[[A]]`` or ``[[B]]``,
+    so in scoring mode every answer would be invalid (its run would read "invalid 36 of 36"
+    and 0 %): it is refused before any request, not run."""
+    if mode == "scoring" and is_demo_judge(model):
+        return ("the demo judge cannot rate a response: it was trained on the selection "
+                "prompt only and answers [[A]] or [[B]], so every scoring answer would be "
+                "invalid. Judge in selection mode, or rate with another judge")
+    return None
+
+
 def settings_for(model: str) -> dict[str, int]:
     """``{"max_tokens", "concurrency"}`` a judge named ``model`` starts with: the demo
     judge's (:data:`DEMO_SETTINGS`), the rules judge's (:data:`RULES_SETTINGS`), else

@@ -15,6 +15,9 @@ scoring (``parse_score(text, low, high)``)
   4. ``7/10``, ``7 out of 10``  5. a number ending the answer (``... so I give it 8``;
   Long-form RewardBench's own rule)  6. the whole answer is a number
 
+A label or a score in brackets that do not pair up (``[A]]``, ``[A]]]``, ``A]]``, ``[[A]``,
+``[[A]]]``, ``[7]]``) is *invalid* ("malformed brackets") before any tier is tried: it is not the
+format asked for, and reading an A into it would be a guess.
 Within the tier that matched, one distinct value is an answer; two or more (``[[A]]``
 ... ``[[B]]``) make the answer *invalid* ("contradictory"), as does a label that is not
 one of the candidates, a score outside the scale, a fraction on another scale
@@ -34,7 +37,9 @@ from typing import Any
 NOUNS = r"(?:response|assistant|answer|option|candidate|output|model)"
 REF = rf"(?:(?P<noun>{NOUNS})\s*)?(?P<ref>[A-Za-z]|\d+)"
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
-_BRACKETS = re.compile(rf"\[\[\s*{REF}\s*\]\]", re.I)
+_BRACKETS = re.compile(rf"(?<!\[)\[\[\s*{REF}\s*\]\](?!\])", re.I)
+# a label between square brackets, two or more on a side: ``[[A]]``, or malformed (``[A]]``)
+_ANY_BRACKETS = re.compile(rf"(?<![\w\[])(?P<open>\[*)[ \t]*{REF}[ \t]*(?P<close>\]*)(?!\])", re.I)
 _AFTER_BARE = r"(?=\s*(?:[.,;:!)\]*]|$))"  # a bare letter must end the line or meet punctuation
 _VERDICT = re.compile(
     r"(?:final\s+)?(?:verdict|answer|choice|decision|winner|selection|preference"
@@ -54,7 +59,8 @@ SELECTION_KEYS = ("best", "choice", "winner", "verdict", "answer", "selection", 
                   "preferred", "better", "best_response", "final_verdict", "final_answer")
 SCORE_KEYS = ("score", "rating", "grade", "final_score", "final_rating", "overall")
 NUMBER = r"(?P<num>-?\d+(?:\.\d+)?)"
-_SCORE_BRACKETS = re.compile(rf"\[\[\s*{NUMBER}\s*\]\]")
+_SCORE_BRACKETS = re.compile(rf"(?<!\[)\[\[\s*{NUMBER}\s*\]\](?!\])")
+_ANY_SCORE_BRACKETS = re.compile(rf"(?<![\w\[.])(?P<open>\[*)[ \t]*{NUMBER}[ \t]*(?P<close>\]*)(?!\])")
 _SCORE_MARKER = re.compile(
     rf"\b(?:final\s+)?(?:rating|score|grade|overall)\s*(?:is|of)?\s*[:=]?\s*[*_`\"'(\[]*\s*{NUMBER}"
     r"(?P<range>\s*(?:-|–|to)\s*\d+(?:\.\d+)?)?(?P<scale>\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?)?",
@@ -157,11 +163,25 @@ def _json_values(text: str, keys: tuple[str, ...]) -> list[Any]:
     return values
 
 
+def _malformed(text: str, pattern: re.Pattern[str] = _ANY_BRACKETS) -> str | None:
+    """A label (or a score) in brackets that do not pair up, two or more on one side
+    (``[A]]``, ``[A]]]``, ``A]]``, ``[[A]``, ``[[A]]]``, ``[7]]``): not the ``[[A]]`` the
+    prompt asks for, and no other tier may read a choice into it."""
+    for m in pattern.finditer(text):
+        opened, closed = len(m.group("open")), len(m.group("close"))
+        if max(opened, closed) >= 2 and opened != closed:
+            return m.group(0).strip()
+    return None
+
+
 def parse_selection(text: str, n: int) -> Parsed:
     """Which of ``n`` candidates (0-based position) the answer names, or invalid."""
     letters(n)  # validates n
     if not text or not text.strip():
         return invalid("empty answer")
+    bad = _malformed(text)
+    if bad is not None:
+        return invalid(f"malformed brackets {bad!r}: not the [[X]] asked for", "brackets")
     refs = [m.group("ref") for m in _BRACKETS.finditer(text)]
     if refs:
         return _decide(refs, n, "brackets")
@@ -221,6 +241,9 @@ def parse_score(text: str, low: float = 0, high: float = 10) -> Parsed:
     """The score the answer gives on the ``low``-``high`` scale, or invalid."""
     if not text or not text.strip():
         return invalid("empty answer")
+    bad = _malformed(text, _ANY_SCORE_BRACKETS)
+    if bad is not None:
+        return invalid(f"malformed brackets {bad!r}: not the [[N]] asked for", "brackets")
     raws = [m.group("num") for m in _SCORE_BRACKETS.finditer(text)]
     if raws:
         return _decide_numbers(raws, low, high, "brackets")
