@@ -1,8 +1,9 @@
 """Verbs for annotation teams: ``users``, ``assign``, ``reassign``, ``progress``, ``audit``,
 ``mode`` and ``oidc-config``.
 
-The command line acts as the server's operator (whoever can run it can read the
-database file anyway): it is how the first admin account is made. Passwords and the
+The command line is how the first admin account is made; in team mode the verbs that
+change anything then act as a person (``--as NAME``, :mod:`needlework.cli.acting`), so
+that the audit trail names them as it names the app's users. Passwords and the
 identity provider's client secret are read from a prompt, or from stdin with
 ``--password-stdin`` / ``--client-secret-stdin``, never from the command line, and are
 never printed; the one-time passwords of ``users import`` are printed (or written to a
