@@ -177,8 +177,10 @@ def _lh(interval: Interval | Mapping[str, Any] | None) -> tuple[float | None, fl
 
 def verdict(result: Paired, first: str, second: str, *, percent: bool = True) -> str:
     """One sentence on a paired comparison: who is ahead by how much (the sign of the
-    difference of the means), its interval, on how many units each did better and how
-    many are tied, the test by name with its p, and whether it is significant at 5 %."""
+    difference of the means), its interval in the same direction (of the one ahead minus
+    the other: "fake3 is ahead of demo-judge by 72.5 points (… interval of fake3 −
+    demo-judge: +65.0 to +80.0)"), on how many units each did better and how many are
+    tied, the test by name with its p, and whether it is significant at 5 %."""
     if result.n == 0 or result.difference is None:
         return f"No {result.unit} was judged by both {first} and {second}: nothing to compare."
     as_percent = percent
@@ -195,18 +197,23 @@ def verdict(result: Paired, first: str, second: str, *, percent: bool = True) ->
         return f"{k:,} {result.unit}{'s' if k != 1 else ''}"
 
     diff = result.difference
+    # the interval reads in the sentence's direction: of the one ahead minus the other
+    ahead, behind, low, high = first, second, result.low, result.high
     if fmt(abs(diff)) == fmt(0.0):
         lead = f"{first} and {second} are level"
     elif diff > 0:
         lead = f"{first} is ahead of {second} by {fmt(diff)}"
     else:
         lead = f"{second} is ahead of {first} by {fmt(-diff)}"
+        ahead, behind = second, first
+        low, high = (None if result.high is None else -result.high,
+                     None if result.low is None else -result.low)
     kind = "Newcombe's paired" if result.interval == "newcombe" else "paired bootstrap"
-    if result.low is None or result.high is None:
-        spread = f"{first} − {second}: no interval (the differences are all the same)"
+    if low is None or high is None:
+        spread = f"{ahead} − {behind}: no interval (the differences are all the same)"
     else:
-        spread = (f"95 % {kind} interval of {first} − {second}: "
-                  f"{rng(result.low)} to {rng(result.high)}")
+        spread = (f"95 % {kind} interval of {ahead} − {behind}: "
+                  f"{rng(low)} to {rng(high)}")
     head = (f"On the {units(result.n)} both judged, {lead} ({spread}). "
             f"{first} better on {units(result.first_better)}, {second} better on "
             f"{units(result.second_better)}, tied on {units(result.tied)}. "

@@ -244,7 +244,7 @@ def test_cli_ask_with_the_rules_judge_and_from_scores_without_a_run(db_path):
                      out.stdout)
     listed = json.loads(run(["suggestions", "list", "--dataset", "demo-grounding", "--json",
                              "--db", str(db_path)]).stdout)
-    assert [r["source"] for r in listed] == ["judge:needlework-rules"]
+    assert {r["source"] for r in listed} == {"judge:needlework-rules"} and listed
     bad = run(["suggestions", "ask", "--dataset", "demo-grounding", "--db", str(db_path)])
     assert bad.returncode == 2 and "--rules-judge" in bad.stderr
     none = run(["suggestions", "from-scores", "--dataset", "demo-preference", "--db", str(db_path)])

@@ -163,7 +163,9 @@ def test_the_cli_imports_lists_and_deletes(tmp_path, db_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "imported 2 suggestion(s) for 2 item(s) of g: file:s.jsonl (2)"
     listed = run(["suggestions", "list", "--dataset", "g", "--json", "--db", str(db_path)])
-    assert [(r["source"], r["suggestions"]) for r in json.loads(listed.stdout)] == [("file:s.jsonl", 2)]
+    # --json: the suggestions themselves (issue 59), not counts
+    assert [(r["source"], r["item"]) for r in json.loads(listed.stdout)] == [
+        ("file:s.jsonl", "sample-1"), ("file:s.jsonl", "sample-2")]
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(lines({"item": "sample-9", "field": "label:1", "value": "OUTDATED"}))
     refused = run(["suggestions", "import", str(bad), "--dataset", "g", "--db", str(db_path)])

@@ -44,10 +44,17 @@ def _add_connection_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reasoning-effort", default=None, choices=REASONING_EFFORTS,
                    help="how hard a reasoning model thinks (sent as reasoning_effort only when "
                    "given; left out if the endpoint refuses it)")
+    add_retries_argument(p)
+    add_price_arguments(p)
+
+
+def add_retries_argument(p: argparse.ArgumentParser) -> None:
+    """``--max-retries``: how often a request is sent again after a timeout, 429 or 5xx (the
+    same option on every verb that sends requests: judge, rag-eval, rag-generate,
+    suggestions ask)."""
     p.add_argument("--max-retries", type=int, default=4, metavar="N",
                    help="retries of a request after a timeout, HTTP 429 or 5xx (default 4); a "
                    "request still failing is counted as failed, not as an answer")
-    add_price_arguments(p)
 
 
 def add_price_arguments(p: argparse.ArgumentParser) -> None:
@@ -121,8 +128,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--subset", action="append", default=[], metavar="NAME",
                    help="judge only this subset's items (repeat for several; default all)")
     p.add_argument("--per-subset", type=int, default=None, metavar="N",
-                   help="judge at most the first N items of each subset: try a judge on a few "
-                   "items first (a run on part of the set is kept apart from a full run)")
+                   help="judge at most N items of each subset, to try a judge on a few items "
+                   "first: the first N in import order; of a needle dataset N pairs of each "
+                   "length, a seeded sample spread over the needle positions, not the first "
+                   "ones (a run on part of the set is kept apart from a full run)")
     p.add_argument("--concurrency", type=int, default=None, metavar="N",
                    help=f"requests in flight at once (default {DEFAULT_CONCURRENCY}; for the "
                    "local demo judge what the page starts it with)")

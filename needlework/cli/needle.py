@@ -77,17 +77,24 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
 def _add_report(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="charts, CSV and findings from needle results",
                        description="Write heatmap and lines charts (PNG, SVG) and results.csv, "
-                       "and print the findings.")
+                       "and print the findings, from results CSV(s), a scores file, or every "
+                       "run stored for a needle dataset (--dataset: the reward models that "
+                       "scored it and the judges that judged it, as the needle lab shows them).")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--results", nargs="+", metavar="CSV", help="results CSV(s) from 'needle run'")
     src.add_argument("--scores", metavar="FILE",
                      help="scores JSONL {id, chosen_scores, rejected_scores, tagged_position, length_tokens}")
+    src.add_argument("--dataset", metavar="NAME",
+                     help="a needle dataset in the database (--db): every stored run of it")
     p.add_argument("--needles", metavar="FILE", help="needle JSONL to fill positions/lengths by id")
     p.add_argument("--model-name", default=None, help="model name for a scores file without one")
     p.add_argument("--out-dir", required=True, metavar="DIR")
     p.add_argument("--json", action="store_true",
                    help="print the files written, the findings and every heatmap cell (n, "
-                   "correct, accuracy and its 95%% bootstrap interval) as JSON")
+                   "pairs, correct, accuracy and its 95%% interval: Wilson's for a reward "
+                   "model's pairs, the bootstrap over pairs for a judge's shares, each cell's "
+                   "method named) as JSON")
+    add_db_argument(p)
     p.set_defaults(func=cmd_report)
 
 
@@ -214,6 +221,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         if args.results:
             results = combine([read_results_csv(path) for path in args.results])
+        elif args.dataset:
+            from needlework.needle.stored import dataset_results  # noqa: PLC0415
+            from store import connect  # noqa: PLC0415
+
+            results = dataset_results(connect(args.db), args.dataset)
+            if results.empty:
+                print(f"error: {args.dataset} has no stored results: score it (needle run "
+                      "--dataset) or judge it first", file=sys.stderr)
+                return 1
         else:
             records = ([r.record for r in formats.parse_file(args.needles, "needle").records]
                        if args.needles else None)
@@ -222,6 +238,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         return print_problems(e)
     except (OSError, ValueError, KeyError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 1
+    except LookupError as e:  # --dataset names no dataset
+        print(f"error: {e.args[0]}: import it first, or check --db", file=sys.stderr)
         return 1
     if results.empty:
         print("error: no results to report", file=sys.stderr)
@@ -241,7 +260,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
     """``needle report --json``: the files written, the findings, and each heatmap cell
-    with its count and 95 % bootstrap interval (the unit the pair; 1,000 resamples, seed 0)."""
+    with its count and 95 % interval, its method named (the unit the pair: Wilson's for a
+    reward model's 0/1 pairs, the percentile bootstrap, 1,000 resamples, seed 0, for a
+    judge's shares)."""
     from needlework.needle.analysis import THIN_CELL, counted, heatmap_frame  # noqa: PLC0415
     from needlework.needle.findings import bias_sentence, findings  # noqa: PLC0415
     from needlework.needle.order_bias import position_bias  # noqa: PLC0415

@@ -13,6 +13,7 @@ from needlework.cli import add_db_argument
 from needlework.cli.judges import (
     add_estimate_argument,
     add_price_arguments,
+    add_retries_argument,
     report_estimate,
     settings,
 )
@@ -75,6 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    f"{DEFAULT_MAX_TOKENS}; for the local demo and rules judges what the page "
                    "starts them with)")
     p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    add_retries_argument(p)
     add_price_arguments(p)
     p.add_argument("--token-param", default="auto",
                    choices=("auto", "max_tokens", "max_completion_tokens"),
@@ -197,7 +199,7 @@ def _connection(args: argparse.Namespace):  # noqa: ANN202
                       context_window=args.context_window or context_window_of(args.judge_model),
                       token_param=args.token_param, structured=args.structured,
                       input_price=args.input_price, output_price=args.output_price,
-                      **settings(args, args.judge_model))
+                      max_retries=args.max_retries, **settings(args, args.judge_model))
 
 
 def cmd_rag_eval(args: argparse.Namespace) -> int:

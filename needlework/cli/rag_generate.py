@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from needlework.cli import add_db_argument
+from needlework.cli.judges import add_retries_argument
 
 # The judge modules import openai: imported in the handler.
 from needlework.judges.connection import MAX_TOKENS_CAP  # the page's cap, one place
@@ -60,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"longest answer in tokens (default {ENDPOINT_MAX_TOKENS}; "
                    f"{DEMO_MAX_TOKENS} for the demo judge; at most {MAX_TOKENS_CAP})")
     p.add_argument("--temperature", type=float, default=0.0, help="default 0 (greedy, as GaRAGe)")
+    add_retries_argument(p)
     p.add_argument("--token-param", default="auto",
                    choices=("auto", "max_tokens", "max_completion_tokens"),
                    help="how the answer's length limit is named (OpenAI's reasoning models take "
@@ -154,7 +156,7 @@ def _generate(db: Any, args: argparse.Namespace, base_url: str, model: str, *,
         connection = Connection(base_url, model, key_env=key_env, timeout=args.timeout,
                                 max_tokens=max_tokens, temperature=args.temperature,
                                 concurrency=concurrency, context_window=window,
-                                token_param=args.token_param)
+                                token_param=args.token_param, max_retries=args.max_retries)
     except (ValueError, TypeError) as exc:
         return _fail(f"rag-generate: {exc}", 2)
     bar = None if args.no_progress else tqdm(total=0, unit="answer", desc="generating answers",

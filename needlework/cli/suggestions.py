@@ -19,6 +19,7 @@ from needlework.cli.acting import Stop, acting_user, add_as_argument
 from needlework.cli.judges import (
     add_estimate_argument,
     add_price_arguments,
+    add_retries_argument,
     report_estimate,
     settings,
 )
@@ -26,7 +27,7 @@ from needlework.formats import FormatError
 from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS
 from needlework.suggestions import import_suggestions
 from store import connect
-from store.suggestions import delete_source, suggestion_sources
+from store.suggestions import dataset_suggestions, delete_source, suggestion_sources
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,7 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--max-tokens", type=int, default=None, metavar="N",
                    help=f"longest answer in tokens (default {DEFAULT_MAX_TOKENS}; for the local "
                    "demo and rules judges what the page starts them with)")
-    q.add_argument("--timeout", type=float, default=120.0, metavar="S")
+    q.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                   help="seconds to wait for one answer (default 120)")
+    add_retries_argument(q)
     add_price_arguments(q)
     add_estimate_argument(q)
     q.add_argument("--token-param", default="auto",
@@ -102,9 +105,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_db_argument(q)
     q.set_defaults(func=cmd_seed_demo)
 
-    q = sub.add_parser("list", help="each source's suggestions in a dataset")
+    q = sub.add_parser("list", help="each source's suggestions in a dataset",
+                       description="One line per source (how many suggestions, for how many "
+                       "items, when last); with --json every suggestion itself, as a JSON list "
+                       "in the shape `suggestions import` reads.")
     q.add_argument("--dataset", required=True)
-    q.add_argument("--json", action="store_true", help="print a JSON list")
+    q.add_argument("--source", default=None, metavar="NAME", help="only this source's")
+    q.add_argument("--json", action="store_true",
+                   help="print every suggestion as a JSON list: item, field, value, score, "
+                   "confidence, source, detail, created_by, created_at")
     add_db_argument(q)
     q.set_defaults(func=cmd_list)
 
@@ -178,7 +187,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                               context_window=context_window_of(model),
                               token_param=args.token_param, structured=args.structured,
                               input_price=args.input_price, output_price=args.output_price,
-                              **settings(args, model))
+                              max_retries=args.max_retries, **settings(args, model))
             spec = SuggestSpec(args.dataset, conn, fields, args.source, args.replace)
             db = connect(args.db)
             estimate = cost.estimate(db, conn, cost.suggest_requests(db, spec))
@@ -258,10 +267,17 @@ def cmd_seed_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    rows = suggestion_sources(connect(args.db), args.dataset)
-    if args.json:
-        print(json.dumps(rows, indent=2))
+    db = connect(args.db)
+    if args.json:  # the suggestions themselves, in the import file's shape (it reads them back)
+        print(json.dumps([{"item": r["item_key"], "field": r["field"], "value": r["value"],
+                           "score": r["score"], "confidence": r["confidence"],
+                           "source": r["source"], "detail": r["detail"],
+                           "created_by": r["created_by"], "created_at": r["created_at"]}
+                          for r in dataset_suggestions(db, args.dataset, args.source)],
+                         indent=2, ensure_ascii=False))
         return 0
+    rows = [r for r in suggestion_sources(db, args.dataset)
+            if args.source is None or r["source"] == args.source]
     if not rows:
         print(f"no suggestions for {args.dataset}")
     for r in rows:

@@ -45,6 +45,17 @@ class ServerError(RuntimeError):
     """The local server could not be started (the message has the end of its log)."""
 
 
+def port_taken(port: int, host: str = "127.0.0.1") -> bool:
+    """True when something already listens on ``host:port`` (so a server started there
+    would exit at once)."""
+    with socket.socket() as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port that nothing listens on right now."""
     with socket.socket() as s:
@@ -120,8 +131,11 @@ def wait_ready(server: LocalServer, timeout: float = READY_TIMEOUT_S) -> float:
     try:
         while True:
             if not server.alive():
-                raise ServerError(f"transformers serve exited with code {server.process.returncode}:"
-                                  f"\n{server.log_tail()}")
+                tail = server.log_tail()
+                why = next((line.strip() for line in reversed(tail.splitlines()) if line.strip()),
+                           "it wrote nothing to its log")
+                raise ServerError(f"transformers serve exited with code "
+                                  f"{server.process.returncode}: {why}" + (f"\n{tail}" if tail else ""))
             try:
                 client.chat.completions.create(
                     model=server.model, max_tokens=1,
@@ -144,11 +158,16 @@ def start_server(model_dir: str | Path, *, host: str = "127.0.0.1", port: int | 
 
     ``threads`` caps the server's torch threads (``OMP_NUM_THREADS``). The child
     runs offline (``HF_HUB_OFFLINE=1``, no update check). Raises :class:`ServerError`
-    with the end of the server's log when it exits or does not answer in time.
+    when ``port`` is taken (before starting anything), or when the server exits (its first
+    line ends with the last line of the server's log: why) or does not answer in time,
+    with the end of the log.
     """
     folder = Path(model_dir).resolve()
     if not (folder / "config.json").is_file():
         raise ServerError(f"{folder} is not a model folder (no config.json)")
+    if port and port_taken(port, host):
+        raise ServerError(f"port {port} on {host} is taken: another program listens there. "
+                          "Choose another port, or leave the port out to use a free one")
     port = port or free_port(host)
     if log_path is None:
         handle, name = tempfile.mkstemp(prefix="needlework-serve-", suffix=".log")
