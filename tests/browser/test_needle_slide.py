@@ -70,8 +70,10 @@ MEASURE = """() => {
           legendLabels: [...legend.querySelectorAll('text')].map(t => t.textContent),
           texts, page: document.scrollingElement.scrollHeight,
           main: main.scrollHeight, mainView: main.clientHeight,
-          buttons: Math.min(...[...document.querySelectorAll('.st-key-nw-slide-tools button')]
-                              .map(b => b.getBoundingClientRect().left)),
+          buttons: [...document.querySelectorAll('.st-key-nw-slide-tools button')]
+                   .map(b => b.getBoundingClientRect()).filter(b => b.width > 0)
+                   .map(b => [b.left, b.right]),
+          slideRight: slide.getBoundingClientRect().right,
           fullscreen: !!document.fullscreenElement, width: innerWidth, height: innerHeight};
 }"""
 
@@ -160,8 +162,14 @@ def test_the_slide_fits_one_screen_with_room_sized_type(browser, slide_url, size
         got = _open_slide_from_the_lab(page, slide_url)
         assert got["title"]["text"] == TITLE and len(TITLE) == 200
         _fits(got)
-        # the title takes the width up to the buttons beside it, not 5/7 of it (issue 59)
-        assert got["buttons"] - got["title"]["right"] < 80, (got["title"], got["buttons"])
+        # the title takes the width up to the buttons beside it, which end at the slide's
+        # right edge: not 5/7 of the width (issue 59)
+        left = min(b[0] for b in got["buttons"])
+        right = max(b[1] for b in got["buttons"])
+        assert left - got["title"]["right"] < 80, (got["title"], got["buttons"])
+        assert got["slideRight"] - right < 40, (got["slideRight"], got["buttons"])
+        assert got["title"]["right"] - got["title"]["left"] > 0.75 * (got["slideRight"]
+                                                                   - got["title"]["left"])
         # every text at least 24 px (at 1920×1080 larger: labels follow the screen)
         small = [t for t in got["texts"] if t[1] < 23.9]  # (a chart's text scaled by its SVG)
         assert got["texts"] and not small, small
