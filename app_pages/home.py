@@ -12,6 +12,7 @@ from components.teams.progress import render_team_progress
 from components.teams.session import may_open
 from needlework.progress_view import counted
 from needlework.teams.assignment import visible_datasets
+from needlework.teams.blind import visibility
 from needlework.teams.permissions import visible_annotator
 from store.annotations import history
 from store.datasets import get_dataset, list_datasets
@@ -74,4 +75,5 @@ else:
 render_team_progress(db, user)  # assigned work, per dataset and annotator (teams)
 st.subheader("Recent activity" if mine is None else "Your recent activity")
 render_activity(history(db, annotator=mine, limit=15), {r["name"]: r["kind"] for r in every},
-                pages)
+                pages, {r["name"] for r in every
+                        if not visibility(db, r["name"], user).file_labels})

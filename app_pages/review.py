@@ -16,7 +16,7 @@ from components.review.filters import (
     run_scores,
     scores_of,
 )
-from components.review.keys import render_review_keyboard, render_review_keys
+from components.review.keys import blind_view, render_review_keyboard, render_review_keys
 from components.review.overview import render_overview
 from components.review.pair import (
     REVIEWABLE,
@@ -168,14 +168,11 @@ with st.sidebar:  # drawn after the responses so the first screen arrives first
                          last_saved(db, dataset, me) if me and not sides.neutral else "", sides)
     moves = move_targets(db, current, items, n_chosen, n_rejected, me)
     line = line_around(db, current, items, n_chosen, n_rejected, me)
-    in_sight = {c["item"] for c in [*moves.values(), *line["ahead"], *line["behind"]] if c}
     render_review_keyboard(dataset, me, current.ident, mine_now,
                            bool(st.session_state.get(ADVANCE, True)), seq, moves,
                            [v for v in verdicts if v["annotator"] == me],
                            offered[0]["value"] if offered and timing != AFTER else None,
-                           line, sides.keys(),
-                           {k: sides_for(True, user.name, k).keys()["verdicts"]
-                            for k in in_sight | {current.item}} if sides.neutral and user else None)
+                           line, sides.keys(), blind_view(sides, user))
     st.divider()
     render_queue_nav(total, place, left)
     if not sides.neutral:  # one verdict for many: A and B differ from item to item

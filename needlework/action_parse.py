@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from needlework.grounding.labels import LABEL_PREFIX
+from needlework.review.sides import POSITIONAL
 from needlework.review.verdicts import REASONS, VERDICTS, field_name
 
 #: What an undo or redo key may revert, by page (``scope``): the annotate page's fields
@@ -164,8 +165,8 @@ def parse_verdict(raw: Raw, kind: str) -> Action:
     """``verdict``: ``i``, ``j``, ``verdict`` (null clears), optional ``reasons`` (absent or
     null: the reasons saved on the comparison stay) and ``note`` (the same)."""
     verdict = raw.get("verdict")
-    if verdict is not None and verdict not in VERDICTS:
-        raise Rejected(f"verdict: expected one of {', '.join(VERDICTS)}")
+    if verdict is not None and verdict not in VERDICTS and verdict not in POSITIONAL:
+        raise Rejected(f"verdict: expected one of {', '.join([*VERDICTS, *POSITIONAL])}")
     return Action(**common(raw, kind), field=_comparison(raw), value=verdict,
                   reasons=None if raw.get("reasons") is None else _reasons(raw),
                   note=_note(raw))

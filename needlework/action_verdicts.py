@@ -11,7 +11,9 @@ from needlework.action_base import PREFERENCE, Batch, Outcome, written
 from needlework.action_parse import Action, Rejected
 from needlework.action_shown import held_back, shown_suggestions, typed_via
 from needlework.formats import preference_view
+from needlework.review.sides import POSITIONAL, sides_for
 from needlework.review.verdicts import make_value, verdict_of
+from needlework.teams.blind import visibility
 from store.annotations import get_value, get_via, set_annotation
 
 
@@ -27,16 +29,27 @@ def saved_verdict(b: Batch, action: Action) -> Mapping[str, Any]:
     return saved if isinstance(saved, Mapping) else {}
 
 
+def stored_verdict(b: Batch, action: Action) -> str | None:
+    """The verdict to store for the action's: a position (``a-better`` / ``b-better``, what
+    a blind annotator's page sends) becomes ``agree`` or ``flip`` by where that person's
+    page shows the chosen response (:func:`needlework.review.sides.sides_for`)."""
+    if action.value not in POSITIONAL:
+        return action.value
+    neutral = not visibility(b.db, action.dataset, b.actor).file_labels
+    return sides_for(neutral, action.annotator, action.item).stored(action.value)
+
+
 def apply_verdict(b: Batch, action: Action) -> Outcome:
     """Set (or clear) a verdict; reasons and note not given are the saved ones (a reason
     key flips on what is saved, so a verdict typed after it keeps what the flips left)."""
     saved = saved_verdict(b, action)
     had = saved.get("reasons")
     reasons = action.reasons if action.reasons is not None else (had if isinstance(had, list) else [])
-    value = None if action.value is None else make_value(
-        action.value, reasons, saved.get("note", "") if action.note is None else action.note)
+    verdict = stored_verdict(b, action)
+    value = None if verdict is None else make_value(
+        verdict, reasons, saved.get("note", "") if action.note is None else action.note)
     hid = set_annotation(b.db, action.dataset, action.item, action.annotator, action.field, value,
-                         via=typed_via(b, action, action.value))
+                         via=typed_via(b, action, verdict))
     return written(action, hid)
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from needlework.grounding.labels import SHORT
+from needlework.review.sides import sides_for
 from needlework.review.verdicts import VERDICTS, parse_field, verdict_of
 
 DIMENSIONS = {
@@ -34,10 +35,12 @@ def value_text(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def describe(entry: Mapping[str, Any]) -> str:
+def describe(entry: Mapping[str, Any], neutral: bool = False) -> str:
     """What one history entry did, in words (without who and where): ``labeled passage
     3 Answer``, ``cleared the answer``, ``judged chosen 1 vs rejected 2: Rejected
-    better``; an undo says so."""
+    better``; an undo says so. ``neutral``: for a reader who may not see which response
+    the file chose, a verdict names no side (``judged a pair: A better``, as that
+    annotator's Review page showed it, :mod:`needlework.review.sides`)."""
     field, new = str(entry["field"]), entry["new_value"]
     final = field.startswith("final:")
     name = field.removeprefix("final:")
@@ -60,8 +63,12 @@ def describe(entry: Mapping[str, Any]) -> str:
     elif (pair_ij := parse_field(name)) is not None:
         i, j = pair_ij
         verdict = verdict_of(new)
-        pair = f"chosen {i + 1} vs rejected {j + 1}"
-        what = (f"judged {pair}: {VERDICTS[verdict][0]}" if verdict else f"cleared the verdict on {pair}")
+        if neutral:
+            sides = sides_for(True, str(entry.get("annotator") or ""), str(entry["item_key"]))
+            pair, words = "a pair", sides.verdict_words(verdict or "")
+        else:
+            pair, words = f"chosen {i + 1} vs rejected {j + 1}", VERDICTS.get(verdict or "", ("",))[0]
+        what = f"judged {pair}: {words}" if verdict else f"cleared the verdict on {pair}"
     elif name in ITEM_FIELDS:
         what = ITEM_FIELDS[name][0 if new not in (None, "") else 1]
     else:
@@ -71,11 +78,12 @@ def describe(entry: Mapping[str, Any]) -> str:
     return what
 
 
-def sentence(entry: Mapping[str, Any]) -> str:
-    """One line of activity: who did what on which item of which dataset, and when."""
+def sentence(entry: Mapping[str, Any], neutral: bool = False) -> str:
+    """One line of activity: who did what on which item of which dataset, and when
+    (``neutral``: as :func:`describe`)."""
     who = str(entry.get("by") or entry.get("annotator") or "someone")
     whose = "" if entry.get("annotator") in (None, "", who) else f" (for {entry['annotator']})"
     title = " ".join(str(entry.get("item_title") or entry["item_key"]).split())
     title = title if len(title) <= 70 else title[:69] + "…"
     at = str(entry.get("at") or "")[:16].replace("T", " ")
-    return f"{at} UTC · {who}{whose} {describe(entry)} on “{title}” in {entry['dataset']}"
+    return f"{at} UTC · {who}{whose} {describe(entry, neutral)} on “{title}” in {entry['dataset']}"

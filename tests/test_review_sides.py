@@ -32,14 +32,20 @@ def test_neutral_sides_keep_the_verdicts_meaning():
                                                                                "B better")
     assert (swapped.verdict_words("agree"), swapped.verdict_words("flip")) == ("B better",
                                                                              "A better")
-    assert straight.order()[:2] == ["agree", "flip"] and swapped.order()[:2] == ["flip", "agree"]
-    assert straight.keys()["verdicts"]["a"] == "agree" and swapped.keys()["verdicts"]["a"] == "flip"
-    assert swapped.keys()["verdicts"]["f"] == "agree"
-    assert {k: v for k, v in swapped.keys()["verdicts"].items() if k not in "af"} == {
-        "t": "tie", "b": "both-bad", "s": "skip"}
-    for verdict in ("agree", "flip", "tie", "both-bad", "skip"):  # the bar's key is A / F
-        words = swapped.verdict_words(verdict)
-        assert swapped.keys()["verdicts"][swapped.shortcut(verdict).lower()] == verdict, words
+    # the page names positions, the same on every item: a-better / b-better, A and F
+    for sides in (straight, swapped):
+        assert sides.order() == ["a-better", "b-better", "tie", "both-bad", "skip"]
+        assert sides.keys()["verdicts"] == {"a": "a-better", "f": "b-better", "t": "tie",
+                                            "b": "both-bad", "s": "skip"}
+        assert sides.icon("agree") in ("🅰️", "🅱️") and sides.icon("tie") == "🟰"
+    # what is stored keeps its meaning: the server turns a position into agree or flip
+    assert (straight.stored("a-better"), straight.stored("b-better")) == ("agree", "flip")
+    assert (swapped.stored("a-better"), swapped.stored("b-better")) == ("flip", "agree")
+    assert (straight.shown("agree"), swapped.shown("agree")) == ("a-better", "b-better")
+    for sides in (straight, swapped):
+        for verdict in ("agree", "flip", "tie", "both-bad", "skip"):
+            assert sides.stored(str(sides.shown(verdict))) == verdict
+            assert sides.keys()["verdicts"][sides.shortcut(verdict).lower()] == sides.shown(verdict)
     # plain: the file's words, as before
     assert (PLAIN.title("chosen"), PLAIN.title("rejected", "2")) == ("Chosen", "Rejected 2")
     assert PLAIN.verdict_words("agree") == "Chosen better" and PLAIN.order()[0] == "agree"
@@ -64,6 +70,21 @@ def review_db(tmp_path, monkeypatch):
     import_bytes(db, jsonl(pairs(6)), "pairs.jsonl", dataset="pp", format="pairs")
     assign_dataset(db, "pp", ["ana", "bob"])
     return db
+
+
+def everything(at) -> str:
+    """Every element's message the page sends, the key scripts' data included."""
+    out: list[str] = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.append(str(proto).split("js_content", 1)[0] if "js_content" in str(proto)
+                       else str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+    walk(at._tree)
+    return "\n".join(out)
 
 
 def texts(at) -> str:
@@ -98,9 +119,11 @@ def test_an_annotator_reads_response_a_and_b_while_the_file_labels_are_hidden(re
     assert not [e for e in at.expander if "several comparisons" in e.label]
     item = at.query_params["item"][0] if isinstance(at.query_params["item"], list) \
         else at.query_params["item"]
-    sides = sides_for(True, "ana", item)
-    first = next(b for b in at.button if b.key in ("rv_v_agree", "rv_v_flip"))
-    assert first.key == ("rv_v_flip" if sides.swap else "rv_v_agree")
+    # the buttons are keyed by position, whichever side the file chose (the keys are in
+    # the page's classes and element ids); nothing the page sends says agree or flip
+    keys = [b.key for b in at.button if b.key and b.key.startswith("rv_v_")]
+    assert keys[:2] == ["rv_v_a-better", "rv_v_b-better"], (keys, sides_for(True, "ana", item))
+    assert not re.search(r"\b(agree|flip)\b", everything(at)), item
 
 
 @pytest.mark.slow
@@ -121,3 +144,38 @@ def test_an_annotator_who_sees_the_file_labels_reads_chosen_and_rejected(review_
     set_visibility(review_db, "pp", "annotators_see_file_labels", True, actor=lead)
     at = open_as(review_db, "ana", "app_pages/review.py", "pp")
     assert "**Chosen**" in texts(at)
+
+
+def test_the_server_turns_a_blind_annotators_position_into_the_verdict(review_db):
+    """A blind annotator's page sends ``a-better`` / ``b-better``: the server stores agree
+    or flip by where that person's page shows the chosen response; a reviewer's position
+    is read with the file's sides (A is the chosen one)."""
+    from uuid import uuid4  # noqa: PLC0415
+
+    from needlework.actions import apply_actions  # noqa: PLC0415
+    from needlework.changes import describe  # noqa: PLC0415
+    from store.annotations import get_value  # noqa: PLC0415
+
+    import_bytes(review_db, jsonl(pairs(8)), "pq.jsonl", dataset="pq", format="pairs")
+    assign_dataset(review_db, "pq", ["ana"])
+    ana = accounts.get_user(review_db, "ana")
+    stored = {}
+    for k in range(8):
+        sides = sides_for(True, "ana", f"p{k}")
+        done = apply_actions(review_db, [{"id": f"pos-{k}-{uuid4().hex}", "kind": "verdict", "dataset": "pq",
+                                          "item": f"p{k}", "i": 0, "j": 0, "annotator": "ana",
+                                          "verdict": "a-better"}], actor=ana)
+        assert done.error is None and done.outcomes[0].status == "applied", done
+        stored[k] = get_value(review_db, "pq", f"p{k}", "ana", "verdict:0:0")["verdict"]
+        assert stored[k] == ("flip" if sides.swap else "agree"), k
+    assert set(stored.values()) == {"agree", "flip"}  # both sides occur among eight items
+    rita = accounts.get_user(review_db, "rita")
+    apply_actions(review_db, [{"id": f"pos-r-{uuid4().hex}", "kind": "verdict", "dataset": "pp", "item": "p0",
+                               "i": 0, "j": 0, "annotator": "rita", "verdict": "b-better"}],
+                  actor=rita)
+    assert get_value(review_db, "pp", "p0", "rita", "verdict:0:0")["verdict"] == "flip"
+    # Home's activity line for the blind annotator names no side, as her page did
+    entry = {"field": "verdict:0:0", "new_value": {"verdict": stored[1]}, "annotator": "ana",
+             "item_key": "p1"}
+    assert describe(entry, neutral=True) == "judged a pair: A better"
+    assert describe(entry).startswith("judged chosen 1 vs rejected 1")

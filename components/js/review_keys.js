@@ -12,7 +12,7 @@
 // catches up with the page. W shows the whole text or the window around the difference
 // (the diff view's "Whole text"). Clicks on those buttons act the same. `data` is the
 // page's: {dataset, annotator, item, i, j, verdict, reasons, advance, seq, moves, line,
-// keys, keysByItem}. No data is ever put into HTML here.
+// keys, blind}. No data is ever put into HTML here.
 // the verdicts' and reasons' keys come with the page's data (needlework.review.verdicts)
 let VERDICTS = {};
 let REASONS = {};
@@ -180,12 +180,11 @@ function reviewKeys() {
     // the reasons picked here before there was a verdict go with it; otherwise the
     // server keeps the saved ones (flips still on their way included); the note as
     // typed, when the note field is this comparison's (the page has drawn it)
-    // a blind annotator's A and F name the left and right response, whose sides differ
-    // from item to item: the page's data says what they mean on each item in sight
+    // a blind annotator's A and F name the left and right response (a-better,
+    // b-better): the server turns the position into the verdict it stores
     const draft = S.drafts[id()];
-    const meaning = (S.data.keysByItem || {})[S.at.item] || VERDICTS;
     nwCore.push({kind: "verdict", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                 j: S.at.j, annotator: S.who(), verdict: meaning[key] || VERDICTS[key],
+                 j: S.at.j, annotator: S.who(), verdict: VERDICTS[key],
                  ...(draft ? {reasons: draft} : {}), note: S.drawn() ? note() : null});
     delete S.drafts[id()];
     const given = S.at;
@@ -377,9 +376,11 @@ function reviewKeys() {
     const m = /^verdict:(\d+):(\d+)$/.exec(u.field || "");
     if (!m) return;
     const here = S.at && u.item === S.at.item && Number(m[1]) === S.at.i && Number(m[2]) === S.at.j;
+    // a blind annotator's page never names the sides (chosen i vs rejected j would)
+    const which = S.data && S.data.blind ? "" :
+      `, chosen ${Number(m[1]) + 1} vs rejected ${Number(m[2]) + 1}`;
     S.say(here ? "reverted this comparison's verdict" :
-      `reverted your verdict on item ${u.item}, chosen ${Number(m[1]) + 1} vs rejected ` +
-      `${Number(m[2]) + 1} (not the one on screen)`);
+      `reverted your verdict on item ${u.item}${which} (not the one on screen)`);
   });
   return S;
 }

@@ -11,12 +11,15 @@ script as the component's data."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from components.outbox import applied_through, module
+from needlework.review.sides import Sides, sides_for
 from needlework.review.verdicts import key_map
+from needlework.teams.permissions import User
 
 _KEYS = st.components.v2.component("needlework.review_keys", isolate_styles=False,
                                    js=module("review_keys.js"))
@@ -67,7 +70,8 @@ def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],
                            suggested: str | None = None,
                            line: dict[str, list[dict[str, Any]]] | None = None,
                            keys: dict[str, dict[str, str]] | None = None,
-                           keys_by_item: dict[str, dict[str, str]] | None = None) -> None:
+                           shown: Callable[[str, str | None], str | None] | None = None
+                           ) -> None:
     """The key script, with what it needs to aim keys at comparison ``ident``: ``seq``,
     the tab's position as drawn, ``moves``, where J, K and N lead
     (:func:`components.review.position.move_targets`), and ``item_verdicts``, my
@@ -77,13 +81,35 @@ def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],
     (:func:`components.review.position.line_around`), where moves made before the page
     has drawn the last one lead; ``keys``: what each key means (default
     :func:`needlework.review.verdicts.key_map`; a blind annotator's from
-    :meth:`needlework.review.sides.Sides.keys`); ``keys_by_item``: ``{item: {key:
-    verdict}}`` for the items in sight where a verdict key means another verdict there
-    (a blind annotator's sides differ from item to item)."""
+    :meth:`needlework.review.sides.Sides.keys`); ``shown``: ``(item, verdict) -> verdict``
+    as a blind annotator's page names it (:meth:`needlework.review.sides.Sides.shown`, a
+    position, never agree or flip): every verdict in the data goes through it, so nothing
+    the page sends follows the file's sides."""
+    def as_shown(item: str, verdict: str | None) -> str | None:
+        return verdict if shown is None else shown(item, verdict)
+
+    def place(c: dict[str, Any]) -> dict[str, Any]:
+        return {**c, "verdict": as_shown(c["item"], c.get("verdict"))}
+
+    around = line or {"ahead": [], "behind": []}
     _KEYS(key="nw-review-keys", width="content", data={
         "dataset": dataset, "annotator": me, "item": ident[0], "i": ident[1], "j": ident[2],
-        "verdict": (mine or {}).get("verdict"), "reasons": list((mine or {}).get("reasons") or []),
-        "advance": advance, "seq": seq, "moves": moves or {}, "seen": applied_through(),
-        "grid": [{"item": ident[0], "i": v["i"], "j": v["j"], "verdict": v["verdict"],
+        "verdict": as_shown(ident[0], (mine or {}).get("verdict")),
+        "reasons": list((mine or {}).get("reasons") or []),
+        "advance": advance, "seq": seq, "seen": applied_through(), "blind": shown is not None,
+        "moves": {seek: place(c) for seek, c in (moves or {}).items()},
+        "grid": [{"item": ident[0], "i": v["i"], "j": v["j"],
+                  "verdict": as_shown(ident[0], v["verdict"]),
                   "reasons": list(v.get("reasons") or [])} for v in item_verdicts or []],
-        "keys": keys or key_map(), "keysByItem": keys_by_item or {}, "suggested": suggested, "line": line or {"ahead": [], "behind": []}})
+        "keys": keys or key_map(), "suggested": as_shown(ident[0], suggested),
+        "line": {side: [place(c) for c in around.get(side, [])] for side in ("ahead", "behind")}})
+
+
+def blind_view(sides: Sides, user: User | None) -> Callable[[str, str | None], str | None] | None:
+    """For a blind annotator (neutral ``sides``), how their page names each item's stored
+    verdicts (by position, :meth:`needlework.review.sides.Sides.shown`); ``None`` for
+    everyone else, whose pages name them as stored."""
+    if not sides.neutral or user is None:
+        return None
+    name = user.name
+    return lambda item, verdict: sides_for(True, name, item).shown(verdict)

@@ -24,7 +24,7 @@ from needlework.review.sides import CHOSEN, PLAIN, REJECTED, Sides
 from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
 from needlework.stats_text import percent
 from needlework.teams.blind import against_yours
-from needlework.teams.permissions import User
+from needlework.teams.permissions import REVIEWER, User
 from needlework.words import plural
 
 REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews
@@ -57,6 +57,11 @@ def render_pick_dataset(rows: Sequence[Mapping[str, Any]], current: Mapping[str,
     opens each dataset it can review here; where there is none, what ``user``'s role can
     do about it (:func:`components.hints.import_words`)."""
     usable = [r for r in rows if r["kind"] in REVIEWABLE]
+    if not usable and user is not None and not user.at_least(REVIEWER):
+        # an annotator sees only what is assigned to them: there may be others
+        st.info("No preference dataset is assigned to you yet: your lead assigns them.",
+                icon="⚖️")
+        return
     if not usable:
         st.info("No preference datasets yet: "
                 + import_words(user, "Long-form RewardBench, RM-Bench, pairs or needle files")
@@ -139,13 +144,15 @@ def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
     st.html(BAR_STYLE)
     by_verdict: dict[str, list[str]] = {}
     for row in offered:  # the suggested verdicts: a dashed violet border, sources on hover
-        by_verdict.setdefault(str(row["value"]), []).append(suggestion_line(row, sides))
+        by_verdict.setdefault(str(sides.shown(str(row["value"]))), []).append(
+            suggestion_line(row, sides))
+    current = sides.shown(current)
     # drawn with or without suggestions: the bar after it keeps its place on the page (a
     # bar redrawn in another place is missing for a moment, and the key script, which
     # looks for it, would drop a key pressed then)
     st.html("<style>" + "".join(
         f".st-key-rv_v_{v} button{{border:2px dashed {SUGGESTED}}}" for v in by_verdict
-        if v in VERDICTS) + "</style>")
+        if v in sides.order()) + "</style>")
     with st.container(key="rv-bar", gap="xsmall"):
         with st.container(horizontal=True, gap="xsmall", key="rv-verdicts",
                           vertical_alignment="center"):
@@ -153,7 +160,7 @@ def render_verdict_bar(mine: Mapping[str, Any] | None, unreviewed: int,
                 text, key = sides.verdict_words(verdict), sides.shortcut(verdict)
                 hint = (f"Suggested: {', '.join(by_verdict[verdict])}."
                         + (" Y accepts." if accept else "") if verdict in by_verdict else None)
-                st.button(text, key=f"rv_v_{verdict}", shortcut=key, icon=VERDICT_ICONS[verdict],
+                st.button(text, key=f"rv_v_{verdict}", shortcut=key, icon=sides.icon(verdict),
                           type="primary" if verdict == current else "secondary", help=hint)
             st.space("stretch")
             st.button("", key="rv_prev", shortcut="K", icon=":material/arrow_back:",
@@ -194,7 +201,7 @@ def render_verdict_panel(
     _status(mine, me, last, sides)
     for row in others:
         reasons = label(", ".join(map(str, row["reasons"])), 80)
-        st.caption(f"{label(row['annotator'], 40)}: {VERDICT_ICONS.get(row['verdict'], '')} "
+        st.caption(f"{label(row['annotator'], 40)}: {sides.icon(row['verdict'])} "
                    f"{label(sides.verdict_words(str(row['verdict'])), 30)}"
                    + (f" · {reasons}" if reasons else ""))
 
@@ -266,7 +273,7 @@ def _picker_row(current: Comparison, mine: Mapping[Ident, str],
     pairs = [(i, j) for i in range(n_chosen) for j in range(n_rejected)]
     for (i, j), col in zip(pairs, st.columns(len(pairs)), strict=True):
         verdict = mine.get((current.item, i, j))
-        text = (f"{VERDICT_ICONS.get(verdict, '')} {label(sides.verdict_words(verdict), 20)}"
+        text = (f"{sides.icon(verdict)} {label(sides.verdict_words(verdict), 20)}"
                 if verdict else "○ not reviewed")
         kind = "primary" if (i, j) == (current.i, current.j) else (
             "secondary" if (i, j) in in_scope else "tertiary")

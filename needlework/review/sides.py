@@ -9,6 +9,12 @@ and so every preference gold answer, whose default is "chosen is better". The ve
 stored keep their meaning (``agree``: the chosen one is better): only the words, the
 order on screen and the keys change, so "A better" saves ``agree`` where Response A is
 the chosen one and ``flip`` where it is the rejected one.
+
+For that person nothing the page sends may follow the file's sides: the buttons, their
+keys and icons, the key script's data and the actions it sends name the *positions*
+``a-better`` and ``b-better`` (:data:`POSITIONAL`), never ``agree`` or ``flip``; the server
+turns a position into the stored verdict (:meth:`Sides.stored`), and everything drawn from a
+stored verdict goes through :meth:`Sides.shown` first.
 """
 
 from __future__ import annotations
@@ -16,9 +22,15 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from needlework.review.verdicts import VERDICTS, key_map
+from needlework.review.verdicts import VERDICT_ICONS, VERDICTS, key_map
 
 CHOSEN, REJECTED = "chosen", "rejected"
+#: the verdicts of a blind annotator's page: the left (A) or the right (B) response better
+#: -> (button words, key, icon); the same on every item, whichever side the file chose
+POSITIONAL: dict[str, tuple[str, str, str]] = {
+    "a-better": ("A better", "A", "🅰️"),
+    "b-better": ("B better", "F", "🅱️"),
+}
 
 
 @dataclass(frozen=True)
@@ -44,32 +56,59 @@ class Sides:
             return word
         return f"{word} {name}" if name.isdigit() else f"{word} · {name}"
 
+    def shown(self, verdict: str | None) -> str | None:
+        """A stored verdict as this person's page names it: neutral, ``agree`` and
+        ``flip`` become the position of the better response (``a-better`` /
+        ``b-better``); every other verdict (and a plain person's) is itself."""
+        if not self.neutral or verdict not in ("agree", "flip"):
+            return verdict
+        chosen_first = self.first() == CHOSEN
+        return "a-better" if (verdict == "agree") == chosen_first else "b-better"
+
+    def stored(self, verdict: str) -> str:
+        """The verdict stored for what this person's page names ``verdict``: a position
+        (``a-better`` / ``b-better``) becomes ``agree`` or ``flip`` by where the chosen
+        response is shown; anything else is itself."""
+        if verdict not in POSITIONAL:
+            return verdict
+        left_better = verdict == "a-better"
+        return "agree" if left_better == (self.first() == CHOSEN) else "flip"
+
     def verdict_words(self, verdict: str) -> str:
         """The button words of ``verdict`` (``agree``: "Chosen better", neutral "A better"
-        or "B better")."""
-        if self.neutral and verdict in ("agree", "flip"):
-            chosen_first = self.first() == CHOSEN
-            return "A better" if (verdict == "agree") == chosen_first else "B better"
+        or "B better"; a position: its words)."""
+        shown = self.shown(verdict)
+        if shown in POSITIONAL:
+            return POSITIONAL[shown][0]
         return VERDICTS.get(verdict, (str(verdict),))[0]
 
+    def icon(self, verdict: str | None) -> str:
+        """The verdict's icon (neutral: the same two for every item, by position)."""
+        shown = self.shown(verdict)
+        if shown in POSITIONAL:
+            return POSITIONAL[shown][2]
+        return VERDICT_ICONS.get(str(verdict), "")
+
     def order(self) -> list[str]:
-        """The verdicts in the bar's order: the one for the left response first."""
+        """The verdicts in the bar's order, as this page names them: neutral, A better and
+        B better first (the left response's first), the same on every item."""
         names = list(VERDICTS)
-        if self.neutral and self.swap:
-            names[0], names[1] = names[1], names[0]
+        if self.neutral:
+            names[0:2] = list(POSITIONAL)
         return names
 
     def shortcut(self, verdict: str) -> str:
         """The key of ``verdict``'s button: A for the left response's, F for the right's."""
-        if self.neutral and self.swap and verdict in ("agree", "flip"):
-            return VERDICTS["flip" if verdict == "agree" else "agree"][1]
+        shown = self.shown(verdict)
+        if shown in POSITIONAL:
+            return POSITIONAL[shown][1]
         return VERDICTS[verdict][1]
 
     def keys(self) -> dict[str, dict[str, str]]:
-        """:func:`needlework.review.verdicts.key_map` as this person's keys mean it."""
+        """:func:`needlework.review.verdicts.key_map` as this person's keys mean it: for a
+        neutral page, positions, the same on every item."""
         keys = key_map()
-        keys["verdicts"] = {key.lower(): verdict for verdict, key in
-                            ((v, self.shortcut(v)) for v in VERDICTS)}
+        keys["verdicts"] = {self.shortcut(v).lower(): v for v in self.order()}
         return keys
 
 
