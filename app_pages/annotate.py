@@ -58,10 +58,12 @@ with top:
             line_data(db, ctx, nav.around))
         render_passage_keys(ctx)
         render_item_keys(nav)
-        render_definitions()
+        render_definitions(blind=not ctx.file_labels)
 
 hide_other_items(ctx)  # before the question: another question's cards never show under it
-render_question(ctx, nav.position, nav.total)
+# in team mode the header counts the person's own queue, as the list's caption does
+render_question(ctx, nav.position, nav.total, None if queue is None else (
+    nav.index, nav.shown, "in your queue" if nav.shown == len(queue.keys) else "shown"))
 # in team mode, progress counts the person's own queue (done, started, assigned)
 render_progress(ctx, *(queue_progress(db, row["name"], signed_in().name) if queue is not None
                        else (nav.done, nav.started, nav.total)))

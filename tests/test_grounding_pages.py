@@ -291,7 +291,7 @@ def disputed(app_db):
 def test_agreement_page_figures_links_and_adjudication(disputed):
     at = open_page("app_pages/agreement.py", annotator="rev")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Annotators"] == "2"
+    assert metrics["Annotators who labeled"] == "2"
     assert metrics["Passages labeled by ≥ 2"] == "2"
     links = at.get("page_link")
     assert len(links) == 1 and "2\\. What does a ticket cost" in links[0].proto.label

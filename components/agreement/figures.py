@@ -39,7 +39,9 @@ def render_figures(fig: ag.Figures) -> bool:
             icon=":material/group_add:")
         return False
     cols = st.columns(3)
-    cols[0].metric("Annotators", len(fig.annotators))
+    cols[0].metric("Annotators who labeled", len(fig.annotators),
+                   help="Those who labeled at least one passage (Quality counts everyone "
+                        "assigned).")
     cols[1].metric("Krippendorff's α, passage labels", number(fig.labels.value),
                    help="Nominal alpha over passages labeled by at least two annotators.")
     cols[2].metric("Passages labeled by ≥ 2", fig.labels.units)

@@ -13,7 +13,13 @@ from __future__ import annotations
 import streamlit as st
 from sqlite_utils import Database
 
-from components.annotate.item import ItemContext, hide_imported, save, suggested_dim
+from components.annotate.item import (
+    ItemContext,
+    hide_imported,
+    offers_suggestions,
+    save,
+    suggested_dim,
+)
 from components.text import escape, label
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import choice_of, dimension_keys
@@ -101,7 +107,12 @@ def render_dimensions(ctx: ItemContext, categories: list[str]) -> None:
     """The six fixed dimensions as option buttons, then the category select and the
     editor of the dataset's category list (the compact layout leaves the caption out:
     the key map says the same)."""
-    if not ctx.compact:
+    if not ctx.compact and not ctx.file_labels:  # blind: the file's values are not theirs
+        st.caption("Click an option; or W, then one digit per dimension (Space: leave it); "
+                   "or Q, a dimension's number, an option's. Click the chosen option to clear "
+                   "it." + (" Violet: a model's suggestion (H hides it)."
+                            if offers_suggestions(ctx) else ""))
+    elif not ctx.compact:
         st.caption("Click an option; or W, then one digit per dimension (Enter: the file's "
                    "value, Space: leave it); or Q, a dimension's number, an option's. V takes "
                    "the file's value of every dimension you have not set. Click the chosen "

@@ -239,12 +239,22 @@ NOTHING_OVER_TEXT = (
     '[data-testid="stToast"]{width:auto!important;max-width:16.5rem!important}')
 
 
-def render_question(ctx: ItemContext, position: int, total: int) -> None:
-    """The question in large literal text with its id and date."""
+def render_question(ctx: ItemContext, position: int, total: int,
+                    in_list: tuple[int | None, int, str] | None = None) -> None:
+    """The question in large literal text with its id and date. ``in_list``: (its place
+    from 0, or ``None``; how many; what they are, "in your queue" or "shown") in the
+    person's own queue (team mode), which the header counts instead of the dataset
+    (``Q4 · 2 of 6 in your queue``, as the list's caption counts)."""
     question = str(ctx.record.get("question") or "")
     date = str(ctx.record.get("question_date") or "no date")
+    if in_list is None:
+        where = f"Q{position + 1}/{total}"
+    elif in_list[0] is None:
+        where = f"Q{position + 1} · not among the {in_list[1]:,} {in_list[2]}"
+    else:
+        where = f"Q{position + 1} · {in_list[0] + 1:,} of {in_list[1]:,} {in_list[2]}"
     render_marked_text(
-        [(f"Q{position + 1}/{total}", "nw-cite", None), (f"  asked {date} · id {ctx.key}", None, None)],
+        [(where, "nw-cite", None), (f"  asked {date} · id {ctx.key}", None, None)],
         key="nw-question-meta",
     )
     st.html('<style>#nw-question-meta{font-size:.8rem;color:#555;margin:0}'

@@ -195,11 +195,13 @@ def render_passages(ctx: ItemContext) -> None:
             render_passage_card(ctx, passage)
 
 
-def render_definitions() -> None:
-    """The label definitions (GaRAGe appendix A.2) and the keyboard map, in a popover."""
+def render_definitions(blind: bool = False) -> None:
+    """The label definitions (GaRAGe appendix A.2) and the keyboard map, in a popover
+    (``blind``: the lead keeps the file's values from this person: no key that takes them,
+    :func:`needlework.grounding.keymap.keymap`)."""
     with st.container(key="nw-keymap", width="content"), st.popover(
             "", icon=":material/keyboard:", help="Label definitions and keys (?)"):
         for label in gl.LABELS:
             st.markdown(f"**{gl.LABEL_KEYS[label]} · {label}**: {gl.DEFINITIONS[label]}")
         st.markdown("**Keys** (they act only when no text field has focus)\n\n"
-                    + "\n".join(f"- `{keys}`: {what}" for keys, what in km.KEYMAP))
+                    + "\n".join(f"- `{keys}`: {what}" for keys, what in km.keymap(blind)))

@@ -38,6 +38,7 @@ from needlework.teams.access import own_queue, restricted
 from needlework.teams.assignment import next_item
 from needlework.teams.blind import visibility
 from needlework.teams.permissions import can
+from needlework.words import plural
 from store import positions as store_positions
 from store.grounding import (
     changed_items,
@@ -339,12 +340,12 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
 def _caption(items: gp.ItemList, index: int | None, active: bool, queue: Queue | None) -> str:
     """What the list holds and where this question is in it, in words."""
     if queue is not None:
-        text = (f"{items.shown():,} of the {len(queue.keys):,} questions in your queue match"
-                if active else f"{items.shown():,} questions in your queue")
+        text = (f"{items.shown():,} of the {plural(len(queue.keys), 'question')} in your queue "
+                f"match" if active else f"{plural(items.shown(), 'question')} in your queue")
     elif active:
-        text = f"{items.shown():,} of {items.total:,} questions match"
+        text = f"{items.shown():,} of {plural(items.total, 'question')} match"
     else:
-        text = f"{items.total:,} questions"
+        text = plural(items.total, "question")
     if index is None:
         text += " · this one is filtered out" if active or queue is None else \
             " · this one is not in your queue"

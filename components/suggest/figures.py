@@ -98,7 +98,10 @@ def _accuracy(report: dict[str, Any]) -> None:
 
 
 def _acceptance(report: dict[str, Any]) -> None:
-    st.markdown("**Acceptance per annotator** (of the values saved with a suggestion shown)")
+    counted = ("passage labels and dimensions" if report["unit"] == "passage label"
+               else "verdicts")
+    st.markdown("**Acceptance per annotator** (of the values saved with a suggestion shown: "
+                f"{counted}, where the table below counts {report['unit']}s only)")
     st.dataframe(figures_table([{
         "annotator": r["annotator"], "saved": r["saved"], "shown a suggestion": r["shown"],
         "accepted": r["accepted"]["count"], "accepted %": _pct(r["accepted"]),
@@ -128,7 +131,7 @@ def _time(report: dict[str, Any]) -> None:
 
 def _anchoring(report: dict[str, Any]) -> None:
     st.markdown("**Agreement with the suggestions against agreement with each other** "
-                f"({report['unit']}s)")
+                f"({report['unit']}s only)")
     st.dataframe(figures_table([{
         "annotator": r["annotator"], "source": r["source"], "units": r["units"],
         "shown": r["shown"], "kappa with source": _num(r["with_source"]["value"]),

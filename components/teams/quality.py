@@ -281,7 +281,9 @@ def render_alpha(report: QualityReport) -> None:
     cols[0].metric("Krippendorff's α", "–" if alpha.value is None else f"{alpha.value:.3f}",
                    help="Over every unit two or more annotators coded (passages or comparisons).")
     cols[1].metric("Units coded by two or more", alpha.units)
-    cols[2].metric("Annotators", len(report.annotators))
+    cols[2].metric("Annotators assigned", len(report.annotators),
+                   help="Everyone assigned items of this dataset, whether they labeled yet "
+                        "or not (Agreement counts those who labeled).")
     if alpha.note:
         st.caption(label(alpha.note, 300))
 

@@ -57,6 +57,22 @@ KEYMAP: tuple[tuple[str, str], ...] = (
 )
 
 
+def keymap(blind: bool = False) -> tuple[tuple[str, str], ...]:
+    """:data:`KEYMAP` as one person reads it: ``blind`` (the lead keeps the file's labels
+    and dimensions from them) leaves out V and W's Enter, which take the file's values, and
+    says H hides the suggestions only."""
+    if not blind:
+        return KEYMAP
+    words = {
+        "W, then a digit per dimension": "walk through the six dimensions: each digit sets the "
+                                         "one asked and moves on (Space: leave it, 0: clear, "
+                                         "Esc: stop)",
+        "H": "hide / show the model suggestions, the dimensions' \"model\" tags included "
+             "(avoid anchoring; kept for you)",
+    }
+    return tuple((keys, words.get(keys, what)) for keys, what in KEYMAP if keys != "V")
+
+
 def label_keys() -> dict[str, dict[str, str]]:
     """What the key script needs of the labels (one definition, here and in
     :mod:`needlework.grounding.labels`): ``labels`` key → label, ``short`` label → the

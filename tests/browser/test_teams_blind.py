@@ -130,12 +130,13 @@ _DOM = """() => {
 
 def drawn(page, dataset: str, key: str) -> tuple[str, str]:
     """The page's text and DOM with what belongs to the item itself taken out: its id, its
-    marker, its place in the list (``Q2/4``, ``2 of 4``) and the times of saves."""
+    marker, its place in the list (``Q2/4``, ``Q2 · 2 of 4``) and the times of saves."""
     text, dom = page.locator("body").inner_text(), page.evaluate(_DOM)
 
     def neutral(s: str) -> str:
         s = s.replace(key, "ITEM").replace(tag(dataset, key), "TAG")
         s = re.sub(r"\d\d:\d\d:\d\d", "HH:MM:SS", s)
+        s = re.sub(r"\bQ\d+ · ", "QN · ", s)  # the question's number, then its place
         return re.sub(r"\b[Q#]?\d+\s*(/|of)\s*4\b", "N of 4", s)
 
     return neutral(text), neutral(dom)
