@@ -106,3 +106,19 @@ def test_the_lab_opens_the_picker_with_the_runs_model(tmp_path, monkeypatch) -> 
                        "chosen_scores": [0.1], "rejected_scores": [0.2]} for r in records])
     at = open_page({"dataset": "needles"})
     assert at.text_input(key="rw_model").value == str(SHORT)  # not data/demo-model
+
+
+def test_a_run_whose_model_is_not_here_is_followed_with_the_loaded_model() -> None:
+    from components.needle.data import model_at_hand  # noqa: PLC0415
+
+    assert model_at_hand(str(SHORT)) and model_at_hand("org/reward-model")  # a folder, a hub id
+    assert not model_at_hand("/models/gone-rm") and not model_at_hand(None)
+    registry.MODELS.load(ModelKey.of(str(OTHER), "fp32", "cpu"))
+    at = AppTest.from_function(_pair_view, args=("/models/gone-rm", "d" * 32), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    assert [m for m in at.metric if m.label.startswith("margin")]  # nothing to load: the loaded one
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")  # Markdown escapes
+    assert "(the loaded model). The scores in the table are demo-model-short's: its curves may " \
+           "not match them." in captions, captions
+    assert not [b for b in at.button if (b.key or "").startswith("nw-tok-load")]

@@ -12,7 +12,7 @@ import streamlit as st
 
 from components.models.per_token import render_token_pair
 from components.models.picker import DTYPES, code, current_model, load_model, loaded_with
-from components.needle.data import COMPARE, PRIMARY, ResultSet, short_model_name
+from components.needle.data import COMPARE, PRIMARY, ResultSet, model_at_hand, short_model_name
 from components.text import label, render_marked_text, render_text
 from needlework.needle import charts
 from needlework.needle.analysis import (
@@ -423,7 +423,7 @@ def render_pair(pair_id: str, records: list[dict[str, Any]], scored: ResultSet,
     st.caption(f"Per-token view with {label(loaded[1].facts.name, 80)}"
                + (", the model that scored these pairs." if own else
                   f" (the loaded model). The scores in the table are {label(scored.name, 60)}'s"
-                  + (": its curves may not match them." if scored.path is None else
+                  + (": its curves may not match them." if not model_at_hand(scored.path) else
                      ": load that model to follow those.")))
     render_token_pair(pair, names, key=f"nw-tok-{pair_id}")
 
@@ -433,15 +433,18 @@ def _token_model(scored: ResultSet, pair_id: str,
     """The model whose reward the per-token view follows: the one that scored ``scored``
     when it is loaded; else (not on the slide) a button that loads it, and the loaded
     model's view only when asked for, its scores not being the table's. An uploaded
-    result set (no model known) is followed with the loaded model."""
+    result set (no model known), or a run whose model is not on this machine
+    (:func:`~components.needle.data.model_at_hand`), is followed with the loaded model,
+    and the caption says whose scores the table holds."""
     own = loaded_with(scored.fingerprint)
     if own is not None:
         return own
     loaded = current_model()
-    if scored.path is None or audience:
+    if not model_at_hand(scored.path) or audience:
+        # uploaded scores, or a run whose model is not on this machine: the loaded model
         if loaded is None and not audience:
             st.info("Load a model in step 2 to follow its reward token by token.", icon="🔬")
-        return loaded if scored.path is None else None
+        return loaded if not model_at_hand(scored.path) else None
     st.info(f"The per-token view follows the model that scored these pairs, "
             f"{code(scored.path, 120)}: load it to see its reward token by token"
             + (f" (the loaded model, {code(loaded[1].facts.name, 80)}, scored other numbers)."

@@ -87,9 +87,22 @@ def short_model_name(model: str) -> str:
     return Path(model).name if "/" in model and Path(model).name else model or "model"
 
 
+def model_at_hand(path: str | None) -> bool:
+    """Whether the model a run was scored with can be loaded here: a folder on this machine,
+    or a hub id (not a path); an absolute or relative path that is not a folder here (a run
+    scored on another machine, or a model since removed) cannot."""
+    if not path:
+        return False
+    folder = Path(path).expanduser()
+    if folder.is_dir():
+        return True
+    return not (folder.is_absolute() or path.startswith(("./", "../", "~")))
+
+
 def newest_model_path(sets: list[ResultSet]) -> str | None:
-    """The model of the newest stored run among ``sets`` (what the picker opens with)."""
-    return next((s.path for s in sets if s.kind == "model" and s.path), None)
+    """The model of the newest stored run among ``sets`` that can be loaded here (what the
+    picker opens with)."""
+    return next((s.path for s in sets if s.kind == "model" and model_at_hand(s.path)), None)
 
 
 def _unique(name: str, taken: set[str]) -> str:
