@@ -26,11 +26,12 @@ from needlework.teams.quality import mark_gold
 from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
 from tests.browser.keys import read
 from tests.browser.test_teams_blind import _DOM, first_difference, signed_in
-from tests.conftest import jsonl
+from tests.conftest import garage_records, jsonl
 from tests.teams_fixtures import PASSWORDS
 
 PREFS = "prefs"
-PEOPLE = {"lead": "admin", "rita": "reviewer", "ana": "annotator"}
+PEOPLE = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
+GROUND = "ground"
 GOOD, POOR = "A careful, sourced answer to the question.", "A quick guess."
 
 
@@ -60,6 +61,8 @@ def server(tmp_path_factory, chromium_available):
     import_bytes(db, jsonl(records), "prefs.jsonl", dataset=PREFS, format="pairs")
     assign_dataset(db, PREFS, ["ana"], actor=users["lead"])
     mark_gold(db, PREFS, LEFT_REJECTED, actor=users["rita"])  # the gold answer: chosen better
+    import_bytes(db, jsonl(garage_records(16)), "ground.jsonl", dataset=GROUND)
+    assign_dataset(db, GROUND, ["ana", "bob"], per_item=1, actor=users["lead"])  # 8 each
     db.conn.close()
     with team_server(db_path) as app:
         yield app
@@ -135,5 +138,29 @@ def test_an_annotators_review_page_is_the_same_whichever_side_the_file_chose(bro
         page.get_by_text("judged a pair: A better").first.wait_for(timeout=60_000)
         home = page.locator("body").inner_text()
         assert not re.search(r"[Cc]hosen (better|\d)|[Rr]ejected (better|\d)", home), home
+    finally:
+        ctx.close()
+
+
+def test_a_blind_annotator_reads_her_own_queue_and_no_files_value(browser, server):
+    """Issue 57, point 3, as she sees it: Annotate's header counts her queue as its list
+    does, the dimension help names no file's value; bob, with no preference set assigned,
+    is told so on Review."""
+    ctx, page = signed_in(browser, server, "ana")
+    try:
+        page.goto(f"{server.url}/annotate?dataset={GROUND}")
+        page.get_by_text("8 questions in your queue").wait_for(timeout=60_000)
+        page.locator("#nw-question-meta").get_by_text("of 8 in your queue").wait_for(
+            timeout=30_000)
+        text = page.locator("body").inner_text()
+        assert not re.search(r"Q\d+/16", text), text
+        assert "the file's value" not in text and "V takes" not in text, text
+    finally:
+        ctx.close()
+    ctx, page = signed_in(browser, server, "bob")
+    try:
+        page.goto(f"{server.url}/review")
+        page.get_by_text("No preference dataset is assigned to you yet").wait_for(
+            timeout=60_000)
     finally:
         ctx.close()
