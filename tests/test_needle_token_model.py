@@ -122,3 +122,29 @@ def test_a_run_whose_model_is_not_here_is_followed_with_the_loaded_model() -> No
     assert "(the loaded model). The scores in the table are demo-model-short's: its curves may " \
            "not match them." in captions, captions
     assert not [b for b in at.button if (b.key or "").startswith("nw-tok-load")]
+
+
+def test_a_tiny_failing_margin_is_not_printed_as_a_tie_on_the_reward_page(tmp_path,
+                                                                          monkeypatch) -> None:
+    import store  # noqa: PLC0415
+    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from store.scores import save_item_scores  # noqa: PLC0415
+    from tests.conftest import jsonl  # noqa: PLC0415
+
+    monkeypatch.setenv("NEEDLEWORK_DB", str(tmp_path / "app.db"))
+    db = store.connect(tmp_path / "app.db")
+    import_bytes(db, jsonl([{"id": "q1", "subset": "QA", "prompt": "Q?", "chosen": ["good"],
+                             "rejected": ["bad"]}]), "p.jsonl", dataset="prefs", format="lfrb")
+    save_item_scores(db, "prefs", "e" * 32, "fp32|full", "some-rm",
+                     [{"item_key": "q1", "subset": "QA", "chosen_scores": [0.5],
+                       "rejected_scores": [0.5000343]}])
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["dataset"] = "prefs"
+    at.run()
+    at.switch_page("app_pages/rewards.py")
+    at.run()
+    assert not at.exception, at.exception
+    failures = next(d.value for d in at.dataframe if "failing comparison" in d.value.columns)
+    assert list(failures["margin"]) == ["-0.0000343"]
+    item = at.selectbox(key="rw_item")
+    assert item.format_func("q1") == "q1 · fails, margin -0.0000343"

@@ -25,7 +25,7 @@ from needlework.rewardbench2 import rows as rewardbench2_rows
 from needlework.rewards.compare import RunRef, list_runs
 from needlework.rewards.results import RMBENCH_PARTS, Failure, intervals
 from needlework.rewards.runs import dataset_metrics
-from needlework.stats_text import how, method_label, percent, percent_range
+from needlework.stats_text import how, method_label, percent, percent_range, signed
 from needlework.words import plural
 from store.datasets import get_dataset
 
@@ -406,7 +406,7 @@ def _failure_frame(fails: list[Failure], scores: dict[str, dict[str, Any]]) -> p
     rows = []
     for f in fails:
         rows.append({"item": f.item, "subset": f.subset,
-                     "margin": None if f.margin is None else round(f.margin, 4),
+                     "margin": None if f.margin is None else signed(f.margin, 4),
                      "failing comparison": worst_words(f, scores[f.item]),
                      "wrong pairs": f"{f.beaten}/{f.pairs}"})
     return pd.DataFrame(rows)
@@ -433,7 +433,8 @@ def render_failures(dataset: str, fails: list[Failure],
         st.caption("Each link opens the failing comparison on the Review page.")
         for f in fails[:50]:
             what = ("missing score" if f.margin is None
-                    else f"chosen {f.worst[0] + 1} vs rejected {f.worst[1] + 1}, margin {f.margin:+.3f}")
+                    else f"chosen {f.worst[0] + 1} vs rejected {f.worst[1] + 1}, margin "
+                    f"{signed(f.margin, 3)}")
             review_link(dataset, f.item, f"{label(f.item, 60)} · {label(f.subset, 30)} · {what}",
                         pair=f.worst)
     return picked

@@ -21,6 +21,7 @@ from needlework.rewards.per_token import DEFAULT_MAX_PASSES
 from needlework.rewards.pooling import HEAD
 from needlework.rewards.results import Failure, worst_pair
 from needlework.rewards.token_pairs import TokenPair, cached_token_pair, prefix_plans, token_pair
+from needlework.stats_text import signed
 from store.datasets import get_item
 
 ITEM = "rw_item"
@@ -73,7 +74,7 @@ def _pick_item(dataset: str, keys: list[str], fails: dict[str, Failure], picked:
     item = st.selectbox(
         "Item", keys, key=ITEM,
         format_func=lambda k: (k if k not in fails else f"{k} · wrong, a score is missing"
-                               if fails[k].margin is None else f"{k} · fails, margin {fails[k].margin:+.3f}"),
+                               if fails[k].margin is None else f"{k} · fails, margin {signed(fails[k].margin, 3)}"),
         help="Failures say so, with their margin. Clicking a failure in the table above picks "
              "it too.")
     _remember(item)
