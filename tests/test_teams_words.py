@@ -11,8 +11,8 @@ import re
 import pytest
 
 from needlework.teams.assignment import assign_dataset
-from tests.test_teams_blind import shown
 from tests.teams_fixtures import grounding, open_as, preference, team_mode_db
+from tests.test_teams_blind import shown
 
 
 @pytest.fixture
