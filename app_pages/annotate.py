@@ -19,6 +19,7 @@ from components.annotate.keyboard import (
     line_data,
     move_targets,
     render_keyboard,
+    render_view_switches,
 )
 from components.annotate.passages import render_definitions, render_passage_keys, render_passages
 from components.annotate.questions import (
@@ -66,7 +67,7 @@ render_question(ctx, nav.position, nav.total, None if queue is None else (
     nav.index, nav.shown, "in your queue" if nav.shown == len(queue.keys) else "shown"))
 # in team mode, progress counts the person's own queue (done, started, assigned)
 render_progress(ctx, *(queue_progress(db, row["name"], signed_in().name) if queue is not None
-                       else (nav.done, nav.started, nav.total)))
+                       else (nav.done, nav.started, nav.total)), switches=render_view_switches)
 render_linked_answer(db, row["name"], nav.current)  # ?rag_run=: a RAG run's model answer
 passages_col, side_col = st.columns([3, 2], gap="medium")
 # each ends with the item's marker: until a rerun has drawn it, the last question's
@@ -76,7 +77,7 @@ with passages_col, st.container(key="nw-item-cards", gap="small"):
     item_marker(ctx)
 with side_col, st.container(key="nw-item-side", gap="small"):
     render_decision(ctx)  # a reviewer's final values and note, when there are any
-    if ctx.compact:  # the dimensions first: on the first screen with four passages
+    if ctx.compact:  # the dimensions first: on the first screen with five passages
         st.markdown("**Question dimensions**")
         render_dimensions(ctx, categories)
     render_answer(ctx)

@@ -8,9 +8,9 @@ file came with and every model suggestion (passages and dimensions). The server 
 screen (:mod:`needlework.actions`): a label typed with H on is typed with nothing shown.
 The choice is the person's, on every dataset and in every tab, and stays after a reload.
 
-:data:`COMPACT` is Annotate's compact layout: shorter passage boxes and tighter cards,
-the dimensions above the answer, so that four passages and the dimensions fit the first
-screen at 1440x900. Kept the same way, per person.
+:data:`COMPACT` is Annotate's compact layout: the outlined passage whole and the others
+folded to two lines, tighter cards, the dimensions above the answer, so that five passages
+and the dimensions fit the first screen at 1440x900. Kept the same way, per person.
 """
 
 from __future__ import annotations

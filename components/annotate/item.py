@@ -8,6 +8,7 @@ Passage cards and the keyboard toolbar are in :mod:`.passages`, the dimensions i
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -264,16 +265,21 @@ def render_question(ctx: ItemContext, position: int, total: int,
     render_text(question, key="nw-question")
 
 
-def render_progress(ctx: ItemContext, done: int, started: int, total: int) -> None:
+def render_progress(ctx: ItemContext, done: int, started: int, total: int,
+                    switches: Callable[[ItemContext], None] | None = None) -> None:
     """Passages labeled in this item, and questions finished in the dataset by this
-    annotator, in the same words as the home page (:func:`progress.progress_text`)."""
+    annotator, in the same words as the home page (:func:`progress.progress_text`). In the
+    compact layout one line of words with the view's ``switches`` (H) and Compact beside
+    them: the passages start a line higher."""
     labeled = sum(1 for v in ctx.labels.values() if v is not None)
     n = len(ctx.passages)
     answered = "answer saved" if (ctx.value("answer") or "").strip() else "no answer yet"
     if ctx.compact:  # one line of words, no bars
-        with st.container(horizontal=True, vertical_alignment="center"):
+        with st.container(horizontal=True, vertical_alignment="center", gap="small"):
             st.caption(f"This question: {labeled}/{n} passages labeled · {answered} · "
                        + label(progress_text(done, started, total, ctx.annotator or "you"), 160))
+            if switches is not None:
+                switches(ctx)
             render_compact_switch(ctx)
         return
     cols = st.columns([2, 2, 0.8], vertical_alignment="bottom")
@@ -292,6 +298,6 @@ def render_compact_switch(ctx: ItemContext) -> None:
         st.session_state[COMPACT] = ctx.compact
     st.toggle("Compact", key=COMPACT, width="content", on_change=set_compact_layout,
               args=(ctx.annotator, COMPACT),
-              help="Shorter passage boxes (scroll inside one to read on), smaller buttons and "
-                   "the dimensions above the answer: four passages and the dimensions on one "
-                   "screen. Kept for you.")
+              help="Two lines of each passage and the outlined one whole, smaller buttons, "
+                   "the switches on this line and the dimensions above the answer: five "
+                   "passages and the dimensions on one screen. Kept for you.")

@@ -116,7 +116,8 @@ def render_view_switches(ctx: ItemContext) -> None:
     and dimensions and the model suggestions, each only where this person may see it; a
     sentence where the lead keeps the file's labels from annotators. It reads and keeps
     the person's choice in the database (:func:`components.annotate.item.set_hidden`), so
-    the server counts what the page shows. The same on every item of a dataset."""
+    the server counts what the page shows. The same on every item of a dataset. In the
+    compact layout it sits on the progress line, in shorter words (the help says it all)."""
     file_labels, suggestions = ctx.file_labels, offers_suggestions(ctx)
     if not file_labels:
         st.caption("Blind labelling: your lead keeps the file's own labels and dimensions "
@@ -125,9 +126,12 @@ def render_view_switches(ctx: ItemContext) -> None:
                                         ("the model suggestions", suggestions)) if on)
     if not what:
         return
+    short = " and ".join(w for w, on in (("the file's values", file_labels),
+                                         ("the suggestions", suggestions)) if on)
     if ctx.annotator:  # the person's saved choice, drawn as it is
         st.session_state[HIDE_IMPORTED] = ctx.hidden
-    st.toggle(f"Hide {what} (H)", key=HIDE_IMPORTED, on_change=set_hidden, width="content",
+    st.toggle(f"Hide {short if ctx.compact else what} (H)", key=HIDE_IMPORTED,
+              on_change=set_hidden, width="content",
               args=(ctx.annotator, HIDE_IMPORTED),
               help=f"Hide {what}, so they do not anchor your judgement (H). A label you give "
                    "while they are hidden counts as given without a suggestion in view.")

@@ -153,26 +153,31 @@ def render_passage_card(ctx: ItemContext, passage) -> None:
     second, so the text box keeps its scroll): number, provider, date, age, imported
     label and the literal text; then the label buttons and the saved stamp."""
     number = passage.number
+    text = block(escape(passage.text or "(empty passage)"), box=True,
+                 max_height=None if ctx.compact else 200, key=f"nw-passage-{number}")
+    if ctx.compact:  # folded to two lines, whole under the cursor (js/annotate_paint.js)
+        text = f'<div class="{FOLD}">{text}</div>'
     with st.container(border=True, key=f"nw-card-{number}", gap="small"):
         st.html(TEXT_STYLE
-                + block(marked_html(_header(ctx, passage)), key=f"nw-head-{number}")
-                + block(escape(passage.text or "(empty passage)"), box=True,
-                        max_height=COMPACT_HEIGHT if ctx.compact else 200,
-                        key=f"nw-passage-{number}"))
+                + block(marked_html(_header(ctx, passage)), key=f"nw-head-{number}") + text)
         value = ctx.value(gl.label_field(number))
         st.html(_CARD_STYLE + f'<div class="nw-labels">{label_buttons_html(ctx, number, value)}'
                 + block(marked_html(_stamp(ctx, number)), key=f"nw-stamp-{number}") + "</div>")
 
 
-COMPACT_HEIGHT = 62  # px of a passage's text in the compact layout (about three lines)
+#: The compact layout's passage box (``nw-fold``): two lines of each passage, the
+#: outlined one whole (the key script's cursor style opens it, up to half the window,
+#: :file:`components/js/annotate_paint.js`), so that five passages' label buttons and the
+#: dimensions fit the first screen at 1440x900.
+FOLD = "nw-fold"
 #: The compact layout: tighter cards, smaller text and buttons, the header on one line.
 _COMPACT_STYLE = """<style>
-.st-key-nw-cards{gap:.4rem!important}
-.st-key-nw-cards [class*="st-key-nw-card-"]{padding:.35rem .6rem .4rem .6rem!important;
-  gap:.25rem!important}
-.st-key-nw-cards [id^="nw-head-"]{font-size:.8rem;line-height:1.3}
-.st-key-nw-cards [id^="nw-passage-"]{font-size:.86rem;line-height:1.4;padding:.25rem .5rem}
-.st-key-nw-cards .nw-labels button{font-size:.8rem;min-height:1.65rem;padding:.05rem .5rem}
+.st-key-nw-cards{gap:.25rem!important}
+.st-key-nw-cards [class*="st-key-nw-card-"]{padding:.25rem .6rem!important;gap:.2rem!important}
+.st-key-nw-cards [id^="nw-head-"]{font-size:.8rem;line-height:1.3;margin:0 0 .1rem 0}
+.st-key-nw-cards .nw-fold > [id^="nw-passage-"]{font-size:.86rem;line-height:1.35;
+  padding:.15rem .5rem;margin:0;max-height:calc(2.7em + .3rem + 2px)}
+.st-key-nw-cards .nw-labels button{font-size:.8rem;min-height:1.6rem;padding:.05rem .5rem}
 .st-key-nw-cards .nw-labels [id^="nw-stamp-"]{font-size:.78rem}
 .st-key-nw-item-side .nw-dims{gap:.15rem .5rem}
 .st-key-nw-item-side .nw-dims button{min-height:1.6rem;padding:.05rem .45rem;font-size:.78rem}
@@ -180,11 +185,13 @@ _COMPACT_STYLE = """<style>
 
 
 def render_passages(ctx: ItemContext) -> None:
-    """The view switch (H), then every passage card (tighter in the compact layout); the
-    key script outlines the one under the cursor."""
-    render_view_switches(ctx)
-    if ctx.compact:
+    """The view switch (H; in the compact layout it is on the progress line), then every
+    passage card (tighter in the compact layout); the key script outlines the one under
+    the cursor."""
+    if ctx.compact:  # the switches are on the progress line (components.annotate.item)
         st.html(_COMPACT_STYLE)
+    else:
+        render_view_switches(ctx)
     if ctx.timing == AFTER and not ctx.hidden and offers_suggestions(ctx):
         st.caption("A model's suggestion shows on a passage once you have saved your own "
                    "label, with whether it differs from yours.")

@@ -6,9 +6,11 @@
 // names come from LABELS and SHORT (annotate_keys.js, the page's data). Our own words
 // only: no data is ever put into HTML here.
 function annotatePaint(S, style) {
-  // the cursor's outline, on the drawn question's cards
+  // the cursor's outline, on the drawn question's cards; in the compact layout its
+  // passage, folded to two lines elsewhere, whole (up to half the window)
   S.cursorCss = (c) => `.st-key-nw-card-${c}{box-shadow:0 0 0 3px #1f6feb;border-radius:.6rem}` +
-    `.st-key-nw-card-${c} #nw-head-${c} mark.nw-cite:first-of-type{outline:2px solid #1f6feb}`;
+    `.st-key-nw-card-${c} #nw-head-${c} mark.nw-cite:first-of-type{outline:2px solid #1f6feb}` +
+    `.st-key-nw-card-${c} .nw-fold > #nw-passage-${c}{max-height:50vh!important}`;
   // labels the page's data does not show yet: pending ones ("saving") and ones the
   // server acknowledged ("saved"): passage number -> still pending?
   S.touched = () => {
