@@ -204,3 +204,31 @@ class _Stdin:
 
     def isatty(self) -> bool:
         return False
+
+
+@pytest.mark.slow
+def test_suggestions_ask_and_needle_datasets_act_as_the_lead_or_refuse(team_db, monkeypatch,
+                                                                       tmp_path):
+    """The verbs that start work for the team or import a dataset name their person too:
+    ``suggestions ask`` (its ``job.started`` row) and ``needle build --dataset`` (the
+    ``dataset.imported`` row); without --as they refuse before any request or work."""
+    out = str(tmp_path / "needles.jsonl")
+    for argv in (["suggestions", "ask", "--dataset", "g", "--rules-judge"],
+                 ["needle", "build", "--haystacks", "demo", "--demo-count", "2", "--lengths",
+                  "300", "--positions", "2", "--out", out, "--dataset", "nd"]):
+        done = run(argv)
+        assert done.returncode == 2, (argv, done.stdout, done.stderr)
+        assert "acts as a person: add --as NAME" in done.stderr, done.stderr
+    def needle_imports() -> list[dict]:
+        return [e for e in events(team_db, "dataset.imported") if "nd" in str(e.values())]
+
+    assert not events(team_db, "job.started") and not needle_imports()
+    me = as_lead(monkeypatch)
+    done = run(["suggestions", "ask", "--dataset", "g", "--rules-judge", *me])
+    assert done.returncode == 0, done.stderr
+    done = run(["needle", "build", "--haystacks", "demo", "--demo-count", "2", "--lengths", "300",
+                "--positions", "2", "--out", out, "--dataset", "nd", *me])
+    assert done.returncode == 0, done.stderr
+    started, imported = events(team_db, "job.started"), needle_imports()
+    assert [e["by"] for e in started] == ["lead"], started
+    assert [e["by"] for e in imported] == ["lead"], imported

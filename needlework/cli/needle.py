@@ -18,6 +18,7 @@ from typing import Any
 
 from needlework import files
 from needlework.cli import add_db_argument
+from needlework.cli.acting import Stop, acting_user, add_as_argument
 from needlework.cli.needle_write import add_write, lengths_type, print_problems
 from needlework.formats import FormatError
 
@@ -46,6 +47,7 @@ def _add_build(sub: argparse._SubParsersAction) -> None:
                    help="skip a haystack when its cut is further than this from the target (default 0.05)")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--dataset", metavar="NAME", help="also import the records as needle dataset NAME")
+    add_as_argument(p)
     p.add_argument("--replace", action="store_true", help="replace an existing dataset NAME")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_db_argument(p)
@@ -126,6 +128,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def cmd_build(args: argparse.Namespace) -> int:
     from needlework.datasets import import_bytes  # noqa: PLC0415
     from needlework.needle.builder import DEFAULT_LENGTHS, BuildOptions, build_from_source  # noqa: PLC0415
+    from needlework.teams.permissions import PermissionDenied  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
     from store.datasets import DatasetExists  # noqa: PLC0415
 
@@ -134,6 +137,11 @@ def cmd_build(args: argparse.Namespace) -> int:
                            pair_split="all" if args.all_pairs else "heldout")
     needs_db = args.dataset or (args.haystacks != "demo" and not Path(args.haystacks).is_file())
     db = connect(args.db) if needs_db else None
+    try:  # who imports the dataset (team mode: --as), asked before any work
+        actor = acting_user(args, db, "needle build --dataset") if args.dataset else None
+    except Stop as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:
         result = build_from_source(args.haystacks, options, facts=args.facts, db=db, demo_count=args.demo_count)
     except FormatError as e:
@@ -152,11 +160,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         assert db is not None  # a dataset to write needs the database (needs_db)
         try:
             summary = import_bytes(db, data, Path(args.out).name, format="needle", dataset=args.dataset,
-                                   replace=args.replace, created_by="cli")
+                                   replace=args.replace, created_by="cli", actor=actor)
         except FormatError as e:
             return print_problems(e)
-        except DatasetExists as e:
-            print(f"error: {e} (use --replace)", file=sys.stderr)
+        except (DatasetExists, PermissionDenied) as e:
+            print(f"error: {e}" + (" (use --replace)" if isinstance(e, DatasetExists) else ""),
+                  file=sys.stderr)
             return 1
         print(summary)
     return 0

@@ -14,6 +14,7 @@ from typing import Any
 
 from needlework import files
 from needlework.cli import add_db_argument
+from needlework.cli.acting import Stop, acting_user, add_as_argument
 from needlework.formats import FormatError
 
 
@@ -86,6 +87,7 @@ def add_write(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--temperature", type=float, default=0.0, help="default 0")
     p.add_argument("--out", required=True, metavar="FILE")
     p.add_argument("--dataset", metavar="NAME", help="also import the records as needle dataset NAME")
+    add_as_argument(p)
     p.add_argument("--replace", action="store_true", help="replace an existing dataset NAME")
     p.add_argument("--json", action="store_true", help="print the summary and every attempt as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -146,9 +148,9 @@ def cmd_write(args: argparse.Namespace) -> int:
     from needlework.judges.templates import TemplateError  # noqa: PLC0415
     from needlework.needle.inputs import load_haystacks  # noqa: PLC0415
     from needlework.needle.sites import resolve_counter  # noqa: PLC0415
+    from needlework.teams.permissions import PermissionDenied  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
     from store.datasets import DatasetExists  # noqa: PLC0415
-
     for name in ("per_haystack", "tries", "positions"):
         if getattr(args, name) < 1:
             print(f"error: --{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}",
@@ -161,6 +163,11 @@ def cmd_write(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     db = connect(args.db)
+    try:  # who imports the dataset (team mode: --as), asked before any request is sent
+        actor = acting_user(args, db, "needle write --dataset") if args.dataset else None
+    except Stop as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     counter = resolve_counter()
     try:
         haystacks = load_haystacks(args.haystacks, db=db, demo_count=args.demo_count,
@@ -211,11 +218,13 @@ def cmd_write(args: argparse.Namespace) -> int:
     if args.dataset:
         try:
             done = import_bytes(db, data, Path(args.out).name, format="needle", dataset=args.dataset,
-                                replace=args.replace, created_by="cli (LLM-written needles)")
+                                replace=args.replace, created_by="cli (LLM-written needles)",
+                                actor=actor)
         except FormatError as e:
             return print_problems(e)
-        except DatasetExists as e:
-            print(f"error: {e} (use --replace)", file=sys.stderr)
+        except (DatasetExists, PermissionDenied) as e:
+            print(f"error: {e}" + (" (use --replace)" if isinstance(e, DatasetExists) else ""),
+                  file=sys.stderr)
             return 1
         print(done, file=sys.stderr if args.json else sys.stdout)
     return 0

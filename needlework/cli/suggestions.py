@@ -73,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_retries_argument(q)
     add_price_arguments(q)
     add_estimate_argument(q)
+    add_as_argument(q)
     q.add_argument("--token-param", default="auto",
                    choices=("auto", "max_tokens", "max_completion_tokens"),
                    help="how the answer's length limit is named (auto: max_tokens, the other "
@@ -190,11 +191,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
                               max_retries=args.max_retries, **settings(args, model))
             spec = SuggestSpec(args.dataset, conn, fields, args.source, args.replace)
             db = connect(args.db)
+            actor = acting_user(args, db, "suggestions ask")
             estimate = cost.estimate(db, conn, cost.suggest_requests(db, spec))
             if report_estimate(estimate, args):
                 return 0
-            row = run_suggest_here(db, args.db, spec)
-        except (ValueError, TypeError, SuggestError) as exc:
+            row = run_suggest_here(db, args.db, spec, by=actor)
+        except (ValueError, TypeError, SuggestError, Stop) as exc:
             print(f"suggestions ask: {exc}", file=sys.stderr)
             return 2
         result = row.get("result") or {}
