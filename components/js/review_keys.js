@@ -10,9 +10,9 @@
 // lists around the one drawn (`line`): the navigator (js/navigator_core.js) moves, holds
 // keys for a comparison not in sight (or where an undo, redo or accept is pending) and
 // catches up with the page. W shows the whole text or the window around the difference
-// (the diff view's "Whole text"). Clicks on those buttons act the same. `data` is the
-// page's: {dataset, annotator, item, i, j, verdict, reasons, advance, seq, moves, line,
-// keys, blind}. No data is ever put into HTML here.
+// (side by side: or the first part; the "Whole text" switch). Clicks on those buttons act
+// the same. `data` is the page's: {dataset, annotator, item, i, j, verdict, reasons,
+// advance, seq, moves, line, keys, blind}. No data is ever put into HTML here.
 // the verdicts' and reasons' keys come with the page's data (needlework.review.verdicts)
 let VERDICTS = {};
 let REASONS = {};
@@ -150,12 +150,13 @@ function reviewKeys() {
     }
     nav.ask(seek, target);
   };
-  // W: the diff view's "Whole text" switch (the whole of both texts, or the window
-  // around the difference in focus)
+  // W: the "Whole text" switch (the whole of both texts, or the window around the
+  // difference in focus; side by side, or their first part); where it cannot change
+  // anything, the page says why
   S.whole = () => {
     const box = document.querySelector(".st-key-rv_whole input");
     if (box && !box.disabled) box.click();
-    else S.say("the whole text is a switch of the differences view");
+    else S.say(box ? "W: both texts are shown whole already" : "W: this view has no whole text to show");
   };
 
   const note = () => {

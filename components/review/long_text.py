@@ -44,14 +44,19 @@ def _needed(bounds: list[tuple[int, int]], reveal: int | None) -> int:
     return next((k + 1 for k, (_, end) in enumerate(bounds) if reveal < end), len(bounds))
 
 
+def cuts(text: str) -> bool:
+    """Whether a panel shows only the first part of ``text`` until asked for more."""
+    return len(chunk_bounds(text)) > 1
+
+
 @st.fragment
 def _panel(
     text: str, segments: list[Segment] | None, key: str, max_height: int, reveal: int | None,
-    markdown: bool = False,
+    markdown: bool = False, whole: bool = False,
 ) -> None:
     bounds = chunk_bounds(text)
     wanted = max(st.session_state.get(_state_key(key), 1), _needed(bounds, reveal))
-    shown = max(1, min(wanted, len(bounds)))
+    shown = len(bounds) if whole else max(1, min(wanted, len(bounds)))
     end = bounds[shown - 1][1]
     if segments is None and markdown:
         render_markdown(text[:end], box=True, max_height=max_height, key=key)
@@ -60,6 +65,9 @@ def _panel(
     else:
         render_marked_text(slice_segments(segments, end), box=True, max_height=max_height, key=key)
     if len(bounds) == 1:
+        return
+    if whole:  # the page's Whole text (W) is on: no More / Collapse of this one's own
+        st.caption(f"All {len(text):,} characters shown (Whole text: W shows the first part).")
         return
     row = st.container(horizontal=True, vertical_alignment="center")
     if shown < len(bounds):
@@ -80,9 +88,11 @@ def render_long_text(
     max_height: int = BOX_HEIGHT,
     reveal: int | None = None,
     markdown: bool = False,
+    whole: bool = False,
 ) -> None:
     """Draw ``text`` (or its marked ``segments``, which must cover it exactly) in a
     scrolling box: the first chunk now, later chunks when asked; with ``reveal``,
-    enough chunks that character ``reveal`` is shown. ``markdown`` (plain ``text``
-    only): its Markdown drawn as formatting, HTML off (:func:`components.text.render_markdown`)."""
-    _panel(text, segments, key, max_height, reveal, markdown)
+    enough chunks that character ``reveal`` is shown; ``whole``: every chunk (the page's
+    Whole text, W). ``markdown`` (plain ``text`` only): its Markdown drawn as formatting,
+    HTML off (:func:`components.text.render_markdown`)."""
+    _panel(text, segments, key, max_height, reveal, markdown, whole)

@@ -12,8 +12,9 @@ import streamlit as st
 from components import st_dom
 from components.hints import import_words
 from components.review.diff_view import render_diff
-from components.review.long_text import render_long_text
+from components.review.long_text import cuts, render_long_text
 from components.review.position import ADVANCE, Ident, intent, save_note, state_key
+from components.review.reading import render_markdown_switch, render_view, render_whole_switch
 from components.state import DATASET_KEY
 from components.text import TEXT_STYLE, label, marked_html, render_text
 from needlework.formats import RMBENCH_STYLES, Preference
@@ -29,8 +30,6 @@ from needlework.words import plural
 
 REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews
 NEAR_IDENTICAL = 0.6  # auto view: differences when at least this share of words is shared
-VIEWS = {"auto": "Auto", "side": "Side by side", "diff": "Differences"}
-MARKDOWN_VIEW = "rv_markdown"  # the reader's choice: responses' Markdown as formatting (off: text)
 
 
 def _time(stamp: str) -> str:
@@ -182,8 +181,8 @@ def render_verdict_panel(
     dataset: str, ident: Ident, mine: Mapping[str, Any] | None, others: Sequence[dict[str, Any]],
     me: str, names: tuple[list[str], list[str]], last: str = "", sides: Sides = PLAIN,
 ) -> None:
-    """Which comparison the verdict is for, the note, the saved status and the others'
-    verdicts (the buttons are in :func:`render_verdict_bar`)."""
+    """Which comparison the verdict is for (the item's id, then the pair), the note, the
+    saved status and the others' verdicts (the buttons are in :func:`render_verdict_bar`)."""
     if sides.neutral:
         first = sides.first()
         pair = " vs ".join(sides.title(side, names[side == REJECTED][ident[1 + (side == REJECTED)]])
@@ -191,7 +190,7 @@ def render_verdict_panel(
     else:
         pair = (f"{side_title('chosen', names[0][ident[1]])} vs "
                 f"{side_title('rejected', names[1][ident[2]])}")
-    st.markdown(f"**Verdict** · {pair}")
+    st.markdown(f"**Verdict** on item {label(ident[0], 60)} · {pair}")
     note_key = state_key("note", dataset, ident)
     if note_key not in st.session_state:
         st.session_state[note_key] = (mine or {}).get("note") or ""
@@ -353,19 +352,15 @@ def render_responses(
                     for side in order)
     render_prompt(pref.prompt)
     controls = st.container(horizontal=True, vertical_alignment="center")
-    view = controls.segmented_control("View", list(VIEWS), format_func=VIEWS.get, default="auto",
-                                      key="rv_view", label_visibility="collapsed") or "auto"
+    view = render_view(controls)  # the person's, kept (components/review/reading.py)
     diff = None
     if view == "diff" or (view == "auto" and a != b and quick_similarity(a, b) >= NEAR_IDENTICAL):
         diff = cached_diff(a, b)
         if view == "auto" and diff.similarity < NEAR_IDENTICAL:
             diff = None
     if diff is None:
-        markdown = controls.toggle(
-            "Markdown", key=MARKDOWN_VIEW,
-            help="Show the responses' Markdown (headings, bold, lists, tables, code) as "
-                 "formatting. HTML in a response stays visible as text, links show their "
-                 "address and are not clickable, images are not loaded. Off: the text as typed.")
+        markdown = render_markdown_switch(controls)
+        whole = render_whole_switch(controls, diff=False, cut=cuts(a) or cuts(b))
         if view == "auto" or a == b:
             controls.caption("Side by side: " + ("the two texts are identical" if a == b else
                                                  "not near-identical (auto)"))
@@ -374,7 +369,7 @@ def render_responses(
             with col:
                 st.markdown(header)
                 render_long_text(text, f"rv-{side}{'-md' if markdown else ''}-{current.item}-{i}-{j}",
-                                 markdown=markdown)
+                                 markdown=markdown, whole=whole)
         return "side-md" if markdown else "side"
     n = len(diff.differences)
     key = state_key("diff", dataset, ident)
@@ -383,9 +378,7 @@ def render_responses(
                     disabled=k == 0, on_click=intent, args=("diff", k - 1, ident))
     controls.button("Next difference", key="rv_dnext", shortcut="D", icon="⬇️",
                     disabled=k >= n - 1, on_click=intent, args=("diff", k + 1, ident))
-    whole = controls.toggle("Whole text (W)", key="rv_whole",
-                            help="The whole of both texts, or only the window around the "
-                                 "difference in focus (W)")
+    whole = render_whole_switch(controls, diff=True)
     same = percent(diff.similarity, digits=1 if 0.99 < diff.similarity < 1 else 0, space=False)
     left, right = ("A", "B") if sides.neutral else ("chosen", "rejected")
     st.caption(f"Difference {k + 1 if n else 0} of {n} (outlined) · {same} of words identical · "

@@ -92,7 +92,9 @@ def _open(browser, url: str, size: tuple[int, int], who: str = "ana"):
 
 @pytest.mark.parametrize("size", SIZES)
 def test_markdown_view_draws_formatting_only(browser, workday_url, size):
-    context, page = _open(browser, f"{workday_url}/review?dataset={PAIRS}", size)
+    # a person of their own per size: the Markdown switch is kept per person
+    context, page = _open(browser, f"{workday_url}/review?dataset={PAIRS}", size,
+                          who=f"md-{size[0]}")
     try:
         responses = page.locator(".st-key-rv-responses")
         responses.get_by_text("### Steps").first.wait_for(timeout=30_000)  # text by default
