@@ -14,6 +14,7 @@ _STREAMLIT = re.compile(r"data-testid|data-baseweb|\bstMain|\bstLayoutWrapper|\b
 # files that take every such selector from st_dom (js/slide.js and needle/presentation.py
 # keep theirs for now: st_dom lists them, the browser test watches them)
 _USERS = ["components/js/annotate_keys.js", "components/js/annotate_input.js",
+          "components/js/input_core.js", "components/js/review_input.js",
           "components/js/annotate_paint.js", "components/js/review_keys.js",
           "components/js/outbox_core.js", "components/js/name_memory.js",
           "components/js/navigator_core.js", "components/outbox.py",

@@ -35,7 +35,7 @@ from needlework.grounding.line import line
 from store.grounding import openings
 
 _KEYS = st.components.v2.component("needlework.annotate_keys", isolate_styles=False,
-                                   js=module("annotate_input.js", "annotate_paint.js", "annotate_keys.js"))
+                                   js=module("input_core.js", "annotate_input.js", "annotate_paint.js", "annotate_keys.js"))
 
 _STYLE = f"""
 <style>

@@ -1,7 +1,8 @@
-// The annotate page's input interpreter: one pure function turns every key and every click
-// that changes data or the cursor into actions.
+// The annotate page's input interpreter: its page table for the one interpreter of input
+// (js/input_core.js), which turns every key and every click that changes data or the
+// cursor into actions.
 //
-//   step(state, event, view) -> {state, effects}
+//   nwAnnotateInput.step(state, event, view) -> {state, effects}
 //
 // `state` holds every piece of the page's input state: where the keys aim (item, its
 // passage count n, the passage cursor), who the cursor was placed for, whether the person
@@ -124,22 +125,6 @@ const nwAnnotateInput = (() => {
       return needsPage(Object.assign({}, state, {prefix: null}), event, view);
     }
     return p.dim === undefined && digitOf(key) === dims(view).length + 1;
-  }
-
-  // One run of the interpreter: `out` collects the effects, `sent` the actions pushed in
-  // this step (later events of the same step see them, as the page would).
-  function runner(view) {
-    const out = [];
-    const sent = [];
-    const v = () => ({data: view.data, who: view.who, overlay: view.overlay.concat(sent)});
-    const base = () => ({dataset: view.data.dataset, annotator: view.who});
-    // an action on the question the keys aim at (`whole`: of the person's work, no item)
-    const push = (state, action, whole = false) => {
-      const a = Object.assign(base(), whole ? {} : {item: state.item}, action);
-      sent.push(a);
-      out.push({push: a});
-    };
-    return {out, sent, v, push, say: (text) => out.push({say: text})};
   }
 
   function setDim(r, state, d, option, quiet = false) {
@@ -317,60 +302,18 @@ const nwAnnotateInput = (() => {
     return s;
   }
 
-  // an input event (a key or a click), or a wait for the question's page
-  function inputStep(r, s, event) {
-    const view = r.v();
-    if (!view.data) return s;
-    if (s.waiting.length) return Object.assign({}, s, {waiting: s.waiting.concat([event])});
-    if (needsPage(s, event, view) && !ready(s, view)) {
-      return Object.assign({}, s, {waiting: [event]});
-    }
-    return event.type === "key" ? keyStep(r, s, event.key) : clickStep(r, s, event);
-  }
-
-  // the events that waited for the page, once it shows the question: in order, until
-  // one waits again, or one moves (the events after a move are given back to the page
-  // script, {replay}, to come again once the move is made: they aim where it leads)
-  function flush(r, s) {
-    let state = Object.assign({}, s, {waiting: []});
-    const queue = s.waiting;
-    for (let k = 0; k < queue.length; k += 1) {
-      if (state.waiting.length) {
-        state = Object.assign({}, state, {waiting: state.waiting.concat(queue.slice(k))});
-        break;
-      }
-      const before = r.out.length;
-      state = inputStep(r, state, queue[k]);
-      if (r.out.slice(before).some((e) => e.ask) && k + 1 < queue.length) {
-        r.out.push({replay: queue.slice(k + 1)});
-        break;
-      }
-      const typing = r.out.slice(before).some((e) => e.focus === "answer" || e.focus === "comment");
-      if (typing && k + 1 < queue.length) {
-        // the box has the focus now: what was typed after A or M while the question opened
-        // was meant for it, and is not acted on as keys
-        r.say(`${queue.length - k - 1} key(s) typed while the box opened were not applied`);
-        break;
-      }
-    }
-    return state;
-  }
-
-  function step(state, event, view) {
-    const r = runner(view);
-    let s = state;
-    if (event.type === "key" || event.type === "click") {
-      s = inputStep(r, s, event);
-    } else if (event.type === "arrive") {
-      s = arrive(s, event.target, view);
-    } else if (event.type === "data") {
-      s = Object.assign({}, s, {cursor: clamp(s.cursor, s.n)});
-    }
-    if (s.waiting.length && ready(s, view) && event.type !== "key" && event.type !== "click") {
-      s = flush(r, s);
-    }
-    return {state: s, effects: r.out};
-  }
+  // the page's table for the interpreter (js/input_core.js)
+  const PAGE = {
+    target: (state) => ({item: state.item}),
+    needsPage, ready, typing: ["answer", "comment"],
+    act: (r, s, event) => (event.type === "key" ? keyStep(r, s, event.key) : clickStep(r, s, event)),
+    other: (r, s, event) => {
+      if (event.type === "arrive") return arrive(s, event.target, r.v());
+      if (event.type === "data") return Object.assign({}, s, {cursor: clamp(s.cursor, s.n)});
+      return s;
+    },
+  };
+  const step = (state, event, view) => nwInput.step(PAGE, state, event, view);
 
   // Where the keys aim. A move's target names the question, its passage count and where
   // the cursor starts. Without one, the page's data: another question than the keys aim

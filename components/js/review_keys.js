@@ -1,41 +1,39 @@
-// The review page's keyboard: verdicts and reasons become actions aimed at a comparison.
+// The review page's keyboard: the page script around the input interpreter.
 //
-// A F T B S name a verdict on the comparison on screen (chosen i vs rejected j of an item)
-// and go to the outbox (nwCore) with the reasons picked for it and the note as typed;
-// 1-7 toggle a reason: right after a verdict, on that verdict (wherever the page moved
-// on to) until another key comes; before one, kept here for the verdict (a move away
-// drops them and says so); on a comparison with a verdict, saved at once. J / K / N
-// move to the next / previous / next unreviewed comparison the page's data names, and a
-// second move before the page has drawn the first goes along the comparisons the data
-// lists around the one drawn (`line`): the navigator (js/navigator_core.js) moves, holds
-// keys for a comparison not in sight (or where an undo, redo or accept is pending) and
-// catches up with the page. W shows the whole text or the window around the difference
-// (side by side: or the first part; the "Whole text" switch). Clicks on those buttons act
-// the same. `data` is the page's: {dataset, annotator, item, i, j, verdict, reasons,
-// advance, seq, moves, line, keys, blind}. No data is ever put into HTML here.
+// Every key and click that changes data or where the keys aim (the verdicts A F T B S,
+// the reasons 1-7, J / K / N, Z, Y, M, a comparison clicked in the item's grid) is an event
+// of the one interpreter of input (js/input_core.js, Review's table js/review_input.js),
+// which holds the page's input state: the comparison the keys aim at, the reasons picked
+// before a verdict, the verdict a reason right after it goes with, and the keys waiting for
+// the page. A redraw gives it new data, never a new state. This script turns DOM events
+// into events and carries out the effects: actions for the outbox (nwCore), moves for the
+// navigator (js/navigator_core.js: keys held for a comparison not in sight), notes, focus.
+// It also scrolls the responses (PageDown, Space, the arrows) and W shows the whole text
+// or the window around the difference (side by side: or the first part; the "Whole text"
+// switch): views, not data.
+// `data` is the page's: {dataset, annotator, item, i, j, verdict, reasons, advance, seq,
+// moves, line, keys, blind}. No data is ever put into HTML here.
 // the verdicts' and reasons' keys come with the page's data (needlework.review.verdicts)
 let VERDICTS = {};
 let REASONS = {};
-const SEEK = {j: "next", k: "previous", n: "unreviewed"};
 const BARRIER = "nw-review-barrier";
 
 function reviewKeys() {
   if (window.__nwReview) return window.__nwReview;
-  const S = {data: null, at: null, drafts: {},
+  const I = nwReviewInput;
+  const S = {data: null, input: I.initial(), known: {},
              active: () => !!document.querySelector(".st-key-rv-verdicts")};
   window.__nwReview = S;
+  Object.defineProperty(S, "at", {get: () => S.input.at, enumerable: true});
   const sameAt = (a, b) => a.item === b.item && a.i === b.i && a.j === b.j;
   const nav = nwNavigator.create(nwCore, {
     page: "review", storage: BARRIER,
     data: () => S.data, who: () => S.who(), paint: () => S.paint(), say: (t) => S.say(t),
-    handle: (key) => S.handle(key),
+    handle: (event) => S.dispatch(typeof event === "string" ? {type: "key", key: event} : event),
     here: () => S.at, drawn: () => S.drawn(), same: sameAt,
     fields: (at) => ({item: at.item, i: at.i, j: at.j}),
     link: (at) => ({item: at.item, i: at.i + 1, j: at.j + 1}),
-    arrive: (target) => {
-      const c = target || S.data;
-      S.at = {item: c.item, i: c.i, j: c.j};
-    },
+    arrive: (target) => S.dispatch({type: "arrive", target: target || null}),
     beyond: (seek, k) => S.unreviewedAfter(seek, k),
     done: {next: "This is the last comparison in this view.",
            previous: "This is the first comparison in this view.",
@@ -48,6 +46,8 @@ function reviewKeys() {
     Object.defineProperty(S, name, {get: () => nav[name], enumerable: true});
   }
   Object.defineProperty(S, "line", {get: () => nav.line, enumerable: true});
+  // keys waiting for the page count as not saved yet
+  nwCore.heldCounters.add(() => S.input.waiting.length);
   const style = document.createElement("style");
   style.id = "nw-review-style";
   document.head.appendChild(style);
@@ -55,35 +55,17 @@ function reviewKeys() {
   // who gives the verdicts: the session's annotator, or for a moment after a server
   // restart (the session has no name yet) the name this browser remembers
   S.who = () => (S.data && S.data.annotator) || nwCore.remembered();
-  const id = () => `${S.at.item}\u0000${S.at.i}\u0000${S.at.j}`;
-  const idOf = (c) => `${c.item}\u0000${c.i}\u0000${c.j}`;
   // my verdict and reasons saved on the comparisons the page's data names (the one on
   // screen, where J / K / N lead, the item's grid): a key pressed on one of them before
   // the page has drawn it still knows what is saved there
-  S.known = new Map();
-  S.savedOf = (at) => S.known.get(idOf(at)) || {verdict: null, reasons: []};
-  S.pendingVerdict = () => {
-    let v = null;
-    for (const a of nwCore.overlay((a) => a.kind === "verdict" && a.item === S.at.item &&
-                                   a.i === S.at.i && a.j === S.at.j)) v = a.verdict;
-    return v;
+  S.savedOf = (at) => S.known[I.idOf(at)] || {verdict: null, reasons: []};
+  const noteValue = () => {
+    const field = document.querySelector(nwDom.NOTE_FIELD);
+    return field ? field.value : null;
   };
-  S.reasons = () => {
-    const draft = S.drafts[id()];
-    if (draft) return draft;
-    let reasons = S.savedOf(S.at).reasons || [];
-    for (const a of nwCore.overlay((a) => (a.kind === "verdict" || a.kind === "reasons") &&
-                                   a.item === S.at.item && a.i === S.at.i && a.j === S.at.j)) {
-      if (a.flip) reasons = flipped(reasons, a.flip);
-      else if (a.reasons) reasons = a.reasons;  // a verdict sent without them keeps them
-    }
-    return reasons;
-  };
-  const flipped = (reasons, tag) => {
-    const now = new Set(reasons);
-    if (now.has(tag)) now.delete(tag); else now.add(tag);
-    return Object.values(REASONS).filter((r) => now.has(r));
-  };
+  S.view = () => ({data: S.data, who: S.who(), overlay: nwCore.overlay(() => true),
+                   known: S.known, note: S.drawn() ? noteValue() : null});
+  S.reasons = () => I.reasonsOf(S.input, S.view());
   S.paint = () => {
     if (!S.data || !S.at) return;
     let css = "";
@@ -140,16 +122,6 @@ function reviewKeys() {
     }
     return null;  // none in sight: the server finds it (its list wraps around)
   };
-  // a move away from reasons picked with no verdict yet: they are not saved, and the page
-  // says so (they go with a verdict only)
-  S.ask = (seek, target) => {
-    const draft = S.at && S.drafts[id()];
-    if (draft && draft.length && !S.pendingVerdict()) {
-      delete S.drafts[id()];
-      S.say(`not saved: ${draft.join(", ")} (reasons need a verdict on their comparison)`);
-    }
-    nav.ask(seek, target);
-  };
   // W: the "Whole text" switch (the whole of both texts, or the window around the
   // difference in focus; side by side, or their first part); where it cannot change
   // anything, the page says why
@@ -158,91 +130,41 @@ function reviewKeys() {
     if (box && !box.disabled) box.click();
     else S.say(box ? "W: both texts are shown whole already" : "W: this view has no whole text to show");
   };
-
-  const note = () => {
-    const field = document.querySelector(nwDom.NOTE_FIELD);
-    return field ? field.value : null;
-  };
-
-  S.undo = (key) => {
-    nwCore.push({kind: key === "z" ? "undo" : "redo", dataset: S.data.dataset,
-                 annotator: S.who(), scope: "review"});
-    S.say(key === "z" ? "undoing your last verdict change…" : "redoing…");
-  };
-  S.note = () => {  // the note of this comparison (Enter saves, Esc leaves)
-    const field = document.querySelector(nwDom.NOTE_FIELD);
-    if (field) {
-      field.scrollIntoView({block: "center"});
-      field.focus();
-      field.setSelectionRange(field.value.length, field.value.length);
-    }
-  };
-  S.verdict = (key) => {
-    // the reasons picked here before there was a verdict go with it; otherwise the
-    // server keeps the saved ones (flips still on their way included); the note as
-    // typed, when the note field is this comparison's (the page has drawn it)
-    // a blind annotator's A and F name the left and right response (a-better,
-    // b-better): the server turns the position into the verdict it stores
-    const draft = S.drafts[id()];
-    nwCore.push({kind: "verdict", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                 j: S.at.j, annotator: S.who(), verdict: VERDICTS[key],
-                 ...(draft ? {reasons: draft} : {}), note: S.drawn() ? note() : null});
-    delete S.drafts[id()];
-    const given = S.at;
-    if (S.data.advance) S.ask("unreviewed");
-    S.afterVerdict = given;
-    S.paint();
-  };
-  S.accept = () => {  // accept the suggested verdict: the server decides on what is saved
-    const here = S.data.item === S.at.item && S.data.i === S.at.i && S.data.j === S.at.j;
-    if (here && !S.data.suggested) { S.say("no suggestion shown on this comparison"); return; }
-    nwCore.push({kind: "accept", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                 j: S.at.j, annotator: S.who()});
-    S.say("accepting the suggested verdict…");
-    if (S.data.advance) S.ask("unreviewed");
-    S.paint();
-  };
-  S.reason = (key) => {
-    const tag = REASONS[key];
-    if (S.savedOf(S.at).verdict || S.pendingVerdict()) {
-      // the server flips the reason on what is saved (right after Z the page may still
-      // show the reasons the undo took back)
-      delete S.drafts[id()];
-      nwCore.push({kind: "reasons", dataset: S.data.dataset, item: S.at.item, i: S.at.i,
-                   j: S.at.j, annotator: S.who(), flip: tag});
-    } else {
-      S.drafts[id()] = flipped(S.reasons(), tag);  // goes with the verdict
-    }
-    S.paint();
-  };
-  // A reason key right after a verdict goes with that verdict, wherever the page has
-  // moved on to, until any other key comes: F then 1 is a flip for a factual error.
-  S.afterVerdict = null;  // {item, i, j} of the verdict just given
-  S.withVerdict = (key) => {
-    const at = S.afterVerdict;
-    nwCore.push({kind: "reasons", dataset: S.data.dataset, item: at.item, i: at.i, j: at.j,
-                 annotator: S.who(), flip: REASONS[key]});
-    const here = sameAt(at, S.at);
-    S.say(`${REASONS[key]}: ${here ? "with this verdict" : "with the verdict you just gave"}`);
-    S.paint();
-  };
-  S.handle = (key) => {
-    if (!S.data || !S.at) return;
-    if (key in REASONS && S.afterVerdict && S.who()) { S.withVerdict(key); return; }
-    S.afterVerdict = null;
-    if (nav.hold(key)) return;
-    if (key in SEEK) { S.ask(SEEK[key]); return; }
-    if (!S.who()) {  // nothing is saved without a name: go and type it
+  const FOCUS = {
+    name: () => {
       const field = document.querySelector(nwDom.NAME_FIELD);
       if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
-      return;
-    }
-    if (key === "z" || key === "Z") S.undo(key);
-    else if (key === "m") S.note();
-    else if (key in VERDICTS) S.verdict(key);
-    else if (key === "y") S.accept();
-    else if (key in REASONS) S.reason(key);
+    },
+    note: () => {  // the note of this comparison (Enter saves, Esc leaves)
+      const field = document.querySelector(nwDom.NOTE_FIELD);
+      if (field) {
+        field.scrollIntoView({block: "center"});
+        field.focus();
+        field.setSelectionRange(field.value.length, field.value.length);
+      }
+    },
   };
+  const run = (effect) => {
+    if (effect.push) nwCore.push(effect.push);
+    else if (effect.ask !== undefined) nav.ask(effect.ask, effect.target || undefined);
+    else if (effect.say) S.say(effect.say);
+    else if (effect.focus) FOCUS[effect.focus]();
+    else if (effect.replay) for (const event of effect.replay) S.dispatch(event);
+  };
+  // one event through the interpreter: its state first, then its effects in order (a move
+  // aims the keys at once); a key the interpreter says goes with the verdict just given is
+  // never held for a move
+  S.dispatch = (event) => {
+    if (!S.data) return;
+    const input = event.type === "key" || event.type === "click";
+    if (input && (!S.at || (I.holds(S.input, event, S.view()) &&
+                            nav.hold(event.type === "key" ? event.key : event)))) return;
+    const {state, effects} = I.step(S.input, event, S.view());
+    S.input = state;
+    for (const effect of effects) run(effect);
+    S.paint();
+  };
+  S.handle = (key) => S.dispatch({type: "key", key});
 
   // The responses on screen: when a comparison is first drawn, the page scrolls just
   // enough that both responses' boxes end above the verdict bar (their first screen is
@@ -300,15 +222,16 @@ function reviewKeys() {
     // what is saved is the named reviewer's: a run drawn while the session has no name
     // for a moment (a server restart) says nothing of it, and another name starts anew
     if (data.annotator) {
-      if (S.knownFor !== data.annotator) { S.known = new Map(); S.knownFor = data.annotator; }
+      if (S.knownFor !== data.annotator) { S.known = {}; S.knownFor = data.annotator; }
       for (const c of [...Object.values(data.moves || {}), ...(data.grid || []), ...around]) {
-        S.known.set(idOf(c), {verdict: c.verdict || null, reasons: c.reasons || []});
+        S.known[I.idOf(c)] = {verdict: c.verdict || null, reasons: c.reasons || []};
       }
     }
-    if (S.known.size > 5000) S.known = new Map([...S.known].slice(-1000));
+    const ids = Object.keys(S.known);
+    if (ids.length > 5000) S.known = Object.fromEntries(ids.slice(-1000).map((k) => [k, S.known[k]]));
     if (data.keys) { VERDICTS = data.keys.verdicts || {}; REASONS = data.keys.reasons || {}; }
     nav.receive(data, {here, ahead: line.ahead, behind: line.behind});
-    S.paint();
+    S.dispatch({type: "data"});
   };
 
   document.addEventListener("keydown", (e) => {
@@ -338,7 +261,7 @@ function reviewKeys() {
       return;
     }
     const key = lower === "z" && e.shiftKey ? "Z" : lower;
-    if (key.length !== 1 || !(key in VERDICTS || key in REASONS || key in SEEK ||
+    if (key.length !== 1 || !(key in VERDICTS || key in REASONS || key in I.SEEK ||
                               key === "z" || key === "Z" || key === "m" || key === "y")) return;
     e.preventDefault(); e.stopPropagation();
     if (e.repeat) return;
@@ -358,11 +281,9 @@ function reviewKeys() {
     else if (what === "prev") S.handle("k");
     else if (what === "next") S.handle("j");
     else if (what === "next_unreviewed") S.handle("n");
-    else {
+    else {  // a comparison of the item's grid, on the item the page shows
       const [, i, j] = what.split("_").map(Number);
-      S.afterVerdict = null;
-      if (S.barrier) return;
-      S.ask(null, {item: S.at.item, i, j});
+      S.dispatch({type: "click", what: "pick", item: S.data.item, i, j});
     }
   }, true);
   // a clicked switch or radio keeps the focus, and the page ignores keys typed in any

@@ -22,7 +22,7 @@ from needlework.review.verdicts import key_map
 from needlework.teams.permissions import User
 
 _KEYS = st.components.v2.component("needlework.review_keys", isolate_styles=False,
-                                   js=module("review_keys.js"))
+                                   js=module("input_core.js", "review_input.js", "review_keys.js"))
 
 _SCRIPT = """
 <script>

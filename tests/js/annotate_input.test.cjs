@@ -6,8 +6,9 @@ const fs = require("fs");
 const path = require("path");
 const assert = require("assert");
 
-const SOURCE = fs.readFileSync(path.join(__dirname, "..", "..", "components", "js",
-                                         "annotate_input.js"), "utf8");
+const JS = path.join(__dirname, "..", "..", "components", "js");
+const SOURCE = ["input_core.js", "annotate_input.js"]
+  .map((name) => fs.readFileSync(path.join(JS, name), "utf8")).join("\n");
 const I = new Function(SOURCE + "\nreturn nwAnnotateInput;")();
 
 const LABELS = {1: "irrelevant", 2: "ANSWER-THE-QUESTION", 3: "RELATED-INFORMATION",

@@ -1,0 +1,89 @@
+// The key pages' input interpreter: one pure function, for Annotate and Review alike, turns
+// every key and every click that changes data or the cursor into actions.
+//
+//   nwInput.step(page, state, event, view) -> {state, effects}
+//
+// `page` is a page's table (js/annotate_input.js, js/review_input.js): what its events do
+// (`act`), which of them read the drawn page and so wait for it (`needsPage`, `ready`), what
+// a redraw or an arrival does (`other`), and the fields every action of it names
+// (`target`). `state` is all of the page's input state, `waiting` (the events that wait for
+// the page, in order) among it: no redraw, rerun or widget makes a new one. `view` is what
+// the page knows and may not change ({data, who, overlay, ...}: the overlay is the actions
+// sent but not drawn yet). Effects are plain objects the page script carries out in order:
+//   {push: action}   {ask: seek, target}   {say: text}   {focus: name}   {click: name}
+//   {scroll: true}   {replay: events}: events that waited, to come again after a move
+// No DOM, no clock, no outbox here: tests/js/*_input.test.cjs run it under node.
+const nwInput = (() => {
+  const root = typeof window === "undefined" ? {} : window;
+  if (root.__nwInput) return root.__nwInput;
+
+  // One run: `out` collects the effects, `sent` the actions pushed in this step (the events
+  // after them in the same step see them, as the page would).
+  function runner(page, view) {
+    const out = [];
+    const sent = [];
+    const v = () => Object.assign({}, view, {overlay: view.overlay.concat(sent)});
+    // an action on the place the keys aim at (`whole`: of the person's work, no place)
+    const push = (state, action, whole = false) => {
+      const a = Object.assign({dataset: view.data.dataset, annotator: view.who},
+                              whole ? {} : page.target(state), action);
+      sent.push(a);
+      out.push({push: a});
+    };
+    return {out, sent, v, push, say: (text) => out.push({say: text})};
+  }
+
+  const isInput = (event) => event.type === "key" || event.type === "click";
+
+  // an input event: acted on, or kept to wait for the page (behind any that already wait)
+  function input(page, r, s, event) {
+    const view = r.v();
+    if (!view.data) return s;
+    if (s.waiting.length) return Object.assign({}, s, {waiting: s.waiting.concat([event])});
+    if (page.needsPage(s, event, view) && !page.ready(s, view)) {
+      return Object.assign({}, s, {waiting: [event]});
+    }
+    return page.act(r, s, event);
+  }
+
+  // the events that waited, once the page is ready: in order, until one waits again, or one
+  // moves (the events after a move are given back, {replay}, to come again once the move is
+  // made: they aim where it leads), or one puts the focus in a text box (what was typed
+  // after it was meant for the box: not acted on as keys, and said so)
+  function flush(page, r, s) {
+    let state = Object.assign({}, s, {waiting: []});
+    const queue = s.waiting;
+    for (let k = 0; k < queue.length; k += 1) {
+      if (state.waiting.length) {
+        state = Object.assign({}, state, {waiting: state.waiting.concat(queue.slice(k))});
+        break;
+      }
+      const before = r.out.length;
+      state = input(page, r, state, queue[k]);
+      const made = r.out.slice(before);
+      if (k + 1 >= queue.length) break;
+      if (made.some((e) => e.ask)) {
+        r.out.push({replay: queue.slice(k + 1)});
+        break;
+      }
+      if (made.some((e) => (page.typing || []).includes(e.focus))) {
+        r.say(`${queue.length - k - 1} key(s) typed while the box opened were not applied`);
+        break;
+      }
+    }
+    return state;
+  }
+
+  function step(page, state, event, view) {
+    const r = runner(page, view);
+    let s = state;
+    if (isInput(event)) s = input(page, r, s, event);
+    else s = page.other(r, s, event);
+    if (s.waiting.length && !isInput(event) && page.ready(s, r.v())) s = flush(page, r, s);
+    return {state: s, effects: r.out};
+  }
+
+  const api = {step};
+  root.__nwInput = api;
+  return api;
+})();
