@@ -16,6 +16,7 @@ from components.review.filters import (
     run_scores,
     scores_of,
 )
+from components.review.instance import render_instance
 from components.review.keys import blind_view, render_review_keyboard, render_review_keys
 from components.review.overview import render_overview
 from components.review.pair import (
@@ -46,6 +47,7 @@ from components.review.selection import render_bulk_verdict
 from components.state import annotator, current_dataset, get_db, signed_in
 from needlework.formats import preference_view
 from needlework.review.filters import disagreements
+from needlework.review.instances import named
 from needlework.review.queue import item_comparisons
 from needlework.review.sides import sides_for
 from needlework.review.verdicts import field_name as verdict_field
@@ -134,8 +136,8 @@ pref = preference_view(row["format"], record["record"])
 names = side_names(pref, row["format"])
 # an annotator who does not see the file's labels reads Response A / B, in an order fixed
 # per item and annotator: chosen / rejected would give every preference gold answer away
-sides = sides_for(not visibility(db, dataset, user).file_labels, user.name if user else me,
-                  current.item)
+sides = named(sides_for(not visibility(db, dataset, user).file_labels, user.name if user else me,
+                        current.item), row["format"])  # RewardBench 2: correct / incorrect
 verdicts = item_verdicts(db, dataset, current.item)
 mine_now = next((v for v in verdicts if v["annotator"] == me and (v["i"], v["j"]) == (current.i, current.j)), None)
 others = [v for v in verdicts if v["annotator"] != me and (v["i"], v["j"]) == (current.i, current.j)
@@ -157,6 +159,8 @@ mine = {(v["item_key"], v["i"], v["j"]): v["verdict"] for v in verdicts if v["an
 # bar after it stays in its place on the page, so the key script always finds it
 with st.container(key="rv-item"):
     render_item_header(current.item, record["subset"], pref, place is not None, disagree, sides)
+    render_instance(db, dataset, row["format"], current, record["subset"], pref, view.run, entry,
+                    scores, sides, me, user)
     render_picker(pref, names, current, mine, item_comparisons(n_chosen, n_rejected, scope),
                   sides)
     with st.container(key="rv-responses"):

@@ -19,6 +19,7 @@ from sqlite_utils import Database
 import store
 from components.jobs import render_job
 from components.state import get_db, signed_in
+from needlework.review import instances as rb2_instances
 from needlework.review import queue as rq
 from needlework.review.counting import describe, latest_lengths_job, start_lengths_job
 from needlework.review.filters import REVIEW_STATES, disagreements
@@ -111,6 +112,8 @@ def render_filters(db: Database, row: dict[str, Any], runs: Sequence[dict[str, A
     dataset = row["name"]
     stamp = f"{row['created_at']}|{row['items']}"
     subsets, sources, square = _shape(str(store.default_path()), dataset, stamp)
+    # RewardBench 2: a Ties row with as many correct as incorrect answers has no styles
+    square = square and not rb2_instances.applies(row["format"])
     fallback, name = model_tokenizer()
     how = method(fallback, name)
     done_key = f"rv_counted|{dataset}|{row['created_at']}|{how}"  # once counted, it stays so

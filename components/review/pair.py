@@ -18,6 +18,7 @@ from components.review.reading import render_markdown_switch, render_view, rende
 from components.state import DATASET_KEY
 from components.text import TEXT_STYLE, label, marked_html, render_text
 from needlework.formats import RMBENCH_STYLES, Preference
+from needlework.review import instances
 from needlework.review.diff import cached_diff, quick_similarity
 from needlework.review.lengths import count, counter_words
 from needlework.review.queue import Comparison
@@ -37,7 +38,10 @@ def _time(stamp: str) -> str:
 
 
 def side_names(pref: Preference, fmt: str) -> tuple[list[str], list[str]]:
-    """Display names of the chosen and rejected responses (RM-Bench: their style)."""
+    """Display names of the chosen and rejected responses (RM-Bench: their style;
+    RewardBench 2: numbers from 1, one completion too)."""
+    if instances.applies(fmt):
+        return instances.side_names(pref)
     if fmt == "rmbench" and len(pref.chosen) == len(pref.rejected) == len(RMBENCH_STYLES):
         return list(RMBENCH_STYLES), list(RMBENCH_STYLES)
     def names(n: int) -> list[str]:
@@ -63,7 +67,8 @@ def render_pick_dataset(rows: Sequence[Mapping[str, Any]], current: Mapping[str,
         return
     if not usable:
         st.info("No preference datasets yet: "
-                + import_words(user, "Long-form RewardBench, RM-Bench, pairs or needle files")
+                + import_words(user, "Long-form RewardBench, RM-Bench, RewardBench 2, pairs "
+                                   "or needle files")
                 + ".", icon="⚖️")
         return
     if current is not None:
@@ -188,8 +193,8 @@ def render_verdict_panel(
         pair = " vs ".join(sides.title(side, names[side == REJECTED][ident[1 + (side == REJECTED)]])
                            for side in (first, REJECTED if first == CHOSEN else CHOSEN))
     else:
-        pair = (f"{side_title('chosen', names[0][ident[1]])} vs "
-                f"{side_title('rejected', names[1][ident[2]])}")
+        pair = (f"{side_title(sides.words[0], names[0][ident[1]])} vs "
+                f"{side_title(sides.words[1], names[1][ident[2]])}")
     st.markdown(f"**Verdict** on item {label(ident[0], 60)} · {pair}")
     note_key = state_key("note", dataset, ident)
     if note_key not in st.session_state:
@@ -263,7 +268,8 @@ def render_picker(
         if sides.neutral:
             _picker_row(current, mine, in_scope, len(pref.chosen), len(pref.rejected), sides)
         else:
-            _picker_grid(names, current, mine, in_scope, len(pref.chosen), len(pref.rejected))
+            _picker_grid(names, current, mine, in_scope, len(pref.chosen), len(pref.rejected),
+                         sides)
 
 
 def _picker_row(current: Comparison, mine: Mapping[Ident, str],
@@ -281,13 +287,14 @@ def _picker_row(current: Comparison, mine: Mapping[Ident, str],
 
 
 def _picker_grid(names: tuple[list[str], list[str]], current: Comparison, mine: Mapping[Ident, str],
-                 in_scope: Sequence[tuple[int, int]], n_chosen: int, n_rejected: int) -> None:
+                 in_scope: Sequence[tuple[int, int]], n_chosen: int, n_rejected: int,
+                 sides: Sides = PLAIN) -> None:
     chosen_names, rejected_names = names
     many = n_chosen > 1
     spec = [1.1] + [1] * n_rejected if many else n_rejected
     if many:
         header = st.columns(spec)
-        header[0].caption("chosen ↓ · rejected →")
+        header[0].caption(f"{sides.words[0]} ↓ · {sides.words[1]} →")
         for col, name in zip(header[1:], rejected_names, strict=True):
             col.caption(name)
     for i in range(n_chosen):
@@ -297,10 +304,10 @@ def _picker_grid(names: tuple[list[str], list[str]], current: Comparison, mine: 
         for j, col in enumerate(cols[1:] if many else cols):
             verdict = mine.get((current.item, i, j))
             text = (f"{VERDICT_ICONS.get(verdict, '')} "
-                    f"{label(VERDICTS.get(verdict, (str(verdict),))[0], 20)}" if verdict
+                    f"{label(sides.verdict_words(verdict), 20)}" if verdict
                     else "○ not reviewed")
             if not many:
-                text = f"Rejected {rejected_names[j]} · {text}"
+                text = f"{sides.title(REJECTED, rejected_names[j])} · {text}"
             kind = "primary" if (i, j) == (current.i, current.j) else (
                 "secondary" if (i, j) in in_scope else "tertiary")
             col.button(text, key=f"rv_pick_{i}_{j}", width="stretch", type=kind)
@@ -380,7 +387,7 @@ def render_responses(
                     disabled=k >= n - 1, on_click=intent, args=("diff", k + 1, ident))
     whole = render_whole_switch(controls, diff=True)
     same = percent(diff.similarity, digits=1 if 0.99 < diff.similarity < 1 else 0, space=False)
-    left, right = ("A", "B") if sides.neutral else ("chosen", "rejected")
+    left, right = ("A", "B") if sides.neutral else sides.words
     st.caption(f"Difference {k + 1 if n else 0} of {n} (outlined) · {same} of words identical · "
                f"red struck: only in {left} · green: only in {right} · yellow: changed")
     render_diff(diff, k, headers, f"rv-d-{current.item}-{i}-{j}", whole=whole)

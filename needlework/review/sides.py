@@ -40,18 +40,22 @@ class Sides:
 
     neutral: bool = False
     swap: bool = False
+    #: what the file calls its two sides, for everyone but a blind annotator (RewardBench 2:
+    #: ``correct`` and ``incorrect``, :func:`needlework.review.instances.named`)
+    words: tuple[str, str] = (CHOSEN, REJECTED)
 
     def first(self) -> str:
         """The side drawn first (left): ``chosen`` or ``rejected``."""
         return REJECTED if self.neutral and self.swap else CHOSEN
 
     def title(self, side: str, name: str = "") -> str:
-        """``Chosen``, ``Rejected 2``, ``Rejected · concise``; neutral: ``Response A``,
+        """``Chosen``, ``Rejected 2``, ``Rejected · concise`` (RewardBench 2: ``Correct 1``,
+        ``Incorrect 2``); neutral, whatever the file's words: ``Response A``,
         ``Response B · concise`` (a number would tell the side of several responses)."""
         if self.neutral:
             letter = "A" if side == self.first() else "B"
             return f"Response {letter}" + (f" · {name}" if name and not name.isdigit() else "")
-        word = side.capitalize()
+        word = self.words[side == REJECTED].capitalize()
         if not name:
             return word
         return f"{word} {name}" if name.isdigit() else f"{word} · {name}"
@@ -80,6 +84,8 @@ class Sides:
         shown = self.shown(verdict)
         if shown in POSITIONAL:
             return POSITIONAL[shown][0]
+        if verdict in ("agree", "flip"):  # "Chosen better", or as the file names its sides
+            return f"{self.words[verdict == 'flip'].capitalize()} better"
         return VERDICTS.get(verdict, (str(verdict),))[0]
 
     def icon(self, verdict: str | None) -> str:
