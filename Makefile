@@ -19,7 +19,7 @@ WORKERS := $(shell n=$(CORES); echo $$(( n > 4 ? 4 : n )))
 JOBS ?= $(shell n=$(CORES); echo $$(( n + 1 > 4 ? 4 : n + 1 )))
 xdist = $(if $(filter 1,$(1)),,-n $(1) --dist worksteal)
 
-.PHONY: run test check venv test-deps chromium oidc-provider seed lint bench clean
+.PHONY: run test check test-times venv test-deps chromium oidc-provider seed lint bench clean
 
 # pip installs torch: it takes the CPU wheel where a machine keeps one on disk (pip's find-links),
 # which uv does not look at. uv installs everything else, many wheels at a time: from a warm
@@ -76,17 +76,33 @@ $(OIDC_PROVIDER): tests/oidc/package.json tests/oidc/package-lock.json
 
 oidc-provider: $(OIDC_PROVIDER)
 
-# ruff and mypy first: a lint or type error fails `make test` (and CI, .ci/run) before any test runs.
-test: lint chromium $(OIDC_PROVIDER)
+# ruff first (seconds); mypy runs beside the tests, not before them (a cold mypy takes
+# minutes), and a type error fails the target all the same. Each test's phases are timed
+# into artifacts/test-times: `make test-times` says where the time went.
+TIMES := artifacts/test-times
+# mypy's cache is the machine's, not the clone's: a fresh clone checks only what changed.
+export MYPY_CACHE_DIR ?= $(HOME)/.cache/needlework/mypy
+with_mypy = mkdir -p artifacts && ( $(PY) -m mypy > artifacts/mypy.log 2>&1; echo $$? > artifacts/mypy.rc ) & \
+	$(1); tests=$$?; wait; cat artifacts/mypy.log; \
+	[ $$tests -eq 0 ] && [ "$$(cat artifacts/mypy.rc)" = 0 ]
+
+test: $(VENV)/.test chromium $(OIDC_PROVIDER)
+	$(PY) -m ruff check .
 	$(PY) -m needlework demo-models install
-	$(PY) -m pytest $(call xdist,$(JOBS)) --durations=30
+	@rm -rf $(TIMES)
+	@$(call with_mypy,NEEDLEWORK_TEST_TIMES=$(TIMES) $(PY) -m pytest $(call xdist,$(JOBS)) --durations=30)
+
+# The slowest test files, tests and set-ups of the last `make test` (benchmarks/test_times.py).
+test-times:
+	$(PY) benchmarks/test_times.py $(TIMES)
 
 # The inner loop: unit and page (AppTest) tests, no browser and nothing marked slow (a
-# subprocess, a server, a kill, training, or over about a second on 2 cores), in under two
-# minutes. `make test` runs them all.
-check: lint
+# subprocess, a server, a kill, training, or over about a second on 2 cores), with mypy
+# beside them. `make test` runs them all.
+check: $(VENV)/.test
+	$(PY) -m ruff check .
 	$(PY) -m needlework demo-models install
-	$(PY) -m pytest $(call xdist,$(WORKERS)) -q -m "not browser and not slow"
+	@$(call with_mypy,$(PY) -m pytest $(call xdist,$(WORKERS)) -q -m "not browser and not slow")
 
 # ruff over the repository, mypy over needlework/ and store/ (pyproject.toml's [tool.mypy]).
 lint: $(VENV)/.test

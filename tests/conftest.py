@@ -111,3 +111,24 @@ def garage_records(n: int = 3) -> list[dict]:
 
 def jsonl(records: list) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
+# -- time per test phase, for `make test-times` (benchmarks/test_times.py) -----------------
+# With NEEDLEWORK_TEST_TIMES set to a folder, each test's set-up, call and tear-down times
+# are written there, one JSON line each, a file per xdist worker. `make test` sets it.
+_TIMES = os.environ.get("NEEDLEWORK_TEST_TIMES")
+
+
+def pytest_runtest_logreport(report) -> None:
+    # written once, by the process that runs the session: under pytest-xdist the
+    # controller, which hears every worker's reports (a worker's own would double them)
+    if not _TIMES or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    node = getattr(report, "node", None)
+    worker = getattr(getattr(node, "gateway", None), "id", None) or "main"
+    folder = Path(_TIMES)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / f"{worker}.jsonl").open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"test": report.nodeid, "when": report.when,
+                              "seconds": round(report.duration, 3), "outcome": report.outcome,
+                              "worker": worker}) + "\n")
