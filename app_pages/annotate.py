@@ -55,7 +55,8 @@ with top:
     with st.container(key="nw-toolbar", horizontal=True, gap="xsmall",
                       vertical_alignment="center"):
         render_keyboard(ctx, cursor, move_targets(db, ctx, {
-            "next": nav.next, "previous": nav.previous, "unfinished": nav.unfinished}), nav.seq,
+            "next": nav.next, "previous": nav.previous, "unfinished": nav.unfinished,
+            "later": nav.later}), nav.seq,
             line_data(db, ctx, nav.around))
         render_passage_keys(ctx)
         render_item_keys(nav)

@@ -5,7 +5,12 @@ import streamlit as st
 
 from components.hints import IMPORT_PAGE
 from components.home.activity import render_activity
-from components.home.tables import open_pages, render_datasets, render_flash
+from components.home.tables import (
+    open_pages,
+    render_datasets,
+    render_flash,
+    render_link_placeholders,
+)
 from components.pace import render_pace
 from components.state import annotator, current_dataset, get_db, signed_in
 from components.teams.progress import render_team_progress
@@ -30,6 +35,7 @@ if "item" in st.query_params and current_dataset():
             k: v for k, v in st.query_params.to_dict().items() if k != "dataset"})
 
 render_flash()
+render_link_placeholders()  # the Open › links' words while their code loads
 st.title("🪡 Needlework")
 st.caption(
     "Label the grounding passages of RAG questions and write cited answers; review "

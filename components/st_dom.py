@@ -68,6 +68,10 @@ SELECTORS: dict[str, Selector] = {
     "ELEMENT_TOOLBAR": Selector('[data-testid="stElementToolbar"]',
                                 "a chart's hover toolbar (the slide hides it)", "elsewhere"),
     "ICON": Selector('[data-testid="stIconMaterial"]', "a Material icon"),
+    "COLUMN": Selector('[data-testid="stColumn"]', "one column of st.columns"),
+    "SKELETON": Selector('[data-testid="stSkeleton"]',
+                         "the grey box Streamlit draws while an element's code loads (Home's "
+                         "Open › links show their words there instead)", "elsewhere"),
     "ELEMENT_BY_ID": Selector('[data-testid="stElementContainer"]',
                               "the container around one element (js/slide.js's form)"),
     "MAIN_BLOCK_BY_ID": Selector('[data-testid="stMainBlockContainer"]',

@@ -300,6 +300,19 @@ def unfinished_after(db: Database, dataset: str, annotator: str, position: int,
     return None
 
 
+def left_for_later(db: Database, dataset: str, annotator: str) -> list[tuple[int, str]]:
+    """``(position, key)`` of the items ``annotator`` left for later, in dataset order: those
+    they flagged, and those they skipped and have not finished since (one query over their
+    own marks, index ``annotations(dataset, annotator)``)."""
+    return [(position, key) for position, key in db.execute(
+        "select distinct g.position, g.key from annotations m join grounding_items g on "
+        "g.dataset = m.dataset and g.key = m.item_key where m.dataset = ? and m.annotator = ? "
+        "and (m.field = 'flag' or (m.field = 'skipped' and not exists (select 1 from "
+        "item_progress p where p.dataset = m.dataset and p.item_key = m.item_key and "
+        "p.annotator = m.annotator and p.done = 1))) order by g.position",
+        [dataset, annotator]).fetchall()]
+
+
 def progress_total(db: Database, dataset: str, annotator: str) -> tuple[int, int]:
     """``(started, done)``: items ``annotator`` set anything on (adjudications aside),
     and finished, in ``dataset`` (kept by triggers: one row read)."""

@@ -57,7 +57,7 @@ def first_unlabeled(ctx: ItemContext) -> int:
 
 def move_targets(db: Database, ctx: ItemContext, targets: dict[str, str | None]
                  ) -> dict[str, dict[str, Any]]:
-    """Where N / P / U lead from this item (``targets``: seek → item key, from the
+    """Where N / P / U / L lead from this item (``targets``: seek → item key, from the
     question list), with each one's passage count and starting cursor: the key script
     moves there at once and aims the next keys at it while the page redraws."""
     found = openings(db, ctx.dataset, ctx.annotator, [k for k in targets.values() if k])
@@ -97,6 +97,8 @@ def key_data(ctx: ItemContext, cursor: int, moves: dict[str, dict[str, Any]] | N
             "answered": bool((ctx.value("answer") or "").strip()), "seq": seq,
             "seen": applied_through(), "flag": bool(ctx.value("flag")), "hidden": ctx.hidden,
             "dims": dimension_keys(), "keys": label_keys(), "moves": moves or {},
+            "done": {"later": "no other question left for later: none flagged, none "
+                              "skipped and still unfinished"},
             "line": around or {"ahead": [], "behind": []}}
 
 

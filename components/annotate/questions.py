@@ -52,7 +52,7 @@ from store.grounding import (
 
 WINDOW = 50  # questions in the picker
 ITEM_KEYS = {"previous": km.PREVIOUS_ITEM.upper(), "next": km.NEXT_ITEM.upper(),
-             "unfinished": km.NEXT_UNFINISHED.upper()}
+             "unfinished": km.NEXT_UNFINISHED.upper(), "later": km.NEXT_LATER.upper()}
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,8 @@ class Nav:
     # the keys of the questions after and before this one in the list (nearest first):
     # the key script's line (needlework.grounding.line)
     around: tuple[list[str], list[str]] = ([], [])
+    # the next question left for later (L): flagged, or skipped and not finished since
+    later: str | None = None
 
 
 PAGE = "annotate"
@@ -334,7 +336,8 @@ def render_question_nav(db: Database, row: dict[str, Any], who: str, categories:
     return Nav(dataset, row["created_at"], current, position, items.total, items.shown(), index,
                items.step(db, current, position, -1), items.step(db, current, position, 1),
                _unfinished(db, current, position, items, queue), done, started, seq, cursor,
-               keys_around(db, items, current, position))
+               keys_around(db, items, current, position),
+               items.next_for_later(db, current, position) if who else None)
 
 
 def _caption(items: gp.ItemList, index: int | None, active: bool, queue: Queue | None) -> str:
@@ -355,9 +358,9 @@ def _caption(items: gp.ItemList, index: int | None, active: bool, queue: Queue |
 
 
 def render_item_keys(nav: Nav) -> None:
-    """Buttons (with shortcut hints): P/N previous/next question, U next unfinished. The
-    key script handles the keys and the clicks: it moves to the question the page's
-    data names (:func:`components.annotate.keyboard.move_targets`)."""
+    """Buttons (with shortcut hints): P/N previous/next question, U next unfinished, L next
+    left for later. The key script handles the keys and the clicks: it moves to the
+    question the page's data names (:func:`components.annotate.keyboard.move_targets`)."""
     st.button("", key="nw-key-item-prev", shortcut=ITEM_KEYS["previous"],
               icon=":material/arrow_back:", disabled=nav.previous is None,
               help="Previous question in the list")
@@ -367,6 +370,11 @@ def render_item_keys(nav: Nav) -> None:
     st.button("", key="nw-key-item-unfinished", shortcut=ITEM_KEYS["unfinished"],
               icon=":material/skip_next:", disabled=nav.unfinished is None,
               help="Next question you have not finished (all passages labeled and an answer)")
+    # its key's name is the key itself: the key script takes a click on it as that key
+    st.button("", key=f"nw-key-{km.NEXT_LATER}", shortcut=ITEM_KEYS["later"],
+              icon=":material/flag:", disabled=nav.later is None,
+              help="Next question you left for later: flagged (F), or skipped (S) and not "
+                   "finished since")
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from components.home.tables import OPEN
 from components.text import render_text
 from needlework.changes import sentence
 
@@ -24,12 +25,14 @@ def render_activity(entries: Sequence[Mapping[str, Any]], kinds: Mapping[str, st
     if not entries:
         st.caption("Nothing yet: labels, answers and verdicts appear here as they are saved.")
         return
-    for n, entry in enumerate(entries):
-        text, link = st.columns([6, 1], vertical_alignment="center", gap="small")
-        with text:
-            render_text(sentence(entry, entry["dataset"] in blind), key=f"nw-activity-text-{n}")
-        kind = kinds.get(entry["dataset"])
-        page = ITEM_PAGE.get(kind or "") or pages.get(kind or "")
-        if page is not None and page in pages.values():
-            link.page_link(page, label="Open ›",
-                           query_params={"dataset": entry["dataset"], "item": entry["item_key"]})
+    with st.container(key="nw-activity"):  # its links' placeholders: render_link_placeholders
+        for n, entry in enumerate(entries):
+            text, link = st.columns([6, 1], vertical_alignment="center", gap="small")
+            with text:
+                render_text(sentence(entry, entry["dataset"] in blind),
+                            key=f"nw-activity-text-{n}")
+            kind = kinds.get(entry["dataset"])
+            page = ITEM_PAGE.get(kind or "") or pages.get(kind or "")
+            if page is not None and page in pages.values():
+                link.page_link(page, label=OPEN, query_params={"dataset": entry["dataset"],
+                                                               "item": entry["item_key"]})

@@ -15,6 +15,7 @@ from urllib.parse import quote, urlencode
 
 import streamlit as st
 
+from components import st_dom
 from components.state import get_db, signed_in
 from components.teams.session import may_open
 from components.text import label, render_heading_text
@@ -33,6 +34,10 @@ PAGE_FOR_KIND = {
 KIND_WORDS = {"grounding": "grounding questions", "preference": "preference pairs",
               "needle": "needle pairs"}
 SHOWN_ANNOTATORS = 3
+OPEN = "Open ›"  # a link's words, in a dataset's row and beside each recent change
+OPEN_HELP = ("Opens where you last worked on it: the item of your latest save or move; "
+             "after a save that finished an item, the next one you have not finished; the "
+             "first time, your first unfinished item")
 
 
 def open_pages(user: User | None) -> dict[str, str]:
@@ -77,6 +82,26 @@ def progress_lines(row: Mapping[str, Any], people: Sequence[Mapping[str, Any]],
     return lines or ["not started: nobody has labeled or reviewed anything yet"]
 
 
+def render_link_placeholders() -> None:
+    """Until the browser has loaded the code of Streamlit's page links (a moment on a first
+    visit, seconds while the server is busy), Streamlit draws an empty grey box where each
+    one goes: Home's rows and recent changes show the link's words there instead. Sent as
+    Markdown, whose code comes with the page itself (``st.html``'s loads like the links'),
+    in a box that takes no room."""
+    skeleton, element = st_dom.SELECTORS["SKELETON"].css, st_dom.SELECTORS["ELEMENT_BY_ID"].css
+    waiting = (f'[class*="{st_dom.KEY_CLASS}nw-ds-"] > {element} > {skeleton},'
+               f'{st_dom.key("nw-activity")} {st_dom.SELECTORS["COLUMN"].css}:last-child '
+               f"{skeleton}")
+    words = ",".join(f"{one}::after" for one in waiting.split(","))
+    st.markdown(
+        f"<style>{waiting}{{background:none;animation:none;width:auto;height:auto;"
+        "display:flex;align-items:center}"
+        f"{words}{{content:'{OPEN}';font-size:14px;line-height:28px;padding:0 8px;"
+        "color:rgb(49,51,63)}"
+        f"{element}:has(.nw-link-wait){{display:none}}</style>"
+        '<span class="nw-link-wait"></span>', unsafe_allow_html=True)
+
+
 def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Sequence[Mapping[str, Any]]],
                     scored: Mapping[str, str | None], pages: Mapping[str, str], *,
                     archived: bool = False, reader: str = "",
@@ -104,8 +129,8 @@ def render_datasets(rows: Sequence[Mapping[str, Any]], progress: Mapping[str, Se
                                            reader=reader, others=(others or {}).get(name, 0)):
                     st.caption(label(line, 160))
             if not archived and r["kind"] in pages:
-                st.page_link(pages[r["kind"]], label="Open ›", query_params={"dataset": name},
-                             help="Opens where you left off: your first unfinished item")
+                st.page_link(pages[r["kind"]], label=OPEN, query_params={"dataset": name},
+                             help=OPEN_HELP)
             if can(signed_in(), "delete"):  # rename, archive, delete: admins in team mode
                 _manage(name, archived)
 

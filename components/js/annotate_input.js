@@ -23,9 +23,9 @@
 // left it), so where a key lands never depends on how fast an answer came.
 // No DOM, no clock, no outbox here: tests/js/annotate_input.test.cjs runs it under node.
 const nwAnnotateInput = (() => {
-  const SEEK = {n: "next", p: "previous", u: "unfinished"};
+  const SEEK = {n: "next", p: "previous", u: "unfinished", l: "later"};
   // keys handled besides labels and digits; the page script captures only these
-  const KEYS = "jk0dzsfmrhwvy?qanpuZ";
+  const KEYS = "jk0dzsfmrhwvy?qanpulZ";
 
   const initial = () => ({item: null, n: 0, cursor: 1, cursorFor: null, acted: null,
                           prefix: null, waiting: []});

@@ -20,7 +20,8 @@
 //   are one, fields(place): the move action's place fields, link(place): the address's
 //   parameters, arrive(place): aim the keys at `place` (a move or the page's own data),
 //   paint(), say(text), handle(key): a held key, done: what a move past the end says per
-//   seek, other: what a held key was for when the page opened another place,
+//   seek (else the page's data's `done` says it), other: what a held key was for when the
+//   page opened another place,
 //   beyond(seek, k): where a seek other than next / previous leads from line[k] (null:
 //   the server decides, the keys are held).
 // No data is ever put into HTML here.
@@ -29,7 +30,7 @@ const nwNavigator = (() => {
   if (root.__nwNavigator) return root.__nwNavigator;
   const RETRY_MS = 3000;
   // keys held until the asked-for place is shown count as not saved yet (moves do not)
-  const MOVES = new Set(["j", "k", "n", "p", "u", "arrowup", "arrowdown", "arrowleft",
+  const MOVES = new Set(["j", "k", "n", "p", "u", "l", "arrowup", "arrowdown", "arrowleft",
                          "arrowright", "escape", "tab", "pageup", "pagedown", "home", "end"]);
   const session = () => {
     try { return typeof sessionStorage === "undefined" ? null : sessionStorage; } catch (e) { return null; }
@@ -113,7 +114,7 @@ const nwNavigator = (() => {
       }
       const found = target || (data.moves || {})[seek];
       if (found) nav.go(found);
-      else spec.say(spec.done[seek] || "");
+      else spec.say(spec.done[seek] || (data.done || {})[seek] || "");
     };
 
     // the page's data came (spec.data() is it): follow the server's place when the page

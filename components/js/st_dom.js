@@ -17,6 +17,8 @@ const nwDom = Object.freeze(Object.assign({
  "SIDEBAR_OPENER": "[data-testid=\"stSidebarCollapsedControl\"]",
  "ELEMENT_TOOLBAR": "[data-testid=\"stElementToolbar\"]",
  "ICON": "[data-testid=\"stIconMaterial\"]",
+ "COLUMN": "[data-testid=\"stColumn\"]",
+ "SKELETON": "[data-testid=\"stSkeleton\"]",
  "ELEMENT_BY_ID": "[data-testid=\"stElementContainer\"]",
  "MAIN_BLOCK_BY_ID": "[data-testid=\"stMainBlockContainer\"]"
 }, {

@@ -15,6 +15,7 @@ from needlework.grounding.labels import LABEL_KEYS, SHORT
 
 NEXT_PASSAGE, PREVIOUS_PASSAGE, CLEAR = "j", "k", "0"
 NEXT_ITEM, PREVIOUS_ITEM, NEXT_UNFINISHED = "n", "p", "u"
+NEXT_LATER = "l"  # the next question left for later: flagged, or skipped and not finished
 DEFLECT, ANSWER_FIELD = "d", "a"
 DIMENSION, WALK, FILE_VALUES = "q", "w", "v"
 
@@ -29,6 +30,8 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("0", "clear your label of the current passage"),
     ("N / P", "next / previous question in the (filtered) list"),
     ("U", "next question you have not finished"),
+    ("L", "next question you left for later: flagged (F), or skipped (S) and not finished "
+          "since (wrapping around)"),
     ("A", "put the cursor in the answer (type freely: keys do nothing there)"),
     ("Esc", "leave a text field; the answer is saved then (and after each pause in typing)"),
     ("D", "write the standard deflection (when the answer is empty)"),

@@ -192,6 +192,23 @@ class ItemList:
         order = self.positions[index + 1 if there else index:] + self.positions[:index]
         return sg.unfinished_after(db, self.dataset, self.annotator, -1, order)
 
+    def next_for_later(self, db: Database, key: str, position: int) -> str | None:
+        """The first item after ``key`` in the list (wrapping around, ``key`` itself left
+        out) that the annotator left for later: flagged, or skipped and not finished since
+        (:func:`store.grounding.left_for_later`); ``None`` when there is none."""
+        marked = dict((k, p) for p, k in sg.left_for_later(db, self.dataset, self.annotator))
+        marked.pop(key, None)
+        if not marked:
+            return None
+        if self.keys is None:
+            after = [(p, k) for k, p in marked.items() if p > position]
+            return min(after or [(p, k) for k, p in marked.items()])[1]
+        index, there = self._place(key, position)
+        start = index + 1 if there else index  # the list from here on, then from its start
+        ahead = [((self._index[k] - start) % len(self.keys), k) for k in marked
+                 if k in self._index]
+        return min(ahead)[1] if ahead else None
+
     def refresh(self, db: Database, flt: ItemFilter, changed: Collection[str], head: int) -> bool:
         """Bring a filtered list up to date with the items in ``changed`` (their
         annotations changed since :attr:`as_of`); ``False`` when too many changed and the

@@ -212,6 +212,15 @@ test("H, F, S, Z, Y, R, D become their actions; S moves on", () => {
   assert.ok(!("item" in p.sent[3]));  // an undo or redo is of the person's work
 });
 
+test("L asks for the next question left for later, as U asks for the next unfinished", () => {
+  const p = page();
+  p.open("q1");
+  p.keys("l");
+  assert.ok(p.effects.some((e) => e.ask === "later"));
+  assert.deepStrictEqual(p.sent, []);  // a move, nothing saved by itself
+  assert.ok(I.KEYS.includes("l"));
+});
+
 // The differential check: random sequences of every key and click (but A and M, which
 // hand the keys after them to a text box) leave the same actions on a calm page, redrawn
 // after every event, as on a busy one, redrawn (the question or the last one) at random

@@ -85,6 +85,23 @@ const tests = {
     assert.strictEqual(w.pushed.length, 0);
   },
 
+  "a seek the script has no sentence for: the page's data says it (L, nothing left)"() {
+    const w = world({moves: {}});
+    w.draw("a", 1, {done: {later: "nothing left for later"}});
+    w.nav.ask("later");
+    assert.deepStrictEqual(w.said, ["nothing left for later"]);
+    assert.strictEqual(w.pushed.length, 0);
+    assert.ok(w.api.MOVES.has("l"));  // a held L is a move, never unsaved work
+  },
+
+  "L the data names goes at once, like U"() {
+    const w = world({moves: {later: q("f", 4, 2)}});
+    w.draw("a", 1);
+    w.nav.ask("later");
+    assert.deepStrictEqual(w.pushed.map((a) => [a.kind, a.item, a.cursor]), [["move", "f", 2]]);
+    assert.strictEqual(w.page.item, "f");
+  },
+
   "N N before the page draws: the second goes along the line, no key held"() {
     const w = world({moves: {next: q("b")}, line: {ahead: [q("b"), q("c"), q("d")], behind: []}});
     w.draw("a", 1);
