@@ -317,23 +317,26 @@ const nwAnnotateInput = (() => {
 
   // Where the keys aim. A move's target names the question, its passage count and where
   // the cursor starts. Without one, the page's data: another question than the keys aim
-  // at takes its cursor from the data; on the same one, the cursor moves only for another
-  // person, and only before this person has acted on it here (a redraw never takes back
-  // a cursor a key or a click moved).
+  // at takes its cursor from the data; on the same one, the data's cursor counts when it
+  // was worked out for another person than the one the cursor was placed for (a name
+  // typed, or the session's name coming back after a page drawn for nobody), and only
+  // before this person has acted on the question here: a redraw never takes back a cursor
+  // a key or a click moved. `cursorFor`: whom the page's data placed the cursor for.
   function arrive(s, target, view) {
+    const whose = (view.data && view.data.annotator) || null;
     if (target) {
       return Object.assign({}, s, {item: target.item, n: target.n,
                                    cursor: clamp(target.cursor || 1, target.n),
-                                   cursorFor: view.who, acted: null, prefix: null});
+                                   cursorFor: whose, acted: null, prefix: null});
     }
     const data = view.data;
     if (s.item !== data.item) {
       return Object.assign({}, s, {item: data.item, n: data.n, cursor: clamp(data.cursor || 1, data.n),
-                                   cursorFor: view.who, acted: null, prefix: null});
+                                   cursorFor: whose, acted: null, prefix: null});
     }
     const next = Object.assign({}, s, {n: data.n});
-    if (view.who && s.cursorFor !== view.who) {
-      next.cursorFor = view.who;
+    if (whose && s.cursorFor !== whose) {
+      next.cursorFor = whose;
       if (s.acted !== s.item) next.cursor = clamp(data.cursor || 1, data.n);
     }
     return next;

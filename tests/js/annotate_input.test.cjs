@@ -148,6 +148,14 @@ test("a redraw never takes back a cursor a key moved; another person's name rese
   q.feed({type: "arrive", target: null});
   q.keys("2");
   assert.deepStrictEqual(q.labels(), ["q1:1=ANS", "q1:2=ANS"]);
+  // a page drawn for nobody (the session's name not back yet), then for the remembered
+  // name: before anyone acted, the cursor goes where the server has it for that person
+  const m = page({who: "fi"});
+  m.draw("q1", {annotator: null, cursor: 1});
+  m.feed({type: "arrive", target: null});
+  m.draw("q1", {annotator: "fi", cursor: 3});
+  m.feed({type: "arrive", target: null});
+  assert.strictEqual(m.state.cursor, 3);
   // before anyone acted, a name typed puts the cursor where the server has it for them
   const r = page({who: "cy"});
   r.open("q1");
