@@ -133,12 +133,12 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
         db.conn.close()
     trials = run["summary"]["requests"]
     assert trials == 2 * run["judged_items"] == 2 * 2 * 2  # 2 lengths × 2 pairs × both orders
-    # side by side on one scale: the model's pairs, the judge's trials
+    # side by side on one scale, both counting pairs (a judge's pair is two trials)
     _panel_of(page, "judge demo-judge").locator("svg").first.wait_for(timeout=60_000)
     expect(_panels(page)).to_have_count(2, timeout=60_000)  # the single panel of before is gone
     wait_idle(page, 60_000)
     assert _counts(_panel_of(page, "seeded-rm")) == pairs
-    assert _counts(_panel_of(page, "judge demo-judge")) == trials
+    assert _counts(_panel_of(page, "judge demo-judge")) == run["judged_items"] == trials // 2
     text = main.inner_text()
     assert "judge demo-judge (both orders)" in text
     assert re.search(r"(No position bias shown|Position bias): right \d+ % of the time with the "
