@@ -11,11 +11,10 @@ WATCH ?= none
 # The demo variant trained only on short responses: it scores the needle lab's seeded result.
 DEMO_SHORT := data/demo-model-short
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# Parallel test workers (pytest-xdist). `make check` is CPU-bound: one worker a core, at most 4.
-# `make test` one more than the cores, at most 4: much of a browser test's time is waiting (a
-# key pace, an outage, a server restart). `make test JOBS=1` runs everything in one process.
+# Parallel test workers (pytest-xdist): one more than the cores, at most 4, for `make check` and
+# `make test` alike (on 2 cores: check 85 s with 3 workers, 107 s with 2; much of a test's time
+# is a subprocess or a server it waits for). `make test JOBS=1` runs everything in one process.
 CORES := $(shell nproc 2>/dev/null || echo 2)
-WORKERS := $(shell n=$(CORES); echo $$(( n > 4 ? 4 : n )))
 JOBS ?= $(shell n=$(CORES); echo $$(( n + 1 > 4 ? 4 : n + 1 )))
 xdist = $(if $(filter 1,$(1)),,-n $(1) --dist worksteal)
 
@@ -102,7 +101,7 @@ test-times:
 check: $(VENV)/.test
 	$(PY) -m ruff check .
 	$(PY) -m needlework demo-models install
-	@$(call with_mypy,$(PY) -m pytest $(call xdist,$(WORKERS)) -q -m "not browser and not slow")
+	@$(call with_mypy,$(PY) -m pytest $(call xdist,$(JOBS)) -q -m "not browser and not slow")
 
 # ruff over the repository, mypy over needlework/ and store/ (pyproject.toml's [tool.mypy]).
 lint: $(VENV)/.test

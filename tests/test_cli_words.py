@@ -86,6 +86,7 @@ def museum(tmp_path):
     ["suggestions", "ask", "--dataset", "g", "--judge-base-url", "{url}", "--judge-model",
      "judge", "--judge-key-env", ""],
 ], ids=["rag-generate", "rag-eval", "suggestions-ask"])
+@pytest.mark.slow
 def test_max_retries_is_taken_by_every_verb_that_sends_requests(museum, verb) -> None:
     """Against a server answering 500: no retry with 0, each request twice with 1 (how
     many requests go out before the run gives up depends on how many were in flight: the
@@ -136,6 +137,7 @@ def test_the_help_says_what_the_options_do() -> None:
     assert "Wilson's for a reward model's pairs" in report and "--dataset NAME" in report
 
 
+@pytest.mark.slow
 def test_needle_report_charts_a_needle_datasets_stored_runs(tmp_path) -> None:
     from tests.test_needle_page import small_needles  # noqa: PLC0415
 

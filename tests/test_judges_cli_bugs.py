@@ -97,6 +97,7 @@ def test_only_the_local_judges_are_keyed_without_their_port(demo_models_dir) -> 
     assert request_key(other[0], MESSAGES) != request_key(other[1], MESSAGES)
 
 
+@pytest.mark.slow
 def test_rag_eval_with_the_rules_judge_on_another_port_asks_nothing_again(
         demo_path, monkeypatch) -> None:
     args = ["rag-eval", "--dataset", DEMO_GROUNDING, "--stored", "--rules-judge", "--db",

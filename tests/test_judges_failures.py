@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 import store
 from needlework.cli import main
 from needlework.judges.connection import Connection
@@ -78,6 +80,7 @@ def test_an_endpoint_that_refuses_everything_fails_in_one_line_and_stores_nothin
     conn.conn.close()
 
 
+@pytest.mark.slow
 def test_one_prompt_in_five_failing_gives_figures_over_the_answered_ones(
         tmp_path: Path, capsys) -> None:
     db = tmp_path / "j.db"

@@ -36,6 +36,7 @@ def run_json(server: HostedJudgeServer, db: Path, capsys, *more: str) -> tuple[i
     return code, json.loads(out) if out else {}
 
 
+@pytest.mark.slow
 def test_a_server_refusing_temperature_0_gives_the_same_accuracy_with_no_flag(
         tmp_path: Path, capsys) -> None:
     make_pairs(tmp_path / "plain.db")
@@ -98,6 +99,7 @@ def test_judge_check_names_the_parameter_left_to_the_provider(capsys) -> None:
     assert out.rstrip().endswith("; temperature: provider default (refused 0)")
 
 
+@pytest.mark.slow
 def test_reasoning_effort_is_sent_only_when_set_with_room_to_think(tmp_path: Path,
                                                                    capsys) -> None:
     make_pairs(tmp_path / "a.db", n=2)

@@ -69,6 +69,7 @@ def _pair_view(path: str, fingerprint: str) -> None:
                                           variant="fp32|full", path=path))
 
 
+@pytest.mark.slow
 def test_the_per_token_view_follows_the_runs_own_model() -> None:
     short = registry.MODELS.load(ModelKey.of(str(SHORT), "fp32", "cpu"))
     fingerprint = short.facts.fingerprint

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from needlework import tokens
 from needlework.formats import needle as needle_format
 from needlework.judges.connection import Connection
@@ -74,6 +76,7 @@ def heat_counts(records: list[dict]) -> list[int]:
     return list(analysis.heatmap_frame(frame)["n"])
 
 
+@pytest.mark.slow
 def test_every_heatmap_cell_gets_the_same_count_and_the_chosen_a_kind_sentence_there():
     db = connect(":memory:")
     hay = demo_haystacks(2, 1000, counter=COUNTER.count)

@@ -192,6 +192,7 @@ def view_shown(at: AppTest, demo_rm) -> tuple[str, str, str]:
     return named, at.selectbox(key="rw_item").value, scored
 
 
+@pytest.mark.slow
 def test_the_per_token_header_names_the_item_its_scores_are_of(app_db, demo_rm, demo_models_dir):
     """The header, the Item box and the per-token scores name one item after a run finishes,
     after the judge run is picked in Results (no failures: the first item) and after the user

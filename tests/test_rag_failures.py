@@ -47,6 +47,7 @@ def _calls(db) -> int:
     return db.execute("select count(*) from judge_calls").fetchone()[0]
 
 
+@pytest.mark.slow
 def test_one_request_in_five_failing_leaves_those_answers_unscored(tmp_path) -> None:
     """The figures are the clean run's, over the answers none of whose judge requests
     failed; the failed ones are counted apart with the server's sentence and never
@@ -179,6 +180,7 @@ def test_suggestions_from_a_refusing_judge_fail_the_job_and_store_nothing(tmp_pa
     assert suggestion_sources(db, "museum") == [] and _calls(db) == 0
 
 
+@pytest.mark.slow
 def test_a_failed_request_is_asked_again_on_a_rerun(tmp_path) -> None:
     """Same endpoint: the answered prompts come from the cache, only the failed ones are
     sent again."""

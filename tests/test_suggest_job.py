@@ -234,6 +234,7 @@ def test_margin_rows_suggest_agree_flip_and_tie_with_the_margin_as_score():
     assert [verdict_of_margin(x) for x in (0.1, -0.1, 0.0)] == ["agree", "flip", "tie"]
 
 
+@pytest.mark.slow
 def test_cli_ask_with_the_rules_judge_and_from_scores_without_a_run(db_path):
     db = connect(db_path)
     seed_demo(db)
