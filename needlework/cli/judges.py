@@ -224,12 +224,33 @@ def _connection(args: argparse.Namespace):  # noqa: ANN202
                       **settings(args, args.model))
 
 
+def select_subsets(args: argparse.Namespace, items: list[Any]
+                   ) -> tuple[dict[str, Any], list[Any], str | None]:
+    """What ``--subset`` and ``--per-subset`` choose of ``items`` ((key, preference)
+    pairs): the selection as the run records it, the items kept, and why none can be
+    (a subset the dataset does not have), else ``None``."""
+    from needlework.judges.plan import select_items  # noqa: PLC0415
+
+    selection: dict[str, Any] = {
+        k: v for k, v in (("subsets", sorted(set(args.subset))), ("per_subset", args.per_subset))
+        if v}
+    if not selection:
+        return selection, items, None
+    known = {p.subset for _, p in items}
+    unknown = [name for name in selection.get("subsets", []) if name not in known]
+    if unknown:
+        return selection, items, (f"{args.dataset} has no subset {unknown[0]!r} (it has: "
+                                  f"{', '.join(sorted(known)) or 'none'})")
+    return selection, select_items(items, subsets=selection.get("subsets"),
+                                   per_subset=selection.get("per_subset")), None
+
+
 def cmd_judge(args: argparse.Namespace) -> int:
     from needlework.judges import cost  # noqa: PLC0415
     from needlework.judges.engine import run_judge, write_output  # noqa: PLC0415
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
     from needlework.judges.evaluate import failure_words  # noqa: PLC0415
-    from needlework.judges.plan import DatasetNotFound, load_items, select_items  # noqa: PLC0415
+    from needlework.judges.plan import DatasetNotFound, load_items  # noqa: PLC0415
     from needlework.judges.results import provider_defaults  # noqa: PLC0415
     from needlework.stats_text import number_range  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
@@ -255,17 +276,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return _fail(str(exc).strip("'\""), 1)
     connection = reasoning_budget(db, connection, args)
     # the same selection as the page's job (needlework.judges.job): the same run
-    selection: dict[str, Any] = {
-        k: v for k, v in (("subsets", sorted(set(args.subset))), ("per_subset", args.per_subset))
-        if v}
-    if selection:
-        known = {p.subset for _, p in items}
-        unknown = [name for name in selection.get("subsets", []) if name not in known]
-        if unknown:
-            return _fail(f"{args.dataset} has no subset {unknown[0]!r} (it has: "
-                         f"{', '.join(sorted(known)) or 'none'})", 1)
-        items = select_items(items, subsets=selection.get("subsets"),
-                             per_subset=selection.get("per_subset"))
+    selection, items, unknown = select_subsets(args, items)
+    if unknown:
+        return _fail(unknown, 1)
     order = "rotations" if args.rotations or row["kind"] == "needle" else "shuffle"
     estimate = cost.estimate(db, connection, cost.judge_requests(
         connection, items, args.mode, order=order, seed=args.seed, context_policy=args.truncation,

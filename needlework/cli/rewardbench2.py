@@ -8,7 +8,13 @@ import sys
 from typing import Any
 
 from needlework.cli import add_db_argument
-from needlework.cli.judges import _add_connection_arguments, _connection, _fail, reasoning_budget
+from needlework.cli.judges import (
+    _add_connection_arguments,
+    _connection,
+    _fail,
+    reasoning_budget,
+    select_subsets,
+)
 from needlework.figures_text import share_words
 
 
@@ -50,7 +56,7 @@ def cmd_judge_rewardbench2(args: argparse.Namespace) -> int:
     from tqdm import tqdm  # noqa: PLC0415
 
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
-    from needlework.judges.plan import DatasetNotFound, load_items, select_items  # noqa: PLC0415
+    from needlework.judges.plan import DatasetNotFound, load_items  # noqa: PLC0415
     from needlework.judges.rewardbench2 import run_rewardbench2_judge  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
@@ -69,17 +75,9 @@ def cmd_judge_rewardbench2(args: argparse.Namespace) -> int:
         return _fail(f"{args.dataset} is a {row['format']} dataset, not RewardBench 2: use "
                      "judge for it", 1)
     connection = reasoning_budget(db, connection, args)
-    selection: dict[str, Any] = {
-        k: v for k, v in (("subsets", sorted(set(args.subset))), ("per_subset", args.per_subset))
-        if v}
-    if selection:
-        known = {p.subset for _, p in items}
-        unknown = [name for name in selection.get("subsets", []) if name not in known]
-        if unknown:
-            return _fail(f"{args.dataset} has no subset {unknown[0]!r} (it has: "
-                         f"{', '.join(sorted(known))})", 1)
-        items = select_items(items, subsets=selection.get("subsets"),
-                             per_subset=selection.get("per_subset"))
+    selection, items, unknown = select_subsets(args, items)
+    if unknown:
+        return _fail(unknown, 1)
     bar = None if args.no_progress else tqdm(total=0, unit="call", desc="judging (RewardBench 2)",
                                               file=sys.stderr, dynamic_ncols=True)
 
