@@ -41,7 +41,12 @@ $(VENV)/.test: $(VENV)/.runtime requirements-test.txt
 	$(UV_INSTALL) -r requirements-test.txt
 	@$(PY) -c "import pytest, playwright, mypy" && touch $@
 
-venv: $(VENV)/.runtime
+# Local mode's refusal of a wide address, read by Python at start-up (a .pth file), so that
+# `streamlit run serve.py --server.address 0.0.0.0` stops before Streamlit opens a socket.
+$(VENV)/.listen-guard: $(VENV)/.runtime needlework/teams/listen_guard.py
+	@$(PY) needlework/teams/listen_guard.py install >/dev/null && touch $@
+
+venv: $(VENV)/.runtime $(VENV)/.listen-guard
 
 # The browser tests run Debian's Chromium headless shell (tests/browser/harness.py says why).
 chromium:
@@ -85,7 +90,7 @@ with_mypy = mkdir -p artifacts && ( $(PY) -m mypy > artifacts/mypy.log 2>&1; ech
 	$(1); tests=$$?; wait; cat artifacts/mypy.log; \
 	[ $$tests -eq 0 ] && [ "$$(cat artifacts/mypy.rc)" = 0 ]
 
-test: $(VENV)/.test chromium $(OIDC_PROVIDER)
+test: $(VENV)/.test $(VENV)/.listen-guard chromium $(OIDC_PROVIDER)
 	$(PY) -m ruff check .
 	$(PY) -m needlework demo-models install
 	@rm -rf $(TIMES)
@@ -98,7 +103,7 @@ test-times:
 # The inner loop: unit and page (AppTest) tests, no browser and nothing marked slow (a
 # subprocess, a server, a kill, training, or over about a second on 2 cores), with mypy
 # beside them. `make test` runs them all.
-check: $(VENV)/.test
+check: $(VENV)/.test $(VENV)/.listen-guard
 	$(PY) -m ruff check .
 	$(PY) -m needlework demo-models install
 	@$(call with_mypy,$(PY) -m pytest $(call xdist,$(JOBS)) -q -m "not browser and not slow")

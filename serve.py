@@ -15,11 +15,10 @@ import streamlit as st
 from needlework.teams.config import load_config, serving_refusal
 
 # Local mode has no sign-in: never serve it beyond this machine, however it was started
-# (.streamlit/config.toml says 127.0.0.1; a --server.address flag may say otherwise). This
-# is the first thing the server does: Streamlit opens its socket before it imports this
-# file, so every module loaded before the refusal kept the port open longer (seconds on a
-# busy machine). Nothing of the app loads until the mode allows the address, and nothing
-# was answered meanwhile: uvicorn answers no request before the app has loaded.
+# (.streamlit/config.toml says 127.0.0.1; a --server.address flag may say otherwise). In
+# .venv the .pth guard (needlework.teams.listen_guard) has refused before Streamlit opened
+# its socket; this is the same refusal for a Streamlit started without it, and the first
+# thing this file does, so nothing of the app loads until the mode allows the address.
 # `make run` never gets here with a wrong address: it asks `python -m needlework mode`.
 _refusal = serving_refusal(load_config(), st.get_option("server.address"))
 if _refusal:

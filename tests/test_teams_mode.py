@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from needlework.teams import listen_guard
 from needlework.teams.config import (
     Config,
     ConfigError,
@@ -206,21 +207,85 @@ def imported(importtime: str) -> set[str]:
             if line.startswith("import time:") and "|" in line}
 
 
+@pytest.mark.parametrize(("argv", "args"), [
+    (["/v/bin/python", "/v/bin/streamlit", "run", "serve.py", "--server.port", "1"],
+     ["serve.py", "--server.port", "1"]),
+    (["python3", "-X", "importtime", "-m", "streamlit", "run", "./serve.py"], ["./serve.py"]),
+    (["streamlit", "run", "serve.py", "--server.address=0.0.0.0"],
+     ["serve.py", "--server.address=0.0.0.0"]),
+    (["python", "-m", "streamlit", "hello"], None),
+    (["python", "-m", "pytest", "run", "serve.py"], None),
+    (["python", "-c", "print('run')", "run", "serve.py"], None),
+    (["python", "tool.py", "run", "serve.py"], None),
+    (["streamlit", "run"], None),
+])
+def test_the_listen_guard_knows_a_streamlit_run(argv, args):
+    assert listen_guard.run_arguments(argv) == args
+
+
+def test_the_listen_guard_refuses_only_this_apps_server_on_a_wide_address(tmp_path, monkeypatch):
+    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.delenv("STREAMLIT_SERVER_ADDRESS", raising=False)
+    wide = ["streamlit", "run", "serve.py", "--server.address", "0.0.0.0"]
+    assert "not on 0.0.0.0" in listen_guard.refusal(wide, ROOT)
+    assert listen_guard.refusal(wide, tmp_path) is None  # another folder's serve.py
+    assert listen_guard.refusal(["streamlit", "run", "serve.py"], ROOT) is None  # config.toml
+    monkeypatch.setenv("STREAMLIT_SERVER_ADDRESS", "0.0.0.0")
+    assert "not on 0.0.0.0" in listen_guard.refusal(["streamlit", "run", "serve.py"], ROOT)
+    assert listen_guard.refusal([*wide[:-1], "127.0.0.1"], ROOT) is None  # the flag wins
+    (tmp_path / "team.toml").write_text('[server]\nmode = "team"\n')
+    monkeypatch.setenv("NEEDLEWORK_CONFIG", str(tmp_path / "team.toml"))
+    assert listen_guard.refusal(wide, ROOT) is None
+
+
+def connections_while_running(argv: list[str], host: str, port: int, env) -> tuple[int, str]:
+    """Run ``argv`` and try to connect to ``host:port`` without pause until it exits;
+    return how many connections succeeded, and what it printed."""
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    opened = 0
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex((host, port)) == 0:
+                opened += 1
+    if proc.poll() is None:
+        proc.kill()
+    return opened, proc.communicate()[0]
+
+
 @pytest.mark.slow
-def test_local_mode_refuses_before_anything_of_the_app_loads(tmp_path):
-    """Issue 57, point 5: Streamlit opens its socket before it imports serve.py, so every
-    module serve.py loaded before its refusal kept the port open longer (seconds on a busy
-    machine): the refusal comes first. 127.0.0.2 is a loopback address other than
-    127.0.0.1: refused in local mode, and never a port open to the network."""
+def test_local_mode_refuses_before_the_port_is_ever_open(tmp_path):
+    """Issue 57, point 5: `streamlit run serve.py` on a wide address in local mode stops
+    before Streamlit opens its socket (the .pth guard), not once serve.py is imported.
+    127.0.0.2 is a loopback address other than 127.0.0.1: refused in local mode, and never
+    a port open to the network."""
+    env = {**os.environ, "NEEDLEWORK_CONFIG": str(tmp_path / "none.toml"),
+           "NEEDLEWORK_DB": str(tmp_path / "app.db")}
+    port = free_port()
+    opened, printed = connections_while_running(
+        _streamlit_run("--server.address", "127.0.0.2")(port), "127.0.0.2", port, env)
+    assert ("needlework: local mode has no sign-in, so it serves on 127.0.0.1 only, not on "
+            "127.0.0.2.") in printed
+    assert opened == 0
+
+
+@pytest.mark.slow
+def test_serve_py_refuses_too_before_anything_of_the_app_loads(tmp_path):
+    """A Streamlit started without the guard (here through its CLI from ``python -c``):
+    serve.py's own refusal comes before any module of the app loads."""
     env = {**os.environ, "NEEDLEWORK_CONFIG": str(tmp_path / "none.toml"),
            "NEEDLEWORK_DB": str(tmp_path / "app.db")}
     argv = _streamlit_run("--server.address", "127.0.0.2")(free_port())
-    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    launch = ("import sys; from streamlit.web.cli import main; "
+              f"sys.argv = ['streamlit', *{argv[3:]!r}]; main()")
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", launch], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert ("needlework: local mode has no sign-in, so it serves on 127.0.0.1 only, not on "
             "127.0.0.2.") in done.stderr
     loaded = imported(done.stderr)
+    assert "streamlit.web.server.starlette.starlette_server" in loaded  # Streamlit got that far
     assert "needlework.teams.config" in loaded  # the refusal's own rule
     assert sorted(loaded & set(APP_MODULES)) == []
 
