@@ -60,14 +60,16 @@ function fitNotes() {
 
 // The height the chart may take: the window's, less what sits above the chart (its top on
 // the page, scrolled to the top) and below it (the foot), less a small margin.
+// Nothing (null) until the foot is drawn too: Streamlit draws a run's elements as they
+// arrive, and a measure taken between the chart and its foot would leave the foot no room.
 function measure() {
   const chart = document.querySelector(CHART);
-  if (!chart) return null;
+  const foot = document.querySelector(FOOT);
+  if (!chart || !foot) return null;
   const main = document.querySelector(MAIN);
   const scrolled = main ? main.scrollTop : 0;
   const box = chart.getBoundingClientRect();
-  const foot = document.querySelector(FOOT);
-  const below = foot ? Math.max(0, foot.getBoundingClientRect().bottom - box.bottom) : 0;
+  const below = Math.max(0, foot.getBoundingClientRect().bottom - box.bottom);
   const block = document.querySelector('[data-testid="stMainBlockContainer"]');
   const pad = block ? parseFloat(getComputedStyle(block).paddingBottom) || 0 : 0;
   const avail = Math.floor(innerHeight - (box.top + scrolled) - below - pad - 6);

@@ -235,18 +235,82 @@ def launch_browser(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
 
 
+#: How long the page must stay quiet (no script run, no WebSocket message either way) before
+#: it counts as idle: a component or key script may ask for another run a few frames after a
+#: run is drawn, and nothing on the page shows that it is about to (measured: under 60 ms).
+QUIET_MS = 150
+
+#: True once the app has drawn, the server says no script runs (Streamlit's own
+#: ``data-test-script-state``, set from the server's session status), no request of the
+#: page's scripts (``fetch``: the key actions) is under way, the outbox has nothing to send
+#: and no redraw to ask for, and no WebSocket message was
+#: sent or received and no request ended for ``quiet`` ms. The first call on a page wraps
+#: ``WebSocket.prototype.send`` (and, per socket, listens to its answers) and ``fetch``.
+IDLE = """(quiet) => {
+    let s = window.__nwIdle;
+    if (!s) {
+      s = window.__nwIdle = {activity: performance.now(), sockets: new WeakSet(), fetching: 0};
+      const mark = () => { s.activity = performance.now(); };
+      const send = WebSocket.prototype.send;
+      WebSocket.prototype.send = function (...args) {
+        mark();
+        if (!s.sockets.has(this)) {
+          s.sockets.add(this);
+          this.addEventListener('message', mark);
+        }
+        return send.apply(this, args);
+      };
+      const fetch = window.fetch;
+      window.fetch = function (...args) {
+        s.fetching += 1;
+        mark();
+        return fetch.apply(this, args).finally(() => { s.fetching -= 1; mark(); });
+      };
+    }
+    // the outbox (components/js/outbox_core.js): nothing being sent, and no rerun it means
+    // to ask for once the keys pause; actions kept while the server is down leave it idle
+    const outboxIdle = (c) => !c || (!c.inFlight && !c.redrawTimer
+      && (c.queue.length === 0 || !!c.error));
+    const app = document.querySelector('[data-testid="stApp"]');
+    const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+    const idle = !!app && app.getAttribute('data-test-script-state') === 'notRunning'
+      && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+      && !!main && main.querySelector('[data-testid="stElementContainer"]') !== null
+      && !document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')
+      && s.fetching === 0 && outboxIdle(window.__nwCore);
+    const now = performance.now();
+    if (!idle) s.activity = now;
+    return idle && now - s.activity >= quiet;
+}"""
+
+
 def wait_idle(page, timeout: float = 30_000) -> None:
-    """Wait until the app has rendered content and no script run is in progress
-    (checked twice, 400 ms apart, so a run that is about to start is not missed)."""
-    script = """() => {
-        const main = document.querySelector('[data-testid="stMainBlockContainer"]');
-        const running = document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
-        return !!main && !running && main.querySelector('[data-testid="stElementContainer"]') !== null;
-    }"""
-    for _ in range(2):
-        page.wait_for_function(script, timeout=timeout)
-        page.wait_for_timeout(400)
-    page.wait_for_function(script, timeout=timeout)
+    """Wait until the app has drawn, no script run is in progress or asked for, and the
+    page has been quiet for :data:`QUIET_MS` (:data:`IDLE`), at most ``timeout`` ms."""
+    page.wait_for_function(IDLE, arg=QUIET_MS, timeout=timeout, polling=25)
+
+
+#: True once the main area's elements have kept their boxes for ``quiet`` ms: after a
+#: resize Streamlit lays out again over a few frames (its ResizeObserver callbacks).
+LAYOUT = """(quiet) => {
+    const boxes = [...document.querySelectorAll(
+        '[data-testid="stMain"] [data-testid="stElementContainer"]')].map((el) => {
+      const b = el.getBoundingClientRect();
+      return `${b.x},${b.y},${b.width},${b.height}`;
+    }).join(';') + '|' + window.innerWidth + 'x' + window.innerHeight;
+    const now = performance.now();
+    const s = window.__nwLayout;
+    if (!s || s.boxes !== boxes) { window.__nwLayout = {boxes, since: now}; return false; }
+    return now - s.since >= quiet;
+}"""
+
+
+def wait_layout(page, quiet_ms: float = 100, timeout: float = 10_000) -> None:
+    """Wait until the page's layout has settled (:data:`LAYOUT`), e.g. after
+    ``set_viewport_size``, then until it is idle (:func:`wait_idle`)."""
+    page.evaluate("() => { window.__nwLayout = undefined; }")
+    page.wait_for_function(LAYOUT, arg=quiet_ms, timeout=timeout, polling="raf")
+    wait_idle(page, timeout)
 
 
 def assert_no_exception(page) -> None:

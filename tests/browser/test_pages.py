@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import assert_no_exception, page_paths, screenshot, wait_idle
+from tests.browser.harness import (
+    assert_no_exception,
+    page_paths,
+    screenshot,
+    wait_idle,
+    wait_layout,
+)
 
 WIDTHS = (1440, 1280, 1024)
 
@@ -34,8 +40,7 @@ def test_page_opens_without_exception(page, app_url, path):
     screenshot(page, f"page-{path}")
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_timeout(500)
-        wait_idle(page)
+        wait_layout(page)
         found = page.evaluate(OVERFLOW)
         assert found["scroll"] <= 1 and not found["out"], (width, found)
         screenshot(page, f"page-{path or 'home'}-{width}")
