@@ -74,8 +74,25 @@ def connect(path: str | Path | None = None, *, migrate: bool = True) -> Database
         db.enable_wal()
         conn.execute("PRAGMA synchronous = NORMAL")
     if migrate:
-        migrations.apply(db)
+        migrate_once(db)
     return db
+
+
+def migrate_once(db: Database) -> None:
+    """Apply the pending migrations, once however many processes open the file at once
+    (server processes started together behind a proxy, a CLI beside them).
+
+    sqlite-utils reads what is pending, then applies each migration in its own
+    transaction: two processes opening a new file both found every migration pending and
+    the second failed (``table datasets already exists``). Here the check and every
+    migration run in one ``BEGIN IMMEDIATE`` transaction (each migration a savepoint), so a
+    second process waits for the first and then finds nothing left. Nothing pending (the
+    usual case) is a read and takes no lock.
+    """
+    if not migrations.pending(db):
+        return
+    with db.atomic():
+        migrations.apply(db)
 
 
 _MIGRATED: set[str] = set()
