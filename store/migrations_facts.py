@@ -252,10 +252,29 @@ def m030_suggestion_confidence(db: Database) -> None:
     db.execute("create index if not exists history_grp on history(grp) where grp is not null")
 
 
+def m031_shared_tickets_and_job_owners(db: Database) -> None:
+    """What several server processes on one database share (issue 60): ``session_tickets``
+    holds the one-time sign-in tickets (:mod:`needlework.teams.session_cookie`) by the
+    SHA-256 of the ticket, with the session token (and the device token) sealed under a key
+    only the ticket gives, never in clear, and the moment (Unix seconds) they stop being
+    good; ``jobs.owner`` names the runner (process) that runs a queued or running job and
+    ``jobs.heartbeat`` (Unix seconds) is when that runner last said it still does, so
+    another process tells a live job from one whose process is gone."""
+    db.execute(
+        "create table if not exists session_tickets (ticket_hash text primary key, "
+        "sealed text not null, max_age integer not null, device_max_age integer, "
+        "expires_at real not null) without rowid")
+    db.execute("create index if not exists session_tickets_expiry on session_tickets(expires_at)")
+    db.execute("alter table jobs add column owner text")
+    db.execute("alter table jobs add column heartbeat real")
+    db.execute("create index if not exists jobs_live on jobs(kind, dataset) "
+               "where status in ('queued', 'running')")
+
+
 #: In the order they apply.
 STEPS = (m008_item_facts_and_progress, m009_dataset_counts_and_archive, m010_agreement_kept_by_sql, m011_response_lengths,
          m012_needle_reports, m013_sign_in_failures, m014_dataset_settings,
          m015_audit_events, m016_agreement_counts_the_assignment, m017_deleted_history,
          m018_tab_positions, m019_suggestions, m020_provenance, m021_judge_reasoning, m023_view_prefs,
          m025_one_time_passwords, m026_audit_filters, m024_device_cookies, m027_judge_failures,
-         m028_rag_non_answers, m030_suggestion_confidence)
+         m028_rag_non_answers, m030_suggestion_confidence, m031_shared_tickets_and_job_owners)

@@ -7,6 +7,9 @@ with its expiry. ``device_cookies`` holds the SHA-256 of each device token (a br
 where an account signed in) with that browser's wrong passwords and pause;
 ``sign_in_failures`` the wrong passwords and pause of each name (its SHA-256) for
 browsers without such a cookie. Times are ISO 8601 UTC strings, compared as text.
+``session_tickets`` holds the one-time sign-in tickets by their SHA-256, the tokens they
+stand for sealed under the ticket (:mod:`needlework.teams.session_cookie`), with their
+expiry in Unix seconds.
 """
 
 from __future__ import annotations
@@ -309,3 +312,31 @@ def set_must_change_password(db: Database, user_id: int, must: bool, at: str) ->
     with db.atomic():
         db.execute("update users set must_change_password = ?, updated_at = ? where id = ?",
                    [int(must), at, user_id])
+
+
+def insert_ticket(db: Database, *, ticket_hash: str, sealed: str, max_age: int,
+                  device_max_age: int | None, expires_at: float, now: float) -> None:
+    """Keep a one-time sign-in ticket by its hash (``sealed``: the tokens it stands for,
+    unreadable without the ticket; times in Unix seconds); tickets expired by ``now`` go
+    first."""
+    with db.atomic():
+        db.execute("delete from session_tickets where expires_at <= ?", [now])
+        db.execute(
+            "insert into session_tickets (ticket_hash, sealed, max_age, device_max_age, "
+            "expires_at) values (?, ?, ?, ?, ?)",
+            [ticket_hash, sealed, max_age, device_max_age, expires_at])
+
+
+def take_ticket(db: Database, ticket_hash: str) -> dict[str, Any] | None:
+    """Remove the ticket ``ticket_hash`` and return its row (``sealed``, ``max_age``,
+    ``device_max_age``, ``expires_at``), or ``None`` when there is none. One statement:
+    of two connections taking the same ticket at once, exactly one gets it."""
+    with db.atomic():
+        rows = db.execute(
+            "delete from session_tickets where ticket_hash = ? "
+            "returning sealed, max_age, device_max_age, expires_at", [ticket_hash]).fetchall()
+    if not rows:
+        return None
+    sealed, max_age, device_max_age, expires_at = rows[0]
+    return {"sealed": sealed, "max_age": max_age, "device_max_age": device_max_age,
+            "expires_at": expires_at}

@@ -31,7 +31,7 @@ def signed(tmp_path):
 
 def test_a_ticket_becomes_an_httponly_strict_cookie_once(signed):
     db, session, app = signed
-    ticket = session_cookie.offer(session.token, 3600)
+    ticket = session_cookie.offer(session.token, 3600, db=db)
     assert session.token not in ticket
     status, headers, _ = call(app, "POST", {"ticket": ticket})
     assert status == 200
@@ -46,7 +46,8 @@ def test_a_ticket_becomes_an_httponly_strict_cookie_once(signed):
 def test_a_ticket_after_a_password_sign_in_also_sets_the_device_cookie(signed):
     db, _, app = signed
     signed_in = accounts.sign_in(db, "ana", "ana-passphrase-7")
-    ticket = session_cookie.offer(signed_in.token, 3600, device=(signed_in.device_token, 7776000))
+    ticket = session_cookie.offer(signed_in.token, 3600, device=(signed_in.device_token, 7776000),
+                                  db=db)
     status, headers, _ = call(app, "POST", {"ticket": ticket}, origin=f"https://{HOST}",
                               headers={"x-forwarded-proto": "https"})
     assert status == 200
@@ -62,19 +63,22 @@ def test_a_ticket_after_a_password_sign_in_also_sets_the_device_cookie(signed):
 
 
 def test_the_cookie_is_secure_behind_https(signed):
-    _, session, app = signed
-    ticket = session_cookie.offer(session.token, 60)
+    db, session, app = signed
+    ticket = session_cookie.offer(session.token, 60, db=db)
     status, headers, _ = call(app, "POST", {"ticket": ticket}, origin=f"https://{HOST}",
                               headers={"x-forwarded-proto": "https"})
     assert status == 200 and headers["set-cookie"].endswith("; Secure")
 
 
-def test_a_ticket_expires():
-    ticket = session_cookie.offer("nw_x", 60, now=1000.0)
-    assert session_cookie.redeem(ticket, now=1000.0 + session_cookie.TICKET_SECONDS + 1) is None
-    fresh = session_cookie.offer("nw_x", 60, now=1000.0)
-    assert session_cookie.redeem(fresh, now=1001.0) == ("nw_x", 60, None)
-    assert session_cookie.redeem(None) is None and session_cookie.redeem(["x"]) is None
+def test_a_ticket_expires(signed):
+    db = signed[0]
+    ticket = session_cookie.offer("nw_x", 60, now=1000.0, db=db)
+    assert session_cookie.redeem(ticket, now=1000.0 + session_cookie.TICKET_SECONDS + 1,
+                                 db=db) is None
+    fresh = session_cookie.offer("nw_x", 60, now=1000.0, db=db)
+    assert session_cookie.redeem(fresh, now=1001.0, db=db) == ("nw_x", 60, None)
+    assert session_cookie.redeem(None, db=db) is None
+    assert session_cookie.redeem(["x"], db=db) is None
 
 
 @pytest.mark.parametrize(("origin", "headers", "body"), [
@@ -88,13 +92,13 @@ def test_a_ticket_expires():
 ])
 def test_requests_not_from_the_apps_page_change_nothing(signed, origin, headers, body):
     db, session, app = signed
-    ticket = session_cookie.offer(session.token, 60)
+    ticket = session_cookie.offer(session.token, 60, db=db)
     status, got, answer = call(app, "POST", {"ticket": ticket}, origin=origin, headers=headers)
     assert status == 403 and "set-cookie" not in got and answer["error"]
     status, got, _ = call(app, "DELETE", origin=origin, headers=headers, cookie=session.token)
     assert status == 403 and "set-cookie" not in got
     assert accounts.resume(db, session.token) is not None  # the session lives on
-    assert session_cookie.redeem(ticket) is not None  # and the ticket was not spent
+    assert session_cookie.redeem(ticket, db=db) is not None  # and the ticket was not spent
 
 
 @pytest.mark.parametrize("body", ["not json", "[1, 2]", '{"ticket": 7}', "{}",
@@ -117,7 +121,7 @@ def test_delete_ends_the_session_and_clears_the_cookie(signed):
 
 
 def test_get_is_not_a_way_in(signed):
-    _, session, app = signed
-    ticket = session_cookie.offer(session.token, 60)
+    db, session, app = signed
+    ticket = session_cookie.offer(session.token, 60, db=db)
     status, headers, _ = call(app, "GET", {"ticket": ticket})
     assert status == 405 and "set-cookie" not in headers

@@ -340,7 +340,7 @@ def start_session(signed: accounts.SignIn) -> None:
         st.session_state[DEVICE] = signed.device_token
         device = (signed.device_token, accounts.seconds_left(signed.device_expires_at))
     st.session_state[TICKET] = session_cookie.offer(
-        signed.token, accounts.seconds_left(signed.expires_at), device=device)
+        signed.token, accounts.seconds_left(signed.expires_at), device=device, db=get_db())
 
 
 def _sign_out() -> None:

@@ -20,20 +20,28 @@ an ``Origin`` header equal to the request's own origin, no ``Sec-Fetch-Site`` ot
 ``same-origin``, and a JSON body (which a cross-site form cannot send without a
 preflight). Anything else gets 403 and changes nothing.
 
-Tickets live in this process's memory only (the server that ran the sign-in is the one
-the page posts to); the tokens are never written anywhere but the cookies and, as SHA-256, the
-``sessions`` and ``device_cookies`` tables.
+Tickets live in the database (``session_tickets``, :mod:`store.users`), so that the POST
+may reach another server process than the one that ran the sign-in (several processes
+behind a proxy): a row holds the SHA-256 of the ticket, never the ticket, and the tokens
+sealed under it (XORed with SHAKE-256 of the ticket: one key, used once, that only the
+browser holding the ticket has), so the database alone gives no token. Redeeming deletes
+the row in one statement: of two requests with the same ticket, from any processes, exactly
+one gets the cookie. Times are Unix seconds (``time.time()``), one clock for every process
+of the machine. Otherwise the tokens are never written anywhere but the cookies and, as
+SHA-256, the ``sessions`` and ``device_cookies`` tables.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import secrets
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from sqlite_utils import Database
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -41,56 +49,73 @@ from starlette.routing import Route
 
 from needlework.teams import accounts
 from needlework.web import is_https, same_origin_refusal
+from store import users as store_users
+from store.db import thread_connection
 
 ROUTE = "/_nw/session"
 TICKET_SECONDS = 120.0
 _MAX_BODY = 4096
 
 
-class _Tickets:
-    """One-time tickets: ``ticket -> (token, max_age, device, good until)``, in memory."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._held: dict[str, tuple[str, int, tuple[str, int] | None, float]] = {}
-
-    def offer(self, token: str, max_age: int, *, device: tuple[str, int] | None = None,
-              now: float | None = None) -> str:
-        moment = time.monotonic() if now is None else now
-        ticket = secrets.token_urlsafe(32)
-        with self._lock:
-            self._held = {k: v for k, v in self._held.items() if v[3] > moment}
-            self._held[ticket] = (token, max_age, device, moment + TICKET_SECONDS)
-        return ticket
-
-    def redeem(self, ticket: Any, *, now: float | None = None,
-               ) -> tuple[str, int, tuple[str, int] | None] | None:
-        if not isinstance(ticket, str):
-            return None
-        moment = time.monotonic() if now is None else now
-        with self._lock:
-            held = self._held.pop(ticket, None)
-        if held is None or held[3] <= moment:
-            return None
-        return held[0], held[1], held[2]
+_SEAL = b"needlework session ticket\0"  # what the sealing key is made from, before the ticket
 
 
-_TICKETS = _Tickets()
+def _hash(ticket: str) -> str:
+    return hashlib.sha256(ticket.encode("utf-8")).hexdigest()
+
+
+def _seal(ticket: str, plain: bytes) -> str:
+    """``plain`` XORed with as many bytes of SHAKE-256(label + ticket), in base64: without
+    the ticket it says nothing; the same function opens it."""
+    key = hashlib.shake_256(_SEAL + ticket.encode("utf-8")).digest(len(plain))
+    return base64.urlsafe_b64encode(bytes(a ^ b for a, b in zip(plain, key, strict=True))
+                                    ).decode("ascii")
+
+
+def _open(ticket: str, sealed: str) -> bytes:
+    data = base64.urlsafe_b64decode(sealed.encode("ascii"))
+    key = hashlib.shake_256(_SEAL + ticket.encode("utf-8")).digest(len(data))
+    return bytes(a ^ b for a, b in zip(data, key, strict=True))
 
 
 def offer(token: str, max_age: int, *, device: tuple[str, int] | None = None,
-          now: float | None = None) -> str:
+          now: float | None = None, db: Database | None = None) -> str:
     """A ticket the page exchanges at :data:`ROUTE` for the cookie holding ``token`` (kept
     ``max_age`` seconds) and, with ``device=(device token, max_age)``, the device
-    cookie; good once, for :data:`TICKET_SECONDS`."""
-    return _TICKETS.offer(token, max_age, device=device, now=now)
+    cookie; good once, for :data:`TICKET_SECONDS`, from any process on ``db`` (default:
+    the calling thread's connection to the app's database)."""
+    moment = time.time() if now is None else now
+    ticket = secrets.token_urlsafe(32)
+    plain = json.dumps({"token": token, "device": device[0] if device else None}).encode()
+    store_users.insert_ticket(db if db is not None else thread_connection(),
+                              ticket_hash=_hash(ticket), sealed=_seal(ticket, plain),
+                              max_age=int(max_age),
+                              device_max_age=int(device[1]) if device else None,
+                              expires_at=moment + TICKET_SECONDS, now=moment)
+    return ticket
 
 
-def redeem(ticket: Any, *, now: float | None = None,
+def redeem(ticket: Any, *, now: float | None = None, db: Database | None = None,
            ) -> tuple[str, int, tuple[str, int] | None] | None:
     """``(token, max_age, device)`` of a ticket not yet used nor expired (and never
-    again), else ``None``; ``device`` is ``(device token, max_age)`` or ``None``."""
-    return _TICKETS.redeem(ticket, now=now)
+    again), else ``None``; ``device`` is ``(device token, max_age)`` or ``None``. ``db``
+    as in :func:`offer`."""
+    if not isinstance(ticket, str) or not ticket:
+        return None
+    moment = time.time() if now is None else now
+    row = store_users.take_ticket(db if db is not None else thread_connection(), _hash(ticket))
+    if row is None or row["expires_at"] <= moment:
+        return None
+    try:
+        held = json.loads(_open(ticket, row["sealed"]))
+    except ValueError:  # not base64, not UTF-8 or not JSON: not what offer wrote
+        return None
+    token, device = (held.get("token"), held.get("device")) if isinstance(held, dict) else (0, 0)
+    if not isinstance(token, str):
+        return None
+    return (token, int(row["max_age"]),
+            (device, int(row["device_max_age"])) if isinstance(device, str)
+            and row["device_max_age"] is not None else None)
 
 
 def cookie_header(token: str, max_age: int, *, secure: bool,
@@ -123,12 +148,22 @@ def _ticket(body: bytes) -> Any:
 
 def routes(connect: Callable[[], Any]) -> list[Route]:
     """The Starlette route of :data:`ROUTE` (``POST`` a ticket, ``DELETE`` to sign out);
-    ``connect()`` opens the database (in a worker thread, per sign-out)."""
+    ``connect()`` opens the database (in a worker thread, per ticket and per sign-out,
+    closed after)."""
 
     def sign_out(token: str) -> None:
         db = connect()
         try:
             accounts.sign_out(db, token)
+        finally:
+            db.conn.close()
+
+    def take(ticket: Any) -> tuple[str, int, tuple[str, int] | None] | None:
+        if not isinstance(ticket, str) or not ticket:
+            return None
+        db = connect()
+        try:
+            return redeem(ticket, db=db)
         finally:
             db.conn.close()
 
@@ -145,7 +180,7 @@ def routes(connect: Callable[[], Any]) -> list[Route]:
             response: Response = JSONResponse({"signed_out": True})
             response.headers["set-cookie"] = clearing_header(secure=secure)
             return response
-        held = redeem(_ticket(await request.body()))
+        held = await run_in_threadpool(take, _ticket(await request.body()))
         if held is None:
             return JSONResponse({"error": "unknown, used or expired ticket"}, status_code=404)
         response = JSONResponse({"kept": True})
