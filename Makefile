@@ -54,6 +54,13 @@ chromium:
 	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium-headless-shell fonts-dejavu-core fonts-noto-color-emoji >/dev/null )
 	@/usr/bin/chromium-headless-shell --version
 
+# HAProxy from Debian's packages, in front of `make serve-team`'s processes (docs/scaling.md).
+.PHONY: haproxy serve-team
+haproxy:
+	@test -x /usr/sbin/haproxy || command -v haproxy >/dev/null || \
+	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq haproxy >/dev/null )
+	@PATH="$$PATH:/usr/sbin" haproxy -v | head -1
+
 # The demo models are shipped in models/ (built once by `python -m needlework demo-models build`):
 # install checks every file against models/SHA256SUMS and copies them into data/.
 seed: venv
@@ -69,6 +76,16 @@ run: venv seed
 	echo "needlework: $$mode mode, serving on http://$$address:$(PORT)"; \
 	$(PY) -m streamlit run serve.py --server.address "$$address" --server.port $(PORT) \
 	  --server.headless true --browser.gatherUsageStats false --server.fileWatcherType $(WATCH)
+
+# Team mode on WORKERS processes behind HAProxy (docs/scaling.md): the proxy on needlework.toml's
+# address and PORT, the processes on 127.0.0.1 from PORT+1; CERT=file.pem serves HTTPS. The
+# options are checked (local mode is refused) before anything is seeded or started.
+WORKERS ?= 2
+serve_team = $(PY) -m needlework serve-team --workers $(WORKERS) --port $(PORT) $(if $(CERT),--certificate "$(CERT)")
+serve-team: venv haproxy
+	@$(serve_team) --print-config >/dev/null
+	@$(MAKE) --no-print-directory seed
+	$(serve_team)
 
 # The OpenID Connect provider the teams tests start (panva's oidc-provider, from npm).
 OIDC_PROVIDER := tests/oidc/node_modules/.package-lock.json
@@ -90,7 +107,7 @@ with_mypy = mkdir -p artifacts && ( $(PY) -m mypy > artifacts/mypy.log 2>&1; ech
 	$(1); tests=$$?; wait; cat artifacts/mypy.log; \
 	[ $$tests -eq 0 ] && [ "$$(cat artifacts/mypy.rc)" = 0 ]
 
-test: $(VENV)/.test $(VENV)/.listen-guard chromium $(OIDC_PROVIDER)
+test: $(VENV)/.test $(VENV)/.listen-guard chromium haproxy $(OIDC_PROVIDER)
 	$(PY) -m ruff check .
 	$(PY) -m needlework demo-models install
 	@rm -rf $(TIMES)
