@@ -43,8 +43,8 @@ $(VENV)/.test: $(VENV)/.runtime requirements-test.txt
 
 # Local mode's refusal of a wide address, read by Python at start-up (a .pth file), so that
 # `streamlit run serve.py --server.address 0.0.0.0` stops before Streamlit opens a socket.
-$(VENV)/.listen-guard: $(VENV)/.runtime needlework/teams/listen_guard.py
-	@$(PY) needlework/teams/listen_guard.py install >/dev/null && touch $@
+$(VENV)/.listen-guard: $(VENV)/.runtime listen_guard.py
+	@$(PY) listen_guard.py install >/dev/null && touch $@
 
 venv: $(VENV)/.runtime $(VENV)/.listen-guard
 

@@ -16,7 +16,7 @@ from needlework.teams.config import load_config, serving_refusal
 
 # Local mode has no sign-in: never serve it beyond this machine, however it was started
 # (.streamlit/config.toml says 127.0.0.1; a --server.address flag may say otherwise). In
-# .venv the .pth guard (needlework.teams.listen_guard) has refused before Streamlit opened
+# .venv the .pth guard (listen_guard) has refused before Streamlit opened
 # its socket; this is the same refusal for a Streamlit started without it, and the first
 # thing this file does, so nothing of the app loads until the mode allows the address.
 # `make run` never gets here with a wrong address: it asks `python -m needlework mode`.

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from needlework.teams import listen_guard
+import listen_guard
 from needlework.teams.config import (
     Config,
     ConfigError,

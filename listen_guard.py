@@ -1,4 +1,5 @@
-"""Refuse a wide address in local mode before Streamlit opens its socket.
+"""Refuse a wide address in local mode before Streamlit opens its socket (beside
+``serve.py``, which it guards: it reads Streamlit's config, so it is not in ``needlework/``).
 
 Contract: when this interpreter was started as ``streamlit run <this repository's
 serve.py> ...`` and the address Streamlit would listen on is one that local mode may not
@@ -10,7 +11,7 @@ Streamlit binds its port before it imports ``serve.py``, so a refusal in ``serve
 comes after the port has been open on the wide address. This check runs earlier: from a
 ``.pth`` file in the virtual environment's site-packages, which Python reads at start-up
 (the mechanism coverage.py and editable installs use). ``make venv`` writes that file
-(``python needlework/teams/listen_guard.py install``); ``serve.py`` keeps its own refusal
+(``python listen_guard.py install``); ``serve.py`` keeps its own refusal
 for a Streamlit started some other way.
 
 The address is the one Streamlit resolves, through Streamlit's own parsing: the
@@ -25,7 +26,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parent
 SERVE = ROOT / "serve.py"
 PTH_NAME = "needlework-listen-guard.pth"
 
