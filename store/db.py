@@ -6,7 +6,8 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -71,11 +72,26 @@ def connect(path: str | Path | None = None, *, migrate: bool = True) -> Database
     conn.execute("PRAGMA foreign_keys = ON")
     db = Store(conn)
     if str(path) != ":memory:":
-        db.enable_wal()
+        _while_locked(db.enable_wal)
         conn.execute("PRAGMA synchronous = NORMAL")
     if migrate:
-        migrate_once(db)
+        _while_locked(lambda: migrate_once(db))
     return db
+
+
+def _while_locked(action: Callable[[], None], attempts: int = 4) -> None:
+    """``action()``, tried again while SQLite answers ``database is locked``: processes
+    opening a new file together (a server's workers started at once) on a loaded machine,
+    where switching it to WAL, or waiting for another process's migrations, can outlast
+    the busy timeout or be refused without waiting."""
+    for attempt in range(attempts):
+        try:
+            action()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 def migrate_once(db: Database) -> None:
