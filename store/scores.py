@@ -136,15 +136,17 @@ def _job(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def create_job(
-    db: Database, kind: str, dataset: str, model: str, options: dict[str, Any] | None = None
+    db: Database, kind: str, dataset: str, model: str, options: dict[str, Any] | None = None,
+    *, owner: str | None = None, heartbeat: float | None = None,
 ) -> int:
-    """Queue a job; returns its id."""
+    """Queue a job; returns its id. ``owner`` names the runner (process) that will run it,
+    ``heartbeat`` (Unix seconds) when it last said so."""
     stamp = now()
     with db.atomic():
         table = db.table("jobs").insert(
             {"kind": kind, "dataset": dataset, "model": model, "status": "queued", "done": 0,
              "total": 0, "options": json.dumps(options or {}), "updated_at": stamp,
-             "cancel_requested": 0}
+             "cancel_requested": 0, "owner": owner, "heartbeat": heartbeat}
         )
         job_id = table.last_pk
     assert job_id is not None  # an insert sets it
@@ -179,6 +181,51 @@ def start_job(db: Database, job_id: int, total: int) -> None:
     _update(db, job_id, status="running", total=total, started_at=now())
 
 
+def active_jobs(db: Database, kind: str, dataset: str) -> list[dict[str, Any]]:
+    """The queued and running jobs of ``kind`` on ``dataset``, newest first."""
+    rows = db.execute_returning_dicts(
+        "select * from jobs where kind = ? and dataset = ? and status in ('queued', 'running') "
+        "order by id desc", [kind, dataset])
+    return [_job(r) for r in rows]
+
+
+def claim_job(db: Database, job_id: int, owner: str, heartbeat: float) -> bool:
+    """Mark a queued job, not asked to stop, running for ``owner`` (``total`` 0); False when
+    it is not queued any more (another runner took it, or it ended), another runner queued
+    it, or a cancel came first. One statement: of two runners claiming the same job,
+    exactly one gets it."""
+    stamp = now()
+    with db.atomic():
+        cursor = db.execute(
+            "update jobs set status = 'running', total = 0, started_at = ?, updated_at = ?, "
+            "owner = ?, heartbeat = ? where id = ? and status = 'queued' and cancel_requested = 0 "
+            "and (owner is null or owner = ?)",
+            [stamp, stamp, owner, heartbeat, job_id, owner])
+    return cursor.rowcount > 0
+
+
+def beat_job(db: Database, job_id: int, owner: str, heartbeat: float) -> bool:
+    """``owner`` still runs the job: note when (Unix seconds). False when the job has
+    ended or is not ``owner``'s (another process recorded it interrupted)."""
+    with db.atomic():
+        cursor = db.execute(
+            "update jobs set heartbeat = ? where id = ? and owner = ? "
+            "and status in ('queued', 'running')", [heartbeat, job_id, owner])
+    return cursor.rowcount > 0
+
+
+def interrupt_job(db: Database, job_id: int, error: str) -> bool:
+    """Record a queued or running job as ``interrupted`` (its process is gone) with its
+    cancel flag set, so that a process that only seemed gone stops it at its next check;
+    False when it had already ended."""
+    with db.atomic():
+        cursor = db.execute(
+            "update jobs set status = 'interrupted', error = ?, result = null, "
+            "cancel_requested = 1, updated_at = ? where id = ? and status in ('queued', 'running')",
+            [error, now(), job_id])
+    return cursor.rowcount > 0
+
+
 def update_job_progress(db: Database, job_id: int, done: int, total: int | None = None) -> None:
     """Record progress (``done`` of ``total``)."""
     if total is None:
@@ -194,13 +241,21 @@ def finish_job(
     *,
     error: str | None = None,
     result: dict[str, Any] | None = None,
-) -> None:
+    owner: str | None = None,
+) -> bool:
     """Mark a job done, cancelled, failed or interrupted (its server stopped while it ran),
-    with an error message or a result summary."""
+    with an error message or a result summary. With ``owner``, only while the job runs
+    as that runner's (not once another process recorded it interrupted); False when
+    nothing was written."""
     if status not in ("done", "cancelled", "failed", "interrupted"):
         raise ValueError(f"a finished job is done, cancelled, failed or interrupted, not {status!r}")
-    _update(db, job_id, status=status, error=error,
-            result=json.dumps(result) if result is not None else None)
+    values = [status, error, json.dumps(result) if result is not None else None, now(), job_id]
+    sql = "update jobs set status = ?, error = ?, result = ?, updated_at = ? where id = ?"
+    if owner is not None:
+        sql += " and owner = ? and status = 'running'"
+        values.append(owner)
+    with db.atomic():
+        return db.execute(sql, values).rowcount > 0
 
 
 def request_cancel(db: Database, job_id: int) -> bool:
