@@ -340,6 +340,15 @@ def get_dataset(db: Database, name: str) -> dict[str, Any] | None:
     return row
 
 
+def dataset_version(db: Database, name: str) -> str:
+    """What changes whenever the dataset's items do, in one indexed read (a cache key that
+    holds across server processes): its import time and item count; ``""`` when there is
+    no such dataset. Items are written only by an import, which writes a new row."""
+    row = db.execute("select created_at, item_count from datasets where name = ?",
+                     [name]).fetchone()
+    return f"{row[0]}|{row[1]}" if row else ""
+
+
 def set_dataset_meta(db: Database, name: str, meta: dict[str, Any]) -> None:
     """Replace a dataset's ``meta`` object (e.g. its editable category list)."""
     with db.atomic():

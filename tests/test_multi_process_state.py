@@ -21,6 +21,7 @@ import store
 from needlework import jobs
 from needlework.jobs import INTERRUPTED, JobRunner
 from needlework.teams import session_cookie
+from store.datasets import NewItem, create_dataset, dataset_version
 from store.migrations import migrations
 from store.scores import create_job, get_job, list_jobs
 from tests.multi_process_fixtures import CALLS
@@ -321,3 +322,17 @@ def test_a_job_whose_process_is_killed_shows_interrupted_once_its_heartbeat_is_s
     assert new != job_id and get_job(db, job_id)["status"] == INTERRUPTED
     assert watcher.run(path, new)["status"] == "done"
 
+
+# -- caches: keyed on what the database says, so another process's write is seen ---------
+
+
+def test_the_dataset_version_changes_when_another_process_imports_it_again(path):
+    page, other = store.connect(path), store.connect(path, migrate=False)
+    assert dataset_version(page, "d") == ""
+    create_dataset(other, "d", "preference", "pairs", [NewItem("k1", {"x": 1})])
+    first = dataset_version(page, "d")
+    assert first.endswith("|1")
+    time.sleep(0.002)  # the import time has milliseconds
+    create_dataset(other, "d", "preference", "pairs", [NewItem("k1", {"x": 2})], replace=True)
+    second = dataset_version(page, "d")
+    assert second != first and second.endswith("|1")

@@ -69,6 +69,7 @@ from needlework.judges.rules_server import RULES
 from needlework.judges.serve import ServerError
 from needlework.teams.permissions import can
 from store import judges as store_judges
+from store.datasets import dataset_version
 
 SAVED = "jd_saved"  # the form's values (never a key)
 PENDING = "jd_pending"  # values to put into the widgets before they are drawn
@@ -348,12 +349,13 @@ def _test_row(conn: Connection | None, problem: str | None, *, loud: bool) -> No
 
 
 @st.cache_data(max_entries=32, show_spinner="Counting the run's tokens …")
-def _judge_estimate(db_path: str, dataset: str, options: dict[str, Any], described: str,
-                    answers: int, prompt: str, _conn: Connection, _template: Any
+def _judge_estimate(db_path: str, dataset: str, version: str, options: dict[str, Any],
+                    described: str, answers: int, prompt: str, _conn: Connection, _template: Any
                     ) -> cost.Estimate:
-    """The estimate of a judge run (cached by the database, the run's options, the
-    connection's description, the number of cached answers and the template's digest, so
-    it is counted again when any of them changes)."""
+    """The estimate of a judge run (cached by the database, the dataset's version, the
+    run's options, the connection's description, the number of cached answers and the
+    template's digest, so it is counted again when any of them changes, whichever server
+    process changed it)."""
     db = get_db()
     row, items = load_items(db, dataset)
     if options.get("subsets") or options.get("per_subset"):
@@ -370,8 +372,8 @@ def render_judge_estimate(db: Any, conn: Connection, dataset: str, options: dict
     """Before a judge run: its requests, tokens and (with a price) cost, in one line."""
     template = options.get("template")
     plain = {k: v for k, v in options.items() if k != "template"}
-    estimate = _judge_estimate(str(store.default_path()), dataset, plain, tested_for(conn),
-                               store_judges.count_calls(db),
+    estimate = _judge_estimate(str(store.default_path()), dataset, dataset_version(db, dataset),
+                               plain, tested_for(conn), store_judges.count_calls(db),
                                template.digest if template is not None else "", conn, template)
     st.caption(f"💰 Before judging: {label(estimate.words(), 600)}")
     return estimate

@@ -21,6 +21,7 @@ from needlework.rag.job import latest_rag_job, start_rag_job
 from needlework.rag.questions import DatasetError
 from needlework.rag.run import RagEvalSpec
 from store import judges as store_judges
+from store.datasets import dataset_version
 
 NOTE = ("Runs on the server: you can use other pages and come back. Every judge answer is "
         "cached as it arrives: Cancel keeps them, and running again resumes without asking "
@@ -56,11 +57,12 @@ def _outcome(job: dict[str, Any]) -> None:
 
 
 @st.cache_data(max_entries=32, show_spinner="Counting the evaluation's tokens …")
-def _estimate(db_path: str, dataset: str, answers: tuple[tuple[str, str], ...], judge: str,
-              templates: tuple[str, ...], with_related: bool, cached: int, _spec: RagEvalSpec
-              ) -> cost.Estimate:
-    """The estimate of evaluating ``_spec`` (cached by the database, the answer sets'
-    digests, the judge's description, the templates and the number of cached answers)."""
+def _estimate(db_path: str, dataset: str, version: str, answers: tuple[tuple[str, str], ...],
+              judge: str, templates: tuple[str, ...], with_related: bool, cached: int,
+              _spec: RagEvalSpec) -> cost.Estimate:
+    """The estimate of evaluating ``_spec`` (cached by the database, the dataset's version,
+    the answer sets' digests, the judge's description, the templates and the number of
+    cached answers: what any server process may change)."""
     return cost.estimate(get_db(), _spec.connection, cost.rag_requests(get_db(), _spec))
 
 
@@ -71,6 +73,7 @@ def render_estimate(db: Any, spec: RagEvalSpec) -> None:
         return
     try:
         estimate = _estimate(str(store.default_path()), spec.dataset,
+                             dataset_version(db, spec.dataset),
                              tuple((s.model, s.digest()) for s in spec.answer_sets),
                              json.dumps(conn.describe(), sort_keys=True),
                              tuple(t.digest() for t in spec.templates), spec.with_related,

@@ -31,6 +31,7 @@ from needlework.suggest.verdicts import suggest_verdicts
 from needlework.suggestions import delete_suggestions, import_suggestions
 from needlework.teams.permissions import PermissionDenied, User
 from needlework.words import plural
+from store.datasets import dataset_version
 from store.judges import count_calls
 from store.review import scored_runs
 from store.suggestions import suggestion_sources
@@ -91,11 +92,11 @@ def _outcome(job: dict[str, Any]) -> None:
 
 
 @st.cache_data(max_entries=32, show_spinner="Counting the job's tokens …")
-def _estimate(db_path: str, dataset: str, fields: tuple[str, ...], replace: bool, judge: str,
-              cached: int, suggested: int, _connection: Connection) -> cost.Estimate:
-    """The estimate of a suggestion job (cached by what changes it: the database, the
-    dataset, the fields, the judge's description, the number of cached answers and of the
-    dataset's suggestions)."""
+def _estimate(db_path: str, dataset: str, version: str, fields: tuple[str, ...], replace: bool,
+              judge: str, cached: int, suggested: int, _connection: Connection) -> cost.Estimate:
+    """The estimate of a suggestion job (cached by what changes it, in any server process:
+    the database, the dataset and its version, the fields, the judge's description, the
+    number of cached answers and of the dataset's suggestions)."""
     db = get_db()
     return cost.estimate(db, _connection, cost.suggest_requests(
         db, SuggestSpec(dataset, _connection, fields, replace=replace)))
@@ -118,7 +119,8 @@ def render_ask(db: Database, dataset: str, connection: Connection | None, actor:
     blocked = (connection is None and "complete the judge connection above") or (
         not fields and "tick labels, dimensions or both")
     if connection is not None and fields and not active:
-        estimate = _estimate(str(store.default_path()), dataset, fields, replace,
+        estimate = _estimate(str(store.default_path()), dataset, dataset_version(db, dataset),
+                             fields, replace,
                              json.dumps(connection.describe(), sort_keys=True), count_calls(db),
                              sum(r["suggestions"] for r in suggestion_sources(db, dataset)),
                              connection)
