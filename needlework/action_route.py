@@ -18,6 +18,12 @@ behind one proxy or on one machine share an address) and each address at most
 :data:`HOST_RATE` (more: 429, the browser waits and sends again). A programming error
 while the batch applies is a 500 (logged by :mod:`needlework.actions`): the browser
 keeps the actions and sends them again.
+
+The rate limits are counted in each server process's memory: with several processes
+behind a proxy (one database), a browser whose requests the proxy spreads over N
+processes gets up to N times :data:`RATE`. That is acceptable: they bound a runaway
+script, not an attacker (the cookie's affinity keeps one browser on one process), and
+everything an action changes is in the database, which every process shares.
 """
 
 from __future__ import annotations
@@ -62,7 +68,8 @@ def answer(delivery: Delivery) -> dict[str, Any]:
 
 
 class _Rate:
-    """At most ``limit`` requests per client in any one-second window."""
+    """At most ``limit`` requests per client in any one-second window, in this process
+    (not shared with the other server processes of the database: see the module)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
