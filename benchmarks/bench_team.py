@@ -1,7 +1,8 @@
 """A team on one machine: N app processes behind HAProxy, loaded by Locust's simulated annotators.
 
     .venv/bin/python benchmarks/bench_team.py [--processes 1,2,4] [--users 25,50,100]
-                                              [--seconds 30] [--spawn-rate 5] [--key-seconds 1]
+                                              [--seconds 20] [--spawn-rate 5] [--key-seconds 1]
+                                              [--keep DIR]
 
 For each number of processes and of simulated annotators (a *cell*): a fresh copy of a database
 seeded with the demo data (``needlework.seed.seed_demo``) where one annotator account per
@@ -17,10 +18,15 @@ signs in and opens its queue; from the moment the last one has, the cell measure
 Prints one table: p50 / p95 press -> committed (a label action sent to the action route -> the
 answer acknowledging it), p95 page move (the move key -> the run that draws the next question
 finished), p95 redraw (the rerun the outbox asks for after each key), errors (all of the cell,
-ramp-up included), and CPU as % of one core over the measured seconds (``/proc/PID/stat``) of
-each app process, of HAProxy and of Locust itself; then where one process stops keeping the p95
-page move under 1 s. The simulated users (one Locust process) and the app processes share the
-same machine and its cores: the figures are for both together. Asserts nothing.
+ramp-up included), resends (answers that made the outbox send an action again: the database
+busy, the proxy's 503; not errors, but press -> committed waits for them), and CPU as % of
+one core over the measured seconds (``/proc/PID/stat``) of each app process, of HAProxy and of
+Locust itself; then where one process stops keeping the p95 page move under 1 s, and what went
+wrong (errors by kind, HAProxy marking a process down, a process started again, an
+acknowledged action missing from the database). The simulated users (one Locust process) and
+the app processes share the same machine and its cores: the figures are for both together.
+Asserts nothing. The 9 cells of the defaults take about 10 minutes on 2 cores (more when
+other work shares them: the sign-ins of 100 users queue behind each other).
 """
 
 from __future__ import annotations
@@ -164,6 +170,8 @@ class Cell:
     users: int
     samples: list[list[Any]] = field(default_factory=list)  # [name, ms, ended, ok, user, bytes]
     errors: list[list[Any]] = field(default_factory=list)  # [when, name, message, user]
+    resends: int = 0  # answers that made the outbox send an action again (not errors)
+    ramp: float | None = None  # seconds from Locust's start until every user had its queue
     ready_at: float | None = None
     stopped_at: float | None = None
     cpu: dict[str, float] = field(default_factory=dict)
@@ -215,8 +223,12 @@ def run_cell(processes: int, users: int, template: Path, accounts_file: Path, fo
         except (OSError, ValueError):
             cell.problems.append(f"Locust wrote no samples: see {log}")
             return cell
-        cell.samples, cell.errors = record["samples"], record["errors"]
+        cell.samples = record["samples"]
+        cell.errors = [e for e in record["errors"] if not str(e[2]).startswith("resend:")]
+        cell.resends = len(record["errors"]) - len(cell.errors)
         cell.ready_at, cell.stopped_at = record.get("ready_at"), record.get("stopped_at")
+        if cell.ready_at is not None:
+            cell.ramp = cell.ready_at - record["started_at"]
         if cell.ready_at is None:
             cell.problems.append(f"only {record.get('users_ready')} of {users} users opened "
                                  "their queue before the time limit")
@@ -229,7 +241,24 @@ def run_cell(processes: int, users: int, template: Path, accounts_file: Path, fo
         cell.problems += integrity(db_path, cell)
     finally:
         run.stop()
+    cell.problems += proxy_notes(run.run_dir / "haproxy.log")
     return cell
+
+
+def proxy_notes(log: Path) -> list[str]:
+    """What HAProxy's log says went wrong: a process marked down (with why)."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    down: dict[str, int] = {}
+    for line in lines:
+        if " is DOWN" in line and not line.startswith("["):
+            server = line.split("Server ", 1)[-1].split(" ", 1)[0]
+            why = line.split("reason: ", 1)[-1].split(",", 1)[0] if "reason: " in line else ""
+            key = f"{server} ({why})" if why else server
+            down[key] = down.get(key, 0) + 1
+    return [f"HAProxy marked {k} down {n}×" for k, n in sorted(down.items())]
 
 
 def integrity(db_path: Path, cell: Cell) -> list[str]:
@@ -254,7 +283,7 @@ def seconds_text(value: float | None) -> str:
 
 def print_table(cells: list[Cell]) -> None:
     header = (f"{'proc':>4} {'users':>5} {'press->committed p50/p95':>25} {'page move p95':>13} "
-              f"{'redraw p95':>10} {'errors':>6} {'moves':>5} {'keys':>5}  "
+              f"{'redraw p95':>10} {'errors':>6} {'resends':>7} {'moves':>5} {'keys':>5}  "
               "CPU % of one core: app processes | haproxy | locust  (load 1 min)")
     print(header)
     print("-" * len(header))
@@ -267,6 +296,7 @@ def print_table(cells: list[Cell]) -> None:
               f"{ms(pct(press, .5)) + ' / ' + ms(pct(press, .95)) + ' ms':>25} "
               f"{seconds_text(pct(moves, .95)):>13} "
               f"{seconds_text(pct(c.measured('redraw'), .95)):>10} {len(c.errors):>6} "
+              f"{c.resends:>7} "
               f"{len(moves):>5} {len(press):>5}  "
               f"{workers} | {cpu.get('haproxy', 0):.0f} | {cpu.get('locust', 0):.0f}"
               f"  ({c.load:.1f})")
@@ -332,13 +362,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="app processes, comma-separated (default 1,2,4)")
     parser.add_argument("--users", type=numbers, default=[25, 50, 100],
                         help="simulated annotators, comma-separated (default 25,50,100)")
-    parser.add_argument("--seconds", type=float, default=30.0,
+    parser.add_argument("--seconds", type=float, default=20.0,
                         help="measured seconds per cell, once every user has its queue open "
-                        "(default 30)")
+                        "(default 20)")
     parser.add_argument("--spawn-rate", type=float, default=5.0,
                         help="users started per second (each signs in: default 5)")
     parser.add_argument("--key-seconds", type=float, default=1.0,
                         help="mean time between two keys of one annotator (default 1)")
+    parser.add_argument("--keep", metavar="DIR", default=None,
+                        help="keep each cell's database and logs (Locust's, HAProxy's, each "
+                        "process's) in DIR/pP-uU (default: a temporary folder, removed)")
     args = parser.parse_args(argv)
     missing = haproxy_missing()
     if missing:
@@ -356,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
           "user.", flush=True)
     cells: list[Cell] = []
     with tempfile.TemporaryDirectory(prefix="bench-team-") as tmp:
-        folder = Path(tmp)
+        folder = Path(args.keep or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         template = folder / "template.db"
         made = make_template(template, max(args.users))
         accounts_file = folder / "accounts.json"
@@ -368,8 +402,10 @@ def main(argv: list[str] | None = None) -> int:
                                 spawn_rate=args.spawn_rate, key_seconds=args.key_seconds)
                 cells.append(cell)
                 moves = cell.measured("page move")
-                print(f"  {processes} processes, {users} users: p95 page move "
-                      f"{seconds_text(pct(moves, .95))}, {len(cell.errors)} errors"
+                ramp = "-" if cell.ramp is None else f"{cell.ramp:.0f} s"
+                print(f"  {processes} processes, {users} users: every queue open after {ramp}, "
+                      f"p95 page move {seconds_text(pct(moves, .95))}, {len(cell.errors)} "
+                      f"errors, {cell.resends} resends"
                       + (f" · {'; '.join(cell.problems)}" if cell.problems else ""), flush=True)
         print()
         print_table(cells)

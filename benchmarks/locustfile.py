@@ -29,7 +29,10 @@ cell of its table; run by hand, it needs a team-mode server and ``--accounts``, 
 3. *Labels at a human pace*: a key every ``--key-seconds`` (1 s, ±30 % jitter), each a label
    action for the next passage of the question on screen, POSTed to the action route
    (``/_nw/actions``, the JSON the key script sends); ``press -> committed`` is the time from
-   sending it to the answer that acknowledges its id as applied. As the outbox does, once
+   sending it to the answer that acknowledges its id as applied. An answer that asks the
+   outbox to send again (the database busy, the proxy's 503, no answer) is a *resend*,
+   counted apart from errors: the action goes again after the outbox's pause, and its
+   press -> committed runs until the acknowledgement. As the outbox does, once
    the key is acknowledged and 300 ms after it, it asks for a redraw (a rerun whose outbox
    state carries a new nonce; ``redraw``: sent -> a run answering that nonce finished), and
    goes on typing without waiting for it (a newer rerun may cut an older one short, as in
@@ -40,15 +43,18 @@ cell of its table; run by hand, it needs a team-mode server and ``--accounts``, 
    the new question (checked: the key script's data in that run names it). Then it reads on
    (the next key a key-time later) and labels that question.
 
-Errors (Locust failures): any answer that is not a success (HTTP status, an action not
-acknowledged or refused), a run that ends with a compile error or draws an exception or an
-error box, a page that does not draw the question it moved to, a WebSocket that closes or
-sends nothing for 60 s (the user then opens its queue again, as a reloaded page would).
+Errors (Locust failures not marked ``resend:``): an answer that is not a success (an HTTP
+error, an action refused, or not acknowledged within 60 s of resends), a run that ends with
+a compile error or draws an exception or an error box, a page that does not draw the
+question it moved to, a WebSocket that closes or sends nothing for 60 s (the user then opens
+its queue again, as a reloaded page would).
 
 **What it skips**: the page's static files (JavaScript, CSS, fonts: the browser caches them),
 every widget's state but the ones it changes (the server keeps the others as they are), the
-browser's heartbeat, drawing anything, and keys typed while an action is in flight (it waits
-for each answer before the next key, where the outbox would send them together).
+browser's heartbeat, drawing anything, keys typed while an action is in flight (it waits for
+each answer before the next key, where the outbox would send them together), and the
+outbox's 2.5 s abort of a POST with no answer yet (it waits for the answer; the action is
+idempotent, so the server's work is the same).
 
 Every rerun carries, as the browser's does, the hashes of the large elements this session
 already received (Streamlit's message cache), so that the server sends a reference instead
@@ -89,6 +95,7 @@ STREAM = "/_stcore/stream"
 LABELS = ["irrelevant", "ANSWER-THE-QUESTION", "RELATED-INFORMATION", "OUTDATED", "UNKNOWN"]
 QUIET = 0.3  # the outbox asks for a redraw once the keys pause this long (outbox_core.js)
 RUN_TIMEOUT = 60.0  # seconds a run may take before it counts as an error
+COMMIT_TIMEOUT = 60.0  # seconds an action may wait for its acknowledgement, resends included
 #: Streamlit's key for a v2 component's trigger widget (streamlit.components.v2.bidi_component)
 TRIGGER_ID = "$$STREAMLIT_INTERNAL_KEY_{base}__events"
 OK, EARLY = 0, 2  # ForwardMsg.ScriptFinishedStatus: FINISHED_SUCCESSFULLY, FINISHED_EARLY_FOR_RERUN
@@ -368,17 +375,19 @@ class Annotator(FastHttpUser):
                     raise StopUser() from e
                 gevent.sleep(1.0)
 
-    def _failed(self, name: str, error: BaseException, started: float | None = None) -> None:
+    def _failed(self, name: str, error: BaseException, started: float | None = None,
+                kind: str = "WS") -> None:
         took = (time.perf_counter() - started) * 1000 if started is not None else 0.0
         self.environment.events.request.fire(
-            request_type="WS", name=name, response_time=took, response_length=0,
+            request_type=kind, name=name, response_time=took, response_length=0,
             exception=error, context=self.context())
 
-    def _timed(self, name: str, started: float, run: Run | None = None) -> None:
+    def _timed(self, name: str, started: float, run: Run | None = None,
+               kind: str = "WS") -> None:
         """A timing from ``started`` to now, or to ``run``'s end (its size as the length)."""
         ended = run.finished if run is not None else time.perf_counter()
         self.environment.events.request.fire(
-            request_type="WS", name=name, response_time=(ended - started) * 1000,
+            request_type=kind, name=name, response_time=(ended - started) * 1000,
             response_length=run.size if run is not None else 0, exception=None,
             context=self.context())
 
@@ -511,26 +520,61 @@ class Annotator(FastHttpUser):
         return None
 
     def _action(self, action: dict[str, Any], name: str) -> dict[str, Any] | None:
+        """Send one action as the outbox does until the route acknowledges it: each POST is a
+        Locust request (``POST /_nw/actions``); an answer that asks to send again (the
+        database busy, a 5xx, 429, no answer) is a failure marked ``resend:`` and the action
+        goes again after the outbox's pause (0.5 s doubling up to 10 s; 0.25 s up to 2 s
+        with no answer). ``name`` is timed from the first POST to the acknowledgement (the
+        press -> committed the person waits for); never acknowledged within
+        :data:`COMMIT_TIMEOUT`, refused or unauthorised, it is an error."""
         self.counter += 1
         action = {"id": f"{int(time.time() * 1000):x}-{self.tab[:8]}-{self.counter}-"
                         f"{random.getrandbits(24):06x}", "dataset": self.dataset,
                   "annotator": self.account["name"], **action, "t": int(time.time() * 1000)}
-        with self._post(ACTION_ROUTE, {"actions": [action]}, name) as r:
-            try:
-                answer = r.json()
-            except ValueError:
-                answer = {}
-            if r.status_code != 200 or answer.get("error"):
-                r.failure(f"HTTP {r.status_code}: {str(answer)[:200]}")
+        started, backoff = time.perf_counter(), 0.0
+        while True:
+            again: str | None = None
+            problem: str | None = None
+            answer: dict[str, Any] = {}
+            with self._post(ACTION_ROUTE, {"actions": [action]}, f"POST {ACTION_ROUTE}") as r:
+                try:
+                    answer = r.json() if r.status_code else {}
+                except ValueError:
+                    answer = {}
+                error = answer.get("error") if isinstance(answer, dict) else None
+                if not r.status_code:
+                    again = "no answer"
+                    backoff = min(2.0, backoff * 2 if backoff else 0.25)
+                elif r.status_code == 429 or r.status_code >= 500 or error in (
+                        "busy", "full", "failed"):
+                    again = f"HTTP {r.status_code} {error or ''}".strip()
+                    backoff = min(10.0, backoff * 2 if backoff else 0.5)
+                elif r.status_code != 200 or error:
+                    problem = f"HTTP {r.status_code}: {str(answer)[:200]}"
+                elif action["id"] not in answer.get("acks", []):
+                    problem = "the action was not acknowledged"
+                else:
+                    refused = [x for x in answer.get("rejected", [])
+                               if x.get("id") == action["id"]]
+                    if refused:
+                        problem = f"refused: {refused[0].get('message')}"
+                if again:
+                    r.failure(f"resend: {again}")
+                elif problem:
+                    r.failure(problem)
+                else:
+                    r.success()
+            if problem:
+                self._failed(name, PageError(problem), started, "ACTION")
                 return None
-            if action["id"] not in answer.get("acks", []):
-                r.failure("the action was not acknowledged")
+            if not again:
+                self._timed(name, started, kind="ACTION")
+                return answer
+            if time.perf_counter() - started + backoff > COMMIT_TIMEOUT:
+                self._failed(name, PageError(f"not committed in {COMMIT_TIMEOUT:g} s "
+                                             f"(last: {again})"), started, "ACTION")
                 return None
-            refused = [x for x in answer.get("rejected", []) if x.get("id") == action["id"]]
-            if refused:
-                r.failure(f"refused: {refused[0].get('message')}")
-                return None
-            return answer
+            gevent.sleep(backoff)
 
     @task
     def question(self) -> None:
