@@ -333,8 +333,10 @@ def commit() -> str:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
                              capture_output=True, text=True).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        return out + (" (with uncommitted changes)" if dirty else "")
+                               cwd=ROOT, capture_output=True, text=True).stdout.splitlines()
+        folders = sorted({str(Path(line[3:]).parent) for line in dirty})
+        return out + (f" (uncommitted changes in {', '.join(folders[:4])}"
+                      f"{', …' if len(folders) > 4 else ''})" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -421,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
             for c, found in problems:
                 kinds: dict[str, int] = {}
                 for e in c.errors:
-                    key = f"{e[1]}: {e[2]}"[:160]
+                    key = " ".join(f"{e[1]}: {e[2]}".split())[:140]
                     kinds[key] = kinds.get(key, 0) + 1
                 top = sorted(kinds.items(), key=lambda kv: -kv[1])[:4]
                 print(f"  {c.processes} processes, {c.users} users: "

@@ -174,7 +174,12 @@ def _account(environment: Any) -> dict[str, str]:
 
 
 class PageError(Exception):
-    """The page did not do what the simulated person waits for."""
+    """The page did not do what the simulated person waits for (``counted``: the failed
+    request already counts as the error)."""
+
+    def __init__(self, message: str, *, counted: bool = False) -> None:
+        super().__init__(message)
+        self.counted = counted
 
 
 @dataclass
@@ -370,7 +375,8 @@ class Annotator(FastHttpUser):
                 step()
                 return
             except (PageError, OSError, websocket.WebSocketException) as e:
-                self._failed(step.__name__.replace("_", " "), e)
+                if not getattr(e, "counted", False):
+                    self._failed(step.__name__.replace("_", " "), e)
                 if attempt == tries - 1:
                     raise StopUser() from e
                 gevent.sleep(1.0)
@@ -432,7 +438,7 @@ class Annotator(FastHttpUser):
         with self.client.get(path, name=f"GET {path.split('?')[0]}", catch_response=True) as r:
             if r.status_code != 200:
                 r.failure(f"HTTP {r.status_code}")
-                raise PageError(f"GET {path}: HTTP {r.status_code}")
+                raise PageError(f"GET {path}: HTTP {r.status_code}", counted=True)
 
     def _post(self, route: str, body: dict[str, Any], name: str) -> Any:
         return self.client.post(route, data=json.dumps(body), name=name, catch_response=True,
@@ -461,7 +467,8 @@ class Annotator(FastHttpUser):
         with self._post(SESSION_ROUTE, {"ticket": ticket}, f"POST {SESSION_ROUTE}") as r:
             if r.status_code != 200:
                 r.failure(f"HTTP {r.status_code}: {r.text[:200]}")
-                raise PageError(f"the ticket was not taken: HTTP {r.status_code}")
+                raise PageError(f"the ticket was not taken: HTTP {r.status_code}",
+                                counted=True)
         kept = WidgetState(id=TRIGGER_ID.format(base=held.components["needlework.session_cookie"][0]))
         kept.json_trigger_value = json.dumps(
             [{"event": "kept", "value": {"id": ticket, "ok": True, "status": 200}}])
@@ -608,7 +615,8 @@ class Annotator(FastHttpUser):
             assert drawn is not None
             self._timed("page move", pressed, drawn)
         except (PageError, OSError, websocket.WebSocketException) as e:
-            self._failed("page", e)
+            if not getattr(e, "counted", False):
+                self._failed("page", e)
             if self.stream is not None:
                 self.stream.close()
                 self.stream = None
