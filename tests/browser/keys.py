@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from tests.browser.harness import assert_no_exception, watch
+from tests.browser.harness import assert_no_exception, wait_idle, watch
 
 DATASET = "demo-grounding"
 LABELS = {"1": "irrelevant", "2": "ANSWER-THE-QUESTION", "3": "RELATED-INFORMATION",
@@ -178,7 +178,7 @@ def press(page, keys: list[str], pace_ms: int | None) -> None:
         return
     for k in keys:
         page.keyboard.press(k)
-        page.wait_for_timeout(pace_ms)
+        page.wait_for_timeout(pace_ms)  # the typist's pace: the gap between two keys
 
 
 def press_together(runs: Sequence[tuple[Any, Sequence[str]]], pace_ms: int | None) -> None:
@@ -202,7 +202,7 @@ def press_together(runs: Sequence[tuple[Any, Sequence[str]]], pace_ms: int | Non
         k = min(left, key=lambda n: due[n])
         wait = due[k] - time.monotonic()
         if wait > 0:
-            time.sleep(wait)
+            time.sleep(wait)  # the typists' pace: this page's next key is not due yet
         page, keys = runs[k]
         pressed = time.monotonic()
         page.keyboard.press(keys[at[k]])
@@ -231,6 +231,34 @@ def settle(page, timeout: float = 90) -> None:
         time.sleep(0.1)
     raise AssertionError(f"still pending after {timeout} s: {pending(page)} actions; "
                          f"{key_state(page)}")
+
+
+#: True once every action the server acknowledged is in the page's data: the rerun asked
+#: for after the acknowledgement has been drawn (the outbox's ``drawn`` nonce has reached
+#: the one each acknowledgement waits for) and no redraw waits for the keys to pause.
+DRAWN = ("() => { const c = window.__nwCore; return !!c && c.queue.length === 0 && !c.inFlight "
+         "&& !c.redrawTimer && c.settled.every((s) => s.at <= (c.drawn || 0)); }")
+
+
+def wait_drawn(page, timeout: float = 30_000) -> None:
+    """Wait until the page has drawn what its keys saved (:data:`DRAWN`), then until it
+    is idle (:func:`~tests.browser.harness.wait_idle`)."""
+    page.wait_for_function(DRAWN, timeout=timeout, polling=25)
+    wait_idle(page, timeout)
+
+
+#: True once the page's own scripts are there: the outbox (and its save badge), on every
+#: page, and in local mode the name memory. They mount after the run that draws them, and
+#: the outbox may then ask for a run of its own; an idle page before that is not yet idle.
+MOUNTED = ("(local) => !!window.__nwCore && !!document.querySelector('#nw-save-status') && "
+           "(!local || window.__nwName !== undefined)")
+
+
+def wait_mounted(page, local: bool = True, timeout: float = 30_000) -> None:
+    """Wait until the page's scripts have mounted (:data:`MOUNTED`), then until the page
+    is idle (:func:`~tests.browser.harness.wait_idle`)."""
+    page.wait_for_function(MOUNTED, arg=local, timeout=timeout, polling=25)
+    wait_idle(page, timeout)
 
 
 def key_state(page) -> str:

@@ -114,7 +114,7 @@ def test_a_kill_20_to_150_ms_after_an_accept_invents_nothing_and_loses_nothing(p
         who = f"accept-kill-{delay}-{uuid.uuid4().hex[:4]}"
         open_annotate(tab, app.url, first, who)
         press(tab, ["2", "y"], 25)
-        tab.wait_for_timeout(delay)
+        tab.wait_for_timeout(delay)  # the kill's moment: ``delay`` ms after the accept
         app.kill()
         app.start()
         settle(tab, timeout=60)
@@ -153,7 +153,7 @@ def test_review_a_kill_20_to_150_ms_after_y_invents_nothing_and_loses_nothing(pa
         who = f"accept-review-kill-{delay}-{uuid.uuid4().hex[:4]}"
         open_review(page, app.url, who, at=pairs[0])  # the last name is remembered
         press(page, ["y"], None)
-        page.wait_for_timeout(delay)
+        page.wait_for_timeout(delay)  # the kill's moment: ``delay`` ms after the accept
         app.kill()
         app.start()
         settle_review(page)
@@ -198,7 +198,11 @@ def test_an_accept_pending_through_an_outage_and_a_reload_lands_once(page, serve
     open_annotate(page, app.url, first, who)
     app.kill()
     press(page, ["2", "y"], 150)  # held in the browser: nobody answers
-    page.wait_for_timeout(500)
+    # both kept in the tab's storage, where the reloaded page finds them
+    page.wait_for_function("() => { const c = window.__nwCore; const kept = JSON.parse("
+                           "localStorage.getItem('nw-pending:' + c.tab) || 'null'); "
+                           "return c.queue.length === 2 && !!kept && kept.queue.length === 2; }",
+                           timeout=10_000)
     with pytest.raises(Exception, match="ERR_CONNECTION_REFUSED"):
         page.reload(timeout=10_000)  # reloaded with the two actions pending
     app.start()

@@ -118,7 +118,8 @@ def test_keyboard_labels_every_passage_and_writes_a_cited_answer(page, app_url, 
     page.wait_for_function(f"() => !location.search.includes('item={key}')", timeout=20_000)
     wait_idle(page)
     page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
-    page.wait_for_timeout(200)
+    page.wait_for_function("() => document.querySelector('[data-testid=stMain]').scrollTop === 0",
+                           timeout=10_000)
     screenshot(page, "annotate-next-item")
 
 

@@ -9,7 +9,7 @@ import uuid
 import store
 from needlework.actions import apply_actions
 from tests.browser.harness import screenshot, wait_idle
-from tests.browser.keys import DATASET, errors, items, open_annotate, read, settle
+from tests.browser.keys import DATASET, errors, items, open_annotate, read, settle, wait_drawn
 
 
 def value(db_path, key: str, who: str, field: str):
@@ -222,7 +222,10 @@ def test_dimension_buttons_set_and_clear_and_the_page_stays_where_it_is(page, ap
     assert value(seeded_db, key, who, "dim:question_popularity") == "Torso"
     page.wait_for_function("() => document.querySelector('#nw-dims button[data-nw-dim=\"5\"]"
                            "[data-nw-option=\"1\"]').classList.contains('nw-chosen')", timeout=15_000)
-    page.wait_for_timeout(400)  # the key script's scroll after a rerun would have happened
+    wait_drawn(page)  # the rerun that draws the saved values is on the page
+    # nothing to wait for: the test checks that no scroll comes. The key script scrolls
+    # 120 ms after a redraw when it scrolls at all (js/annotate_keys.js): 400 ms covers it
+    page.wait_for_timeout(400)
     assert abs(dims.bounding_box()["y"] - top) < 5, (top, dims.bounding_box())
     option.click()  # the chosen one: cleared
     settle(page)
@@ -283,7 +286,9 @@ def test_w_walks_the_dimensions_one_key_each_and_v_takes_the_files_values(
                            ".closest('.st-key-nw-category') !== null && document.activeElement"
                            ".getAttribute('aria-expanded') === 'true'", timeout=10_000)
     page.keyboard.type("s")  # not S (skip): a filter of the list
-    page.wait_for_timeout(300)
+    page.wait_for_function("() => document.activeElement.closest('.st-key-nw-category') !== null "
+                           "&& document.activeElement.value === 's'", timeout=10_000)
+    settle(page)  # a skip would have been sent (and answered) by now
     assert value(seeded_db, key, who, "skipped") is None
     page.keyboard.press("Escape")
     assert errors(page) == []

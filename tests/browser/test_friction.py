@@ -48,7 +48,10 @@ def test_name_warning_in_view_progress_agrees_and_open_resumes(browser, seeded_d
         warning = page.get_by_text("Enter your name in the sidebar")
         warning.first.wait_for()
         page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 400)")
-        page.wait_for_timeout(300)
+        page.wait_for_function(
+            """() => { const m = document.querySelector('[data-testid=stMain]');
+                       return Math.abs(m.scrollTop - Math.min(400, m.scrollHeight - m.clientHeight)) < 1; }""",
+            timeout=10_000)
         on_top = warning.first.evaluate(
             """e => { const b = e.getBoundingClientRect();
                       const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);

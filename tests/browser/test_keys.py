@@ -87,17 +87,20 @@ def test_presses_to_a_frozen_server_then_a_60s_outage_with_a_reload_all_arrive_o
     own_server.signal(signal.SIGSTOP)
     keys = list("45") + ["n"] + list("312")
     press(page, keys, 150)
-    page.wait_for_timeout(300)
+    # the page has taken every press (5 labels pending) and sent them to the frozen server,
+    # which holds the request unanswered
+    page.wait_for_function("() => document.querySelector('#nw-save-status').dataset.pending "
+                           "=== '5' && !!window.__nwCore.inFlight", timeout=10_000)
     own_server.kill()  # frozen, then gone: 60 s without a server from here
     down = time.time()
     badge = page.locator("#nw-save-status")
     for _ in range(3):  # the count of labels (not the move) stays on the page throughout
         assert "5 not saved yet" in badge.inner_text()
-        page.wait_for_timeout(10_000)
+        page.wait_for_timeout(10_000)  # the outage itself: the badge read at 0, 10 and 20 s
     screenshot(page, "keys-outage-pending")
     with pytest.raises(Exception, match="ERR_CONNECTION_REFUSED"):
         page.reload(timeout=10_000)  # reloaded while the server is down
-    time.sleep(max(0.0, 60 - (time.time() - down)))
+    time.sleep(max(0.0, 60 - (time.time() - down)))  # the outage lasts 60 s: the thing tested
     own_server.start()
     goto_after_outage(page, f"{own_server.url}/annotate?dataset=demo-grounding&item={order[3][0]}")
     page.locator(".st-key-nw-toolbar").wait_for(timeout=30_000)
@@ -169,7 +172,7 @@ def test_two_tabs_of_one_annotator_and_a_second_annotator_pressing_at_once(page,
             for k, keys in plans.items():
                 if step < len(keys):
                     pages[k].keyboard.press(keys[step])
-                    pages[k].wait_for_timeout(25)
+                    pages[k].wait_for_timeout(25)  # the typists' pace: keys 25 ms apart
         for tab in pages.values():
             settle(tab)
         applied = read(seeded_db, "select id, outcome from applied_actions where annotator = ? "
@@ -225,7 +228,7 @@ def test_kills_20_to_150_ms_after_a_press_invent_nothing_and_lose_nothing(page, 
         keys = list(variants[trial % len(variants)])
         press(page, keys, 25)
         pressed += keys
-        page.wait_for_timeout(20 + trial * 12)  # 20 .. 152 ms after the last press
+        page.wait_for_timeout(20 + trial * 12)  # the kill's moment: 20 .. 152 ms after the press
         own_server.kill()
         own_server.start()
         settle(page, timeout=60)
@@ -265,7 +268,7 @@ def test_a_write_lock_past_the_busy_timeout_keeps_presses_pending_then_delivers(
     db = own_server.db_path
     open_annotate(page, own_server.url, order[6][0], who)
     holder = sqlite3.connect(db, timeout=1)
-    holder.execute("begin immediate")  # another process holds the write lock past 4 retries
+    holder.execute("begin immediate")  # another process holds the write lock: 4 refusals
     try:
         keys = list("123")
         press(page, keys, 150)
@@ -274,7 +277,13 @@ def test_a_write_lock_past_the_busy_timeout_keeps_presses_pending_then_delivers(
                                ".includes('database is busy')", timeout=20_000)
         assert "3 not saved yet" in badge.inner_text()
         screenshot(page, "keys-database-busy")
-        time.sleep(12)  # retried after 0.5, 1, 2 and 4 s, each refused busy: kept, not lost
+        # sent, then retried after 0.5, 1 and 2 s, each refused busy (the outbox doubles its
+        # wait after each busy answer, from 0.5 s: 4 s after the fourth), and retried again
+        # after 4 s: that request waits for the lock, which is let go below
+        page.wait_for_function("() => window.__nwCore.backoff >= 4000 && "
+                               "window.__nwCore.error === 'busy' && !!window.__nwCore.inFlight",
+                               timeout=60_000)
+        assert "3 not saved yet" in badge.inner_text()
         assert labels_of(db, who) == {}
         assert pending(page) == 3
     finally:
@@ -364,7 +373,7 @@ def test_review_keys_survive_kills_20_to_150_ms_after_a_press(page, own_server):
         keys = list(["2a", "f", "t3", "bk4", "s1n", "a"][trial])
         press(page, keys, 40)
         pressed += keys
-        page.wait_for_timeout(20 + trial * 25)
+        page.wait_for_timeout(20 + trial * 25)  # the kill's moment: 20 .. 145 ms after the press
         own_server.kill()
         own_server.start()
         settle_review(page, timeout=60)

@@ -48,8 +48,11 @@ def test_the_name_survives_a_reload_a_new_tab_and_a_deep_link(browser, app_url):
         wait_idle(other)
         third = context.new_page()
         third.goto(app_url + "/")
+        # the name memory has run on the new page (it types back only what this browser
+        # stores, and it stores nothing now)
+        third.wait_for_function("() => window.__nwName !== undefined", timeout=30_000)
         wait_idle(third)
-        third.wait_for_timeout(1500)
+        assert third.evaluate("localStorage.getItem('nw-annotator')") is None
         assert name_field(third).input_value() == ""
     finally:
         context.close()
@@ -70,8 +73,11 @@ def test_the_name_stays_on_every_new_page_after_work(browser, app_url):
             if turn % 4 == 3:
                 page.keyboard.press("Escape")  # the person is already at work
             wait_for_name(page, who)
+            # any rerun already asked for has come back: the session has the name (the
+            # name memory's last redraw said so) and no run is under way or asked for
+            page.wait_for_function("(who) => window.__nwName && window.__nwName.seen === who",
+                                   arg=who, timeout=30_000)
             wait_idle(page)
-            page.wait_for_timeout(1000)  # any rerun already asked for has come back
             assert name_field(page).input_value() == who, (turn, target)
             assert page.get_by_text("read-only: enter your name").count() == 0, (turn, target)
     finally:

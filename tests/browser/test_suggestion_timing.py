@@ -16,7 +16,16 @@ import store
 from needlework.suggestions import import_suggestions
 from needlework.teams.blind import set_suggestion_timing
 from tests.browser.harness import AppServer, assert_no_exception
-from tests.browser.keys import DATASET, errors, items, open_annotate, press, read, settle
+from tests.browser.keys import (
+    DATASET,
+    errors,
+    items,
+    open_annotate,
+    press,
+    read,
+    settle,
+    wait_drawn,
+)
 
 SHOTS = Path("/tmp/helper_timing")
 
@@ -94,7 +103,7 @@ def test_never_shows_nothing(page, server):
     press(page, ["3", "y"], 150)
     settle(page)
     page.locator("#nw-head-1").wait_for(timeout=10_000)
-    page.wait_for_timeout(1500)  # the redraw after the label
+    wait_drawn(page)  # the redraw after the label
     for number in (1, 2):
         text = head(page, number)
         assert "model:" not in text and "suggested:" not in text and "Outdated" not in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.harness import assert_no_exception, wait_idle, watch
+from tests.browser.keys import wait_mounted
 
 CASES = [
     ("home", "/", "Home"),
@@ -22,7 +23,7 @@ CASES = [
 @pytest.mark.parametrize(("path", "lands", "page_name"), CASES)
 def test_natural_urls_open_their_page_without_a_dialog(page, app_url, path, lands, page_name):
     page.goto(f"{app_url}/{path}")
-    wait_idle(page, timeout=60_000)
+    wait_mounted(page, timeout=60_000)  # the page's runs over: a dialog would be open
     assert page.url.startswith(app_url + lands), page.url
     assert page.locator('[role="dialog"]').count() == 0
     nav = page.locator('[data-testid="stSidebarNav"] a[aria-current="page"]')
@@ -59,8 +60,10 @@ def test_every_pages_dataset_link_opens_without_page_not_found(page, app_url, pa
                                                                lands, page_name):
     watch(page, DIALOG_WATCH)
     page.goto(f"{app_url}/{path}?dataset={dataset}")
-    wait_idle(page, timeout=60_000)
-    page.wait_for_timeout(1500)  # a dialog Streamlit opens after the first run
+    # a "Page not found" dialog opens as the run's message comes (st.navigation sends it
+    # during the run): the page's runs over (its scripts mounted, and the run the outbox
+    # asks for then) and the page quiet, it would have been recorded
+    wait_mounted(page, timeout=60_000)
     assert page.url.startswith(app_url + lands), page.url
     assert page.evaluate("window.__nwDialogs") == []
     nav = page.locator('[data-testid="stSidebarNav"] a[aria-current="page"]')
