@@ -278,7 +278,7 @@ def test_a_midway_switch_counts_only_what_was_on_screen(browser, server):
         assert "suggested:" not in ana.locator("body").inner_text()
         for key in ("2", "1", "3"):  # the judge's A I R, typed with nothing shown
             ana.keyboard.press(key)
-            ana.wait_for_timeout(150)
+            ana.wait_for_timeout(150)  # the annotator's pace: keys 150 ms apart
         assert _wait_via(server.db_path, "ana", "sample-1", "label:3", MIDWAY) is None
         settings(server.db_path, MIDWAY, file_labels=False, when="always", names=["ana", "bob"])
         open_item(ana, server.url, MIDWAY, "sample-2")
@@ -288,7 +288,7 @@ def test_a_midway_switch_counts_only_what_was_on_screen(browser, server):
             "how": "accepted", "source": "judge", "score": 0.75}
         open_item(ana, server.url, MIDWAY, "sample-3")
         ana.keyboard.press("4")  # Outdated over the judge's Answer
-        ana.wait_for_timeout(150)
+        ana.wait_for_timeout(150)  # the annotator's pace: keys 150 ms apart
         ana.keyboard.press("1")  # Irrelevant, the judge's own value
         assert _wait_via(server.db_path, "ana", "sample-3", "label:1", MIDWAY)["how"] == "changed"
         assert _wait_via(server.db_path, "ana", "sample-3", "label:2", MIDWAY)["how"] == "typed"

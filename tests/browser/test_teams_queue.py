@@ -170,7 +170,7 @@ def test_review_goes_along_her_own_comparisons(browser, server):
         # every one lands on her items and none is refused
         for _ in range(12):
             page.keyboard.press("a")
-            page.wait_for_timeout(60)
+            page.wait_for_timeout(60)  # the typist's pace: verdicts 60 ms apart
         deadline = time.time() + 30
         while len(_verdicts(server.db_path, "ana")) < 12 and time.time() < deadline:
             time.sleep(0.2)
@@ -215,7 +215,8 @@ def test_d_opens_the_next_open_dispute_in_adjudication(browser, server):
         note = page.get_by_label("Note to the annotators", exact=False)
         note.click()
         page.keyboard.type("d")
-        page.wait_for_timeout(500)
+        expect(note).to_have_value("d")
+        wait_idle(page)  # D as a key would have pressed its button: a run, waited for here
         expect(picker).to_have_value("7. Question of sample-7?")
         assert note.input_value() == "d"
         note.fill("")

@@ -161,7 +161,7 @@ def test_every_page_and_link_a_role_is_offered_opens(browser, roles, who):
         more = page.locator('[data-testid="stSidebarNavViewButton"]')
         if more.count() and "more" in more.inner_text().lower():
             more.click()  # the menu shows its first pages only until asked
-            page.wait_for_timeout(300)
+            expect(more).to_contain_text(re.compile("less", re.IGNORECASE), timeout=10_000)
         menu = page.eval_on_selector_all('[data-testid="stSidebarNav"] a',
                                          "els => els.map(e => e.href)")
         paths = {urlparse(h).path.strip("/") for h in menu}
