@@ -196,7 +196,7 @@ def run_cell(processes: int, users: int, template: Path, accounts_file: Path, fo
     copy_db(template, db_path)
     run = TeamRun(folder, db_path, workers=processes).start()
     samples_file, log = folder / "samples.json", folder / "locust.log"
-    ramp_limit = users / spawn_rate + 5 * users + 60  # sign-ins queue behind each other
+    ramp_limit = users / spawn_rate + 150  # sign-ins queue behind each other
     command = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless",
                "-u", str(users), "-r", str(spawn_rate), "--host", run.url,
                "-t", f"{int(seconds + ramp_limit)}s", "--accounts", str(accounts_file),
@@ -231,7 +231,7 @@ def run_cell(processes: int, users: int, template: Path, accounts_file: Path, fo
             cell.ramp = cell.ready_at - record["started_at"]
         if cell.ready_at is None:
             cell.problems.append(f"only {record.get('users_ready')} of {users} users opened "
-                                 "their queue before the time limit")
+                                 f"their queue in {ramp_limit:.0f} s: nothing measured")
         else:
             cell.cpu = sampler.usage(cell.ready_at, cell.stopped_at or time.time())
         cell.restarted = sampler.restarted

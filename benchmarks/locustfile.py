@@ -47,7 +47,8 @@ Errors (Locust failures not marked ``resend:``): an answer that is not a success
 error, an action refused, or not acknowledged within 60 s of resends), a run that ends with
 a compile error or draws an exception or an error box, a page that does not draw the
 question it moved to, a WebSocket that closes or sends nothing for 60 s (the user then opens
-its queue again, as a reloaded page would).
+its queue again, as a reloaded page would). A sign-in or page load that fails is tried again
+after a pause (1 s, doubling up to 8 s), as a person reloads, until it works.
 
 **What it skips**: the page's static files (JavaScript, CSS, fonts: the browser caches them),
 every widget's state but the ones it changes (the server keeps the others as they are), the
@@ -84,7 +85,6 @@ import gevent
 import websocket
 from gevent.event import Event
 from locust import FastHttpUser, constant, events, task
-from locust.exception import StopUser
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -145,12 +145,16 @@ def _write(environment: Any, **_: Any) -> None:
             json.dump(RECORD, f)
 
 
-def _ready(environment: Any) -> None:
-    """One more user has its queue open (or gave up): when all have, the measure starts."""
-    RECORD["users_ready"] += 1
+_OPENED: set[str] = set()
+
+
+def _ready(environment: Any, account: str) -> None:
+    """``account`` has its queue open: when every user has, the measure starts."""
+    _OPENED.add(account)
+    RECORD["users_ready"] = len(_OPENED)
     runner = environment.runner
     target = getattr(runner, "target_user_count", None) or environment.parsed_options.num_users
-    if RECORD["ready_at"] is None and RECORD["users_ready"] >= target:
+    if RECORD["ready_at"] is None and len(_OPENED) >= target:
         RECORD["ready_at"] = time.time()
         seconds = environment.parsed_options.measure_seconds
         if seconds > 0:
@@ -352,11 +356,9 @@ class Annotator(FastHttpUser):
         self.counter = 0
         self.stream: Stream | None = None
         self.origin = self.host.rstrip("/")
-        try:
-            self._with_retries(self.sign_in)
-            self._with_retries(self.open_queue)
-        finally:
-            _ready(self.environment)
+        self._until_done(self.sign_in)
+        self._until_done(self.open_queue)
+        _ready(self.environment, self.account["name"])
 
     def context(self) -> dict[str, Any]:
         """Every timing names the account (bench_team.py's test counts per user)."""
@@ -369,17 +371,19 @@ class Annotator(FastHttpUser):
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _with_retries(self, step: Any, tries: int = 3) -> None:
-        for attempt in range(tries):
+    def _until_done(self, step: Any) -> None:
+        """``step`` again until it works, as a person reloads a page that failed: each
+        failure counts (once), then a pause of 1 s, doubling up to 8 s."""
+        pause = 1.0
+        while True:
             try:
                 step()
                 return
             except (PageError, OSError, websocket.WebSocketException) as e:
                 if not getattr(e, "counted", False):
                     self._failed(step.__name__.replace("_", " "), e)
-                if attempt == tries - 1:
-                    raise StopUser() from e
-                gevent.sleep(1.0)
+                gevent.sleep(pause * random.uniform(0.8, 1.2))
+                pause = min(8.0, pause * 2)
 
     def _failed(self, name: str, error: BaseException, started: float | None = None,
                 kind: str = "WS") -> None:
@@ -466,7 +470,7 @@ class Annotator(FastHttpUser):
         ticket = held.data("needlework.session_cookie")["ticket"]  # type: ignore[index]
         with self._post(SESSION_ROUTE, {"ticket": ticket}, f"POST {SESSION_ROUTE}") as r:
             if r.status_code != 200:
-                r.failure(f"HTTP {r.status_code}: {r.text[:200]}")
+                r.failure(f"HTTP {r.status_code}: {(r.text or '')[:200]}")
                 raise PageError(f"the ticket was not taken: HTTP {r.status_code}",
                                 counted=True)
         kept = WidgetState(id=TRIGGER_ID.format(base=held.components["needlework.session_cookie"][0]))
