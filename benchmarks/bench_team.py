@@ -180,7 +180,8 @@ class Cell:
     problems: list[str] = field(default_factory=list)
 
     def measured(self, name: str) -> list[float]:
-        """Successful timings of ``name`` that ended in the measured window."""
+        """Successful timings of ``name`` that ended in the measured window (the whole run
+        when not every user opened its queue in time)."""
         start = self.ready_at or 0.0
         end = self.stopped_at or float("inf")
         return [s[1] for s in self.samples if s[0] == name and s[3] and start <= s[2] <= end]
@@ -231,9 +232,10 @@ def run_cell(processes: int, users: int, template: Path, accounts_file: Path, fo
             cell.ramp = cell.ready_at - record["started_at"]
         if cell.ready_at is None:
             cell.problems.append(f"only {record.get('users_ready')} of {users} users opened "
-                                 f"their queue in {ramp_limit:.0f} s: nothing measured")
-        else:
-            cell.cpu = sampler.usage(cell.ready_at, cell.stopped_at or time.time())
+                                 f"their queue in {ramp_limit:.0f} s: its figures are over "
+                                 "the whole run, ramp-up included")
+        cell.cpu = sampler.usage(cell.ready_at or record["started_at"],
+                                 cell.stopped_at or time.time())
         cell.restarted = sampler.restarted
         if sampler.restarted:
             cell.problems.append("started again during the run: " + ", ".join(
@@ -292,7 +294,8 @@ def print_table(cells: list[Cell]) -> None:
         moves = c.measured("page move")
         cpu = c.cpu
         workers = " ".join(f"{cpu.get(f'w{i}', 0):.0f}" for i in range(1, c.processes + 1))
-        print(f"{c.processes:>4} {c.users:>5} "
+        users = f"{c.users}{'' if c.ready_at else '*'}"
+        print(f"{c.processes:>4} {users:>5} "
               f"{ms(pct(press, .5)) + ' / ' + ms(pct(press, .95)) + ' ms':>25} "
               f"{seconds_text(pct(moves, .95)):>13} "
               f"{seconds_text(pct(c.measured('redraw'), .95)):>10} {len(c.errors):>6} "
@@ -300,6 +303,9 @@ def print_table(cells: list[Cell]) -> None:
               f"{len(moves):>5} {len(press):>5}  "
               f"{workers} | {cpu.get('haproxy', 0):.0f} | {cpu.get('locust', 0):.0f}"
               f"  ({c.load:.1f})")
+    if any(c.ready_at is None for c in cells):
+        print("* not every user had its queue open within the time limit: the figures of "
+              "this row are over the whole run, sign-ins included")
 
 
 def verdict(cells: list[Cell]) -> str:
