@@ -102,7 +102,8 @@ def test_config_keeps_websockets_open_and_checks_health_and_redispatches():
     assert "option forwardfor" in defaults
     assert {"option httpchk", "http-check send meth GET uri /_stcore/health",
             "http-check expect status 200"} <= set(backend)
-    assert any(line.startswith("default-server check inter 1s fall 2 rise 2") for line in backend)
+    assert any(line.startswith("default-server check inter 2s fall 3 rise 2") for line in backend)
+    assert "timeout check 5s" in backend  # a busy process is late, not down
 
 
 def test_plain_http_binds_without_tls_and_says_so_to_the_app():

@@ -250,7 +250,11 @@ def haproxy_config(plan: TeamPlan) -> str:
         f"    http-check send meth GET uri {HEALTH}",
         "    http-check expect status 200",
         f"    http-response set-header {WORKER_HEADER} %s",
-        "    default-server check inter 1s fall 2 rise 2 observe layer4 error-limit 1 "
+        # a busy process answers its health check late, not never: 5 s to answer and three
+        # misses before it is taken out (a dead one is still marked down at its first
+        # refused connection: observe layer4)
+        "    timeout check 5s",
+        "    default-server check inter 2s fall 3 rise 2 observe layer4 error-limit 1 "
         "on-error mark-down",
     ]
     lines += [f"    server {w.name} {w.address}:{w.port} cookie {w.name}" for w in plan.workers]
