@@ -152,7 +152,7 @@ def history_rows(db_path, who: str) -> int:
 
 def open_annotate(page, app_url: str, item: str, who: str) -> None:
     """Open the item by deep link, type the annotator name, and wait until the key
-    script has the item."""
+    script has the item for that name and the browser remembers the name."""
     watch(page, ERROR_WATCH)
     page.goto(f"{app_url}/annotate?dataset={DATASET}&item={item}")
     page.locator(".st-key-nw-toolbar").wait_for(timeout=30_000)
@@ -162,8 +162,8 @@ def open_annotate(page, app_url: str, item: str, who: str) -> None:
     page.keyboard.press("Escape")
     page.wait_for_function(
         "([item, who]) => window.__nwAnnotate && window.__nwAnnotate.data && "
-        "window.__nwAnnotate.item === item && window.__nwAnnotate.data.annotator === who",
-        arg=[item, who], timeout=30_000)
+        "window.__nwAnnotate.item === item && window.__nwAnnotate.data.annotator === who && "
+        "localStorage.getItem('nw-annotator') === who", arg=[item, who], timeout=30_000)
     assert page.evaluate("document.activeElement.tagName") == "BODY"
     assert_no_exception(page)
 
@@ -394,7 +394,8 @@ def open_review(page, app_url: str, who: str, at: tuple[str, int, int] | None = 
     link, else where the page puts a tab that has no place yet. That depends on the name
     the browser remembers (the last one typed on this origin): with one, the page opens
     where that reviewer left off, before ``who`` is typed; a test that opens Review
-    twice in one tab and means a comparison passes ``at``."""
+    twice in one tab and means a comparison passes ``at``. Returns once the key script
+    has the page for ``who`` and the browser remembers ``who``."""
     watch(page, ERROR_WATCH)
     link = "" if at is None else f"&item={at[0]}&i={at[1] + 1}&j={at[2] + 1}"
     page.goto(f"{app_url}/review?dataset={PREFERENCE}{link}")
@@ -405,7 +406,8 @@ def open_review(page, app_url: str, who: str, at: tuple[str, int, int] | None = 
         state="detached", timeout=30_000)
     page.keyboard.press("Escape")
     page.wait_for_function("(who) => window.__nwReview && window.__nwReview.data && "
-                           "window.__nwReview.data.annotator === who", arg=who, timeout=30_000)
+                           "window.__nwReview.data.annotator === who && "
+                           "localStorage.getItem('nw-annotator') === who", arg=who, timeout=30_000)
 
 
 def settle_review(page, timeout: float = 120) -> None:

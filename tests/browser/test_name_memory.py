@@ -20,6 +20,9 @@ def set_name(page, url: str, prefix: str) -> str:
     who = f"{prefix}-{uuid.uuid4().hex[:6]}"
     name_field(page).fill(who)
     page.keyboard.press("Enter")
+    # the session has it, and this browser keeps it (what a reload or a new tab reads)
+    page.wait_for_function("(who) => localStorage.getItem('nw-annotator') === who", arg=who,
+                           timeout=30_000)
     wait_idle(page)
     return who
 
