@@ -242,10 +242,12 @@ QUIET_MS = 150
 
 #: True once the app has drawn, the server says no script runs (Streamlit's own
 #: ``data-test-script-state``, set from the server's session status), no request of the
-#: page's scripts (``fetch``: the key actions) is under way, the outbox has nothing to send
-#: and no redraw to ask for, and no WebSocket message was
-#: sent or received and no request ended for ``quiet`` ms. The first call on a page wraps
-#: ``WebSocket.prototype.send`` (and, per socket, listens to its answers) and ``fetch``.
+#: page's own ``fetch`` is under way, the outbox (which sends the key actions from a Web
+#: Worker, seen only as its ``inFlight``) has nothing to send and no redraw to ask for, and
+#: no WebSocket message was sent or received and no request ended for ``quiet`` ms. The
+#: first call on a page wraps ``WebSocket.prototype.send`` (and, per socket, listens to its
+#: answers) and ``fetch``: messages before it are not seen, so a page just loaded may still
+#: be mounting its scripts (``tests/browser/keys.py``'s ``wait_mounted`` waits for them).
 IDLE = """(quiet) => {
     let s = window.__nwIdle;
     if (!s) {
