@@ -83,8 +83,14 @@ def streamlit_address(script: str, args: list[str]) -> str | None:
     flags = {name.replace("_", "."): value for name, value in context.params.items()
              if name not in ("target", "args") and value is not None}
     config._main_script_path = str(Path(script).resolve())
-    config.get_config_options(force_reparse=True, options_from_flags=flags)
-    address = config.get_option("server.address")
+    try:
+        config.get_config_options(force_reparse=True, options_from_flags=flags)
+        address = config.get_option("server.address")
+    finally:
+        # leave Streamlit's config unparsed, as before: its CLI parses it again, and a parse
+        # already there would be taken for a changed [server] section (a warning)
+        config._config_options = None
+        config._main_script_path = None
     return str(address) if address else None
 
 

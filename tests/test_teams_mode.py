@@ -233,6 +233,8 @@ def test_the_listen_guard_refuses_only_this_apps_server_on_a_wide_address(tmp_pa
     monkeypatch.setenv("STREAMLIT_SERVER_ADDRESS", "0.0.0.0")
     assert "not on 0.0.0.0" in listen_guard.refusal(["streamlit", "run", "serve.py"], ROOT)
     assert listen_guard.refusal([*wide[:-1], "127.0.0.1"], ROOT) is None  # the flag wins
+    from streamlit import config as streamlit_config  # noqa: PLC0415
+    assert streamlit_config._config_options is None  # Streamlit's CLI parses afresh: no warning
     (tmp_path / "team.toml").write_text('[server]\nmode = "team"\n')
     monkeypatch.setenv("NEEDLEWORK_CONFIG", str(tmp_path / "team.toml"))
     assert listen_guard.refusal(wide, ROOT) is None
