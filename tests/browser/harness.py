@@ -236,9 +236,12 @@ def launch_browser(playwright):
 
 
 #: How long the page must stay quiet (no script run, no WebSocket message either way) before
-#: it counts as idle: a component or key script may ask for another run a few frames after a
-#: run is drawn, and nothing on the page shows that it is about to (measured: under 60 ms).
-QUIET_MS = 150
+#: it counts as idle: a widget's change or a component may ask for a run some time after the
+#: click that caused it, and nothing on the page shows that it is about to. 150 ms was enough
+#: on a quiet machine (under 60 ms measured) but not on a loaded one (a fresh clone's run at
+#: load 10 read a table drawn before a filter's run, three times): 500 ms, the old pause's
+#: margin, still without the old fixed 0.8 s on every call.
+QUIET_MS = 500
 
 #: True once the app has drawn, the server says no script runs (Streamlit's own
 #: ``data-test-script-state``, set from the server's session status), no request of the
