@@ -38,6 +38,9 @@ class Selector:
 
 
 SELECTORS: dict[str, Selector] = {
+    "APP": Selector('[data-testid="stApp"]',
+                    "the app's root: its data-test-script-state says whether a run is under "
+                    "way (the key scripts wait for a run to end before they type into a box)"),
     "MAIN": Selector('[data-testid="stMain"]', "the main area (beside the sidebar)"),
     "MAIN_BLOCK": Selector(".stMainBlockContainer",
                            "the main area's block container (its padding)"),
@@ -106,6 +109,12 @@ def js() -> str:
             f"const nwDom = Object.freeze(Object.assign({json.dumps(table, indent=1)}, {{\n"
             f"  KEY_CLASS: {json.dumps(KEY_CLASS)},\n"
             "  key: (name) => \".\" + " + json.dumps(KEY_CLASS) + " + name,\n"
+            "  // whether a run of the app is under way or asked for (its elements may still change)\n"
+            "  running: () => {\n"
+            "    const app = document.querySelector(" + json.dumps(SELECTORS["APP"].css) + ");\n"
+            "    const state = app && app.getAttribute(\"data-test-script-state\");\n"
+            "    return state === \"running\" || state === \"rerunRequested\";\n"
+            "  },\n"
             "}));\n")
 
 

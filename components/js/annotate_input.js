@@ -15,10 +15,13 @@
 //   {say: text}    a short note               {focus: "answer" | "comment" | "name" | "category"}
 //   {click: "keymap" | "hide"}                 {scroll: true} the cursor's card into view
 //   {replay: events} events that waited, to come again in order after a move
-// Events: {type: "key", key} (one character, or "enter", " ", "escape"), {type: "click",
+//   {text: typed}  typed for a box that opened after keys waited   {blur: true} leave it
+// Events: {type: "key", key, text?} (one character, or "enter", " ", "escape", "backspace";
+// `text`: the character as typed, sent for every key while keys wait), {type: "click",
 // what: "label", item, passage, digit}, {type: "click", what: "dim", item, dim, option},
 // {type: "arrive", target} (the navigator aims the keys at a place; null: at the page's
-// data), {type: "data"} (a redraw: view.data is new). Nothing the server answers moves
+// data), {type: "data"} (a redraw: view.data is new), {type: "settled"} (a run of the page
+// ended: view.settled). Nothing the server answers moves
 // the cursor (an undo says which passage it reverted, and the cursor stays where the keys
 // left it), so where a key lands never depends on how fast an answer came.
 // No DOM, no clock, no outbox here: tests/js/annotate_input.test.cjs runs it under node.
@@ -35,8 +38,10 @@ const nwAnnotateInput = (() => {
   // actions whose outcome the server decides on what is saved: until a redraw shows it,
   // the page's copy of the question may be out of date
   const DECIDED = new Set(["undo", "redo", "view", "accept", "rest", "deflect"]);
-  // the page shows the question the keys aim at, and everything sent for it
-  const ready = (state, view) => drawn(state, view) &&
+  // the page shows the question the keys aim at, and everything sent for it, and the run
+  // that drew it has ended (`settled`: its boxes show what it drew; a box typed into before
+  // would be drawn over)
+  const ready = (state, view) => drawn(state, view) && view.settled !== false &&
     !view.overlay.some((a) => DECIDED.has(a.kind));
   const labelsOf = (view) => ((view.data && view.data.keys) || {}).labels || {};
   const dims = (view) => (view.data && view.data.dims) || [];
@@ -305,7 +310,7 @@ const nwAnnotateInput = (() => {
   // the page's table for the interpreter (js/input_core.js)
   const PAGE = {
     target: (state) => ({item: state.item}),
-    needsPage, ready, typing: ["answer", "comment"],
+    needsPage, ready, typing: ["answer", "comment"], multiline: ["answer"],
     act: (r, s, event) => (event.type === "key" ? keyStep(r, s, event.key) : clickStep(r, s, event)),
     other: (r, s, event) => {
       if (event.type === "arrive") return arrive(s, event.target, r.v());

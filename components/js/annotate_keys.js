@@ -31,7 +31,15 @@ function annotateKeys() {
   // who makes the changes: the session's annotator, or for a moment after a server
   // restart (the session has no name yet) the name this browser remembers
   S.who = () => (S.data && S.data.annotator) || nwCore.remembered();
-  S.view = () => ({data: S.data, who: S.who(), overlay: nwCore.overlay(() => true)});
+  S.view = () => ({data: S.data, who: S.who(), overlay: nwCore.overlay(() => true),
+                   settled: !nwDom.running()});
+  // a run of the page ended: keys that waited for its boxes go on
+  const app = document.querySelector(nwDom.APP);
+  if (app) {
+    new MutationObserver(() => {
+      if (S.input.waiting.length && !nwDom.running()) S.dispatch({type: "settled"});
+    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+  }
 
   const nav = nwNavigator.create(nwCore, {
     page: "annotate", storage: BARRIER,
@@ -106,6 +114,19 @@ function annotateKeys() {
       setTimeout(() => { if (open) open.click(); else box.click(); }, 0);
     },
   };
+  // characters typed while the box was opening, into the box that has the focus now, as
+  // the browser types them (a text field's own input events: the field takes them as typed)
+  const typeIn = (text) => {
+    const box = document.activeElement;
+    if (!box || !(box.tagName === "TEXTAREA" || box.tagName === "INPUT")) {
+      S.say(`${text.length} character(s) typed for a box that did not open were not applied`);
+      return;
+    }
+    for (const part of text.split(/(\x08)/)) {
+      if (part === "\x08") document.execCommand("delete", false);
+      else if (part) document.execCommand("insertText", false, part);
+    }
+  };
   const CLICK = {keymap: ".st-key-nw-keymap button", hide: ".st-key-nw-hide-imported input"};
   const run = (effect) => {
     if (effect.push) nwCore.push(effect.push);
@@ -115,13 +136,18 @@ function annotateKeys() {
     else if (effect.click) { const el = document.querySelector(CLICK[effect.click]); if (el) el.click(); }
     else if (effect.scroll) setTimeout(S.scroll, 30);
     else if (effect.replay) for (const event of effect.replay) S.dispatch(event);
+    else if (effect.text) typeIn(effect.text);
+    else if (effect.blur && document.activeElement && document.activeElement.blur) {
+      document.activeElement.blur();
+    }
   };
 
   // one event through the interpreter: its state first, then its effects in order (an
   // effect may dispatch again: a move aims the keys at once)
   S.dispatch = (event) => {
     if (!S.data) return;
-    if ((event.type === "key" || event.type === "click") && nav.hold(event.type === "key" ? event.key : event)) return;
+    const plain = event.type === "key" && event.text === undefined;  // a key, kept by its name
+    if ((event.type === "key" || event.type === "click") && nav.hold(plain ? event.key : event)) return;
     const {state, effects} = I.step(S.input, event, S.view());
     S.input = state;
     for (const effect of effects) run(effect);
@@ -173,6 +199,15 @@ function annotateKeys() {
     }
     // Shift is allowed: digits need it on some layouts (AZERTY); Shift+Z is redo
     const key = lower === "z" && e.shiftKey ? "Z" : e.key === "?" ? "?" : lower;
+    if ((S.input.waiting.length || nav.barrier) && (e.key.length === 1 || e.key === "Backspace")) {
+      // while keys wait for the page, every character waits with them: what it means (a
+      // key, or text for a box opened before it) is decided in order (js/input_core.js)
+      e.preventDefault(); e.stopPropagation();
+      if (e.repeat) return;
+      if (e.key === "Backspace") S.dispatch({type: "key", key: "backspace"});
+      else S.dispatch({type: "key", key, text: e.key});
+      return;
+    }
     if (!taken(key)) return;
     if (key === "a" && !S.prefix) {
       // the answer box takes the focus (and the keys after it) only where there is one

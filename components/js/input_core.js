@@ -12,6 +12,8 @@
 // sent but not drawn yet). Effects are plain objects the page script carries out in order:
 //   {push: action}   {ask: seek, target}   {say: text}   {focus: name}   {click: name}
 //   {scroll: true}   {replay: events}: events that waited, to come again after a move
+//   {text: typed}: characters typed while a text box was opening, for the box ("\b": a
+//   Backspace)   {blur: true}: leave the box
 // No DOM, no clock, no outbox here: tests/js/*_input.test.cjs run it under node.
 const nwInput = (() => {
   const root = typeof window === "undefined" ? {} : window;
@@ -48,12 +50,14 @@ const nwInput = (() => {
 
   // the events that waited, once the page is ready: in order, until one waits again, or one
   // moves (the events after a move are given back, {replay}, to come again once the move is
-  // made: they aim where it leads), or one puts the focus in a text box (what was typed
-  // after it was meant for the box: not acted on as keys, and said so)
+  // made: they aim where it leads), or one puts the focus in a text box: what was typed
+  // after it was meant for the box and goes into it ({text}), up to an Esc or a click,
+  // which leave the box ({blur}); the events after those act as events again
   function flush(page, r, s) {
     let state = Object.assign({}, s, {waiting: []});
     const queue = s.waiting;
-    for (let k = 0; k < queue.length; k += 1) {
+    let k = 0;
+    while (k < queue.length) {
       if (state.waiting.length) {
         state = Object.assign({}, state, {waiting: state.waiting.concat(queue.slice(k))});
         break;
@@ -61,17 +65,41 @@ const nwInput = (() => {
       const before = r.out.length;
       state = input(page, r, state, queue[k]);
       const made = r.out.slice(before);
-      if (k + 1 >= queue.length) break;
+      k += 1;
+      if (k >= queue.length) break;
       if (made.some((e) => e.ask)) {
-        r.out.push({replay: queue.slice(k + 1)});
+        r.out.push({replay: queue.slice(k)});
         break;
       }
-      if (made.some((e) => (page.typing || []).includes(e.focus))) {
-        r.say(`${queue.length - k - 1} key(s) typed while the box opened were not applied`);
-        break;
+      const box = made.map((e) => e.focus).find((f) => (page.typing || []).includes(f));
+      if (box) {
+        const ahead = typedAhead(queue, k, (page.multiline || []).includes(box));
+        if (ahead.text) r.out.push({text: ahead.text});
+        k = ahead.end;
+        if (k >= queue.length) break;
+        r.out.push({blur: true});
+        if (queue[k].type === "key" && queue[k].key === "escape") k += 1;
       }
     }
     return state;
+  }
+
+  // the text typed into a box that was opening, from queue[k]: the characters as typed,
+  // Enter as a new line in a text area (a one-line field keeps the focus on Enter), "\b"
+  // for Backspace; `end`: the first event that is not typing (Esc, a click, a key with
+  // Ctrl)
+  function typedAhead(queue, k, multiline) {
+    let text = "";
+    let end = k;
+    for (; end < queue.length; end += 1) {
+      const e = queue[end];
+      if (e.type !== "key") break;
+      if (typeof e.text === "string" && e.text.length === 1) text += e.text;
+      else if (e.key === "enter") text += multiline ? "\n" : "";
+      else if (e.key === "backspace") text += "\b";
+      else break;
+    }
+    return {text, end};
   }
 
   function step(page, state, event, view) {

@@ -150,7 +150,8 @@ const nwNavigator = (() => {
       }
     };
 
-    nav.heldCount = () => nav.held.filter((k) => !MOVES.has(String(k).toLowerCase())).length;
+    nav.heldCount = () => nav.held.filter((k) => !MOVES.has(
+      String(typeof k === "string" ? k : (k && k.key) || "").toLowerCase())).length;
     nav.moved = (m) => {  // the server applied our move: the page must reach its seq
       if (m.id !== nav.moveId) return;
       nav.waitSeq = m.seq || 0;

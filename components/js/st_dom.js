@@ -1,6 +1,7 @@
 // Streamlit's own DOM, for the key scripts: made from components/st_dom.py (its SELECTORS), never edited by hand.
 // `python -m components.st_dom` writes it again.
 const nwDom = Object.freeze(Object.assign({
+ "APP": "[data-testid=\"stApp\"]",
  "MAIN": "[data-testid=\"stMain\"]",
  "MAIN_BLOCK": ".stMainBlockContainer",
  "SIDEBAR": "[data-testid=\"stSidebar\"]",
@@ -24,4 +25,10 @@ const nwDom = Object.freeze(Object.assign({
 }, {
   KEY_CLASS: "st-key-",
   key: (name) => "." + "st-key-" + name,
+  // whether a run of the app is under way or asked for (its elements may still change)
+  running: () => {
+    const app = document.querySelector("[data-testid=\"stApp\"]");
+    const state = app && app.getAttribute("data-test-script-state");
+    return state === "running" || state === "rerunRequested";
+  },
 }));

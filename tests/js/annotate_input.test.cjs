@@ -36,7 +36,8 @@ function page({who = "ana", n = 4, questions = 3, fileDims = {}} = {}) {
                             keys: {labels: LABELS}}, extra);
     p.feed({type: "data"});
   };
-  p.view = () => ({data: p.data, who: p.who, overlay: p.sent.filter(
+  p.settled = true;
+  p.view = () => ({data: p.data, who: p.who, settled: p.settled, overlay: p.sent.filter(
     (a, k) => !DECIDED.has(a.kind) || k >= p.drawnUpTo)});
   p.feed = (event) => {
     const r = I.step(p.state, event, p.view());
@@ -50,6 +51,14 @@ function page({who = "ana", n = 4, questions = 3, fileDims = {}} = {}) {
     return r.effects;
   };
   p.keys = (text) => { for (const key of text) p.feed({type: "key", key}); };
+  // keys as the page script sends them while keys wait: each with the character typed
+  // ("\b": Backspace)
+  p.typed = (text) => {
+    for (const ch of text) {
+      p.feed(ch === "\b" ? {type: "key", key: "backspace"}
+                          : {type: "key", key: ch.toLowerCase(), text: ch});
+    }
+  };
   p.open = (item) => { p.draw(item); p.feed({type: "arrive", target: null}); };
   p.labels = () => p.sent.filter((a) => a.kind === "set" && a.field.startsWith("label:"))
     .map((a) => `${a.item}:${a.field.slice(6)}=${a.value === null ? "-" : a.value.slice(0, 3)}`);
@@ -190,15 +199,59 @@ test("keys waiting behind V follow a move among them to where it leads", () => {
   assert.strictEqual(p.state.item, "q3");
 });
 
-test("keys after A on a question still opening wait, and are not acted on as keys", () => {
+test("what is typed after A on a question still opening goes into the answer, as typed", () => {
   const p = page();
   p.open("q1");
   p.feed({type: "arrive", target: {item: "q2", n: 4, cursor: 1}});
-  p.keys("a12");
+  p.typed("aOnly 12");
+  assert.deepStrictEqual(p.effects.filter((e) => e.focus || e.text !== undefined), []);
   p.draw("q2");
-  assert.ok(p.effects.some((e) => e.focus === "answer"));
-  assert.deepStrictEqual(p.labels(), []);
-  assert.ok(p.effects.some((e) => /2 key\(s\) typed while the box opened/.test(e.say || "")));
+  assert.deepStrictEqual(p.labels(), []);  // the 1 and 2 are text
+  const made = p.effects.filter((e) => e.focus || e.text !== undefined || e.blur);
+  assert.deepStrictEqual(made, [{focus: "answer"}, {text: "Only 12"}]);
+});
+
+test("after Z, A and an answer typed at once: the answer whole, Esc leaves, keys act again", () => {
+  const p = page();
+  p.open("q1");
+  p.keys("z");  // the undo waits for the server: A reads the page and waits for it
+  p.typed("aOn\bne");
+  p.feed({type: "key", key: "enter"});
+  p.typed("two");
+  p.feed({type: "key", key: "escape"});
+  p.keys("2");
+  p.draw("q1");
+  const made = p.effects.filter((e) => e.focus || e.text !== undefined || e.blur);
+  assert.deepStrictEqual(made, [{focus: "answer"}, {text: "On\bne\ntwo"}, {blur: true}]);
+  assert.deepStrictEqual(p.labels(), ["q1:1=ANS"]);  // the 2 after Esc is a label key again
+});
+
+test("A waits for the run that draws the page to end: its box shows what the run drew", () => {
+  const p = page();
+  p.open("q1");
+  p.keys("z");
+  p.typed("aok");
+  p.settled = false;  // the redraw's data came; the run that brings the box goes on
+  p.draw("q1");
+  assert.deepStrictEqual(p.effects.filter((e) => e.focus || e.text !== undefined), []);
+  p.settled = true;
+  p.feed({type: "settled"});
+  const made = p.effects.filter((e) => e.focus || e.text !== undefined || e.blur);
+  assert.deepStrictEqual(made, [{focus: "answer"}, {text: "ok"}]);
+});
+
+test("text typed after M goes into the one-line comment: Enter keeps the focus there", () => {
+  const p = page();
+  p.open("q1");
+  p.feed({type: "arrive", target: {item: "q2", n: 4, cursor: 1}});
+  p.typed("mok");
+  p.feed({type: "key", key: "enter"});
+  p.typed("!");
+  p.feed({type: "click", what: "label", item: "q2", passage: 3, digit: "2"});
+  p.draw("q2");
+  const made = p.effects.filter((e) => e.focus || e.text !== undefined || e.blur);
+  assert.deepStrictEqual(made, [{focus: "comment"}, {text: "ok!"}, {blur: true}]);
+  assert.deepStrictEqual(p.labels(), ["q2:3=ANS"]);  // the click after the typing still counts
 });
 
 test("no name: label keys ask for one and send nothing", () => {
