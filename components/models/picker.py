@@ -109,11 +109,13 @@ def _form(default: str | None = None) -> ModelKey:
     """The picker's fields (the folder opens with ``default``, else the demo model); returns
     the key they describe."""
     anywhere = can(signed_in(), "load_any_model")
-    if "rw_model" not in st.session_state:  # once: afterwards the field keeps what was typed
-        st.session_state["rw_model"] = default or DEMO_MODEL_PATH
+    # the field opens with the default and then keeps what was typed (a keyed text input's
+    # identity is its key). The default is the widget's own value, not one put in the
+    # session state: a field first drawn inside a folded expander is mounted later, and the
+    # browser shows a widget's own default there, not a value the session state set
     name = st.text_input(
         "Model folder or hub id" if anywhere else "Model folder (in the data folder)",
-        key="rw_model",
+        value=default or DEMO_MODEL_PATH, key="rw_model",
         help=("A local folder with config.json, weights and tokenizer, or a hub id. "
               if anywhere else "A folder inside the data folder with config.json, weights "
               "and tokenizer (an admin puts models there). ")

@@ -20,7 +20,14 @@ from playwright.sync_api import expect
 import store
 from store.datasets import iter_items
 from store.scores import save_item_scores
-from tests.browser.harness import assert_no_exception, load_model, screenshot, wait_idle
+from tests.browser.harness import (
+    assert_no_exception,
+    load_model,
+    screenshot,
+    wait_idle,
+    wait_layout,
+)
+from tests.browser.test_needle_slide import submit, wait_slide, wait_still
 
 SCORE_TIMEOUT_MS = 600_000
 
@@ -36,10 +43,7 @@ def _main(page):
 
 
 def _fill(page, name: str, value: str) -> None:
-    field = page.get_by_label(name, exact=True)
-    field.fill(value)
-    field.press("Enter")
-    wait_idle(page)
+    submit(page, page.get_by_label(name, exact=True), value)
 
 
 def _score(page) -> None:
@@ -76,12 +80,26 @@ def _seed_scores(db_path: Path, dataset: str) -> int:
     return len(rows)
 
 
-def _shot(page, name: str, height: int = 2600) -> None:
-    """A screenshot of the page at a tall viewport (the app scrolls inside its main block)."""
+def _resize(page, height: int, slide: bool) -> None:
+    """The window 1400 px wide and ``height`` tall, once the page has laid itself out again
+    (the slide: once it has measured the new screen and drawn its chart for it)."""
     page.set_viewport_size({"width": 1400, "height": height})
-    page.wait_for_timeout(600)
+    wait_layout(page)
+    if slide:
+        wait_slide(page)
+
+
+def _shot(page, name: str, height: int = 2600, slide: bool = False) -> None:
+    """A screenshot of the page at a tall viewport (the app scrolls inside its main block)."""
+    _resize(page, height, slide)
     screenshot(page, name)
-    page.set_viewport_size({"width": 1400, "height": 1000})
+    _resize(page, 1000, slide)
+
+
+#: Whether an element is in Streamlit's full screen (its ``stFullScreenFrame`` fixed over the
+#: window) is ``on``.
+FULLSCREEN = """(on) => [...document.querySelectorAll('[data-testid="stFullScreenFrame"]')].some(
+    (f) => getComputedStyle(f).position === 'fixed') === on"""
 
 
 def _fullscreen_shows_the_whole_heatmap(page, chart) -> None:
@@ -91,7 +109,10 @@ def _fullscreen_shows_the_whole_heatmap(page, chart) -> None:
     element = chart.locator("xpath=ancestor::div[@data-testid='stElementContainer'][1]")
     element.hover()
     element.get_by_role("button", name="Fullscreen").click()
-    page.wait_for_timeout(1000)
+    # Streamlit's full screen: the chart's frame fixed over the window, the chart drawn again
+    # at the window's size
+    page.wait_for_function(FULLSCREEN, arg=True, timeout=15_000)
+    wait_still(page, '[data-testid="stVegaLiteChart"] svg')
     svg = page.locator('[data-testid="stVegaLiteChart"] svg').first
     text = " ".join(svg.locator("text").all_text_contents())
     for bucket in ("0–10", "50–60", "90–100"):
@@ -101,7 +122,8 @@ def _fullscreen_shows_the_whole_heatmap(page, chart) -> None:
     assert box["x"] >= 0 and box["x"] + box["width"] <= window["width"] + 1, (box, window)
     screenshot(page, "needle-heatmap-fullscreen")
     page.keyboard.press("Escape")
-    page.wait_for_timeout(500)
+    page.wait_for_function(FULLSCREEN, arg=False, timeout=15_000)
+    wait_layout(page)
 
 
 def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, needle_model_dir):
@@ -170,7 +192,7 @@ def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, ne
     page.get_by_role("button", name="Tools").click()  # Exit and the downloads sit in Tools
     expect(page.get_by_role("button", name="Exit presentation")).to_have_count(1)
     page.keyboard.press("Escape")
-    _shot(page, "needle-present", 1300)
+    _shot(page, "needle-present", 1300, slide=True)  # then the slide drawn again at 1000 px
     # a cell click drills into its pairs on the slide (issue 18, 17)
     slide = _heatmap(page)
     cells = _cells(slide)
@@ -188,7 +210,7 @@ def test_click_a_cell_then_per_token_view_of_a_pair(page, app_url, seeded_db, ne
     # the downloads sit in the slide's Tools
     page.get_by_role("button", name="Tools").click()
     page.get_by_role("button", name="Slide PNG (16:9)").wait_for(timeout=30_000)
-    _shot(page, "needle-present-cell", 2000)
+    _shot(page, "needle-present-cell", 2000, slide=True)
 
 
 @pytest.mark.slow
@@ -223,6 +245,9 @@ def test_newcomer_path_with_the_quick_preset(page, app_url, needle_model_dir):
         wait_idle(page)
         settled()
     field.wait_for(state="visible", timeout=60_000)  # no model loaded: the picker is open
+    # the field shows the demo model, as the page says (a field first drawn in the folded
+    # picker and opened by Unload showed an empty box, and Load model refused it)
+    expect(field).to_have_value("data/demo-model")
     started = time.perf_counter()
     page.get_by_role("button", name="Build the needle set").click()
     page.get_by_text("safety needle records from 3").first.wait_for(timeout=120_000)
