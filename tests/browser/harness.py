@@ -232,46 +232,102 @@ def _origin(url: str) -> str:
 
 
 def launch_browser(playwright):
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    """Chromium for the tests: every context it opens (and every page of its own) watches
+    the app's runs from the first moment (:data:`WATCH`, for :func:`wait_idle`)."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                         headless=True)
+    new_context = browser.new_context
+
+    def watched_context(*args, **kwargs):
+        context = new_context(*args, **kwargs)
+        context.add_init_script(WATCH)
+        return context
+
+    def watched_page(*args, **kwargs):
+        context = watched_context(*args, **kwargs)
+        page = context.new_page()
+        page.on("close", lambda _: context.close())
+        return page
+
+    browser.new_context = watched_context
+    browser.new_page = watched_page
+    return browser
 
 
 #: How long the page must stay quiet (no script run, no WebSocket message either way) before
-#: it counts as idle: a widget's change or a component may ask for a run some time after the
-#: click that caused it, and nothing on the page shows that it is about to. 150 ms was enough
-#: on a quiet machine (under 60 ms measured) but not on a loaded one (a fresh clone's run at
-#: load 10 read a table drawn before a filter's run, three times): 500 ms, the old pause's
-#: margin, still without the old fixed 0.8 s on every call.
-QUIET_MS = 500
+#: it counts as idle, as a margin: a component may ask for a run a little after the event
+#: that caused it (the outbox's redraw timer is seen; a widget's own debounce is not).
+#: The run a click or a key asked for is waited for by its message, not by this window.
+QUIET_MS = 300
+
+#: Installs the page's watch of the app (once per document; :func:`launch_browser` adds it to
+#: every context, :data:`IDLE` installs it late where it is missing). It counts the
+#: ``rerun_script`` messages the page sends (a ``BackMsg`` whose first field is number 11:
+#: its first byte is 0x5A) and the ``script_finished`` ones the server sends (a
+#: ``ForwardMsg`` with field 6), notes the time of every message either way and of every
+#: ``fetch`` that starts or ends, and counts the fetches under way.
+WATCH_INSTALL = """() => {
+    if (window.__nwIdle) return window.__nwIdle;
+    const s = window.__nwIdle = {activity: performance.now(), sockets: new WeakSet(),
+                                 fetching: 0, asked: 0, finished: 0, finishedAtAsk: 0};
+    const mark = () => { s.activity = performance.now(); };
+    const bytes = (data) => (data instanceof ArrayBuffer ? new Uint8Array(data)
+      : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : null);
+    // the top-level field numbers of a protobuf message (no field is decoded)
+    const fields = (b) => {
+      const found = new Set();
+      let i = 0;
+      const varint = () => { let v = 0, m = 1, c; do { c = b[i++]; v += (c & 127) * m; m *= 128; }
+                             while (c & 128 && i < b.length); return v; };
+      while (i < b.length) {
+        const tag = varint(), wire = tag % 8;
+        found.add(Math.floor(tag / 8));
+        if (wire === 0) varint();
+        else if (wire === 2) i += varint();
+        else if (wire === 1) i += 8;
+        else if (wire === 5) i += 4;
+        else break;
+      }
+      return found;
+    };
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (...args) {
+      mark();
+      const b = bytes(args[0]);
+      if (b && b.length && b[0] === 0x5a) { s.asked += 1; s.finishedAtAsk = s.finished; }
+      if (!s.sockets.has(this)) {
+        s.sockets.add(this);
+        this.addEventListener('message', (e) => {
+          mark();
+          const b = bytes(e.data);
+          try { if (b && fields(b).has(6)) s.finished += 1; } catch (err) { /* not ours */ }
+        });
+      }
+      return send.apply(this, args);
+    };
+    const fetch = window.fetch;
+    window.fetch = function (...args) {
+      s.fetching += 1;
+      mark();
+      return fetch.apply(this, args).finally(() => { s.fetching -= 1; mark(); });
+    };
+    return s;
+}"""
+
+#: The init script every test context gets (:func:`launch_browser`).
+WATCH = f"({WATCH_INSTALL})();"
 
 #: True once the app has drawn, the server says no script runs (Streamlit's own
-#: ``data-test-script-state``, set from the server's session status), no request of the
-#: page's own ``fetch`` is under way, the outbox (which sends the key actions from a Web
-#: Worker, seen only as its ``inFlight``) has nothing to send and no redraw to ask for, and
-#: no WebSocket message was sent or received and no request ended for ``quiet`` ms. The
-#: first call on a page wraps ``WebSocket.prototype.send`` (and, per socket, listens to its
-#: answers) and ``fetch``: messages before it are not seen, so a page just loaded may still
-#: be mounting its scripts (``tests/browser/keys.py``'s ``wait_mounted`` waits for them).
-IDLE = """(quiet) => {
-    let s = window.__nwIdle;
-    if (!s) {
-      s = window.__nwIdle = {activity: performance.now(), sockets: new WeakSet(), fetching: 0};
-      const mark = () => { s.activity = performance.now(); };
-      const send = WebSocket.prototype.send;
-      WebSocket.prototype.send = function (...args) {
-        mark();
-        if (!s.sockets.has(this)) {
-          s.sockets.add(this);
-          this.addEventListener('message', mark);
-        }
-        return send.apply(this, args);
-      };
-      const fetch = window.fetch;
-      window.fetch = function (...args) {
-        s.fetching += 1;
-        mark();
-        return fetch.apply(this, args).finally(() => { s.fetching -= 1; mark(); });
-      };
-    }
+#: ``data-test-script-state``, set from the server's session status), every run the page
+#: asked for has been answered by a finished run after it (:data:`WATCH_INSTALL`), no
+#: request of the page's own ``fetch`` is under way, the outbox (which sends the key actions
+#: from a Web Worker, seen only as its ``inFlight``) has nothing to send and no redraw to
+#: ask for, and no WebSocket message was sent or received and no request ended for
+#: ``quiet`` ms. A page opened outside :func:`launch_browser`'s contexts is watched from
+#: the first call on it.
+IDLE = f"""(quiet) => {{
+    const s = ({WATCH_INSTALL})();
     // the outbox (components/js/outbox_core.js): nothing being sent, and no rerun it means
     // to ask for once the keys pause; actions kept while the server is down leave it idle
     const outboxIdle = (c) => !c || (!c.inFlight && !c.redrawTimer
@@ -282,11 +338,12 @@ IDLE = """(quiet) => {
       && app.getAttribute('data-test-connection-state') === 'CONNECTED'
       && !!main && main.querySelector('[data-testid="stElementContainer"]') !== null
       && !document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')
+      && (s.asked === 0 || s.finished > s.finishedAtAsk)
       && s.fetching === 0 && outboxIdle(window.__nwCore);
     const now = performance.now();
     if (!idle) s.activity = now;
     return idle && now - s.activity >= quiet;
-}"""
+}}"""
 
 
 def wait_idle(page, timeout: float = 30_000) -> None:
