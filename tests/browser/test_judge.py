@@ -13,7 +13,8 @@ import pytest
 
 import store
 from store import judges as store_judges
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle, wait_layout
+from tests.browser.test_needle_slide import submit
 
 DATASET = "demo-preference"
 RUN_TIMEOUT_MS = 400_000
@@ -32,16 +33,13 @@ def _main(page):
 def _shots(page, heading: str, name: str) -> None:
     for width in (1440, 1280, 1024):
         page.set_viewport_size({"width": width, "height": 1000})
+        wait_layout(page)
         page.get_by_text(heading).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(400)
         screenshot(page, f"{name}-{width}")
 
 
 def _fill(page, name: str, value: str) -> None:
-    field = _main(page).get_by_label(name, exact=True)
-    field.fill(value)
-    field.press("Enter")
-    wait_idle(page)
+    submit(page, _main(page).get_by_label(name, exact=True), value)
 
 
 def test_demo_judge_selection_per_subset(page, app_url, seeded_db, demo_judge_built):

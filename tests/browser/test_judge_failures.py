@@ -10,16 +10,14 @@ import time
 import store
 from store import judges as store_judges
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+from tests.browser.test_needle_slide import submit
 from tests.judges_hosted_fixtures import HostedJudgeServer
 
 DATASET = "demo-preference"
 
 
 def _fill(page, name: str, value: str) -> None:
-    field = page.locator('[data-testid="stMain"]').get_by_label(name, exact=True)
-    field.fill(value)
-    field.press("Enter")
-    wait_idle(page)
+    submit(page, page.locator('[data-testid="stMain"]').get_by_label(name, exact=True), value)
 
 
 def test_failures_and_provider_defaults_beside_the_figures(page, app_url, seeded_db):
@@ -68,4 +66,4 @@ def _finished_summary(db_path, endpoint: str, timeout: float = 300.0) -> dict:
             return run["summary"]
         if time.time() > deadline:
             raise AssertionError(f"no finished judge run at {endpoint} after {timeout:.0f} s")
-        time.sleep(0.5)
+        time.sleep(0.1)  # the poll's interval

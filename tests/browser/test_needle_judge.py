@@ -20,7 +20,8 @@ from playwright.sync_api import expect
 
 import store
 from store import judges as store_judges
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle, wait_layout
+from tests.browser.test_needle_slide import submit, wait_slide, wait_still
 from tests.needle_fixtures import import_scored_needles
 
 RUN_TIMEOUT_MS = 400_000
@@ -74,24 +75,11 @@ def _click(page, cell) -> None:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
-def _still(page, chart) -> None:
-    """Wait until the slide has measured the screen and redrawn its charts to fit: the
-    chart's box the same twice, a second apart (up to 30 s). A click on a chart the page is
-    about to redraw is lost with the old chart."""
-    last = None
-    for _ in range(30):
-        wait_idle(page, 60_000)
-        page.wait_for_timeout(1000)
-        box = chart.locator("svg").first.bounding_box()
-        if box is not None and box == last:
-            return
-        last = box
-
-
 def _inside_the_page(page, width: int) -> None:
     """Both panels fit the main column at this width (nothing cut at the right)."""
     page.set_viewport_size({"width": width, "height": 1300})
-    page.wait_for_timeout(800)
+    wait_layout(page)
+    wait_still(page, '[data-testid="stVegaLiteChart"] svg')  # Vega draws them at the new width
     right = _main(page).locator('[data-testid="stMainBlockContainer"]').bounding_box()
     right = right["x"] + right["width"]
     for k in range(2):
@@ -117,10 +105,7 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     if use.count():  # running for another session, and this form holds something else
         use.click()
         wait_idle(page, 60_000)
-    field = main.get_by_label("Pairs per length (0 = all)", exact=True)
-    field.fill("2")
-    field.press("Enter")
-    wait_idle(page)
+    submit(page, main.get_by_label("Pairs per length (0 = all)", exact=True), "2")
     main.get_by_role("button", name=re.compile(rf"^Judge {name} ")).click()
     main.get_by_text(re.compile(r"^Judged \d+ trials")).first.wait_for(timeout=RUN_TIMEOUT_MS)
     wait_idle(page, 120_000)
@@ -147,11 +132,12 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
         _inside_the_page(page, width)
         main.get_by_text("3 · Where does it miss the needle?").first.evaluate(
             "e => e.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(400)
         screenshot(page, f"needle-judge-{width}")
 
     # a judge cell: its trials (two per pair), then the judge's own words beside the needle
     page.set_viewport_size({"width": 1400, "height": 1300})
+    wait_layout(page)
+    wait_still(page, '[data-testid="stVegaLiteChart"] svg')  # a click lands on the chart drawn
     _click(page, _cells(_panel_of(page, "judge demo-judge")).first)
     main.get_by_text("its own words").first.wait_for(timeout=60_000)
     wait_idle(page, 60_000)
@@ -165,10 +151,7 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     screenshot(page, "needle-judge-cell")
 
     # presentation: the presenter's title, both panels, a cell click drills in on the slide
-    title = main.get_by_role("textbox", name="Slide title")
-    title.fill(TITLE)
-    title.press("Enter")
-    wait_idle(page)
+    submit(page, main.get_by_role("textbox", name="Slide title"), TITLE)
     page.get_by_role("button", name="Presentation mode").click()
     page.locator("#nw-finding-0").wait_for(timeout=60_000)
     wait_idle(page, 60_000)
@@ -176,7 +159,9 @@ def test_a_judge_beside_the_reward_model(page, app_url, seeded_db, demo_judge_bu
     assert TITLE in main.inner_text()
     _panel_of(page, "judge demo-judge").locator("svg").first.wait_for(timeout=60_000)
     expect(_panels(page)).to_have_count(2, timeout=60_000)
-    _still(page, _panel_of(page, "seeded-rm"))  # the slide sized its charts to the screen
+    # the slide sized its charts to the screen: a click on a chart the page is about to
+    # redraw is lost with the old chart
+    wait_slide(page)
     _click(page, _cells(_panel_of(page, "seeded-rm")).first)
     main.get_by_text(re.compile(r"· seeded-rm · \d+ pairs?, \d+ right")).first.wait_for(timeout=60_000)
     wait_idle(page, 60_000)

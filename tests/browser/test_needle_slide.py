@@ -13,6 +13,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 import store
@@ -21,7 +22,7 @@ from needlework.needle.builder import BuildOptions, build_from_source
 from needlework.needle.findings import with_slide_title
 from store.datasets import get_dataset, iter_items, set_dataset_meta
 from store.scores import save_item_scores
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle, wait_layout
 
 DATASET = "slide-needles"
 #: A title of 200 characters, the most the field takes.
@@ -105,23 +106,134 @@ def slide_url(app_url, seeded_db):
     return f"{app_url}/needle?dataset={DATASET}"
 
 
-def _settled(page) -> dict:
-    """Wait until the slide has measured the screen and the chart took the height left: the
-    same layout read twice, a second apart (slide.js measures 200 and 800 ms after drawing
-    and again on a resize, and each measure it sends redraws the page; on a loaded machine
-    that chain takes a few seconds). Up to 30 s, then the last reading."""
-    got = None
-    for _ in range(30):
-        wait_idle(page)
-        page.wait_for_timeout(1000)
-        wait_idle(page)
+#: True once the slide is drawn for the screen it is on and nothing on it is about to
+#: change: slide.js's last measure (``window.__nwSlide.sent``) is of this window and a measure
+#: now (as slide.js takes it) would send nothing new, each chart of the slide is drawn at the
+#: height the page makes of that measure (the height left, 240 to 2400 px:
+#: components/needle/presentation.py's ``_chart_size``), the finding lines and the foot's
+#: notes are fitted as slide.js fits them, the page and the main area are scrolled to the
+#: top, and the slide's boxes have kept still for ``quiet`` ms.
+SLIDE_SETTLED = """(quiet) => {
+  const state = window.__nwSlide, sent = state && state.sent;
+  const slide = document.querySelector('.st-key-nw-slide');
+  const chart = document.querySelector('.st-key-nw-slide-chart');
+  const foot = document.querySelector('.st-key-nw-slide-foot');
+  const main = document.querySelector('[data-testid="stMain"]');
+  const settled = () => {
+    if (!sent || !slide || !chart || !foot || !main) return false;
+    if (sent.w !== innerWidth || sent.h !== innerHeight) return false;
+    const box = chart.getBoundingClientRect();
+    const below = Math.max(0, foot.getBoundingClientRect().bottom - box.bottom);
+    const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+    const pad = block ? parseFloat(getComputedStyle(block).paddingBottom) || 0 : 0;
+    const avail = Math.floor(innerHeight - (box.top + main.scrollTop) - below - pad - 6);
+    if (Math.abs(sent.avail - avail) > 3) return false;
+    const height = Math.max(240, Math.min(2400, Math.floor(sent.avail)));
+    const svgs = [...chart.querySelectorAll('[data-testid="stVegaLiteChart"] svg')];
+    if (!svgs.length || svgs.some(s => Math.abs(s.getBoundingClientRect().height - height) > 3)) {
+      return false;
+    }
+    for (const line of slide.querySelectorAll('[id^="nw-finding-"]')) {
+      if (line.scrollWidth > line.clientWidth + 1 && !line.classList.contains('nw-wraps')) return false;
+    }
+    for (const note of slide.querySelectorAll('[id^="nw-present-note"]')) {
+      const style = getComputedStyle(note), size = parseFloat(style.fontSize);
+      const lines = note.getBoundingClientRect().height / (parseFloat(style.lineHeight) || 1.2 * size);
+      if (lines > 2.5 && size > 24) return false;
+    }
+    return main.scrollTop === 0 && window.scrollY === 0;
+  };
+  const now = performance.now();
+  if (!settled()) { window.__nwSlideStill = undefined; return false; }
+  const boxes = [...slide.querySelectorAll('*')].filter(e => e.id || e.tagName === 'svg')
+    .map(e => { const b = e.getBoundingClientRect(); return `${b.x},${b.y},${b.width},${b.height}`; })
+    .join(';') + '|' + main.scrollHeight + '|' + document.scrollingElement.scrollHeight;
+  const s = window.__nwSlideStill;
+  if (!s || s.boxes !== boxes) { window.__nwSlideStill = {boxes, since: now}; return false; }
+  return now - s.since >= quiet;
+}"""
+
+
+def wait_slide(page, quiet_ms: float = 100, timeout: float = 60_000) -> None:
+    """Wait until the slide is drawn for its screen (:data:`SLIDE_SETTLED`) and the page is
+    idle, and the slide still so: slide.js measures 200 and 800 ms after each draw and on a
+    resize, and a measure it sends redraws the page (on a loaded machine that chain takes a
+    few seconds)."""
+    try:
+        page.evaluate("() => { window.__nwSlideStill = undefined; }")
+        page.wait_for_function(SLIDE_SETTLED, arg=quiet_ms, timeout=timeout, polling="raf")
+        wait_idle(page, timeout)
+        page.wait_for_function(SLIDE_SETTLED, arg=0, timeout=timeout, polling="raf")
+    except PlaywrightTimeout:
         assert_no_exception(page)
-        now = page.evaluate(MEASURE)
-        shape = lambda m: (m["page"], m["main"], m["chart"], m["note"], m["title"])  # noqa: E731
-        if got is not None and shape(got) == shape(now):
-            return now
-        got = now
-    return got
+        raise AssertionError(
+            f"the slide was not drawn for its screen in {timeout:.0f} ms: "
+            + page.evaluate("() => JSON.stringify({sent: window.__nwSlide && window.__nwSlide.sent,"
+                            " window: [innerWidth, innerHeight], charts: [...document.querySelectorAll("
+                            "'.st-key-nw-slide-chart svg')].map(s => s.getBoundingClientRect().height),"
+                            " text: document.body.innerText.slice(0, 400)})")) from None
+
+
+#: True once every element ``selector`` finds has kept its box for ``quiet`` ms (and there is one).
+STILL = """([selector, quiet]) => {
+  const found = [...document.querySelectorAll(selector)];
+  const boxes = found.map(e => { const b = e.getBoundingClientRect();
+    return `${b.x},${b.y},${b.width},${b.height}`; }).join(';');
+  const now = performance.now(), seen = window.__nwStill || (window.__nwStill = {});
+  const s = seen[selector];
+  if (!found.length || !s || s.boxes !== boxes) { seen[selector] = {boxes, since: now}; return false; }
+  return now - s.since >= quiet;
+}"""
+
+
+def wait_still(page, selector: str, quiet_ms: float = 150, timeout: float = 30_000) -> None:
+    """Wait until the elements ``selector`` finds keep their boxes for ``quiet_ms`` (:data:`STILL`),
+    e.g. charts Vega draws again at a new size a few frames after their container changed."""
+    page.evaluate("(selector) => { if (window.__nwStill) delete window.__nwStill[selector]; }",
+                  selector)
+    page.wait_for_function(STILL, arg=[selector, quiet_ms], timeout=timeout, polling="raf")
+
+
+#: How many messages the page has sent the server over its WebSocket (a widget's new value
+#: asks for a run that way), counted from this function's first call on the page, and
+#: ``answered``: that count when the server's last message arrived.
+SENT = """() => {
+  let s = window.__nwSent;
+  if (!s) {
+    s = window.__nwSent = {sent: 0, answered: 0, sockets: new WeakSet()};
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (...args) {
+      s.sent += 1;
+      if (!s.sockets.has(this)) {
+        s.sockets.add(this);
+        this.addEventListener('message', () => { s.answered = s.sent; });
+      }
+      return send.apply(this, args);
+    };
+  }
+  return s.sent;
+}"""
+
+
+def submit(page, field, value: str, timeout: float = 60_000) -> None:
+    """Type ``value`` in ``field`` and press Enter, then wait until the server has answered
+    the run that asks for and the page is idle (a value the field holds already asks for
+    none). On a loaded machine :func:`wait_idle` alone can look before the run has begun."""
+    before = page.evaluate(SENT)
+    changed = field.input_value() != value
+    field.fill(value)
+    field.press("Enter")
+    if changed:
+        page.wait_for_function(f"(n) => {{ ({SENT})(); return window.__nwSent.answered > n; }}",
+                               arg=before, timeout=timeout)
+    wait_idle(page, timeout)
+
+
+def _settled(page) -> dict:
+    """The slide's layout once it is drawn for its screen (:func:`wait_slide`)."""
+    wait_slide(page)
+    assert_no_exception(page)
+    return page.evaluate(MEASURE)
 
 
 def _open_slide_from_the_lab(page, url: str) -> dict:
@@ -357,8 +469,9 @@ def test_the_labs_legends_are_not_cut_at_1024_px(browser, slide_url):
         page.goto(slide_url)
         page.get_by_role("button", name="Presentation mode").wait_for(timeout=240_000)
         page.locator('[data-testid="stVegaLiteChart"] g.role-legend').nth(1).wait_for(timeout=60_000)
-        wait_idle(page)
-        page.wait_for_timeout(800)
+        wait_layout(page)
+        wait_still(page, '[data-testid="stVegaLiteChart"] svg, '
+                   '[data-testid="stVegaLiteChart"] g.role-legend')
         charts = page.evaluate(LEGENDS)
         legends = [(c["svg"], g) for c in charts for g in c["legends"]]
         assert len(legends) >= 2, charts

@@ -19,7 +19,7 @@ from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge
 from needlework.judges.plan import load_items
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
-from tests.browser.test_needle_slide import TEXTS_OF, TITLE
+from tests.browser.test_needle_slide import TEXTS_OF, TITLE, submit, wait_slide
 from tests.judges_fixtures import FakeJudgeServer
 from tests.needle_fixtures import import_scored_needles
 
@@ -89,21 +89,11 @@ def two_url(app_url, seeded_db):
 
 
 def _settled(page) -> dict:
-    """The layout once slide.js has measured the screen and the charts took the height left:
-    the same reading twice, a second apart (up to 30 s; then the last reading)."""
-    got = None
-    for _ in range(30):
-        wait_idle(page)
-        page.wait_for_timeout(1000)
-        wait_idle(page)
-        assert_no_exception(page)
-        now = page.evaluate(MEASURE)
-        shape = lambda m: (m["page"], m["main"], [p["chart"] for p in m["panels"]],  # noqa: E731
-                           m["foot"], m["title"]["bottom"])
-        if got is not None and shape(got) == shape(now):
-            return now
-        got = now
-    return got
+    """The layout once slide.js has measured the screen and the charts took the height left
+    (test_needle_slide.wait_slide)."""
+    wait_slide(page)
+    assert_no_exception(page)
+    return page.evaluate(MEASURE)
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
@@ -119,10 +109,7 @@ def test_two_panels_fit_with_whole_legends_labels_in_cells_and_a_short_foot(brow
         # the lab shows the judge beside the reward model; the slide takes both
         page.locator(f'g.mark-rect path[aria-label*="model: {judge}"]').first.wait_for(timeout=60_000)
         wait_idle(page)
-        title = page.get_by_role("textbox", name="Slide title")
-        title.fill(TITLE)
-        title.press("Enter")
-        wait_idle(page)
+        submit(page, page.get_by_role("textbox", name="Slide title"), TITLE)
         present.click()
         page.locator("#nw-finding-1").wait_for(timeout=60_000)
         page.locator('.st-key-nw-slide g.mark-text.role-mark text').first.wait_for(timeout=60_000)

@@ -10,7 +10,14 @@ import store
 from needlework.datasets import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
-from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
+from tests.browser.harness import (
+    assert_no_exception,
+    screenshot,
+    team_server,
+    wait_idle,
+    wait_layout,
+)
+from tests.browser.test_needle_slide import wait_still
 from tests.browser.test_teams import sign_in
 from tests.conftest import garage_records, jsonl
 from tests.teams_fixtures import PASSWORDS, finish_grounding
@@ -58,7 +65,8 @@ def test_the_throughput_names_each_day_once(browser, server, size):
             has=page.locator('text:has-text("Day (UTC)")'))
         chart.wait_for(timeout=60_000)
         chart.evaluate("e => e.scrollIntoView({block: 'center'})")
-        page.wait_for_timeout(800)
+        wait_layout(page)
+        wait_still(page, '[data-testid="stVegaLiteChart"] svg')
         screenshot(page, f"quality-throughput-{size[0]}x{size[1]}")
         days = chart.evaluate(DAY_LABELS)
         assert len(days) == 2 and len(set(days)) == 2 and days == sorted(days), days

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import expect
 
 import store
 from needlework.datasets import import_bytes
@@ -23,7 +24,14 @@ from needlework.rag.failures import failing_sentences
 from needlework.rag.sentences import split_sentences
 from needlework.seed import seed_demo
 from store.rag import list_runs, run_results
-from tests.browser.harness import assert_no_exception, screenshot, streamlit_server, wait_idle
+from tests.browser.harness import (
+    assert_no_exception,
+    screenshot,
+    streamlit_server,
+    wait_idle,
+    wait_layout,
+)
+from tests.browser.test_needle_slide import submit
 
 DATASET = "demo-grounding"
 MODEL = "hasty-subset"
@@ -71,17 +79,14 @@ def _main(page):
 
 
 def _fill(page, name: str, value: str) -> None:
-    field = _main(page).get_by_label(name, exact=True)
-    field.fill(value)
-    field.press("Enter")
-    wait_idle(page)
+    submit(page, _main(page).get_by_label(name, exact=True), value)
 
 
 def _shots(page, heading: str, name: str) -> None:
     for width in (1440, 1280, 1024):
         page.set_viewport_size({"width": width, "height": 1000})
+        wait_layout(page)
         page.get_by_text(heading).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(400)
         screenshot(page, f"{name}-{width}")
 
 
@@ -233,8 +238,10 @@ def test_every_figure_of_the_demo_answers_with_the_rules_judge(app_url, seeded_d
     start.wait_for(timeout=240_000)
     main.get_by_text("Rules judge, not an LLM").first.wait_for()
     start.click()
+    # the judge starts and a rerun fills the form in for it: wait for that (on a loaded
+    # machine wait_idle alone can look before the rerun has begun)
+    expect(main.get_by_label("Model", exact=True)).to_have_value("needlework-rules", timeout=60_000)
     wait_idle(page, 60_000)
-    assert main.get_by_label("Model", exact=True).input_value() == "needlework-rules"
     main.get_by_role("button", name="Evaluate 2 model(s)").click()
     # this job's outcome line (an earlier test's job of the dataset shows "judge calls:" too)
     main.get_by_text(re.compile(r"^Evaluated 2 model\(s\) on")).wait_for(timeout=RUN_TIMEOUT_MS)

@@ -13,13 +13,21 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 import store
 from needlework.rag.failures import cited_passage, failing_sentences
 from needlework.rag.questions import GROUNDING_BINS
 from needlework.seed import seed_demo
 from store.rag import answer_sets, list_runs, run_results
-from tests.browser.harness import assert_no_exception, screenshot, streamlit_server, wait_idle
+from tests.browser.harness import (
+    assert_no_exception,
+    screenshot,
+    streamlit_server,
+    wait_idle,
+    wait_layout,
+)
+from tests.browser.test_needle_slide import submit
 from tests.browser.test_rag import _only_failing, sentence_link
 
 DATASET = "demo-grounding"
@@ -50,10 +58,7 @@ def _main(page):
 
 
 def _fill(page, name: str, value: str) -> None:
-    field = _main(page).get_by_label(name, exact=True)
-    field.fill(value)
-    field.press("Enter")
-    wait_idle(page)
+    submit(page, _main(page).get_by_label(name, exact=True), value)
 
 
 def test_generate_with_the_demo_judge_then_every_figure_and_a_failure_in_context(
@@ -89,6 +94,9 @@ def test_generate_with_the_demo_judge_then_every_figure_and_a_failure_in_context
     rules = main.get_by_role("button", name=re.compile(r"(Start|Use) the rules judge"))
     rules.wait_for(timeout=60_000)
     rules.click()
+    # the judge starts and a rerun fills the form in for it: wait for that (on a loaded
+    # machine wait_idle alone can look before the rerun has begun)
+    expect(main.get_by_label("Model", exact=True)).to_have_value("needlework-rules", timeout=60_000)
     wait_idle(page, 60_000)
     main.get_by_role("button", name="Evaluate 3 model(s)").click()
     main.get_by_text(re.compile(r"^Evaluated 3 model\(s\) on")).wait_for(timeout=SLOW_MS)
@@ -135,7 +143,18 @@ def test_generate_with_the_demo_judge_then_every_figure_and_a_failure_in_context
     assert asked.get("passage") == ([str(passage)] if passage is not None else None)
     panel = page.locator(".st-key-nw-rag-panel")
     panel.wait_for()
-    page.wait_for_timeout(1500)  # the key script's first scroll
+    # the key script's first scroll (to the panel, its outlined sentence in view), then the
+    # cited passage brought on screen (components/rag/answer_panel.py), and the page still
+    page.wait_for_function("(item) => window.__nwAnnotate && window.__nwAnnotate.item === item "
+                           "&& window.__nwAnnotate.scrolledTo === item", arg=item, timeout=15_000)
+    if passage is not None:
+        page.wait_for_function("""(n) => {
+            const c = document.querySelector('.st-key-nw-card-' + n);
+            const bar = document.querySelector('.st-key-nw-top').getBoundingClientRect().bottom;
+            const r = c && c.getBoundingClientRect();
+            return r && r.top >= bar - 1 && r.top < window.innerHeight; }""",
+                               arg=passage, timeout=15_000)
+    wait_layout(page)
     box = page.evaluate("""() => {
         const r = document.querySelector('.st-key-nw-rag-panel').getBoundingClientRect();
         const m = document.querySelector('.st-key-nw-rag-panel mark.nw-current');
@@ -151,13 +170,6 @@ def test_generate_with_the_demo_judge_then_every_figure_and_a_failure_in_context
     assert box["mark"] is not None, box
     if passage is None:
         assert box["bar"] - 1 <= box["mark"][0] and box["mark"][1] <= box["height"], box
-    else:
-        page.wait_for_function("""(n) => {
-            const c = document.querySelector('.st-key-nw-card-' + n);
-            const bar = document.querySelector('.st-key-nw-top').getBoundingClientRect().bottom;
-            const r = c && c.getBoundingClientRect();
-            return r && r.top >= bar - 1 && r.top < window.innerHeight; }""",
-                               arg=passage, timeout=15_000)
     assert box["top"] < box["height"] and box["bottom"] > box["bar"], box
     if passage is not None:
         assert box["cursor"] == passage, box

@@ -324,7 +324,8 @@ def test_the_verdict_bar_stays_in_place_between_items_of_different_shapes(page, 
         if (!document.querySelector('.st-key-rv-verdicts')) window.__barGone += 1;
       }).observe(document.body, {childList: true, subtree: true});
     }""")
-    page.keyboard.type("a" * 10, delay=150)  # each verdict moves on: 3 comparisons an item
+    # a pace, the thing tested: keys 150 ms apart; each verdict moves on (3 comparisons an item)
+    page.keyboard.type("a" * 10, delay=150)
     rows = wait_rows(seeded_db, who, 10, timeout=30)
     wait_idle(page)
     assert page.evaluate("window.__barGone") == 0

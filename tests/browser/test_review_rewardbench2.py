@@ -11,8 +11,9 @@ import time
 import uuid
 
 from needlework.seed import DEMO_REWARDBENCH2 as RB2
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle
+from tests.browser.harness import assert_no_exception, screenshot, wait_idle, wait_layout
 from tests.browser.keys import settle_review
+from tests.browser.test_review_screen import wait_fitted
 
 
 def verdicts(db_path, who: str) -> dict[tuple[str, str], dict]:
@@ -66,7 +67,7 @@ def test_rewardbench2_verdicts_by_key_on_best_of_4_and_ties(browser, app_url, se
         assert "Correct better" in page.locator(".st-key-rv_v_agree").inner_text()
         assert main.get_by_text("best-of-4: Correct 1 against Incorrect 1–3", exact=False).count()
         assert_no_exception(page)
-        page.wait_for_timeout(1200)  # the page fits the responses above the bar
+        wait_fitted(page)  # the page fits the responses above the bar
         screenshot(page, "review-rb2-best-of-4-1280x800")
 
         # A, then F and 1 (a reason for the flip), then T: factuality-1's three comparisons
@@ -105,7 +106,7 @@ def test_rewardbench2_verdicts_by_key_on_best_of_4_and_ties(browser, app_url, se
         wait_idle(page)
         assert page.locator(".st-key-rv-picker button").count() == 20
         assert main.get_by_text("Correct 1–4 are equally correct", exact=False).count()
-        page.wait_for_timeout(1200)
+        wait_fitted(page)
         screenshot(page, "review-rb2-ties-1440x900")
         page.keyboard.press("j")
         on(page, "tied:2", 1, 0)
@@ -115,13 +116,13 @@ def test_rewardbench2_verdicts_by_key_on_best_of_4_and_ties(browser, app_url, se
         settle_review(page)
         assert_no_exception(page)
         page.set_viewport_size({"width": 1280, "height": 800})
-        page.wait_for_timeout(800)
+        wait_layout(page)
         screenshot(page, "review-rb2-ties-1280x800")
         page.set_viewport_size({"width": 1440, "height": 900})
         page.goto(f"{app_url}/review?dataset={RB2}&item=factuality-3&i=1&j=1")
         on(page, "factuality-3", 0, 0)
         wait_idle(page)
-        page.wait_for_timeout(1200)
+        wait_fitted(page)
         screenshot(page, "review-rb2-best-of-4-1440x900")
     finally:
         context.close()

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import uuid
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from tests.browser.harness import screenshot
-from tests.browser.keys import open_review, settle_review
+from tests.browser.keys import key_state, open_review, settle_review
 
 #: Each response box: lines on screen between Streamlit's header and the verdict bar, and
 #: the lines it holds; the verdict buttons' box.
@@ -27,13 +29,72 @@ SCREEN = """() => {
 }"""
 
 
+#: True once the comparison the keys aim at is drawn, the key script's fit (run 60, 300 and
+#: 900 ms after a comparison is first drawn: ``S.receive`` in components/js/review_keys.js)
+#: is done and the responses' boxes have kept still for ``quiet`` ms. The first call on a
+#: page wraps ``S.receive`` so that each draw's fits count themselves (the timers read
+#: ``S.fit`` when they are set): the fit is done once the three fits of the draw on screen
+#: have run. For a comparison drawn before that (the page's first), whose timers cannot be
+#: observed, once nothing (the comparison, the boxes, the scroll) has moved for ``settle`` ms,
+#: longer than the timers run.
+FITTED = """([quiet, settle]) => {
+  const S = window.__nwReview;
+  if (!S || !S.receive || !S.fit) return false;
+  if (!S.nwFits) {
+    S.nwFits = {};  // fits run, per draw
+    S.nwDraw = null;  // the draw of the comparison on screen (null: drawn before this)
+    let draws = 0;
+    const receive = S.receive, fit = S.fit;
+    S.receive = (data) => {
+      const draw = ++draws, before = S.fitFor;
+      S.fit = () => { S.nwFits[draw] = (S.nwFits[draw] || 0) + 1; return fit(); };
+      receive(data);
+      if (S.fitFor !== before) S.nwDraw = draw;
+    };
+  }
+  const boxes = [...document.querySelectorAll('.st-key-rv-responses .nw-box')];
+  const drawn = !!(S.data && S.at && S.data.item === S.at.item && S.data.i === S.at.i
+                   && S.data.j === S.at.j && boxes.length);
+  const now = performance.now();
+  if (!drawn) { window.__nwFitted = undefined; return false; }
+  const page = document.querySelector('[data-testid="stMain"]') || document.scrollingElement;
+  const shape = JSON.stringify([S.data.item, S.data.i, S.data.j, page.scrollTop, boxes.map((b) => {
+    const r = b.getBoundingClientRect(); return [r.top, r.bottom, r.width, b.scrollTop]; })]);
+  const s = window.__nwFitted;
+  if (!s || s.shape !== shape) { window.__nwFitted = {shape, since: now}; return false; }
+  const still = now - s.since;
+  return S.nwDraw === null ? still >= settle : (S.nwFits[S.nwDraw] || 0) >= 3 && still >= quiet;
+}"""
+
+
+def wait_fitted(page, quiet_ms: float = 100, settle_ms: float = 1500,
+                timeout: float = 30_000) -> None:
+    """Wait until Review has drawn the comparison its keys aim at and its fit of the
+    responses above the verdict bar is done (:data:`FITTED`)."""
+    page.evaluate("() => { window.__nwFitted = undefined; }")
+    try:
+        page.wait_for_function(FITTED, arg=[quiet_ms, settle_ms], timeout=timeout, polling="raf")
+    except PlaywrightTimeout:
+        raise AssertionError(f"the comparison was not drawn in {timeout:.0f} ms: "
+                             f"{key_state(page)}; {page.evaluate(SCREEN)}") from None
+
+
 def _drawn(page) -> dict:
     settle_review(page)
-    page.wait_for_function("() => { const S = window.__nwReview; return S && S.data && S.at && "
-                           "S.data.item === S.at.item && S.data.i === S.at.i && S.data.j === S.at.j; }",
-                           timeout=30_000)
-    page.wait_for_timeout(1200)  # the fit runs 60, 300 and 900 ms after the draw
+    wait_fitted(page)
     return page.evaluate(SCREEN)
+
+
+def _scrolled(page, which: str) -> None:
+    """Wait until ``some`` response box is scrolled down, or ``none`` is."""
+    try:
+        page.wait_for_function(
+            "(which) => { const tops = [...document.querySelectorAll("
+            "'.st-key-rv-responses .nw-box')].map((e) => e.scrollTop); return tops.length > 0 && "
+            "(which === 'some' ? tops.some((t) => t > 0) : tops.every((t) => t === 0)); }",
+            arg=which, timeout=5_000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{which} response scrolled: {page.evaluate(SCREEN)}") from None
 
 
 def test_review_opens_each_comparison_on_its_text_and_scrolls_it_by_key(browser, app_url):
@@ -53,15 +114,11 @@ def test_review_opens_each_comparison_on_its_text_and_scrolls_it_by_key(browser,
             if not scrolled and any(b["more"] for b in got["boxes"]):
                 # PageDown with no click first: both responses scroll, PageUp brings them back
                 page.keyboard.press("PageDown")
-                page.wait_for_timeout(300)
-                down = page.evaluate(SCREEN)
-                assert any(b["scroll"] > 0 for b in down["boxes"]), down
+                _scrolled(page, "some")
                 page.keyboard.press("PageUp")
-                page.wait_for_timeout(300)
-                assert all(b["scroll"] == 0 for b in page.evaluate(SCREEN)["boxes"])
+                _scrolled(page, "none")
                 page.keyboard.press(" ")
-                page.wait_for_timeout(300)
-                assert any(b["scroll"] > 0 for b in page.evaluate(SCREEN)["boxes"])
+                _scrolled(page, "some")
                 scrolled = True
             page.keyboard.press("j")
         assert scrolled, "no comparison of the demo pairs has a response longer than its box"

@@ -13,7 +13,13 @@ import pytest
 import store
 from needlework.rewards.results import failures
 from store.scores import item_scores, list_jobs
-from tests.browser.harness import assert_no_exception, load_model, screenshot, wait_idle
+from tests.browser.harness import (
+    assert_no_exception,
+    load_model,
+    screenshot,
+    wait_idle,
+    wait_layout,
+)
 
 DATASET = "demo-preference"
 SCORE_TIMEOUT_S = 600
@@ -33,8 +39,8 @@ def _shot(page, heading: str, name: str, height: int = 1000) -> None:
     """A screenshot of the viewport scrolled to a section (Streamlit scrolls inside the
     page, so a full-page screenshot would only show the top)."""
     page.set_viewport_size({"width": 1400, "height": height})
+    wait_layout(page)
     page.get_by_text(heading).first.evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(500)
     screenshot(page, name)
 
 
@@ -46,7 +52,7 @@ def _wait_for_job(seeded_db: Path) -> dict:
             jobs = [j for j in list_jobs(db) if j["dataset"] == DATASET]
             if jobs and jobs[0]["status"] not in ("queued", "running"):
                 return jobs[0]
-            time.sleep(1)
+            time.sleep(0.2)  # the poll's interval
     finally:
         db.conn.close()
     raise AssertionError(f"scoring {DATASET} took more than {SCORE_TIMEOUT_S} s")

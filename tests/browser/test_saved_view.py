@@ -98,8 +98,45 @@ def test_z_after_a_reload_empties_the_box_and_typing_saves_only_what_was_typed(
     page.keyboard.type("Only this. [cite_1]")
     page.keyboard.press("Escape")
     wait_stored(seeded_db, key, who, "answer", "Only this. [cite_1]")
-    page.wait_for_timeout(1500)
+    settle(page)  # nothing left to send, and no run under way or asked for
+    wait_idle(page)
     assert stored(seeded_db, key, who, "answer") == "Only this. [cite_1]"
+    assert_no_exception(page)
+
+
+def test_z_then_a_and_an_answer_typed_at_once_saves_the_answer_whole(
+        page, app_url, seeded_db, order):
+    """Z, A and the answer typed at full speed: A waits for the undo to be drawn, and the
+    characters typed meanwhile wait with it and go into the box, every one of them."""
+    who = unique("ahead")
+    key = order[2][0]
+    open_annotate(page, app_url, key, who)
+    page.keyboard.press("d")
+    wait_stored(seeded_db, key, who, "answer", DEFLECTION)
+    expect_answer(page, DEFLECTION)
+    page.keyboard.press("z")
+    page.keyboard.press("a")
+    page.keyboard.type("Only this. [cite_1]")
+    page.keyboard.press("Escape")
+    wait_stored(seeded_db, key, who, "answer", "Only this. [cite_1]")
+    expect_answer(page, "Only this. [cite_1]")
+    assert page.evaluate("document.activeElement.tagName") == "BODY"
+    assert_no_exception(page)
+
+
+def test_n_then_a_and_an_answer_typed_at_once_answers_the_next_question(
+        page, app_url, seeded_db, order):
+    """N, A and the answer at full speed: the answer goes to the question N opened, whole."""
+    who = unique("next")
+    key, after = order[3][0], order[4][0]
+    open_annotate(page, app_url, key, who)
+    page.keyboard.press("n")
+    page.keyboard.press("a")
+    page.keyboard.type("Next one. [cite_2]")
+    page.keyboard.press("Escape")
+    wait_stored(seeded_db, after, who, "answer", "Next one. [cite_2]")
+    expect_answer(page, "Next one. [cite_2]")
+    assert stored(seeded_db, key, who, "answer") is None
     assert_no_exception(page)
 
 

@@ -7,6 +7,8 @@ sidebar and on Home. Screenshots at 1280x800 and 1440x900 (artifacts/screenshots
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 
 import pytest
 
@@ -24,7 +26,10 @@ from tests.browser.harness import (
     screenshot,
     streamlit_server,
     wait_idle,
+    wait_layout,
 )
+from tests.browser.test_needle_slide import submit, wait_still
+from tests.browser.test_review_screen import wait_fitted
 from tests.conftest import RMBENCH_DIR
 
 PAIRS, RMBENCH, GROUNDING = "md-pairs", "rm-chat", "demo-grounding"
@@ -78,14 +83,19 @@ def screenshot_dir():
     return SCREENSHOTS
 
 
+def _drawn_for(page, who: str) -> None:
+    """Wait until Review's key script has the page drawn for ``who`` (its switches kept for
+    that person, its keys saved under that name)."""
+    page.wait_for_function("(who) => { const S = window.__nwReview; return !!(S && S.data && "
+                           "S.data.annotator === who); }", arg=who, timeout=30_000)
+
+
 def _open(browser, url: str, size: tuple[int, int], who: str = "ana"):
     context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     page.goto(url)
     wait_idle(page)
-    page.get_by_label("Annotator", exact=True).fill(who)
-    page.keyboard.press("Enter")
-    wait_idle(page)
+    submit(page, page.get_by_label("Annotator", exact=True), who)
     page.keyboard.press("Escape")
     return context, page
 
@@ -96,6 +106,7 @@ def test_markdown_view_draws_formatting_only(browser, workday_url, size):
     context, page = _open(browser, f"{workday_url}/review?dataset={PAIRS}", size,
                           who=f"md-{size[0]}")
     try:
+        _drawn_for(page, f"md-{size[0]}")
         responses = page.locator(".st-key-rv-responses")
         responses.get_by_text("### Steps").first.wait_for(timeout=30_000)  # text by default
         assert responses.locator("h3").count() == 0
@@ -112,6 +123,8 @@ def test_markdown_view_draws_formatting_only(browser, workday_url, size):
         assert "[image: pixel — http://img.invalid/pixel.png]" in text
         assert "click me" in text and "(javascript:document.title='link')" in text
         box.get_by_text("click me").click()
+        # a fixed pause, for what cannot be observed: a script the click must not run (a
+        # javascript: link's would run in a task after the click) leaves no sign to wait for
         page.wait_for_timeout(300)
         assert page.title() not in ("pwned", "img", "link")
         requested = page.evaluate("performance.getEntriesByType('resource').map(e => e.name)"
@@ -121,6 +134,24 @@ def test_markdown_view_draws_formatting_only(browser, workday_url, size):
         screenshot(page, f"review-markdown-{size[0]}x{size[1]}")
     finally:
         context.close()
+
+
+def _wait_verdict(db_path, dataset: str, who: str, timeout: float = 20.0) -> None:
+    """Poll the database until ``who`` has a verdict on ``dataset``."""
+    deadline = time.time() + timeout
+    while True:
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+        try:
+            found = conn.execute("select count(*) from annotations where dataset = ? and "
+                                 "annotator = ? and field like 'verdict:%'",
+                                 [dataset, who]).fetchone()[0]
+        finally:
+            conn.close()
+        if found:
+            return
+        if time.time() > deadline:
+            raise AssertionError(f"no verdict of {who} on {dataset} after {timeout:.0f} s")
+        time.sleep(0.05)
 
 
 def _prompt_and_boxes(page) -> dict:
@@ -143,7 +174,7 @@ def test_the_prompt_of_a_later_comparison_stays_on_screen(browser, workday_url, 
     try:
         page.locator(".st-key-rv-verdicts").wait_for(timeout=30_000)
         for n in range(3):  # this comparison, then two later ones (J)
-            page.wait_for_timeout(1300)  # the fit runs 60, 300 and 900 ms after the draw
+            wait_fitted(page)  # the fit runs 60, 300 and 900 ms after the draw
             got = _prompt_and_boxes(page)
             assert got["top"] >= 0 and got["bottom"] <= got["bar"], (n, got)
             for box in got["boxes"]:  # and the responses keep their first screen
@@ -205,7 +236,8 @@ def test_rag_chart_labels_and_legends_are_whole_at_1024(browser, workday_url):
         assert charts.count() >= 2  # the figures, and by dimension
         for k in range(charts.count()):
             charts.nth(k).scroll_into_view_if_needed()
-            page.wait_for_timeout(800)
+            wait_layout(page)
+            wait_still(page, '[data-testid="stVegaLiteChart"] svg')
             charts.nth(k).screenshot(path=str(screenshot_dir() / f"rag-chart-{k}-1024.png"))
         texts = page.evaluate("() => [...document.querySelectorAll('[data-testid=stVegaLiteChart] "
                               "svg text')].flatMap(t => { const lines = [...t.querySelectorAll("
@@ -220,14 +252,16 @@ def test_rag_chart_labels_and_legends_are_whole_at_1024(browser, workday_url):
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_home_and_sidebar_tell_the_annotator_their_day(browser, workday_url, size):
+def test_home_and_sidebar_tell_the_annotator_their_day(browser, workday_url, workday_db, size):
     context, page = _open(browser, f"{workday_url}/review?dataset={PAIRS}", size, who=f"dee{size[0]}")
     try:
         page.locator(".st-key-rv-verdicts").wait_for(timeout=30_000)
         sidebar = page.locator('[data-testid="stSidebar"]')
         sidebar.get_by_text("Today: nothing saved yet").wait_for(timeout=15_000)
+        _drawn_for(page, f"dee{size[0]}")
         page.keyboard.press("a")  # a verdict: one item today
-        page.wait_for_timeout(1500)
+        _wait_verdict(workday_db, PAIRS, f"dee{size[0]}")
+        wait_idle(page)
         page.goto(f"{workday_url}/")
         wait_idle(page)
         main = page.locator('[data-testid="stMain"]')
@@ -275,7 +309,9 @@ def test_a_page_link_to_the_dataset_shown_carries_dataset_once(browser, workday_
         page.locator(f'a[href="review?dataset={PAIRS}"]').first.click()
         page.locator(".st-key-rv-verdicts").wait_for(timeout=30_000)
         wait_idle(page)
-        page.wait_for_timeout(800)
+        page.wait_for_function("() => new URLSearchParams(location.search).get('item') === 'md1'",
+                               timeout=15_000)  # the page writes where it is into its URL
+        wait_idle(page)
         search = page.evaluate("location.search")
         assert search.count("dataset=") == 1, (search, seen)
         assert "item=md1" in search, search
