@@ -208,7 +208,7 @@ class Run:
         return value if isinstance(value, dict) else None
 
     def seen(self) -> float:
-        answer = self.data("needlework.outbox_answer") or {}
+        answer = self.data("needlework.outbox_answer_data") or {}
         value = answer.get("seen")
         return float(value) if isinstance(value, (int, float)) else 0.0
 
@@ -270,7 +270,7 @@ class Stream:
             elif kind == "script_finished":
                 self.current.status = msg.script_finished
                 self.current.finished = time.perf_counter()
-                keys = self.current.data("needlework.annotate_keys")
+                keys = self.current.data("needlework.annotate_keys_data")
                 if msg.script_finished == OK and keys is not None:
                     self.keys = keys
                 self.runs.append(self.current)
@@ -486,7 +486,7 @@ class Annotator(FastHttpUser):
         self._html(f"/annotate?{query}")
         started = time.perf_counter()
         stream = self._connect()
-        drawn = stream.wait(lambda r: r.data("needlework.annotate_keys") is not None,
+        drawn = stream.wait(lambda r: r.data("needlework.annotate_keys_data") is not None,
                             stream.rerun(query, "annotate"))
         self._timed("page load", started, drawn)
         self.redraw(wait=True)
@@ -506,7 +506,7 @@ class Annotator(FastHttpUser):
         def answers(run: Run) -> bool:
             if run.seen() < nonce:
                 return False
-            drawn = run.data("needlework.annotate_keys") or {}
+            drawn = run.data("needlework.annotate_keys_data") or {}
             if item is not None and drawn.get("item") != item:
                 raise PageError(f"the page drew {drawn.get('item')} after a move to {item}")
             return True

@@ -17,6 +17,7 @@ which tells the browser which redraw this run is.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +28,39 @@ from needlework.action_parse import TAB as TAB_ID
 from needlework.action_route import ROUTE
 
 _JS = Path(__file__).parent / "js"
-#: the outbox core, after Streamlit's DOM as the scripts see it (``nwDom``: st_dom.js)
-CORE = st_dom.js() + "\n" + (_JS / "outbox_core.js").read_text(encoding="utf-8")
+#: the mail between components (``nwMail``: js/mail.js)
+MAIL = (_JS / "mail.js").read_text(encoding="utf-8")
+#: the outbox core, after Streamlit's DOM as the scripts see it (``nwDom``: st_dom.js) and
+#: the mail
+CORE = st_dom.js() + "\n" + MAIL + "\n" + (_JS / "outbox_core.js").read_text(encoding="utf-8")
 #: the key scripts' navigator (``nwNavigator``), shared by Annotate's and Review's
 NAVIGATOR = (_JS / "navigator_core.js").read_text(encoding="utf-8")
 
 _OUTBOX = st.components.v2.component(
     "needlework.outbox", isolate_styles=False,
-    js=CORE + "\nexport default function (c) { nwCore.attach(c.setStateValue, c.data); }\n")
-_ANSWER = st.components.v2.component(
-    "needlework.outbox_answer", isolate_styles=False,
-    js=CORE + "\nexport default function (c) { nwCore.answer(c.data); }\n")
+    js=CORE + "\nexport default function (c) { nwCore.attach(c.setStateValue, c.data); "
+              "nwMail.listen('outbox_answer', (data) => nwCore.answer(data)); }\n")
+
+
+def courier(name: str) -> Any:
+    """A component that carries data only: drawn with ``data=``, its script posts the data
+    and its element to the code listening under ``name`` (js/mail.js). Its element is
+    small, so the data, new every run, no longer carries a script with it."""
+    js = (MAIL + f"\nexport default function (c) {{ nwMail.post({json.dumps(name)}, c.data, "
+          "c.parentElement); }\n")
+    return st.components.v2.component(f"needlework.{name}_data", isolate_styles=False, js=js)
+
+
+def draw_code(component: Any, key: str) -> None:
+    """Draw ``component``, a script's code with no data, in a box that takes no room: its
+    element is the same on every run, so Streamlit sends it once per tab and then only a
+    reference to it (an element of 10 KB or more is cached by the browser)."""
+    with st.container(key=f"{key}-box"):
+        st.html(f"<style>{st_dom.hidden(f'{key}-box')}</style>")
+        component(key=key)
+
+
+_ANSWER = courier("outbox_answer")
 
 TAB = "nw-outbox-tab"
 NONCE = "nw-outbox-nonce"

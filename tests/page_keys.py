@@ -14,7 +14,7 @@ import store
 from needlework.actions import apply_actions
 
 TAB = "apptest-tab-1"
-SCRIPTS = {"annotate": "needlework.annotate_keys", "review": "needlework.review_keys"}
+SCRIPTS = {"annotate": "needlework.annotate_keys_data", "review": "needlework.review_keys_data"}
 
 
 def key_data(at: AppTest, page: str) -> dict[str, Any]:

@@ -27,15 +27,18 @@ from components.annotate.item import (
     offers_suggestions,
     set_hidden,
 )
-from components.outbox import applied_through, module
+from components.outbox import applied_through, courier, draw_code, module
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys, label_keys
 from needlework.grounding.labels import LABEL_PREFIX
 from needlework.grounding.line import line
 from store.grounding import openings
 
-_KEYS = st.components.v2.component("needlework.annotate_keys", isolate_styles=False,
-                                   js=module("input_core.js", "annotate_input.js", "annotate_paint.js", "annotate_keys.js"))
+#: the key script's code (sent once per tab) and the courier of its data (every run)
+_CODE = st.components.v2.component(
+    "needlework.annotate_keys", isolate_styles=False,
+    js=module("input_core.js", "annotate_input.js", "annotate_paint.js", "annotate_keys.js"))
+_KEYS = courier("annotate_keys")
 
 _STYLE = f"""
 <style>
@@ -109,6 +112,7 @@ def render_keyboard(ctx: ItemContext, cursor: int,
     notes about what a key did. ``moves``: :func:`move_targets`; ``seq`` and ``around``:
     as :func:`key_data`."""
     st.html(_STYLE)
+    draw_code(_CODE, "nw-annotate-code")
     _KEYS(key="nw-annotate-keys", data=key_data(ctx, cursor, moves, seq, around),
           width="content")
 

@@ -275,9 +275,11 @@ function annotateKeys() {
   return S;
 }
 
-export default function (component) {
+// the code is loaded once by its own component; the page's data comes every run by the
+// courier drawn in the toolbar (components/annotate/keyboard.py), whose element holds the
+// cursor's position and the notes
+function receiveAnnotate(data, holder) {
   const S = annotateKeys();
-  const holder = component.parentElement;
   if (holder && !holder.querySelector(".nw-cursor-pos")) {
     const span = document.createElement("span");
     span.className = "nw-cursor-pos";
@@ -294,5 +296,9 @@ export default function (component) {
     holder.style.position = "relative";
     holder.appendChild(note);
   }
-  S.receive(component.data);
+  S.receive(data);
+}
+
+export default function () {
+  nwMail.listen("annotate_keys", receiveAnnotate);
 }

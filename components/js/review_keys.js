@@ -307,6 +307,8 @@ function reviewKeys() {
   return S;
 }
 
-export default function (component) {
-  reviewKeys().receive(component.data);
+// the code is loaded once by its own component; the page's data comes every run by the
+// courier (components/review/keys.py)
+export default function () {
+  nwMail.listen("review_keys", (data) => reviewKeys().receive(data));
 }

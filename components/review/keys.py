@@ -16,13 +16,15 @@ from typing import Any
 
 import streamlit as st
 
-from components.outbox import applied_through, module
+from components.outbox import applied_through, courier, draw_code, module
 from needlework.review.sides import Sides, sides_for
 from needlework.review.verdicts import key_map
 from needlework.teams.permissions import User
 
-_KEYS = st.components.v2.component("needlework.review_keys", isolate_styles=False,
+#: the key script's code (sent once per tab) and the courier of its data (every run)
+_CODE = st.components.v2.component("needlework.review_keys", isolate_styles=False,
                                    js=module("input_core.js", "review_input.js", "review_keys.js"))
+_KEYS = courier("review_keys")
 
 _SCRIPT = """
 <script>
@@ -92,6 +94,7 @@ def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],
         return {**c, "verdict": as_shown(c["item"], c.get("verdict"))}
 
     around = line or {"ahead": [], "behind": []}
+    draw_code(_CODE, "nw-review-code")
     _KEYS(key="nw-review-keys", width="content", data={
         "dataset": dataset, "annotator": me, "item": ident[0], "i": ident[1], "j": ident[2],
         "verdict": as_shown(ident[0], (mine or {}).get("verdict")),
