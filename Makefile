@@ -11,13 +11,12 @@ WATCH ?= none
 # The demo variant trained only on short responses: it scores the needle lab's seeded result.
 DEMO_SHORT := data/demo-model-short
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# Parallel test workers (pytest-xdist). `make check`: one more than the cores, at most 4 (on 2
-# cores: 85 s with 3 workers, 107 s with 2). `make test`: twice the cores, at most 4: most of a
-# browser test's time is a server or Chromium it waits for (on 2 cores with 3 workers the
-# CPUs were half idle). `make test JOBS=1` runs everything in one process.
+# Parallel test workers (pytest-xdist): one more than the cores, at most 4, for `make check` and
+# `make test` alike (on 2 cores: check 85 s with 3 workers, 107 s with 2; make test 17 min with
+# 3 workers or 4, and 4 made the browser tests' timing flakier). `make test JOBS=1` runs
+# everything in one process.
 CORES := $(shell nproc 2>/dev/null || echo 2)
 JOBS ?= $(shell n=$(CORES); echo $$(( n + 1 > 4 ? 4 : n + 1 )))
-TEST_JOBS ?= $(if $(filter command line,$(origin JOBS)),$(JOBS),$(shell n=$(CORES); echo $$(( n * 2 > 4 ? 4 : n * 2 ))))
 xdist = $(if $(filter 1,$(1)),,-n $(1) --dist worksteal)
 
 .PHONY: run test check test-times venv test-deps chromium oidc-provider seed lint bench clean
@@ -113,7 +112,7 @@ test: $(VENV)/.test $(VENV)/.listen-guard chromium haproxy $(OIDC_PROVIDER)
 	$(PY) -m ruff check .
 	$(PY) -m needlework demo-models install
 	@rm -rf $(TIMES)
-	@$(call with_mypy,NEEDLEWORK_TEST_TIMES=$(TIMES) $(PY) -m pytest $(call xdist,$(TEST_JOBS)) --durations=30)
+	@$(call with_mypy,NEEDLEWORK_TEST_TIMES=$(TIMES) $(PY) -m pytest $(call xdist,$(JOBS)) --durations=30)
 
 # The slowest test files, tests and set-ups of the last `make test` (benchmarks/test_times.py).
 test-times:

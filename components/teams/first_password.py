@@ -58,9 +58,13 @@ def render_first_password(user: User, policy: Policy,
         st.markdown(f"You signed in as **{label(user.name, 60)}** with a one-time password. "
                     "Choose a password of your own before you go on: the one-time password "
                     "stops working now.")
+        # the reason sits in a box drawn on every run: the form keeps its place on the page,
+        # so its fields are emptied where they are (a form moved down by a new message was
+        # drawn again, and under load the browser put the typed password back in it)
+        notice = st.container()
         error = st.session_state.get(ERROR)
         if error:
-            st.error(label(error, 300), icon=":material/lock:")
+            notice.error(label(error, 300), icon=":material/lock:")
         with st.form("nw-first-password-form", border=True, enter_to_submit=True):
             st.text_input("New password", key=NEW, type="password",
                           autocomplete="new-password",

@@ -251,7 +251,12 @@ def wait_drawn(page, timeout: float = 30_000) -> None:
 #: page, and in local mode the name memory. They mount after the run that draws them, and
 #: the outbox may then ask for a run of its own; an idle page before that is not yet idle.
 MOUNTED = ("(local) => !!window.__nwCore && !!document.querySelector('#nw-save-status') && "
-           "(!local || window.__nwName !== undefined)")
+           "(!local || window.__nwName !== undefined) && "
+           # a key page's script has its code loaded and the page's data (js/mail.js)
+           "(!document.querySelector('.st-key-nw-toolbar') || "
+           "!!(window.__nwAnnotate && window.__nwAnnotate.data)) && "
+           "(!document.querySelector('.st-key-rv-bar') || "
+           "!!(window.__nwReview && window.__nwReview.data))")
 
 
 def wait_mounted(page, local: bool = True, timeout: float = 30_000) -> None:

@@ -162,8 +162,8 @@ def test_review_goes_along_her_own_comparisons(browser, server):
         assert "12 not reviewed by you" in caption, caption
         assert "the item the link named is not assigned to you" in caption, caption
         assert not _theirs_shown(page, theirs, "Prompt of")
-        page.wait_for_function("() => window.__nwReview !== undefined || "
-                               "document.querySelector('.st-key-rv-bar') !== null",
+        # the key script has its code and the page's data: a key before it is nobody's
+        page.wait_for_function("() => !!(window.__nwReview && window.__nwReview.data)",
                                timeout=30_000)
         page.evaluate("document.activeElement && document.activeElement.blur()")
         # twelve verdicts at typing speed: the line ahead holds her comparisons only, so
