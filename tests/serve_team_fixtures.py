@@ -14,7 +14,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from needlework.teams.serve_team import ServeTeamError, find_haproxy
+from needlework.teams.haproxy import find_haproxy
+from needlework.teams.team_plan import ServeTeamError
 from tests.conftest import ROOT
 
 TEAM_TOML = ('[server]\nmode = "team"\naddress = "127.0.0.1"\n'

@@ -15,20 +15,17 @@ import pytest
 
 from needlework.cli import main
 from needlework.teams.config import parse_config
-from needlework.teams.serve_team import (
+from needlework.teams.haproxy import TUNNEL_TIMEOUT, check_haproxy_config, haproxy_config
+from needlework.teams.serve_team import worker_command, worker_env
+from needlework.teams.team_plan import (
     AFFINITY_COOKIE,
-    TUNNEL_TIMEOUT,
     ServeTeamError,
     TeamPlan,
     Worker,
-    check_haproxy_config,
     check_ports,
-    haproxy_config,
     make_plan,
     port_in_use,
     trusted_proxy_note,
-    worker_command,
-    worker_env,
 )
 
 TEAM = parse_config('[server]\nmode = "team"\naddress = "0.0.0.0"\n'
@@ -64,7 +61,7 @@ def self_signed(folder: Path) -> Path:
 
 
 def haproxy_or_skip() -> str:
-    from needlework.teams.serve_team import find_haproxy  # noqa: PLC0415
+    from needlework.teams.haproxy import find_haproxy  # noqa: PLC0415
 
     try:
         return find_haproxy()

@@ -40,11 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_serve_team(args: argparse.Namespace) -> int:
     from needlework.teams.config import ConfigError, load_config  # noqa: PLC0415
-    from needlework.teams.serve_team import (  # noqa: PLC0415
+    from needlework.teams.haproxy import haproxy_config  # noqa: PLC0415
+    from needlework.teams.serve_team import serve  # noqa: PLC0415
+    from needlework.teams.team_plan import (  # noqa: PLC0415
         ServeTeamError,
-        haproxy_config,
         make_plan,
-        serve,
         trusted_proxy_note,
     )
     from store import default_path  # noqa: PLC0415

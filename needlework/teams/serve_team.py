@@ -11,9 +11,10 @@ stops everything. SIGINT (Ctrl-C) or SIGTERM stops HAProxy first, then every wor
 (SIGTERM to its process group, SIGKILL after 10 s); each child also gets SIGTERM from
 the kernel when this process dies without stopping them (``PR_SET_PDEATHSIG``).
 
-The proxy's configuration comes from a typed description (:class:`TeamPlan`) through a
-pure function (:func:`haproxy_config`): session affinity by a cookie HAProxy inserts
-(:data:`AFFINITY_COOKIE`, naming the worker), Streamlit's WebSocket (``/_stcore/stream``)
+The proxy's configuration comes from a typed description
+(:class:`needlework.teams.team_plan.TeamPlan`) through a pure function
+(:func:`needlework.teams.haproxy.haproxy_config`): session affinity by a cookie HAProxy inserts
+(``AFFINITY_COOKIE``, naming the worker), Streamlit's WebSocket (``/_stcore/stream``)
 kept open by a long tunnel timeout, health checks on ``/_stcore/health``, ``option
 redispatch`` so that a request whose cookie names a dead worker goes to a live one,
 ``X-Forwarded-For`` added (the app believes it when ``[server] trusted_proxies`` lists
@@ -31,13 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ipaddress
 import json
 import os
 import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -49,238 +47,18 @@ from pathlib import Path
 from typing import Any
 
 from needlework.teams.config import CONFIG_FILE, Config
+from needlework.teams.haproxy import check_haproxy_config, find_haproxy, haproxy_config
+from needlework.teams.team_plan import (
+    HEALTH,
+    ServeTeamError,
+    TeamPlan,
+    Worker,
+    check_ports,
+)
 
 ROOT = Path(__file__).resolve().parents[2]  # where serve.py is
-AFFINITY_COOKIE = "needlework_worker"
-WORKER_HEADER = "X-Needlework-Worker"  # each response names the worker that answered
-HEALTH = "/_stcore/health"
-WORKER_ADDRESS = "127.0.0.1"
-MAX_WORKERS = 64
-#: How long a WebSocket (Streamlit's /_stcore/stream) may stay silent before the proxy
-#: closes it; the browser then connects again by itself.
-TUNNEL_TIMEOUT = "1h"
 START_TIMEOUT = 180.0  # seconds a worker may take to answer its health check
 STOP_TIMEOUT = 10.0  # seconds between SIGTERM and SIGKILL
-_HAPROXY_PATHS = ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy")
-
-
-class ServeTeamError(ValueError):
-    """Why the processes cannot be started (one line, naming what to change)."""
-
-
-@dataclass(frozen=True)
-class Worker:
-    """One app process: its name (the affinity cookie's value) and its port on 127.0.0.1."""
-
-    name: str
-    port: int
-    address: str = WORKER_ADDRESS
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.address}:{self.port}"
-
-
-@dataclass(frozen=True)
-class TeamPlan:
-    """What to run: the proxy on ``address:port`` (TLS with ``certificate``, a PEM file
-    holding the certificate chain and its key, or the key beside it as ``FILE.key``), in
-    front of ``workers``."""
-
-    address: str
-    port: int
-    workers: tuple[Worker, ...]
-    certificate: Path | None = None
-    cookie: str = AFFINITY_COOKIE
-
-    @property
-    def url(self) -> str:
-        """The address people open (a wildcard address shown as this machine)."""
-        host = self.address
-        if host in ("0.0.0.0", "::"):
-            host = "127.0.0.1" if host == "0.0.0.0" else "::1"
-        if ":" in host:
-            host = f"[{host}]"
-        return f"{'https' if self.certificate else 'http'}://{host}:{self.port}"
-
-
-def _port(value: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
-        raise ServeTeamError(f"serve-team: {what} must be a port from 1 to 65535, got {value!r}")
-    return value
-
-
-def any_free_port(address: str = WORKER_ADDRESS) -> int:
-    """A port the system says is free on ``address`` now."""
-    family = socket.AF_INET6 if ":" in address else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as s:
-        s.bind((address, 0))
-        return int(s.getsockname()[1])
-
-
-def make_plan(config: Config, workers: int, port: int, *, worker_port: int | None = None,
-              certificate: str | Path | None = None) -> TeamPlan:
-    """The plan for ``workers`` processes behind a proxy on ``port`` (at the config's team
-    address), or :class:`ServeTeamError` saying why not. Worker ports are ``worker_port``,
-    ``worker_port + 1``, ... (default: from ``port + 1``); ``worker_port=0`` takes ports
-    the system says are free."""
-    if not config.team:
-        raise ServeTeamError(
-            "serve-team: local mode has no sign-in, so it runs one process on 127.0.0.1 "
-            f"(make run); switch team mode on in {config.source or CONFIG_FILE} "
-            "([server] mode = \"team\", docs/teams.md) to run several behind a proxy")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ServeTeamError(f"serve-team: --workers must be 1 or more, got {workers!r}")
-    if workers > MAX_WORKERS:
-        raise ServeTeamError(f"serve-team: --workers must be at most {MAX_WORKERS}, got {workers}")
-    _port(port, "the proxy's port (PORT, --port)")
-    if worker_port == 0:
-        ports: list[int] = []
-        while len(ports) < workers:
-            candidate = any_free_port()
-            if candidate != port and candidate not in ports:
-                ports.append(candidate)
-    else:
-        first = port + 1 if worker_port is None else _port(worker_port, "--worker-port")
-        if first + workers - 1 > 65535:
-            raise ServeTeamError(f"serve-team: {workers} worker ports from {first} go past 65535")
-        ports = list(range(first, first + workers))
-        if port in ports:
-            raise ServeTeamError(f"serve-team: worker port {port} is the proxy's port: choose "
-                                 "another --worker-port")
-    cert = None
-    if certificate is not None and str(certificate) != "":
-        cert = Path(certificate).expanduser().resolve()
-        try:
-            text = cert.read_text(encoding="utf-8", errors="replace")
-        except OSError as e:
-            raise ServeTeamError(f"serve-team: certificate {certificate}: cannot read it "
-                                 f"({e.strerror or e})") from None
-        if "-----BEGIN CERTIFICATE-----" not in text:
-            raise ServeTeamError(f"serve-team: certificate {certificate}: not a PEM file with a "
-                                 "certificate (-----BEGIN CERTIFICATE-----)")
-        if "PRIVATE KEY-----" not in text and not Path(f"{cert}.key").is_file():
-            raise ServeTeamError(f"serve-team: certificate {certificate}: its private key is "
-                                 f"neither in the file nor beside it as {cert.name}.key")
-    return TeamPlan(address=config.team_address, port=port,
-                    workers=tuple(Worker(f"w{i}", p) for i, p in enumerate(ports, start=1)),
-                    certificate=cert)
-
-
-def port_in_use(address: str, port: int) -> bool:
-    """Whether something listens on ``address:port`` (a bind there fails)."""
-    family = socket.AF_INET6 if ":" in address else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers bind
-        try:
-            s.bind((address, port))
-        except OSError:
-            return True
-    return False
-
-
-def check_ports(plan: TeamPlan, in_use: Callable[[str, int], bool] = port_in_use) -> None:
-    """:class:`ServeTeamError` naming the first port of the plan that is taken."""
-    wanted = [(plan.address, plan.port, "the proxy")] + [
-        (w.address, w.port, f"worker {w.name}") for w in plan.workers]
-    for address, port, what in wanted:
-        if in_use(address, port):
-            raise ServeTeamError(f"serve-team: port {port} on {address} ({what}) is in use: stop "
-                                 "what listens there, or choose another PORT / --worker-port")
-
-
-def trusted_proxy_note(config: Config) -> str | None:
-    """A line to print when ``[server] trusted_proxies`` does not list the proxy (127.0.0.1):
-    the app would then record every person's address as 127.0.0.1."""
-    loopback = ipaddress.ip_address("127.0.0.1")
-    if any(loopback in net for net in config.trusted_proxies if net.version == 4):
-        return None
-    return (f"serve-team: note: {config.source or CONFIG_FILE} does not list the proxy in "
-            "[server] trusted_proxies, so the audit trail will name 127.0.0.1 as every "
-            "person's address; add trusted_proxies = [\"127.0.0.1\"] (docs/scaling.md)")
-
-
-def haproxy_config(plan: TeamPlan) -> str:
-    """HAProxy's configuration for ``plan`` (HAProxy 2.6, Debian bookworm's)."""
-    tls = plan.certificate is not None
-    bind = f"    bind {plan.address}:{plan.port}"
-    if tls:
-        bind += f" ssl crt {plan.certificate} alpn http/1.1"
-    cookie = (f"    cookie {plan.cookie} insert indirect nocache httponly"
-              + (" secure" if tls else "") + ' attr "SameSite=Lax"')
-    lines = [
-        "# Written by `python -m needlework serve-team` (needlework/teams/serve_team.py) at",
-        "# each start: a change here is lost. docs/scaling.md says what each part is for.",
-        "global",
-        "    log stdout format raw local0 info",
-        "    maxconn 4096",
-    ]
-    if tls:
-        lines.append("    ssl-default-bind-options ssl-min-ver TLSv1.2")
-    lines += [
-        "",
-        "defaults",
-        "    mode http",
-        "    log global",
-        "    option httplog",
-        "    option dontlog-normal      # log errors and retries, not every request",
-        "    option forwardfor          # X-Forwarded-For: the client's address",
-        "    retries 3",
-        "    option redispatch 1        # a retry goes to another live worker",
-        "    timeout connect 5s",
-        "    timeout client 60s",
-        "    timeout server 60s",
-        "    timeout http-request 15s",
-        "    timeout http-keep-alive 15s",
-        "    timeout queue 30s",
-        f"    timeout tunnel {TUNNEL_TIMEOUT}         # WebSocket (/_stcore/stream) once upgraded",
-        "    timeout client-fin 30s",
-        "    timeout server-fin 30s",
-        "",
-        "frontend needlework",
-        bind,
-        # the scheme the browser used, whatever the client claimed (Secure cookies, Origin)
-        f"    http-request set-header X-Forwarded-Proto {'https' if tls else 'http'}",
-        "    default_backend workers",
-        "",
-        "backend workers",
-        "    balance leastconn",
-        cookie,
-        "    option httpchk",
-        f"    http-check send meth GET uri {HEALTH}",
-        "    http-check expect status 200",
-        f"    http-response set-header {WORKER_HEADER} %s",
-        # a busy process answers its health check late, not never: 5 s to answer and three
-        # misses before it is taken out (a dead one is still marked down at its first
-        # refused connection: observe layer4)
-        "    timeout check 5s",
-        "    default-server check inter 2s fall 3 rise 2 observe layer4 error-limit 1 "
-        "on-error mark-down",
-    ]
-    lines += [f"    server {w.name} {w.address}:{w.port} cookie {w.name}" for w in plan.workers]
-    return "\n".join(lines) + "\n"
-
-
-def find_haproxy() -> str:
-    """The ``haproxy`` executable (Debian puts it in /usr/sbin, which a person's PATH may
-    not hold), or :class:`ServeTeamError`."""
-    found = shutil.which("haproxy") or next(
-        (p for p in _HAPROXY_PATHS if os.access(p, os.X_OK)), None)
-    if found is None:
-        raise ServeTeamError("serve-team: haproxy not found: install it (make haproxy, or "
-                             "apt-get install haproxy)")
-    return found
-
-
-def check_haproxy_config(haproxy: str, config_file: Path) -> None:
-    """HAProxy's own check of the file (``haproxy -c``): :class:`ServeTeamError` with its
-    first alert when it refuses."""
-    done = subprocess.run([haproxy, "-c", "-q", "-f", str(config_file)], capture_output=True,
-                          text=True, timeout=30)
-    if done.returncode != 0:
-        said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-        alert = next((line for line in said if "ALERT" in line), said[0] if said else "")
-        raise ServeTeamError(f"serve-team: haproxy refuses {config_file}: {alert}")
 
 
 def worker_command(python: str, worker: Worker) -> list[str]:
