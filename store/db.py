@@ -17,6 +17,18 @@ from store.migrations import migrations
 DEFAULT_DB = Path("data") / "needlework.db"
 
 
+_WRITERS: dict[str, threading.RLock] = {}
+_WRITERS_GUARD = threading.Lock()
+
+
+def _writers(path: Path) -> threading.RLock:
+    """The lock this process's threads take, in turn, before they ask SQLite for the write
+    lock of the file at ``path``."""
+    key = os.path.realpath(path)
+    with _WRITERS_GUARD:
+        return _WRITERS.setdefault(key, threading.RLock())
+
+
 class Store(Database):
     """A sqlite-utils ``Database`` whose ``atomic()`` blocks take the write lock at once.
 
@@ -26,7 +38,15 @@ class Store(Database):
     ``database is locked``: SQLite cannot wait that conflict out. ``BEGIN IMMEDIATE`` waits
     for the lock (up to the busy timeout) before reading, so the block never has to upgrade.
     Nested blocks are savepoints, as in sqlite-utils.
+
+    The threads of one process (a server's script runs, its action route, a job) queue for
+    the write lock on a lock of the process first (``writers``, one per file), within the
+    same busy timeout: SQLite's own wait polls with sleeps, so among many waiters the lock
+    went to whoever polled at the right moment and some waited many times over. Then only
+    one thread per process waits on SQLite.
     """
+
+    writers: threading.RLock | None = None
 
     @contextlib.contextmanager
     def atomic(self) -> Iterator[Database]:
@@ -34,18 +54,44 @@ class Store(Database):
             with super().atomic() as db:
                 yield db
             return
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self
-        except BaseException:
-            self.conn.rollback()
-            raise
-        else:
+        with self._turn():
+            self.conn.execute("BEGIN IMMEDIATE")
             try:
-                self.conn.execute("COMMIT")
+                yield self
             except BaseException:
                 self.conn.rollback()
                 raise
+            else:
+                try:
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    self.conn.rollback()
+                    raise
+
+    @contextlib.contextmanager
+    def _turn(self) -> Iterator[None]:
+        """This thread's turn at the write lock: the process's lock taken within the busy
+        timeout (else ``database is locked``), and SQLite's wait given what is left of it."""
+        lock = self.writers
+        if lock is None:
+            yield
+            return
+        budget = int(self.conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        started = time.monotonic()
+        if not lock.acquire(timeout=max(budget, 1) / 1000):
+            raise sqlite3.OperationalError("database is locked (another thread of this "
+                                           "process held the write lock for the busy timeout)")
+        try:
+            waited = int((time.monotonic() - started) * 1000)
+            if waited:
+                self.conn.execute(f"PRAGMA busy_timeout = {max(1, budget - waited)}")
+            try:
+                yield
+            finally:
+                if waited:
+                    self.conn.execute(f"PRAGMA busy_timeout = {budget}")
+        finally:
+            lock.release()
 
 
 def default_path() -> Path:
@@ -72,6 +118,7 @@ def connect(path: str | Path | None = None, *, migrate: bool = True) -> Database
     conn.execute("PRAGMA foreign_keys = ON")
     db = Store(conn)
     if str(path) != ":memory:":
+        db.writers = _writers(Path(path))
         _while_locked(db.enable_wal)
         conn.execute("PRAGMA synchronous = NORMAL")
     if migrate:
