@@ -178,6 +178,8 @@ class Cell:
     restarted: set[str] = field(default_factory=set)
     load: float = 0.0
     problems: list[str] = field(default_factory=list)
+    killed: str = ""  # the worker killed mid-run (--kill-after), and when
+    kept: str = ""  # what the database says of the actions after that kill
 
     def measured(self, name: str) -> list[float]:
         """Successful timings of ``name`` that ended in the measured window (the whole run
@@ -188,9 +190,12 @@ class Cell:
 
 
 def run_cell(processes: int, users: int, template: Path, accounts_file: Path, folder: Path, *,
-             seconds: float, spawn_rate: float, key_seconds: float) -> Cell:
+             seconds: float, spawn_rate: float, key_seconds: float,
+             kill_after: float | None = None) -> Cell:
     """One cell: serve-team with ``processes`` on a fresh copy of ``template``, ``users``
-    simulated annotators for ``seconds`` once all have their queue open."""
+    simulated annotators for ``seconds`` once all have their queue open. ``kill_after``:
+    SIGKILL worker w1 that many seconds after the users should all be in (their number over
+    the spawn rate), as a crash; the supervisor starts it again."""
     cell = Cell(processes, users)
     folder.mkdir(parents=True, exist_ok=True)
     db_path = folder / "team.db"
@@ -208,6 +213,16 @@ def run_cell(processes: int, users: int, template: Path, accounts_file: Path, fo
         with open(log, "wb") as out:
             locust = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
         sampler = Sampler(run, locust.pid).start()
+        killer = None
+        if kill_after is not None:
+            at = users / spawn_rate + kill_after
+
+            def kill() -> None:
+                pid = run.kill_worker("w1")
+                cell.killed = f"w1 (pid {pid}) killed {at:.0f} s after Locust started"
+
+            killer = threading.Timer(at, kill)
+            killer.start()
         try:
             code = locust.wait(seconds + ramp_limit + 60)
         except subprocess.TimeoutExpired:
@@ -216,6 +231,8 @@ def run_cell(processes: int, users: int, template: Path, accounts_file: Path, fo
             cell.problems.append("Locust did not stop by itself")
         finally:
             sampler.stop()
+            if killer is not None:
+                killer.cancel()
         cell.load = os.getloadavg()[0]
         if code != 0:
             cell.problems.append(f"Locust exited {code}: see {log}")
@@ -264,15 +281,29 @@ def proxy_notes(log: Path) -> list[str]:
 
 
 def integrity(db_path: Path, cell: Cell) -> list[str]:
-    """Every action the route acknowledged is in the database's record of applied actions."""
+    """Every action the route acknowledged is in the database's record of applied actions,
+    and no change was applied twice: every history row a label action made is the one its
+    action recorded (an action applied again would leave a row no action names, or two
+    actions naming one row). Notes the figures in ``cell.kept``."""
     acked = sum(1 for s in cell.samples if s[0] in ("press -> committed", "move -> committed")
                 and s[3])
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
     try:
         applied = conn.execute("select count(*) from applied_actions").fetchone()[0]
+        unnamed = conn.execute(
+            "select count(*) from history h where h.action = 'set' and not exists "
+            "(select 1 from applied_actions a where a.history_id = h.id)").fetchone()[0]
+        shared = conn.execute(
+            "select count(*) from (select history_id from applied_actions where history_id "
+            "is not null group by history_id having count(*) > 1)").fetchone()[0]
     finally:
         conn.close()
-    return [] if applied >= acked else [f"{acked} actions acknowledged, {applied} applied"]
+    cell.kept = (f"{acked} actions acknowledged, {applied} applied, {unnamed} changes no "
+                 f"action names, {shared} changes named twice")
+    found = [] if applied >= acked else [f"{acked} actions acknowledged, {applied} applied"]
+    if unnamed or shared:
+        found.append(f"applied twice? {unnamed} changes no action names, {shared} named twice")
+    return found
 
 
 def ms(value: float | None) -> str:
@@ -377,6 +408,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="users started per second (each signs in: default 5)")
     parser.add_argument("--key-seconds", type=float, default=1.0,
                         help="mean time between two keys of one annotator (default 1)")
+    parser.add_argument("--kill-after", type=float, default=None, metavar="SECONDS",
+                        help="SIGKILL worker w1 this many seconds after every user should be "
+                        "in (a crash mid-run; the supervisor starts it again), then check "
+                        "that no acknowledged action is missing and none was applied twice")
     parser.add_argument("--keep", metavar="DIR", default=None,
                         help="keep each cell's database and logs (Locust's, HAProxy's, each "
                         "process's) in DIR/pP-uU (default: a temporary folder, removed)")
@@ -407,7 +442,8 @@ def main(argv: list[str] | None = None) -> int:
             for users in args.users:
                 cell = run_cell(processes, users, template, accounts_file,
                                 folder / f"p{processes}-u{users}", seconds=args.seconds,
-                                spawn_rate=args.spawn_rate, key_seconds=args.key_seconds)
+                                spawn_rate=args.spawn_rate, key_seconds=args.key_seconds,
+                                kill_after=args.kill_after)
                 cells.append(cell)
                 moves = cell.measured("page move")
                 ramp = "-" if cell.ramp is None else f"{cell.ramp:.0f} s"
@@ -415,6 +451,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"p95 page move {seconds_text(pct(moves, .95))}, {len(cell.errors)} "
                       f"errors, {cell.resends} resends"
                       + (f" · {'; '.join(cell.problems)}" if cell.problems else ""), flush=True)
+                if args.kill_after is not None:
+                    print(f"    {cell.killed or 'no worker was killed (the run ended first)'}: "
+                          f"{cell.kept}", flush=True)
         print()
         print_table(cells)
         print()
