@@ -75,14 +75,18 @@ def test_d_shows_the_deflection_it_saved(page, app_url, seeded_db, order):
     assert_no_exception(page)
 
 
-def test_z_after_a_reload_empties_the_box_and_typing_saves_only_what_was_typed(
-        page, app_url, seeded_db, order):
-    who = unique("undo")
-    key = order[1][0]
+def _deflected(page, app_url, seeded_db, key: str, who: str) -> None:
+    """Open question ``key`` as ``who`` and answer it with D: the deflection, saved and shown."""
     open_annotate(page, app_url, key, who)
     page.keyboard.press("d")
     wait_stored(seeded_db, key, who, "answer", DEFLECTION)
     expect_answer(page, DEFLECTION)
+
+
+def test_z_after_a_reload_empties_the_box_and_typing_saves_only_what_was_typed(
+        page, app_url, seeded_db, order):
+    who, key = unique("undo"), order[1][0]
+    _deflected(page, app_url, seeded_db, key, who)
     page.reload()
     page.wait_for_function("([item, who]) => window.__nwAnnotate && window.__nwAnnotate.data && "
                            "window.__nwAnnotate.item === item && "
@@ -104,39 +108,28 @@ def test_z_after_a_reload_empties_the_box_and_typing_saves_only_what_was_typed(
     assert_no_exception(page)
 
 
-def test_z_then_a_and_an_answer_typed_at_once_saves_the_answer_whole(
-        page, app_url, seeded_db, order):
-    """Z, A and the answer typed at full speed: A waits for the undo to be drawn, and the
-    characters typed meanwhile wait with it and go into the box, every one of them."""
-    who = unique("ahead")
-    key = order[2][0]
-    open_annotate(page, app_url, key, who)
-    page.keyboard.press("d")
-    wait_stored(seeded_db, key, who, "answer", DEFLECTION)
-    expect_answer(page, DEFLECTION)
-    page.keyboard.press("z")
-    page.keyboard.press("a")
-    page.keyboard.type("Only this. [cite_1]")
+@pytest.mark.parametrize("first", ["z", "n"])
+def test_a_and_an_answer_typed_at_once_after_z_or_n_save_the_answer_whole(
+        page, app_url, seeded_db, order, first):
+    """Z (on a deflected answer) or N, then A and the answer at full speed: A waits for the
+    page to show the undo or the next question, and the characters typed meanwhile wait
+    with it and go into the box, every one of them (the answer of the question N opened)."""
+    who, text = unique(f"ahead-{first}"), f"Only this, after {first}. [cite_1]"
+    if first == "z":
+        key = target = order[2][0]
+        _deflected(page, app_url, seeded_db, key, who)
+    else:
+        key, target = order[3][0], order[4][0]
+        open_annotate(page, app_url, key, who)
+    for press in (first, "a"):
+        page.keyboard.press(press)
+    page.keyboard.type(text)
     page.keyboard.press("Escape")
-    wait_stored(seeded_db, key, who, "answer", "Only this. [cite_1]")
-    expect_answer(page, "Only this. [cite_1]")
+    wait_stored(seeded_db, target, who, "answer", text)
+    expect_answer(page, text)
     assert page.evaluate("document.activeElement.tagName") == "BODY"
-    assert_no_exception(page)
-
-
-def test_n_then_a_and_an_answer_typed_at_once_answers_the_next_question(
-        page, app_url, seeded_db, order):
-    """N, A and the answer at full speed: the answer goes to the question N opened, whole."""
-    who = unique("next")
-    key, after = order[3][0], order[4][0]
-    open_annotate(page, app_url, key, who)
-    page.keyboard.press("n")
-    page.keyboard.press("a")
-    page.keyboard.type("Next one. [cite_2]")
-    page.keyboard.press("Escape")
-    wait_stored(seeded_db, after, who, "answer", "Next one. [cite_2]")
-    expect_answer(page, "Next one. [cite_2]")
-    assert stored(seeded_db, key, who, "answer") is None
+    if first == "n":
+        assert stored(seeded_db, key, who, "answer") is None
     assert_no_exception(page)
 
 
