@@ -43,10 +43,12 @@ ERRORS = (AssignmentError, PermissionDenied)
 
 
 def render_flash() -> None:
-    """The outcome of the last distribution or reassignment."""
+    """The outcome of the last distribution or reassignment, in a box drawn on every run
+    (the widgets below keep their place)."""
+    box = st.container()
     flash = st.session_state.pop(FLASH, None)
     if flash:
-        (st.success if flash[0] else st.error)(label(flash[1], 600))
+        (box.success if flash[0] else box.error)(label(flash[1], 600))
 
 
 def render_plan(plan: dict[str, Any] | None) -> None:

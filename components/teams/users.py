@@ -33,12 +33,16 @@ def _flash(ok: bool, message: str) -> None:
 
 
 def render_flash() -> None:
-    """The outcome of the last change (kept across the rerun its callback causes)."""
+    """The outcome of the last change (kept across the rerun its callback causes), in a box
+    drawn on every run: the forms below keep their place, so a form's emptied password
+    fields are emptied where they are rather than drawn again (under load the browser put
+    the typed value back in a form moved down by a new message)."""
+    box = st.container()
     flash = st.session_state.pop(FLASH, None)
     if flash:
-        (st.success if flash[0] else st.error)(label(flash[1], 400),
-                                               icon=":material/check:" if flash[0] else
-                                               ":material/error:")
+        (box.success if flash[0] else box.error)(label(flash[1], 400),
+                                                 icon=":material/check:" if flash[0] else
+                                                 ":material/error:")
 
 
 def _paused(user: User) -> bool:
