@@ -375,6 +375,35 @@ def wait_layout(page, quiet_ms: float = 100, timeout: float = 10_000) -> None:
     wait_idle(page, timeout)
 
 
+#: True once every element ``selector`` finds has kept its box for ``quiet`` ms (and there is one).
+STILL = """([selector, quiet]) => {
+  const found = [...document.querySelectorAll(selector)];
+  const boxes = found.map(e => { const b = e.getBoundingClientRect();
+    return `${b.x},${b.y},${b.width},${b.height}`; }).join(';');
+  const now = performance.now(), seen = window.__nwStill || (window.__nwStill = {});
+  const s = seen[selector];
+  if (!found.length || !s || s.boxes !== boxes) { seen[selector] = {boxes, since: now}; return false; }
+  return now - s.since >= quiet;
+}"""
+
+
+def wait_still(page, selector: str, quiet_ms: float = 150, timeout: float = 30_000) -> None:
+    """Wait until the elements ``selector`` finds keep their boxes for ``quiet_ms`` (:data:`STILL`),
+    e.g. charts Vega draws again at a new size a few frames after their container changed."""
+    page.evaluate("(selector) => { if (window.__nwStill) delete window.__nwStill[selector]; }",
+                  selector)
+    page.wait_for_function(STILL, arg=[selector, quiet_ms], timeout=timeout, polling="raf")
+
+
+def submit(page, field, value: str, timeout: float = 60_000) -> None:
+    """Type ``value`` in ``field`` and press Enter, then wait until the run that asks for
+    has finished and the page is idle (:func:`wait_idle` waits for every run the page
+    asked for)."""
+    field.fill(value)
+    field.press("Enter")
+    wait_idle(page, timeout)
+
+
 def assert_no_exception(page) -> None:
     """Fail when the page shows a Streamlit exception box (visitors see a redacted notice:
     the traceback is in the server's log, ``streamlit-PORT.log`` beside its database)."""

@@ -13,8 +13,7 @@ import pytest
 
 import store
 from store import judges as store_judges
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle, wait_layout
-from tests.browser.test_needle_slide import submit
+from tests.browser.harness import assert_no_exception, screenshot, submit, wait_idle, wait_layout
 
 DATASET = "demo-preference"
 RUN_TIMEOUT_MS = 400_000

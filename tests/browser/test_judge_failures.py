@@ -9,8 +9,7 @@ import time
 
 import store
 from store import judges as store_judges
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle
-from tests.browser.test_needle_slide import submit
+from tests.browser.harness import assert_no_exception, screenshot, submit, wait_idle
 from tests.judges_hosted_fixtures import HostedJudgeServer
 
 DATASET = "demo-preference"

@@ -24,10 +24,12 @@ from tests.browser.harness import (
     assert_no_exception,
     load_model,
     screenshot,
+    submit,
     wait_idle,
     wait_layout,
+    wait_still,
 )
-from tests.browser.test_needle_slide import submit, wait_slide, wait_still
+from tests.browser.test_needle_slide import wait_slide
 
 SCORE_TIMEOUT_MS = 600_000
 

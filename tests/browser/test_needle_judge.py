@@ -20,8 +20,15 @@ from playwright.sync_api import expect
 
 import store
 from store import judges as store_judges
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle, wait_layout
-from tests.browser.test_needle_slide import submit, wait_slide, wait_still
+from tests.browser.harness import (
+    assert_no_exception,
+    screenshot,
+    submit,
+    wait_idle,
+    wait_layout,
+    wait_still,
+)
+from tests.browser.test_needle_slide import wait_slide
 from tests.needle_fixtures import import_scored_needles
 
 RUN_TIMEOUT_MS = 400_000

@@ -22,7 +22,13 @@ from needlework.needle.builder import BuildOptions, build_from_source
 from needlework.needle.findings import with_slide_title
 from store.datasets import get_dataset, iter_items, set_dataset_meta
 from store.scores import save_item_scores
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle, wait_layout
+from tests.browser.harness import (
+    assert_no_exception,
+    screenshot,
+    wait_idle,
+    wait_layout,
+    wait_still,
+)
 
 DATASET = "slide-needles"
 #: A title of 200 characters, the most the field takes.
@@ -172,61 +178,6 @@ def wait_slide(page, quiet_ms: float = 100, timeout: float = 60_000) -> None:
                             " window: [innerWidth, innerHeight], charts: [...document.querySelectorAll("
                             "'.st-key-nw-slide-chart svg')].map(s => s.getBoundingClientRect().height),"
                             " text: document.body.innerText.slice(0, 400)})")) from None
-
-
-#: True once every element ``selector`` finds has kept its box for ``quiet`` ms (and there is one).
-STILL = """([selector, quiet]) => {
-  const found = [...document.querySelectorAll(selector)];
-  const boxes = found.map(e => { const b = e.getBoundingClientRect();
-    return `${b.x},${b.y},${b.width},${b.height}`; }).join(';');
-  const now = performance.now(), seen = window.__nwStill || (window.__nwStill = {});
-  const s = seen[selector];
-  if (!found.length || !s || s.boxes !== boxes) { seen[selector] = {boxes, since: now}; return false; }
-  return now - s.since >= quiet;
-}"""
-
-
-def wait_still(page, selector: str, quiet_ms: float = 150, timeout: float = 30_000) -> None:
-    """Wait until the elements ``selector`` finds keep their boxes for ``quiet_ms`` (:data:`STILL`),
-    e.g. charts Vega draws again at a new size a few frames after their container changed."""
-    page.evaluate("(selector) => { if (window.__nwStill) delete window.__nwStill[selector]; }",
-                  selector)
-    page.wait_for_function(STILL, arg=[selector, quiet_ms], timeout=timeout, polling="raf")
-
-
-#: How many messages the page has sent the server over its WebSocket (a widget's new value
-#: asks for a run that way), counted from this function's first call on the page, and
-#: ``answered``: that count when the server's last message arrived.
-SENT = """() => {
-  let s = window.__nwSent;
-  if (!s) {
-    s = window.__nwSent = {sent: 0, answered: 0, sockets: new WeakSet()};
-    const send = WebSocket.prototype.send;
-    WebSocket.prototype.send = function (...args) {
-      s.sent += 1;
-      if (!s.sockets.has(this)) {
-        s.sockets.add(this);
-        this.addEventListener('message', () => { s.answered = s.sent; });
-      }
-      return send.apply(this, args);
-    };
-  }
-  return s.sent;
-}"""
-
-
-def submit(page, field, value: str, timeout: float = 60_000) -> None:
-    """Type ``value`` in ``field`` and press Enter, then wait until the server has answered
-    the run that asks for and the page is idle (a value the field holds already asks for
-    none). On a loaded machine :func:`wait_idle` alone can look before the run has begun."""
-    before = page.evaluate(SENT)
-    changed = field.input_value() != value
-    field.fill(value)
-    field.press("Enter")
-    if changed:
-        page.wait_for_function(f"(n) => {{ ({SENT})(); return window.__nwSent.answered > n; }}",
-                               arg=before, timeout=timeout)
-    wait_idle(page, timeout)
 
 
 def _settled(page) -> dict:

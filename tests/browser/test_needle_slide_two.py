@@ -18,8 +18,8 @@ import store
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge
 from needlework.judges.plan import load_items
-from tests.browser.harness import assert_no_exception, screenshot, wait_idle
-from tests.browser.test_needle_slide import TEXTS_OF, TITLE, submit, wait_slide
+from tests.browser.harness import assert_no_exception, screenshot, submit, wait_idle
+from tests.browser.test_needle_slide import TEXTS_OF, TITLE, wait_slide
 from tests.judges_fixtures import FakeJudgeServer
 from tests.needle_fixtures import import_scored_needles
 

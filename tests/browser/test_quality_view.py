@@ -16,8 +16,8 @@ from tests.browser.harness import (
     team_server,
     wait_idle,
     wait_layout,
+    wait_still,
 )
-from tests.browser.test_needle_slide import wait_still
 from tests.browser.test_teams import sign_in
 from tests.conftest import garage_records, jsonl
 from tests.teams_fixtures import PASSWORDS, finish_grounding

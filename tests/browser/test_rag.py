@@ -28,10 +28,10 @@ from tests.browser.harness import (
     assert_no_exception,
     screenshot,
     streamlit_server,
+    submit,
     wait_idle,
     wait_layout,
 )
-from tests.browser.test_needle_slide import submit
 
 DATASET = "demo-grounding"
 MODEL = "hasty-subset"

@@ -24,10 +24,10 @@ from tests.browser.harness import (
     assert_no_exception,
     screenshot,
     streamlit_server,
+    submit,
     wait_idle,
     wait_layout,
 )
-from tests.browser.test_needle_slide import submit
 from tests.browser.test_rag import _only_failing, sentence_link
 
 DATASET = "demo-grounding"

@@ -25,10 +25,11 @@ from tests.browser.harness import (
     free_port,
     screenshot,
     streamlit_server,
+    submit,
     wait_idle,
     wait_layout,
+    wait_still,
 )
-from tests.browser.test_needle_slide import submit, wait_still
 from tests.browser.test_review_screen import wait_fitted
 from tests.conftest import RMBENCH_DIR
 
