@@ -103,6 +103,6 @@ def render_judge_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, An
                starting="Starting: planning the prompts and reading the judge cache …",
                note="Runs on the server: you can use other pages and come back. Every answer is "
                     "cached as it arrives; Cancel stops sending requests.")
-    if finished_here(job, seen_key):
+    if job is not None and finished_here(job, seen_key):
         return (job.get("result") or {}).get("run_key")
     return None

@@ -7,7 +7,7 @@ the key comes from, the numbers, prices). Every widget keeps its value for the s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import streamlit as st
 
@@ -45,11 +45,18 @@ REAL_ENDPOINTS = """\
 """
 
 
+class Kept(TypedDict):
+    """The keyword arguments :func:`kept` gives a widget."""
+
+    key: str
+    persist_state: Literal["session"]
+
+
 def form_key(name: str) -> str:
     return f"jd_{name}"
 
 
-def kept(name: str) -> dict[str, str]:
+def kept(name: str) -> Kept:
     """A form widget's key, its value kept for the whole session: on every page that draws
     the form, and when the user comes back from a page that does not (without it,
     Streamlit drops a widget's state on such a page and, for a value the page once set
@@ -104,32 +111,32 @@ def full_form(v: dict[str, Any]) -> None:
     cols = st.columns([3, 3])
     source = cols[0].selectbox("API key", list(KEY_SOURCES), **kept("key_from"),
                                index=list(KEY_SOURCES).index(v["key_from"]),
-                               format_func=KEY_SOURCES.get,
+                               format_func=KEY_SOURCES.__getitem__,
                                help="The key itself is never typed here, stored, logged or "
                                     "shown: only where to read it.")
     if source == "env":
         cols[1].text_input("Environment variable", value=v["key_env"], **kept("key_env"))
     elif source == "secrets":
         cols[1].text_input("Secret name", value=v["secret"], **kept("secret"))
-    cols = st.columns(5)
-    cols[0].number_input("Temperature", *_bounds("temperature", float), float(v["temperature"]),
+    nums = st.columns(5)
+    nums[0].number_input("Temperature", *_bounds("temperature", float), float(v["temperature"]),
                          step=0.1, **kept("temperature"))
-    cols[1].number_input("Max tokens", *_bounds("max_tokens", int), int(v["max_tokens"]), step=64,
+    nums[1].number_input("Max tokens", *_bounds("max_tokens", int), int(v["max_tokens"]), step=64,
                          **kept("max_tokens"),
                          help="The longest answer; also kept free in the context window, so it "
                               "must be below the window.")
-    cols[2].number_input("Timeout (s)", *_bounds("timeout", float), float(v["timeout"]),
+    nums[2].number_input("Timeout (s)", *_bounds("timeout", float), float(v["timeout"]),
                          step=10.0, **kept("timeout"))
-    cols[3].number_input("Concurrency", *_bounds("concurrency", int), int(v["concurrency"]),
+    nums[3].number_input("Concurrency", *_bounds("concurrency", int), int(v["concurrency"]),
                          **kept("concurrency"), help="Requests in flight at once.")
-    cols[4].number_input("Context window", *_bounds("context_window", int), int(v["window"]),
+    nums[4].number_input("Context window", *_bounds("context_window", int), int(v["window"]),
                          step=1024, **kept("window"),
                          help="The judge's window in tokens (0: unknown, not checked). "
                               "Filled in for the demo judge from its report.")
     cols = st.columns([3, 3])
     cols[0].selectbox("Length limit sent as", list(TOKEN_PARAMS), **kept("token_param"),
                       index=list(TOKEN_PARAMS).index(v["token_param"]),
-                      format_func=TOKEN_PARAMS.get,
+                      format_func=TOKEN_PARAMS.__getitem__,
                       help="OpenAI's reasoning models (o1, o3, gpt-5) take max_completion_tokens "
                            "and refuse max_tokens; auto switches on the first refusal.")
     cols[1].checkbox("Structured output (JSON schema)", value=bool(v["structured"]),
@@ -140,7 +147,7 @@ def full_form(v: dict[str, Any]) -> None:
     cols = st.columns([3, 3])
     cols[0].selectbox("Reasoning effort", list(EFFORTS), **kept("reasoning_effort"),
                       index=list(EFFORTS).index(v.get("reasoning_effort") or ""),
-                      format_func=EFFORTS.get,
+                      format_func=EFFORTS.__getitem__,
                       help="Sent as reasoning_effort (OpenAI's reasoning models, gpt-5, o-series) "
                            f"only when chosen; with it, Max tokens left at {DEFAULT_MAX_TOKENS} "
                            f"becomes {REASONING_MAX_TOKENS} (the reasoning counts against the "

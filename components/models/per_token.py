@@ -121,7 +121,8 @@ def default_window(n_tokens: int) -> int:
     return next((w for w in reversed(WINDOWS) if w <= n_tokens // 200), 1)
 
 
-def curves_chart(pair: TokenPair, names: tuple[str, str], window: int = 1) -> alt.LayerChart:
+def curves_chart(pair: TokenPair, names: tuple[str, str],
+                 window: int = 1) -> alt.LayerChart | alt.FacetChart:
     """Reward against token position for both responses, first difference marked."""
     rows = [{"token": k, "reward": v, "response": name, "order": side}
             for side, (name, res) in enumerate(zip(names, (pair.chosen, pair.rejected), strict=True))
@@ -185,7 +186,8 @@ def aligned_segments(aligned: Sequence[tuple[int, int, float]]) -> list[int]:
     return runs
 
 
-def difference_chart(pair: TokenPair, window: int = 1) -> alt.LayerChart | None:
+def difference_chart(pair: TokenPair,
+                     window: int = 1) -> alt.LayerChart | alt.FacetChart | None:
     """chosen − rejected on the tokens both texts share, with the differing spans shaded."""
     aligned = pair.comparison.aligned
     if not aligned:

@@ -10,7 +10,7 @@ arrives, so a cancelled or interrupted run resumes where it stopped.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import pandas as pd
 import streamlit as st
@@ -65,7 +65,7 @@ POLICIES = {
 }
 #: The choices in a few words (the select is narrow at 1024 px); POLICIES in its help.
 POLICY_WORDS = {"skip": "skip them", "keep-start": "keep the start", "keep-end": "keep the end"}
-KEEP = "session"  # the run's options are kept when the user leaves the page and comes back
+KEEP: Final = "session"  # the run's options are kept when the user leaves the page and comes back
 SEEN = "rj_seen"  # the judge job this session started or saw running (components.jobs.watch)
 
 
@@ -78,14 +78,14 @@ def _options(row: dict[str, Any], subsets: list[str]) -> dict[str, Any]:
     needle = row["kind"] == "needle"
     cols = st.columns([3, 3])
     mode = "selection" if needle else cols[0].radio("Mode", list(MODES), key="rj_mode",
-                                                    format_func=MODES.get, persist_state=KEEP)
+                                                    format_func=MODES.__getitem__, persist_state=KEEP)
     if needle:
         cols[0].caption("Needle pairs are judged in both orders (A/B and B/A), so position "
                         "bias cancels in the accuracy and is reported.")
         order = "rotations"
     elif mode == "selection":
         order = cols[1].radio("Order of the responses", list(ORDERS), key="rj_order",
-                              format_func=ORDERS.get, persist_state=KEEP)
+                              format_func=ORDERS.__getitem__, persist_state=KEEP)
     else:
         order = "shuffle"
         cols[1].caption("Scoring shows one response at a time: there is no order to choose.")
@@ -95,7 +95,7 @@ def _options(row: dict[str, Any], subsets: list[str]) -> dict[str, Any]:
                                     help="The shuffle's seed; recorded with the run."))
     policy = cols[1].selectbox("Prompts longer than the judge's window", list(POLICIES),
                                key="rj_policy", persist_state=KEEP,
-                               format_func=POLICY_WORDS.get,
+                               format_func=POLICY_WORDS.__getitem__,
                                help="Never cut silently: every cut or skip is listed with the "
                                     "run, and the policy is recorded. "
                                     + " ".join(f"{POLICY_WORDS[p]}: {POLICIES[p]}."
@@ -328,7 +328,7 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
                   if (summary.get("intervals") or {}).get("trials_per_item") == "unequal" else ""))
     st.caption(f"Judge {label(short_name(run['model']), 60)} at {label(run['endpoint'], 80)} · "
                f"{summary.get('mode')} · "
-               + (f"order: {ORDERS.get(summary.get('order'), summary.get('order'))}"
+               + (f"order: {ORDERS.get(str(summary.get('order')), summary.get('order'))}"
                   + (f", seed {summary['seed']}" if summary.get("seed") is not None else "") + " · "
                   if selection else "")
                + f"context policy {summary.get('context_policy')} · prompts "

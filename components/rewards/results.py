@@ -338,7 +338,7 @@ def _intervals(format_name: str, entries: list[dict[str, Any]]) -> dict[str, Any
 
 def _every(bounds: dict[str, Any]) -> list[dict[str, Any]]:
     """Every interval of :func:`needlework.rewards.results.intervals`' answer."""
-    out = []
+    out: list[dict[str, Any]] = []
     for part in bounds.values():
         if isinstance(part, dict):
             out.extend(x for x in [part.get("overall"), *(part.get("subsets") or {}).values(),

@@ -120,6 +120,6 @@ def render_scoring(current: tuple[ModelKey, RewardModel] | None, row: dict[str, 
                                 by=signed_in()), SEEN)
             st.rerun()
     render_job(job, _finished)
-    if finished_here(job, SEEN):
+    if job is not None and finished_here(job, SEEN):
         return (job.get("result") or {}).get("fingerprint")
     return None

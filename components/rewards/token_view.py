@@ -7,6 +7,7 @@ always opens what is on screen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -73,12 +74,20 @@ def _pick_item(dataset: str, keys: list[str], fails: dict[str, Failure], picked:
         st.session_state.pop(DEFAULTED, None)  # the user's (or a link's) item from now on
     item = st.selectbox(
         "Item", keys, key=ITEM,
-        format_func=lambda k: (k if k not in fails else f"{k} · wrong, a score is missing"
-                               if fails[k].margin is None else f"{k} · fails, margin {signed(fails[k].margin, 3)}"),
+        format_func=lambda k: _item_words(k, fails.get(k)),
         help="Failures say so, with their margin. Clicking a failure in the table above picks "
              "it too.")
     _remember(item)
     return item
+
+
+def _item_words(key: str, fail: Failure | None) -> str:
+    """An item in the select box: failures say so, with their margin."""
+    if fail is None:
+        return key
+    if fail.margin is None:
+        return f"{key} · wrong, a score is missing"
+    return f"{key} · fails, margin {signed(fail.margin, 3)}"
 
 
 def _pick_responses(pref: Preference, item: str, scores: dict[str, Any] | None) -> tuple[int, int]:
@@ -89,16 +98,16 @@ def _pick_responses(pref: Preference, item: str, scores: dict[str, Any] | None) 
     basis = f"{item}|{i0}|{j0}"
     cols = st.columns(2)
 
-    def fmt(side: str, values: list[Any] | None):
+    def fmt(side: str, values: list[Any] | None) -> Callable[[int], str]:
         return lambda k: f"{side} {k + 1}" + (
             f" · score {values[k]:.4f}" if values and k < len(values) and values[k] is not None
             else "")
 
     i = cols[0].selectbox("Chosen response", range(len(pref.chosen)), index=min(i0, len(pref.chosen) - 1),
-                          key=f"rw_ci|{basis}", format_func=fmt("chosen", scores and scores["chosen_scores"]))
+                          key=f"rw_ci|{basis}", format_func=fmt("chosen", scores["chosen_scores"] if scores else None))
     j = cols[1].selectbox("Rejected response", range(len(pref.rejected)),
                           index=min(j0, len(pref.rejected) - 1), key=f"rw_rj|{basis}",
-                          format_func=fmt("rejected", scores and scores["rejected_scores"]))
+                          format_func=fmt("rejected", scores["rejected_scores"] if scores else None))
     return int(i), int(j)
 
 
@@ -115,7 +124,9 @@ def render_per_token_section(db: Any, row: dict[str, Any], rm: RewardModel | Non
     st.html(f'<div id="{ANCHOR}"></div>' + (SCROLL.replace("{id}", ANCHOR) if clicked else ""),
             unsafe_allow_javascript=clicked)
     item = _pick_item(dataset, keys, by_key, picked)
-    pref = preference_view(row["format"], get_item(db, dataset, item)["record"])
+    record = get_item(db, dataset, item)
+    assert record is not None  # picked from the dataset's keys
+    pref = preference_view(row["format"], record["record"])
     with _view(VIEW, (dataset, item)):  # the header and all below it: one item's record
         head = st.columns([3, 1], vertical_alignment="center")
         head[0].caption(f"Item {label(item, 80)} · subset {label(pref.subset, 60)} · "
