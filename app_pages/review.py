@@ -5,6 +5,8 @@ See docs/review.md.
 Nothing here reads every item on a rerun: the list of comparisons is SQL over the
 items' slim facts and the reviewer's progress (components/review/filters.py)."""
 
+from functools import partial
+
 import streamlit as st
 
 import store
@@ -68,7 +70,7 @@ row = get_dataset(db, dataset) if dataset else None
 head = st.columns([3, 2], vertical_alignment="bottom")
 head[0].title("⚖️ Review pairs")
 keys_slot = head[1].empty()  # the Esc / scroll-to-difference script, drawn last
-if row is None or row["kind"] not in REVIEWABLE:
+if dataset is None or row is None or row["kind"] not in REVIEWABLE:
     render_review_keys("none", keys_slot)
     theirs = visible_datasets(db, signed_in())  # an annotator: the datasets assigned to them
     render_pick_dataset([r for r in list_datasets(db) if theirs is None or r["name"] in theirs],
@@ -103,7 +105,7 @@ if mode == "Dataset overview":
 scope = view.query.scope
 held = tab_place(dataset)
 current, resolved = resolve(db, dataset, items, me, scope, held,
-                            None if user is None else lambda key: may_open(db, dataset, key, user),
+                            None if user is None else partial(may_open, db, dataset, actor=user),
                             into_view(dataset, view.signature()))
 apply_intent(dataset)
 seq = remember(dataset, current, resolved, held)
@@ -116,7 +118,9 @@ if current is None or items.total() == 0:
         st.info("No comparisons match the filters and the search.", icon="🔎")
     st.stop()
 
-_, key, n_chosen, n_rejected = pairs_store.item(db, dataset, current.item)
+facts = pairs_store.item(db, dataset, current.item)
+assert facts is not None  # the list shows only the dataset's items
+_, key, n_chosen, n_rejected = facts
 total = items.total()
 place = items.index_of(current, n_chosen, n_rejected)
 left = items.unreviewed(db)
@@ -132,6 +136,7 @@ refused = (" · the item the link named is not assigned to you"
            if st.session_state.get(REFUSED) == current.ident else "")
 
 record = get_item(db, dataset, current.item)
+assert record is not None  # as above
 pref = preference_view(row["format"], record["record"])
 names = side_names(pref, row["format"])
 # an annotator who does not see the file's labels reads Response A / B, in an order fixed

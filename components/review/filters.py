@@ -9,7 +9,7 @@ session and brought up to date from the items that changed since.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,7 +121,7 @@ def render_filters(db: Database, row: dict[str, Any], runs: Sequence[dict[str, A
     if counted:
         st.session_state[done_key] = True
     top = max(pairs_store.longest(db, dataset, how), 1) if counted else 1
-    values = {
+    values: dict[str, Any] = {
         "subsets": [v for v in _value("subsets", []) if v in subsets],
         "sources": [v for v in _value("sources", []) if v in sources],
         "len": _clamp(_value("len", (0, top)), top) if counted else (0, top),
@@ -171,10 +171,11 @@ def _draw(values: dict[str, Any], subsets: list[str], sources: list[str], top: i
         cols[1].slider("Longest response (tokens)", 0, top, key=_seed("len", values["len"]),
                        help="Keeps items whose longest response is in this range.")
     cols[1].selectbox("Review state", [s for s in REVIEW_STATES if not blind or s != "flipped"],
-                      key=_seed("state", values["state"]), format_func=REVIEW_STATES.get)
+                      key=_seed("state", values["state"]), format_func=REVIEW_STATES.__getitem__)
     if square:
         cols[2].radio("Comparisons", list(SCOPES), key=_seed("scope", values["scope"]),
-                      format_func=BLIND_SCOPES.get if blind else SCOPES.get)
+                      format_func=BLIND_SCOPES.__getitem__ if blind
+                      else SCOPES.__getitem__)
     if not runs:
         cols[2].caption("“Model disagrees” and the sort by margin appear once a reward model "
                         "or a judge has scored this dataset.")
@@ -263,7 +264,7 @@ def review_list(db: Database, row: dict[str, Any], me: str, view: ReviewView,
     return made
 
 
-def scores_of(db: Database, dataset: str, run: dict[str, Any] | None, key: str,
+def scores_of(db: Database, dataset: str, run: Mapping[str, Any] | None, key: str,
               scores: dict[str, Any]) -> dict[str, Any] | None:
     """The chosen run's scores of one item: from ``scores`` when the whole run was read,
     else one row (a judge run is read whole, once per run)."""

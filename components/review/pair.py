@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import streamlit as st
 
@@ -30,6 +30,7 @@ from needlework.teams.permissions import REVIEWER, User
 from needlework.words import plural
 
 REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews
+ButtonKind = Literal["primary", "secondary", "tertiary"]  # st.button's type=
 NEAR_IDENTICAL = 0.6  # auto view: differences when at least this share of words is shared
 
 
@@ -190,8 +191,9 @@ def render_verdict_panel(
     saved status and the others' verdicts (the buttons are in :func:`render_verdict_bar`)."""
     if sides.neutral:
         first = sides.first()
-        pair = " vs ".join(sides.title(side, names[side == REJECTED][ident[1 + (side == REJECTED)]])
-                           for side in (first, REJECTED if first == CHOSEN else CHOSEN))
+        pair = " vs ".join(
+            sides.title(side, names[side == REJECTED][ident[2] if side == REJECTED else ident[1]])
+            for side in (first, REJECTED if first == CHOSEN else CHOSEN))
     else:
         pair = (f"{side_title(sides.words[0], names[0][ident[1]])} vs "
                 f"{side_title(sides.words[1], names[1][ident[2]])}")
@@ -280,7 +282,7 @@ def _picker_row(current: Comparison, mine: Mapping[Ident, str],
         verdict = mine.get((current.item, i, j))
         text = (f"{sides.icon(verdict)} {label(sides.verdict_words(verdict), 20)}"
                 if verdict else "○ not reviewed")
-        kind = "primary" if (i, j) == (current.i, current.j) else (
+        kind: ButtonKind = "primary" if (i, j) == (current.i, current.j) else (
             "secondary" if (i, j) in in_scope else "tertiary")
         col.button(f"Pair {pairs.index((i, j)) + 1} · {text}", key=f"rv_pick_{i}_{j}",
                    width="stretch", type=kind)
@@ -308,7 +310,7 @@ def _picker_grid(names: tuple[list[str], list[str]], current: Comparison, mine: 
                     else "○ not reviewed")
             if not many:
                 text = f"{sides.title(REJECTED, rejected_names[j])} · {text}"
-            kind = "primary" if (i, j) == (current.i, current.j) else (
+            kind: ButtonKind = "primary" if (i, j) == (current.i, current.j) else (
                 "secondary" if (i, j) in in_scope else "tertiary")
             col.button(text, key=f"rv_pick_{i}_{j}", width="stretch", type=kind)
 
@@ -355,8 +357,9 @@ def render_responses(
                         rejected_scores[j] if j < len(rejected_scores) else None)}
     order = (CHOSEN, REJECTED) if sides.first() == CHOSEN else (REJECTED, CHOSEN)
     a, b = shown[order[0]][0], shown[order[1]][0]
-    headers = tuple(_header(side, shown[side][1], shown[side][0], shown[side][2], fallback, sides)
-                    for side in order)
+    head_a, head_b = (_header(side, shown[side][1], shown[side][0], shown[side][2], fallback, sides)
+                      for side in order)
+    headers = (head_a, head_b)
     render_prompt(pref.prompt)
     controls = st.container(horizontal=True, vertical_alignment="center")
     view = render_view(controls)  # the person's, kept (components/review/reading.py)
@@ -387,8 +390,8 @@ def render_responses(
                     disabled=k >= n - 1, on_click=intent, args=("diff", k + 1, ident))
     whole = render_whole_switch(controls, diff=True)
     same = percent(diff.similarity, digits=1 if 0.99 < diff.similarity < 1 else 0, space=False)
-    left, right = ("A", "B") if sides.neutral else sides.words
+    word_a, word_b = ("A", "B") if sides.neutral else sides.words
     st.caption(f"Difference {k + 1 if n else 0} of {n} (outlined) · {same} of words identical · "
-               f"red struck: only in {left} · green: only in {right} · yellow: changed")
+               f"red struck: only in {word_a} · green: only in {word_b} · yellow: changed")
     render_diff(diff, k, headers, f"rv-d-{current.item}-{i}-{j}", whole=whole)
     return f"{k}-{zlib.crc32(repr(ident).encode('utf-8'))}-{int(whole)}"

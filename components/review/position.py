@@ -195,7 +195,9 @@ def drawn(dataset: str) -> Comparison | None:
     """Where this tab is now (:func:`components.position.where`), as a comparison (the
     bulk verdict starts there); ``None``: nowhere yet."""
     place = pos.where(PAGE, dataset)
-    row = pairs_store.item(get_db(), dataset, place.item) if place is not None else None
+    if place is None:
+        return None
+    row = pairs_store.item(get_db(), dataset, place.item)
     return None if row is None else Comparison(row[0], row[1], place.i, place.j)
 
 
