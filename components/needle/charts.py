@@ -144,8 +144,8 @@ def heatmap_chart(chosen: list[ResultSet], *, select: bool = True, large: bool =
         size, small = font + 9, font
         lines = wrap(title or "", int(span / (0.56 * size))) if title else [""]
         below = [line for note in notes or [] for line in wrap(note, int(span / (0.5 * small)))]
-        extra = ({"subtitle": below, "subtitleFontSize": small, "subtitleColor": "#333",
-                  "subtitlePadding": 8} if below else {})
+        extra: dict[str, Any] = ({"subtitle": below, "subtitleFontSize": small,
+                                  "subtitleColor": "#333", "subtitlePadding": 8} if below else {})
         chart = chart.properties(title=alt.TitleParams(lines, fontSize=size, anchor="start",
                                                        offset=14, **extra))
     return for_page(chart)
@@ -195,11 +195,11 @@ def render_heatmaps(chosen: list[ResultSet], *, large: bool = False, prefix: str
                                  key=panel_key(prefix, s))
         cells[s.name] = selected_cell(event)
     last = st.session_state.get(f"{LAST}|{prefix}") or {}
-    changed = [n for n, c in cells.items() if c is not None and c != last.get(n)]
+    changed = [(n, c) for n, c in cells.items() if c is not None and c != last.get(n)]
     st.session_state[f"{LAST}|{prefix}"] = cells
     picked = st.session_state.get(f"{CELL}|{prefix}")
     if changed:
-        picked = (changed[-1], *cells[changed[-1]])
+        picked = (changed[-1][0], *changed[-1][1])
     elif picked is not None and cells.get(picked[0]) is None:
         picked = None  # its panel was cleared (double-click) or is no longer shown
     st.session_state[f"{CELL}|{prefix}"] = picked
@@ -209,7 +209,7 @@ def render_heatmaps(chosen: list[ResultSet], *, large: bool = False, prefix: str
     return by_name[picked[0]], (int(picked[1]), int(picked[2]))
 
 
-def for_panel(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+def for_panel(chart: alt.LayerChart) -> alt.LayerChart:
     """A page panel: SVG in the browser (each cell an element with an aria label), no
     Streamlit theme sizing (the panel sets its own)."""
     return chart.properties(usermeta={"embedOptions": {"renderer": "svg"}})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import pandas as pd
 import streamlit as st
@@ -87,7 +87,7 @@ def short_model_name(model: str) -> str:
     return Path(model).name if "/" in model and Path(model).name else model or "model"
 
 
-def model_at_hand(path: str | None) -> bool:
+def model_at_hand(path: str | None) -> TypeGuard[str]:
     """Whether the model a run was scored with can be loaded here: a folder on this machine,
     or a hub id (not a path); an absolute or relative path that is not a folder here (a run
     scored on another machine, or a model since removed) cannot."""

@@ -46,6 +46,9 @@ from needlework.teams.events import record
 from store.datasets import get_dataset, set_dataset_meta
 
 PARAM = "present"
+#: the heatmap's file formats, each made by one of needlework.needle.charts' renderers
+EXPORTS: dict[str, Callable[[alt.TopLevelMixin], bytes | str]] = {
+    "png": charts.to_png, "svg": charts.to_svg, "pdf": charts.to_pdf}
 TITLE = "nw_title"  # the slide's title field (per needle dataset), set by the presenter
 FINDING = "nw_finding"  # the slide's finding field and hide box (without a needle dataset)
 SCREEN = "screen"  # the slide's measure of the browser's screen (slide.js)
@@ -116,7 +119,7 @@ def _heatmap_file(chosen: list[ResultSet], title: str | None, fmt: str) -> Calla
     def make() -> bytes | str:
         chart = heatmap_chart(chosen, select=False, large=True, title=title,
                               notes=export_notes(chosen, _today()))
-        return {"png": charts.to_png, "svg": charts.to_svg, "pdf": charts.to_pdf}[fmt](chart)
+        return EXPORTS[fmt](chart)
     return make
 
 

@@ -161,7 +161,8 @@ def _add_uploads(report: Report) -> None:
     uploads = dict(st.session_state.get(UPLOADS) or {})
     for ref in report.sets:
         if ref.kind == "uploaded" and ref.name not in uploads:
-            frame = read_results_csv(io.StringIO(ref.results_csv or ""))
+            # read_results_csv's annotation says str | Path; pd.read_csv reads a buffer too
+            frame = read_results_csv(io.StringIO(ref.results_csv or ""))  # type: ignore[arg-type]
             frame["model"] = ref.name
             uploads[ref.name] = ResultSet(ref.name, frame, "kept in a saved report")
     st.session_state[UPLOADS] = uploads

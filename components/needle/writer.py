@@ -133,7 +133,9 @@ def _outcome(job: dict[str, Any]) -> None:
 def cells_words(cells: dict[str, Any] | None) -> str:
     """``; every cell (2 lengths × 10 positions) holds 2 needles`` or the spread when the
     cells are uneven; empty without cells."""
-    counts = [c for row in ((cells or {}).get("counts") or {}).values() for c in row]
+    if not cells:
+        return ""
+    counts = [c for row in (cells.get("counts") or {}).values() for c in row]
     if not counts:
         return ""
     shape = f"{len(cells['counts'])} length{'s' if len(cells['counts']) != 1 else ''} × " \
