@@ -76,7 +76,7 @@ def render_estimate(db: Any, spec: RagEvalSpec) -> None:
                              dataset_version(db, spec.dataset),
                              tuple((s.model, s.digest()) for s in spec.answer_sets),
                              json.dumps(conn.describe(), sort_keys=True),
-                             tuple(t.digest() for t in spec.templates), spec.with_related,
+                             tuple(t.digest for t in spec.templates), spec.with_related,
                              store_judges.count_calls(db), spec)
     except DatasetError as exc:  # the run itself says so, in one line
         st.caption(f"No estimate: {label(str(exc), 200)}")
