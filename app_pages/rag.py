@@ -18,6 +18,7 @@ from components.rag.results import (
 from components.rag.run import render_run
 from components.state import current_dataset, engine, get_db
 from components.text import label
+from needlework.judges.templates import Template
 from needlework.rag.metrics import is_rules_judge
 from store.rag import run_results
 
@@ -48,7 +49,8 @@ with_related = st.checkbox("Also use answer_related_info as a BERGEN reference",
 
 st.subheader("2 · Judge")
 connection = None
-templates, template_problem = (), None
+templates: tuple[Template, ...] = ()
+template_problem: str | None = None
 wanted = wants_judge()
 if wanted:
     # the judge form is shared with the reward page (an engine component): seconds on a

@@ -150,7 +150,7 @@ def render_answer(row: Mapping[str, Any], *, key: str, current: int | None = Non
     side = "all"
     if judged:
         side = st.segmented_control(
-            "Sentences judged against", list(SIDES), format_func=SIDES.get, default="all",
+            "Sentences judged against", list(SIDES), format_func=SIDES.__getitem__, default="all",
             key=f"{key}-side", help="All passages: unadjusted factuality. Relevant passages "
             "(labelled relevant and current): uRAF.") or "all"
     labels = row.get("labels")
@@ -189,12 +189,12 @@ def render_answer(row: Mapping[str, Any], *, key: str, current: int | None = Non
         if row.get("non_answer"):
             st.caption("A non-answer: no claim (empty, a lone letter, only citations). Not sent "
                        "to the judge; counted not factual and not eligible.")
-        failed = row.get("judge_failed") or {}
-        if failed:
+        judge_failed = row.get("judge_failed") or {}
+        if judge_failed:
             st.caption("Judge requests that failed (no answer; this answer is left out of the "
                        "judge figures):")
             render_text("\n".join(f"{check}: {v.get('message') or v.get('kind')}"
-                                   for check, v in failed.items()),
+                                   for check, v in judge_failed.items()),
                         mono=True, key=f"{key}-failed")
         invalid = row.get("invalid") or {}
         if invalid:

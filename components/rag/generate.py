@@ -72,7 +72,7 @@ def render_task() -> bool:
     """What to do on the page: evaluate answers or generate them; True for generating."""
     # no default once the state holds one: "Evaluate these answers" sets it
     default = None if TASK_KEY in st.session_state else EVALUATE
-    task = st.segmented_control("Task", list(TASKS), format_func=TASKS.get, default=default,
+    task = st.segmented_control("Task", list(TASKS), format_func=TASKS.__getitem__, default=default,
                                 required=True, key=TASK_KEY, label_visibility="collapsed",
                                 persist_state="session")
     return task == GENERATE
@@ -163,7 +163,7 @@ def render_generate(db: Database, dataset: str, connection: Connection | None
     job = latest_generate_job(get_db(), dataset)
     active = job is not None and job["display_status"] in ACTIVE
     spec = None
-    blocked = "complete the model connection above (or start the local demo judge)"
+    blocked: str | None = "complete the model connection above (or start the local demo judge)"
     if connection is not None:
         spec = GenerateSpec(dataset, connection, str(name or ""), int(limit) or None)
         blocked = problem(spec)

@@ -34,7 +34,7 @@ class JudgeChoice:
 
 def wants_judge() -> bool:
     """The judge-or-not switch; True when a judge is wanted."""
-    mode = st.segmented_control("Judge", list(MODES), format_func=MODES.get, default="none",
+    mode = st.segmented_control("Judge", list(MODES), format_func=MODES.__getitem__, default="none",
                                 required=True, key=MODE_KEY, persist_state="session",
                                 help="Judge answers are cached: a run asks each question once.")
     return mode == "judge"

@@ -210,7 +210,7 @@ def _default_metrics(summary: dict[str, Any]) -> list[str]:
 def _metric_picker(summary: dict[str, Any], key: str) -> list[str]:
     names = figure_names(summary)
     picked = st.multiselect("Figures", names, default=_default_metrics(summary),
-                            format_func=TITLES.get, key=f"{key}-{int(_judged(summary))}")
+                            format_func=TITLES.__getitem__, key=f"{key}-{int(_judged(summary))}")
     return [n for n in names if n in picked]
 
 
@@ -308,7 +308,7 @@ def render_breakdowns(summary: dict[str, Any]) -> None:
         return
     names = figure_names(summary)
     rules = rules_judged(summary)
-    dimension = st.segmented_control("By", list(DIMENSIONS), format_func=DIMENSIONS.get,
+    dimension = st.segmented_control("By", list(DIMENSIONS), format_func=DIMENSIONS.__getitem__,
                                      default="time", required=True, key="rag_dimension")
     render_rules_caveat(summary, "in this breakdown")
     parts = summary["breakdowns"]

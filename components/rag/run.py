@@ -63,7 +63,9 @@ def _estimate(db_path: str, dataset: str, version: str, answers: tuple[tuple[str
     """The estimate of evaluating ``_spec`` (cached by the database, the dataset's version,
     the answer sets' digests, the judge's description, the templates and the number of
     cached answers: what any server process may change)."""
-    return cost.estimate(get_db(), _spec.connection, cost.rag_requests(get_db(), _spec))
+    connection = _spec.connection
+    assert connection is not None  # render_estimate asks only with a judge
+    return cost.estimate(get_db(), connection, cost.rag_requests(get_db(), _spec))
 
 
 def render_estimate(db: Any, spec: RagEvalSpec) -> None:
