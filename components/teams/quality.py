@@ -141,7 +141,7 @@ def _import(dataset: str) -> None:
 
 
 def _sample(dataset: str) -> None:
-    percent = st.session_state.get(SAMPLE_PERCENT)
+    percent = st.session_state[SAMPLE_PERCENT]  # the number input beside the button
     seed = int(st.session_state.get(SAMPLE_SEED) or 0)
     try:
         done = sample_gold(get_db(), dataset, percent, seed=seed, actor=signed_in())
@@ -209,7 +209,7 @@ def render_gold(dataset: str, items: Sequence[dict[str, Any]],
     golden = {g["item_key"] for g in gold}
     cols = st.columns([3, 1], vertical_alignment="bottom")
     key = cols[0].selectbox("Item", [i["key"] for i in items], index=None, key="nw-gold-item",
-                            format_func=lambda k: option(titles.get(k, k), 100),
+                            format_func=lambda k: option(titles.get(k, str(k)), 100),
                             placeholder="choose an item to mark as gold…")
     if key in golden:
         cols[1].button("Unmark gold", key="nw-gold-unmark", on_click=_unmark, args=(dataset, key),
@@ -234,7 +234,7 @@ def render_gold(dataset: str, items: Sequence[dict[str, Any]],
                   "values: pick its answers, or import them from a file."))
     for f in fields:
         value = proposed.get(f.field)
-        st.segmented_control(f.title, f.options, format_func=f.words.get,
+        st.segmented_control(f.title, f.options, format_func=f.words.__getitem__,
                              default=value if value in f.options else None,
                              key=_answer_widget(key, f.field))
 
@@ -245,7 +245,7 @@ def render_annotators(report: QualityReport) -> None:
         st.caption("Nobody has annotated or been assigned this dataset yet.")
         return
     by = st.selectbox("Sort annotators by", ANNOTATOR_SORTS, key="nw-quality-annotator-sort",
-                      format_func=ANNOTATOR_WORDS.get)
+                      format_func=ANNOTATOR_WORDS.__getitem__)
     rows = rank_annotators(report.annotators, by)
     st.dataframe(figures_table([{
         "annotator": a.annotator, "done": a.done, "assigned": a.assigned,
@@ -262,7 +262,7 @@ def render_annotators(report: QualityReport) -> None:
 def render_items(report: QualityReport, limit: int = 200) -> None:
     """Items sorted by the figure the reviewer picks, worst first (the first ``limit``)."""
     by = st.selectbox("Sort items by", ITEM_SORTS, key="nw-quality-item-sort",
-                      format_func=ITEM_WORDS.get)
+                      format_func=ITEM_WORDS.__getitem__)
     rows = rank_items(report.items, by)
     st.dataframe(figures_table([{
         "item": i.item_key, "title": i.title[:120], "annotators": i.annotators,

@@ -118,13 +118,13 @@ def render_add_account() -> None:
         cols[2].text_input("E-mail", key=NEW + "email",
                            help="Needed to sign in through the identity provider (matched by "
                            "e-mail). Optional with a password.")
-        cols = st.columns(2)
-        cols[0].text_input("Password", key=NEW + "password", type="password",
-                           autocomplete="new-password",
-                           help="8 to 1024 characters, not the name. Leave empty for an account "
-                           "that signs in through the identity provider only.")
-        cols[1].text_input("Password again", key=NEW + "again", type="password",
-                           autocomplete="new-password")
+        pw_cols = st.columns(2)
+        pw_cols[0].text_input("Password", key=NEW + "password", type="password",
+                              autocomplete="new-password",
+                              help="8 to 1024 characters, not the name. Leave empty for an account "
+                              "that signs in through the identity provider only.")
+        pw_cols[1].text_input("Password again", key=NEW + "again", type="password",
+                              autocomplete="new-password")
         st.form_submit_button("Create the account", type="primary", on_click=_add,
                               key="nw-user-add-go", icon=":material/person_add:")
 
@@ -188,11 +188,11 @@ def render_manage_account(users: Sequence[User], me: User | None) -> None:
                   kwargs={"done": f"{user.name} is unlocked."})
     with st.form("nw-user-reset", border=True):
         st.markdown(f"**New password for {label(user.name, 60)}**")
-        cols = st.columns(2)
-        cols[0].text_input("New password", key=RESET + "password", type="password",
-                           autocomplete="new-password")
-        cols[1].text_input("New password again", key=RESET + "again", type="password",
-                           autocomplete="new-password")
+        pw_cols = st.columns(2)
+        pw_cols[0].text_input("New password", key=RESET + "password", type="password",
+                              autocomplete="new-password")
+        pw_cols[1].text_input("New password again", key=RESET + "again", type="password",
+                              autocomplete="new-password")
         st.form_submit_button("Set the password", on_click=_reset, args=(user.name,),
                               key="nw-user-reset-go", icon=":material/password:",
                               help="Ends every session of the account and lifts any lock.")
