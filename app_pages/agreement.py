@@ -69,6 +69,7 @@ with adjudicate_tab:
                 list(titles), key=item_widget(dataset), format_func=titles.__getitem__)
     if key is not None:
         item = get_item(db, dataset, key)
+        assert item is not None  # a key of the dataset's items
         render_adjudication(db, dataset, item, reviewer)
         render_final_dims(db, dataset, item, reviewer)
         render_final_answer(db, dataset, item, reviewer)

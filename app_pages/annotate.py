@@ -49,7 +49,9 @@ with top:  # the name warning inside the sticky bar: never hidden under it
     nav = render_question_nav(db, row, who, categories, queue)
 if nav is None:
     st.stop()
-ctx = load_context(db, row["name"], get_item(db, row["name"], nav.current), who)
+item = get_item(db, row["name"], nav.current)
+assert item is not None  # the navigation names one of the dataset's items
+ctx = load_context(db, row["name"], item, who)
 cursor = nav.cursor or first_unlabeled(ctx)  # the tab's last move may have set it
 with top:
     with st.container(key="nw-toolbar", horizontal=True, gap="xsmall",

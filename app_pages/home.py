@@ -28,8 +28,8 @@ user = signed_in()
 pages = open_pages(user)  # kind -> the page this role may open it on
 # Deep link ?dataset=NAME&item=ID: the sidebar picker (bound to ?dataset=) already
 # holds NAME, so only the item travels; the picker puts dataset back in the URL.
-if "item" in st.query_params and current_dataset():
-    row = get_dataset(db, current_dataset())
+if "item" in st.query_params and (linked := current_dataset()):
+    row = get_dataset(db, linked)
     if row is not None and row["kind"] in pages:
         st.switch_page(pages[row["kind"]], query_params={  # the item, and review's i and j
             k: v for k, v in st.query_params.to_dict().items() if k != "dataset"})

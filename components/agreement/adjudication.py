@@ -50,7 +50,8 @@ def render_adjudication(db: Database, dataset: str, item: dict[str, Any], review
         widget = f"nw-final|{dataset}|{item['key']}|{p.number}|{reviewer}|{final}"
         with st.container(border=True, key=f"nw-adj-{p.number}"):
             with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-                segments = [(f" {p.number} ", "nw-cite", None), ("  ", None, None)]
+                segments: list[tuple[str, str | None, str | None]] = [
+                    (f" {p.number} ", "nw-cite", None), ("  ", None, None)]
                 for who, value in sorted(votes.items()):
                     segments += [(f"{who}: ", None, None),
                                  (gl.SHORT.get(value, str(value)), None,

@@ -142,7 +142,7 @@ def _render_preview(ctx: ItemContext, text: str) -> None:
             if 1 <= number <= len(ctx.passages):
                 label = ctx.labels.get(number)
                 render_marked_text([(f"[cite_{number}]", "nw-cite", None),
-                                    (f" {gl.SHORT.get(label, 'unlabeled')}", None, None)],
+                                    (f" {gl.SHORT.get(label or '', 'unlabeled')}", None, None)],
                                    key=f"nw-preview-head-{number}")
                 render_text(ctx.passages[number - 1].text, box=True, max_height=110,
                             key=f"nw-preview-{number}")

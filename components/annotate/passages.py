@@ -55,8 +55,9 @@ def _badge(label: str | None) -> str | None:
 def _header(ctx: ItemContext, passage) -> list[tuple[str, str | None, str | None]]:
     meta = " · ".join(x for x in (passage.provider or "provider ?", passage.date or "no date",
                                   passage.age and f"age {passage.age}") if x)
-    head = [(f" {passage.number} ", "nw-cite", None),  # the key script marks the current one
-            (f"  {meta}{_AGE_NOTES.get(passage.age_note, '')}", None, None)]
+    head: list[tuple[str, str | None, str | None]] = [
+        (f" {passage.number} ", "nw-cite", None),  # the key script marks the current one
+        (f"  {meta}{_AGE_NOTES.get(passage.age_note, '')}", None, None)]
     if not hide_imported(ctx):
         imported = gl.imported_label(ctx.record, passage.number)
         head += [("   file's label: ", None, "background:none;color:#666"),

@@ -126,7 +126,7 @@ def render_ask(db: Database, dataset: str, connection: Connection | None, actor:
                              connection)
         st.caption(f"💰 Before asking: {label(estimate.words(), 600)}")
     if st.button("Ask the judge", type="primary", key="sg_ask", icon="▶️",
-                 disabled=bool(active or blocked)):
+                 disabled=bool(active or blocked)) and connection is not None:  # else disabled
         try:
             start_suggest_job(db, store.default_path(), SuggestSpec(dataset, connection, fields,
                                                                     replace=replace), by=actor)

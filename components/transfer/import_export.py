@@ -63,7 +63,8 @@ def render_import(db: Database, annotator: str) -> str | None:
                 f"Also delete its {work.annotations} annotation(s) and {work.history} change(s) "
                 f"of history ({label(target, 60)})", key="import_drop",
                 help="Replacing a dataset deletes its annotations. Export it first to keep them.")
-    if not st.button("Import", type="primary", disabled=upload is None, key="import_go"):
+    if not st.button("Import", type="primary", disabled=upload is None,
+                     key="import_go") or upload is None:  # disabled without a file
         return None
     bar = st.progress(0.0, text="Reading the file…")
     shown = {"step": -1}
