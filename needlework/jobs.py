@@ -1,8 +1,8 @@
 """Background jobs: one runner for every kind of long work (scoring, needle runs, ...).
 
 A *job kind* is a function ``(job, db, progress, should_stop) -> result`` registered by
-name with :func:`register`. The runner does everything else, the same way for every
-kind:
+name (:mod:`needlework.job_kinds`: the kind's side). The runner does everything else, the
+same way for every kind:
 
 - the **row**: a job is a row of the store's ``jobs`` table (``store.scores``), written
   ``queued`` by :meth:`JobRunner.submit`, ``running`` when its function starts, then
@@ -12,11 +12,11 @@ kind:
   process with **its own database connection**; :meth:`JobRunner.run` runs it in the
   calling thread (a CLI, a test). No other module keeps or touches job threads;
 - **progress** in the kind's unit: ``progress(done, total)`` is written to the row at
-  most every half second (and always the last step); :meth:`Progress.begin` sets the
-  total at once, :meth:`Progress.scaled` converts the kind's steps into its unit;
+  most every half second (and always the last step); ``Progress.begin`` sets the total
+  at once, ``Progress.scaled`` converts the kind's steps into its unit;
 - **cancel**: :meth:`JobRunner.cancel` sets the row's flag, ``should_stop()`` reads it
   (from any thread: :func:`stop_check`);
-  the function stops at its next check and raises :class:`Cancelled`, optionally with
+  the function stops at its next check and raises ``Cancelled``, optionally with
   the partial result, which is kept on the row (or an exception the kind declared as
   meaning cancelled);
 - **several processes, one database** (server processes behind a proxy, a CLI): each
@@ -40,6 +40,9 @@ kind:
   (or one no runner did), so however many processes (or sessions) start it, one runs it.
 
 A toy kind, complete::
+
+    from needlework.job_kinds import Cancelled, register
+    from needlework.jobs import RUNNER
 
     def count(job, db, progress, should_stop):
         total = job.options["n"]
@@ -69,13 +72,14 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
 
+from needlework.job_kinds import KINDS, Cancelled, Job, Progress, kind_of, unit_of
 from needlework.teams.events import record
 from needlework.teams.permissions import User
 from store.db import connect, thread_connection
@@ -90,7 +94,6 @@ from store.scores import (
     interrupt_job,
     list_jobs,
     request_cancel,
-    update_job_progress,
 )
 
 log = logging.getLogger(__name__)
@@ -102,104 +105,6 @@ RECENT = 200  # rows looked at for the latest job of a dataset
 HEARTBEAT_SECONDS = 5.0  # how often the owner of a running job says it still runs it
 STALE_SECONDS = 15.0  # an older heartbeat: the owner's process is gone
 LIVE_ELSEWHERE = "job {id} is already {status}, by {owner}"
-
-
-class Cancelled(Exception):
-    """Raised by a job function that stopped because ``should_stop()`` said so.
-
-    ``partial`` (JSON-ready) is stored as the job's result: what was done before the stop.
-    """
-
-    def __init__(self, message: str = "cancelled", partial: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.partial = partial
-
-
-@dataclass(frozen=True)
-class Job:
-    """What a job function gets to know about its job."""
-
-    id: int
-    kind: str
-    dataset: str
-    model: str
-    options: dict[str, Any]
-    inputs: Mapping[str, Any] = field(default_factory=dict)  # live objects, never stored
-
-
-class Progress:
-    """``progress(done, total)`` for a job: written to its row at most every ``every``
-    seconds (always the first and the last step)."""
-
-    def __init__(self, db: Database, job_id: int, every: float = 0.5) -> None:
-        self.db, self.job_id, self.every = db, job_id, every
-        self.last: float | None = None
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done >= total or self.last is None or now - self.last >= self.every:
-            update_job_progress(self.db, self.job_id, done, total)
-            self.last = now
-
-    def begin(self, total: int) -> None:
-        """Write ``0 of total`` at once (before the first step)."""
-        update_job_progress(self.db, self.job_id, 0, total)
-
-    def scaled(self, factor: int) -> Callable[[int, int], None]:
-        """A ``progress(done, total)`` counting in steps of ``factor`` units (a needle run
-        counts pairs, its job shows texts: two per pair)."""
-        return lambda done, total: self(factor * done, factor * total)
-
-
-ShouldStop = Callable[[], bool]
-JobFunction = Callable[[Job, Database, Progress, ShouldStop], "dict[str, Any] | None"]
-
-
-@dataclass(frozen=True)
-class Kind:
-    """A registered job kind."""
-
-    name: str
-    function: JobFunction
-    unit: str = "items"  # what progress counts, for display ("texts")
-    errors: tuple[type[BaseException], ...] = ()  # failures shown by their message alone
-    cancelled: tuple[type[BaseException], ...] = ()  # exceptions that mean "stopped on request"
-
-
-KINDS: dict[str, Kind] = {}
-_KINDS_LOCK = threading.Lock()
-
-
-def register(name: str, function: JobFunction, *, unit: str = "items",
-             errors: tuple[type[BaseException], ...] = (),
-             cancelled: tuple[type[BaseException], ...] = ()) -> Kind:
-    """Register (or replace) the job kind ``name``; returns it.
-
-    ``errors``: exception types whose message is the whole story (a model that cannot
-    load); any other exception is recorded as ``Type: message``. ``cancelled``:
-    exception types the function raises when it stopped on ``should_stop()``, besides
-    :class:`Cancelled`.
-    """
-    kind = Kind(name, function, unit, tuple(errors), tuple(cancelled))
-    with _KINDS_LOCK:
-        KINDS[name] = kind
-    return kind
-
-
-def kind_of(name: str) -> Kind:
-    """The registered kind ``name`` (``LookupError`` when none is)."""
-    with _KINDS_LOCK:
-        found = KINDS.get(name)
-    if found is None:
-        raise LookupError(f"no job kind {name!r} is registered")
-    return found
-
-
-def unit_of(name: str) -> str:
-    """What a kind's progress counts (``items`` for a kind not registered here)."""
-    with _KINDS_LOCK:
-        found = KINDS.get(name)
-    return found.unit if found is not None else "items"
 
 
 def stop_check(db: Database, db_path: str | Path, job_id: int) -> Callable[[], bool]:

@@ -11,7 +11,8 @@ import pytest
 
 import store
 from needlework import jobs
-from needlework.jobs import RUNNER, Cancelled, register
+from needlework.job_kinds import Cancelled, Progress, register
+from needlework.jobs import RUNNER
 from store.scores import create_job, get_job, list_jobs, start_job
 
 
@@ -178,7 +179,7 @@ def test_unknown_kinds_are_refused_and_a_row_of_one_fails(db, path):
 
 def test_progress_is_written_at_most_every_half_second_and_always_at_the_end(db, path):
     job_id = create_job(db, "count", "toy", "")
-    progress = jobs.Progress(db, job_id, every=3600)
+    progress = Progress(db, job_id, every=3600)
     progress(1, 10)
     progress(2, 10)  # too soon: not written
     assert get_job(db, job_id)["done"] == 1

@@ -26,7 +26,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from needlework.datasets import import_bytes
-from needlework.jobs import RUNNER, Job, Progress, ShouldStop, register
+from needlework.job_kinds import Job, Progress, ShouldStop, register
+from needlework.jobs import RUNNER
 from needlework.judges.connection import Connection
 from needlework.judges.context import POLICIES
 from needlework.judges.engine import run_judge

@@ -13,7 +13,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.jobs import RUNNER, Cancelled, Job, Progress, ShouldStop, register
+from needlework.job_kinds import Cancelled, Job, Progress, ShouldStop, register
+from needlework.jobs import RUNNER
 from needlework.needle.run import REUSE_MODES, NeedleRun, run_needles
 from needlework.rewards import errors
 from needlework.rewards.job import job_model
@@ -38,7 +39,7 @@ def summary(result: NeedleRun, pipe: RewardPipeline, records: int) -> dict[str, 
 
 def needle_job(job: Job, db: Database, progress: Progress, should_stop: ShouldStop) -> dict[str, Any]:
     """The ``needle`` kind: every record of the job's needle dataset, two texts each
-    (progress counts texts). Raises :class:`~needlework.jobs.Cancelled` with the partial
+    (progress counts texts). Raises :class:`~needlework.job_kinds.Cancelled` with the partial
     summary when stopped."""
     records = [item["record"] for item in iter_items(db, job.dataset)]
     progress.begin(2 * len(records))

@@ -19,7 +19,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.jobs import RUNNER, register
+from needlework.job_kinds import register
+from needlework.jobs import RUNNER
 from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.rag.questions import DatasetError
 from needlework.rag.run import RagEvalSpec, run_rag_eval

@@ -19,7 +19,8 @@ from sqlite_utils import Database
 
 from needlework import tokens
 from needlework.formats import preference_view
-from needlework.jobs import RUNNER, Cancelled, Job, Progress, ShouldStop, register
+from needlework.job_kinds import Cancelled, Job, Progress, ShouldStop, register
+from needlework.jobs import RUNNER
 from needlework.teams.permissions import User
 from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item

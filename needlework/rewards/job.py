@@ -14,7 +14,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.jobs import RUNNER, Job, JobHandle, Progress, ShouldStop, register
+from needlework.job_kinds import Job, Progress, ShouldStop, register
+from needlework.jobs import RUNNER, JobHandle
 from needlework.rewards import errors
 from needlework.rewards.loading import RewardModel, load_reward_model
 from needlework.rewards.pipeline import DEFAULT_BATCH_TOKENS

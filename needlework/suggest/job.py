@@ -41,7 +41,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from needlework.grounding import item as gitem
-from needlework.jobs import RUNNER, Cancelled, Job, Progress, ShouldStop, register
+from needlework.job_kinds import Cancelled, Job, Progress, ShouldStop, register
+from needlework.jobs import RUNNER
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.rag.calls import FAILURE_KINDS, Request, failure_words, run_requests
