@@ -8,7 +8,7 @@ from components.text import label
 from components.transfer.import_export import render_export, render_import
 from needlework.changes import describe, value_text
 from needlework.teams.permissions import PermissionDenied
-from needlework.teams.writes import undo_change
+from needlework.writes import undo_change
 from store.annotations import history
 from store.datasets import list_datasets
 

@@ -5,7 +5,7 @@ Each write, a key press in the browser or a widget's callback on the server, is 
 value, who) and carries an id. The key scripts make the id in the browser, keep each
 action in its storage and send it to the action route until the server acknowledges
 it, whatever happens in between (a rerun, a reconnect, a server restart, a reload);
-the pages' widgets call :func:`submit` (through :mod:`needlework.teams.writes`). Both
+the pages' widgets call :func:`submit` (through :mod:`needlework.writes`). Both
 reach :func:`apply_actions`, which applies a batch in order, in one transaction, after
 one permission check, and records each id in that same transaction
 (``store.actions``), so an action sent twice changes the database once.

@@ -10,9 +10,9 @@ import threading
 import pytest
 
 import store
+from needlework import writes
 from needlework.actions import apply_actions, submit
 from needlework.datasets import import_bytes
-from needlework.teams import writes
 from store.annotations import get_value, history
 from tests.conftest import garage_records, jsonl
 

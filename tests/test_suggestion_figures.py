@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import store
+from needlework import writes
 from needlework.actions import apply_actions
 from needlework.datasets import import_bytes
 from needlework.suggest.figures import (
@@ -29,7 +30,6 @@ from needlework.suggest.figures import (
     suggestion_report,
     time_with_without,
 )
-from needlework.teams import writes
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_suggestion_timing, set_visibility
 from needlework.teams.permissions import PermissionDenied

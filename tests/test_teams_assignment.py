@@ -8,8 +8,9 @@ from collections import Counter
 
 import pytest
 
+from needlework import writes
 from needlework.datasets import import_bytes
-from needlework.teams import accounts, writes
+from needlework.teams import accounts
 from needlework.teams.assignment import (
     AssignmentError,
     QueueEntry,

@@ -11,10 +11,11 @@ import shutil
 import pytest
 
 import store
+from needlework import writes
 from needlework.cli import main
 from needlework.datasets import import_bytes
 from needlework.formats.errors import FormatError
-from needlework.teams import accounts, writes
+from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset, queue
 from needlework.teams.gold import (
     GoldError,

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from needlework import writes
 from needlework.actions import apply_actions
 from needlework.datasets import delete_dataset, export_text, import_bytes
-from needlework.teams import accounts, writes
+from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset, visible_items
 from needlework.teams.audit import export_history
 from needlework.teams.guidelines import set_guidelines

@@ -14,7 +14,7 @@ from needlework.grounding import labels as gl
 from needlework.grounding.item import DIM_FIELDS, DIM_TITLES, passages
 from needlework.grounding.resolve import resolve, split_entries
 from needlework.teams.permissions import PermissionDenied
-from needlework.teams.writes import adjudicate
+from needlework.writes import adjudicate
 from store.disputes import next_open, open_count
 from store.grounding import grouped_annotations, item_position
 

@@ -13,7 +13,7 @@ from needlework.grounding import answer as ga
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
 from needlework.teams.permissions import PermissionDenied
-from needlework.teams.writes import save_answer
+from needlework.writes import save_answer
 from store.annotations import get_value
 
 DEFLECT_KEY = km.DEFLECT.upper()

@@ -32,8 +32,8 @@ from needlework.teams.blind import (
     visibility,
 )
 from needlework.teams.permissions import PermissionDenied
-from needlework.teams.writes import write_annotation
 from needlework.view_prefs import compact, hides_suggestions, set_compact, set_hides_suggestions
+from needlework.writes import write_annotation
 from store.grounding import item_fields
 from store.suggestions import has_suggestions, item_suggestions
 

@@ -12,7 +12,7 @@ from sqlite_utils import Database
 from needlework.review.queue import Comparison
 from needlework.review.verdicts import field_name, make_value
 from needlework.teams.permissions import User
-from needlework.teams.writes import write_annotation
+from needlework.writes import write_annotation
 from store import pairs as pairs_store
 
 

@@ -5,7 +5,6 @@
 - :mod:`~needlework.teams.oidc`: Streamlit's ``st.login`` settings and account matching.
 - :mod:`~needlework.teams.permissions`: roles, :func:`~needlework.teams.permissions.require`,
   the key-action guard.
-- :mod:`~needlework.teams.writes`: the writes pages call, saved as the signed-in user.
 - :mod:`~needlework.teams.assignment`: overlap, even distribution, queues, progress.
 - :mod:`~needlework.teams.quality`: gold items, accuracy, agreement, active time, rankings.
 - :mod:`~needlework.teams.guidelines`: per-dataset Markdown guidelines.

@@ -26,7 +26,7 @@ from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_suggestion_timing, set_visibility
 from needlework.teams.quality import mark_gold
-from needlework.teams.writes import adjudicate, write_annotation
+from needlework.writes import adjudicate, write_annotation
 from store.suggestions import put_suggestions
 from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
 from tests.browser.test_teams import sign_in
