@@ -52,12 +52,12 @@ from needlework.review.filters import disagreements
 from needlework.review.instances import named
 from needlework.review.queue import item_comparisons
 from needlework.review.sides import sides_for
-from needlework.review.verdicts import field_name as verdict_field
-from needlework.review.verdicts import verdict_of
 from needlework.teams.access import may_open, own_queue
 from needlework.teams.assignment import visible_datasets
 from needlework.teams.blind import AFTER, NEVER, shows_suggestion, suggestion_timing, visibility
 from needlework.teams.permissions import can, visible_annotator
+from needlework.verdicts import field_name as verdict_field
+from needlework.verdicts import verdict_of
 from needlework.words import plural
 from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item, list_datasets

@@ -16,7 +16,7 @@ from typing import Any, TypedDict
 
 from needlework.grounding.labels import LABEL_PREFIX
 from needlework.review.sides import POSITIONAL
-from needlework.review.verdicts import REASONS, VERDICTS, field_name
+from needlework.verdicts import REASONS, VERDICTS, field_name
 
 #: What an undo or redo key may revert, by page (``scope``): the annotate page's fields
 #: (the ``deflected`` flag follows the answer) and the review page's verdicts.

@@ -17,8 +17,8 @@ from needlework.action_base import GROUNDING, Batch, Outcome
 from needlework.action_parse import Action
 from needlework.grounding.keymap import choice_of, dimension_keys
 from needlework.grounding.labels import LABEL_PREFIX
-from needlework.review.verdicts import verdict_of
 from needlework.teams.blind import AFTER, NEVER, suggestion_timing
+from needlework.verdicts import verdict_of
 from needlework.view_prefs import hides_suggestions
 from store.annotations import get_value
 from store.suggestions import item_suggestions

@@ -12,8 +12,8 @@ from needlework.action_parse import Action, Rejected
 from needlework.action_shown import held_back, shown_suggestions, typed_via
 from needlework.formats import preference_view
 from needlework.review.sides import POSITIONAL, sides_for
-from needlework.review.verdicts import make_value, verdict_of
 from needlework.teams.blind import visibility
+from needlework.verdicts import make_value, verdict_of
 from store.annotations import get_value, get_via, set_annotation
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from needlework.grounding.labels import SHORT
 from needlework.review.sides import sides_for
-from needlework.review.verdicts import VERDICTS, parse_field, verdict_of
+from needlework.verdicts import VERDICTS, parse_field, verdict_of
 
 DIMENSIONS = {
     "question_valid": "valid", "question_false_premise": "false premise",

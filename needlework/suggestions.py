@@ -51,8 +51,8 @@ from needlework.formats.errors import FormatError, Problem, ProblemList
 from needlework.formats.garage import DIMENSIONS
 from needlework.formats.reader import ByteSource, decode, iter_jsonl
 from needlework.grounding.labels import LABELS
-from needlework.review.verdicts import VERDICTS
 from needlework.teams.permissions import User, check
+from needlework.verdicts import VERDICTS
 from store.datasets import get_dataset
 from store.suggestions import delete_source, item_bounds, put_suggestions
 

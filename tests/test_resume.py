@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import store
 from needlework import positions
-from needlework.review.verdicts import make_value
+from needlework.verdicts import make_value
 from store.annotations import set_annotation
 from tests.page_keys import TAB, as_tab, key_data, move
 from tests.test_grounding_pages import (

@@ -21,7 +21,7 @@ from needlework.review.queue import (
     next_unreviewed,
     step,
 )
-from needlework.review.verdicts import make_value
+from needlework.verdicts import make_value
 from store import pairs as pairs_store
 from store.annotations import set_annotation
 from store.grounding import changed_items, last_change

@@ -15,7 +15,7 @@ from needlework.actions import apply_actions
 from needlework.datasets import import_bytes, import_file
 from needlework.jobs import RUNNER
 from needlework.review.lengths import method
-from needlework.review.verdicts import make_value
+from needlework.verdicts import make_value
 from store.annotations import set_annotation
 from tests.conftest import RMBENCH_DIR, ROOT, garage_records, jsonl
 from tests.page_keys import TAB, as_tab, key_data, move, press

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from needlework.review.verdicts import (
+from needlework.verdicts import (
     REASONS,
     VERDICTS,
     field_name,

@@ -30,9 +30,9 @@ from needlework.demo import rewardbench2_records
 from needlework.formats import FormatError, detect
 from needlework.formats import rewardbench2 as rb2_format
 from needlework.leaderboard import leaderboard, table
-from needlework.review.verdicts import make_value
 from needlework.seed import DEMO_REWARDBENCH2, seed_demo
 from needlework.stats_text import percent
+from needlework.verdicts import make_value
 from store.annotations import set_annotation
 from store.datasets import get_dataset, item_index, iter_items, list_datasets
 from store.scores import save_item_scores

@@ -12,7 +12,7 @@ import store
 from needlework.datasets import export_formats, export_text, import_bytes, import_file
 from needlework.formats.preference import Preference
 from needlework.review.trl import decide, latest_verdicts, trl_records
-from needlework.review.verdicts import make_value
+from needlework.verdicts import make_value
 from store.annotations import set_annotation
 from tests.conftest import RMBENCH_DIR, ROOT, jsonl
 

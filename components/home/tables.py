@@ -21,8 +21,8 @@ from components.teams.session import may_open
 from components.text import label, render_heading_text
 from needlework import catalog
 from needlework.grounding.progress import progress_text
-from needlework.review.verdicts import progress_text as review_progress_text
 from needlework.teams.permissions import PermissionDenied, User, can
+from needlework.verdicts import progress_text as review_progress_text
 from store.datasets import DatasetBusy, DatasetExists
 from store.names import InvalidDatasetName
 

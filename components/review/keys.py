@@ -18,8 +18,8 @@ import streamlit as st
 
 from components.outbox import applied_through, courier, draw_code, module
 from needlework.review.sides import Sides, sides_for
-from needlework.review.verdicts import key_map
 from needlework.teams.permissions import User
+from needlework.verdicts import key_map
 
 #: the key script's code (sent once per tab) and the courier of its data (every run)
 _CODE = st.components.v2.component("needlework.review_keys", isolate_styles=False,

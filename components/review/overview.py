@@ -17,8 +17,8 @@ import store
 from components.state import get_db, signed_in
 from needlework.datasets import ExportError, export_text
 from needlework.review.queue import PairList, item_comparisons
-from needlework.review.verdicts import VERDICTS, summarize
 from needlework.teams.permissions import can
+from needlework.verdicts import VERDICTS, summarize
 from store import pairs as pairs_store
 
 TICKS = [math.log10(v) for v in (10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)]

@@ -23,10 +23,10 @@ from needlework.review.diff import cached_diff, quick_similarity
 from needlework.review.lengths import count, counter_words
 from needlework.review.queue import Comparison
 from needlework.review.sides import CHOSEN, PLAIN, REJECTED, Sides
-from needlework.review.verdicts import REASONS, VERDICT_ICONS, VERDICTS
 from needlework.stats_text import percent
 from needlework.teams.blind import against_yours
 from needlework.teams.permissions import REVIEWER, User
+from needlework.verdicts import REASONS, VERDICT_ICONS, VERDICTS
 from needlework.words import plural
 
 REVIEWABLE = ("preference", "needle")  # dataset kinds this page reviews

@@ -25,8 +25,8 @@ from components.text import label
 from needlework import positions
 from needlework.positions import Place, Position, Resolved, Worked
 from needlework.review.queue import Comparison, PairList, item_comparisons
-from needlework.review.verdicts import VERDICTS, field_name, parse_field, verdict_of
 from needlework.teams.permissions import PermissionDenied
+from needlework.verdicts import VERDICTS, field_name, parse_field, verdict_of
 from needlework.writes import save_note as save_verdict_note
 from store import pairs as pairs_store
 from store.annotations import get_value

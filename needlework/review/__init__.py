@@ -5,7 +5,7 @@ from needlework.review.diff import Difference, TextDiff, cached_diff, diff_texts
 from needlework.review.filters import Filters, apply_filters, disagreements
 from needlework.review.queue import Comparison, build_queue, next_unreviewed, step
 from needlework.review.trl import trl_records
-from needlework.review.verdicts import REASONS, VERDICTS, field_name, make_value
+from needlework.verdicts import REASONS, VERDICTS, field_name, make_value
 
 __all__ = [
     "REASONS",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from needlework.review.verdicts import VERDICT_ICONS, VERDICTS, key_map
+from needlework.verdicts import VERDICT_ICONS, VERDICTS, key_map
 
 CHOSEN, REJECTED = "chosen", "rejected"
 #: the verdicts of a blind annotator's page: the left (A) or the right (B) response better
@@ -111,7 +111,7 @@ class Sides:
         return VERDICTS[verdict][1]
 
     def keys(self) -> dict[str, dict[str, str]]:
-        """:func:`needlework.review.verdicts.key_map` as this person's keys mean it: for a
+        """:func:`needlework.verdicts.key_map` as this person's keys mean it: for a
         neutral page, positions, the same on every item."""
         keys = key_map()
         keys["verdicts"] = {self.shortcut(v).lower(): v for v in self.order()}

@@ -33,9 +33,9 @@ from sqlite_utils import Database
 
 from needlework.grounding.agreement import Kappa, cohen_kappas
 from needlework.grounding.labels import LABELS, passage_number
-from needlework.review.verdicts import VERDICTS, parse_field, verdict_of
 from needlework.teams.permissions import User, check
 from needlework.teams.quality import IDLE_SECONDS, agreement_by_annotator, item_times, units_of
+from needlework.verdicts import VERDICTS, parse_field, verdict_of
 from store.datasets import get_dataset
 from store.gold import gold_items
 from store.suggestion_figures import annotation_rows, suggestion_rows

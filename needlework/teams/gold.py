@@ -39,11 +39,11 @@ from needlework.formats import preference_view
 from needlework.formats.garage import DIMENSIONS
 from needlework.grounding import item as gitem
 from needlework.grounding import labels as gl
-from needlework.review.verdicts import VERDICTS, field_name, parse_field, verdict_of
 from needlework.teams import accounts
 from needlework.teams.assignment import add_gold_to_queues
 from needlework.teams.events import record
 from needlework.teams.permissions import User, check
+from needlework.verdicts import VERDICTS, field_name, parse_field, verdict_of
 from store import assignments as store_assignments
 from store import gold as store_gold
 from store.annotations import dataset_annotations

@@ -18,10 +18,10 @@ from needlework.formats.errors import FormatError, Problem, ProblemList
 from needlework.formats.garage import DIMENSIONS
 from needlework.formats.reader import decode, read_jsonl
 from needlework.grounding import labels as gl
-from needlework.review.verdicts import VERDICTS, parse_field
 from needlework.teams.events import record
 from needlework.teams.gold import GoldError, _dataset, _mark_many, check_answers
 from needlework.teams.permissions import User, check
+from needlework.verdicts import VERDICTS, parse_field
 from store import gold as store_gold
 from store.datasets import get_item
 

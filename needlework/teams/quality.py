@@ -30,7 +30,6 @@ from sqlite_utils import Database
 
 from needlework.grounding import labels as gl
 from needlework.grounding.agreement import Alpha, Kappa, cohen_kappas, krippendorff_alpha
-from needlework.review.verdicts import parse_field, verdict_of
 from needlework.teams.gold import (
     AnswerField,
     GoldError,
@@ -42,6 +41,7 @@ from needlework.teams.gold import (
     unmark_gold,
 )
 from needlework.teams.permissions import User, check
+from needlework.verdicts import parse_field, verdict_of
 from store import assignments as store_assignments
 from store import audit as store_audit
 from store import gold as store_gold
