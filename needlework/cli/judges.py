@@ -1,11 +1,12 @@
-"""Verbs ``judge``, ``judge-check`` and ``demo-judge``: LLM judges from the command line."""
+"""Verbs ``judge`` and ``judge-check``: LLM judges from the command line, and the connection
+options every verb that sends requests shares. The local judges are served by
+:mod:`needlework.cli.judges_serve`."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any, TypedDict
 
 from tqdm import tqdm
@@ -19,7 +20,7 @@ from needlework.judges.connection import (
     REASONING_MAX_TOKENS,
 )
 
-# The judge modules import openai (and the demo judge torch): imported in the handlers.
+# The judge modules import openai: imported in the handlers.
 
 CONNECTION_HELP = ("the API root of any OpenAI-compatible server, e.g. https://api.openai.com/v1, "
                    "http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama)")
@@ -167,38 +168,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_judge_check)
 
-    p = subparsers.add_parser(
-        "demo-judge", help="build and train the small offline demo judge (CPU, under 3 minutes)",
-        description="Build a tiny Llama causal LM with the project's tokenizer, train it to "
-        "answer the selection prompt on synthetic safety-needle pairs, report its held-out "
-        "accuracy and save it to DIR (servable with transformers serve).")
-    p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--if-missing", action="store_true",
-                   help="do nothing when DIR already holds a demo judge")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.set_defaults(func=cmd_demo_judge)
-
-    p = subparsers.add_parser(
-        "serve-judge", help="serve the demo judge (or any causal LM folder) on 127.0.0.1",
-        description="Start transformers serve for DIR on 127.0.0.1, print the base URL and "
-        "model name to use (on the Reward model page, or with judge --base-url --model), and "
-        "serve until Ctrl+C. The Reward model page can also start the demo judge itself.")
-    p.add_argument("--folder", default="data/demo-judge", metavar="DIR",
-                   help="the model folder (default data/demo-judge)")
-    p.add_argument("--port", type=int, default=None, help="default: a free port")
-    p.add_argument("--threads", type=int, default=2, help="torch threads of the server (default 2)")
-    p.set_defaults(func=cmd_serve_judge)
-
-    p = subparsers.add_parser(
-        "serve-rules-judge", help="serve the rules judge (RAG prompts, not an LLM) on 127.0.0.1",
-        description="Serve the rules judge (needlework.rag.rules_judge: GaRAGe's eligibility, "
-        "factuality and deflection prompts and LLMeval answered by fixed word-overlap rules, "
-        "not an LLM) as an OpenAI-compatible endpoint; print the base URL and model name, and "
-        "serve until Ctrl+C. The RAG answers page can also start it itself.")
-    p.add_argument("--port", type=int, default=None,
-                   help="default: 8565 when free (answers stay cached across starts), else a free port")
-    p.set_defaults(func=cmd_serve_rules_judge)
-
 
 def _fail(message: str, code: int = 2) -> int:
     print(f"error: {message}", file=sys.stderr)
@@ -247,12 +216,8 @@ def select_subsets(args: argparse.Namespace, items: list[Any]
 
 def cmd_judge(args: argparse.Namespace) -> int:
     from needlework.judges import cost  # noqa: PLC0415
-    from needlework.judges.engine import run_judge, write_output  # noqa: PLC0415
-    from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
-    from needlework.judges.evaluate import failure_words  # noqa: PLC0415
+    from needlework.judges.engine import write_output  # noqa: PLC0415
     from needlework.judges.plan import DatasetNotFound, load_items  # noqa: PLC0415
-    from needlework.judges.results import provider_defaults  # noqa: PLC0415
-    from needlework.stats_text import number_range  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
     if args.per_subset is not None and args.per_subset < 1:
@@ -285,6 +250,33 @@ def cmd_judge(args: argparse.Namespace) -> int:
         template=template))
     if report_estimate(estimate, args):
         return 0
+    run = _run_with_progress(args, db, connection, items, format_name=row["format"],
+                             order=order, selection=selection, template=template)
+    if isinstance(run, int):
+        return run
+    if args.out:
+        write_output(args.out, run)
+    summary = run.summary
+    for t in summary["too_long"]:
+        action = "skipped" if t["skipped"] else f"cut ({args.truncation})"
+        print(f"warning: item {t['item_key']} trial {t['trial']}: prompt of {t['prompt_tokens']} "
+              f"tokens over the window of {connection.context_window}: {action}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({**summary, "estimate": estimate.as_dict()}, indent=2))
+        return 0
+    _print_summary(args, summary, connection, template)
+    return 0
+
+
+def _run_with_progress(args: argparse.Namespace, db, connection,  # noqa: ANN001, ANN202
+                       items: list[Any], *, format_name: str, order: str,
+                       selection: dict[str, Any], template):  # noqa: ANN001 - a Template
+    """Run the judge over ``items`` as the arguments say, with a progress bar on stderr
+    (none with ``--no-progress``): the :class:`~needlework.judges.engine.JudgeRun`, or the
+    exit code of a run that was cancelled or failed (said on stderr)."""
+    from needlework.judges.engine import run_judge  # noqa: PLC0415
+    from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
+
     bar = None
     if not args.no_progress:
         bar = tqdm(total=0, unit="call", desc=f"judging ({args.mode})", file=sys.stderr,
@@ -297,10 +289,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
             bar.refresh()
 
     try:
-        run = run_judge(db, connection, items, args.mode, dataset=args.dataset,
-                        format_name=row["format"], order=order, seed=args.seed,
-                        context_policy=args.truncation, progress=progress,
-                        selection=selection or None, template=template)
+        return run_judge(db, connection, items, args.mode, dataset=args.dataset,
+                         format_name=format_name, order=order, seed=args.seed,
+                         context_policy=args.truncation, progress=progress,
+                         selection=selection or None, template=template)
     except JudgeCancelled as exc:
         return _fail(str(exc), 130)
     except JudgeError as exc:
@@ -310,20 +302,20 @@ def cmd_judge(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if args.out:
-        write_output(args.out, run)
-    summary = run.summary
-    for t in summary["too_long"]:
-        action = "skipped" if t["skipped"] else f"cut ({args.truncation})"
-        print(f"warning: item {t['item_key']} trial {t['trial']}: prompt of {t['prompt_tokens']} "
-              f"tokens over the window of {connection.context_window}: {action}", file=sys.stderr)
-    if args.json:
-        print(json.dumps({**summary, "estimate": estimate.as_dict()}, indent=2))
-        return 0
+
+
+def _print_summary(args: argparse.Namespace, summary: dict[str, Any],
+                   connection, template) -> None:  # noqa: ANN001 - a Connection, a Template
+    """A judge run's summary in words on stdout: the headline, failures, the provider's
+    defaults, answers cut off, the prompt, the cost, each subset and the position bias."""
+    from needlework.figures_text import judge_lines  # noqa: PLC0415
+    from needlework.judges import cost  # noqa: PLC0415
+    from needlework.judges.evaluate import failure_words  # noqa: PLC0415
+    from needlework.judges.results import provider_defaults  # noqa: PLC0415
+    from needlework.stats_text import number_range, percent  # noqa: PLC0415
+
     acc = summary["accuracy"]
     rate = summary["invalid_rate"]
-    from needlework.figures_text import judge_lines  # noqa: PLC0415
-    from needlework.stats_text import percent  # noqa: PLC0415
     print(f"{args.dataset}: {summary['mode']} by {summary['model']}: accuracy "
           f"{'n/a' if acc is None else f'{acc:.4f}'}, invalid {summary['invalid']} of "
           f"{summary['answered']} ({'n/a' if rate is None else percent(rate, space=False)}), "
@@ -354,7 +346,6 @@ def cmd_judge(args: argparse.Namespace) -> int:
         print(f"  position bias ({n} responses): accuracy by position of the chosen [{acc_pos}], "
               f"spread {_two(bias['spread'])}, consistency {_two(bias['consistency'])} "
               f"(over {bias.get('groups')} fully answered groups)")
-    return 0
 
 
 def reasoning_budget(db, connection, args: argparse.Namespace):  # noqa: ANN001, ANN201
@@ -401,74 +392,3 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     else:
         print(check.message)
     return 0 if check.ok else 2
-
-
-def cmd_demo_judge(args: argparse.Namespace) -> int:
-    from needlework.judges import demo  # noqa: PLC0415
-    from needlework.judges.local import read_report  # noqa: PLC0415
-
-    out = Path(args.out)
-    if args.if_missing and demo.is_built(out):
-        report = read_report(out)
-        if args.json:
-            print(json.dumps(report, indent=2))
-        else:
-            print(f"demo judge already in {out}")
-        return 0
-    report = demo.build_demo_judge(out, log=lambda line: print(line, file=sys.stderr))
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        acc = report["heldout_selection"]
-        from needlework.stats_text import percent  # noqa: PLC0415
-        print(f"demo judge saved to {out}: held-out selection accuracy {acc['accuracy']:.3f} "
-              f"({acc['pairs']} pairs in both orders, invalid "
-              f"{percent(acc['invalid_rate'], space=False)}), "
-              f"built in {report['build_seconds']} s")
-    return 0
-
-
-def cmd_serve_judge(args: argparse.Namespace) -> int:
-
-    from needlework.judges.local import context_window_of  # noqa: PLC0415
-    from needlework.judges.serve import ServerError, start_server  # noqa: PLC0415
-
-    folder = Path(args.folder)
-    if not (folder / "config.json").is_file():
-        return _fail(f"{folder} holds no model (no config.json): install the demo judge with "
-                     "python -m needlework demo-models install", 1)
-    try:
-        server = start_server(folder, port=args.port, threads=args.threads)
-    except ServerError as exc:
-        return _fail(str(exc).splitlines()[0], 1)
-    window = context_window_of(server.model)
-    print(f"serving {server.model}\nbase URL: {server.base_url}\nmodel: {server.model}"
-          + (f"\ncontext window: {window}" if window else "") + "\nCtrl+C stops it.", flush=True)
-    return _serve_until_interrupted(server)
-
-
-def _serve_until_interrupted(server) -> int:  # noqa: ANN001 - a LocalServer or a RulesServer
-    """Wait while ``server`` runs; Ctrl+C stops it."""
-    import time  # noqa: PLC0415
-
-    try:
-        while server.alive():
-            time.sleep(1)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    return 0
-
-
-def cmd_serve_rules_judge(args: argparse.Namespace) -> int:
-    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
-
-    try:
-        server = start_rules_server(port=args.port)
-    except OSError as exc:
-        where = "a free port" if args.port is None else f"port {args.port}"
-        return _fail(f"serve-rules-judge: {where}: {exc.strerror or exc}", 1)
-    print(f"serving the rules judge (not an LLM)\nbase URL: {server.base_url}\n"
-          f"model: {server.model}\nCtrl+C stops it.", flush=True)
-    return _serve_until_interrupted(server)
