@@ -357,29 +357,13 @@ def message_requests(connection: Connection, prompts: Iterable[Sequence[Mapping[
 
 def rag_requests(db: Any, spec: Any) -> Requests:
     """The planned judge requests of a RAG evaluation (``spec``: a
-    :class:`needlework.rag.run.RagEvalSpec` with a connection)."""
-    from needlework.rag.questions import load_questions  # noqa: PLC0415  (RAG imports judges)
-    from needlework.rag.verdicts import AnswerCase, requests_for  # noqa: PLC0415
-
-    evaluated = [q for q in load_questions(db, spec.dataset) if q.skip_reason is None]
-    templates = spec.prompt_templates()
-    prompts = [r.messages for s in spec.answer_sets for q in evaluated
-               for r in requests_for(AnswerCase(s.model, q, s.answers.get(q.key)), templates)]
-    return message_requests(spec.connection, prompts)
+    :class:`needlework.rag.run.RagEvalSpec` with a connection, which lists its prompts:
+    RAG imports judges, not the other way round)."""
+    return message_requests(spec.connection, spec.judge_prompts(db))
 
 
 def suggest_requests(db: Any, spec: Any) -> Requests:
     """The planned judge requests of a suggestion job (``spec``: a
-    :class:`needlework.suggest.job.SuggestSpec`), questions it would skip left out."""
-    from needlework.suggest.job import PAGE, question_requests  # noqa: PLC0415
-    from store.datasets import items_page  # noqa: PLC0415
-    from store.suggestions import sourced_fields  # noqa: PLC0415
-
-    source, prompts, after = spec.source_name(), [], -1
-    while page := items_page(db, spec.dataset, after, PAGE):
-        after = page[-1]["position"]
-        have = {} if spec.replace else sourced_fields(db, spec.dataset, source,
-                                                      [it["key"] for it in page])
-        prompts += [r.messages for it in page
-                    for r in question_requests(it, spec.fields, have.get(it["key"], set()))]
-    return message_requests(spec.connection, prompts)
+    :class:`needlework.suggest.job.SuggestSpec`, which lists its prompts), questions it
+    would skip left out."""
+    return message_requests(spec.connection, spec.judge_prompts(db))

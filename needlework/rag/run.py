@@ -65,6 +65,14 @@ class RagEvalSpec:
         """The template of every RAG judge prompt: this spec's, else the default."""
         return template_set({t.mode.name: t for t in self.templates})
 
+    def judge_prompts(self, db: Any) -> list[list[dict[str, str]]]:
+        """The messages of every judge request this evaluation sends, the questions it
+        skips left out: what :func:`needlework.judges.cost.rag_requests` counts."""
+        evaluated = [q for q in load_questions(db, self.dataset) if q.skip_reason is None]
+        templates = self.prompt_templates()
+        return [r.messages for s in self.answer_sets for q in evaluated
+                for r in requests_for(AnswerCase(s.model, q, s.answers.get(q.key)), templates)]
+
 
 @dataclass
 class RagReport:

@@ -84,6 +84,18 @@ class SuggestSpec:
     def source_name(self) -> str:
         return (self.source.strip() or f"judge:{self.connection.model}")[:MAX_SOURCE]
 
+    def judge_prompts(self, db: Any) -> list[list[dict[str, str]]]:
+        """The messages of every judge request this job would send, the questions it would
+        skip left out: what :func:`needlework.judges.cost.suggest_requests` counts."""
+        source, prompts, after = self.source_name(), [], -1
+        while page := items_page(db, self.dataset, after, PAGE):
+            after = page[-1]["position"]
+            have = {} if self.replace else sourced_fields(db, self.dataset, source,
+                                                          [it["key"] for it in page])
+            prompts += [r.messages for it in page
+                        for r in question_requests(it, self.fields, have.get(it["key"], set()))]
+        return prompts
+
 
 def job_options(spec: SuggestSpec) -> dict[str, Any]:
     """The JSON-ready description stored on the job row: no key."""
