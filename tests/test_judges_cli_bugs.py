@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.judges.connection import Connection
-from needlework.rag import rules_judge
+from needlework.judges.local import RULES_MODEL
 from needlework.rag.calls import request_key
 from needlework.seed import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
 from tests import cli_here
@@ -85,7 +85,7 @@ def test_the_demo_judge_keeps_its_settings_and_answers_on_any_port(demo_path,
 
 def test_only_the_local_judges_are_keyed_without_their_port(demo_models_dir) -> None:
     folder = str((demo_models_dir / "demo-judge").resolve())
-    for model in (rules_judge.MODEL, folder):
+    for model in (RULES_MODEL, folder):
         a = Connection("http://127.0.0.1:8565/v1", model, key_env=None)
         b = Connection("http://127.0.0.1:40123/v1", model, key_env=None)
         c = Connection("http://localhost:40124/v1", model, key_env=None)

@@ -20,6 +20,7 @@ from needlework.formats.garage import DEFLECTION
 from needlework.jobs import RUNNER
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled
+from needlework.judges.local import RULES_MODEL
 from needlework.judges.serve import free_port
 from needlework.rag.answers import AnswerSet, stored_set
 from needlework.rag.failures import cited_passage
@@ -41,7 +42,6 @@ from needlework.rag.questions import (
     grounding_quality,
     load_questions,
 )
-from needlework.rag.rules_judge import MODEL as RULES_MODEL
 from needlework.rag.run import RagEvalSpec, evaluate
 from store import rag as rag_store
 from tests.cli_here import run as cli

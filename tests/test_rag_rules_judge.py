@@ -12,6 +12,7 @@ import openai
 import pytest
 
 from needlework.judges.client import check_connection
+from needlework.judges.local import RULES_MODEL
 from needlework.judges.rules_server import RulesJudges, answer, start_rules_server
 from needlework.rag import prompts, rules_judge
 from needlework.rag.parse import (
@@ -109,7 +110,7 @@ def test_the_server_speaks_the_openai_protocol_to_the_real_client():
         reply = client.chat.completions.create(model=server.model, messages=messages,
                                                temperature=0.7, max_tokens=64)
         assert json.loads(reply.choices[0].message.content)["grade"] == "missing"
-        assert [m.id for m in client.models.list().data] == [rules_judge.MODEL]
+        assert [m.id for m in client.models.list().data] == [RULES_MODEL]
         with pytest.raises(openai.NotFoundError, match="this server has 'needlework-rules' only"):
             client.chat.completions.create(model="gpt-4o", messages=messages)
         with pytest.raises(openai.BadRequestError, match="whole completions only"):
@@ -153,7 +154,7 @@ def test_the_demo_answers_show_every_figure_with_the_rules_judge(tmp_path):
                           "--rules-judge", "--json", "--no-progress", "--db", db],
                          cwd=ROOT, check=True, capture_output=True, text=True, timeout=300)
     report = json.loads(out.stdout)
-    assert report["judge"]["model"] == rules_judge.MODEL
+    assert report["judge"]["model"] == RULES_MODEL
     overall = report["overall"]
     figures = ("eligibility", "unadjusted_factuality", "factuality", "uraf", "raf",
                "deflection_tpr", "deflection_fpr", "llmeval")
@@ -185,10 +186,10 @@ def test_serve_rules_judge_prints_where_it_serves_and_stops_on_ctrl_c():
         lines = [process.stdout.readline() for _ in range(3)]
         assert lines[0].startswith("serving the rules judge (not an LLM)")
         base_url = lines[1].split("base URL: ", 1)[1].strip()
-        assert lines[2].strip() == f"model: {rules_judge.MODEL}"
+        assert lines[2].strip() == f"model: {RULES_MODEL}"
         client = openai.OpenAI(api_key="none", base_url=base_url, max_retries=0)
         reply = client.chat.completions.create(
-            model=rules_judge.MODEL, messages=prompts.deflection_messages("Q?", "NATO: 1949."))
+            model=RULES_MODEL, messages=prompts.deflection_messages("Q?", "NATO: 1949."))
         assert json.loads(reply.choices[0].message.content)["grade"] == "attempted"
         client.close()
         process.send_signal(signal.SIGINT)

@@ -35,9 +35,10 @@ from needlework.demo_models import INSTALL_COMMAND
 from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, Connection
 from needlework.judges.prompts import DEMO_REPORT
 from needlework.judges.serve import LocalServer, ServerError, start_server
-from needlework.rag.rules_judge import MODEL as RULES_MODEL
 
 DEMO_JUDGE_DIR = Path("data/demo-judge")
+#: the rules judge's model name (:mod:`needlework.rag.rules_judge`), wherever it listens
+RULES_MODEL = "needlework-rules"
 DEMO_BUILD = INSTALL_COMMAND
 DEMO_THREADS = 2
 #: the settings each kind of judge starts with, on the page and the command line alike

@@ -3,7 +3,7 @@
 A small HTTP server on 127.0.0.1 (the standard library's threading server, in a
 thread of this process) that speaks the two routes a judge client uses:
 
-- ``GET /v1/models``: the one model, :data:`~needlework.rag.rules_judge.MODEL`;
+- ``GET /v1/models``: the one model, :data:`~needlework.judges.local.RULES_MODEL`;
 - ``POST /v1/chat/completions``: ``{"model", "messages", ...}`` answered with one
   ``chat.completion`` whose text is :func:`~needlework.rag.rules_judge.reply`. Another
   model name is a 404, a streamed request or a body that is not a chat a 400, each with
@@ -33,6 +33,7 @@ from typing import Any
 from needlework import tokens
 from needlework.judges import cost
 from needlework.judges.connection import LocalEndpoint
+from needlework.judges.local import RULES_MODEL
 from needlework.rag import rules_judge
 
 MAX_BODY = 8 * 1024 * 1024
@@ -51,8 +52,8 @@ def answer(body: bytes) -> tuple[int, dict[str, Any]]:
     if not isinstance(request, dict):
         return _error(400, "the body must be a JSON object")
     model = request.get("model")
-    if model != rules_judge.MODEL:
-        return _error(404, f"model {model!r}: this server has {rules_judge.MODEL!r} only")
+    if model != RULES_MODEL:
+        return _error(404, f"model {model!r}: this server has {RULES_MODEL!r} only")
     if request.get("stream"):
         return _error(400, "stream: this server answers whole completions only")
     messages = request.get("messages")
@@ -66,7 +67,7 @@ def answer(body: bytes) -> tuple[int, dict[str, Any]]:
     completion = tokens.count_tokens(text).tokens
     return 200, {
         "id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion",
-        "created": int(time.time()), "model": rules_judge.MODEL,
+        "created": int(time.time()), "model": RULES_MODEL,
         "choices": [{"index": 0, "finish_reason": "stop",
                      "message": {"role": "assistant", "content": text}}],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
@@ -88,7 +89,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
         if self.path.rstrip("/") == "/v1/models":
             self._send(200, {"object": "list", "data": [
-                {"id": rules_judge.MODEL, "object": "model", "created": 0, "owned_by": "needlework"}]})
+                {"id": RULES_MODEL, "object": "model", "created": 0, "owned_by": "needlework"}]})
         else:
             self._send(*_error(404, f"no route {self.path}"))
 
@@ -112,7 +113,7 @@ class RulesServer(LocalEndpoint):
 
     httpd: ThreadingHTTPServer
     thread: threading.Thread
-    model: str = rules_judge.MODEL
+    model: str = RULES_MODEL
 
     @property
     def host(self) -> str:

@@ -42,9 +42,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from needlework import stats, stats_text
+from needlework.judges.local import RULES_MODEL
 from needlework.rag import bergen
 from needlework.rag.questions import DIMENSIONS, GROUNDING_BINS, NOT_SET
-from needlework.rag.rules_judge import MODEL as RULES_MODEL
 
 JUDGE_FIGURES = ("eligibility", "unadjusted_factuality", "factuality", "uraf", "raf",
                  "deflection_tpr", "deflection_fpr", "llmeval")

@@ -64,7 +64,6 @@ from needlework.rag.prompts import read_prompt
 from needlework.rag.sentences import split_sentences
 from needlework.stats_text import percent
 
-MODEL = "needlework-rules"
 SUPPORTED = 0.8
 CLOSE = 0.5
 NO_ISSUES = 0.5
