@@ -126,7 +126,7 @@ check: $(VENV)/.test $(VENV)/.listen-guard
 	$(PY) -m needlework demo-models install
 	@$(call with_mypy,$(PY) -m pytest $(call xdist,$(JOBS)) -q -m "not browser and not slow")
 
-# ruff over the repository, mypy over needlework/ and store/ (pyproject.toml's [tool.mypy]).
+# ruff over the repository, mypy over the four Python layers (pyproject.toml's [tool.mypy]).
 lint: $(VENV)/.test
 	$(PY) -m ruff check .
 	$(PY) -m mypy
