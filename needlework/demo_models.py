@@ -28,7 +28,6 @@ from typing import Any
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "models"
 INSTALL_DIR = Path("data")
 SUMS_FILE = "SHA256SUMS"
-INSTALL_COMMAND = "python -m needlework demo-models install"
 LFS_POINTER = b"version https://git-lfs"
 SEEDS = 4  # training seeds a build tries per model before it gives up
 

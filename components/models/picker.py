@@ -14,7 +14,7 @@ import streamlit as st
 
 from components.state import get_db, signed_in
 from components.text import label
-from needlework.demo_models import INSTALL_COMMAND
+from needlework.judges.local import INSTALL_COMMAND
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import ModelFacts, RewardModel
 from needlework.rewards.registry import MODELS, ModelKey

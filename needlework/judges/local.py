@@ -31,11 +31,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from needlework.demo_models import INSTALL_COMMAND
 from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, Connection
 from needlework.judges.prompts import DEMO_REPORT
 from needlework.judges.serve import LocalServer, ServerError, start_server
 
+#: how the shipped demo models (the demo judge, the demo reward models:
+#: :mod:`needlework.demo_models`) are installed into ``data/``
+INSTALL_COMMAND = "python -m needlework demo-models install"
 DEMO_JUDGE_DIR = Path("data/demo-judge")
 #: the rules judge's model name (:mod:`needlework.rag.rules_judge`), wherever it listens
 RULES_MODEL = "needlework-rules"
