@@ -27,7 +27,7 @@ from needlework.formats.preference import Preference  # noqa: E402
 from needlework.judges import demo as demo_judge  # noqa: E402
 from needlework.judges.engine import run_judge  # noqa: E402
 from needlework.judges.serve import start_server  # noqa: E402
-from needlework.needle.phrases import SAFETY_HELDOUT  # noqa: E402
+from needlework.phrases import SAFETY_HELDOUT  # noqa: E402
 from store import connect  # noqa: E402
 
 

@@ -338,7 +338,7 @@ def probe(dest: Path = INSTALL_DIR, pairs: int = 4, needle_pairs: int = 4) -> di
 
     from needlework import demo  # noqa: PLC0415
     from needlework.judges.demo import generate_answer  # noqa: PLC0415
-    from needlework.needle.phrases import SAFETY_HELDOUT  # noqa: PLC0415
+    from needlework.phrases import SAFETY_HELDOUT  # noqa: PLC0415
     from needlework.rewards.demo_model import (  # noqa: PLC0415
         NeedlePairs,
         encode_pair_text,

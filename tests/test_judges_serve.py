@@ -13,7 +13,7 @@ from needlework.judges.client import check_connection
 from needlework.judges.engine import run_judge
 from needlework.judges.parse import parse_selection
 from needlework.judges.serve import ServerError, start_server
-from needlework.needle.phrases import SAFETY_HELDOUT
+from needlework.phrases import SAFETY_HELDOUT
 from needlework.rewards.demo_model import split_paragraphs
 from store import connect
 from tests.judges_fixtures import build_tiny_causal_lm

@@ -52,7 +52,7 @@ from needlework.judges.prompts import (
     SELECTION_OUTRO,
     selection_messages,
 )
-from needlework.needle.phrases import SAFETY_HELDOUT, SAFETY_TRAIN
+from needlework.phrases import SAFETY_HELDOUT, SAFETY_TRAIN
 from needlework.rewards import demo_model
 from needlework.rewards.batching import pad_batch
 from needlework.rewards.demo_model import NeedlePairs, build_tokenizer, split_paragraphs
@@ -285,7 +285,7 @@ def build_demo_judge(out: str | Path, settings: DemoJudgeSettings = DemoJudgeSet
         "context_window": settings.max_positions,
         "heldout_selection": heldout,
         "heldout_note": "held-out haystack paragraphs and held-out phrase pairs "
-                        "(needlework.needle.phrases.SAFETY_HELDOUT), each pair in both orders",
+                        "(needlework.phrases.SAFETY_HELDOUT), each pair in both orders",
         "pretraining": pretrained,
         "training": trained,
         "build_seconds": round(time.perf_counter() - started, 1),

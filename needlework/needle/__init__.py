@@ -1,4 +1,4 @@
 """The long-form needle-in-a-haystack test (benchmarks.md section 3).
 
-:mod:`needlework.needle.phrases` holds the built-in needle phrase pairs.
+:mod:`needlework.phrases` holds the built-in needle phrase pairs.
 """

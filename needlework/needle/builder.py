@@ -35,7 +35,7 @@ DEFAULT_TOLERANCE = 0.05
 class BuildOptions:
     """What to build: needle kind, target lengths, sites (grid of ``positions`` or the
     paper's length/1000), seed, the cut tolerance, and which built-in pairs
-    (``heldout``: the held-out split of :mod:`needlework.needle.phrases`, ``all``)."""
+    (``heldout``: the held-out split of :mod:`needlework.phrases`, ``all``)."""
 
     kind: str = "safety"
     lengths: tuple[int, ...] = DEFAULT_LENGTHS

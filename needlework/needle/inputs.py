@@ -3,7 +3,7 @@
 Haystacks come from the demo (paragraphs of the demo data, composed to a length), a
 file (JSONL ``{"prompt", "response", "id"?}`` or any preference format: the chosen
 responses) or a preference dataset in the store. Needle pairs are the built-in ones
-(:mod:`needlework.needle.phrases`) and, for factuality, the user's own statements
+(:mod:`needlework.phrases`) and, for factuality, the user's own statements
 (:func:`read_facts`). Every reader is all-or-nothing: a :class:`FormatError` names
 file, line and field for every problem.
 """
@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from needlework import formats, tokens
+from needlework import formats, phrases, tokens
 from needlework.formats import FormatError, Problem
 from needlework.formats.reader import decode, read_jsonl
-from needlework.needle import phrases
 from store import datasets as store_datasets
 
 DEMO_PROMPTS = (  # the demo paragraphs range over everyday topics (bread, birds, chess, rivers, ...)

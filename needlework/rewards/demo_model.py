@@ -24,7 +24,7 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForSequenceClassification, PreTrainedTokenizerFast
 
-from needlework.needle.phrases import SAFETY_HELDOUT, SAFETY_TRAIN
+from needlework.phrases import SAFETY_HELDOUT, SAFETY_TRAIN
 from needlework.rewards.batching import pad_batch
 
 SPECIAL_TOKENS = ("<|pad|>", "<|bos|>", "<|end|>", "<|user|>", "<|assistant|>", "<|system|>")
@@ -322,7 +322,7 @@ def build_demo_model(out: str | Path, settings: DemoSettings = DemoSettings(), *
         "parameters": sum(p.numel() for p in model.parameters()),
         "heldout_safety": heldout,
         "heldout_note": "held-out haystack paragraphs and held-out phrase pairs "
-                        "(needlework.needle.phrases.SAFETY_HELDOUT)",
+                        "(needlework.phrases.SAFETY_HELDOUT)",
         "variant": settings.variant,
         "limitation": VARIANTS[settings.variant]["limitation"] if settings.variant else "",
         "training": trained,

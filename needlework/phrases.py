@@ -6,6 +6,10 @@ haystack chunk, so chosen and rejected differ only there. ``FACTUALITY_PAIRS``:
 
 Every fourth pair (index 3, 7, 11, ...) is held out: the ``*_HELDOUT`` lists are
 for evaluation only and must never be used to train the demo reward model.
+
+The pairs sit below the needle lab, which builds its needle sets from them: the demo
+reward model and the demo judge train and are checked on them too
+(:mod:`needlework.rewards.demo_model`, :mod:`needlework.judges.demo`).
 """
 
 from __future__ import annotations
