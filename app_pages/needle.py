@@ -56,8 +56,8 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     from components.needle.scoring import render_needle_scoring
     from components.needle.writer import render_writer
     from components.state import current_dataset, get_db
-    from needlework.needle.findings import default_title as default_title_of
     from needlework.needle.headline import headlines
+    from needlework.needle.slide_meta import default_title as default_title_of
 
 db = get_db()
 row, demo_instead = lab_row(db, current_dataset())  # the seeded demo set when no needle set is picked

@@ -35,7 +35,8 @@ from needlework import startup
 ENGINE_PACKAGES = ("models", "needle", "rewards")
 #: Logic the engine's closure shares with pages (imported with the light components).
 SHARED = ("needlework.jobs", "needlework.metrics", "needlework.needle.builder",
-          "needlework.needle.findings", "needlework.needle.headline", "needlework.rewards.registry")
+          "needlework.needle.findings", "needlework.needle.headline", "needlework.needle.slide_meta",
+          "needlework.rewards.registry")
 #: Logic the warm-up thread imports before the engine components.
 ENGINE_LOGIC = ("needlework.rewards.job", "needlework.needle.job", "needlework.rewards.token_pairs")
 _HERE = Path(__file__).parent

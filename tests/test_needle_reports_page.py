@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.datasets import import_bytes
 from needlework.needle import builder
-from needlework.needle.findings import with_slide_finding
 from needlework.needle.reports import Report
+from needlework.needle.slide_meta import with_slide_finding
 from store import needle_reports
 from store.datasets import get_dataset, set_dataset_meta
 from store.scores import save_item_scores

@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from needlework.needle.analysis import ORDER_NAMES
-from needlework.needle.findings import slide_finding_of, with_slide_finding
 from needlework.needle.headline import (
     foot_words,
     headline,
@@ -23,6 +22,7 @@ from needlework.needle.headline import (
 )
 from needlework.needle.reports import Report, ReportError, SetRef
 from needlework.needle.slide import SlideWords, slide_pdf, slide_png, slide_pptx, slide_svg
+from needlework.needle.slide_meta import slide_finding_of, with_slide_finding
 
 
 def frame(cells: dict[tuple[int, int], tuple[int, int]], model: str = "rm") -> pd.DataFrame:

@@ -31,17 +31,16 @@ from components.state import annotator, get_db, signed_in
 from components.text import render_text
 from needlework.needle import charts, slide
 from needlework.needle.analysis import results_csv
-from needlework.needle.findings import (
-    slide_finding_of,
-    slide_subtitle,
-    slide_title_of,
-    with_slide_finding,
-    with_slide_title,
-    wrap,
-)
+from needlework.needle.findings import slide_subtitle, wrap
 from needlework.needle.headline import foot_words, headlines, panel_notes
 from needlework.needle.reports import MAX_FINDING
 from needlework.needle.slide import SlideWords
+from needlework.needle.slide_meta import (
+    slide_finding_of,
+    slide_title_of,
+    with_slide_finding,
+    with_slide_title,
+)
 from needlework.teams.events import record
 from store.datasets import get_dataset, set_dataset_meta
 

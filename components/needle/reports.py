@@ -18,13 +18,13 @@ from components.needle.data import COMPARE, PRIMARY, UPLOADS, ResultSet, all_set
 from components.state import DATASET_KEY, annotator, get_db
 from components.text import label
 from needlework.needle.analysis import read_results_csv, results_csv
-from needlework.needle.findings import (
+from needlework.needle.reports import Report, ReportError, SetRef, clean_name, resolve, set_key
+from needlework.needle.slide_meta import (
     slide_finding_of,
     slide_title_of,
     with_slide_finding,
     with_slide_title,
 )
-from needlework.needle.reports import Report, ReportError, SetRef, clean_name, resolve, set_key
 from store import needle_reports
 from store.datasets import set_dataset_meta
 

@@ -18,7 +18,7 @@ import store
 from needlework.datasets import import_bytes
 from needlework.formats.garage import DEFLECTION
 from needlework.needle import builder
-from needlework.needle.findings import slide_title_of, with_slide_title
+from needlework.needle.slide_meta import slide_title_of, with_slide_title
 from store.annotations import set_annotation
 from store.datasets import get_dataset, set_dataset_meta
 from store.scores import save_item_scores
