@@ -7,7 +7,7 @@ the account, and its password comes from ``$NEEDLEWORK_PASSWORD`` or, in a termi
 prompt; never from the command line, where it would stay in the shell's history and the
 process list. Without ``--as`` such a verb refuses in one line; the one exception is the
 team's first admin (``users add NAME --role admin`` while no enabled admin exists). The
-password is checked as a sign-in is (:func:`needlework.teams.accounts.command_line_user`:
+password is checked as a sign-in is (:func:`needlework.teams.command_line.command_line_user`:
 wrong passwords count and pause the name, a refusal is an audit row). Local mode acts as
 nobody, as before: ``--as`` is optional there.
 """
@@ -62,7 +62,7 @@ def acting_user(args: argparse.Namespace, db: Any, verb: str) -> User | None:
     """The account ``verb`` acts as (``--as``, its password checked), or ``None`` in local
     mode without ``--as``; :class:`Stop` in team mode without ``--as`` or when the account
     is refused."""
-    from needlework.teams import accounts  # noqa: PLC0415
+    from needlework.teams import accounts, command_line  # noqa: PLC0415
     from store import users as store_users  # noqa: PLC0415
 
     config = load_config()
@@ -75,6 +75,6 @@ def acting_user(args: argparse.Namespace, db: Any, verb: str) -> User | None:
         raise Stop(f"team mode: {verb} acts as a person: add --as NAME (an admin{first}) and "
                    f"give that account's password in ${PASSWORD_ENV} or at the prompt")
     try:
-        return accounts.command_line_user(db, name, _password(name), policy=config.policy)
+        return command_line.command_line_user(db, name, _password(name), policy=config.policy)
     except accounts.SignInRefused as e:
         raise Stop(f"--as {name}: {e}") from None

@@ -135,7 +135,7 @@ def open_db(args: argparse.Namespace) -> Any:
 
 
 def cmd_users_add(args: argparse.Namespace) -> int:
-    from needlework.teams import accounts  # noqa: PLC0415
+    from needlework.teams import accounts, command_line  # noqa: PLC0415
     from store import users as store_users  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
@@ -149,7 +149,7 @@ def cmd_users_add(args: argparse.Namespace) -> int:
         password = None if args.no_password else read_secret(args.password_stdin, "password",
                                                             confirm=True)
         if first:
-            user = accounts.add_first_admin(db, args.name, password=password, email=args.email)
+            user = command_line.add_first_admin(db, args.name, password=password, email=args.email)
         else:
             user = accounts.add_user(db, args.name, args.role, password=password,
                                      email=args.email, actor=actor)

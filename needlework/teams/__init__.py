@@ -1,7 +1,9 @@
 """Annotation teams: modes, accounts, roles, assignment, quality control, audit.
 
 - :mod:`~needlework.teams.config`: local or team mode, and where ``make run`` listens.
-- :mod:`~needlework.teams.accounts`: accounts, password sign-in, sessions, lock-out.
+- :mod:`~needlework.teams.accounts`: accounts, password sign-in, sessions, lock-out counts.
+- :mod:`~needlework.teams.lockout`: the lock-out rules (pauses after wrong passwords).
+- :mod:`~needlework.teams.command_line`: the first admin, and the account ``--as`` acts as.
 - :mod:`~needlework.teams.oidc`: Streamlit's ``st.login`` settings and account matching.
 - :mod:`~needlework.teams.permissions`: roles, :func:`~needlework.teams.permissions.require`,
   the key-action guard.

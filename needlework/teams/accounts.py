@@ -1,24 +1,14 @@
 """Accounts, password sign-in, sessions and lock-out (team mode).
 
 An admin creates accounts (:func:`add_user`, the ``users`` CLI verb or the users page);
-nobody signs up. A password is checked against its argon2id hash
+nobody signs up. The team's first admin and the account a command-line verb acts as
+(``--as``) are :mod:`needlework.teams.command_line`. A password is checked against its argon2id hash
 (:mod:`needlework.teams.passwords`).
 
-Lock-out follows OWASP's device cookies ("Slow Down Online Guessing Attacks with Device
-Cookies"). Each successful sign-in gives the browser a new **device token** (random,
-256 bits; the store keeps its SHA-256, bound to the account; the page keeps the token in
-an HttpOnly cookie, :data:`DEVICE_COOKIE`) and retires the one it presented. A sign-in
-attempt that presents a valid device token of the account it names counts its wrong
-passwords against that token only: after ``Policy.lock_failures`` in a row that browser
-alone is paused. An attempt without one counts against the name as typed (its SHA-256,
-known account or not), and the pause holds for browsers without a device token of the
-account only. So a stranger's wrong passwords never pause a browser where the person
-signed in before. Pauses grow: 1 minute at the ``lock_failures``-th wrong password in a
-row, doubling at each further one, at most ``Policy.lock_minutes`` (even the right
-password is refused meanwhile); a right password ends the count, and a count forgets
-wrong passwords older than :data:`FAILURE_MEMORY`. A name nobody has gets the same
-answers, pauses included, as a real one. An admin lists and lifts pauses with
-:mod:`needlework.teams.pauses`.
+Wrong passwords pause sign-in by the rules of :mod:`needlework.teams.lockout` (OWASP's
+device cookies: a stranger's wrong passwords never pause a browser where the person signed
+in before); the counts and the pauses are kept here (:func:`count_wrong_password`). An
+admin lists and lifts pauses with :mod:`needlework.teams.pauses`.
 
 A successful sign-in returns a :class:`SignIn` whose ``token`` (random, 256 bits) is
 what the browser keeps, in a cookie or its local storage: the page hands it back to
@@ -48,6 +38,7 @@ from sqlite_utils import Database
 from needlework.teams import passwords
 from needlework.teams.config import Policy
 from needlework.teams.events import record
+from needlework.teams.lockout import pause_end, refusal_words
 from needlework.teams.permissions import ADMIN, ROLES, User, check
 from store import users as store_users
 
@@ -177,26 +168,6 @@ def _create(db: Database, name: str, role: str, password: str | None, email: str
     return User.from_row(store_users.get_user(db, user_id) or {})
 
 
-def add_first_admin(db: Database, name: str, *, password: str | None = None,
-                    email: str | None = None) -> User:
-    """The team's first admin, made from the command line while no enabled admin account
-    exists (nobody could act as one yet): the audit trail records it as made by itself,
-    so even this row names a person. Raises :class:`AccountError` once an admin exists."""
-    name, email = check_name(name), check_email(email)
-    if password is None and email is None:
-        raise AccountError(f"account {name!r} needs a password or an e-mail (for sign-in "
-                           "through the identity provider)")
-    admins = store_users.active_admins(db)
-    if admins:
-        raise AccountError(f"{admins[0]} is an admin already: add accounts as an admin "
-                           "(--as NAME)")
-    user = _create(db, name, ADMIN, password, email, created_by=name)
-    record(db, user, "account.created", user.name,
-           after={"role": ADMIN, "email": email, "password": password is not None,
-                  "first_admin": True})
-    return user
-
-
 def get_user(db: Database, name: str) -> User | None:
     """The account with this name or e-mail (any case), or ``None``."""
     row = store_users.find_user(db, _key(name) or "")
@@ -311,22 +282,6 @@ def start_session(db: Database, user: User, *, method: str = "password",
     return SignIn(user, token, expires)
 
 
-def _clock(when: str) -> str:
-    moment = datetime.fromisoformat(when)
-    return moment.strftime("%H:%M") + " UTC" + ("" if moment.date() == datetime.now(UTC).date()
-                                                else moment.strftime(" on %Y-%m-%d"))
-
-
-def _pause_end(count: int, policy: Policy, moment: datetime) -> str | None:
-    """When a pause after ``count`` wrong passwords in a row ends (``None``: no pause):
-    1 minute at the ``lock_failures``-th, doubling with each further one, at most
-    ``lock_minutes``."""
-    if count < policy.lock_failures:
-        return None
-    minutes = min(policy.lock_minutes, 2.0 ** min(count - policy.lock_failures, 20))
-    return iso(moment + timedelta(minutes=minutes))
-
-
 def _device(db: Database, token: str | None, row: dict | None, moment: datetime,
             ) -> dict | None:
     """The device cookie ``token`` names when it is valid for the account ``row``."""
@@ -335,16 +290,32 @@ def _device(db: Database, token: str | None, row: dict | None, moment: datetime,
     return store_users.device(db, token_hash(token), row["id"], iso(moment))
 
 
-def _refusal(policy: Policy, until: str, *, here: bool, count: int = 0) -> SignInRefused:
-    """The sentence of a pause: just begun after ``count`` wrong passwords, or (0) in
-    force."""
-    where = ("in this browser" if here else
-             "in browsers it has not signed in from before")
-    if count:
-        return SignInRefused(f"wrong name or password, {count} times in a row: sign-in with "
-                             f"this name is paused {where} until {_clock(until)}")
-    return SignInRefused(f"after {policy.lock_failures} wrong passwords in a row, sign-in "
-                         f"with this name is paused {where}: try again after {_clock(until)}")
+def count_wrong_password(db: Database, key: str, trusted: dict | None, policy: Policy,
+                         moment: datetime) -> tuple[int, str | None]:
+    """Count one more wrong password in a row, against the device token ``trusted`` (its
+    row) when the browser presented a valid one, else against the name's ``key``
+    (:func:`login_key`): the count, and when the pause it begins ends (``None``: none;
+    :func:`needlework.teams.lockout.pause_end`)."""
+    if trusted is not None:
+        recent = trusted["last_used_at"] > iso(moment - FAILURE_MEMORY)
+        count = (trusted["failures"] if recent else 0) + 1
+    else:
+        count = store_users.name_failures(db, key, iso(moment - FAILURE_MEMORY)) + 1
+    end = pause_end(count, policy, moment)
+    locked = None if end is None else iso(end)
+    if trusted is not None:
+        store_users.record_device_failure(db, trusted["id"], count=count, locked_until=locked,
+                                          at=iso(moment))
+    else:
+        store_users.record_name_failure(db, key, count=count, locked_until=locked,
+                                        at=iso(moment))
+    return count, locked
+
+
+def pause_account(db: Database, row: dict, locked: str, moment: datetime) -> None:
+    """Show the account ``row`` paused until ``locked`` (or the later pause it has)."""
+    store_users.update_user(db, row["id"], iso(moment),
+                            locked_until=max(locked, row["locked_until"] or ""))
 
 
 def sign_in(db: Database, login: str, password: str, *, client: str = "",
@@ -373,42 +344,12 @@ def sign_in(db: Database, login: str, password: str, *, client: str = "",
         log.warning("sign-in refused: a paused name from %s", where)
         record(db, NOT_SIGNED_IN, "sign_in.refused", row["name"] if row is not None else "",
                after={**audit, "reason": "paused"})
-        raise _refusal(policy, paused, here=trusted is not None)
+        raise SignInRefused(refusal_words(policy, paused, here=trusted is not None))
     stored = store_users.password_hash(db, row["id"]) if row is not None else None
     ok = (isinstance(password, str) and len(password) <= passwords.MAX_LENGTH
           and passwords.verify_password(stored, password))
     if not ok:
-        if trusted is not None:
-            recent = trusted["last_used_at"] > iso(moment - FAILURE_MEMORY)
-            count = (trusted["failures"] if recent else 0) + 1
-            locked = _pause_end(count, policy, moment)
-            store_users.record_device_failure(db, trusted["id"], count=count,
-                                              locked_until=locked, at=iso(moment))
-        else:
-            count = store_users.name_failures(db, key, iso(moment - FAILURE_MEMORY)) + 1
-            locked = _pause_end(count, policy, moment)
-            store_users.record_name_failure(db, key, count=count, locked_until=locked,
-                                            at=iso(moment))
-        if row is None:
-            log.warning("sign-in refused: no such account")
-        elif stored is None:
-            log.warning("sign-in refused: %r has no password (identity provider only)",
-                        row["name"])
-        else:
-            log.warning("sign-in refused: wrong password for %r (%d in a row from %s, %s)",
-                        row["name"], count, where,
-                        "a browser it signed in from" if trusted else "no device cookie")
-        record(db, NOT_SIGNED_IN, "sign_in.refused", row["name"] if row is not None else "",
-               after={**audit, "reason": "wrong password", "paused_until": locked})
-        if locked:
-            if row is not None:
-                latest = max(locked, row["locked_until"] or "")
-                store_users.update_user(db, row["id"], iso(moment), locked_until=latest)
-                log.warning("account %r paused %s until %s", row["name"],
-                            "in one browser" if trusted else "for browsers without its "
-                            "device cookie", locked)
-            raise _refusal(policy, locked, here=trusted is not None, count=count)
-        raise SignInRefused("wrong name or password")
+        raise _wrong_password(db, row, stored, key, trusted, policy, moment, audit, where)
     assert row is not None and stored is not None
     if row["disabled"]:
         log.warning("sign-in refused: %r is disabled", row["name"])
@@ -434,56 +375,31 @@ def sign_in(db: Database, login: str, password: str, *, client: str = "",
     return SignIn(user, session.token, session.expires_at, device_token, device_expires)
 
 
-COMMAND_LINE = "command line"  # the client of an --as check, in the audit trail
-
-
-def command_line_user(db: Database, login: str, password: str, *,
-                      policy: Policy | None = None, now: datetime | None = None) -> User:
-    """The account a command-line verb acts as (``--as``), after its password: the rules
-    of a browser without the account's device cookie (wrong passwords count against the
-    name as typed and pause it; a paused name is refused even with the right password),
-    without a session, a device token or a sign-in event: the verb's own audit rows name
-    the person. A refusal is a ``sign_in.refused`` event that names the account, with
-    ``client`` "command line". An account still on its one-time password is refused
-    until its person has chosen their own. Raises :class:`SignInRefused`."""
-    policy = policy or Policy()
-    moment = _now(now)
-    typed = login if isinstance(login, str) else ""
-    key = login_key(typed)
-    row = store_users.find_user(db, _key(typed) or "")
-    target = row["name"] if row is not None else ""
-    audit = {"client": COMMAND_LINE, "device_cookie": False}
-    paused = store_users.name_pause(db, key, iso(moment))
-    if paused:
-        record(db, NOT_SIGNED_IN, "sign_in.refused", target, after={**audit, "reason": "paused"})
-        raise SignInRefused(f"sign-in with this name is paused after wrong passwords: try "
-                            f"again after {_clock(paused)}, or ask an admin to lift the pause "
-                            "(Users page)")
-    stored = store_users.password_hash(db, row["id"]) if row is not None else None
-    if not (isinstance(password, str) and len(password) <= passwords.MAX_LENGTH
-            and passwords.verify_password(stored, password)):
-        count = store_users.name_failures(db, key, iso(moment - FAILURE_MEMORY)) + 1
-        locked = _pause_end(count, policy, moment)
-        store_users.record_name_failure(db, key, count=count, locked_until=locked,
-                                        at=iso(moment))
-        log.warning("command line refused: wrong name or password (%d in a row)", count)
-        record(db, NOT_SIGNED_IN, "sign_in.refused", target,
-               after={**audit, "reason": "wrong password", "paused_until": locked})
-        if locked:
-            if row is not None:
-                store_users.update_user(db, row["id"], iso(moment),
-                                        locked_until=max(locked, row["locked_until"] or ""))
-            raise _refusal(policy, locked, here=False, count=count)
-        raise SignInRefused("wrong name or password")
-    assert row is not None
-    if row["disabled"]:
-        record(db, NOT_SIGNED_IN, "sign_in.refused", target, after={**audit, "reason": "disabled"})
-        raise SignInRefused("this account is disabled: ask an admin")
-    store_users.clear_failures(db, [key])
-    if store_users.must_change_password(db, row["id"]):
-        raise SignInRefused(f"{row['name']} still has its one-time password: sign in on the "
-                            "app once and choose a password of your own first")
-    return User.from_row(store_users.get_user(db, row["id"]) or row)
+def _wrong_password(db: Database, row: dict | None, stored: str | None, key: str,
+                    trusted: dict | None, policy: Policy, moment: datetime, audit: dict,
+                    where: str) -> SignInRefused:
+    """A wrong password of :func:`sign_in` (or a name nobody has) counted, logged by account
+    name only and audited, the account shown paused when the count begins a pause: the
+    refusal to raise."""
+    count, locked = count_wrong_password(db, key, trusted, policy, moment)
+    if row is None:
+        log.warning("sign-in refused: no such account")
+    elif stored is None:
+        log.warning("sign-in refused: %r has no password (identity provider only)", row["name"])
+    else:
+        log.warning("sign-in refused: wrong password for %r (%d in a row from %s, %s)",
+                    row["name"], count, where,
+                    "a browser it signed in from" if trusted else "no device cookie")
+    record(db, NOT_SIGNED_IN, "sign_in.refused", row["name"] if row is not None else "",
+           after={**audit, "reason": "wrong password", "paused_until": locked})
+    if not locked:
+        return SignInRefused("wrong name or password")
+    if row is not None:
+        pause_account(db, row, locked, moment)
+        log.warning("account %r paused %s until %s", row["name"],
+                    "in one browser" if trusted else "for browsers without its device cookie",
+                    locked)
+    return SignInRefused(refusal_words(policy, locked, here=trusted is not None, count=count))
 
 
 def resume(db: Database, token: str | None, *, now: datetime | None = None) -> User | None:

@@ -18,7 +18,7 @@ is a trusted proxy. Where ``FORWARDED_ALLOW_IPS`` is set, the server's peer is t
 it is.
 
 The address only goes to the audit trail and the log: no decision about sign-in depends
-on it (lock-out goes by name and device cookie, :mod:`needlework.teams.accounts`).
+on it (lock-out goes by name and device cookie, :mod:`needlework.teams.lockout`).
 """
 
 from __future__ import annotations

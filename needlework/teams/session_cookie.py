@@ -11,7 +11,7 @@ and cannot answer with a ``Set-Cookie`` header. So the run hands the new session
 when the request came over HTTPS (directly or through a proxy that says so in
 ``X-Forwarded-Proto``), and likewise the cookie
 :data:`needlework.teams.accounts.DEVICE_COOKIE` = device token, kept until the device
-token expires (lock-out, :mod:`needlework.teams.accounts`). A ``DELETE`` to the same
+token expires (lock-out, :mod:`needlework.teams.lockout`). A ``DELETE`` to the same
 route ends the session the cookie names in the database and clears the session cookie
 (sign-out); the device cookie stays, so the browser stays one its owner signed in from.
 
