@@ -42,11 +42,11 @@ from typing import Any
 
 from needlework import metrics, rewardbench2, stats, stats_text
 from needlework.figures_text import method_words
-from needlework.judges.local import short_name
 from needlework.judges.results import ORDER_WORDS, with_intervals
 from needlework.rewards import results as rewards_results
 from needlework.rewards.compare import list_runs
 from needlework.teams.permissions import REVIEWER, PermissionDenied, User
+from needlework.words import short_name
 from store import judges as store_judges
 from store.datasets import get_dataset
 from store.scores import item_scores

@@ -13,7 +13,7 @@ import pytest
 from needlework.cli import main
 from needlework.formats.preference import Preference
 from needlework.judges.connection import DEFAULT_MAX_TOKENS, Connection
-from needlework.judges.local import DEMO_SETTINGS
+from needlework.judges.local import DEMO_SETTINGS, with_start_settings
 from needlework.judges.plan import select_items
 from needlework.judges.prompts import DEMO_REPORT
 from needlework.needle import analysis, findings, labels, order_bias, subset
@@ -256,14 +256,14 @@ def test_the_page_sends_the_command_lines_length_limit(tmp_path):
     (folder / DEMO_REPORT).write_text("{}", encoding="utf-8")
     form = Connection("http://127.0.0.1:9/v1", str(folder), key_env=None)
     assert form.max_tokens == DEFAULT_MAX_TOKENS
-    sent = labels.with_start_settings(form)
+    sent = with_start_settings(form)
     assert sent.max_tokens == DEMO_SETTINGS["max_tokens"] == 16
     assert sent.params() == Connection("http://127.0.0.1:9/v1", str(folder), key_env=None,
                                        max_tokens=16).params()
     chosen = Connection("http://127.0.0.1:9/v1", str(folder), key_env=None, max_tokens=64)
-    assert labels.with_start_settings(chosen).max_tokens == 64  # a limit set by hand is kept
+    assert with_start_settings(chosen).max_tokens == 64  # a limit set by hand is kept
     other = Connection("http://127.0.0.1:9/v1", "gpt-x", key_env=None)
-    assert labels.with_start_settings(other) is other
+    assert with_start_settings(other) is other
 
 
 def test_few_pairs_are_not_shown_above_chance_rather_than_at_chance():

@@ -62,12 +62,12 @@ from needlework.judges.local import (
     RULES_SETTINGS,
     context_window_of,
     demo_folder,
-    short_name,
 )
 from needlework.judges.plan import load_items, select_items
 from needlework.judges.rules_server import RULES
 from needlework.judges.serve import ServerError
 from needlework.teams.permissions import can
+from needlework.words import short_name
 from store import judges as store_judges
 from store.datasets import dataset_version
 

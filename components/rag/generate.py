@@ -26,7 +26,7 @@ from components.state import get_db, signed_in
 from components.text import label, render_text
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
-from needlework.judges.local import demo_folder, short_name
+from needlework.judges.local import demo_folder
 from needlework.rag.generate import (
     GenerateError,
     GenerateSpec,
@@ -37,6 +37,7 @@ from needlework.rag.generate import (
 )
 from needlework.rag.generate_prompt import GENERATION_PROMPT_VERSION, generation_messages
 from needlework.rag.questions import RagQuestion, load_questions
+from needlework.words import short_name
 from store.rag import answer_sets
 
 EVALUATE, GENERATE = "evaluate", "generate"

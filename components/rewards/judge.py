@@ -31,7 +31,7 @@ from needlework.figures_text import judge_interval_words
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
 from needlework.judges.job import latest_judge_job, start_judge_job
-from needlework.judges.local import mode_refusal, short_name
+from needlework.judges.local import mode_refusal
 from needlework.judges.results import (
     JudgeFailure,
     bias_table,
@@ -46,6 +46,7 @@ from needlework.judges.results import (
     with_intervals,
 )
 from needlework.stats_text import how, method_label, percent, percent_range
+from needlework.words import short_name
 from store import judges as store_judges
 from store.datasets import item_index
 
@@ -175,7 +176,7 @@ def render_judging(db: Any, row: dict[str, Any]) -> str | None:
 def start(db: Any, conn: Connection, dataset: str, options: dict[str, Any]) -> int:
     """Submit and start the judge job (with the command line's settings for this judge where
     the form holds the generic default, so a run cached by one is found by the other)."""
-    from needlework.needle.labels import with_start_settings  # noqa: PLC0415
+    from needlework.judges.local import with_start_settings  # noqa: PLC0415
 
     return start_judge_job(db, store.default_path(), with_start_settings(conn), dataset,
                            by=signed_in(), **options)

@@ -18,7 +18,6 @@ from streamlit.errors import StreamlitAPIException
 from components.models.picker import code
 from components.text import label
 from needlework.formats import RMBENCH_STYLES
-from needlework.judges.local import short_name
 from needlework.picker_words import with_count
 from needlework.rewardbench2 import WEIGHTS
 from needlework.rewardbench2 import rows as rewardbench2_rows
@@ -26,7 +25,7 @@ from needlework.rewards.compare import RunRef, list_runs
 from needlework.rewards.results import RMBENCH_PARTS, Failure, intervals
 from needlework.rewards.runs import dataset_metrics
 from needlework.stats_text import how, method_label, percent, percent_range, signed
-from needlework.words import plural
+from needlework.words import plural, short_name
 from store.datasets import get_dataset
 
 REVIEW_PAGE = "app_pages/review.py"

@@ -32,12 +32,13 @@ from needlework.judges.connection import Connection
 from needlework.judges.context import POLICIES
 from needlework.judges.engine import run_judge
 from needlework.judges.errors import JudgeCancelled, JudgeError
-from needlework.judges.local import mode_refusal, short_name
+from needlework.judges.local import mode_refusal
 from needlework.judges.needles import write_needles
 from needlework.judges.plan import MODES, ORDERS, DatasetNotFound, load_items, select_items
 from needlework.judges.prompts import MODES as PROMPT_MODES
 from needlework.judges.templates import Template, TemplateError, from_dict
 from needlework.teams.permissions import User
+from needlework.words import short_name
 from store.scores import list_jobs
 
 KIND = "judge"

@@ -90,6 +90,20 @@ def settings_for(model: str) -> dict[str, int]:
     return dict(DEFAULT_SETTINGS)
 
 
+def with_start_settings(connection: Connection) -> Connection:
+    """``connection`` with its model's starting length limit where it holds the generic
+    default: ``judge`` on the command line gives a judge the settings of
+    :func:`settings_for` unless told otherwise (the demo judge 16 tokens), while a form
+    filled by hand starts every endpoint at
+    :data:`~needlework.judges.connection.DEFAULT_MAX_TOKENS`. The length limit is part of
+    the cache key, so a page run at that default would miss every answer the command line
+    cached for the same judge; with this, the same connection makes the same keys."""
+    start = settings_for(connection.model)["max_tokens"]
+    if connection.max_tokens == DEFAULT_MAX_TOKENS and start != DEFAULT_MAX_TOKENS:
+        return connection.with_options(max_tokens=start)
+    return connection
+
+
 def cache_endpoint(endpoint: str, model: str) -> str:
     """The endpoint a call is cached under: ``endpoint`` itself, except for the judges
     this project serves on this machine (the rules judge, a demo judge's folder, on a
@@ -120,14 +134,6 @@ def context_window_of(model: str) -> int | None:
         return None
     window = (report or {}).get("context_window")
     return int(window) if isinstance(window, int) and window > 0 else None
-
-
-def short_name(model: str) -> str:
-    """A model name as people read it: a local folder's last part (``demo-judge``)."""
-    text = model.rstrip("/")
-    if text.startswith("/") and Path(text).name:
-        return Path(text).name
-    return text or "judge"
 
 
 class LocalJudges:

@@ -19,10 +19,9 @@ from typing import Any
 
 from needlework import metrics, stats
 from needlework.judges import evaluate
-from needlework.judges.local import short_name
 from needlework.judges.parse import letters
 from needlework.stats_text import percent, percent_range
-from needlework.words import plural
+from needlework.words import plural, short_name
 
 ORDER_WORDS = {"shuffle": "one shuffled order", "rotations": "every rotation"}
 

@@ -14,12 +14,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from needlework.judges.connection import DEFAULT_MAX_TOKENS, Connection
-from needlework.judges.local import settings_for, short_name
 from needlework.stats_text import percent
+from needlework.words import short_name
 
-__all__ = ["demo_judge_words", "demo_limitation", "judge_run_details", "judge_run_labels", "run_settings",
-           "with_start_settings"]
+__all__ = ["demo_judge_words", "demo_limitation", "judge_run_details", "judge_run_labels", "run_settings"]
 
 
 def _endpoint(endpoint: str) -> str:
@@ -92,20 +90,6 @@ def demo_limitation(report: Mapping[str, Any] | None, lengths: Sequence[int]) ->
         text += (f"; these needles sit in responses of {span} tokens, longer than it was trained "
                  "on, where it loses the needle and falls back on one letter")
     return text + "."
-
-
-def with_start_settings(connection: Connection) -> Connection:
-    """``connection`` with its model's starting length limit where it holds the generic
-    default: ``judge`` on the command line gives a judge the settings of
-    :func:`~needlework.judges.local.settings_for` unless told otherwise (the demo judge 16
-    tokens), while a form filled by hand starts every endpoint at
-    :data:`~needlework.judges.connection.DEFAULT_MAX_TOKENS`. The length limit is part of
-    the cache key, so a page run at that default would miss every answer the command line
-    cached for the same judge; with this, the same connection makes the same keys."""
-    start = settings_for(connection.model)["max_tokens"]
-    if connection.max_tokens == DEFAULT_MAX_TOKENS and start != DEFAULT_MAX_TOKENS:
-        return connection.with_options(max_tokens=start)
-    return connection
 
 
 def demo_judge_words(report: Mapping[str, Any] | None) -> str:

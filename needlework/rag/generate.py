@@ -55,7 +55,7 @@ from needlework.jobs import RUNNER
 from needlework.judges.client import JudgeClient
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError
-from needlework.judges.local import RULES_MODEL, short_name
+from needlework.judges.local import RULES_MODEL
 from needlework.judges.parse import Parsed, invalid
 from needlework.rag.answers import AnswerSet
 from needlework.rag.calls import CallStats, Outcome, Request, failure_words, run_requests
@@ -63,6 +63,7 @@ from needlework.rag.generate_prompt import GENERATION_PROMPT_VERSION, generation
 from needlework.rag.non_answers import examples, is_non_answer, non_answer_ids
 from needlework.rag.questions import DatasetError, RagQuestion, load_questions
 from needlework.teams.permissions import User
+from needlework.words import short_name
 from store import rag as store
 
 KIND = "rag-generate"

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from needlework import metrics, stats, stats_text
-from needlework.judges.local import short_name
 from needlework.judges.results import item_outcomes, run_title
 from needlework.rewards.results import entries_from_rows, item_domains
+from needlework.words import short_name
 from store import judges as store_judges
 from store.scores import item_scores, scored_models
 
