@@ -41,10 +41,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from needlework import metrics, rewardbench2, stats, stats_text
+from needlework.compare import list_runs
 from needlework.figures_text import method_words
 from needlework.judges.results import ORDER_WORDS, with_intervals
 from needlework.rewards import results as rewards_results
-from needlework.rewards.compare import list_runs
 from needlework.teams.permissions import REVIEWER, PermissionDenied, User
 from needlework.words import short_name
 from store import judges as store_judges

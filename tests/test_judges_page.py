@@ -12,10 +12,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
+from needlework.compare import list_runs
 from needlework.datasets import import_bytes
 from needlework.jobs import RUNNER
 from needlework.rewards import registry
-from needlework.rewards.compare import list_runs
 from store.scores import list_jobs, save_item_scores
 from tests.conftest import ROOT, jsonl
 from tests.judges_fixtures import FakeJudgeServer, last_user_text

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.cli import main
+from needlework.compare import list_runs
 from needlework.datasets import import_bytes
 from needlework.jobs import RUNNER
 from needlework.judges import prompts
@@ -38,7 +39,6 @@ from needlework.rag.parse import (
 )
 from needlework.rag.questions import RagPassage
 from needlework.rag.run import RagEvalSpec, evaluate
-from needlework.rewards.compare import list_runs
 from store import judges as judge_store
 from store import rag as rag_store
 from store.scores import list_jobs

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 from needlework import stats, stats_text
+from needlework.compare import compare
 from needlework.judges.evaluate import accuracy_intervals
 from needlework.needle import analysis
 from needlework.rag.metrics import intervals as rag_intervals
-from needlework.rewards.compare import compare
 from needlework.rewards.results import bon_intervals, pairwise_intervals, rmbench_intervals
 
 Z = 1.959963984540054  # the normal quantile at 0.975

@@ -17,6 +17,7 @@ import streamlit as st
 from components.rewards.results import review_link
 from components.state import get_db
 from components.text import label, render_text
+from needlework.compare import RunRef, compare, headline_note, list_runs, outcomes
 from needlework.judges.engine import output_entries
 from needlework.judges.results import (
     jsonl,
@@ -27,7 +28,6 @@ from needlework.judges.results import (
 )
 from needlework.picker_words import with_count
 from needlework.rewardbench2 import rows as rewardbench2_rows
-from needlework.rewards.compare import RunRef, compare, headline_note, list_runs, outcomes
 from needlework.rewards.results import (
     intervals,
     metrics_rows,

@@ -22,6 +22,9 @@ the items whose outcomes differ or not, the same items :func:`compare` lists und
 ``differ``. A judge's headline accuracy is per
 trial: the two agree when every item has the same number of trials (one shuffled order,
 a needle pair's two orders) and :func:`headline_note` says so where they do not.
+
+It reads both engines' stored results (:mod:`needlework.rewards.results`,
+:mod:`needlework.judges.results`), so it stands above both.
 """
 
 from __future__ import annotations
