@@ -306,10 +306,10 @@ def _order_accuracy(answers: Sequence[Sequence[str]]) -> dict[str, Any]:
 
 def lab_needles(per_length: int) -> list[dict[str, Any]]:
     """``per_length`` pairs of each length of the needle lab's demo set (the builder's demo
-    haystacks at :data:`~needlework.demo.needle_seed.SEED_LENGTHS`, what the lab judges), a
+    haystacks at :data:`~needlework.needle.seed.SEED_LENGTHS`, what the lab judges), a
     seeded sample spread over the positions (:mod:`needlework.needle.subset`)."""
-    from needlework.demo.needle_seed import SEED_HAYSTACKS, SEED_LENGTHS  # noqa: PLC0415
     from needlework.needle.builder import BuildOptions, build_from_source  # noqa: PLC0415
+    from needlework.needle.seed import SEED_HAYSTACKS, SEED_LENGTHS  # noqa: PLC0415
     from needlework.needle.subset import stratified_needles  # noqa: PLC0415
 
     records = build_from_source("demo", BuildOptions(lengths=SEED_LENGTHS),

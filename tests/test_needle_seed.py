@@ -1,6 +1,6 @@
 """The needle lab's seeded demo result (issue 18, point 19): a demo model variant with a
 stated limitation (needlework/rewards/demo_model.py VARIANTS), the demo needle set scored by
-the project's own needle run (needlework/demo/needle_seed.py), idempotent, and the lab
+the project's own needle run (needlework/needle/seed.py), idempotent, and the lab
 opening with it. The variant here is built tiny and for a few steps (the real one: make run)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.demo import needle_seed
+from needlework.needle import seed as needle_seed
 from needlework.needle.analysis import stored_results
 from needlework.rewards.demo_model import (
     VARIANTS,

@@ -11,8 +11,8 @@ import streamlit as st
 from components.needle.data import needle_row
 from components.state import DATASET_KEY
 from components.text import label
-from needlework.demo.needle_seed import DEMO_NEEDLES, demo_note
 from needlework.needle.findings import grid_words
+from needlework.needle.seed import DEMO_NEEDLES, demo_note
 
 
 def lab_row(db: Any, dataset: str | None) -> tuple[dict[str, Any] | None, bool]:

@@ -298,7 +298,7 @@ def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
 
 
 def cmd_seed_demo(args: argparse.Namespace) -> int:
-    from needlework.demo.needle_seed import seed_demo_needles  # noqa: PLC0415
+    from needlework.needle.seed import seed_demo_needles  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
     try:

@@ -68,7 +68,7 @@ class DemoSettings:
 
 
 # A demo variant is the demo model trained with one real, stated limitation: the needle
-# lab's seeded result (needlework.demo.needle_seed) shows what that limitation does.
+# lab's seeded result (needlework.needle.seed) shows what that limitation does.
 VARIANTS: dict[str, dict[str, Any]] = {
     "short": {
         "settings": {"min_tokens": 24, "max_tokens": 96, "max_steps": 120,
