@@ -52,6 +52,27 @@ def main() -> None:
     print(f"\ntop {args.top} set-ups (a module's or session's fixtures are set up by its first test)")
     for name, t in sorted(by_test.items(), key=lambda kv: -kv[1]["setup"])[:args.top]:
         print(f"{t['setup']:8.1f}  {name}")
+    print_tail(rows, args.top)
+
+
+def print_tail(rows: list[dict], top: int) -> None:
+    """When each worker ran out of tests, and the tests that ended last (records from a run
+    that wrote each phase's end time, ``end``)."""
+    ended = [r for r in rows if "end" in r]
+    if not ended:
+        return
+    first = min(r["end"] - r["seconds"] for r in ended)
+    last = max(r["end"] for r in ended)
+    print(f"\nworkers (seconds from the first test's start: {last - first:.0f} in all)")
+    for worker in sorted({r["worker"] for r in ended}):
+        mine = [r for r in ended if r["worker"] == worker]
+        done = max(r["end"] for r in mine)
+        print(f"{worker:>8}  ran out of tests at {done - first:6.0f}, idle {last - done:4.0f} "
+              f"at the end, busy {sum(r['seconds'] for r in mine):6.0f}")
+    calls = sorted((r for r in ended if r["when"] == "call"), key=lambda r: r["end"])
+    print(f"\nthe last {top} tests to end (end, seconds, worker)")
+    for r in calls[-top:]:
+        print(f"{r['end'] - first:8.0f} {r['seconds']:8.1f} {r['worker']:>6}  {r['test']}")
 
 
 if __name__ == "__main__":

@@ -131,4 +131,4 @@ def pytest_runtest_logreport(report) -> None:
     with (folder / f"{worker}.jsonl").open("a", encoding="utf-8") as out:
         out.write(json.dumps({"test": report.nodeid, "when": report.when,
                               "seconds": round(report.duration, 3), "outcome": report.outcome,
-                              "worker": worker}) + "\n")
+                              "worker": worker, "end": round(report.stop, 3)}) + "\n")
