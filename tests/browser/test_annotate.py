@@ -46,6 +46,16 @@ def wait_stored(db_path, key: str, who: str, field: str, expected, timeout: floa
         time.sleep(0.05)
 
 
+#: The answer box as the page holds it: its text, whether it has the focus, the run state.
+ANSWER_STATE = """() => { const t = document.querySelector('.st-key-nw-answer textarea');
+  return {boxes: document.querySelectorAll('.st-key-nw-answer textarea').length,
+          text: t && t.value, focused: document.activeElement === t, disabled: t && t.disabled,
+          active: document.activeElement && document.activeElement.tagName,
+          state: document.querySelector('[data-testid=stApp]').dataset.testScriptState,
+          waiting: window.__nwAnnotate && window.__nwAnnotate.input.waiting.length,
+          note: (document.querySelector('.nw-key-note') || {}).textContent}; }"""
+
+
 @pytest.fixture(scope="module")
 def item(seeded_db):
     """The first demo question with at least five passages: (key, passage count)."""
@@ -100,7 +110,10 @@ def test_keyboard_labels_every_passage_and_writes_a_cited_answer(page, app_url, 
     answer = "It takes about 8 minutes 20 seconds [cite_1]; costs $5 and <b>$10</b>."
     page.keyboard.type(answer)
     page.keyboard.press("Escape")
-    wait_stored(seeded_db, key, who, "answer", answer)
+    try:
+        wait_stored(seeded_db, key, who, "answer", answer)
+    except AssertionError as e:  # what the page held, for a failure seen once under load
+        raise AssertionError(f"{e}; page: {page.evaluate(ANSWER_STATE)}") from None
     assert stored(seeded_db, key, who, "label:2") == KEYS[sequence[1]]
     preview = page.locator("#nw-preview")
     preview.wait_for()
