@@ -1,9 +1,17 @@
-"""The project's own modules import each other without a cycle, and without shims.
+"""The project's own modules import each other without a cycle, and without shims; the
+units of needlework/ are layered; the layers import downwards only.
 
 The graph is read from the source (``ast``), every ``import`` counted, also the ones
 inside functions: a cycle hidden in a function is still a cycle, only one that fails
 later. ``from package import name`` counts as importing ``package.name`` when that is a
 module, else the package itself.
+
+The *units* of needlework/ are its subpackages (``needlework.judges``) and its top-level
+modules (``needlework.actions``); no arrow between two units runs back up, so no two
+units import each other, directly or round a longer loop (docs/ARCHITECTURE.md, Layers).
+For that rule an import under ``if TYPE_CHECKING:`` is left out (it runs only for the
+type checker); every other import counts, inside functions too. A unit cycle names
+every hop's import as ``file:line``, the one that closes the loop first.
 """
 
 from __future__ import annotations
@@ -89,6 +97,134 @@ def test_the_project_import_graph_has_no_cycle():
     assert cycle is None, " -> ".join(cycle or [])
 
 
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import of ``tree`` but those under ``if TYPE_CHECKING:``."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _type_checking_only(child):
+                for other in child.orelse:  # the else branch runs
+                    visit(other)
+                continue
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def unit_of(module: str) -> str:
+    """``needlework.judges.local`` -> ``needlework.judges``; ``needlework.actions`` stays."""
+    return ".".join(module.split(".")[:2])
+
+
+#: The arrows that still run back up, each with why, until the module that blocks it moves.
+#: An entry is (importing file, imported module); it must still be there (see the test below).
+UNIT_EXCEPTIONS = {
+    ("needlework/teams/config.py", "needlework.judges.named"):
+        "the config parses [judges.NAME] into NamedJudge, whose connection() builds a "
+        "judges.connection.Connection; Connection moves below teams once the CLI split "
+        "(needlework/cli/judges.py, which imports judges.connection) has landed",
+    ("needlework/judges/rules_server.py", "needlework.rag.rules_judge"):
+        "the rules server answers with the RAG rules; it moves to needlework/rag/ once the "
+        "CLI split (needlework/cli/judges.py, which imports judges.rules_server) has landed",
+}
+
+
+def unit_imports() -> dict[tuple[str, str], list[str]]:
+    """``(unit, unit it imports)`` -> where, as ``file:line`` (first first), over needlework/;
+    imports under ``if TYPE_CHECKING:`` and the :data:`UNIT_EXCEPTIONS` left out."""
+    modules = {name: path for name, path in project_modules().items()
+               if name.startswith("needlework.")}
+    known = set(modules) | {"needlework"}
+    edges: dict[tuple[str, str], list[str]] = {}
+    for name, path in sorted(modules.items()):
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        where = path.relative_to(ROOT).as_posix()
+        for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1]
+                                    + ([node.module] if node.module else []))
+                else:
+                    base = node.module or ""
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
+                           for a in node.names]
+            for target in targets:
+                if target not in known or target == "needlework":
+                    continue
+                if (where, target) in UNIT_EXCEPTIONS:
+                    continue
+                edge = (unit_of(name), unit_of(target))
+                site = f"{where}:{node.lineno}"
+                if edge[0] != edge[1] and site not in edges.setdefault(edge, []):
+                    edges[edge].append(site)
+    return edges
+
+
+def unit_cycle_message(cycle: list[str], edges: dict[tuple[str, str], list[str]]) -> str:
+    """The cycle's units and each hop's first import, the closing hop (last to first) first."""
+    hops = list(zip(cycle, cycle[1:], strict=False))
+    closing = hops[-1]
+    lines = [f"units import each other: {' -> '.join(cycle)}",
+             f"  closed by {edges[closing][0]} ({closing[0]} imports {closing[1]})"]
+    lines += [f"  {a} -> {b}: {', '.join(edges[(a, b)][:3])}" for a, b in hops[:-1]]
+    return "\n".join(lines)
+
+
+def test_no_unit_of_needlework_imports_back_up():
+    edges = unit_imports()
+    graph: dict[str, set[str]] = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+        graph.setdefault(b, set())
+    assert len(graph) > 30  # the walk found the units
+    cycle = find_cycle(graph)
+    assert cycle is None, unit_cycle_message(cycle or [], edges)
+
+
+def test_each_unit_exception_is_still_needed():
+    """An exception whose import is gone is taken out of :data:`UNIT_EXCEPTIONS`."""
+    modules = set(project_modules())
+    stale = []
+    for where, target in UNIT_EXCEPTIONS:
+        name = module_name(ROOT / where)
+        if target not in imports_of(name, ROOT / where, modules):
+            stale.append(f"{where} no longer imports {target}")
+    assert stale == []
+
+
+def test_a_unit_cycle_names_the_import_that_closes_it():
+    edges = {("n.a", "n.b"): ["n/a/x.py:3"], ("n.b", "n.c"): ["n/b/y.py:7", "n/b/z.py:9"],
+             ("n.c", "n.a"): ["n/c.py:12"]}
+    cycle = find_cycle({"n.a": {"n.b"}, "n.b": {"n.c"}, "n.c": {"n.a"}})
+    assert cycle == ["n.a", "n.b", "n.c", "n.a"]
+    assert unit_cycle_message(cycle, edges).splitlines() == [
+        "units import each other: n.a -> n.b -> n.c -> n.a",
+        "  closed by n/c.py:12 (n.c imports n.a)",
+        "  n.a -> n.b: n/a/x.py:3",
+        "  n.b -> n.c: n/b/y.py:7, n/b/z.py:9"]
+
+
+def test_imports_for_the_type_checker_only_are_left_out():
+    tree = ast.parse("from typing import TYPE_CHECKING\nimport a\nif TYPE_CHECKING:\n"
+                     "    import b\nelse:\n    import c\ndef f():\n    import d\n")
+    assert [a.name for node in _runtime_imports(tree) if isinstance(node, ast.Import)
+            for a in node.names] == ["a", "c", "d"]
+
+
 def test_the_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
@@ -134,9 +270,11 @@ def _imported_roots(path: Path) -> set[str]:
 
 def test_the_layers_import_downwards_only():
     """app_pages -> components -> needlework -> store: logic never imports streamlit or the
-    components, and the store imports nothing of the logic."""
+    components, the components never import a page, and the store imports nothing of the
+    logic (nor streamlit). Imports inside functions count too."""
     wrong = []
     for package, refused in (("needlework", {"streamlit", "components", "app_pages"}),
+                             ("components", {"app_pages"}),
                              ("store", {"streamlit", "components", "app_pages", "needlework"})):
         for path in (ROOT / package).rglob("*.py"):
             found = _imported_roots(path) & refused
