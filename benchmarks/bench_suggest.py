@@ -95,7 +95,7 @@ def synthetic(want: list[str], accuracy: float, rng: random.Random) -> list[str]
 def bench_keys() -> None:
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
 
-    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
+    from needlework.rag.rules_server import start_rules_server  # noqa: PLC0415
     from needlework.suggest.job import DIMS, LABELS, SuggestSpec, run_suggest_here  # noqa: PLC0415
     from tests.browser.harness import AppServer, launch_browser  # noqa: PLC0415
     from tests.browser.keys import labels_of, open_annotate, press, settle  # noqa: PLC0415

@@ -126,16 +126,13 @@ def unit_of(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
-#: The arrows that still run back up, each with why, until the module that blocks it moves.
+#: The arrow that still runs back up, with why, until the module that blocks it moves.
 #: An entry is (importing file, imported module); it must still be there (see the test below).
 UNIT_EXCEPTIONS = {
     ("needlework/teams/config.py", "needlework.judges.named"):
         "the config parses [judges.NAME] into NamedJudge, whose connection() builds a "
         "judges.connection.Connection; Connection moves below teams once the CLI split "
         "(needlework/cli/judges.py, which imports judges.connection) has landed",
-    ("needlework/judges/rules_server.py", "needlework.rag.rules_judge"):
-        "the rules server answers with the RAG rules; it moves to needlework/rag/ once the "
-        "CLI split (needlework/cli/judges.py, which imports judges.rules_server) has landed",
 }
 
 

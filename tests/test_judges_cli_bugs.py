@@ -119,7 +119,7 @@ def test_the_rules_judge_of_the_app_and_of_rag_eval_share_answers(demo_path, mon
     """The RAG answers page evaluates with the app's rules judge; rag-eval --rules-judge,
     while it runs (its port taken), gets another port and still asks nothing."""
     from needlework.jobs import RUNNER  # noqa: PLC0415
-    from needlework.judges.rules_server import RULES  # noqa: PLC0415
+    from needlework.rag.rules_server import RULES  # noqa: PLC0415
     from store.scores import list_jobs  # noqa: PLC0415
 
     monkeypatch.setenv("NEEDLEWORK_DB", str(demo_path))

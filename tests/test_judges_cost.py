@@ -16,9 +16,9 @@ from needlework.judges import cost
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge
 from needlework.judges.plan import load_items, select_items
-from needlework.judges.rules_server import start_rules_server
 from needlework.rag import rules_judge
 from needlework.rag.answers import AnswerSet
+from needlework.rag.rules_server import start_rules_server
 from needlework.rag.run import RagEvalSpec, evaluate
 from needlework.seed import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
 from store import judges as store_judges

@@ -15,10 +15,10 @@ import store
 from needlework.cli import main
 from needlework.datasets import import_bytes
 from needlework.judges.connection import Connection
-from needlework.judges.rules_server import start_rules_server
 from needlework.rag import metrics
 from needlework.rag.answers import AnswerSet
 from needlework.rag.questions import DIMENSIONS
+from needlework.rag.rules_server import start_rules_server
 from needlework.rag.run import RagEvalSpec, evaluate
 from needlework.stats import bootstrap_mean
 from needlework.stats_text import percent_range

@@ -13,7 +13,6 @@ import pytest
 
 from needlework.judges.client import check_connection
 from needlework.judges.local import RULES_MODEL
-from needlework.judges.rules_server import RulesJudges, answer, start_rules_server
 from needlework.rag import prompts, rules_judge
 from needlework.rag.parse import (
     parse_deflection,
@@ -22,6 +21,7 @@ from needlework.rag.parse import (
     parse_llmeval,
 )
 from needlework.rag.questions import RagPassage
+from needlework.rag.rules_server import RulesJudges, answer, start_rules_server
 from tests.conftest import ROOT
 
 PASSAGES = ("[Passage 1]\nNATO was founded on April 4, 1949, when 12 countries signed the North "
@@ -206,8 +206,8 @@ def test_it_listens_on_its_own_port_when_free_so_a_rerun_is_answered_from_the_ca
     keeps one address from one start to the next, and a second rag-eval asks it nothing.
     When the port is taken it falls back to a free one. (The preferred port is set to a
     free one here: an app of the browser tests may hold the default.)"""
-    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
     from needlework.judges.serve import free_port  # noqa: PLC0415
+    from needlework.rag.rules_server import start_rules_server  # noqa: PLC0415
 
     port = free_port()
     monkeypatch.setenv("NEEDLEWORK_RULES_JUDGE_PORT", str(port))

@@ -14,8 +14,8 @@ from needlework.datasets import import_bytes
 from needlework.grounding.item import Passage, passages
 from needlework.grounding.labels import LABELS
 from needlework.jobs import RUNNER
-from needlework.judges.rules_server import start_rules_server
 from needlework.rag import rules_judge
+from needlework.rag.rules_server import start_rules_server
 from needlework.seed import seed_demo
 from needlework.suggest import job as suggest_job
 from needlework.suggest.job import DIMS, SuggestSpec, run_suggest_here

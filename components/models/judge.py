@@ -64,8 +64,8 @@ from needlework.judges.local import (
     demo_folder,
 )
 from needlework.judges.plan import load_items, select_items
-from needlework.judges.rules_server import RULES
 from needlework.judges.serve import ServerError
+from needlework.rag.rules_server import RULES
 from needlework.teams.permissions import can
 from needlework.words import short_name
 from store import judges as store_judges

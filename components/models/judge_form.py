@@ -20,7 +20,7 @@ from needlework.judges.connection import (
 )
 from needlework.judges.local import LOCAL
 from needlework.judges.named import NamedJudge
-from needlework.judges.rules_server import RULES
+from needlework.rag.rules_server import RULES
 
 KEY_SOURCES = {
     "none": "No key (local servers: the demo judge, vLLM, Ollama)",

@@ -108,7 +108,7 @@ def _serve_until_interrupted(server) -> int:  # noqa: ANN001 - a LocalServer or 
 
 
 def cmd_serve_rules_judge(args: argparse.Namespace) -> int:
-    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
+    from needlework.rag.rules_server import start_rules_server  # noqa: PLC0415
 
     try:
         server = start_rules_server(port=args.port)

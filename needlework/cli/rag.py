@@ -209,7 +209,7 @@ def cmd_rag_eval(args: argparse.Namespace) -> int:
         return _fail("rag-eval: give --rules-judge or --judge-base-url, not both", 2)
     if not args.rules_judge:
         return _rag_eval(args)
-    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
+    from needlework.rag.rules_server import start_rules_server  # noqa: PLC0415
 
     with start_rules_server() as rules:
         args.judge_base_url, args.judge_model, args.judge_key_env = \

@@ -169,7 +169,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from needlework.judges import cost  # noqa: PLC0415
     from needlework.judges.connection import Connection  # noqa: PLC0415
     from needlework.judges.local import context_window_of  # noqa: PLC0415
-    from needlework.judges.rules_server import start_rules_server  # noqa: PLC0415
+    from needlework.rag.rules_server import start_rules_server  # noqa: PLC0415
     from needlework.suggest.job import DIMS, LABELS, SuggestError, SuggestSpec, run_suggest_here  # noqa: PLC0415
 
     if args.rules_judge == bool(args.judge_base_url and args.judge_model) or (

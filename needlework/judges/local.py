@@ -12,7 +12,7 @@ when it exits. From the command line the same server is::
 
 The demo judge is a demo: a tiny model trained for a few minutes on synthetic safety
 needles; it does not know the RAG prompts (the RAG answers page offers the rules judge,
-:mod:`needlework.judges.rules_server`, for those). Point the page at a real endpoint
+:mod:`needlework.rag.rules_server`, for those). Point the page at a real endpoint
 (OpenAI, vLLM, Ollama) for real judgements.
 
 The judges this project serves on this machine (the demo judge, the rules judge) are

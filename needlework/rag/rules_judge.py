@@ -5,7 +5,7 @@ selection prompt; it cannot read several passages and label sentences. So that t
 RAG answers page shows every figure offline, this module answers the four RAG prompts
 of :mod:`needlework.rag.prompts` (GaRAGe's and BERGEN's, or the project's wording; not an
 edited template) with rules anyone can check by hand. It is served over
-the same OpenAI-compatible HTTP protocol as any judge (:mod:`needlework.judges.rules_server`),
+the same OpenAI-compatible HTTP protocol as any judge (:mod:`needlework.rag.rules_server`),
 so a run with it goes through the judge engine, its cache and its parsers unchanged.
 
 It is a **baseline**, never a stand-in for a real judge: it sees words, not meaning. It

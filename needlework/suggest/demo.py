@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from needlework.judges.rules_server import start_rules_server
+from needlework.rag.rules_server import start_rules_server
 from needlework.suggest.job import DIMS, LABELS, SuggestSpec, run_suggest_here
 from needlework.suggest.verdicts import suggest_verdicts
 from store.datasets import get_dataset
