@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from components.teams.first_password import AGAIN, ERROR, NEW
+from components.teams.first_password import ERROR, field_keys
 from components.teams.session import TOKEN
 from needlework.teams import accounts
 from needlework.teams.accounts_csv import (
@@ -293,18 +293,24 @@ def test_the_gate_asks_for_a_password_before_any_page(tmp_path, monkeypatch):
     at.run()
     assert not at.exception, at.exception
     assert [t.value for t in at.title] == ["🪡 Choose your password"]
-    assert [t.key for t in at.text_input] == [NEW, AGAIN]
+    first = field_keys(at.session_state)
+    assert [t.key for t in at.text_input] == list(first)
     assert not at.sidebar.selectbox and not at.dataframe  # no page, no sidebar
-    at.text_input(key=NEW).set_value("ana-own-pass-1")
-    at.text_input(key=AGAIN).set_value("ana-own-pass-2")
+    new, again = first
+    at.text_input(key=new).set_value("ana-own-pass-1")
+    at.text_input(key=again).set_value("ana-own-pass-2")
     at.button(key="nw-first-password-go").click().run()
-    assert at.session_state[NEW] == "" and at.session_state[AGAIN] == ""  # not kept
+    assert all(key not in at.session_state for key in first)  # the passwords are not kept
+    # the next try's fields are new ones, drawn empty
+    assert [(t.key, t.value) for t in at.text_input] == [(k, "") for k in field_keys(at.session_state)]
+    assert field_keys(at.session_state) != first
     assert must_choose(db, accounts.get_user(db, "ana"))
     assert "two passwords differ" in " ".join(e.value for e in at.error)
     at.run()  # a rerun nobody asked for (a component's answer) leaves the reason on screen
     assert "two passwords differ" in " ".join(e.value for e in at.error)
-    at.text_input(key=NEW).set_value("ana-own-pass-1")
-    at.text_input(key=AGAIN).set_value("ana-own-pass-1")
+    new, again = field_keys(at.session_state)
+    at.text_input(key=new).set_value("ana-own-pass-1")
+    at.text_input(key=again).set_value("ana-own-pass-1")
     at.button(key="nw-first-password-go").click().run()
     assert not at.exception, at.exception
     assert not must_choose(db, accounts.get_user(db, "ana"))

@@ -3,15 +3,18 @@
 account still has a one-time password (:mod:`needlework.teams.first_password`).
 
 Two password fields checked by :func:`needlework.teams.first_password.choose_password`;
-the fields are emptied in the form's callback, before anything else runs, so a password
-never stays in the session state. The new session it starts is handed to
+the form's callback takes their values out of the session state before anything else
+runs, so a password never stays there, and every try draws the fields afresh under new
+keys (:func:`field_keys`): a new field is empty in the browser, whatever was typed in the
+one before. The new session it starts is handed to
 ``on_chosen`` (the gate's ``start_session``), and the next run opens the page the
 browser asked for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import streamlit as st
 
@@ -26,15 +29,25 @@ from needlework.teams.permissions import User
 NEW = "nw-first-password"
 AGAIN = "nw-first-password-again"
 ERROR = "nw-first-password-error"
+TRY = "nw-first-password-try"
+
+
+def field_keys(state: Mapping[str, Any]) -> tuple[str, str]:
+    """The keys of the two fields on this try: ``NEW-n`` and ``AGAIN-n``, n the number of
+    tries so far (a field's key never changes while it is on screen)."""
+    n = state[TRY] if TRY in state else 0
+    return f"{NEW}-{n}", f"{AGAIN}-{n}"
 
 
 def _submit(user: User, policy: Policy,
             on_chosen: Callable[[accounts.SignIn], None]) -> None:
-    """The form's callback: empty the fields, then store the password or keep the reason
+    """The form's callback: take the passwords out of the session state and count a try
+    (the next run draws new, empty fields), then store the password or keep the reason
     (shown on every run until the next try, so a rerun nobody asked for cannot hide it)."""
-    password = st.session_state.get(NEW) or ""
-    again = st.session_state.get(AGAIN) or ""
-    st.session_state[NEW] = st.session_state[AGAIN] = ""
+    new_key, again_key = field_keys(st.session_state)
+    password = st.session_state.pop(new_key, None) or ""
+    again = st.session_state.pop(again_key, None) or ""
+    st.session_state[TRY] = st.session_state.get(TRY, 0) + 1
     st.session_state.pop(ERROR, None)
     if not password:
         st.session_state[ERROR] = "Type a password of your own, twice."
@@ -65,11 +78,12 @@ def render_first_password(user: User, policy: Policy,
         error = st.session_state.get(ERROR)
         if error:
             notice.error(label(error, 300), icon=":material/lock:")
+        new_key, again_key = field_keys(st.session_state)
         with st.form("nw-first-password-form", border=True, enter_to_submit=True):
-            st.text_input("New password", key=NEW, type="password",
+            st.text_input("New password", key=new_key, type="password",
                           autocomplete="new-password",
                           help=f"At least {MIN_LENGTH} characters, not your name.")
-            st.text_input("New password again", key=AGAIN, type="password",
+            st.text_input("New password again", key=again_key, type="password",
                           autocomplete="new-password")
             st.form_submit_button("Save my password", type="primary", on_click=_submit,
                                   args=(user, policy, on_chosen), key="nw-first-password-go")
