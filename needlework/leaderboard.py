@@ -13,7 +13,7 @@ judge), so a row says what the run's Results view and ``metrics``/``judge`` say:
   averaged per domain, the domains averaged), no count, a stratified bootstrap interval
   (:func:`needlework.rewards.results.rmbench_intervals`); its columns are the domains;
 - a reward model on a RewardBench 2 set: the **RewardBench 2 score** (the mean of the six
-  subset figures, the Ties subset by its own rule: :mod:`needlework.rewardbench2`), no
+  subset figures, the Ties subset by its own rule: :mod:`needlework.figures.rewardbench2`), no
   count, its stratified bootstrap interval; its columns are the subsets, each with its own
   interval (Wilson where every instance is 0 or 1);
 - a judge run: its headline **accuracy over the answered trials** (selection) or items
@@ -40,9 +40,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from needlework import metrics, rewardbench2, stats, stats_text
 from needlework.compare import list_runs
-from needlework.figures_text import method_words
+from needlework.figures import metrics, rewardbench2, stats, stats_text
+from needlework.figures.lines import method_words
 from needlework.judges.results import ORDER_WORDS, with_intervals
 from needlework.rewards import results as rewards_results
 from needlework.teams.permissions import REVIEWER, PermissionDenied, User
@@ -60,7 +60,7 @@ RB2_SCORE = "RewardBench 2 score"
 class Row:
     """One run on the dataset. ``accuracy`` in [0, 1] (``None`` when nothing was counted),
     ``right`` of ``n`` ``unit``s (``right`` ``None`` for a figure that is not a count),
-    ``interval`` a :class:`needlework.stats.Interval` as a dict (``method`` named),
+    ``interval`` a :class:`needlework.figures.stats.Interval` as a dict (``method`` named),
     ``subsets`` ``{name: {accuracy, right, n, interval}}``, ``items`` the items answered,
     ``failed`` the failed requests (``None`` for a reward model, which sends none)."""
 
@@ -272,7 +272,7 @@ def subset_names(rows: list[Row]) -> list[str]:
 
 def table(rows: list[Row]) -> list[dict[str, Any]]:
     """The rows as the page's and the CSV's table: figures as text, rounded as
-    :func:`needlework.stats_text.percent` rounds them (the same strings the command prints),
+    :func:`needlework.figures.stats_text.percent` rounds them (the same strings the command prints),
     one column per subset."""
     names = subset_names(rows)
     out = []

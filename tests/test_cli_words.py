@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 import store
-from needlework import stats
 from needlework.datasets import import_bytes
+from needlework.figures import stats
+from needlework.figures.stats_text import verdict
 from needlework.judges.serve import LocalServer, ServerError, wait_ready
 from needlework.needle import builder
-from needlework.stats_text import verdict
 from store.scores import save_item_scores
 from tests.cli_here import run
 from tests.conftest import ROOT, garage_records, jsonl

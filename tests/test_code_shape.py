@@ -125,7 +125,7 @@ EXCEPTIONS = {
     "needlework/rewards/pipeline.py::RewardPipeline.score_pairs":
         "to split: the cache lookup of the unique texts; tokenizing and fitting the rest; "
         "the batches with cancel and progress",
-    "needlework/stats.py::bootstrap_mean":
+    "needlework/figures/stats.py::bootstrap_mean":
         "to split: the argument checks and the Wilson shortcut; the plain or stratified "
         "resampling; the rules for a zero-width interval",
     "store/judges.py::review_scores":

@@ -5,10 +5,10 @@ says it is flat."""
 
 from __future__ import annotations
 
-from needlework import stats
-from needlework.figures_text import share_words
+from needlework.figures import stats
+from needlework.figures.lines import share_words
+from needlework.figures.stats_text import verdict
 from needlework.needle import analysis, findings
-from needlework.stats_text import verdict
 
 
 def test_the_verdict_says_it_follows_the_test_when_the_interval_excludes_zero() -> None:

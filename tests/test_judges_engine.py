@@ -6,16 +6,16 @@ import re
 
 import pytest
 
-from needlework import metrics
 from needlework.cli.metrics import read_scores
+from needlework.figures import metrics
+from needlework.figures.stats import bootstrap_mean
+from needlework.figures.stats_text import percent_range
 from needlework.formats.preference import Preference
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge, write_output
 from needlework.judges.errors import JudgeCancelled
 from needlework.judges.evaluate import item_accuracy, position_bias
 from needlework.judges.results import bias_table
-from needlework.stats import bootstrap_mean
-from needlework.stats_text import percent_range
 from store import connect
 from store import judges as store_judges
 from tests.judges_fixtures import FakeJudgeServer, last_user_text

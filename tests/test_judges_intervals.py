@@ -13,13 +13,13 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.datasets import import_bytes
+from needlework.figures.stats import bootstrap_mean
+from needlework.figures.stats_text import percent_range
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge
 from needlework.judges.evaluate import accuracy_intervals
 from needlework.judges.plan import load_items
 from needlework.rewards import registry
-from needlework.stats import bootstrap_mean
-from needlework.stats_text import percent_range
 from store.scores import save_item_scores
 from tests.conftest import ROOT, jsonl
 from tests.judges_fixtures import FakeJudgeServer

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from needlework import metrics
 from needlework.cli import main
+from needlework.figures import metrics
 
 RMBENCH_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "rm-bench"
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,7 +1,7 @@
 """The text output of ``metrics`` (issue 48, point 6): counts and intervals beside every
 figure, overall and per subset, as ``--json`` has them; every number recounted by hand
 (the Wilson interval from its textbook formula, the shares from the counts, rounded half
-up), and the judge summary's lines (:func:`needlework.figures_text.judge_lines`)."""
+up), and the judge summary's lines (:func:`needlework.figures.lines.judge_lines`)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from needlework.cli import main
-from needlework.figures_text import interval_words, judge_lines, share_words
-from needlework.stats import wilson
+from needlework.figures.lines import interval_words, judge_lines, share_words
+from needlework.figures.stats import wilson
 
 
 def hand_wilson(right: int, n: int) -> tuple[float, float]:

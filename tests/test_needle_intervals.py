@@ -9,9 +9,9 @@ import json
 import pytest
 
 from needlework.cli import main
+from needlework.figures.stats import bootstrap_mean
+from needlework.figures.stats_text import percent_range
 from needlework.needle import analysis, charts
-from needlework.stats import bootstrap_mean
-from needlework.stats_text import percent_range
 
 
 def row(id, c, r, length, pos, model="m"):

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from needlework.figures.stats_text import signed
 from needlework.rewards import registry
 from needlework.rewards.curves import CurveComparison
 from needlework.rewards.registry import ModelKey
-from needlework.stats_text import signed
 from tests.conftest import ROOT
 
 SHORT = ROOT / "models" / "demo-model-short"

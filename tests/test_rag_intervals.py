@@ -14,14 +14,14 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.cli import main
 from needlework.datasets import import_bytes
+from needlework.figures.stats import bootstrap_mean
+from needlework.figures.stats_text import percent_range
 from needlework.judges.connection import Connection
 from needlework.rag import metrics
 from needlework.rag.answers import AnswerSet
 from needlework.rag.questions import DIMENSIONS
 from needlework.rag.rules_server import start_rules_server
 from needlework.rag.run import RagEvalSpec, evaluate
-from needlework.stats import bootstrap_mean
-from needlework.stats_text import percent_range
 from store import rag as rag_store
 from tests.conftest import ROOT
 from tests.judges_fixtures import FakeJudgeServer

@@ -16,10 +16,10 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.actions import apply_actions
 from needlework.datasets import export_text, import_bytes
+from needlework.figures.rewardbench2 import instance_credit, ties_figures
 from needlework.formats import preference_view
 from needlework.review import instances
 from needlework.review.sides import PLAIN, sides_for
-from needlework.rewardbench2 import instance_credit, ties_figures
 from needlework.seed import DEMO_REWARDBENCH2, seed_demo
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset

@@ -24,14 +24,14 @@ import pyarrow.parquet as pq
 import pytest
 
 import store
-from needlework import rewardbench2 as rb2
 from needlework.datasets import export_formats, export_text, import_bytes, import_file
 from needlework.demo import rewardbench2_records
+from needlework.figures import rewardbench2 as rb2
+from needlework.figures.stats_text import percent
 from needlework.formats import FormatError, detect
 from needlework.formats import rewardbench2 as rb2_format
 from needlework.leaderboard import leaderboard, table
 from needlework.seed import DEMO_REWARDBENCH2, seed_demo
-from needlework.stats_text import percent
 from needlework.verdicts import make_value
 from store.annotations import set_annotation
 from store.datasets import get_dataset, item_index, iter_items, list_datasets

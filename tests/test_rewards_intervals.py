@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.cli import main
 from needlework.datasets import import_bytes
+from needlework.figures.stats import bootstrap_mean
+from needlework.figures.stats_text import percent_range
 from needlework.rewards import registry
 from needlework.rewards.results import intervals, rmbench_item_score
-from needlework.stats import bootstrap_mean
-from needlework.stats_text import percent_range
 from store.scores import save_item_scores
 from tests.conftest import ROOT, jsonl
 

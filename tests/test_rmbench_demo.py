@@ -11,12 +11,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework import metrics
 from needlework.demo import rmbench_records
 from needlework.demo.loaders import DemoDataError, data_file
 from needlework.demo.rmbench import FILE, edited, styles
+from needlework.figures import metrics
+from needlework.figures.metrics import RMBENCH_STYLES as STYLES
 from needlework.formats import rmbench as rmbench_format
-from needlework.metrics import RMBENCH_STYLES as STYLES
 from needlework.seed import DEMO_RMBENCH, seed_demo
 from store.datasets import get_dataset, item_index, iter_items
 from tests import cli_here
@@ -97,7 +97,7 @@ def flat(matrix: list[list[float]]) -> list[float]:
 
 
 def by_hand(entries: list[dict]) -> dict[str, dict[str, float]]:
-    """hard / normal / easy per pooled domain, counted without needlework.metrics."""
+    """hard / normal / easy per pooled domain, counted without needlework.figures.metrics."""
     out: dict[str, dict[str, float]] = {}
     pooled = {"chat": "chat", "math": "math", "code": "code", "safety-refuse": "safety",
               "safety-response": "safety"}

@@ -1,4 +1,4 @@
-"""needlework.stats: the seeded percentile bootstrap by hand, McNemar's exact test by hand,
+"""needlework.figures.stats: the seeded percentile bootstrap by hand, McNemar's exact test by hand,
 a paired comparison that is significant and one that is not, Wilcoxon on shares."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from needlework import stats, stats_text
+from needlework.figures import stats, stats_text
 
 
 def test_bootstrap_equals_the_hand_computed_case() -> None:

@@ -13,8 +13,8 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from needlework import stats, stats_text
 from needlework.compare import compare
+from needlework.figures import stats, stats_text
 from needlework.judges.evaluate import accuracy_intervals
 from needlework.needle import analysis
 from needlework.rag.metrics import intervals as rag_intervals

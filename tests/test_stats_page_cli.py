@@ -13,10 +13,10 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.cli import main
 from needlework.datasets import import_bytes
+from needlework.figures.stats import wilson
+from needlework.figures.stats_text import percent_range
 from needlework.rewards import registry
 from needlework.rewards.results import results, scores_lines
-from needlework.stats import wilson
-from needlework.stats_text import percent_range
 from store.scores import item_scores, save_item_scores
 from tests.conftest import ROOT, jsonl
 

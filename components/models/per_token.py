@@ -19,9 +19,9 @@ import pandas as pd
 import streamlit as st
 
 from components.text import label, render_marked_text
+from needlework.figures.stats_text import signed
 from needlework.rewards.curves import DiffSpan, PerTokenResult
 from needlework.rewards.token_pairs import TokenPair
-from needlework.stats_text import signed
 
 WINDOWS = (1, 5, 25, 100, 250)  # smoothing choices, tokens
 MAX_POINTS = 3000  # per curve; longer curves keep each bucket's min and max

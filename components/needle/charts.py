@@ -14,6 +14,8 @@ from components.models.per_token import render_token_pair
 from components.models.picker import DTYPES, code, current_model, load_model, loaded_with
 from components.needle.data import COMPARE, PRIMARY, ResultSet, model_at_hand, short_model_name
 from components.text import label, render_marked_text, render_text
+from needlework.figures.stats import paired_by_key
+from needlework.figures.stats_text import how, percent, percent_range, signed, verdict
 from needlework.needle import charts
 from needlework.needle.analysis import (
     ORDER_NAMES,
@@ -37,8 +39,6 @@ from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.registry import ModelKey
 from needlework.rewards.token_pairs import token_pair
-from needlework.stats import paired_by_key
-from needlework.stats_text import how, percent, percent_range, signed, verdict
 from needlework.words import plural
 
 NONE = "(none)"
@@ -243,7 +243,7 @@ def paired_words(first: ResultSet, second: ResultSet) -> str:
     """The two sets compared on the pairs both scored: each pair's outcome (a judge's share
     of its two orders), who is ahead, the difference's interval and the test that fits the
     outcomes (McNemar's exact test for 0/1, Wilcoxon's signed-rank test for shares), in one
-    sentence (:func:`needlework.stats_text.verdict`)."""
+    sentence (:func:`needlework.figures.stats_text.verdict`)."""
     def per_pair(s: ResultSet) -> dict[str, float]:
         if s.frame.empty:
             return {}

@@ -16,11 +16,11 @@ from components.models.judge import is_demo, render_connection
 from components.needle.data import COMPARE, PRIMARY
 from components.state import signed_in
 from components.text import label
+from needlework.figures.stats_text import percent
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.job import latest_judge_job, start_judge_job
 from needlework.judges.local import read_report, with_start_settings
 from needlework.needle.labels import demo_judge_words
-from needlework.stats_text import percent
 
 SEEN = "nj_seen"  # the judge job this session started or saw running (components.jobs.watch)
 POLICIES = {"skip": "counted wrong", "keep-start": "cut, start kept", "keep-end": "cut, end kept"}

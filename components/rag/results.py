@@ -23,6 +23,8 @@ from sqlite_utils import Database
 
 from components.rag.answer_panel import short_name
 from components.text import label
+from needlework.figures.stats import bootstrap_mean
+from needlework.figures.stats_text import how, number_range
 from needlework.rag.bergen import METRICS as BERGEN_METRICS
 from needlework.rag.definitions import DEFINITIONS, TITLES
 from needlework.rag.metrics import (
@@ -37,8 +39,6 @@ from needlework.rag.metrics import (
 )
 from needlework.rag.questions import DIMENSIONS
 from needlework.rag.run import answer_notes
-from needlework.stats import bootstrap_mean
-from needlework.stats_text import how, number_range
 from store.rag import list_runs
 
 RUN_PICK = "rag_run_pick"
@@ -368,7 +368,7 @@ def render_breakdowns(summary: dict[str, Any]) -> None:
 
 def bergen_intervals(report: dict[str, Any]) -> dict[str, str]:
     """A BERGEN file's 95 % intervals, one text cell per metric (``M CI``: ``0.350–0.470``,
-    over its scored questions, :func:`needlework.stats.bootstrap_mean`); ``n/a: no
+    over its scored questions, :func:`needlework.figures.stats.bootstrap_mean`); ``n/a: no
     question scored`` when none was."""
     out = {}
     rows = report.get("per_question") or []

@@ -17,13 +17,13 @@ from components.review.position import ADVANCE, Ident, intent, save_note, state_
 from components.review.reading import render_markdown_switch, render_view, render_whole_switch
 from components.state import DATASET_KEY
 from components.text import TEXT_STYLE, label, marked_html, render_text
+from needlework.figures.stats_text import percent
 from needlework.formats import RMBENCH_STYLES, Preference
 from needlework.review import instances
 from needlework.review.diff import cached_diff, quick_similarity
 from needlework.review.lengths import count, counter_words
 from needlework.review.queue import Comparison
 from needlework.review.sides import CHOSEN, PLAIN, REJECTED, Sides
-from needlework.stats_text import percent
 from needlework.teams.blind import against_yours
 from needlework.teams.permissions import REVIEWER, User
 from needlework.verdicts import REASONS, VERDICT_ICONS, VERDICTS

@@ -18,6 +18,9 @@ from components.rewards.results import review_link
 from components.state import get_db
 from components.text import label, render_text
 from needlework.compare import RunRef, compare, headline_note, list_runs, outcomes
+from needlework.figures.rewardbench2 import rows as rewardbench2_rows
+from needlework.figures.stats import Paired
+from needlework.figures.stats_text import how, method_label, percent, percent_range, verdict
 from needlework.judges.engine import output_entries
 from needlework.judges.results import (
     jsonl,
@@ -27,7 +30,6 @@ from needlework.judges.results import (
     with_intervals,
 )
 from needlework.picker_words import with_count
-from needlework.rewardbench2 import rows as rewardbench2_rows
 from needlework.rewards.results import (
     intervals,
     metrics_rows,
@@ -37,8 +39,6 @@ from needlework.rewards.results import (
     scores_lines,
 )
 from needlework.rewards.runs import dataset_metrics
-from needlework.stats import Paired
-from needlework.stats_text import how, method_label, percent, percent_range, verdict
 from store import judges as store_judges
 
 NONE = "(none)"

@@ -27,7 +27,8 @@ from components.models.template import render_judge_template, render_run_templat
 from components.rewards.results import review_link
 from components.state import get_db, signed_in
 from components.text import label, render_text
-from needlework.figures_text import judge_interval_words
+from needlework.figures.lines import judge_interval_words
+from needlework.figures.stats_text import how, method_label, percent, percent_range
 from needlework.jobs import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
 from needlework.judges.job import latest_judge_job, start_judge_job
@@ -45,7 +46,6 @@ from needlework.judges.results import (
     subset_rows,
     with_intervals,
 )
-from needlework.stats_text import how, method_label, percent, percent_range
 from needlework.words import short_name
 from store import judges as store_judges
 from store.datasets import item_index

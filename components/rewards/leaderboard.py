@@ -14,7 +14,7 @@ from components.rewards.results import PICKED
 from components.state import signed_in
 from components.text import option
 from needlework import leaderboard as lb
-from needlework.stats_text import how
+from needlework.figures.stats_text import how
 from needlework.teams.permissions import PermissionDenied
 
 OPEN = "rw_board_open"  # the selectbox of the row to open

@@ -1,6 +1,6 @@
 """Results of a scored dataset: which run, the metrics per subset, the failures.
 
-Metrics follow the benchmarks' own scorers through :mod:`needlework.metrics` (rules and
+Metrics follow the benchmarks' own scorers through :mod:`needlework.figures.metrics` (rules and
 sources in docs/rewards.md and docs/benchmarks.md): ties count as wrong everywhere; an
 item with a missing score counts wrong in best-of-n and stays in the denominator,
 pairwise leaves out only the pairs with a missing score; the missing count stands next
@@ -18,13 +18,13 @@ from streamlit.errors import StreamlitAPIException
 from components.models.picker import code
 from components.text import label
 from needlework.compare import RunRef, list_runs
+from needlework.figures.rewardbench2 import WEIGHTS
+from needlework.figures.rewardbench2 import rows as rewardbench2_rows
+from needlework.figures.stats_text import how, method_label, percent, percent_range, signed
 from needlework.formats import RMBENCH_STYLES
 from needlework.picker_words import with_count
-from needlework.rewardbench2 import WEIGHTS
-from needlework.rewardbench2 import rows as rewardbench2_rows
 from needlework.rewards.results import RMBENCH_PARTS, Failure, intervals
 from needlework.rewards.runs import dataset_metrics
-from needlework.stats_text import how, method_label, percent, percent_range, signed
 from needlework.words import plural, short_name
 from store.datasets import get_dataset
 

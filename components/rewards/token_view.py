@@ -15,6 +15,7 @@ import streamlit as st
 from components.models.per_token import render_token_pair
 from components.rewards.results import review_link
 from components.text import label
+from needlework.figures.stats_text import signed
 from needlework.formats import Preference, preference_view
 from needlework.rewards.errors import RewardModelError
 from needlework.rewards.loading import RewardModel
@@ -22,7 +23,6 @@ from needlework.rewards.per_token import DEFAULT_MAX_PASSES
 from needlework.rewards.pooling import HEAD
 from needlework.rewards.results import Failure, worst_pair
 from needlework.rewards.token_pairs import TokenPair, cached_token_pair, prefix_plans, token_pair
-from needlework.stats_text import signed
 from store.datasets import get_item
 
 ITEM = "rw_item"

@@ -19,7 +19,7 @@ from sqlite_utils import Database
 
 from components.tables import figures_table
 from components.text import label, option
-from needlework.stats_text import round_half_up
+from needlework.figures.stats_text import round_half_up
 from needlework.suggest.figures import HIGH, LOW, suggestion_report
 from needlework.teams.permissions import PermissionDenied, User
 

@@ -14,8 +14,8 @@ import streamlit as st
 
 from components.state import get_db, signed_in
 from components.text import label, option
+from needlework.figures.stats_text import percent
 from needlework.item_names import item_names
-from needlework.stats_text import percent
 from needlework.teams.access import set_open_any
 from needlework.teams.assignment import (
     AssignmentError,

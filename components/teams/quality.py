@@ -20,8 +20,8 @@ import streamlit as st
 from components.state import get_db, signed_in
 from components.tables import figures_table
 from components.text import label, option, render_text
+from needlework.figures.stats_text import percent, round_half_up
 from needlework.formats.errors import FormatError
-from needlework.stats_text import percent, round_half_up
 from needlework.teams.gold import (
     GoldError,
     answer_fields,

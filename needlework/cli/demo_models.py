@@ -85,7 +85,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     for what, figures in (("held-out pairs of 100 tokens", judge.get("heldout_100_tokens")),
                           ("pairs of the needle lab's demo set (250–2K tokens)", judge.get("lab_needles"))):
         if figures and figures.get("pairs"):
-            from needlework.stats_text import percent  # noqa: PLC0415
+            from needlework.figures.stats_text import percent  # noqa: PLC0415
 
             print(f"demo-judge on {figures['pairs']} {what}: accuracy with the chosen shown "
                   f"first {percent(figures['accuracy_chosen_first'], digits=0, space=False)}, "

@@ -124,7 +124,7 @@ def cmd_gold_sample(args: argparse.Namespace) -> int:
             return 0
         print(f"{plural(len(done.added), 'item')} made gold in {done.dataset!r} (seed {done.seed})"
               + (": nothing needed" if not done.added else ""))
-        from needlework.stats_text import percent  # noqa: PLC0415
+        from needlework.figures.stats_text import percent  # noqa: PLC0415
 
         for who, (gold, items) in done.shares.items():
             where = who or "dataset"

@@ -308,11 +308,11 @@ def _print_summary(args: argparse.Namespace, summary: dict[str, Any],
                    connection, template) -> None:  # noqa: ANN001 - a Connection, a Template
     """A judge run's summary in words on stdout: the headline, failures, the provider's
     defaults, answers cut off, the prompt, the cost, each subset and the position bias."""
-    from needlework.figures_text import judge_lines  # noqa: PLC0415
+    from needlework.figures.lines import judge_lines  # noqa: PLC0415
+    from needlework.figures.stats_text import number_range, percent  # noqa: PLC0415
     from needlework.judges import cost  # noqa: PLC0415
     from needlework.judges.evaluate import failure_words  # noqa: PLC0415
     from needlework.judges.results import provider_defaults  # noqa: PLC0415
-    from needlework.stats_text import number_range, percent  # noqa: PLC0415
 
     acc = summary["accuracy"]
     rate = summary["invalid_rate"]

@@ -66,7 +66,7 @@ def cmd_demo_judge(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         acc = report["heldout_selection"]
-        from needlework.stats_text import percent  # noqa: PLC0415
+        from needlework.figures.stats_text import percent  # noqa: PLC0415
         print(f"demo judge saved to {out}: held-out selection accuracy {acc['accuracy']:.3f} "
               f"({acc['pairs']} pairs in both orders, invalid "
               f"{percent(acc['invalid_rate'], space=False)}), "

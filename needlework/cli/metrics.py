@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from needlework import metrics, stats_text
 from needlework.cli import add_db_argument
-from needlework.figures_text import rmbench_lines, share_words
+from needlework.figures import metrics, stats_text
+from needlework.figures.lines import rmbench_lines, share_words
 
 SIDES = ("chosen_scores", "rejected_scores")
 
@@ -166,7 +166,7 @@ def describe(kind: str, result: dict[str, Any], bounds: dict[str, Any] | None = 
 def rewardbench2_lines(result: dict[str, Any], bounds: dict[str, Any] | None = None) -> list[str]:
     """A RewardBench 2 result as text: the overall mean with its interval, the missing
     count, the comparability note, then each subset with its rule's counts and interval."""
-    from needlework.rewardbench2 import credit_words, ties_words  # noqa: PLC0415
+    from needlework.figures.rewardbench2 import credit_words, ties_words  # noqa: PLC0415
 
     if "error" in result:
         return [f"rewardbench2: cannot be computed: {result['error']}"]
@@ -196,7 +196,7 @@ def rewardbench2_lines(result: dict[str, Any], bounds: dict[str, Any] | None = N
 
 
 def _method_note(bounds: dict[str, Any]) -> str:
-    """How the shown intervals were made, in words (:func:`needlework.stats_text.how`)."""
+    """How the shown intervals were made, in words (:func:`needlework.figures.stats_text.how`)."""
     shown = [bounds.get("overall"), *(bounds.get("subsets") or bounds.get("domains") or {}).values()]
     return stats_text.how(*[s for s in shown if s]) + ", the unit the entry"
 
@@ -204,8 +204,8 @@ def _method_note(bounds: dict[str, Any]) -> str:
 def json_intervals(kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     """The 95 % intervals of ``kind``'s figures for ``--json`` and the text (the unit the
     entry; each interval's own ``method``: Wilson for a share of 0/1 outcomes, else the
-    percentile bootstrap, 1,000 resamples, seed 0; :mod:`needlework.stats`)."""
-    from needlework.rewardbench2 import intervals as rewardbench2_intervals  # noqa: PLC0415
+    percentile bootstrap, 1,000 resamples, seed 0; :mod:`needlework.figures.stats`)."""
+    from needlework.figures.rewardbench2 import intervals as rewardbench2_intervals  # noqa: PLC0415
     from needlework.rewards.results import (  # noqa: PLC0415
         bon_intervals,
         pairwise_intervals,
@@ -219,7 +219,7 @@ def json_intervals(kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """``metrics --leaderboard --dataset NAME``: the table, as text, JSON or CSV."""
-    from needlework.figures_text import leaderboard_lines  # noqa: PLC0415
+    from needlework.figures.lines import leaderboard_lines  # noqa: PLC0415
     from needlework.leaderboard import as_dicts, leaderboard, table_csv  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
@@ -259,7 +259,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     try:
         entries = read_scores(args.scores)
         if args.kind == "rewardbench2":
-            from needlework.rewardbench2 import rewardbench2  # noqa: PLC0415
+            from needlework.figures.rewardbench2 import rewardbench2  # noqa: PLC0415
 
             result = rewardbench2(entries)
         else:

@@ -272,11 +272,11 @@ def report_json(results: Any, written: list[Path]) -> dict[str, Any]:
     with its count and 95 % interval, its method named (the unit the pair: Wilson's for a
     reward model's 0/1 pairs, the percentile bootstrap, 1,000 resamples, seed 0, for a
     judge's shares)."""
+    from needlework.figures.stats import RESAMPLES, SEED  # noqa: PLC0415
+    from needlework.figures.stats_text import how  # noqa: PLC0415
     from needlework.needle.analysis import THIN_CELL, counted, heatmap_frame  # noqa: PLC0415
     from needlework.needle.findings import bias_sentence, findings  # noqa: PLC0415
     from needlework.needle.order_bias import position_bias  # noqa: PLC0415
-    from needlework.stats import RESAMPLES, SEED  # noqa: PLC0415
-    from needlework.stats_text import how  # noqa: PLC0415
 
     cells = heatmap_frame(results, intervals=True)
     biases = {}

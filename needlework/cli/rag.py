@@ -340,8 +340,8 @@ def _warn_coverage(summary: dict[str, Any]) -> None:
 def _print_intervals(summary: dict[str, Any]) -> None:
     """Each shown figure with its denominator and 95 % interval, one line per model and
     figure (``n/a: why`` where it has none), then the rules judge's caveat if it graded."""
+    from needlework.figures.stats_text import how  # noqa: PLC0415
     from needlework.rag.metrics import JUDGE_FIGURES, cell_text  # noqa: PLC0415
-    from needlework.stats_text import how  # noqa: PLC0415
 
     print(f"with denominators and 95 % intervals ({how()}, questions resampled):")
     for model, figures in summary["overall"].items():

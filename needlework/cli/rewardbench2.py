@@ -15,7 +15,7 @@ from needlework.cli.judges import (
     reasoning_budget,
     select_subsets,
 )
-from needlework.figures_text import share_words
+from needlework.figures.lines import share_words
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -112,7 +112,7 @@ def cmd_judge_rewardbench2(args: argparse.Namespace) -> int:
 def judge_lines(dataset: str, summary: dict[str, Any]) -> list[str]:
     """A RewardBench 2 judge run's figures as text: the overall mean with its interval, the
     answers' counts (invalid and failed apart), then each subset."""
-    from needlework.rewardbench2 import credit_words, ties_words  # noqa: PLC0415
+    from needlework.figures.rewardbench2 import credit_words, ties_words  # noqa: PLC0415
 
     bounds = summary.get("intervals") or {}
     lines = [f"{dataset}: RewardBench 2 by {summary['model']}: "

@@ -162,7 +162,7 @@ def cmd_reassign(args: argparse.Namespace) -> int:
 
 def _suggestion_line(report: dict[str, Any]) -> str:
     """One line of a dataset's suggestion figures: how many, and each source's accuracy."""
-    from needlework.stats_text import percent  # noqa: PLC0415
+    from needlework.figures.stats_text import percent  # noqa: PLC0415
 
     parts = []
     for a in report["accuracy"]:

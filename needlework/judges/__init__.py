@@ -19,7 +19,7 @@ The pieces, each small and usable on its own:
   shuffles, every rotation, both orders, one response at a time.
 - :mod:`.engine`: :func:`~.engine.run_judge`, which runs the trials through the call
   cache (``store.judges``) with a bounded request pool, and returns results and metrics.
-- :mod:`.evaluate`: accuracy per subset through :mod:`needlework.metrics`, invalid
+- :mod:`.evaluate`: accuracy per subset through :mod:`needlework.figures.metrics`, invalid
   rates and the position-bias figures.
 - :mod:`.needles`: needles written by an LLM (rewrite a chunk, verify, keep if verified).
 - :mod:`.demo` and :mod:`.serve`: the offline demo judge and a launcher for

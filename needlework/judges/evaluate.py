@@ -1,6 +1,6 @@
 """Judge results as figures: accuracy by the classifier rules, invalid rates, position bias.
 
-Accuracy is computed by :mod:`needlework.metrics` (the same functions, and so the
+Accuracy is computed by :mod:`needlework.figures.metrics` (the same functions, and so the
 same rules for ties and missing scores, as for classifiers), on *entries* built
 from the judge's answers:
 
@@ -28,7 +28,7 @@ out), per subset and overall. :func:`position_bias` reads rotation runs.
 The headline ``accuracy`` is **per trial** (selection) or **per item** (scoring): right
 trials over the trials that got an answer or were skipped, a skipped one counted wrong. Its 95 % interval
 (:func:`accuracy_intervals`) resamples *items*, an item's trials together, so the
-estimate is that same figure (:func:`needlework.stats.bootstrap_mean` with each item's
+estimate is that same figure (:func:`needlework.figures.stats.bootstrap_mean` with each item's
 trials as its weight). :func:`item_accuracy` is the per-item share the Compare view
 pairs with another result; with the same number of trials per item the two agree.
 """
@@ -39,7 +39,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from needlework import metrics, stats
+from needlework.figures import metrics, stats
 from needlework.judges.prompts import SCORE_HIGH, SCORE_LOW
 
 Result = Mapping[str, Any]
@@ -135,7 +135,7 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
     - ``accuracy_by_position[p]``: accuracy of the trials where the chosen response
       was shown at position ``p`` (invalid answers wrong, skipped trials left out);
       ``trials_by_position[p]`` counts them and ``interval_by_position[p]`` is the
-      accuracy's bootstrap interval over them (:func:`needlework.stats.bootstrap_mean`,
+      accuracy's bootstrap interval over them (:func:`needlework.figures.stats.bootstrap_mean`,
       ``None`` where the chosen response was never shown there);
     - ``spread``: max − min of those accuracies (0: the position does not matter);
     - ``pick_rate[p]``: share of valid answers that named position ``p``;
@@ -198,10 +198,10 @@ def position_bias(results: Iterable[Result]) -> dict[str, Any] | None:
 def rmbench_selection(results: Iterable[Result]) -> dict[str, Any]:
     """RM-Bench figures from pairwise selection trials (chosen i vs rejected j).
 
-    Per domain (:func:`needlework.metrics.rmbench_domain` of the trial's subset),
+    Per domain (:func:`needlework.figures.metrics.rmbench_domain` of the trial's subset),
     ``M[i][j]`` = share of the (i, j) trials the judge got right (invalid answers wrong,
     skipped trials left out), then hard / normal / easy by
-    :func:`needlework.metrics.rmbench_from_matrix`; overall = mean over domains.
+    :func:`needlework.figures.metrics.rmbench_from_matrix`; overall = mean over domains.
     """
     cells: dict[str, list[list[list[int]]]] = {}
     for r in results:
@@ -225,7 +225,7 @@ def rmbench_selection(results: Iterable[Result]) -> dict[str, Any]:
 
 
 def summarize(results: Sequence[Result], mode: str, format_name: str = "") -> dict[str, Any]:
-    """Accuracy (via :mod:`needlework.metrics`), invalid rates and position bias of a run,
+    """Accuracy (via :mod:`needlework.figures.metrics`), invalid rates and position bias of a run,
     over the trials that got an answer (failed ones counted apart: ``failed``,
     ``failures``; ``answered_items`` of ``items``)."""
     every = list(results)
@@ -329,10 +329,10 @@ def item_units(results: Iterable[Result], mode: str) -> dict[str, dict[str, Any]
 
 def accuracy_intervals(results: Iterable[Result], mode: str) -> dict[str, Any]:
     """The 95 % interval of the headline accuracy, overall and per subset, the unit the
-    item (:func:`needlework.stats.bootstrap_mean`: Wilson's when every item is all right
+    item (:func:`needlework.figures.stats.bootstrap_mean`: Wilson's when every item is all right
     or all wrong and has as many trials as every other, else the percentile bootstrap,
-    :data:`needlework.stats.RESAMPLES` resamples, seed :data:`needlework.stats.SEED`, items
-    in canonical order, so the row order of the results does not matter):
+    :data:`needlework.figures.stats.RESAMPLES` resamples, seed
+    :data:`needlework.figures.stats.SEED`, items in canonical order, so the row order of the results does not matter):
     ``{"overall": Interval, "subsets": {name: Interval}, "trials_per_item": "equal" |
     "unequal"}`` (as dicts, each naming its ``method``)."""
     units = item_units(results, mode)

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from needlework.figures.stats_text import percent
 from needlework.judges.cache import prompt_hash
 from needlework.judges.client import JudgeClient
 from needlework.judges.connection import Connection
@@ -88,7 +89,6 @@ from needlework.needle.sites import (
     cut_to_length,
     resolve_counter,
 )
-from needlework.stats_text import percent
 
 __all__ = ["ASPECTS", "Haystack", "NeedleWriting", "write_needles"]
 

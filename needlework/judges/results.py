@@ -17,10 +17,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from needlework import metrics, stats
+from needlework.figures import metrics, stats
+from needlework.figures.stats_text import percent, percent_range
 from needlework.judges import evaluate
 from needlework.judges.parse import letters
-from needlework.stats_text import percent, percent_range
 from needlework.words import plural, short_name
 
 ORDER_WORDS = {"shuffle": "one shuffled order", "rotations": "every rotation"}
@@ -77,7 +77,7 @@ def with_intervals(summary: Mapping[str, Any],
                    entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """``summary`` with its accuracy intervals: as stored, or computed from the run's
     result ``entries`` for a run stored without them or with intervals that do not name
-    their method (the same rule as a new run's: :func:`needlework.stats.bootstrap_mean`)."""
+    their method (the same rule as a new run's: :func:`needlework.figures.stats.bootstrap_mean`)."""
     out = dict(summary)
     stored = out.get("intervals") or {}
     if entries and (not stored or "method" not in (stored.get("overall") or {"method": None})):

@@ -11,9 +11,9 @@ by rating every completion alone from 1 to 10 and scoring the ratings by the Tie
   or every rotation with ``order="rotations"``. An instance's credit is 1 when the judge
   names the correct completion, else 0 (the share of its trials with rotations).
 - **Ties** (:data:`TIES_RATING`): each completion rated alone; the ratings are the scores of
-  :func:`needlework.rewardbench2.ties_figures`. A rating must be a number from 1 to 10, the
+  :func:`needlework.figures.rewardbench2.ties_figures`. A rating must be a number from 1 to 10, the
   scale the prompt asks for; anything else is invalid.
-- **Overall**: the mean of the subset figures (:func:`needlework.rewardbench2.combine`).
+- **Overall**: the mean of the subset figures (:func:`needlework.figures.rewardbench2.combine`).
 
 The prompts are our own wording of the official ones' content: the same instructions (an
 impartial judge, the same qualities to weigh, position, length and names not to sway it,
@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from needlework import rewardbench2 as rb2
+from needlework.figures import rewardbench2 as rb2
 from needlework.formats.preference import Preference
 from needlework.formats.rewardbench2 import is_ties
 from needlework.judges import evaluate

@@ -10,7 +10,7 @@ Position bucket = ``min(int(tagged_position * 10), 9)``, so bucket 4 holds posit
 in [40 %, 50 %).
 
 Each heatmap cell carries its 95 % interval (``low``, ``high``, ``method``:
-:func:`needlework.stats.bootstrap_mean`): the unit is the needle *pair*. A classifier's
+:func:`needlework.figures.stats.bootstrap_mean`): the unit is the needle *pair*. A classifier's
 cell (one 0/1 row per pair) is a plain proportion and gets Wilson's interval; a judge's
 cell (each pair's share of its two orders) the percentile bootstrap (1,000 resamples, seed
 0), a pair's two trials resampled together and the estimate the cell's accuracy over its
@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from needlework import stats
+from needlework.figures import stats
 from needlework.formats import FormatError, Problem
 from needlework.formats.reader import decode, read_jsonl
 from store import scores as store_scores

@@ -22,6 +22,7 @@ import altair as alt
 import pandas as pd
 
 from needlework import files
+from needlework.figures.stats_text import percent, percent_range
 from needlework.needle.analysis import (
     BUCKETS,
     SELECTION,
@@ -31,7 +32,6 @@ from needlework.needle.analysis import (
     counted,
     heatmap_frame,
 )
-from needlework.stats_text import percent, percent_range
 from needlework.words import plural
 
 COLOR_SCHEME: Final = "viridis"  # perceptually uniform, colour-blind safe

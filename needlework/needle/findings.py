@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import pandas as pd
 
+from needlework.figures.stats_text import round_half_up
 from needlework.needle.analysis import (
     BUCKETS,
     THIN_CELL,
@@ -22,11 +23,11 @@ from needlework.needle.analysis import (
     length_label,
 )
 from needlework.needle.order_bias import PositionBias, position_bias, wilson_interval
-from needlework.stats_text import round_half_up
 
 
 def pct(value: float) -> int:
-    """A share in whole percent, rounded half up on its exact value (:mod:`needlework.stats`)."""
+    """A share in whole percent, rounded half up on its exact value
+    (:mod:`needlework.figures.stats`)."""
     return int(round_half_up(Fraction(float(value)) * 100, 0))
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from needlework.stats_text import percent
+from needlework.figures.stats_text import percent
 from needlework.words import short_name
 
 __all__ = ["demo_judge_words", "demo_limitation", "judge_run_details", "judge_run_labels", "run_settings"]

@@ -11,13 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from needlework import stats
+from needlework.figures import stats
 from needlework.needle.analysis import ORDER_NAMES
 
 
 def wilson_interval(correct: int, n: int) -> tuple[float, float]:
     """The 95 % Wilson score interval of ``correct`` out of ``n``
-    (:func:`needlework.stats.wilson_bounds`); ``(0, 1)`` when ``n`` is 0."""
+    (:func:`needlework.figures.stats.wilson_bounds`); ``(0, 1)`` when ``n`` is 0."""
     return stats.wilson_bounds(correct, n)
 
 
@@ -65,7 +65,8 @@ class PositionBias:
 def paired_gap_interval(both: int, only_first: int, only_second: int,
                         neither: int) -> tuple[float, float, float]:
     """``(gap, low, high)``: right with the first condition minus right with the second,
-    over the same units, with Newcombe's paired interval (:func:`needlework.stats.newcombe_paired`)."""
+    over the same units, with Newcombe's paired interval
+    (:func:`needlework.figures.stats.newcombe_paired`)."""
     return stats.newcombe_paired(both, only_first, only_second, neither)
 
 

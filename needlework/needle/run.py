@@ -27,10 +27,10 @@ from typing import Any
 
 import pandas as pd
 
+from needlework.figures.stats_text import percent
 from needlework.needle.analysis import results_frame
 from needlework.needle.prefix import prefix_scores, supports_prefix_reuse
 from needlework.rewards import errors
-from needlework.stats_text import percent
 from store import scores as store_scores
 
 Progress = Callable[[int, int], None]

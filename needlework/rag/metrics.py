@@ -27,7 +27,7 @@ human answer cites a passage. Each figure comes with the number of questions it 
 over (``n``), so a breakdown cell with few questions can be read as such.
 
 ``intervals`` holds each defined figure's 95 % interval
-(:func:`needlework.stats.bootstrap_mean`: Wilson's for the judge's 0/1 shares, the
+(:func:`needlework.figures.stats.bootstrap_mean`: Wilson's for the judge's 0/1 shares, the
 percentile bootstrap, 1,000 resamples, seed 0, for scores; each names its ``method``), the
 unit the question and the denominator the figure's own: every evaluated question, the questions
 that need a deflection (TPR) or can be answered (FPR), the questions whose human answer
@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from needlework import stats, stats_text
+from needlework.figures import stats, stats_text
 from needlework.judges.local import RULES_MODEL
 from needlework.rag import bergen
 from needlework.rag.questions import DIMENSIONS, GROUNDING_BINS, NOT_SET
@@ -108,7 +108,7 @@ def unit_values(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
 
 def intervals(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Each figure's 95 % bootstrap interval over the questions of its denominator (see
-    the module docstring), as :class:`needlework.stats.Interval` dicts; a figure with no
+    the module docstring), as :class:`needlework.figures.stats.Interval` dicts; a figure with no
     question in its denominator has ``n`` 0 and no bounds."""
     return {name: stats.bootstrap_mean(values, unit="question").as_dict()
             for name, values in unit_values(rows).items()}

@@ -60,9 +60,9 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
+from needlework.figures.stats_text import percent
 from needlework.rag.prompts import read_prompt
 from needlework.rag.sentences import split_sentences
-from needlework.stats_text import percent
 
 SUPPORTED = 0.8
 CLOSE = 0.5

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from needlework import stats as intervals
+from needlework.figures import stats as intervals
 from needlework.judges.cache import run_key as make_run_key
 from needlework.judges.client import JudgeClient
 from needlework.judges.connection import Connection

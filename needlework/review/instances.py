@@ -16,7 +16,7 @@ equally good). This module says what the page says about the instance:
   answer alone; ``tied:N``, every correct answer), with the other row's key
   (:func:`needlework.formats.rewardbench2.ties_sibling`);
 - where a reward model scored it, its figures under the official rules
-  (:mod:`needlework.rewardbench2`): a best-of-4 instance's credit, 1 / k when the top is a
+  (:mod:`needlework.figures.rewardbench2`): a best-of-4 instance's credit, 1 / k when the top is a
   k-way tie (:func:`credit`), a Ties row's accuracy, gap and spread and its prompt's
   preferred / preferred (hard) / margin term (:func:`ties_row`, :func:`ties_prompt`);
 - the same comparison in the prompt's other Ties row (:func:`twin`): the ``ref:N`` and
@@ -34,12 +34,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from needlework import metrics
+from needlework.figures import metrics
+from needlework.figures.rewardbench2 import instance_credit, prompt_stats, ties_units
 from needlework.formats.preference import Preference
 from needlework.formats.rewardbench2 import NAME as FORMAT
 from needlework.formats.rewardbench2 import is_ties, ties_id, ties_sibling
 from needlework.review.sides import Sides
-from needlework.rewardbench2 import instance_credit, prompt_stats, ties_units
 
 #: what RewardBench 2 calls the two sides of a comparison
 WORDS = ("correct", "incorrect")

@@ -11,8 +11,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
+from needlework.figures.stats_text import signed
 from needlework.rewards.pooling import HEAD, PREFIX
-from needlework.stats_text import signed
 
 METHOD_LABELS = {
     HEAD: "score head read at every token (one forward pass; causal model, checked)",

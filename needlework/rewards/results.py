@@ -4,7 +4,7 @@
 :func:`failures` lists the items best-of-n counts wrong (a missing score counts
 wrong, as in Long-form RewardBench's scorer), worst margin first;
 :func:`intervals` gives each figure's 95 % interval, the unit always the item, its method
-named in each interval (:func:`needlework.stats.bootstrap_mean`): best-of-n, the mean of
+named in each interval (:func:`needlework.figures.stats.bootstrap_mean`): best-of-n, the mean of
 0/1 per item, Wilson's interval; pairwise, the share of an item's counted pairs weighted by
 their number (so the estimate is the pairwise figure, an item's pairs resampled together),
 the percentile bootstrap; RM-Bench, each item's own hard/normal/easy score, items resampled
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from needlework import metrics, rewardbench2, stats
+from needlework.figures import metrics, rewardbench2, stats
 from store.datasets import item_index
 from store.scores import item_scores
 
@@ -191,7 +191,7 @@ def intervals(format_name: str, entries: Sequence[dict[str, Any]]) -> dict[str, 
     """The 95 % intervals of :func:`needlework.rewards.runs.dataset_metrics`'s figures:
     ``pairwise`` always, ``bon`` or ``rmbench`` (``{"error"}`` where RM-Bench cannot be
     computed), and ``rewardbench2`` for a RewardBench 2 set
-    (:func:`needlework.rewardbench2.intervals`)."""
+    (:func:`needlework.figures.rewardbench2.intervals`)."""
     out: dict[str, Any] = {"pairwise": pairwise_intervals(entries)}
     if format_name == "rewardbench2":
         try:

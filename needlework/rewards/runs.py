@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from needlework import metrics, rewardbench2
+from needlework.figures import metrics, rewardbench2
 from needlework.formats import preference_view
 from needlework.rewards import errors
 from needlework.rewards.loading import RewardModel
@@ -42,7 +42,7 @@ def load_preferences(db: Any, dataset: str) -> tuple[dict[str, Any], list[tuple[
 
 def dataset_metrics(format_name: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     """The metrics that fit a format: pairwise always, best-of-n or RM-Bench, and for
-    RewardBench 2 its own figures (:mod:`needlework.rewardbench2`, the headline) beside
+    RewardBench 2 its own figures (:mod:`needlework.figures.rewardbench2`, the headline) beside
     best-of-n."""
     out: dict[str, Any] = {"pairwise": metrics.pairwise(entries)}
     if format_name == "rewardbench2":

@@ -1,9 +1,10 @@
 """Figures as plain text lines, with their counts and intervals, for the commands' text output.
 
 One format everywhere a command prints an accuracy: ``61.5 % (16/26), 95 % Wilson
-42.5–77.6 %``: the share rounded half up (:func:`needlework.stats_text.percent`), the counts it
-is made of, then the interval with its method named (:func:`needlework.stats_text.method_label`
-and :func:`needlework.stats_text.percent_range`). ``metrics`` and ``metrics --leaderboard``
+42.5–77.6 %``: the share rounded half up (:func:`needlework.figures.stats_text.percent`),
+the counts it is made of, then the interval with its method named
+(:func:`needlework.figures.stats_text.method_label` and
+:func:`needlework.figures.stats_text.percent_range`). ``metrics`` and ``metrics --leaderboard``
 print through these functions, and so can ``judge`` (:func:`judge_lines` takes the summary
 ``needlework.judges.engine.run_judge`` returns). Pure functions: nothing is read or written.
 """
@@ -13,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from needlework import stats, stats_text
+from needlework.figures import stats, stats_text
 
 
 def method_words(interval: Mapping[str, Any] | stats.Interval | None,
                  counted: int | None = None) -> str:
-    """``95 % Wilson`` (:func:`needlework.stats_text.method_label`); when the interval counts other
-    units than the figure beside it (a judge's trials shown, its items resampled; pairs
+    """``95 % Wilson`` (:func:`needlework.figures.stats_text.method_label`); when the interval
+    counts other units than the figure beside it (a judge's trials shown, its items resampled; pairs
     shown, items resampled), ``counted`` (the figure's count) differs from the interval's
     ``n`` and its units are named: ``95 % Wilson over 4 items``."""
     label = stats_text.method_label(interval)
@@ -37,7 +38,7 @@ def interval_words(interval: Mapping[str, Any] | stats.Interval | None,
     """``95 % Wilson 42.5–77.6 %`` (``95 % Wilson over 4 items 30.1–95.4 %``: see
     :func:`method_words`); when there is none, ``no interval`` and why (``(no item
     counted)``, or ``(every resample of the 4 items gives the same mean …)``:
-    :func:`needlework.stats_text.no_interval`)."""
+    :func:`needlework.figures.stats_text.no_interval`)."""
     label = method_words(interval, counted)
     spread = stats_text.percent_range(interval)
     if interval is None or spread == "–":

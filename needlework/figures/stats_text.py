@@ -1,4 +1,4 @@
-"""How the figures of :mod:`needlework.stats` are written: the one rounding rule every page
+"""How the figures of :mod:`needlework.figures.stats` are written: the one rounding rule every page
 and command uses for a percentage, interval ranges, the method in words, and the one
 sentence on a paired comparison.
 
@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
-from needlework.stats import (
+from needlework.figures.stats import (
     BOOTSTRAP,
     LEVEL,
     MIN_UNITS,

@@ -27,7 +27,7 @@ responses) travel together inside their unit.
     [0, 1] that is conservative, a 0/1 variable having the largest spread for its mean);
     otherwise (strata each constant, or values outside [0, 1]), under :data:`MIN_UNITS`
     units, by no interval (``method`` ``none``, ``low`` and ``high`` ``None``: it cannot
-    be estimated, and :func:`needlework.stats_text.no_interval` says why).
+    be estimated, and :func:`needlework.figures.stats_text.no_interval` says why).
 
   **Order does not matter**: the units are put in a canonical order (by stratum, then
   value, then weight) before any draw, so the same units in any row order give the same
@@ -48,8 +48,8 @@ responses) travel together inside their unit.
 The resampling draws integers only; the means are plain float sums in a fixed order, so
 the same inputs give the same interval on any processor (no BLAS, no threads).
 How a figure is written (the rounding rule, ranges, the method in words, a paired
-comparison's sentence) is :mod:`needlework.stats_text`. Nothing here reads or writes anything
-but its arguments.
+comparison's sentence) is :mod:`needlework.figures.stats_text`. Nothing here reads or writes
+anything but its arguments.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Sources: allenai/reward-bench, ``scripts/run_v2.py`` (the subsets and their figu
 ``process_single_model`` with ``_compute_prompt_stats`` (the Ties subset). The overall figure
 is the mean of the six subset figures, as the dataset card and the leaderboard define it.
 
-Every function takes *entries*, as :mod:`needlework.metrics` does: mappings with ``id``,
+Every function takes *entries*, as :mod:`needlework.figures.metrics` does: mappings with ``id``,
 ``subset``, ``chosen_scores`` (the correct completions' scores) and ``rejected_scores`` (the
 incorrect ones'). The rules, each as the official code has it:
 
@@ -33,14 +33,14 @@ incorrect ones'). The rules, each as the official code has it:
 - **Overall** = the mean of the subset figures. With one of the six subsets absent (or another
   one present) it is the mean over those present and labelled as not comparable.
 
-**Missing scores** (``None``, NaN, ±inf: :func:`needlework.metrics.missing`): an instance with
-one gets 0 and stays in its subset's count, which is what the official code gives for NaN.
+**Missing scores** (``None``, NaN, ±inf: :func:`needlework.figures.metrics.missing`): an
+instance with one gets 0 and stays in its subset's count, which is what the official code gives for NaN.
 A Ties row with one is not accurate and its spread and gap are undefined, so every comparison
 it takes part in fails and its margin term is 0 **(our rule: the official code's built-in
 ``max`` and ``min`` give an order-dependent answer with NaN)**.
 
 Intervals (:func:`intervals`): a subset's figure is a mean of per-instance credits,
-:func:`needlework.stats.bootstrap_mean` (Wilson when every credit is 0 or 1, else the
+:func:`needlework.figures.stats.bootstrap_mean` (Wilson when every credit is 0 or 1, else the
 percentile bootstrap); the Ties score resamples *prompts* (a prompt's ``ref`` and ``tied``
 rows together) and recomputes the score; the overall figure resamples every subset's units
 within the subset and averages the recomputed figures (1,000 resamples, seed 0, units in a
@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from needlework import metrics, stats
+from needlework.figures import metrics, stats
 from needlework.formats.rewardbench2 import SUBSETS, is_ties, ties_id
 
 Entry = Mapping[str, Any]
@@ -316,9 +316,9 @@ def _ties_scores(rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def _interval(estimate: float | None, draws: np.ndarray, n: int, unit: str) -> dict[str, Any]:
-    """The percentile interval of the finite ``draws`` (as :func:`needlework.stats.bootstrap_mean`
-    words it); no interval when none is finite, or when it has zero width under
-    :data:`needlework.stats.MIN_UNITS` units."""
+    """The percentile interval of the finite ``draws`` (as
+    :func:`needlework.figures.stats.bootstrap_mean` words it); no interval when none is finite, or when it has zero width under
+    :data:`needlework.figures.stats.MIN_UNITS` units."""
     kept = draws[np.isfinite(draws)]
     if estimate is None or not len(kept):
         return stats.Interval(estimate, None, None, n, unit, method=stats.NONE).as_dict()
