@@ -34,7 +34,7 @@ from needlework import startup
 #: Subpackages of components/ whose modules import the reward engine.
 ENGINE_PACKAGES = ("models", "needle", "rewards")
 #: Logic the engine's closure shares with pages (imported with the light components).
-SHARED = ("needlework.jobs", "needlework.figures.metrics", "needlework.needle.builder",
+SHARED = ("needlework.jobs.runner", "needlework.figures.metrics", "needlework.needle.builder",
           "needlework.needle.findings", "needlework.needle.headline", "needlework.needle.slide_meta",
           "needlework.rewards.registry")
 #: Logic the warm-up thread imports before the engine components.

@@ -1,7 +1,7 @@
 """A background job on the page: live progress with Cancel while it runs, then its outcome.
 
 Pages only submit, poll and render: the job itself runs in the server's job runner
-(:mod:`needlework.jobs`), in a thread with its own database connection, so the page
+(:mod:`needlework.jobs.runner`), in a thread with its own database connection, so the page
 stays usable and the user can leave and come back. :func:`render_job` polls the job's
 row from a fragment that reruns every second while it is active, and reruns the page
 once it has finished so that its results appear.
@@ -17,7 +17,7 @@ import streamlit as st
 
 from components.state import get_db
 from components.text import label
-from needlework.jobs import ACTIVE, RUNNER
+from needlework.jobs.runner import ACTIVE, RUNNER
 
 POLL_SECONDS = 1.0
 NOTE = ("Runs on the server: you can use other pages and come back. The longest texts "
@@ -61,7 +61,7 @@ def _live(job_id: int, verb: str = "Scoring", starting: str = STARTING, note: st
 
 def render_job(job: dict[str, Any] | None, outcome: Callable[[dict[str, Any]], None], *,
                verb: str = "Scoring", starting: str = STARTING, note: str = NOTE) -> None:
-    """A job row from :meth:`needlework.jobs.JobRunner.latest`: live progress while it is
+    """A job row from :meth:`needlework.jobs.runner.JobRunner.latest`: live progress while it is
     active, else ``outcome(job)`` (the page's own words for done, cancelled, failed,
     interrupted). ``verb``, ``starting`` and ``note`` are the progress line's words (the
     defaults are the reward model's)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from needlework.job_kinds import Cancelled, register
+from needlework.jobs.kinds import Cancelled, register
 
 KIND = "mp-count"
 CALLS: list[int] = []  # the ids of the jobs this process's runners ran

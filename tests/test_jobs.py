@@ -1,4 +1,4 @@
-"""The job runner (needlework.jobs): a toy kind registered in a few lines runs through
+"""The job runner (needlework.jobs.runner): a toy kind registered in a few lines runs through
 the runner with progress, cancel, partial results, failures and interrupted jobs, on a
 real SQLite file, in a real thread with its own connection."""
 
@@ -10,9 +10,8 @@ import time
 import pytest
 
 import store
-from needlework import jobs
-from needlework.job_kinds import Cancelled, Progress, register
-from needlework.jobs import RUNNER
+from needlework.jobs.kinds import Cancelled, Progress, register
+from needlework.jobs.runner import INTERRUPTED, RUNNER
 from store.scores import create_job, get_job, list_jobs, start_job
 
 
@@ -136,7 +135,7 @@ def test_should_stop_may_be_called_from_the_jobs_helper_threads(db, path, caplog
     assert seen == {"job thread": True, "helper, nothing committed": False,
                     "helper, after a cancel": True}
     # an unexpected failure: one line on the row, the traceback in the server's log
-    with caplog.at_level("ERROR", logger="needlework.jobs"):
+    with caplog.at_level("ERROR", logger="needlework.jobs.runner"):
         RUNNER.run(path, RUNNER.submit(db, "broken", "toy"))
     assert "KeyError: 'surprise'" in caplog.text and "Traceback" in caplog.text
 
@@ -159,11 +158,11 @@ def test_inputs_reach_the_function_and_are_never_stored(db, path):
 def test_jobs_a_stopped_server_left_behind_are_interrupted(db, path):
     job_id = create_job(db, "count", "toy", "", {"n": 3})
     start_job(db, job_id, 3)  # running, but no thread of this process runs it
-    assert RUNNER.latest(db, "count", "toy")["display_status"] == jobs.INTERRUPTED
+    assert RUNNER.latest(db, "count", "toy")["display_status"] == INTERRUPTED
     other = create_job(db, "count", "elsewhere", "", {"n": 3})  # another dataset: left alone
     new = RUNNER.submit(db, "count", "toy", "", {"n": 3})
     old = get_job(db, job_id)
-    assert old["status"] == jobs.INTERRUPTED and "server stopped" in old["error"]
+    assert old["status"] == INTERRUPTED and "server stopped" in old["error"]
     assert get_job(db, other)["status"] == "queued"
     assert RUNNER.latest(db, "count", "toy")["id"] == new
 

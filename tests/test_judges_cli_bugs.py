@@ -118,7 +118,7 @@ def test_rag_eval_with_the_rules_judge_on_another_port_asks_nothing_again(
 def test_the_rules_judge_of_the_app_and_of_rag_eval_share_answers(demo_path, monkeypatch):
     """The RAG answers page evaluates with the app's rules judge; rag-eval --rules-judge,
     while it runs (its port taken), gets another port and still asks nothing."""
-    from needlework.jobs import RUNNER  # noqa: PLC0415
+    from needlework.jobs.runner import RUNNER  # noqa: PLC0415
     from needlework.rag.rules_server import RULES  # noqa: PLC0415
     from store.scores import list_jobs  # noqa: PLC0415
 

@@ -251,7 +251,7 @@ def test_the_reward_page_shows_the_estimate_then_what_the_run_spent(tmp_path, mo
     monkeypatch.setenv("NEEDLEWORK_DB", str(path))
     db = store.connect(path)
     seed_demo(db)
-    from needlework.jobs import RUNNER  # noqa: PLC0415
+    from needlework.jobs.runner import RUNNER  # noqa: PLC0415
     from store.scores import list_jobs  # noqa: PLC0415
 
     at = open_rewards()

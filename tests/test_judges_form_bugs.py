@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.judges.local import LOCAL
 from needlework.seed import DEMO_PREFERENCE, seed_demo
 from store.scores import list_jobs

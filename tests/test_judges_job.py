@@ -10,7 +10,7 @@ import pytest
 
 import store
 from needlework.datasets import import_bytes
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.judges import results as judge_results
 from needlework.judges.connection import Connection
 from needlework.judges.job import (

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.compare import list_runs
 from needlework.datasets import import_bytes
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.rewards import registry
 from store.scores import list_jobs, save_item_scores
 from tests.conftest import ROOT, jsonl

@@ -15,7 +15,7 @@ import store
 from needlework.cli import main
 from needlework.compare import list_runs
 from needlework.datasets import import_bytes
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.judges import prompts
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 import store
-from needlework import jobs
-from needlework.jobs import INTERRUPTED, JobRunner
+from needlework.jobs.runner import INTERRUPTED, INTERRUPTED_ERROR, JobRunner
 from needlework.teams import session_cookie
 from store.datasets import NewItem, create_dataset, dataset_version
 from store.migrations import migrations
@@ -135,7 +134,7 @@ def test_a_ticket_redeemed_by_several_processes_at_once_is_redeemed_once(tmp_pat
 
 # -- the job runner: a job runs once, is seen live everywhere, interrupted when gone ------
 
-KIND_CODE = "from needlework.jobs import JobRunner\nimport tests.multi_process_fixtures\n"
+KIND_CODE = "from needlework.jobs.runner import JobRunner\nimport tests.multi_process_fixtures\n"
 
 
 def wait_for(predicate, timeout=20.0):
@@ -288,7 +287,7 @@ def test_a_stalled_owner_whose_job_was_closed_leaves_the_row_interrupted(path):
     a.join(job_id, timeout=20)
     assert not a.alive(job_id)
     old = get_job(db, job_id)
-    assert old["status"] == INTERRUPTED and old["error"] == jobs.INTERRUPTED_ERROR
+    assert old["status"] == INTERRUPTED and old["error"] == INTERRUPTED_ERROR
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework import tokens
 from needlework.datasets import import_bytes
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.needle import builder, inputs
 from needlework.rewards import registry
 from store.datasets import get_dataset, iter_items
@@ -254,7 +254,7 @@ def test_factuality_with_own_facts_and_a_bad_facts_file(app_db):
 
 @pytest.mark.slow
 def test_a_cancelled_run_keeps_what_it_scored(app_db, monkeypatch):
-    from needlework import jobs  # noqa: PLC0415
+    from needlework.jobs import runner  # noqa: PLC0415
     from needlework.needle import job as needle_jobs  # noqa: PLC0415
     from needlework.rewards.loading import load_reward_model  # noqa: PLC0415
     from needlework.rewards.registry import ModelKey  # noqa: PLC0415
@@ -268,7 +268,7 @@ def test_a_cancelled_run_keeps_what_it_scored(app_db, monkeypatch):
         asked["n"] += 1
         return asked["n"] > 3
 
-    monkeypatch.setattr(jobs, "cancel_requested", stop_after_a_few)
+    monkeypatch.setattr(runner, "cancel_requested", stop_after_a_few)
     rm = load_reward_model(tiny_model_dir(), dtype="fp32", device="cpu")
     job_id = needle_jobs.start_needle_job(app_db, store.default_path(), ModelKey.of(str(tiny_model_dir())), rm,
                                           "needles", reuse="on")

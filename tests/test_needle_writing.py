@@ -20,7 +20,7 @@ import pytest
 from needlework import tokens
 from needlework.cli import main
 from needlework.formats import needle as needle_format
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.judges.cache import prompt_hash
 from needlework.judges.connection import Connection
 from needlework.judges.job import WRITE_KIND, latest_write_job

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.datasets import import_bytes
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.rewards import registry
 from store.datasets import get_dataset, iter_items
 from store.scores import list_jobs

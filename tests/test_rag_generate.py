@@ -17,7 +17,7 @@ from components.rag.failures import annotate_params
 from needlework import positions
 from needlework.datasets import import_bytes
 from needlework.formats.garage import DEFLECTION
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled
 from needlework.judges.local import RULES_MODEL

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.datasets import import_bytes
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.rag.definitions import DEFINITIONS, TITLES
 from needlework.rag.metrics import flat, text_row
 from needlework.rag.questions import DIMENSIONS

@@ -10,8 +10,8 @@ import pytest
 import store
 from needlework.datasets import import_bytes
 from needlework.formats.errors import FormatError
-from needlework.job_kinds import KINDS
-from needlework.jobs import RUNNER
+from needlework.jobs.kinds import KINDS
+from needlework.jobs.runner import RUNNER
 from needlework.judges.connection import Connection
 from needlework.rag import failures as rf
 from needlework.rag.answers import AnswerSet

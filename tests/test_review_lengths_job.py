@@ -8,8 +8,8 @@ import pytest
 
 import store
 from needlework.datasets import import_bytes
-from needlework.job_kinds import Cancelled, Job, Progress
-from needlework.jobs import RUNNER
+from needlework.jobs.kinds import Cancelled, Job, Progress
+from needlework.jobs.runner import RUNNER
 from needlework.review.counting import counter_for, describe, lengths_job, start_lengths_job
 from needlework.tokens import estimate
 from store import pairs as pairs_store

@@ -13,7 +13,7 @@ import store
 from needlework import positions
 from needlework.actions import apply_actions
 from needlework.datasets import import_bytes, import_file
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.review.lengths import method
 from needlework.verdicts import make_value
 from store.annotations import set_annotation

@@ -13,7 +13,7 @@ import pytest
 from needlework.datasets import import_bytes
 from needlework.grounding.item import Passage, passages
 from needlework.grounding.labels import LABELS
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.rag import rules_judge
 from needlework.rag.rules_server import start_rules_server
 from needlework.seed import seed_demo

@@ -13,7 +13,7 @@ import pytest
 
 import store
 from needlework.datasets import delete_dataset
-from needlework.jobs import RUNNER
+from needlework.jobs.runner import RUNNER
 from needlework.review.counting import start_lengths_job
 from needlework.teams import accounts, pauses
 from needlework.teams.accounts import SignInRefused

@@ -17,7 +17,7 @@ from components.needle.data import COMPARE, PRIMARY
 from components.state import signed_in
 from components.text import label
 from needlework.figures.stats_text import percent
-from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.jobs.runner import ACTIVE, INTERRUPTED
 from needlework.judges.job import latest_judge_job, start_judge_job
 from needlework.judges.local import read_report, with_start_settings
 from needlework.needle.labels import demo_judge_words

@@ -12,7 +12,7 @@ from components.jobs import render_job
 from components.state import signed_in
 from components.text import label
 from needlework.figures.stats_text import percent
-from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.jobs.runner import ACTIVE, INTERRUPTED
 from needlework.needle.job import latest_needle_job, start_needle_job
 from needlework.rewards.loading import RewardModel
 from needlework.rewards.registry import ModelKey

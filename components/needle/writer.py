@@ -31,7 +31,7 @@ from components.models.judge import connection, render_connection
 from components.models.template import render_needle_template
 from components.state import DATASET_KEY, annotator, signed_in
 from components.text import label
-from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.jobs.runner import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
 from needlework.judges.job import latest_write_job, start_write_job
 from needlework.judges.needles import ASPECTS

@@ -24,7 +24,7 @@ from components.jobs import render_job
 from components.rag.inputs import STORED_KEY
 from components.state import get_db, signed_in
 from components.text import label, render_text
-from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.jobs.runner import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
 from needlework.judges.local import demo_folder
 from needlework.rag.generate import (

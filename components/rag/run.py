@@ -15,7 +15,7 @@ from components.rag.inputs import Answers
 from components.rag.judge import JudgeChoice
 from components.state import get_db, signed_in
 from components.text import label, render_text
-from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.jobs.runner import ACTIVE, INTERRUPTED
 from needlework.judges import cost
 from needlework.rag.job import latest_rag_job, start_rag_job
 from needlework.rag.questions import DatasetError

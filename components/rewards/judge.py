@@ -29,7 +29,7 @@ from components.state import get_db, signed_in
 from components.text import label, render_text
 from needlework.figures.lines import judge_interval_words
 from needlework.figures.stats_text import how, method_label, percent, percent_range
-from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.jobs.runner import ACTIVE, INTERRUPTED
 from needlework.judges.connection import Connection
 from needlework.judges.job import latest_judge_job, start_judge_job
 from needlework.judges.local import mode_refusal

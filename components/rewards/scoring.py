@@ -18,7 +18,7 @@ import store
 from components.jobs import finished_here, render_job, watch
 from components.state import get_db, signed_in
 from components.text import label
-from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.jobs.runner import ACTIVE, INTERRUPTED
 from needlework.rewards.job import latest_scoring_job, start_scoring
 from needlework.rewards.lengths import LengthReport, cached_length_report
 from needlework.rewards.loading import RewardModel

@@ -16,7 +16,7 @@ from components.jobs import render_job
 from components.state import get_db
 from components.text import label, option, render_text
 from needlework.formats import FormatError
-from needlework.jobs import ACTIVE, INTERRUPTED
+from needlework.jobs.runner import ACTIVE, INTERRUPTED
 from needlework.judges import cost
 from needlework.judges.connection import Connection
 from needlework.suggest.job import (

@@ -1,5 +1,5 @@
 """Judging a dataset in the background: the ``judge`` and ``judge-needles`` kinds of
-:mod:`needlework.jobs`.
+:mod:`needlework.jobs.runner`.
 
 ``judge`` runs :func:`needlework.judges.engine.run_judge` on the job's dataset (or part
 of it: some subsets, a few items per subset); progress counts trials, a cancel stops
@@ -26,8 +26,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from needlework.datasets import import_bytes
-from needlework.job_kinds import Job, Progress, ShouldStop, register
-from needlework.jobs import RUNNER
+from needlework.jobs.kinds import Job, Progress, ShouldStop, register
+from needlework.jobs.runner import RUNNER
 from needlework.judges.connection import Connection
 from needlework.judges.context import POLICIES
 from needlework.judges.engine import run_judge

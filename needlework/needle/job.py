@@ -1,4 +1,4 @@
-"""Scoring a needle dataset in the background: the ``needle`` kind of :mod:`needlework.jobs`.
+"""Scoring a needle dataset in the background: the ``needle`` kind of :mod:`needlework.jobs.runner`.
 
 A needle run scores with :func:`needlework.needle.run.run_needles` rather than the plain
 dataset scorer: shared-prefix reuse and its measured statistics. The runner runs it in
@@ -13,8 +13,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.job_kinds import Cancelled, Job, Progress, ShouldStop, register
-from needlework.jobs import RUNNER
+from needlework.jobs.kinds import Cancelled, Job, Progress, ShouldStop, register
+from needlework.jobs.runner import RUNNER
 from needlework.needle.run import REUSE_MODES, NeedleRun, run_needles
 from needlework.rewards import errors
 from needlework.rewards.job import job_model
@@ -39,7 +39,7 @@ def summary(result: NeedleRun, pipe: RewardPipeline, records: int) -> dict[str, 
 
 def needle_job(job: Job, db: Database, progress: Progress, should_stop: ShouldStop) -> dict[str, Any]:
     """The ``needle`` kind: every record of the job's needle dataset, two texts each
-    (progress counts texts). Raises :class:`~needlework.job_kinds.Cancelled` with the partial
+    (progress counts texts). Raises :class:`~needlework.jobs.kinds.Cancelled` with the partial
     summary when stopped."""
     records = [item["record"] for item in iter_items(db, job.dataset)]
     progress.begin(2 * len(records))

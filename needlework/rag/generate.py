@@ -50,8 +50,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from needlework.grounding.answer import cited_numbers, is_deflection
-from needlework.job_kinds import Job, Progress, ShouldStop, register
-from needlework.jobs import RUNNER
+from needlework.jobs.kinds import Job, Progress, ShouldStop, register
+from needlework.jobs.runner import RUNNER
 from needlework.judges.client import JudgeClient
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError

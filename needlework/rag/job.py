@@ -1,4 +1,4 @@
-"""The ``rag`` job kind: an answer evaluation run by the job runner (:mod:`needlework.jobs`).
+"""The ``rag`` job kind: an answer evaluation run by the job runner (:mod:`needlework.jobs.runner`).
 
 The kind's function is :func:`needlework.rag.run.run_rag_eval`; progress counts judge
 calls (none without a judge), cancel stops sending (answers received are cached, a new
@@ -19,8 +19,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.job_kinds import register
-from needlework.jobs import RUNNER
+from needlework.jobs.kinds import register
+from needlework.jobs.runner import RUNNER
 from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.rag.questions import DatasetError
 from needlework.rag.run import RagEvalSpec, run_rag_eval

@@ -1,5 +1,5 @@
 """Counting the tokens of every response of a preference dataset, once, in the background:
-the ``lengths`` kind of :mod:`needlework.jobs`.
+the ``lengths`` kind of :mod:`needlework.jobs.runner`.
 
 The review page's length filter and the overview's length charts need every response's
 token count; counting 100,000 pairs takes minutes, so it is never done on a page's
@@ -19,8 +19,8 @@ from sqlite_utils import Database
 
 from needlework import tokens
 from needlework.formats import preference_view
-from needlework.job_kinds import Cancelled, Job, Progress, ShouldStop, register
-from needlework.jobs import RUNNER
+from needlework.jobs.kinds import Cancelled, Job, Progress, ShouldStop, register
+from needlework.jobs.runner import RUNNER
 from needlework.teams.permissions import User
 from store import pairs as pairs_store
 from store.datasets import get_dataset, get_item

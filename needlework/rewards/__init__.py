@@ -5,7 +5,7 @@
 - :mod:`~needlework.rewards.pipeline`: :class:`RewardPipeline`, batched and cached scoring.
 - :mod:`~needlework.rewards.per_token`: per-token rewards and curve comparison.
 - :mod:`~needlework.rewards.runs`: scoring a stored dataset; :mod:`~needlework.rewards.job`:
-  the same as a background job (the ``score`` kind of :mod:`needlework.jobs`).
+  the same as a background job (the ``score`` kind of :mod:`needlework.jobs.runner`).
 - :mod:`~needlework.rewards.registry`: the loaded models every session shares (light).
 - :mod:`~needlework.rewards.lengths`: which inputs are longer than the window, before a run.
 - :mod:`~needlework.rewards.results`: a stored run's metric entries and failures.

@@ -1,7 +1,7 @@
-"""Scoring a dataset in the background: the ``score`` kind of :mod:`needlework.jobs`.
+"""Scoring a dataset in the background: the ``score`` kind of :mod:`needlework.jobs.runner`.
 
 The page submits a job (:func:`start_scoring`) and polls its row
-(:meth:`needlework.jobs.JobRunner.latest`); the runner runs :func:`score_job` in a
+(:meth:`needlework.jobs.runner.JobRunner.latest`); the runner runs :func:`score_job` in a
 thread with its own connection. A cancel stops it before the next batch; everything
 scored before a cancel, a failure or a crash stays in the score cache, so a new run
 resumes where the last one stopped.
@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.job_kinds import Job, Progress, ShouldStop, register
-from needlework.jobs import RUNNER, JobHandle
+from needlework.jobs.kinds import Job, Progress, ShouldStop, register
+from needlework.jobs.runner import RUNNER, JobHandle
 from needlework.rewards import errors
 from needlework.rewards.loading import RewardModel, load_reward_model
 from needlework.rewards.pipeline import DEFAULT_BATCH_TOKENS

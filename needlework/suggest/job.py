@@ -1,5 +1,5 @@
 """The ``suggest`` job kind: a judge's suggested passage labels and dimensions for a
-grounding dataset, run by the job runner (:mod:`needlework.jobs`).
+grounding dataset, run by the job runner (:mod:`needlework.jobs.runner`).
 
 For every question, one prompt per passage (:func:`needlework.suggest.prompts.label_messages`)
 and, when asked, one for its dimensions. The dataset is read a page of :data:`PAGE`
@@ -41,8 +41,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from needlework.grounding import item as gitem
-from needlework.job_kinds import Cancelled, Job, Progress, ShouldStop, register
-from needlework.jobs import RUNNER
+from needlework.jobs.kinds import Cancelled, Job, Progress, ShouldStop, register
+from needlework.jobs.runner import RUNNER
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.rag.calls import FAILURE_KINDS, Request, failure_words, run_requests

@@ -1,7 +1,7 @@
 """Background jobs: one runner for every kind of long work (scoring, needle runs, ...).
 
 A *job kind* is a function ``(job, db, progress, should_stop) -> result`` registered by
-name (:mod:`needlework.job_kinds`: the kind's side). The runner does everything else, the
+name (:mod:`needlework.jobs.kinds`: the kind's side). The runner does everything else, the
 same way for every kind:
 
 - the **row**: a job is a row of the store's ``jobs`` table (``store.scores``), written
@@ -41,8 +41,8 @@ same way for every kind:
 
 A toy kind, complete::
 
-    from needlework.job_kinds import Cancelled, register
-    from needlework.jobs import RUNNER
+    from needlework.jobs.kinds import Cancelled, register
+    from needlework.jobs.runner import RUNNER
 
     def count(job, db, progress, should_stop):
         total = job.options["n"]
@@ -79,7 +79,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.job_kinds import KINDS, Cancelled, Job, Progress, kind_of, unit_of
+from needlework.jobs.kinds import KINDS, Cancelled, Job, Progress, kind_of, unit_of
 from needlework.teams.events import record
 from needlework.teams.permissions import User
 from store.db import connect, thread_connection

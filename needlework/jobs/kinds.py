@@ -5,7 +5,7 @@ name with :func:`register`: ``job`` is a :class:`Job` (its row's fields and the 
 ``inputs``), ``progress`` a :class:`Progress` that writes ``done`` of ``total`` to the
 job's row, ``should_stop()`` says whether a cancel was asked. A function that stops on
 request raises :class:`Cancelled`, optionally with the partial result. The runner that
-queues, runs and records jobs of these kinds is :mod:`needlework.jobs`.
+queues, runs and records jobs of these kinds is :mod:`needlework.jobs.runner`.
 """
 
 from __future__ import annotations
