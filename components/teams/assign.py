@@ -15,7 +15,6 @@ import streamlit as st
 from components.state import get_db, signed_in
 from components.text import label, option
 from needlework.figures.stats_text import percent
-from needlework.item_names import item_names
 from needlework.teams.access import set_open_any
 from needlework.teams.assignment import (
     AssignmentError,
@@ -34,6 +33,7 @@ from needlework.teams.blind import (
     set_suggestion_timing,
     set_visibility,
 )
+from needlework.teams.item_names import item_names
 from needlework.teams.permissions import PermissionDenied, User
 from needlework.words import plural
 

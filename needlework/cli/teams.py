@@ -139,8 +139,8 @@ def cmd_assign(args: argparse.Namespace) -> int:
 
 
 def cmd_reassign(args: argparse.Namespace) -> int:
-    from needlework.item_names import item_names  # noqa: PLC0415
     from needlework.teams.assignment import drop_unfinished, reassign_unfinished  # noqa: PLC0415
+    from needlework.teams.item_names import item_names  # noqa: PLC0415
 
     def go(args: argparse.Namespace) -> int:
         to = _names(args.to) if args.to else None

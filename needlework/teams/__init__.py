@@ -8,6 +8,7 @@
 - :mod:`~needlework.teams.permissions`: roles, :func:`~needlework.teams.permissions.require`,
   the key-action guard.
 - :mod:`~needlework.teams.assignment`: overlap, even distribution, queues, progress.
+- :mod:`~needlework.teams.item_names`: an item as a person reads its name (``16. Write…``).
 - :mod:`~needlework.teams.quality`: gold items, accuracy, agreement, active time, rankings.
 - :mod:`~needlework.teams.guidelines`: per-dataset Markdown guidelines.
 - :mod:`~needlework.teams.audit`: history export.

@@ -25,9 +25,9 @@ from typing import Any
 from sqlite_utils import Database
 
 from needlework.formats import preference_view
-from needlework.item_names import item_names
 from needlework.teams import accounts
 from needlework.teams.events import record
+from needlework.teams.item_names import item_names
 from needlework.teams.permissions import PermissionDenied, User, check, refresh, require
 from needlework.words import plural
 from store import assignments as store_assignments
