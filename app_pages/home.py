@@ -15,10 +15,10 @@ from components.pace import render_pace
 from components.state import annotator, current_dataset, get_db, signed_in
 from components.teams.progress import render_team_progress
 from components.teams.session import may_open
-from needlework.progress_view import counted
 from needlework.teams.assignment import visible_datasets
 from needlework.teams.blind import visibility
 from needlework.teams.permissions import visible_annotator
+from needlework.view.progress import counted
 from store.annotations import history
 from store.datasets import get_dataset, list_datasets
 from store.facts import progress_by_dataset, scored_by

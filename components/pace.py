@@ -1,5 +1,5 @@
 """The annotator's own pace today (items and median time per item), drawn for them on
-Home and in the sidebar, with the rule it follows (:mod:`needlework.pace`)."""
+Home and in the sidebar, with the rule it follows (:mod:`needlework.view.pace`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import streamlit as st
 from sqlite_utils import Database
 
-from needlework.pace import RULE, pace_text, today_pace
+from needlework.view.pace import RULE, pace_text, today_pace
 
 
 def render_pace(db: Database, annotator: str, *, rule_shown: bool = False) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from needlework.markdown_view import to_html as markdown_html
+from needlework.view.markdown import to_html as markdown_html
 
 #: The literal-text style, once before the blocks of one ``st.html``.
 TEXT_STYLE = """
@@ -78,7 +78,7 @@ def render_text(
 
 def render_markdown(text: str, *, box: bool = False, max_height: int | None = None,
                     key: str | None = None) -> None:
-    """Draw ``text`` from data as Markdown formatting only (:mod:`needlework.markdown_view`):
+    """Draw ``text`` from data as Markdown formatting only (:mod:`needlework.view.markdown`):
     its raw HTML shown escaped, links as words with their address in plain text, images
     as ``[image: …]`` and never loaded. A view the reader chooses; text stays text
     (:func:`render_text`) by default."""

@@ -18,7 +18,7 @@ from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys
 from needlework.grounding.labels import IRRELEVANT, LABEL_PREFIX, LABELS
-from needlework.view_prefs import set_hides_suggestions
+from needlework.view.prefs import set_hides_suggestions
 from store.annotations import get_value, group, set_annotation
 
 CATEGORY = "dim:question_category"
@@ -106,7 +106,7 @@ def apply_rest(b: Batch, action: Action) -> Outcome:
 
 
 def apply_view(b: Batch, action: Action) -> Outcome:
-    """``view``: the person's H (:func:`needlework.view_prefs.set_hides_suggestions`,
+    """``view``: the person's H (:func:`needlework.view.prefs.set_hides_suggestions`,
     with its rules: in team mode only the signed-in person, for themselves), in order
     with the labels pressed around it, so that each label counts what was on screen."""
     grounding_item(b, action)

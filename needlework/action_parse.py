@@ -218,7 +218,7 @@ def parse_revert(raw: Raw, kind: str) -> Action:
                   value=_index(raw, "history"), owner=_text(raw, "owner").strip())
 
 
-#: What a ``view`` action may set: the person's own view choices (needlework.view_prefs)
+#: What a ``view`` action may set: the person's own view choices (needlework.view.prefs)
 VIEW_FIELDS = ("hide_suggestions",)
 
 

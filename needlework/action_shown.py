@@ -4,7 +4,7 @@ suggestions the actor sees on an item when an action applies, and the provenance
 
 A suggestion counts as shown unless the lead's timing hides it (``never``; ``after``: only
 on fields the annotator has saved a value of) or, on Annotate, the annotator's H hides it
-(:mod:`needlework.view_prefs`); Annotate draws a dimension of several fields only where
+(:mod:`needlework.view.prefs`); Annotate draws a dimension of several fields only where
 one source's values amount to one option.
 """
 
@@ -19,7 +19,7 @@ from needlework.grounding.keymap import choice_of, dimension_keys
 from needlework.grounding.labels import LABEL_PREFIX
 from needlework.teams.blind import AFTER, NEVER, suggestion_timing
 from needlework.verdicts import verdict_of
-from needlework.view_prefs import hides_suggestions
+from needlework.view.prefs import hides_suggestions
 from store.annotations import get_value
 from store.suggestions import item_suggestions
 

@@ -41,7 +41,7 @@ saved (``via``, decided here by what the page shows at that moment, never recomp
 later): ``accepted`` (the accept key), ``typed`` (typed equal to a suggestion shown),
 ``changed`` (typed over a suggestion shown, different from every one), or ``null``
 (nothing shown: none stored, the lead's timing hides it, or the annotator's H hides it
-on Annotate, :mod:`needlework.view_prefs`).
+on Annotate, :mod:`needlework.view.prefs`).
 - ``verdict``: the verdict (``null`` clears), reasons and note of comparison
   chosen[i] vs rejected[j] (``note`` absent keeps the saved note).
 - ``reasons``: the reasons of an existing verdict, or with ``flip`` one reason added or
@@ -55,7 +55,7 @@ on Annotate, :mod:`needlework.view_prefs`).
   its outcome carries the position's ``seq``.
 - ``view``: the person's own view choice (``field`` ``hide_suggestions``, Annotate's H;
   ``value`` true or false), in order with the labels around it, so that each label
-  records what was on screen (:mod:`needlework.view_prefs`).
+  records what was on screen (:mod:`needlework.view.prefs`).
 
 An action that cannot apply (unknown item, passage out of range, a label that does not
 exist, a refused permission) is *rejected*: acknowledged with the reason, recorded, and

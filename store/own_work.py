@@ -1,5 +1,5 @@
 """The SQL of one person's own work: their saves in a time window (the pace shown to
-them, :mod:`needlework.pace`) and the grounding items they only marked (flagged,
+them, :mod:`needlework.view.pace`) and the grounding items they only marked (flagged,
 skipped, commented: not started, :mod:`needlework.grounding.progress`)."""
 
 from __future__ import annotations

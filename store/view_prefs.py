@@ -1,6 +1,6 @@
 """How each person has the pages set up for themselves (table ``view_prefs``, migration
 m023): one JSON value per (person, name). The rules and the names live in
-:mod:`needlework.view_prefs`."""
+:mod:`needlework.view.prefs`."""
 
 from __future__ import annotations
 

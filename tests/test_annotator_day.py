@@ -14,10 +14,10 @@ from urllib.parse import parse_qsl, urlsplit
 from needlework import actions
 from needlework.datasets import import_bytes
 from needlework.grounding import progress as gp
-from needlework.markdown_view import to_html
-from needlework.pace import BREAK_SECONDS, Pace, pace_of, pace_text, today_pace
-from needlework.picker_words import with_count
 from needlework.teams.permissions import User
+from needlework.view.markdown import to_html
+from needlework.view.pace import BREAK_SECONDS, Pace, pace_of, pace_text, today_pace
+from needlework.view.picker_words import with_count
 from store.own_work import marked_only
 from tests.conftest import GARAGE_RECORD
 
@@ -131,8 +131,8 @@ def test_a_question_only_skipped_or_flagged_is_not_started(db):
 def test_the_team_table_and_home_count_only_skipped_as_not_started(db):
     """The lead's progress table (started, not done) and Home's line for a person with a
     queue: an item only skipped or flagged is not started; one with a label is."""
-    from needlework.progress_view import counted  # noqa: PLC0415
     from needlework.teams.assignment import annotator_progress, assign_dataset  # noqa: PLC0415
+    from needlework.view.progress import counted  # noqa: PLC0415
     from store.facts import progress_by_dataset  # noqa: PLC0415
     from tests.teams_fixtures import team  # noqa: PLC0415
 

@@ -93,7 +93,7 @@ def test_the_sidebar_names_the_item_the_verdict_is_for(app_db):
 
 
 def test_view_prefs_refuse_an_unknown_view_and_another_persons_choice(tmp_path):
-    from needlework.view_prefs import (  # noqa: PLC0415
+    from needlework.view.prefs import (  # noqa: PLC0415
         review_markdown,
         review_view,
         set_review_markdown,

@@ -34,7 +34,7 @@ from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_suggestion_timing, set_visibility
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.quality import mark_gold
-from needlework.view_prefs import set_hides_suggestions
+from needlework.view.prefs import set_hides_suggestions
 from store.suggestions import put_suggestions
 from tests.cli_here import run
 from tests.conftest import garage_records, jsonl

@@ -31,7 +31,7 @@ from needlework.teams.blind import (
 )
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.quality import mark_gold
-from needlework.view_prefs import hides_suggestions, set_hides_suggestions
+from needlework.view.prefs import hides_suggestions, set_hides_suggestions
 from store.audit import iter_events
 from store.suggestions import put_suggestions
 from tests.conftest import garage_records, jsonl

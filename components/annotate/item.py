@@ -32,7 +32,7 @@ from needlework.teams.blind import (
     visibility,
 )
 from needlework.teams.permissions import PermissionDenied
-from needlework.view_prefs import compact, hides_suggestions, set_compact, set_hides_suggestions
+from needlework.view.prefs import compact, hides_suggestions, set_compact, set_hides_suggestions
 from needlework.writes import write_annotation
 from store.grounding import item_fields
 from store.suggestions import has_suggestions, item_suggestions
@@ -57,10 +57,10 @@ class ItemContext:
     #: when they show (needlework.teams.blind.suggestion_timing): ``after``, a passage's
     #: only once it has this annotator's label
     timing: Timing = ALWAYS
-    #: the person's H (needlework.view_prefs): the file's labels and suggestions hidden
+    #: the person's H (needlework.view.prefs): the file's labels and suggestions hidden
     hidden: bool = False
     any_suggestions: bool = False  # the dataset has suggestions (on any item)
-    #: the person's compact layout (needlework.view_prefs.compact)
+    #: the person's compact layout (needlework.view.prefs.compact)
     compact: bool = False
 
     @property
@@ -151,7 +151,7 @@ def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> 
 
 
 def set_hidden(who: str, widget: str) -> None:
-    """The H toggle's callback: keep the person's choice (:mod:`needlework.view_prefs`);
+    """The H toggle's callback: keep the person's choice (:mod:`needlework.view.prefs`);
     without a name it lives in this session only."""
     on = bool(st.session_state.get(widget))
     if not who:
@@ -292,7 +292,7 @@ def render_progress(ctx: ItemContext, done: int, started: int, total: int,
 
 
 def render_compact_switch(ctx: ItemContext) -> None:
-    """The compact layout's switch (:data:`needlework.view_prefs.COMPACT`): the person's
+    """The compact layout's switch (:data:`needlework.view.prefs.COMPACT`): the person's
     choice as kept in the database, drawn as it is."""
     if ctx.annotator:
         st.session_state[COMPACT] = ctx.compact

@@ -10,7 +10,7 @@ import streamlit as st
 
 from components.home.tables import OPEN
 from components.text import render_text
-from needlework.changes import sentence
+from needlework.view.changes import sentence
 
 # A needle set's verdicts are made on Review pairs, whoever may open the Needle lab.
 ITEM_PAGE = {"needle": "app_pages/review.py"}

@@ -2,7 +2,7 @@
 by side, Differences), the Markdown switch and **Whole text** (W).
 
 The view and the Markdown switch are the person's (the signed-in name in team mode, the
-annotator's name locally), kept in the database (:mod:`needlework.view_prefs`), so a page
+annotator's name locally), kept in the database (:mod:`needlework.view.prefs`), so a page
 load, a new tab or another browser keeps them; without a name they last for the session.
 Whole text lives in the session: in the differences view it shows both texts whole or the
 window around the difference in focus, side by side (Markdown too) both texts whole or
@@ -15,7 +15,7 @@ import streamlit as st
 from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.teams.permissions import PermissionDenied
-from needlework.view_prefs import (
+from needlework.view.prefs import (
     REVIEW_VIEWS,
     review_markdown,
     review_view,

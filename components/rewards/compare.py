@@ -29,7 +29,6 @@ from needlework.judges.results import (
     trials_csv,
     with_intervals,
 )
-from needlework.picker_words import with_count
 from needlework.rewards.results import (
     intervals,
     metrics_rows,
@@ -39,6 +38,7 @@ from needlework.rewards.results import (
     scores_lines,
 )
 from needlework.rewards.runs import dataset_metrics
+from needlework.view.picker_words import with_count
 from store import judges as store_judges
 
 NONE = "(none)"

@@ -22,9 +22,9 @@ from needlework.figures.rewardbench2 import WEIGHTS
 from needlework.figures.rewardbench2 import rows as rewardbench2_rows
 from needlework.figures.stats_text import how, method_label, percent, percent_range, signed
 from needlework.formats import RMBENCH_STYLES
-from needlework.picker_words import with_count
 from needlework.rewards.results import RMBENCH_PARTS, Failure, intervals
 from needlework.rewards.runs import dataset_metrics
+from needlework.view.picker_words import with_count
 from needlework.words import plural, short_name
 from store.datasets import get_dataset
 

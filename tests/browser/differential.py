@@ -24,7 +24,7 @@ import store
 from needlework.actions import apply_actions
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys, label_keys
-from needlework.view_prefs import hides_suggestions
+from needlework.view.prefs import hides_suggestions
 from store.grounding import openings
 from tests.browser.keys import DATASET, read
 from tests.conftest import ROOT
