@@ -4,7 +4,7 @@ Prints figures; asserts nothing. Run: ``.venv/bin/python benchmarks/bench_annota
 (``--questions/--passages`` to change the synthetic set, ``--reruns``, ``--writes``).
 
 1. Import: a synthetic GaRAGe file of 2,400 questions / 35,000 passages through
-   ``needlework.datasets.import_bytes`` (parse, validate, insert) into a file DB
+   ``needlework.datasets.transfer.import_bytes`` (parse, validate, insert) into a file DB
    in WAL mode. Target ≤ 10 s.
 2. Label write: the function the label buttons and keys call
    (``components.annotate.item.save`` → ``store.annotations.set_annotation``: read old
@@ -86,7 +86,7 @@ def _report(name: str, seconds: list[float], target: str) -> None:
 
 def bench_import(path: Path, data: bytes) -> None:
     import store  # noqa: PLC0415
-    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
 
     db = store.connect(path)
     start = time.perf_counter()

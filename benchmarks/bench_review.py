@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 import store  # noqa: E402
 from needlework import tokens  # noqa: E402
-from needlework.datasets import import_bytes  # noqa: E402
+from needlework.datasets.transfer import import_bytes  # noqa: E402
 from needlework.demo.corpus import corpus_texts  # noqa: E402
 
 TARGET_TOKENS = 36_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from needlework.datasets import ImportSummary, import_bytes
+from needlework.datasets.transfer import ImportSummary, import_bytes
 from needlework.formats import garage, lfrb, rewardbench2, rmbench
 from store.datasets import get_dataset, list_datasets
 

@@ -3,7 +3,7 @@ stand-in reward model that misses the needle in the middle of the longest respon
 
 from __future__ import annotations
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.needle import builder, inputs
 from needlework.needle.builder import needle_format
 from store.scores import save_item_scores

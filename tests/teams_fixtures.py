@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 import store
 from components.teams.session import TOKEN
 from needlework import writes
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.permissions import User
 from tests.conftest import ROOT, garage_records, jsonl

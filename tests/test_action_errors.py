@@ -16,7 +16,7 @@ from starlette.routing import Router
 
 import store
 from needlework import action_grounding, action_route, actions
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from tests.asgi_fixtures import call as asgi_call
 from tests.conftest import garage_records, jsonl
 

@@ -14,7 +14,7 @@ from starlette.routing import Router
 
 import store
 from needlework import action_route, positions
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from tests.asgi_fixtures import call as asgi_call

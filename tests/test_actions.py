@@ -12,7 +12,7 @@ import pytest
 import store
 from needlework import writes
 from needlework.actions import apply_actions, submit
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from store.annotations import get_value, history
 from tests.conftest import garage_records, jsonl
 

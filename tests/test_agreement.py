@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.grounding.agreement import cohen_kappas, krippendorff_alpha, report
 from store.annotations import dataset_annotations, set_annotation
 from tests.conftest import garage_records, jsonl

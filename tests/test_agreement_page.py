@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from store.annotations import set_annotation
 from tests.conftest import ROOT, garage_records, jsonl
 

@@ -10,7 +10,7 @@ import random
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.grounding import agreement as ag
 from store import assignments as store_assignments
 from store import grounding as sg

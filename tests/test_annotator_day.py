@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 from urllib.parse import parse_qsl, urlsplit
 
 from needlework import actions
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.grounding import progress as gp
 from needlework.teams.permissions import User
 from needlework.view.markdown import to_html

@@ -8,7 +8,7 @@ import pytest
 
 import store
 from needlework.cli import main
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.grounding.attribution import AnswersError, attribution, read_answers, score
 from store.annotations import set_annotation
 from tests.conftest import garage_records, jsonl

@@ -158,7 +158,7 @@ def test_import_page_asks_before_dropping_annotations(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest  # noqa: PLC0415
 
     import store  # noqa: PLC0415
-    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
     from store.annotations import set_annotation  # noqa: PLC0415
 
     path = tmp_path / "app.db"
@@ -321,7 +321,7 @@ def test_library_import_on_a_full_database_raises_import_failed(db_path, tmp_pat
     import io  # noqa: PLC0415
 
     import store  # noqa: PLC0415
-    from needlework.datasets import ImportFailed, import_bytes, import_stream  # noqa: PLC0415
+    from needlework.datasets.transfer import ImportFailed, import_bytes, import_stream  # noqa: PLC0415
 
     db = store.connect(db_path)
     import_bytes(db, jsonl(garage_records(2)), "small.jsonl")
@@ -340,7 +340,7 @@ def test_export_writes_through_links_and_to_devices(tmp_path, db_path):
     """The atomic writer replaces a link's target (not the link), and writes straight
     into what cannot be replaced (a character device)."""
     import store  # noqa: PLC0415
-    from needlework.datasets import export_file, import_bytes  # noqa: PLC0415
+    from needlework.datasets.transfer import export_file, import_bytes  # noqa: PLC0415
 
     db = store.connect(db_path)
     import_bytes(db, jsonl(garage_records(2)), "g.jsonl")

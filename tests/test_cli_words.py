@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.figures import stats
 from needlework.figures.stats_text import verdict
 from needlework.judges.serve import LocalServer, ServerError, wait_ready

@@ -77,11 +77,11 @@ EXCEPTIONS = {
     "needlework/cli/teams.py::register":
         "one argparse registration table (assign, reassign, progress, audit, mode, "
         "oidc-config), read top to bottom",
-    "needlework/datasets.py::import_stream":
+    "needlework/datasets/transfer.py::import_stream":
         "its keyword-only signature and contract are 30 lines; the body is one import "
         "transaction whose nested flush shares the writer, the problems and the line index "
         "with the read loop inside the block that rolls back",
-    "needlework/datasets.py::export_chunks":
+    "needlework/datasets/transfer.py::export_chunks":
         "its signature and contract are 20 lines; the body is one dispatch on "
         "the target format (the dataset's own, trl with its verdicts, lfrb, pairs)",
     "needlework/demo/long_warehouse.py::_section":

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 import components.transfer.import_export as transfer
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from store.annotations import set_annotation
 from tests.conftest import ROOT, garage_records, jsonl
 

@@ -13,7 +13,7 @@ import pytest
 from streamlit.runtime.state.query_params import process_query_params
 
 from components.home.tables import dataset_url
-from needlework.datasets import dataset_name_for, import_bytes
+from needlework.datasets.transfer import dataset_name_for, import_bytes
 from needlework.formats import FormatError
 from store import datasets as ds
 from store import names

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from needlework.cli import main
-from needlework.datasets import ExportError, export_text, import_bytes
+from needlework.datasets.transfer import ExportError, export_text, import_bytes
 from needlework.formats.garage import DEFLECTION
 from store.annotations import set_annotation
 from tests.conftest import garage_records, jsonl

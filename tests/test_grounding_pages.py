@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework import positions
 from needlework.actions import apply_actions
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats.garage import DEFLECTION
 from store.annotations import get_value, set_annotation
 from tests.conftest import ROOT, garage_records, jsonl

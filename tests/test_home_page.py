@@ -8,8 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework import catalog
-from needlework.datasets import import_bytes
+from needlework.datasets import catalog
+from needlework.datasets.transfer import import_bytes
 from store.annotations import set_annotation
 from store.datasets import DatasetExists, get_dataset, list_datasets
 from tests.conftest import ROOT, garage_records, jsonl

@@ -25,7 +25,13 @@ from pathlib import Path
 import pytest
 
 import store
-from needlework.datasets import ImportFailed, export_text, import_bytes, import_file, import_stream
+from needlework.datasets.transfer import (
+    ImportFailed,
+    export_text,
+    import_bytes,
+    import_file,
+    import_stream,
+)
 from needlework.formats import FormatError
 from store.datasets import DatasetExists
 from tests import cli_here

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.cli import main
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.judges.connection import Connection
 from needlework.judges.job import start_judge_job
 from needlework.judges.local import mode_refusal

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.cli import main
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.rewards import registry
 from tests.conftest import ROOT, jsonl
 from tests.judges_fixtures import FakeJudgeServer

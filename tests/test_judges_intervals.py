@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.figures.stats import bootstrap_mean
 from needlework.figures.stats_text import percent_range
 from needlework.judges.connection import Connection

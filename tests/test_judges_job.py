@@ -9,7 +9,7 @@ import re
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.jobs.runner import RUNNER
 from needlework.judges import results as judge_results
 from needlework.judges.connection import Connection

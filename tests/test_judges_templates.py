@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.cli import main
 from needlework.compare import list_runs
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.jobs.runner import RUNNER
 from needlework.judges import prompts
 from needlework.judges.connection import Connection

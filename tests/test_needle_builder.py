@@ -9,7 +9,7 @@ from collections import defaultdict
 import pytest
 
 from needlework import formats, tokens
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats import FormatError
 from needlework.needle import builder, inputs, sites
 from tests.test_needle_model import paragraphs

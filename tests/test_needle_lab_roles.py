@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.state import SIGNED_IN
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.config import ConfigError, parse_config
 from needlework.teams.permissions import User, may_open_needle_lab, needle_lab_refusal

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework import tokens
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.jobs.runner import RUNNER
 from needlework.needle import builder, inputs
 from needlework.rewards import registry

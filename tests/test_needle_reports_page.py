@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.needle import builder
 from needlework.needle.reports import Report
 from needlework.needle.slide_meta import with_slide_finding

@@ -92,7 +92,7 @@ def test_the_per_token_view_follows_the_runs_own_model() -> None:
 
 def test_the_lab_opens_the_picker_with_the_runs_model(tmp_path, monkeypatch) -> None:
     import store  # noqa: PLC0415
-    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
     from needlework.needle import builder  # noqa: PLC0415
     from store.scores import save_item_scores  # noqa: PLC0415
     from tests.test_needle_page import open_page, small_needles  # noqa: PLC0415
@@ -128,7 +128,7 @@ def test_a_run_whose_model_is_not_here_is_followed_with_the_loaded_model() -> No
 def test_a_tiny_failing_margin_is_not_printed_as_a_tie_on_the_reward_page(tmp_path,
                                                                           monkeypatch) -> None:
     import store  # noqa: PLC0415
-    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
     from store.scores import save_item_scores  # noqa: PLC0415
     from tests.conftest import jsonl  # noqa: PLC0415
 

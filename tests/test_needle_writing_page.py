@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.jobs.runner import RUNNER
 from needlework.rewards import registry
 from store.datasets import get_dataset, iter_items

@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.review.lengths import count
 from needlework.rewards import registry
 from needlework.rewards.curves import compare_curves

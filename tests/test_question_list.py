@@ -10,7 +10,7 @@ import random
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats.garage import CITE_RE, DEFLECTION
 from needlework.grounding import progress as gp
 from needlework.grounding.answer import is_deflection

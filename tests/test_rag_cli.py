@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.judges.serve import start_server
 from store import connect
 from store import rag as rag_store

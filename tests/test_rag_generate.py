@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 import store
 from components.rag.failures import annotate_params
 from needlework import positions
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats.garage import DEFLECTION
 from needlework.jobs.runner import RUNNER
 from needlework.judges.connection import Connection

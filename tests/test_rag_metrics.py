@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.rag import metrics
 from needlework.rag.answers import AnswerSet
 from needlework.rag.run import RagEvalSpec, evaluate

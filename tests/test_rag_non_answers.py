@@ -10,7 +10,7 @@ import json
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.judges.connection import Connection
 from needlework.rag.answers import AnswerSet
 from needlework.rag.failures import (

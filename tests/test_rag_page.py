@@ -18,7 +18,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.jobs.runner import RUNNER
 from needlework.rag.definitions import DEFINITIONS, TITLES
 from needlework.rag.metrics import flat, text_row

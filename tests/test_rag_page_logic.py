@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats.errors import FormatError
 from needlework.jobs.kinds import KINDS
 from needlework.jobs.runner import RUNNER

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.rag.answers import AnswerSet

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.jobs.kinds import Cancelled, Job, Progress
 from needlework.jobs.runner import RUNNER
 from needlework.review.counting import counter_for, describe, lengths_job, start_lengths_job

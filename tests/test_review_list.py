@@ -10,7 +10,7 @@ import random
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.review.queue import (
     Comparison,
     PairList,

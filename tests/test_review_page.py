@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework import positions
 from needlework.actions import apply_actions
-from needlework.datasets import import_bytes, import_file
+from needlework.datasets.transfer import import_bytes, import_file
 from needlework.jobs.runner import RUNNER
 from needlework.review.lengths import method
 from needlework.verdicts import make_value

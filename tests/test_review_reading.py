@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams.permissions import PermissionDenied
 from store.audit import iter_events
 from tests.conftest import ROOT, jsonl

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.actions import apply_actions
-from needlework.datasets import export_text, import_bytes
+from needlework.datasets.transfer import export_text, import_bytes
 from needlework.figures.rewardbench2 import instance_credit, ties_figures
 from needlework.formats import preference_view
 from needlework.review import instances

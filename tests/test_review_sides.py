@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.review.sides import PLAIN, Sides, sides_for
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset

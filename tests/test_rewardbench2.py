@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import store
-from needlework.datasets import export_formats, export_text, import_bytes, import_file
+from needlework.datasets.transfer import export_formats, export_text, import_bytes, import_file
 from needlework.demo import rewardbench2_records
 from needlework.figures import rewardbench2 as rb2
 from needlework.figures.stats_text import percent

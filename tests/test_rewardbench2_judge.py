@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.judges.connection import Connection
 from needlework.judges.plan import load_items
 from needlework.judges.rewardbench2 import FOUR_WAY, TIES_RATING, run_rewardbench2_judge

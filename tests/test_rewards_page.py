@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.jobs.runner import RUNNER
 from needlework.rewards import registry, results
 from store.scores import item_scores, list_jobs, save_item_scores

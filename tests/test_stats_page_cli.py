@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.cli import main
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.figures.stats import wilson
 from needlework.figures.stats_text import percent_range
 from needlework.rewards import registry

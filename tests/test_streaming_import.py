@@ -17,8 +17,14 @@ import tracemalloc
 import pytest
 
 import store
-from needlework import datasets as nd
-from needlework.datasets import export_chunks, export_file, export_text, import_bytes, import_file
+from needlework.datasets import transfer as nd
+from needlework.datasets.transfer import (
+    export_chunks,
+    export_file,
+    export_text,
+    import_bytes,
+    import_file,
+)
 from needlework.formats import FormatError, rmbench
 from store.annotations import set_annotation
 from tests.conftest import GARAGE_RECORD, ROOT

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.grounding.item import Passage, passages
 from needlework.grounding.labels import LABELS
 from needlework.jobs.runner import RUNNER

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats import FormatError
 from needlework.grounding.progress import ItemFilter, make_list
 from needlework.rag import rules_judge

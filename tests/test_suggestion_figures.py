@@ -20,7 +20,7 @@ import pytest
 import store
 from needlework import writes
 from needlework.actions import apply_actions
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.suggest.figures import (
     acceptance,
     anchoring,

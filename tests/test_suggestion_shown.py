@@ -17,7 +17,7 @@ import uuid
 import pytest
 
 from needlework.actions import apply_actions
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.suggest.figures import suggestion_report
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import (

@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from needlework.actions import apply_actions
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats.pairs import dump as dump_pairs
 from needlework.suggestions import import_suggestions
 from needlework.teams.assignment import assign_dataset

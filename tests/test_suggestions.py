@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats import FormatError
 from needlework.formats.pairs import dump as dump_pairs
 from needlework.suggestions import field_name, import_suggestions, read_suggestions

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.jobs.runner import RUNNER
 from store.suggestions import dataset_suggestions, suggestion_sources
 from tests.conftest import ROOT, garage_records, jsonl

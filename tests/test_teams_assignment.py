@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from needlework import writes
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import (
     AssignmentError,

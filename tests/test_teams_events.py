@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import store
-from needlework.datasets import delete_dataset
+from needlework.datasets.transfer import delete_dataset
 from needlework.jobs.runner import RUNNER
 from needlework.review.counting import start_lengths_job
 from needlework.teams import accounts, pauses
@@ -128,8 +128,8 @@ def test_assignments_settings_and_a_deleted_dataset_keep_their_events(db, tmp_pa
 
 
 def test_dataset_guideline_and_gold_actions_are_audited(db) -> None:
-    from needlework import catalog  # noqa: PLC0415
-    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.datasets import catalog  # noqa: PLC0415
+    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
     from needlework.teams.guidelines import set_guidelines  # noqa: PLC0415
     from needlework.teams.quality import mark_gold, unmark_gold  # noqa: PLC0415
     from tests.conftest import garage_records, jsonl  # noqa: PLC0415

@@ -13,7 +13,7 @@ import pytest
 import store
 from needlework import writes
 from needlework.cli import main
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats.errors import FormatError
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset, queue

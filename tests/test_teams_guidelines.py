@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from needlework.datasets import delete_dataset, import_bytes
+from needlework.datasets.transfer import delete_dataset, import_bytes
 from needlework.teams.guidelines import GuidelinesError, get_guidelines, set_guidelines
 from needlework.teams.permissions import PermissionDenied
 from tests.conftest import garage_records, jsonl

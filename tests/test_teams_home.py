@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from tests.conftest import jsonl

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.judges.named import NamedJudge
 from needlework.teams.config import ConfigError, parse_config
 from needlework.teams.permissions import User, model_source_refusal

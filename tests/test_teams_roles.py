@@ -8,7 +8,7 @@ import pytest
 
 from needlework import writes
 from needlework.actions import apply_actions
-from needlework.datasets import delete_dataset, export_text, import_bytes
+from needlework.datasets.transfer import delete_dataset, export_text, import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset, visible_items
 from needlework.teams.audit import export_history

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import store
-from needlework.datasets import export_formats, export_text, import_bytes, import_file
+from needlework.datasets.transfer import export_formats, export_text, import_bytes, import_file
 from needlework.formats.preference import Preference
 from needlework.review.trl import decide, latest_verdicts, trl_records
 from needlework.verdicts import make_value

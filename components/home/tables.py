@@ -19,7 +19,7 @@ from components import st_dom
 from components.state import get_db, signed_in
 from components.teams.session import may_open
 from components.text import label, render_heading_text
-from needlework import catalog
+from needlework.datasets import catalog
 from needlework.grounding.progress import progress_text
 from needlework.teams.permissions import PermissionDenied, User, can
 from needlework.verdicts import progress_text as review_progress_text

@@ -19,7 +19,7 @@ from components.hints import import_words
 from components.models.picker import current_model
 from components.state import DATASET_KEY, annotator, get_db, signed_in
 from components.text import label, render_text
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats import FormatError
 from needlework.needle import builder, inputs
 from needlework.needle.sites import resolve_counter

@@ -15,7 +15,7 @@ from sqlite_utils import Database
 
 import store
 from components.state import get_db, signed_in
-from needlework.datasets import ExportError, export_text
+from needlework.datasets.transfer import ExportError, export_text
 from needlework.review.queue import PairList, item_comparisons
 from needlework.teams.permissions import can
 from needlework.verdicts import VERDICTS, summarize

@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from components.state import get_db, signed_in
 from components.text import label, render_text
-from needlework.datasets import (
+from needlework.datasets.transfer import (
     ExportError,
     ImportFailed,
     dataset_name_for,

@@ -17,7 +17,13 @@ from typing import TextIO
 
 from needlework.cli import add_db_argument
 from needlework.cli.acting import Stop, acting_user, add_as_argument
-from needlework.datasets import ExportError, ImportFailed, export_file, import_file, storage_message
+from needlework.datasets.transfer import (
+    ExportError,
+    ImportFailed,
+    export_file,
+    import_file,
+    storage_message,
+)
 from needlework.formats import FORMATS, FormatError
 from needlework.teams.permissions import PermissionDenied
 from store import connect, default_path

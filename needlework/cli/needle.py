@@ -126,7 +126,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
     from needlework.needle.builder import DEFAULT_LENGTHS, BuildOptions, build_from_source  # noqa: PLC0415
     from needlework.teams.permissions import PermissionDenied  # noqa: PLC0415
     from store import connect  # noqa: PLC0415

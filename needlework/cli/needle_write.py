@@ -141,7 +141,7 @@ def _write_lines(summary: dict[str, Any], attempts: list[dict[str, Any]]) -> lis
 def cmd_write(args: argparse.Namespace) -> int:
     from tqdm import tqdm  # noqa: PLC0415
 
-    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
     from needlework.formats import needle as needle_format  # noqa: PLC0415
     from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
     from needlework.judges.needles import write_needles  # noqa: PLC0415

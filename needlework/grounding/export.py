@@ -126,7 +126,7 @@ def annotated_records(
 class CitationError(ValueError):
     """Annotated answers cite passages that do not exist: the exported file could not be
     imported again. ``problems`` names each item; the message lists the first ten.
-    :func:`needlework.datasets.export_chunks` raises it as an ``ExportError``."""
+    :func:`needlework.datasets.transfer.export_chunks` raises it as an ``ExportError``."""
 
     def __init__(self, problems: list[ExportProblem]) -> None:
         self.problems = list(problems)

@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.jobs.kinds import Job, Progress, ShouldStop, register
 from needlework.jobs.runner import RUNNER
 from needlework.judges.connection import Connection

@@ -82,7 +82,7 @@ def _limitation(model_dir: Path) -> tuple[str, str]:
 
 
 def _build(db: Database, log: Callable[[str], None]) -> tuple[int, float]:
-    from needlework.datasets import import_bytes  # noqa: PLC0415
+    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
     from needlework.needle.builder import BuildOptions, build_from_source  # noqa: PLC0415
 
     started = time.perf_counter()

@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.seed import seed_demo
 from tests.browser.harness import AppServer, assert_no_exception, wait_idle
 from tests.conftest import garage_records, jsonl

@@ -12,7 +12,7 @@ import re
 import uuid
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge
 from needlework.judges.plan import load_items

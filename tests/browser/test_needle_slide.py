@@ -17,7 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.needle.builder import BuildOptions, build_from_source
 from needlework.needle.slide_meta import with_slide_title
 from store.datasets import get_dataset, iter_items, set_dataset_meta

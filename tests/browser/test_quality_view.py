@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from tests.browser.harness import (

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.demo.rag_answers import demo_answer_sets
 from needlework.judges.serve import start_server
 from needlework.rag.failures import failing_sentences

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 import store
-from needlework.datasets import import_bytes, import_file
+from needlework.datasets.transfer import import_bytes, import_file
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle
 from tests.conftest import RMBENCH_DIR
 

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.formats.garage import DEFLECTION
 from needlework.needle import builder
 from needlework.needle.slide_meta import slide_title_of, with_slide_title

@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.grounding.agreement import report as agreement_report
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset, reassign_unfinished

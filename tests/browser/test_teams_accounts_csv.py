@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.first_password import choose_password, must_choose

@@ -21,7 +21,7 @@ import time
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_suggestion_timing, set_visibility

@@ -18,7 +18,7 @@ import re
 import pytest
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.review.sides import sides_for
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset

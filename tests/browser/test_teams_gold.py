@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.review.sides import sides_for
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset

@@ -19,7 +19,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.accounts import SignInRefused
 from needlework.teams.assignment import assign_dataset

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from store.annotations import set_annotation

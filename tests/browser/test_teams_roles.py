@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import expect
 
 import store
-from needlework.datasets import import_bytes
+from needlework.datasets.transfer import import_bytes
 from needlework.seed import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset

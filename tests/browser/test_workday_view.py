@@ -13,7 +13,7 @@ import time
 import pytest
 
 import store
-from needlework.datasets import import_bytes, import_file
+from needlework.datasets.transfer import import_bytes, import_file
 from needlework.rag.failures import cited_passage, failing_sentences
 from needlework.seed import seed_demo
 from store.rag import list_runs, run_results

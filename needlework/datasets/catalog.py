@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from needlework.datasets import delete_dataset
+from needlework.datasets.transfer import delete_dataset
 from needlework.teams.events import record
 from needlework.teams.permissions import User, check
 from store import datasets as store_datasets
