@@ -11,7 +11,7 @@ import pytest
 
 from needlework.actions import apply_actions
 from needlework.datasets.transfer import import_bytes
-from needlework.suggestions import import_suggestions
+from needlework.suggest.data import import_suggestions
 from store.annotations import item_annotations
 from tests.conftest import garage_records, jsonl
 

@@ -14,10 +14,10 @@ from needlework.datasets.transfer import import_bytes
 from needlework.formats import FormatError
 from needlework.grounding.progress import ItemFilter, make_list
 from needlework.rag import rules_judge
+from needlework.suggest.data import import_suggestions, sure_text
+from needlework.suggest.order import LEAST, LIST, MOST, by_confidence
 from needlework.suggest.prompts import LABEL_SCHEMA, label_messages, stated_confidence
 from needlework.suggest.verdicts import margin_rows
-from needlework.suggestion_order import LEAST, LIST, MOST, by_confidence
-from needlework.suggestions import import_suggestions, sure_text
 from store.suggestions import dataset_suggestions, has_confidence, item_confidences
 from tests.conftest import garage_records, jsonl
 

@@ -14,7 +14,7 @@ import pytest
 from needlework.actions import apply_actions
 from needlework.datasets.transfer import import_bytes
 from needlework.formats.pairs import dump as dump_pairs
-from needlework.suggestions import import_suggestions
+from needlework.suggest.data import import_suggestions
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import (
     SuggestionSetting,

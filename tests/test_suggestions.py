@@ -12,7 +12,7 @@ import pytest
 from needlework.datasets.transfer import import_bytes
 from needlework.formats import FormatError
 from needlework.formats.pairs import dump as dump_pairs
-from needlework.suggestions import field_name, import_suggestions, read_suggestions
+from needlework.suggest.data import field_name, import_suggestions, read_suggestions
 from store.datasets import delete_dataset, rename_dataset
 from store.suggestions import (
     dataset_suggestions,

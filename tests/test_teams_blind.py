@@ -161,7 +161,7 @@ def test_a_reviewers_decision_reaches_the_annotator_but_not_on_a_dataset_with_go
 def test_suggestions_are_apart_from_the_file_labels_and_show_on_gold_too(team_db) -> None:
     """Issue 47: suggestions follow their own setting (timing and test group), not the
     file's labels; a gold item shows them like any other, and never the file's labels."""
-    from needlework.suggestions import import_suggestions  # noqa: PLC0415
+    from needlework.suggest.data import import_suggestions  # noqa: PLC0415
     from needlework.teams.blind import set_suggestion_timing  # noqa: PLC0415
     from needlework.teams.quality import mark_gold  # noqa: PLC0415
 

@@ -23,7 +23,7 @@ from components.annotate.item import (
 from components.text import escape, label
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import choice_of, dimension_keys
-from needlework.suggestions import sure_text
+from needlework.suggest.data import sure_text
 from store.datasets import get_dataset, set_dataset_meta
 
 _STYLE = """<style>

@@ -1,4 +1,4 @@
-"""The question list's order by suggestion confidence (:mod:`needlework.suggestion_order`):
+"""The question list's order by suggestion confidence (:mod:`needlework.suggest.order`):
 a select beside the filters, drawn only where the dataset's suggestions carry a
 confidence and this person may be shown suggestions."""
 
@@ -9,7 +9,7 @@ from sqlite_utils import Database
 
 from components.state import signed_in
 from needlework.grounding.progress import ItemList
-from needlework.suggestion_order import LIST, ORDERS, by_confidence
+from needlework.suggest.order import LIST, ORDERS, by_confidence
 from needlework.teams.blind import NEVER, suggestion_timing
 from store.suggestions import has_confidence
 

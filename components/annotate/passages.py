@@ -20,7 +20,7 @@ from components.annotate.keyboard import render_view_switches
 from components.text import TEXT_STYLE, block, escape, marked_html
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
-from needlework.suggestions import sure_text
+from needlework.suggest.data import sure_text
 from needlework.teams.blind import AFTER, against_yours
 
 MOVE_KEYS = {"next": km.NEXT_PASSAGE.upper(), "previous": km.PREVIOUS_PASSAGE.upper()}

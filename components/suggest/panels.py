@@ -1,5 +1,5 @@
 """The Suggestions page's panels. Each draws one thing and calls one write service of
-:mod:`needlework.suggest` or :mod:`needlework.suggestions`; the job itself runs in the
+:mod:`needlework.suggest` or :mod:`needlework.suggest.data`; the job itself runs in the
 server's job runner (:mod:`components.jobs` shows its progress and Cancel)."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from needlework.formats import FormatError
 from needlework.jobs.runner import ACTIVE, INTERRUPTED
 from needlework.judges import cost
 from needlework.judges.connection import Connection
+from needlework.suggest.data import delete_suggestions, import_suggestions
 from needlework.suggest.job import (
     DIMS,
     LABELS,
@@ -28,7 +29,6 @@ from needlework.suggest.job import (
     start_suggest_job,
 )
 from needlework.suggest.verdicts import suggest_verdicts
-from needlework.suggestions import delete_suggestions, import_suggestions
 from needlework.teams.permissions import PermissionDenied, User
 from needlework.words import plural
 from store.datasets import dataset_version

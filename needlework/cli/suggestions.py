@@ -25,7 +25,7 @@ from needlework.cli.judges import (
 )
 from needlework.formats import FormatError
 from needlework.judges.connection import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS
-from needlework.suggestions import import_suggestions
+from needlework.suggest.data import import_suggestions
 from store import connect
 from store.suggestions import dataset_suggestions, delete_source, suggestion_sources
 

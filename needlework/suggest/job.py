@@ -46,6 +46,7 @@ from needlework.jobs.runner import RUNNER
 from needlework.judges.connection import Connection
 from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.rag.calls import FAILURE_KINDS, Request, failure_words, run_requests
+from needlework.suggest.data import MAX_SOURCE
 from needlework.suggest.prompts import (
     DIMS_SCHEMA,
     LABEL_SCHEMA,
@@ -56,7 +57,6 @@ from needlework.suggest.prompts import (
     parse_label,
     stated_confidence,
 )
-from needlework.suggestions import MAX_SOURCE
 from needlework.teams.permissions import User, check
 from store.datasets import get_dataset, items_page
 from store.grounding import item_count

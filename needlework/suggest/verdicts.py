@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.suggestions import MAX_SOURCE
+from needlework.suggest.data import MAX_SOURCE
 from needlework.teams.permissions import User, check
 from store.datasets import get_dataset
 from store.review import JUDGE_PREFIX, item_scores_map, scored_runs

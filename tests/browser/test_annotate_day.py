@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 import store
-from needlework.suggestions import import_suggestions
+from needlework.suggest.data import import_suggestions
 from tests.browser.harness import SCREENSHOTS, AppServer, wait_idle
 from tests.browser.keys import DATASET, errors, items, open_annotate, read, settle
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import store
-from needlework.suggestions import import_suggestions
+from needlework.suggest.data import import_suggestions
 from needlework.teams.blind import set_suggestion_timing
 from tests.browser.harness import AppServer, assert_no_exception
 from tests.browser.keys import (

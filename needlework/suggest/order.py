@@ -3,7 +3,7 @@ questions whose least sure suggestion is least sure come first (where a person c
 the model most), or the most sure first (where one key accepts most safely).
 
 A question's confidence is its lowest suggestion confidence (``suggestions.confidence``,
-a probability the source gave: :mod:`needlework.suggestions`); questions without one
+a probability the source gave: :mod:`needlework.suggest.data`); questions without one
 follow, in the list's own order. Ordering keeps the list's members (a filter, a queue)
 and changes only their order.
 """
