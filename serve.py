@@ -4,7 +4,7 @@ It serves ``app.py`` (the router) through Streamlit's ASGI app with natural URLs
 page also answers at the words people type for it, ``/home`` and unknown paths land on
 Home without a "Page not found" dialog, and repeated query parameters are dropped
 (:mod:`needlework.web`); it takes the key actions of the annotate and review pages
-(:mod:`needlework.action_route`) and in team mode sets and clears the HttpOnly session
+(:mod:`needlework.actions.route`) and in team mode sets and clears the HttpOnly session
 cookie (:mod:`needlework.teams.session_cookie`). ``streamlit run app.py`` serves the same
 pages without them: keys are not saved there, and in team mode a reload asks to sign in
 again.
@@ -30,11 +30,11 @@ from pathlib import Path  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 
 import store  # noqa: E402
-from needlework import action_route  # noqa: E402
+from needlework.actions import route as action_route  # noqa: E402
 from needlework.teams import session_cookie  # noqa: E402
 from needlework.web import NaturalUrls, routes_of  # noqa: E402
 
-# Two routes of our own: the key actions, committed as they arrive (needlework.action_route),
+# Two routes of our own: the key actions, committed as they arrive (needlework.actions.route),
 # and team mode's HttpOnly session cookie, set for a one-time ticket after a sign-in
 # (needlework.teams.session_cookie).
 app = st.App("app.py",

@@ -6,9 +6,9 @@ import streamlit as st
 from components.state import annotator, current_dataset, get_db, require_annotator, signed_in
 from components.text import label
 from components.transfer.import_export import render_export, render_import
+from needlework.actions.writes import undo_change
 from needlework.teams.permissions import PermissionDenied
 from needlework.view.changes import describe, value_text
-from needlework.writes import undo_change
 from store.annotations import history
 from store.datasets import list_datasets
 

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_keys import demo_server, pct, wait_idle_server  # noqa: E402
 
-from needlework.action_route import ROUTE  # noqa: E402
+from needlework.actions.route import ROUTE  # noqa: E402
 from needlework.teams.accounts import SESSION_COOKIE  # noqa: E402
 from tests.browser.harness import launch_browser  # noqa: E402
 from tests.browser.keys import DATASET, open_annotate  # noqa: E402

@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import store  # noqa: E402
-from needlework import positions  # noqa: E402
-from needlework.actions import apply_actions  # noqa: E402
+from needlework.actions import positions  # noqa: E402
+from needlework.actions.service import apply_actions  # noqa: E402
 from needlework.datasets.transfer import import_file  # noqa: E402
 from needlework.verdicts import make_value  # noqa: E402
 from store.annotations import set_annotation  # noqa: E402

@@ -89,7 +89,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-ACTION_ROUTE = "/_nw/actions"  # needlework.action_route.ROUTE
+ACTION_ROUTE = "/_nw/actions"  # needlework.actions.route.ROUTE
 SESSION_ROUTE = "/_nw/session"  # needlework.teams.session_cookie.ROUTE
 STREAM = "/_stcore/stream"
 LABELS = ["irrelevant", "ANSWER-THE-QUESTION", "RELATED-INFORMATION", "OUTDATED", "UNKNOWN"]

@@ -2,7 +2,7 @@
 
 The key scripts' actions never travel with a rerun: the browser's outbox
 (``js/outbox_core.js``) keeps them in its storage and POSTs them to the server's action
-route (:mod:`needlework.action_route`), which commits them and acknowledges them in its
+route (:mod:`needlework.actions.route`), which commits them and acknowledges them in its
 response. After an acknowledgement the outbox asks for a rerun so the page draws what is
 saved: its state carries the browser tab's id (the server keeps each tab's place:
 :mod:`components.position`) and a *nonce*, the browser's count of that redraw. A page
@@ -24,8 +24,8 @@ from typing import Any
 import streamlit as st
 
 from components import st_dom
-from needlework.action_parse import TAB as TAB_ID
-from needlework.action_route import ROUTE
+from needlework.actions.parse import TAB as TAB_ID
+from needlework.actions.route import ROUTE
 
 _JS = Path(__file__).parent / "js"
 #: the mail between components (``nwMail``: js/mail.js)

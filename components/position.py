@@ -1,7 +1,7 @@
 """Where this tab is on the annotate and review pages, as the pages read and change it.
 
-The server owns it (:mod:`needlework.positions`, whose :func:`~needlework.positions.resolve`
-holds the rules both pages follow): the key scripts move it with ``move`` actions through
+The server owns it (:mod:`needlework.actions.positions`, whose
+:func:`~needlework.actions.positions.resolve` holds the rules both pages follow): the key scripts move it with ``move`` actions through
 the action route; a page moves it when one of its widgets does (the question picker, a
 filter that leaves the question out), when the tab has no place yet, and when the page
 opens (a link, the sidebar, Home, a reload, a new tab): then ``?item=`` counts, else
@@ -26,8 +26,8 @@ import streamlit as st
 
 from components.outbox import began, name_coming, tab
 from components.state import get_db, signed_in
-from needlework import positions
-from needlework.positions import Place, Position, Request, Resolved, Worked
+from needlework.actions import positions
+from needlework.actions.positions import Place, Position, Request, Resolved, Worked
 from store.annotations import now
 
 log = logging.getLogger(__name__)
@@ -146,7 +146,7 @@ def settled(page: str) -> None:
 def request(page: str, dataset: str, *, link: Place | None, who: str, saved: Worked | None,
             tab_row: Position | None, view_changed: bool = False) -> Request:
     """What this run knows about where ``page`` of ``dataset`` is, for
-    :func:`needlework.positions.resolve`: ``link`` (read here only when the page opens),
+    :func:`needlework.actions.positions.resolve`: ``link`` (read here only when the page opens),
     ``tab_row`` (:func:`held`, read once per run), ``saved`` (``who``'s latest saved
     work there). Where this person worked also counts this tab's row and, signed in, the
     place they moved to last in any tab."""

@@ -126,7 +126,7 @@ def m017_deleted_history(db: Database) -> None:
 
 def m018_tab_positions(db: Database) -> None:
     """Where each browser tab is on the annotate and review pages (store/positions.py,
-    needlework/positions.py): the item, the comparison (``i``, ``j``) or the passage
+    needlework/actions/positions.py): the item, the comparison (``i``, ``j``) or the passage
     cursor, and ``seq``, which grows with every move of that tab. ``who`` is the
     signed-in user in team mode (``""`` locally). Kept in the database so that a
     restarted server still knows where each open tab is."""

@@ -1,5 +1,5 @@
 """Where each browser tab is on the annotate and review pages (table ``tab_positions``,
-migration m018). The rules live in :mod:`needlework.positions`."""
+migration m018). The rules live in :mod:`needlework.actions.positions`."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import Any
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.actions import apply_actions
+from needlework.actions.service import apply_actions
 
 TAB = "apptest-tab-1"
 SCRIPTS = {"annotate": "needlework.annotate_keys_data", "review": "needlework.review_keys_data"}

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from components.teams.session import TOKEN
-from needlework import writes
+from needlework.actions import writes
 from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.permissions import User

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from needlework.actions import apply_actions
+from needlework.actions.service import apply_actions
 from needlework.datasets.transfer import import_bytes
 from needlework.suggest.data import import_suggestions
 from store.annotations import item_annotations

@@ -15,7 +15,9 @@ import pytest
 from starlette.routing import Router
 
 import store
-from needlework import action_grounding, action_route, actions
+from needlework.actions import grounding as action_grounding
+from needlework.actions import route as action_route
+from needlework.actions import service as actions
 from needlework.datasets.transfer import import_bytes
 from tests.asgi_fixtures import call as asgi_call
 from tests.conftest import garage_records, jsonl
@@ -69,7 +71,7 @@ def test_a_programming_error_is_a_server_error_and_the_action_is_sent_again(loca
     db, app = local
     batch = [_label(1, "OUTDATED"), _label(2, BROKEN), _label(3, "RELATED-INFORMATION")]
     ids = [a["id"] for a in batch]
-    with caplog.at_level(logging.ERROR, logger="needlework.actions"):
+    with caplog.at_level(logging.ERROR, logger="needlework.actions.service"):
         status, headers, body = call(app, "POST", {"actions": batch})
     assert status == 500 and headers["cache-control"] == "no-store"
     assert body["error"] == "internal" and "acks" not in body

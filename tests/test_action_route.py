@@ -1,4 +1,4 @@
-"""The action route (needlework.action_route), called as an ASGI app: a batch of key
+"""The action route (needlework.actions.route), called as an ASGI app: a batch of key
 actions is committed and acknowledged in the response, once whatever the number of
 sends; team mode acts as the session the cookie names and refuses without one; requests
 not from the app's page, too large or too many change nothing."""
@@ -13,7 +13,8 @@ import pytest
 from starlette.routing import Router
 
 import store
-from needlework import action_route, positions
+from needlework.actions import positions
+from needlework.actions import route as action_route
 from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset

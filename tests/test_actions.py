@@ -10,8 +10,8 @@ import threading
 import pytest
 
 import store
-from needlework import writes
-from needlework.actions import apply_actions, submit
+from needlework.actions import writes
+from needlework.actions.service import apply_actions, submit
 from needlework.datasets.transfer import import_bytes
 from store.annotations import get_value, history
 from tests.conftest import garage_records, jsonl

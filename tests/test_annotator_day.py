@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from html.parser import HTMLParser
 from urllib.parse import parse_qsl, urlsplit
 
-from needlework import actions
+from needlework.actions import service as actions
 from needlework.datasets.transfer import import_bytes
 from needlework.grounding import progress as gp
 from needlework.teams.permissions import User

@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework import positions
-from needlework.actions import apply_actions
+from needlework.actions import positions
+from needlework.actions.service import apply_actions
 from needlework.datasets.transfer import import_bytes
 from needlework.formats.garage import DEFLECTION
 from store.annotations import get_value, set_annotation

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from needlework.actions.positions import Place, Worked, resume
 from needlework.grounding import keymap as km
 from needlework.grounding import progress as gp
-from needlework.positions import Place, Worked, resume
 from store.annotations import set_annotation
 from tests.page_keys import key_data, press
 from tests.test_grounding_pages import app_db, open_page  # noqa: F401 - the fixture

@@ -1,4 +1,4 @@
-"""The position rules both pages follow (needlework.positions.resolve), row by row."""
+"""The position rules both pages follow (needlework.actions.positions.resolve), row by row."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from needlework.positions import Place, Position, Request, Worked, resolve, resume
+from needlework.actions.positions import Place, Position, Request, Worked, resolve, resume
 
 
 @dataclass

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from components.rag.failures import annotate_params
-from needlework import positions
+from needlework.actions import positions
 from needlework.datasets.transfer import import_bytes
 from needlework.formats.garage import DEFLECTION
 from needlework.jobs.runner import RUNNER

@@ -4,7 +4,7 @@ or comparison this person last worked on, not at the list's first one not done."
 from __future__ import annotations
 
 import store
-from needlework import positions
+from needlework.actions import positions
 from needlework.verdicts import make_value
 from store.annotations import set_annotation
 from tests.page_keys import TAB, as_tab, key_data, move

@@ -1,4 +1,4 @@
-"""One verdict for several comparisons (issue 18, point 22): needlework.writes'
+"""One verdict for several comparisons (issue 18, point 22): needlework.actions.writes'
 judge_all writes each comparison as one ordinary write with who and when and a
 history row (undone one at a time by the review page's undo key), all or nothing, in
 team mode as the signed-in reviewer; components.review.selection picks the next N
@@ -12,11 +12,11 @@ import uuid
 import pytest
 
 from components.review.selection import upcoming
-from needlework.actions import apply_actions
+from needlework.actions.service import apply_actions
+from needlework.actions.writes import judge_all
 from needlework.review.queue import Comparison, make_pairs
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.permissions import PermissionDenied
-from needlework.writes import judge_all
 from store import pairs as pairs_store
 from store.annotations import set_annotation
 from store.grounding import last_change

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework import positions
-from needlework.actions import apply_actions
+from needlework.actions import positions
+from needlework.actions.service import apply_actions
 from needlework.datasets.transfer import import_bytes, import_file
 from needlework.jobs.runner import RUNNER
 from needlework.review.lengths import method

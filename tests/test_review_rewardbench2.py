@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.actions import apply_actions
+from needlework.actions.service import apply_actions
 from needlework.datasets.transfer import export_text, import_bytes
 from needlework.figures.rewardbench2 import instance_credit, ties_figures
 from needlework.formats import preference_view

@@ -152,7 +152,7 @@ def test_the_server_turns_a_blind_annotators_position_into_the_verdict(review_db
     is read with the file's sides (A is the chosen one)."""
     from uuid import uuid4  # noqa: PLC0415
 
-    from needlework.actions import apply_actions  # noqa: PLC0415
+    from needlework.actions.service import apply_actions  # noqa: PLC0415
     from needlework.view.changes import describe  # noqa: PLC0415
     from store.annotations import get_value  # noqa: PLC0415
 

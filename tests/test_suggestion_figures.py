@@ -18,8 +18,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import store
-from needlework import writes
-from needlework.actions import apply_actions
+from needlework.actions import writes
+from needlework.actions.service import apply_actions
 from needlework.datasets.transfer import import_bytes
 from needlework.suggest.figures import (
     acceptance,

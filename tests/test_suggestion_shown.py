@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 
-from needlework.actions import apply_actions
+from needlework.actions.service import apply_actions
 from needlework.datasets.transfer import import_bytes
 from needlework.suggest.figures import suggestion_report
 from needlework.teams.assignment import assign_dataset

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from needlework.actions import apply_actions
+from needlework.actions.service import apply_actions
 from needlework.datasets.transfer import import_bytes
 from needlework.formats.pairs import dump as dump_pairs
 from needlework.suggest.data import import_suggestions

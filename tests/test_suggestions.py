@@ -222,7 +222,7 @@ def test_annotate_shows_suggestions_apart_from_the_saved_label(tmp_path, monkeyp
 def _act(db, *actions, actor=None):
     import uuid  # noqa: PLC0415
 
-    from needlework.actions import apply_actions  # noqa: PLC0415
+    from needlework.actions.service import apply_actions  # noqa: PLC0415
 
     delivery = apply_actions(db, [dict(a, id=f"t-{uuid.uuid4().hex}", dataset="g", annotator="ana")
                                   for a in actions], actor=actor)
@@ -318,7 +318,7 @@ def test_accept_follows_what_the_annotator_may_see(tmp_path, monkeypatch):
 def test_review_accept_gives_the_comparison_its_suggested_verdict(db):
     import uuid  # noqa: PLC0415
 
-    from needlework.actions import apply_actions  # noqa: PLC0415
+    from needlework.actions.service import apply_actions  # noqa: PLC0415
 
     records = [{"id": "p1", "prompt": "q", "chosen": "good", "rejected": "bad"},
                {"id": "p2", "prompt": "q2", "chosen": "fine", "rejected": "worse"}]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from needlework.actions import apply_actions
+from needlework.actions.service import apply_actions
 from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.access import OPEN_ANY, may_open, open_any, own_queue, set_open_any

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from needlework import writes
+from needlework.actions import writes
 from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import (

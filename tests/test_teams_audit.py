@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import store
-from needlework import writes
+from needlework.actions import writes
 from needlework.teams.assignment import assign_dataset, queue
 from needlework.teams.audit import AuditError, export_history, history_records
 from needlework.teams.permissions import PermissionDenied

@@ -30,7 +30,7 @@ def team_db(tmp_path, monkeypatch):
     save_item_scores(db, "p", "fp-1", "fp32|full", "some-rm",
                      [{"item_key": k, "subset": "QA", "chosen_scores": [2.0],
                        "rejected_scores": [1.5, 0.5, 0.25]} for k in keys])
-    from needlework.writes import write_annotation  # noqa: PLC0415
+    from needlework.actions.writes import write_annotation  # noqa: PLC0415
 
     write_annotation(db, "p", keys[0], "verdict:0:0", verdict("agree"),
                      actor=accounts.get_user(db, "bob"))
@@ -134,8 +134,8 @@ def test_the_lead_switches_them_on_the_assignment_page(team_db) -> None:
 def test_a_reviewers_decision_reaches_the_annotator_but_not_on_a_dataset_with_gold(team_db) -> None:
     """On a gold item the final values would give the answers away; shown on the other items
     only, they would tell the gold items apart: with gold items, an annotator sees none."""
+    from needlework.actions.writes import adjudicate, write_annotation  # noqa: PLC0415
     from needlework.teams.quality import mark_gold  # noqa: PLC0415
-    from needlework.writes import adjudicate, write_annotation  # noqa: PLC0415
 
     ana, rita = accounts.get_user(team_db, "ana"), accounts.get_user(team_db, "rita")
     write_annotation(team_db, "g", "sample-1", "label:2", "OUTDATED", actor=ana)
@@ -222,7 +222,7 @@ def test_the_assignment_page_says_the_switch_does_nothing_with_gold_items(team_d
 def test_an_annotator_sees_no_disagreement_mark_in_the_question_list(team_db) -> None:
     """Where annotators disagree is the reviewers' (gold items, which everyone labels, would
     stand out by it): no ⚠ and no such filter for an annotator in team mode."""
-    from needlework.writes import write_annotation  # noqa: PLC0415
+    from needlework.actions.writes import write_annotation  # noqa: PLC0415
 
     for who, value in (("ana", "OUTDATED"), ("bob", "UNKNOWN")):
         write_annotation(team_db, "g", "sample-1", "label:1", value,

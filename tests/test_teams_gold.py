@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 import store
-from needlework import writes
+from needlework.actions import writes
 from needlework.cli import main
 from needlework.datasets.transfer import import_bytes
 from needlework.formats.errors import FormatError

@@ -197,7 +197,7 @@ def test_local_mode_refuses_another_address_in_one_line(tmp_path):
 
 
 #: Modules of the app that serve.py loads only once the mode allows the address.
-APP_MODULES = ("store", "needlework.action_route", "needlework.web",
+APP_MODULES = ("store", "needlework.actions.route", "needlework.web",
                "needlework.teams.session_cookie")
 
 

@@ -218,7 +218,7 @@ def test_an_annotator_is_refused_writes_on_items_not_assigned_to_them(team_db):
 def test_a_reviewer_adjudicates_as_themselves(team_db):
     for who, label in (("ana", "OUTDATED"), ("bob", "UNKNOWN")):
         user = accounts.get_user(team_db, who)
-        from needlework.writes import write_annotation  # noqa: PLC0415
+        from needlework.actions.writes import write_annotation  # noqa: PLC0415
 
         write_annotation(team_db, "g", "sample-1", "label:1", label, actor=user)
     at = app("app_pages/agreement.py", who="rita", db=team_db)
@@ -329,7 +329,7 @@ def test_gold_answers_are_picked_like_labels(team_db):
 
 
 def test_audit_page_offers_the_history_to_admins(team_db):
-    from needlework.writes import write_annotation  # noqa: PLC0415
+    from needlework.actions.writes import write_annotation  # noqa: PLC0415
 
     write_annotation(team_db, "g", "sample-2", "label:2", "OUTDATED",
                      actor=accounts.get_user(team_db, "ana"))

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from needlework import writes
+from needlework.actions import writes
 from needlework.teams.assignment import QueueEntry, assign_dataset, queue
 from needlework.teams.permissions import PermissionDenied
 from needlework.teams.quality import (

@@ -51,7 +51,7 @@ def test_the_lead_takes_kept_items_out_of_the_leavers_queue(db):
     grounding(db, 3)
     assign_dataset(db, "g", ["ana", "bob"], per_item=2, actor=people["boss"])
     finish_grounding(db, "g", "sample-1", people["ana"])  # finished: stays hers
-    from needlework import writes  # noqa: PLC0415
+    from needlework.actions import writes  # noqa: PLC0415
     writes.write_annotation(db, "g", "sample-2", "label:1", "OUTDATED", actor=people["ana"])
     done = reassign_unfinished(db, "g", "ana", actor=people["boss"])
     assert done.kept == ["sample-2", "sample-3"]  # bob has them all

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from needlework import writes
-from needlework.actions import apply_actions
+from needlework.actions import writes
+from needlework.actions.service import apply_actions
 from needlework.datasets.transfer import delete_dataset, export_text, import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset, visible_items

@@ -55,8 +55,8 @@ def test_items_done_per_annotator_per_day_from_the_database(team_db):
 
 
 def test_comparisons_reviewed_per_day_for_a_preference_dataset(team_db):
+    from needlework.actions.writes import write_annotation  # noqa: PLC0415
     from needlework.teams.assignment import assign_dataset  # noqa: PLC0415
-    from needlework.writes import write_annotation  # noqa: PLC0415
 
     assign_dataset(team_db, "p", ["bob"], per_item=1)
     write_annotation(team_db, "p", "q0", "verdict:0:0", verdict("agree"),

@@ -10,11 +10,11 @@ from sqlite_utils import Database
 
 from components.state import get_db, signed_in
 from components.text import label, render_marked_text, render_text
+from needlework.actions.writes import adjudicate
 from needlework.grounding import labels as gl
 from needlework.grounding.item import DIM_FIELDS, DIM_TITLES, passages
 from needlework.grounding.resolve import resolve, split_entries
 from needlework.teams.permissions import PermissionDenied
-from needlework.writes import adjudicate
 from store.disputes import next_open, open_count
 from store.grounding import grouped_annotations, item_position
 

@@ -8,12 +8,12 @@ import streamlit as st
 from components.annotate.item import ItemContext, saved_text
 from components.state import get_db, signed_in
 from components.text import label, render_marked_text, render_text
+from needlework.actions.writes import save_answer
 from needlework.formats.garage import DEFLECTION
 from needlework.grounding import answer as ga
 from needlework.grounding import keymap as km
 from needlework.grounding import labels as gl
 from needlework.teams.permissions import PermissionDenied
-from needlework.writes import save_answer
 from store.annotations import get_value
 
 DEFLECT_KEY = km.DEFLECT.upper()

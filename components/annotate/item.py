@@ -20,6 +20,7 @@ from sqlite_utils import Database
 from components import st_dom
 from components.state import get_db, signed_in
 from components.text import label, render_marked_text, render_text
+from needlework.actions.writes import write_annotation
 from needlework.grounding import item as gitem
 from needlework.grounding.labels import label_field
 from needlework.grounding.progress import progress_text
@@ -33,7 +34,6 @@ from needlework.teams.blind import (
 )
 from needlework.teams.permissions import PermissionDenied
 from needlework.view.prefs import compact, hides_suggestions, set_compact, set_hides_suggestions
-from needlework.writes import write_annotation
 from store.grounding import item_fields
 from store.suggestions import has_suggestions, item_suggestions
 
@@ -116,7 +116,7 @@ def suggested_dim(ctx: ItemContext, name: str) -> list[dict[str, Any]]:
 
 
 def _shown(ctx: ItemContext, field_: str) -> list[dict[str, Any]]:
-    """What the server counts as shown too (needlework.actions._shown_suggestions)."""
+    """What the server counts as shown too (needlework.actions.shown.shown_suggestions)."""
     if ctx.hidden:
         return []
     return ctx.suggestions.get(field_, []) if shows_suggestion(

@@ -2,7 +2,7 @@
 (with keys), resuming where the annotator left off, and the ``?item=`` link.
 
 Where the tab is comes from the server's record (:mod:`components.position`), by the rules
-both pages share (:func:`needlework.positions.resolve`): the key scripts move it with
+both pages share (:func:`needlework.actions.positions.resolve`): the key scripts move it with
 actions, the picker and a filter that leaves the question out move it here, ``?item=``
 counts only when the page has just opened, and a page opened without one resumes where
 the annotator last worked.
@@ -27,13 +27,13 @@ import store
 from components import position as pos
 from components.annotate.order import ordered as order_by_confidence
 from components.state import get_db, signed_in
-from needlework import positions
+from needlework.actions import positions
+from needlework.actions.positions import Place, Worked
 from needlework.formats.garage import COMPLEXITIES, POPULARITY, YES_NO
 from needlework.grounding import item as gitem
 from needlework.grounding import keymap as km
 from needlework.grounding import progress as gp
 from needlework.grounding.line import keys_around
-from needlework.positions import Place, Worked
 from needlework.teams.access import own_queue, restricted
 from needlework.teams.assignment import next_item
 from needlework.teams.blind import visibility
@@ -155,7 +155,7 @@ def _item_list(db: Database, dataset: str, created_at: str, who: str, flt: gp.It
 
 @dataclass(frozen=True)
 class _Ground:
-    """The annotate page's answers to the position rules (:class:`needlework.positions.
+    """The annotate page's answers to the position rules (:class:`needlework.actions.positions.
     Ground`): the list, the annotator's progress, their queue."""
 
     db: Database
@@ -191,7 +191,7 @@ class _Ground:
 def _resolve_current(db: Database, dataset: str, items: gp.ItemList, jump: bool,
                      queue: Queue | None = None) -> tuple[str, int, int, int]:
     """The item to show, its dataset position, the tab's ``seq`` and cursor, by the rules
-    both pages share (:func:`needlework.positions.resolve`): when the page opens, the
+    both pages share (:func:`needlework.actions.positions.resolve`): when the page opens, the
     ``?item=`` it names (``&passage=N`` puts the cursor on passage N), else where the
     annotator last worked; on the runs that follow, where the server has this tab. A
     filter or search just changed moves to its first match when the item is not one.

@@ -3,7 +3,7 @@
 //
 // A move (N, J, a click in a list) is an action like the labels: it goes through the
 // outbox (nwCore) in order with them, and the server keeps where the tab is
-// (needlework/positions.py). The navigator moves at once to a place the page's data
+// (needlework/actions/positions.py). The navigator moves at once to a place the page's data
 // names (`moves`, or along the `line` of places ahead and behind the drawn one) and
 // aims the next keys there. A move whose target is not in sight while the page has not
 // drawn the last one sets a barrier: the keys pressed meanwhile are held (and kept in

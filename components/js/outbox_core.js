@@ -6,7 +6,7 @@
 // their id as applied, unchanged or refused. A response then asks for a rerun through
 // the outbox component's state (the tab's id and a redraw nonce): the rerun only draws
 // what is saved, at the place the server holds for this tab (moves are actions too:
-// needlework/positions.py). A refused action is
+// needlework/actions/positions.py). A refused action is
 // never shown as saved: the badge says why, in the server's sentence, for REFUSAL_MS.
 // Everything is written as text (textContent), never as HTML.
 const nwCore = (() => {

@@ -3,7 +3,7 @@
 Verdicts, reasons and moves come from the key script (``js/review_keys.js``) as actions
 the outbox delivers (:mod:`components.outbox`); the page's data names where J, K and N
 lead (:func:`move_targets`). Where the page is follows the rules both pages share
-(:func:`needlework.positions.resolve`): the page moves the tab itself when it has no
+(:func:`needlework.actions.positions.resolve`): the page moves the tab itself when it has no
 place yet, when a filter leaves the comparison out, and when it opens (from a link,
 ``?item=&i=&j=``, read only then and written on every run for sharing; else where the
 reviewer last worked). The difference buttons and the
@@ -22,12 +22,12 @@ from sqlite_utils import Database
 from components import position as pos
 from components.state import annotator, get_db, signed_in
 from components.text import label
-from needlework import positions
-from needlework.positions import Place, Position, Resolved, Worked
+from needlework.actions import positions
+from needlework.actions.positions import Place, Position, Resolved, Worked
+from needlework.actions.writes import save_note as save_verdict_note
 from needlework.review.queue import Comparison, PairList, item_comparisons
 from needlework.teams.permissions import PermissionDenied
 from needlework.verdicts import VERDICTS, field_name, parse_field, verdict_of
-from needlework.writes import save_note as save_verdict_note
 from store import pairs as pairs_store
 from store.annotations import get_value
 from store.pairs import ItemRow
@@ -66,7 +66,7 @@ def tab_place(dataset: str) -> Position | None:
 
 
 class _Ground:
-    """The review page's answers to the position rules (:class:`needlework.positions.
+    """The review page's answers to the position rules (:class:`needlework.actions.positions.
     Ground`): the list of comparisons, the reviewer's verdicts, who may open what."""
 
     def __init__(self, db: Database, dataset: str, items: PairList, me: str,

@@ -10,10 +10,10 @@ from sqlite_utils import Database
 from components.review.position import drawn
 from components.state import get_db, signed_in
 from components.text import label
+from needlework.actions.writes import judge_all
 from needlework.review.queue import Comparison, PairList
 from needlework.teams.permissions import PermissionDenied
 from needlework.verdicts import REASONS, VERDICTS
-from needlework.writes import judge_all
 from store import pairs as pairs_store
 
 MAX = 500

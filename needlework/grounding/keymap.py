@@ -2,7 +2,7 @@
 
 Keys are plain letters and digits: they act only when no text field has focus, so
 typing an answer never labels a passage. The browser turns each press into an action
-aimed at a passage (``components/js/annotate_keys.js``, :mod:`needlework.actions`).
+aimed at a passage (``components/js/annotate_keys.js``, :mod:`needlework.actions.service`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ Words used here:
 - a value was saved **with a suggestion shown** (:func:`shown_how`) when its ``via``
   says so: ``accepted``, ``typed`` (equal to a suggestion shown) or ``changed`` (typed
   over one). ``via`` is decided when the value is saved, by what the page showed then
-  (:mod:`needlework.actions`: the lead's timing for that person, their H); a null ``via``
+  (:mod:`needlework.actions.service`: the lead's timing for that person, their H); a null ``via``
   is a value saved with nothing shown. Nothing is recomputed from today's settings, so a
   setting changed during the work counts as it was. Values saved before ``via`` recorded
   ``typed`` (a null ``via`` then also meant "typed equal to a suggestion shown") count as

@@ -1,7 +1,7 @@
 """Exporting a dataset's change log for audit (admins).
 
 Every change is in ``history`` with ``by``, the person who made it: in team mode the
-signed-in user, never a typed name (:mod:`needlework.writes`). The export holds
+signed-in user, never a typed name (:mod:`needlework.actions.writes`). The export holds
 every row of a dataset in the order written: ``id, dataset, item_key, annotator, field,
 old_value, new_value, at, by, action, undoes``. In CSV the values are their JSON text,
 as stored; in JSONL they are the JSON values themselves. The file is written whole or

@@ -230,7 +230,7 @@ def visible_annotator(actor: User | None) -> str | None:
 
 
 class Target(Protocol):
-    """What a write names (a :class:`needlework.action_parse.Action` has these)."""
+    """What a write names (a :class:`needlework.actions.parse.Action` has these)."""
 
     @property
     def dataset(self) -> str: ...
@@ -246,7 +246,7 @@ class Target(Protocol):
 
 
 def action_guard(db: Database, actor: User | None) -> Callable[[Target], str | None]:
-    """The ``allowed`` hook of :func:`needlework.actions.apply_actions` for ``actor``:
+    """The ``allowed`` hook of :func:`needlework.actions.service.apply_actions` for ``actor``:
     returns why an action is refused (the :class:`PermissionDenied` sentence) or
     ``None``. Local mode (``actor=None``) refuses nothing."""
 

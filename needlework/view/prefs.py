@@ -5,7 +5,7 @@ with.
 :data:`HIDE_SUGGESTIONS` is the Annotate page's H: it hides the labels and dimensions the
 file came with and every model suggestion (passages and dimensions). The server asks
 :func:`hides_suggestions` when it decides whether a value was saved with a suggestion on
-screen (:mod:`needlework.actions`): a label typed with H on is typed with nothing shown.
+screen (:mod:`needlework.actions.service`): a label typed with H on is typed with nothing shown.
 The choice is the person's, on every dataset and in every tab, and stays after a reload.
 
 :data:`COMPACT` is Annotate's compact layout: the outlined passage whole and the others

@@ -5,7 +5,7 @@ interpreter alone computes from the same sequence.
 The interpreter alone runs under node (``tests/js/annotate_replay.cjs``) on a calm page:
 before each event it is given the page as the server would draw it from what is saved (a
 scratch copy of the database), and the actions it answers are applied there with
-:func:`needlework.actions.apply_actions`; N, P and S move along the question list. The
+:func:`needlework.actions.service.apply_actions`; N, P and S move along the question list. The
 browser types the same events into the real page, as fast as asked: the two databases
 must end the same for the annotator."""
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import store
-from needlework.actions import apply_actions
+from needlework.actions.service import apply_actions
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys, label_keys
 from needlework.view.prefs import hides_suggestions

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 
 import store
-from needlework.actions import apply_actions
+from needlework.actions.service import apply_actions
 from tests.browser.harness import screenshot, wait_idle
 from tests.browser.keys import DATASET, errors, items, open_annotate, read, settle, wait_drawn
 

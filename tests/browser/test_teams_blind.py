@@ -21,12 +21,12 @@ import time
 import pytest
 
 import store
+from needlework.actions.writes import adjudicate, write_annotation
 from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_suggestion_timing, set_visibility
 from needlework.teams.quality import mark_gold
-from needlework.writes import adjudicate, write_annotation
 from store.suggestions import put_suggestions
 from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
 from tests.browser.test_teams import sign_in

@@ -279,4 +279,4 @@ def test_local_mode_refuses_a_wide_address_before_the_app_loads(tmp_path, browse
             "127.0.0.2.") in err
     loaded = {line.rsplit("|", 1)[1].strip() for line in err.splitlines()
               if line.startswith("import time:")}
-    assert sorted(loaded & {"store", "needlework.action_route", "needlework.web"}) == []
+    assert sorted(loaded & {"store", "needlework.actions.route", "needlework.web"}) == []

@@ -1,10 +1,10 @@
 """Reading one action: its shape checked, never its target.
 
-Each kind of action has a parser here (:data:`needlework.actions.KINDS` pairs it with
+Each kind of action has a parser here (:data:`needlework.actions.service.KINDS` pairs it with
 how the kind applies). A parser takes the JSON object and the fields every action has
 (:func:`common`) and returns an :class:`Action`, or raises :class:`Rejected` with a
 sentence naming the field that is wrong. Whether the target exists (the dataset, the
-item, the passage) is checked when the action applies, by :mod:`needlework.actions`.
+item, the passage) is checked when the action applies, by :mod:`needlework.actions.service`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class Rejected(ValueError):
 
 @dataclass(frozen=True)
 class Action:
-    """One parsed action (the JSON of each kind: :mod:`needlework.actions`)."""
+    """One parsed action (the JSON of each kind: :mod:`needlework.actions.service`)."""
 
     id: str
     kind: str

@@ -1,4 +1,4 @@
-"""What a suggestion on screen means for a write (:mod:`needlework.actions`): which
+"""What a suggestion on screen means for a write (:mod:`needlework.actions.service`): which
 suggestions the actor sees on an item when an action applies, and the provenance
 (``via``) a typed value gets from them.
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from needlework.action_base import GROUNDING, Batch, Outcome
-from needlework.action_parse import Action
+from needlework.actions.base import GROUNDING, Batch, Outcome
+from needlework.actions.parse import Action
 from needlework.grounding.keymap import choice_of, dimension_keys
 from needlework.grounding.labels import LABEL_PREFIX
 from needlework.teams.blind import AFTER, NEVER, suggestion_timing

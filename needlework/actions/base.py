@@ -1,4 +1,4 @@
-"""What every kind of action shares as it applies (:mod:`needlework.actions`): its
+"""What every kind of action shares as it applies (:mod:`needlework.actions.service`): its
 :class:`Outcome`, the :class:`Batch` it applies in (the connection, the datasets and items
 the batch touches, read once, the permission hook and the signed-in user), and the fields
 the annotate keys set besides labels and dimensions.
@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.action_parse import Action, Rejected
+from needlework.actions.parse import Action, Rejected
 from needlework.teams.permissions import User
 from store import actions as store_actions
 from store.datasets import get_item

@@ -1,4 +1,4 @@
-"""How Annotate's actions apply (:mod:`needlework.actions`): ``set`` (a passage label,
+"""How Annotate's actions apply (:mod:`needlework.actions.service`): ``set`` (a passage label,
 a dimension, the flag, the skip mark, the comment), ``answer``, ``deflect``, ``rest`` and
 ``accept`` on a grounding dataset's item, decided on what is saved when they apply; and
 ``view``, the person's H.
@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.action_base import ITEM_FIELDS, TOLD, Batch, Outcome, grounding_item, written
-from needlework.action_parse import Action, Rejected
-from needlework.action_shown import held_back, shown_suggestions, typed_via
+from needlework.actions.base import ITEM_FIELDS, TOLD, Batch, Outcome, grounding_item, written
+from needlework.actions.parse import Action, Rejected
+from needlework.actions.shown import held_back, shown_suggestions, typed_via
 from needlework.formats.garage import DEFLECTION, DIMENSIONS
 from needlework.grounding import answer as ga
 from needlework.grounding import item as gitem

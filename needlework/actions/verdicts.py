@@ -1,4 +1,4 @@
-"""How Review's actions apply (:mod:`needlework.actions`): ``verdict``, ``reasons``,
+"""How Review's actions apply (:mod:`needlework.actions.service`): ``verdict``, ``reasons``,
 ``note``, the accept of a suggested verdict, and a reviewer's ``final`` value.
 """
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from needlework.action_base import PREFERENCE, Batch, Outcome, written
-from needlework.action_parse import Action, Rejected
-from needlework.action_shown import held_back, shown_suggestions, typed_via
+from needlework.actions.base import PREFERENCE, Batch, Outcome, written
+from needlework.actions.parse import Action, Rejected
+from needlework.actions.shown import held_back, shown_suggestions, typed_via
 from needlework.formats import preference_view
 from needlework.review.sides import POSITIONAL, sides_for
 from needlework.teams.blind import visibility

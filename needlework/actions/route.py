@@ -1,8 +1,8 @@
 """The action route: key actions committed the moment they arrive, outside the rerun cycle.
 
 The browser's outbox (``components/js/outbox_core.js``) POSTs its pending actions to
-:data:`ROUTE` on the app's own server (``serve.py``); :func:`needlework.actions.apply_actions`
-applies them in order in one transaction and the response acknowledges them
+:data:`ROUTE` on the app's own server (``serve.py``);
+:func:`needlework.actions.service.apply_actions` applies them in order in one transaction and the response acknowledges them
 (:func:`answer`). Same ids, same idempotence, same durable browser queue as before; the
 page's rerun only redraws what is saved.
 
@@ -16,7 +16,7 @@ be at most :data:`MAX_BODY` bytes, and each browser at most :data:`RATE` request
 second (a browser: its session cookie, or its address without one; several annotators
 behind one proxy or on one machine share an address) and each address at most
 :data:`HOST_RATE` (more: 429, the browser waits and sends again). A programming error
-while the batch applies is a 500 (logged by :mod:`needlework.actions`): the browser
+while the batch applies is a 500 (logged by :mod:`needlework.actions.service`): the browser
 keeps the actions and sends them again.
 
 The rate limits are counted in each server process's memory: with several processes
@@ -40,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from needlework.actions import INTERNAL, MAX_BATCH, Delivery, apply_actions
+from needlework.actions.service import INTERNAL, MAX_BATCH, Delivery, apply_actions
 from needlework.teams import accounts
 from needlework.teams.config import load_config
 from needlework.web import same_origin_refusal

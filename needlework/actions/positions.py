@@ -3,7 +3,7 @@ the rules that say where a page's run is (:func:`resolve`), written once for bot
 
 A tab's position on a page and dataset is one :class:`Position`, kept in the database
 (``store.positions``) so that a restarted server still knows it. The key scripts move
-it with ``move`` actions (the action route, :mod:`needlework.actions`), in the same
+it with ``move`` actions (the action route, :mod:`needlework.actions.service`), in the same
 transaction and order as the labels pressed around them; the pages move it when a
 widget does (the question picker, a filter that leaves the question out), when the tab
 has no place yet, and when a page opens from a link (``components/position.py``). A

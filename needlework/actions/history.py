@@ -1,6 +1,6 @@
-"""Actions that revert or move (:mod:`needlework.actions`): ``undo`` / ``redo`` (the
+"""Actions that revert or move (:mod:`needlework.actions.service`): ``undo`` / ``redo`` (the
 annotator's newest change on the page's fields), ``revert`` (one history entry, the Data
-page) and ``move`` (the tab's place, :mod:`needlework.positions`).
+page) and ``move`` (the tab's place, :mod:`needlework.actions.positions`).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from needlework import positions
-from needlework.action_base import (
+from needlework.actions import positions
+from needlework.actions.base import (
     GROUNDING,
     MOVED,
     PREFERENCE,
@@ -19,8 +19,8 @@ from needlework.action_base import (
     Refused,
     grounding_item,
 )
-from needlework.action_grounding import follow_answer
-from needlework.action_parse import UNDO_SCOPES, Action, Rejected
+from needlework.actions.grounding import follow_answer
+from needlework.actions.parse import UNDO_SCOPES, Action, Rejected
 from needlework.formats import preference_view
 from needlework.teams import access
 from needlework.teams.permissions import PermissionDenied, check

@@ -5,17 +5,17 @@ Each write, a key press in the browser or a widget's callback on the server, is 
 value, who) and carries an id. The key scripts make the id in the browser, keep each
 action in its storage and send it to the action route until the server acknowledges
 it, whatever happens in between (a rerun, a reconnect, a server restart, a reload);
-the pages' widgets call :func:`submit` (through :mod:`needlework.writes`). Both
+the pages' widgets call :func:`submit` (through :mod:`needlework.actions.writes`). Both
 reach :func:`apply_actions`, which applies a batch in order, in one transaction, after
 one permission check, and records each id in that same transaction
 (``store.actions``), so an action sent twice changes the database once.
 
-:data:`KINDS` is the table of kinds: each one's parser (:mod:`needlework.action_parse`,
+:data:`KINDS` is the table of kinds: each one's parser (:mod:`needlework.actions.parse`,
 which documents its fields), how it applies, and whether the key scripts may send it.
-How each kind applies lives beside this module: :mod:`needlework.action_grounding`
-(Annotate's kinds), :mod:`needlework.action_verdicts` (Review's), :mod:`needlework.action_history`
-(undo, redo, revert, move), on what :mod:`needlework.action_base` (the batch, the outcome) and
-:mod:`needlework.action_shown` (the suggestions on screen, ``via``) share; this module is the
+How each kind applies lives beside this module: :mod:`needlework.actions.grounding`
+(Annotate's kinds), :mod:`needlework.actions.verdicts` (Review's), :mod:`needlework.actions.history`
+(undo, redo, revert, move), on what :mod:`needlework.actions.base` (the batch, the outcome) and
+:mod:`needlework.actions.shown` (the suggestions on screen, ``via``) share; this module is the
 one entry: :func:`apply_actions` and :func:`submit`.
 Every action has ``id``, ``kind``, ``dataset``, ``item`` (not undo / redo) and
 ``annotator`` (the name the change is saved under; in team mode the signed-in one).
@@ -51,7 +51,7 @@ on Annotate, :mod:`needlework.view.prefs`).
 - ``final``: a reviewer's adjudicated value (``final:*`` fields).
 - ``revert``: one history entry reverted (Data page): one's own change with the usual
   check, another person's with the reviewer role.
-- ``move``: the tab's place on the annotate or review page (:mod:`needlework.positions`);
+- ``move``: the tab's place on the annotate or review page (:mod:`needlework.actions.positions`);
   its outcome carries the position's ``seq``.
 - ``view``: the person's own view choice (``field`` ``hide_suggestions``, Annotate's H;
   ``value`` true or false), in order with the labels around it, so that each label
@@ -77,8 +77,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework import action_parse as ap
-from needlework.action_base import (  # noqa: F401 - the write service's names, importable here
+from needlework.actions import parse as ap
+from needlework.actions.base import (  # noqa: F401 - the write service's names, importable here
     GROUNDING,
     ITEM_FIELDS,
     MOVED,
@@ -90,7 +90,7 @@ from needlework.action_base import (  # noqa: F401 - the write service's names, 
     Refused,
     Targets,
 )
-from needlework.action_grounding import (
+from needlework.actions.grounding import (
     apply_answer,
     apply_deflect,
     apply_rest,
@@ -98,9 +98,9 @@ from needlework.action_grounding import (
     apply_view,
     grounding_accept,
 )
-from needlework.action_history import apply_move, apply_revert, apply_undo
-from needlework.action_parse import ID, Action, Rejected
-from needlework.action_verdicts import accept_verdict, amend_verdict, apply_final, apply_verdict
+from needlework.actions.history import apply_move, apply_revert, apply_undo
+from needlework.actions.parse import ID, Action, Rejected
+from needlework.actions.verdicts import accept_verdict, amend_verdict, apply_final, apply_verdict
 from needlework.teams.permissions import PermissionDenied, User, action_guard
 from store import actions as store_actions
 from store.annotations import AnnotatorRequired

@@ -1,5 +1,5 @@
 """The writes the pages' widgets make, in either mode: each one an action of
-:mod:`needlework.actions`, applied by the same service and permission check as the keys.
+:mod:`needlework.actions.service`, applied by the same service and permission check as the keys.
 
 Each takes ``actor`` (the signed-in :class:`~needlework.teams.permissions.User`, or
 ``None`` in local mode) and writes under the actor's name: in team mode a change is
@@ -28,7 +28,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from needlework.actions import ITEM_FIELDS, submit
+from needlework.actions.service import ITEM_FIELDS, submit
 from needlework.grounding.labels import LABEL_PREFIX
 from needlework.review.queue import Comparison
 from needlework.teams.permissions import User
@@ -45,7 +45,7 @@ def _name(actor: User | None, given: str | None) -> str:
 
 
 def _action(field: str, value: Any) -> dict[str, Any]:
-    """The action that sets ``field`` to ``value`` (see :data:`needlework.actions.KINDS`)."""
+    """The action that sets ``field`` to ``value`` (:data:`needlework.actions.service.KINDS`)."""
     if field.startswith((LABEL_PREFIX, "dim:")) or field in ITEM_FIELDS:
         return {"kind": "set", "field": field, "value": value}
     if field == "answer":
