@@ -12,9 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework.compare import list_runs
 from needlework.datasets.transfer import import_bytes
 from needlework.jobs.runner import RUNNER
+from needlework.results.compare import list_runs
 from needlework.rewards import registry
 from store.scores import list_jobs, save_item_scores
 from tests.conftest import ROOT, jsonl

@@ -13,7 +13,6 @@ from streamlit.testing.v1 import AppTest
 
 import store
 from needlework.cli import main
-from needlework.compare import list_runs
 from needlework.datasets.transfer import import_bytes
 from needlework.jobs.runner import RUNNER
 from needlework.judges import prompts
@@ -39,6 +38,7 @@ from needlework.rag.parse import (
 )
 from needlework.rag.questions import RagPassage
 from needlework.rag.run import RagEvalSpec, evaluate
+from needlework.results.compare import list_runs
 from store import judges as judge_store
 from store import rag as rag_store
 from store.scores import list_jobs

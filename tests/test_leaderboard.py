@@ -15,12 +15,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import store
-from needlework import leaderboard as lb
 from needlework.cli import main
 from needlework.figures.lines import judge_lines, leaderboard_lines
 from needlework.figures.stats_text import percent, percent_range
 from needlework.judges.connection import Connection
 from needlework.judges.engine import run_judge
+from needlework.results import leaderboard as lb
 from needlework.rewards.runs import load_preferences, score_dataset
 from needlework.teams.permissions import PermissionDenied, User
 from store.datasets import NewItem, create_dataset

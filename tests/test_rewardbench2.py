@@ -30,7 +30,7 @@ from needlework.figures import rewardbench2 as rb2
 from needlework.figures.stats_text import percent
 from needlework.formats import FormatError, detect
 from needlework.formats import rewardbench2 as rb2_format
-from needlework.leaderboard import leaderboard, table
+from needlework.results.leaderboard import leaderboard, table
 from needlework.seed import DEMO_REWARDBENCH2, seed_demo
 from needlework.verdicts import make_value
 from store.annotations import set_annotation

@@ -19,7 +19,7 @@ from needlework.datasets.transfer import import_bytes
 from needlework.judges.connection import Connection
 from needlework.judges.plan import load_items
 from needlework.judges.rewardbench2 import FOUR_WAY, TIES_RATING, run_rewardbench2_judge
-from needlework.leaderboard import leaderboard
+from needlework.results.leaderboard import leaderboard
 from store import judges as store_judges
 from tests import cli_here
 from tests.judges_fixtures import FakeJudgeServer

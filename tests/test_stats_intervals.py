@@ -13,11 +13,11 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from needlework.compare import compare
 from needlework.figures import stats, stats_text
 from needlework.judges.evaluate import accuracy_intervals
 from needlework.needle import analysis
 from needlework.rag.metrics import intervals as rag_intervals
+from needlework.results.compare import compare
 from needlework.rewards.results import bon_intervals, pairwise_intervals, rmbench_intervals
 
 Z = 1.959963984540054  # the normal quantile at 0.975

@@ -17,7 +17,6 @@ import streamlit as st
 from components.rewards.results import review_link
 from components.state import get_db
 from components.text import label, render_text
-from needlework.compare import RunRef, compare, headline_note, list_runs, outcomes
 from needlework.figures.rewardbench2 import rows as rewardbench2_rows
 from needlework.figures.stats import Paired
 from needlework.figures.stats_text import how, method_label, percent, percent_range, verdict
@@ -29,6 +28,7 @@ from needlework.judges.results import (
     trials_csv,
     with_intervals,
 )
+from needlework.results.compare import RunRef, compare, headline_note, list_runs, outcomes
 from needlework.rewards.results import (
     intervals,
     metrics_rows,

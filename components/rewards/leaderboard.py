@@ -1,7 +1,7 @@
 """The Leaderboard section of the Reward model page: every reward model that scored the
 dataset and every judge run on it, best accuracy first, the same rows and the same
 rounded figures as ``python -m needlework metrics --leaderboard --dataset NAME``
-(:mod:`needlework.leaderboard`). A row opens in Results below (the run picker's choice)."""
+(:mod:`needlework.results.leaderboard`). A row opens in Results below (the run picker's choice)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import streamlit as st
 from components.rewards.results import PICKED
 from components.state import signed_in
 from components.text import option
-from needlework import leaderboard as lb
 from needlework.figures.stats_text import how
+from needlework.results import leaderboard as lb
 from needlework.teams.permissions import PermissionDenied
 
 OPEN = "rw_board_open"  # the selectbox of the row to open
@@ -30,7 +30,7 @@ def _open() -> None:
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _rows(_db: Any, dataset: str, signature: tuple[Any, ...]) -> list[lb.Row]:
-    """The rows, computed once per ``signature`` (:func:`needlework.leaderboard.signature`:
+    """The rows, computed once per ``signature`` (:func:`needlework.results.leaderboard.signature`:
     a run added, rescored or finished gives a new one)."""
     return lb.leaderboard(_db, dataset)
 

@@ -17,11 +17,11 @@ from streamlit.errors import StreamlitAPIException
 
 from components.models.picker import code
 from components.text import label
-from needlework.compare import RunRef, list_runs
 from needlework.figures.rewardbench2 import WEIGHTS
 from needlework.figures.rewardbench2 import rows as rewardbench2_rows
 from needlework.figures.stats_text import how, method_label, percent, percent_range, signed
 from needlework.formats import RMBENCH_STYLES
+from needlework.results.compare import RunRef, list_runs
 from needlework.rewards.results import RMBENCH_PARTS, Failure, intervals
 from needlework.rewards.runs import dataset_metrics
 from needlework.view.picker_words import with_count

@@ -220,7 +220,7 @@ def json_intervals(kind: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """``metrics --leaderboard --dataset NAME``: the table, as text, JSON or CSV."""
     from needlework.figures.lines import leaderboard_lines  # noqa: PLC0415
-    from needlework.leaderboard import as_dicts, leaderboard, table_csv  # noqa: PLC0415
+    from needlework.results.leaderboard import as_dicts, leaderboard, table_csv  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
 
     if not args.dataset:

@@ -114,7 +114,7 @@ def judge_interval_words(interval: Mapping[str, Any] | None, trials_per_item: st
 
 
 def leaderboard_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The leaderboard (:func:`needlework.leaderboard.as_dicts`) as a text table: rank, run,
+    """The leaderboard (:func:`needlework.results.leaderboard.as_dicts`) as a text table: rank, run,
     kind, accuracy with counts and interval, items answered, failed requests, date, then
     one indented line per subset."""
     if not rows:

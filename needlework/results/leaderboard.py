@@ -40,10 +40,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from needlework.compare import list_runs
 from needlework.figures import metrics, rewardbench2, stats, stats_text
 from needlework.figures.lines import method_words
 from needlework.judges.results import ORDER_WORDS, with_intervals
+from needlework.results.compare import list_runs
 from needlework.rewards import results as rewards_results
 from needlework.teams.permissions import REVIEWER, PermissionDenied, User
 from needlework.words import short_name
