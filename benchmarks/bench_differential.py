@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import store  # noqa: E402
-from needlework.seed import seed_demo  # noqa: E402
+from needlework.seeding.demo import seed_demo  # noqa: E402
 from tests.browser.differential import (  # noqa: E402
     copy_db,
     first_difference,

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import store  # noqa: E402
-from needlework.seed import seed_demo  # noqa: E402
+from needlework.seeding.demo import seed_demo  # noqa: E402
 from tests.browser.harness import AppServer, launch_browser  # noqa: E402
 from tests.browser.keys import implied, items, labels_of, open_annotate, press, sequence, settle  # noqa: E402
 

@@ -47,7 +47,7 @@ from bench_keys import committed_ms, pct, wait_idle_server  # noqa: E402
 
 import store  # noqa: E402
 from needlework.grounding.labels import LABEL_KEYS, imported_label  # noqa: E402
-from needlework.seed import seed_demo  # noqa: E402
+from needlework.seeding.demo import seed_demo  # noqa: E402
 from store.datasets import iter_items  # noqa: E402
 from store.suggestions import dataset_suggestions  # noqa: E402
 

@@ -5,7 +5,7 @@
                                               [--keep DIR]
 
 For each number of processes and of simulated annotators (a *cell*): a fresh copy of a database
-seeded with the demo data (``needlework.seed.seed_demo``) where one annotator account per
+seeded with the demo data (``needlework.seeding.demo.seed_demo``) where one annotator account per
 simulated user was made (``accounts.add_user``) and given every demo grounding question
 (``assignment.assign_dataset``), ``python -m needlework serve-team --workers N`` on it
 (``tests/serve_team_fixtures.TeamRun``: the real command line, HAProxy included; the processes
@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import store  # noqa: E402
-from needlework.seed import seed_demo  # noqa: E402
+from needlework.seeding.demo import seed_demo  # noqa: E402
 from needlework.teams import accounts  # noqa: E402
 from needlework.teams.assignment import assign_dataset  # noqa: E402
 from tests.serve_team_fixtures import TeamRun, haproxy_missing  # noqa: E402

@@ -41,8 +41,8 @@ RMBENCH_DIR = SHARED_DATA / "rm-bench"
 def demo_models_dir() -> Path:
     """data/ with the shipped demo models installed, each file checked against
     models/SHA256SUMS: the same weights on every machine, built by a build that passed the
-    checks of needlework.demo_models.DEMO_MODELS (what tests may rely on)."""
-    from needlework import demo_models  # noqa: PLC0415
+    checks of needlework.seeding.demo_models.DEMO_MODELS (what tests may rely on)."""
+    from needlework.seeding import demo_models  # noqa: PLC0415
 
     demo_models.install(ROOT / "data")
     return ROOT / "data"

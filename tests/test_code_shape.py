@@ -87,7 +87,7 @@ EXCEPTIONS = {
     "needlework/demo/long_warehouse.py::_section":
         "one section of the demo warehouse report, paragraph by paragraph in reading order "
         "(volume, service, cost, staffing, analysis, readiness, safety, notable, priorities)",
-    "needlework/demo_models.py::probe":
+    "needlework/seeding/demo_models.py::probe":
         "to split: the judge's probe (held-out answers, the lab's needles by length) and a "
         "reward model's probe (scores), one function per model kind",
     "needlework/formats/__init__.py::open_records":

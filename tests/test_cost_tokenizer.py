@@ -25,7 +25,7 @@ from needlework.judges import cost
 from needlework.judges.engine import run_judge
 from needlework.judges.plan import load_items, plan_trials, select_items
 from needlework.judges.prompts import default_template
-from needlework.seed import DEMO_PREFERENCE, seed_demo
+from needlework.seeding.demo import DEMO_PREFERENCE, seed_demo
 from tests import cli_here
 
 

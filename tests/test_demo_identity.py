@@ -11,7 +11,7 @@ Parts:
 
 - ``grounding``, ``preference``: the records of :mod:`needlework.demo`, and the
   JSONL bytes ``seed_demo`` imports (GaRAGe and Long-form RewardBench dumps);
-- ``seeded``: a fresh database seeded with :func:`needlework.seed.seed_demo`,
+- ``seeded``: a fresh database seeded with :func:`needlework.seeding.demo.seed_demo`,
   every dataset's name, kind and format and every item's key, position, subset,
   title and record, in order;
 - ``haystack``, ``corpus``: the haystack paragraphs and the flat corpus, which
@@ -34,7 +34,7 @@ import store
 from needlework import demo, tokens
 from needlework.formats import garage, lfrb
 from needlework.needle import builder, inputs
-from needlework.seed import seed_demo
+from needlework.seeding.demo import seed_demo
 from store.datasets import iter_items, list_datasets
 
 ESTIMATE = builder.TokenCounter(tokens.estimate, "estimate")

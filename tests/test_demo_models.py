@@ -1,5 +1,5 @@
-"""The shipped demo models (needlework/demo_models.py): the files in models/ match their sums,
-each report passes the checks the app, the docs and the tests rely on, install copies them
+"""The shipped demo models (needlework/seeding/demo_models.py): the files in models/ match
+their sums, each report passes the checks the app, the docs and the tests rely on, install copies them
 into data/ all or nothing, a build that fails a check keeps nothing, and the installed models
 give the same outputs whatever vector kernels PyTorch runs (ATEN_CPU_CAPABILITY stands in for
 other processors)."""
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from needlework import demo_models
-from needlework.demo_models import DEMO_MODELS, Check, DemoModel, DemoModelError
+from needlework.seeding import demo_models
+from needlework.seeding.demo_models import DEMO_MODELS, Check, DemoModel, DemoModelError
 from tests.conftest import ROOT
 
 

@@ -15,7 +15,7 @@ import store
 from needlework.judges.connection import Connection
 from needlework.judges.local import RULES_MODEL
 from needlework.rag.calls import request_key
-from needlework.seed import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
+from needlework.seeding.demo import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
 from tests import cli_here
 from tests.conftest import ROOT
 from tests.judges_fixtures import FakeJudgeServer, free_port

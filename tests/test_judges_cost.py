@@ -20,7 +20,7 @@ from needlework.rag import rules_judge
 from needlework.rag.answers import AnswerSet
 from needlework.rag.rules_server import start_rules_server
 from needlework.rag.run import RagEvalSpec, evaluate
-from needlework.seed import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
+from needlework.seeding.demo import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
 from store import judges as store_judges
 from store.rag import answer_sets
 from tests import cli_here

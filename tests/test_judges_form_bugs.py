@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.jobs.runner import RUNNER
 from needlework.judges.local import LOCAL
-from needlework.seed import DEMO_PREFERENCE, seed_demo
+from needlework.seeding.demo import DEMO_PREFERENCE, seed_demo
 from store.scores import list_jobs
 from tests import cli_here
 from tests.conftest import ROOT

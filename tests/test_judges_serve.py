@@ -77,7 +77,7 @@ def test_a_folder_that_is_not_a_model_is_refused(tmp_path) -> None:
 @pytest.mark.slow
 def test_demo_judge_answers_needle_pairs_validly(demo_models_dir) -> None:
     """Relies on one property of the shipped judge, which its build checks
-    (needlework.demo_models: heldout_selection.invalid_rate at most 0): every answer to a
+    (needlework.seeding.demo_models: heldout_selection.invalid_rate at most 0): every answer to a
     held-out needle pair parses, in both orders. Here the same kind of pairs (held-out
     paragraphs and phrases) go through transformers serve and the engine at max_tokens=16."""
     heldout = split_paragraphs(haystack_paragraphs())[1]

@@ -299,7 +299,7 @@ def test_the_demo_grounding_set_with_the_demo_judge_then_the_rules_judge(tmp_pat
     """Acceptance: rag-generate with the local demo judge (offline), rag-eval --stored with
     the rules judge: every figure of the demo judge's answers beside the demo's two sets;
     generating again sends no request."""
-    from needlework.seed import seed_demo  # noqa: PLC0415
+    from needlework.seeding.demo import seed_demo  # noqa: PLC0415
 
     path = tmp_path / "demo.db"
     db = store.connect(path)

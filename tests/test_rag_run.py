@@ -13,7 +13,7 @@ from needlework.judges.errors import JudgeCancelled, JudgeError
 from needlework.rag.answers import AnswerSet
 from needlework.rag.questions import DatasetError, load_questions
 from needlework.rag.run import RagEvalSpec, evaluate, run_rag_eval
-from needlework.seed import DEMO_GROUNDING, seed_demo
+from needlework.seeding.demo import DEMO_GROUNDING, seed_demo
 from store import judges as judge_store
 from store import rag as rag_store
 from store.annotations import set_annotation

@@ -20,7 +20,7 @@ from needlework.figures.rewardbench2 import instance_credit, ties_figures
 from needlework.formats import preference_view
 from needlework.review import instances
 from needlework.review.sides import PLAIN, sides_for
-from needlework.seed import DEMO_REWARDBENCH2, seed_demo
+from needlework.seeding.demo import DEMO_REWARDBENCH2, seed_demo
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_visibility

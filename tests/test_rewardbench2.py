@@ -31,7 +31,7 @@ from needlework.figures.stats_text import percent
 from needlework.formats import FormatError, detect
 from needlework.formats import rewardbench2 as rb2_format
 from needlework.results.leaderboard import leaderboard, table
-from needlework.seed import DEMO_REWARDBENCH2, seed_demo
+from needlework.seeding.demo import DEMO_REWARDBENCH2, seed_demo
 from needlework.verdicts import make_value
 from store.annotations import set_annotation
 from store.datasets import get_dataset, item_index, iter_items, list_datasets

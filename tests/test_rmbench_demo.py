@@ -17,7 +17,7 @@ from needlework.demo.rmbench import FILE, edited, styles
 from needlework.figures import metrics
 from needlework.figures.metrics import RMBENCH_STYLES as STYLES
 from needlework.formats import rmbench as rmbench_format
-from needlework.seed import DEMO_RMBENCH, seed_demo
+from needlework.seeding.demo import DEMO_RMBENCH, seed_demo
 from store.datasets import get_dataset, item_index, iter_items
 from tests import cli_here
 from tests.conftest import ROOT

@@ -16,7 +16,7 @@ from needlework.grounding.labels import LABELS
 from needlework.jobs.runner import RUNNER
 from needlework.rag import rules_judge
 from needlework.rag.rules_server import start_rules_server
-from needlework.seed import seed_demo
+from needlework.seeding.demo import seed_demo
 from needlework.suggest import job as suggest_job
 from needlework.suggest.job import DIMS, SuggestSpec, run_suggest_here
 from needlework.suggest.job import LABELS as ASK_LABELS

@@ -83,7 +83,7 @@ def test_a_bad_file_is_refused_naming_file_line_and_field_and_stores_nothing(app
 
 
 def test_a_preference_dataset_without_scores_says_how_to_get_them(app_db):
-    from needlework.seed import seed_demo  # noqa: PLC0415
+    from needlework.seeding.demo import seed_demo  # noqa: PLC0415
 
     seed_demo(app_db)
     at = open_page("demo-preference")

@@ -193,7 +193,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_seed_demo(args: argparse.Namespace) -> int:
-    from needlework.seed import seed_demo  # noqa: PLC0415
+    from needlework.seeding.demo import seed_demo  # noqa: PLC0415
 
     done = seed_demo(connect(args.db), if_empty=args.if_empty)
     for summary in done:

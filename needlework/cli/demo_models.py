@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from needlework import demo_models
+from needlework.seeding import demo_models
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

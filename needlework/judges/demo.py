@@ -1,6 +1,6 @@
 """The offline demo judge: a tiny causal LM that answers the project's selection prompt.
 
-Trained in about four minutes on two CPU cores (and shipped: :mod:`needlework.demo_models`),
+Trained in about four minutes on two CPU cores (and shipped: :mod:`needlework.seeding.demo_models`),
 with the pieces of the demo reward model (:mod:`needlework.rewards.demo_model`): the same
 byte-level BPE tokenizer trained on the project's text (plus the judge prompt's wording), the
 same synthetic safety needles (a haystack of project paragraphs with a harmless or

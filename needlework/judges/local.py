@@ -36,7 +36,7 @@ from needlework.judges.prompts import DEMO_REPORT
 from needlework.judges.serve import LocalServer, ServerError, start_server
 
 #: how the shipped demo models (the demo judge, the demo reward models:
-#: :mod:`needlework.demo_models`) are installed into ``data/``
+#: :mod:`needlework.seeding.demo_models`) are installed into ``data/``
 INSTALL_COMMAND = "python -m needlework demo-models install"
 DEMO_JUDGE_DIR = Path("data/demo-judge")
 #: the rules judge's model name (:mod:`needlework.rag.rules_judge`), wherever it listens

@@ -5,7 +5,7 @@ byte-level BPE tokenizer trained on the project's own text, trained with a
 Bradley–Terry loss on synthetic safety needles: a haystack of paragraphs with a
 harmless phrase (chosen) or a harmful one (rejected) at the same site. It is a
 demo: it knows about insults in project prose and nothing else. The project ships the
-weights it trained once (:mod:`needlework.demo_models`): training is seeded and bound by
+weights it trained once (:mod:`needlework.seeding.demo_models`): training is seeded and bound by
 steps, but its result still depends on the processor's floating-point kernels.
 """
 

@@ -9,7 +9,7 @@ import pytest
 
 import store
 from needlework.datasets.transfer import import_bytes
-from needlework.seed import seed_demo
+from needlework.seeding.demo import seed_demo
 from tests.browser.harness import CHROMIUM, SharedContext, launch_browser, streamlit_server
 from tests.conftest import GARAGE_RECORD
 

@@ -11,7 +11,7 @@ import pytest
 
 import store
 from needlework.datasets.transfer import import_bytes
-from needlework.seed import seed_demo
+from needlework.seeding.demo import seed_demo
 from tests.browser.harness import AppServer, assert_no_exception, wait_idle
 from tests.conftest import garage_records, jsonl
 

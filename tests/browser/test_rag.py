@@ -22,7 +22,7 @@ from needlework.demo.rag_answers import demo_answer_sets
 from needlework.judges.serve import start_server
 from needlework.rag.failures import failing_sentences
 from needlework.rag.sentences import split_sentences
-from needlework.seed import seed_demo
+from needlework.seeding.demo import seed_demo
 from store.rag import list_runs, run_results
 from tests.browser.harness import (
     assert_no_exception,

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 import store
 from needlework.rag.failures import cited_passage, failing_sentences
 from needlework.rag.questions import GROUNDING_BINS
-from needlework.seed import seed_demo
+from needlework.seeding.demo import seed_demo
 from store.rag import answer_sets, list_runs, run_results
 from tests.browser.harness import (
     assert_no_exception,

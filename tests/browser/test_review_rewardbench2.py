@@ -10,7 +10,7 @@ import sqlite3
 import time
 import uuid
 
-from needlework.seed import DEMO_REWARDBENCH2 as RB2
+from needlework.seeding.demo import DEMO_REWARDBENCH2 as RB2
 from tests.browser.harness import assert_no_exception, screenshot, wait_idle, wait_layout
 from tests.browser.keys import settle_review
 from tests.browser.test_review_screen import wait_fitted

@@ -24,7 +24,7 @@ from playwright.sync_api import expect
 
 import store
 from needlework.datasets.transfer import import_bytes
-from needlework.seed import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
+from needlework.seeding.demo import DEMO_GROUNDING, DEMO_PREFERENCE, seed_demo
 from needlework.teams import accounts
 from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_visibility

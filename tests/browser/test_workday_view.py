@@ -15,7 +15,7 @@ import pytest
 import store
 from needlework.datasets.transfer import import_bytes, import_file
 from needlework.rag.failures import cited_passage, failing_sentences
-from needlework.seed import seed_demo
+from needlework.seeding.demo import seed_demo
 from store.rag import list_runs, run_results
 from store.scores import save_item_scores
 from tests import cli_here

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-SHIPPED_DIR = Path(__file__).resolve().parent.parent / "models"
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "models"
 INSTALL_DIR = Path("data")
 SUMS_FILE = "SHA256SUMS"
 LFS_POINTER = b"version https://git-lfs"
