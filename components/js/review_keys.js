@@ -13,7 +13,7 @@
 // switch): views, not data.
 // `data` is the page's: {dataset, annotator, item, i, j, verdict, reasons, advance, seq,
 // moves, line, keys, blind}. No data is ever put into HTML here.
-// the verdicts' and reasons' keys come with the page's data (needlework.review.verdicts)
+// the verdicts' and reasons' keys come with the page's data (needlework.verdicts)
 let VERDICTS = {};
 let REASONS = {};
 const BARRIER = "nw-review-barrier";

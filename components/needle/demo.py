@@ -1,4 +1,4 @@
-"""The needle lab's seeded demo result (needlework/demo/needle_seed.py): which needle set the
+"""The needle lab's seeded demo result (needlework/needle/seed.py): which needle set the
 lab shows when the sidebar's dataset is not one, and the note that says what the demo result
 is (which model scored it and its stated limitation)."""
 

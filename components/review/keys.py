@@ -82,7 +82,7 @@ def render_review_keyboard(dataset: str, me: str, ident: tuple[str, int, int],
     ``line``: the comparisons ahead of and behind this one in the list
     (:func:`components.review.position.line_around`), where moves made before the page
     has drawn the last one lead; ``keys``: what each key means (default
-    :func:`needlework.review.verdicts.key_map`; a blind annotator's from
+    :func:`needlework.verdicts.key_map`; a blind annotator's from
     :meth:`needlework.review.sides.Sides.keys`); ``shown``: ``(item, verdict) -> verdict``
     as a blind annotator's page names it (:meth:`needlework.review.sides.Sides.shown`, a
     position, never agree or flip): every verdict in the data goes through it, so nothing
