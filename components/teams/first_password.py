@@ -13,8 +13,8 @@ browser asked for.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import streamlit as st
 
@@ -32,7 +32,14 @@ ERROR = "nw-first-password-error"
 TRY = "nw-first-password-try"
 
 
-def field_keys(state: Mapping[str, Any]) -> tuple[str, str]:
+class _State(Protocol):
+    """What :func:`field_keys` reads: the session state, or a test's copy of it."""
+
+    def __contains__(self, key: str) -> bool: ...
+    def __getitem__(self, key: str) -> Any: ...
+
+
+def field_keys(state: _State) -> tuple[str, str]:
     """The keys of the two fields on this try: ``NEW-n`` and ``AGAIN-n``, n the number of
     tries so far (a field's key never changes while it is on screen)."""
     n = state[TRY] if TRY in state else 0
