@@ -17,12 +17,12 @@ with st.spinner("Loading the reward engine (PyTorch, transformers) …"):
     engine()  # imported once, by the server's warm-up thread
     from components.models.picker import code, current_model, render_model_picker
     from components.needle.builder import render_builder
+    from components.needle.cell import render_cell
     from components.needle.charts import (
         heatmap_caption,
         notes_of,
         pick_sets,
         picked_sets,
-        render_cell,
         render_findings,
         render_heatmaps,
         render_lines,

@@ -19,10 +19,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from components.needle.cell import render_cell
 from components.needle.charts import (
     export_notes,
     heatmap_chart,
-    render_cell,
     render_heatmaps,
     results_of,
 )
