@@ -55,7 +55,7 @@ def _pair_view(path: str, fingerprint: str) -> None:
     """One needle pair scored by ``path``, as the lab's cell list opens it."""
     import pandas as pd  # noqa: PLC0415
 
-    from components.needle.charts import render_pair  # noqa: PLC0415
+    from components.needle.cell import render_pair  # noqa: PLC0415
     from components.needle.data import ResultSet  # noqa: PLC0415
 
     hay = "The warehouse opens at six. " * 12
