@@ -126,19 +126,9 @@ def unit_of(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
-#: The arrow that still runs back up, with why, until the module that blocks it moves.
-#: An entry is (importing file, imported module); it must still be there (see the test below).
-UNIT_EXCEPTIONS = {
-    ("needlework/teams/config.py", "needlework.judges.named"):
-        "the config parses [judges.NAME] into NamedJudge, whose connection() builds a "
-        "judges.connection.Connection; Connection moves below teams once the CLI split "
-        "(needlework/cli/judges.py, which imports judges.connection) has landed",
-}
-
-
 def unit_imports() -> dict[tuple[str, str], list[str]]:
     """``(unit, unit it imports)`` -> where, as ``file:line`` (first first), over needlework/;
-    imports under ``if TYPE_CHECKING:`` and the :data:`UNIT_EXCEPTIONS` left out."""
+    imports under ``if TYPE_CHECKING:`` left out."""
     modules = {name: path for name, path in project_modules().items()
                if name.startswith("needlework.")}
     known = set(modules) | {"needlework"}
@@ -161,8 +151,6 @@ def unit_imports() -> dict[tuple[str, str], list[str]]:
                            for a in node.names]
             for target in targets:
                 if target not in known or target == "needlework":
-                    continue
-                if (where, target) in UNIT_EXCEPTIONS:
                     continue
                 edge = (unit_of(name), unit_of(target))
                 site = f"{where}:{node.lineno}"
@@ -190,17 +178,6 @@ def test_no_unit_of_needlework_imports_back_up():
     assert len(graph) > 20  # the walk found the units (25 when written)
     cycle = find_cycle(graph)
     assert cycle is None, unit_cycle_message(cycle or [], edges)
-
-
-def test_each_unit_exception_is_still_needed():
-    """An exception whose import is gone is taken out of :data:`UNIT_EXCEPTIONS`."""
-    modules = set(project_modules())
-    stale = []
-    for where, target in UNIT_EXCEPTIONS:
-        name = module_name(ROOT / where)
-        if target not in imports_of(name, ROOT / where, modules):
-            stale.append(f"{where} no longer imports {target}")
-    assert stale == []
 
 
 def test_a_unit_cycle_names_the_import_that_closes_it():

@@ -278,15 +278,16 @@ def test_the_reward_page_shows_the_estimate_then_what_the_run_spent(tmp_path, mo
 
 
 def test_a_named_judge_carries_its_price_and_is_held_to_the_limits() -> None:
-    from needlework.judges.named import NamedJudgeError, parse_named_judges  # noqa: PLC0415
+    from needlework.judge_settings import NamedJudgeError, parse_named_judges  # noqa: PLC0415
+    from needlework.judges.connection import named_connection  # noqa: PLC0415
 
     judges = parse_named_judges({"mini": {"base_url": "https://api.openai.com/v1",
                                           "model": "gpt-4o-mini", "input_price": 0.15,
                                           "output_price": 0.6}}, "needlework.toml")
-    conn = judges[0].connection(max_tokens=64)
+    conn = named_connection(judges[0], max_tokens=64)
     assert cost.price_of(conn) == cost.Price(0.15, 0.6) and conn.max_tokens == 64
-    assert parse_named_judges({"free": {"base_url": "http://127.0.0.1:8000/v1", "model": "m"}},
-                              "t")[0].connection().input_price is None
+    free = parse_named_judges({"free": {"base_url": "http://127.0.0.1:8000/v1", "model": "m"}}, "t")
+    assert named_connection(free[0]).input_price is None
     for table, words in (({"input_price": -1}, "input_price must be a number 0 or more"),
                          ({"output_price": "cheap"}, "output_price must be a number 0 or more"),
                          ({"max_tokens": 100_000}, "max_tokens must be at most 32,768")):

@@ -9,7 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from needlework.datasets.transfer import import_bytes
-from needlework.judges.named import NamedJudge
+from needlework.judge_settings import NamedJudge
+from needlework.judges.connection import named_connection
 from needlework.teams.config import ConfigError, parse_config
 from needlework.teams.permissions import User, model_source_refusal
 from tests.conftest import jsonl
@@ -30,7 +31,7 @@ def test_named_judges_are_read_from_the_config() -> None:
     [judge] = config.judges
     assert judge == NamedJudge("team-gpt", "https://api.example.com/v1", "gpt-x", "TEAM_KEY",
                                max_tokens=1024, context_window=8192)
-    conn = judge.connection(max_tokens=100_000, concurrency=50, temperature=0.5)
+    conn = named_connection(judge, max_tokens=100_000, concurrency=50, temperature=0.5)
     assert (conn.max_tokens, conn.concurrency, conn.key_env) == (1024, 4, "TEAM_KEY")
     assert "key from $TEAM_KEY" in judge.describe() and "TEAM_KEY=" not in judge.describe()
     assert parse_config(_config(), "nw.toml").judges == ()

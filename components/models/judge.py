@@ -19,7 +19,7 @@ that makes no connection says why under it, and a Test connection result is show
 the form still describes the connection it tested.
 
 In team mode only an admin sees that form. Reviewers pick one of the admin's named
-connections (``[judges.NAME]`` in needlework.toml, :mod:`needlework.judges.named`) or
+connections (``[judges.NAME]`` in needlework.toml, :mod:`needlework.judge_settings`) or
 the demo and rules judges this server runs: nothing they type decides where a request
 goes or which key travels with it (:func:`connection` ignores the typed fields for them).
 """
@@ -53,6 +53,7 @@ from needlework.judges.connection import (
     Connection,
     Secret,
     default_max_tokens,
+    named_connection,
 )
 from needlework.judges.job import order_for
 from needlework.judges.local import (
@@ -149,7 +150,8 @@ def _picked(v: dict[str, Any]) -> Connection:
                 context_window=context_window_of(server.model))
     for judge in named_judges():
         if judge.name == choice:
-            return judge.connection(temperature=temperature, max_tokens=int(v["max_tokens"]),
+            return named_connection(judge, temperature=temperature,
+                                    max_tokens=int(v["max_tokens"]),
                                     concurrency=int(v["concurrency"]))
     raise ValueError("pick a judge connection (an admin sets them up in needlework.toml, "
                      "[judges.NAME]), or start the demo judge")

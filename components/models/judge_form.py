@@ -12,6 +12,7 @@ from typing import Any, Literal, TypedDict
 import streamlit as st
 
 from components.teams.session import team_config
+from needlework.judge_settings import NamedJudge
 from needlework.judges.connection import (
     DEFAULT_MAX_TOKENS,
     LIMITS,
@@ -19,7 +20,6 @@ from needlework.judges.connection import (
     REASONING_MAX_TOKENS,
 )
 from needlework.judges.local import LOCAL
-from needlework.judges.named import NamedJudge
 from needlework.rag.rules_server import RULES
 
 KEY_SOURCES = {

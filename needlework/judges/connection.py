@@ -4,8 +4,9 @@ A connection is plain data: base URL, model name, where the API key comes from,
 generation parameters (temperature, max tokens), the request timeout, how many
 requests may run at once, and optionally the judge's context window in tokens and its
 prices per million input and output tokens. :data:`LIMITS` bounds the numbers, for the
-page's form and the command line alike: a connection outside them is refused when it is
-made, before any request.
+page's form and the command line alike (``needlework/judge_settings.py``, with the
+defaults and the connections an admin names): a connection outside them is refused when
+it is made, before any request. :func:`named_connection` makes one from a named judge.
 
 The API key is never stored in the connection's fields as text. It is either read
 from an environment variable *when a request is made* (``key_env``, default
@@ -23,20 +24,16 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from needlework.judge_settings import DEFAULT_CONCURRENCY, DEFAULT_MAX_TOKENS, LIMITS, NamedJudge
+
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 NO_KEY = "no-key"  # sent when no key is configured: local servers ignore it
 MASK = "***"
-DEFAULT_MAX_TOKENS = 512
 #: the default length limit of a reasoning model (a connection with ``reasoning_effort``):
 #: its reasoning tokens count against the limit before the first word of the answer
 REASONING_MAX_TOKENS = 8192
 #: the values of ``reasoning_effort`` (OpenAI's; sent only when set)
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
-DEFAULT_CONCURRENCY = 4
-#: ``(lowest, highest)`` of each number a connection holds (a context window of 0 is unknown)
-LIMITS: dict[str, tuple[float, float]] = {
-    "temperature": (0.0, 2.0), "max_tokens": (1, 32768), "timeout": (0.1, 3600.0),
-    "concurrency": (1, 64), "context_window": (0, 10_000_000)}
 MAX_TOKENS_CAP = int(LIMITS["max_tokens"][1])
 
 
@@ -226,6 +223,19 @@ def default_max_tokens(reasoning_effort: str | None = None) -> int:
     reasoning of a reasoning model (:data:`REASONING_MAX_TOKENS`) when ``reasoning_effort``
     is set, else :data:`DEFAULT_MAX_TOKENS`."""
     return REASONING_MAX_TOKENS if reasoning_effort else DEFAULT_MAX_TOKENS
+
+
+def named_connection(judge: NamedJudge, *, temperature: float = 0.0,
+                     max_tokens: int | None = None, concurrency: int | None = None) -> Connection:
+    """The :class:`Connection` to an admin's named judge; ``max_tokens`` and ``concurrency``
+    are what the reviewer asked for, held to the judge's limits."""
+    tokens = judge.max_tokens if max_tokens is None else max(1, min(int(max_tokens), judge.max_tokens))
+    inflight = judge.concurrency if concurrency is None else max(1, min(int(concurrency),
+                                                                         judge.concurrency))
+    return Connection(judge.base_url, judge.model, key_env=judge.key_env,
+                      temperature=float(temperature), max_tokens=tokens, timeout=judge.timeout,
+                      concurrency=inflight, context_window=judge.context_window or None,
+                      input_price=judge.input_price, output_price=judge.output_price)
 
 
 class LocalEndpoint:

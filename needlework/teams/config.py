@@ -16,7 +16,7 @@ The mode lives in ``needlework.toml`` at the repository root (or the file named 
     failures = 5           # wrong passwords in a row that pause sign-in with a name...
     minutes = 15           # ...at most this long (the pause grows from 1 minute)
 
-    [judges.NAME]          # a judge connection reviewers may pick (needlework.judges.named)
+    [judges.NAME]          # a judge connection reviewers may pick (needlework.judge_settings)
     base_url = "https://api.openai.com/v1"
     model = "gpt-4o-mini"
     key_env = "OPENAI_API_KEY"
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from needlework.judges.named import NamedJudge, NamedJudgeError, parse_named_judges
+from needlework.judge_settings import NamedJudge, NamedJudgeError, parse_named_judges
 
 LOCAL, TEAM = "local", "team"
 MODES = (LOCAL, TEAM)

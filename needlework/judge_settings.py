@@ -1,4 +1,9 @@
-"""Named judge connections: the endpoints an admin sets up for the team.
+"""What a judge connection may be set to: the limits and defaults of its numbers, and the
+named connections an admin sets up for the team.
+
+:data:`LIMITS` bounds every number a connection holds, for the page's form, the command
+line and ``needlework.toml`` alike (:class:`needlework.judges.connection.Connection` refuses
+a value outside them when it is made).
 
 In team mode only an admin types a judge's base URL or names where its API key is read;
 reviewers pick one of these connections by name. They live in ``needlework.toml``, one
@@ -16,8 +21,10 @@ table each, never with the key itself::
     output_price = 0.60          # per million completion tokens (optional)
 
 The key is read from ``key_env`` when a request is made and sent only to ``base_url``:
-a reviewer chooses the connection, never where it points. The numbers are held to the
-limits every connection has (:data:`needlework.judges.connection.LIMITS`).
+a reviewer chooses the connection, never where it points. The numbers are held to
+:data:`LIMITS`. This module imports nothing of ours: the team's config
+(:mod:`needlework.teams.config`) reads the tables here, and the judges
+(:func:`needlework.judges.connection.named_connection`) turn one into a connection.
 """
 
 from __future__ import annotations
@@ -28,12 +35,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from needlework.judges.connection import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_MAX_TOKENS,
-    LIMITS,
-    Connection,
-)
+DEFAULT_MAX_TOKENS = 512
+DEFAULT_CONCURRENCY = 4
+#: ``(lowest, highest)`` of each number a connection holds (a context window of 0 is unknown)
+LIMITS: dict[str, tuple[float, float]] = {
+    "temperature": (0.0, 2.0), "max_tokens": (1, 32768), "timeout": (0.1, 3600.0),
+    "concurrency": (1, 64), "context_window": (0, 10_000_000)}
 
 _KEYS = ("base_url", "model", "key_env", "max_tokens", "concurrency", "timeout", "context_window",
          "input_price", "output_price")
@@ -59,18 +66,6 @@ class NamedJudge:
     context_window: int = 0
     input_price: float | None = None
     output_price: float | None = None
-
-    def connection(self, *, temperature: float = 0.0, max_tokens: int | None = None,
-                   concurrency: int | None = None) -> Connection:
-        """The :class:`Connection` to this endpoint; ``max_tokens`` and ``concurrency`` are
-        what the reviewer asked for, held to this connection's limits."""
-        tokens = self.max_tokens if max_tokens is None else max(1, min(int(max_tokens), self.max_tokens))
-        inflight = self.concurrency if concurrency is None else max(1, min(int(concurrency),
-                                                                            self.concurrency))
-        return Connection(self.base_url, self.model, key_env=self.key_env,
-                          temperature=float(temperature), max_tokens=tokens, timeout=self.timeout,
-                          concurrency=inflight, context_window=self.context_window or None,
-                          input_price=self.input_price, output_price=self.output_price)
 
     def describe(self) -> str:
         """``name: model at endpoint (key: $VAR)`` for the picker (never a key's value)."""
