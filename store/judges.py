@@ -277,6 +277,12 @@ def review_scores(db: Database, run_key: str) -> dict[str, dict[str, Any]]:
     """
     rows = db.execute("select item_key, entry from judge_results where run_key = ? order by rowid",
                       [run_key]).fetchall()
+    return {item_key: _item_scores(it) for item_key, it in _gathered(rows).items()}
+
+
+def _gathered(rows: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """Each item's trials (selection: how often each response was named, the trials
+    answered, the comparisons got wrong) or ratings (scoring), and the responses seen."""
     items: dict[str, dict[str, Any]] = {}
     for item_key, raw in rows:
         e = json.loads(raw)
@@ -300,29 +306,31 @@ def review_scores(db: Database, run_key: str) -> dict[str, dict[str, Any]]:
         rejected = [m for m in members if m[0] == "rejected"]
         losers = rejected if picked is None else [picked] if picked[0] == "rejected" else []
         it["disagree"].update((c[1], r[1]) for c in chosen for r in losers)
-    out: dict[str, dict[str, Any]] = {}
+    return items
+
+
+def _item_scores(it: dict[str, Any]) -> dict[str, Any]:
+    """One item's scores and disagreements from what :func:`_gathered` kept for it."""
     scores_c: list[float | None]
     scores_r: list[float | None]
-    for item_key, it in items.items():
-        n_chosen = 1 + max((k for s, k in it["members"] if s == "chosen"), default=-1)
-        n_rejected = 1 + max((k for s, k in it["members"] if s == "rejected"), default=-1)
-        if it["ratings"] or it["invalid"]:
-            def rating(m: tuple[str, int], it: dict[str, Any] = it) -> float | None:
-                return it["ratings"].get(m)
-            scores_c = [rating(("chosen", i)) for i in range(n_chosen)]
-            scores_r = [rating(("rejected", j)) for j in range(n_rejected)]
-            disagree = sorted(
-                (i, j) for i in range(n_chosen) for j in range(n_rejected)
-                if ("chosen", i) in it["invalid"] or ("rejected", j) in it["invalid"]
-                or ((c := scores_c[i]) is not None and (r := scores_r[j]) is not None and r >= c))
-        else:
-            trials = it["trials"]
+    n_chosen = 1 + max((k for s, k in it["members"] if s == "chosen"), default=-1)
+    n_rejected = 1 + max((k for s, k in it["members"] if s == "rejected"), default=-1)
+    if it["ratings"] or it["invalid"]:
+        def rating(m: tuple[str, int]) -> float | None:
+            return it["ratings"].get(m)
+        scores_c = [rating(("chosen", i)) for i in range(n_chosen)]
+        scores_r = [rating(("rejected", j)) for j in range(n_rejected)]
+        disagree = sorted(
+            (i, j) for i in range(n_chosen) for j in range(n_rejected)
+            if ("chosen", i) in it["invalid"] or ("rejected", j) in it["invalid"]
+            or ((c := scores_c[i]) is not None and (r := scores_r[j]) is not None and r >= c))
+    else:
+        trials = it["trials"]
 
-            def share(m: tuple[str, int], it: dict[str, Any] = it, trials: int = trials) -> float | None:
-                return it["named"].get(m, 0) / trials if trials else None
-            scores_c = [share(("chosen", i)) for i in range(n_chosen)]
-            scores_r = [share(("rejected", j)) for j in range(n_rejected)]
-            disagree = sorted(it["disagree"])
-        out[item_key] = {"chosen_scores": scores_c, "rejected_scores": scores_r,
-                         "disagree": [list(p) for p in disagree]}
-    return out
+        def share(m: tuple[str, int]) -> float | None:
+            return it["named"].get(m, 0) / trials if trials else None
+        scores_c = [share(("chosen", i)) for i in range(n_chosen)]
+        scores_r = [share(("rejected", j)) for j in range(n_rejected)]
+        disagree = sorted(it["disagree"])
+    return {"chosen_scores": scores_c, "rejected_scores": scores_r,
+            "disagree": [list(p) for p in disagree]}

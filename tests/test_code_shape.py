@@ -128,9 +128,6 @@ EXCEPTIONS = {
     "needlework/figures/stats.py::bootstrap_mean":
         "to split: the argument checks and the Wilson shortcut; the plain or stratified "
         "resampling; the rules for a zero-width interval",
-    "store/judges.py::review_scores":
-        "to split: gathering each item's trials (selection) or ratings (scoring); the "
-        "scores and disagreements per item",
     "store/migrations_base.py::m006_teams":
         "a shipped migration: never edited (docs/ARCHITECTURE.md, store/), its tables one "
         "statement each",
