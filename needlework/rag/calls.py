@@ -199,19 +199,11 @@ def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *
     client = client or JudgeClient(connection)
     where = cache_endpoint(connection.endpoint, connection.model)
     client.assume_refused(store.refusals(db, where, connection.model))
-    params = client.effective_params()
-    keys = {r.id: request_key(connection, r.messages, params) for r in requests}
-    skipped = {r.id: reason for r in requests if (reason := too_long(connection, r.messages))}
-    stats.too_long = len(skipped)
-    found = store.cached_calls(db, [keys[r.id] for r in requests if r.id not in skipped])
-    pending: dict[str, Request] = {}
-    for r in requests:
-        key = keys[r.id]
-        if r.id not in skipped and key not in found and key not in pending:
-            pending[key] = r
+    keys, skipped, found, pending = _lookup(db, connection, requests, client.effective_params())
     total = len(requests)
     waiting = {r.id for r in requests if keys[r.id] in pending}
     done = total - len(waiting)
+    stats.too_long = len(skipped)
     stats.cached = sum(1 for r in requests if r.id not in skipped and keys[r.id] in found)
     if progress is not None:
         progress(done, total)
@@ -232,7 +224,31 @@ def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *
             client.close()
     if pending and not fresh and not found:
         raise no_answer_error(errors.values(), len(pending))
-    stats.sent, stats.errors = len(pending), len(errors)
+    _count_sent(stats, len(pending), errors, fresh)
+    return _outcomes(requests, keys, skipped, found, fresh, errors), stats
+
+
+def _lookup(db: Any, connection: Connection, requests: Sequence[Request],
+            params: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str],
+                                                dict[str, dict[str, Any]], dict[str, Request]]:
+    """``(keys, skipped, found, pending)``: each request's cache key by id, the requests
+    too long to send (id: why), the cached answers by key, and the requests to send by
+    key (one per prompt)."""
+    keys = {r.id: request_key(connection, r.messages, params) for r in requests}
+    skipped = {r.id: reason for r in requests if (reason := too_long(connection, r.messages))}
+    found = store.cached_calls(db, [keys[r.id] for r in requests if r.id not in skipped])
+    pending: dict[str, Request] = {}
+    for r in requests:
+        key = keys[r.id]
+        if r.id not in skipped and key not in found and key not in pending:
+            pending[key] = r
+    return keys, skipped, found, pending
+
+
+def _count_sent(stats: CallStats, sent: int, errors: Mapping[str, JudgeError],
+                fresh: Mapping[str, Any]) -> None:
+    """Add the requests sent, their failures by kind and their tokens to ``stats``."""
+    stats.sent, stats.errors = sent, len(errors)
     for error in errors.values():
         stats.add_failure(error)
     for row in fresh.values():
@@ -240,6 +256,13 @@ def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *
             stats.unreported += 1
         stats.prompt_tokens += row["prompt_tokens"] or 0
         stats.completion_tokens += row["completion_tokens"] or 0
+
+
+def _outcomes(requests: Sequence[Request], keys: Mapping[str, str], skipped: Mapping[str, str],
+              found: Mapping[str, Any], fresh: Mapping[str, Any],
+              errors: Mapping[str, JudgeError]) -> dict[str, Outcome]:
+    """One :class:`Outcome` per request: too long, answered (now or from the cache) or
+    failed."""
     outcomes: dict[str, Outcome] = {}
     for r in requests:
         key = keys[r.id]
@@ -258,7 +281,7 @@ def run_requests(db: Any, connection: Connection, requests: Sequence[Request], *
             outcomes[r.id] = Outcome(r.id, key, None, invalid(reason, "error"), False, reason,
                                      failure=failure_kind(sent_error) if sent_error is not None
                                      else "failed")
-    return outcomes, stats
+    return outcomes
 
 
 class _Counter:
