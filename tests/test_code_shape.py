@@ -116,9 +116,6 @@ EXCEPTIONS = {
         "to split: the width-dependent Vega expressions and the axes (the base); the layers "
         "(cells with the click selection, the two-line labels, thin-cell outlines) and the "
         "chart's size",
-    "needlework/rewards/loading.py::load_reward_model":
-        "to split: the checks before loading (folder, config, tokenizer); loading the "
-        "weights with their error messages; the pooling probe and the ModelFacts record",
     "needlework/rewards/pipeline.py::RewardPipeline.score_pairs":
         "to split: the cache lookup of the unique texts; tokenizing and fitting the rest; "
         "the batches with cancel and progress",

@@ -279,6 +279,18 @@ def load_reward_model(
             UserWarning,
             stacklevel=2,
         )
+    folder, config, tokenizer = _checked(name, trust_remote_code)
+    device_name = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, device_name)
+    avoid_per_shape_attention_plans(device_name)
+    model = _weights(name, folder, config, options, torch_dtype, device_name)
+    model.eval()
+    return _probed(name, folder, config, model, tokenizer, torch_dtype, device_name,
+                   trust_remote_code)
+
+
+def _checked(name: str, trust_remote_code: bool) -> tuple[Path, Any, Any]:
+    """``(folder, config, tokenizer)``, each checked before any weight is read."""
     folder = resolve_folder(name, trust_remote_code)
     check_model_folder(folder)
     config = read_config(folder, name, trust_remote_code)
@@ -290,12 +302,16 @@ def load_reward_model(
             f"{name}: the tokenizer could not be loaded ({type(exc).__name__}: {exc}). "
             "Save a complete tokenizer next to the model (tokenizer.save_pretrained(folder))."
         ) from None
-    device_name = resolve_device(device)
-    torch_dtype = resolve_dtype(dtype, device_name)
-    avoid_per_shape_attention_plans(device_name)
+    return folder, config, tokenizer
+
+
+def _weights(name: str, folder: Path, config: Any, options: LoadOptions,
+             torch_dtype: torch.dtype, device_name: str) -> Any:
+    """The model with its weights, by its architecture's loader; a failure as a
+    :class:`~needlework.rewards.errors.RewardModelError` that says what to do."""
     spec = loader_for(config)
     try:
-        model = spec.load(str(folder), options, torch_dtype, device_name)
+        return spec.load(str(folder), options, torch_dtype, device_name)
     except errors.RewardModelError:
         raise
     except Exception as exc:
@@ -309,7 +325,11 @@ def load_reward_model(
             "A weight file may be truncated or corrupt: fetch it again (compare its size with "
             "the source), or save the model again with save_pretrained."
         ) from None
-    model.eval()
+
+
+def _probed(name: str, folder: Path, config: Any, model: Any, tokenizer: Any,
+            torch_dtype: torch.dtype, device_name: str, trust_remote_code: bool) -> RewardModel:
+    """The loaded model with its pooling probed and its :class:`ModelFacts` recorded."""
     notes: list[str] = []
     pad_is_eos = False
     if tokenizer.pad_token_id is None and tokenizer.eos_token is not None:
