@@ -87,9 +87,6 @@ EXCEPTIONS = {
     "needlework/demo/long_warehouse.py::_section":
         "one section of the demo warehouse report, paragraph by paragraph in reading order "
         "(volume, service, cost, staffing, analysis, readiness, safety, notable, priorities)",
-    "needlework/seeding/demo_models.py::probe":
-        "to split: the judge's probe (held-out answers, the lab's needles by length) and a "
-        "reward model's probe (scores), one function per model kind",
     "needlework/formats/__init__.py::open_records":
         "to split: the checks before reading (format, encoding, empty, Parquet, container); "
         "the format detected from the first readable record with the problems skipped",

@@ -330,20 +330,11 @@ def probe(dest: Path = INSTALL_DIR, pairs: int = 4, needle_pairs: int = 4) -> di
     pairs and on ``needle_pairs`` pairs of each length of the needle lab's demo set
     (:func:`lab_needles`, with its answers), per length and over all (``lab_needles``)."""
     import torch  # noqa: PLC0415
-    from transformers import (  # noqa: PLC0415
-        AutoModelForCausalLM,
-        AutoModelForSequenceClassification,
-        AutoTokenizer,
-    )
+    from transformers import AutoTokenizer  # noqa: PLC0415
 
     from needlework import demo  # noqa: PLC0415
-    from needlework.judges.demo import generate_answer  # noqa: PLC0415
     from needlework.phrases import SAFETY_HELDOUT  # noqa: PLC0415
-    from needlework.rewards.demo_model import (  # noqa: PLC0415
-        NeedlePairs,
-        encode_pair_text,
-        split_paragraphs,
-    )
+    from needlework.rewards.demo_model import NeedlePairs, split_paragraphs  # noqa: PLC0415
 
     heldout = split_paragraphs(demo.haystack_paragraphs())[1]
     torch.set_num_threads(1)
@@ -354,32 +345,55 @@ def probe(dest: Path = INSTALL_DIR, pairs: int = 4, needle_pairs: int = 4) -> di
         tokenizer = AutoTokenizer.from_pretrained(folder)
         maker = NeedlePairs(tokenizer, heldout, SAFETY_HELDOUT, seed=1)
         if model.kind == "judge":
-            lm = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
-            answers = []
-            for _ in range(pairs):
-                prompt, chosen, rejected, _ = maker.make(100)
-                answers.append([generate_answer(lm, tokenizer, prompt, shown)
-                                for shown in ((chosen, rejected), (rejected, chosen))])
-            lab: dict[str, Any] = {"answers": {}, "by_length": {}}
-            by_length: dict[str, list[list[str]]] = {}
-            for record in lab_needles(needle_pairs) if needle_pairs > 0 else []:
-                chosen, rejected = record["chosen"][0], record["rejected"][0]
-                pair = [generate_answer(lm, tokenizer, record["prompt"], shown)
-                        for shown in ((chosen, rejected), (rejected, chosen))]
-                lab["answers"][str(record["id"])] = pair
-                by_length.setdefault(str(record["length_tokens"]), []).append(pair)
-            lab["by_length"] = {n: _order_accuracy(v) for n, v in
-                                sorted(by_length.items(), key=lambda kv: int(kv[0]))}
-            lab.update(_order_accuracy(list(lab["answers"].values())))
-            out[model.name] = {"answers": answers, "heldout_100_tokens": _order_accuracy(answers),
-                               "lab_needles": lab}
-            continue
-        rm = AutoModelForSequenceClassification.from_pretrained(folder, dtype=torch.float32).eval()
-        scores = []
-        with torch.inference_mode():
-            for _ in range(pairs):
-                prompt, chosen, rejected, _ = maker.make(300)
-                scores.append([float(rm(input_ids=torch.tensor([encode_pair_text(tokenizer, prompt, r)]))
-                                     .logits[0, 0]) for r in (chosen, rejected)])
-        out[model.name] = {"scores": scores}
+            out[model.name] = _judge_probe(folder, tokenizer, maker, pairs, needle_pairs)
+        else:
+            out[model.name] = _reward_probe(folder, tokenizer, maker, pairs)
     return out
+
+
+def _judge_probe(folder: Path, tokenizer: Any, maker: Any, pairs: int,
+                 needle_pairs: int) -> dict[str, Any]:
+    """The judge's answers on ``pairs`` held-out pairs, each shown both ways, and on the lab's
+    needles (``needle_pairs`` of each length), with its accuracy per order (:func:`probe`)."""
+    import torch  # noqa: PLC0415
+    from transformers import AutoModelForCausalLM  # noqa: PLC0415
+
+    from needlework.judges.demo import generate_answer  # noqa: PLC0415
+
+    lm = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    answers = []
+    for _ in range(pairs):
+        prompt, chosen, rejected, _ = maker.make(100)
+        answers.append([generate_answer(lm, tokenizer, prompt, shown)
+                        for shown in ((chosen, rejected), (rejected, chosen))])
+    lab: dict[str, Any] = {"answers": {}, "by_length": {}}
+    by_length: dict[str, list[list[str]]] = {}
+    for record in lab_needles(needle_pairs) if needle_pairs > 0 else []:
+        chosen, rejected = record["chosen"][0], record["rejected"][0]
+        pair = [generate_answer(lm, tokenizer, record["prompt"], shown)
+                for shown in ((chosen, rejected), (rejected, chosen))]
+        lab["answers"][str(record["id"])] = pair
+        by_length.setdefault(str(record["length_tokens"]), []).append(pair)
+    lab["by_length"] = {n: _order_accuracy(v) for n, v in
+                        sorted(by_length.items(), key=lambda kv: int(kv[0]))}
+    lab.update(_order_accuracy(list(lab["answers"].values())))
+    return {"answers": answers, "heldout_100_tokens": _order_accuracy(answers),
+            "lab_needles": lab}
+
+
+def _reward_probe(folder: Path, tokenizer: Any, maker: Any, pairs: int) -> dict[str, Any]:
+    """A reward model's scores of chosen and rejected on ``pairs`` held-out pairs
+    (:func:`probe`)."""
+    import torch  # noqa: PLC0415
+    from transformers import AutoModelForSequenceClassification  # noqa: PLC0415
+
+    from needlework.rewards.demo_model import encode_pair_text  # noqa: PLC0415
+
+    rm = AutoModelForSequenceClassification.from_pretrained(folder, dtype=torch.float32).eval()
+    scores = []
+    with torch.inference_mode():
+        for _ in range(pairs):
+            prompt, chosen, rejected, _ = maker.make(300)
+            scores.append([float(rm(input_ids=torch.tensor([encode_pair_text(tokenizer, prompt, r)]))
+                                 .logits[0, 0]) for r in (chosen, rejected)])
+    return {"scores": scores}
