@@ -87,9 +87,6 @@ EXCEPTIONS = {
     "needlework/demo/long_warehouse.py::_section":
         "one section of the demo warehouse report, paragraph by paragraph in reading order "
         "(volume, service, cost, staffing, analysis, readiness, safety, notable, priorities)",
-    "needlework/formats/__init__.py::open_records":
-        "to split: the checks before reading (format, encoding, empty, Parquet, container); "
-        "the format detected from the first readable record with the problems skipped",
     "needlework/formats/garage.py::validate":
         "one validator of a GaRAGe record, field by field in the schema's order, each "
         "check a line or two",

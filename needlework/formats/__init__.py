@@ -157,6 +157,27 @@ def open_records(
     not fit the format, or the format cannot be detected. ``progress(bytes read,
     size)`` is called as the stream is read.
     """
+    source, array = _opened(stream, file, format, size, progress)
+    if is_parquet(source.head):
+        return _parquet_records(stream, source, file, format, size, progress)
+    if format is not None:
+        module = FORMATS[format]
+        if (module.CONTAINER == "json") != array:
+            want = "a JSON array" if module.CONTAINER == "json" else "JSON lines (one object per line)"
+            raise FormatError([Problem(file, 1, f"the {format} format is {want}")])
+    loader = StrictJson()
+    raws = iter_json_array(source, loader) if array else iter_jsonl(source, loader)
+    first: list[RawRecord] = []
+    if format is None:
+        format, first = _detected(raws, file, array)
+    return RecordStream(file, format, first, raws, array)
+
+
+def _opened(stream: IO[bytes], file: str, format: str | None, size: int,
+            progress: ProgressFn | None) -> tuple[ByteSource, bool]:
+    """``(source, array)``: the stream read up to its first bytes, and whether it holds a
+    JSON array; a :class:`FormatError` for an unknown format, an encoding other than
+    UTF-8 or an empty file."""
     if format is not None and format not in FORMATS:
         raise FormatError([Problem(file, None, f"unknown format {format!r}; expected one of "
                                    + ", ".join(FORMATS))])
@@ -168,54 +189,57 @@ def open_records(
                                    "byte-order mark): only UTF-8 is read; save it as UTF-8")])
     if empty:
         raise FormatError([Problem(file, 1, "the file is empty: no records found")])
-    if is_parquet(source.head):
-        if format is None:
-            format = PARQUET_FORMATS[0]
-        elif format not in PARQUET_FORMATS:
-            raise FormatError([Problem(file, None, f"this is a Parquet file: the {format} format "
-                                       "is read from JSON; Parquet is read as "
-                                       + ", ".join(PARQUET_FORMATS))])
-        return RecordStream(file, format, [], iter_parquet(stream, source, size, progress),
-                            False, "row")
-    if format is not None:
-        module = FORMATS[format]
-        if (module.CONTAINER == "json") != array:
-            want = "a JSON array" if module.CONTAINER == "json" else "JSON lines (one object per line)"
-            raise FormatError([Problem(file, 1, f"the {format} format is {want}")])
-    loader = StrictJson()
-    raws = iter_json_array(source, loader) if array else iter_jsonl(source, loader)
-    first: list[RawRecord] = []
+    return source, array
+
+
+def _parquet_records(stream: IO[bytes], source: ByteSource, file: str, format: str | None,
+                     size: int, progress: ProgressFn | None) -> RecordStream:
+    """A Parquet file's rows, in the first format published as Parquet when none is
+    given; a :class:`FormatError` for a format read from JSON only."""
     if format is None:
-        # Detect from the first record that reads as JSON; the bad ones before it are
-        # kept (a bounded number) to be reported with the rest.
-        skipped = ProblemList()
-        dropped = 0
-        for raw in raws:
-            if raw.error is None:
-                if dropped:
-                    first.append(RawRecord(raw.line, -1, None, f"and {dropped} more lines before "
-                                           "this one that could not be read"))
-                first.append(raw)
-                break
-            if len(first) < ProblemList.LIMIT:
-                first.append(raw)
-            else:
-                dropped += 1
-            skipped.add(Problem(file, raw.line, raw.error))
-        good = [r for r in first if r.error is None]
-        if not good:
-            if not skipped:
-                what = "the array has no records" if array else "no records found"
-                raise FormatError([Problem(file, 1, f"the file is empty: {what}")])
-            skipped.raise_if_any()
-        try:
-            format = detect(good[0].value, array, file)
-        except FormatError as e:
-            for problem in e.problems:
-                skipped.add(problem)
-            skipped.raise_if_any()
+        format = PARQUET_FORMATS[0]
+    elif format not in PARQUET_FORMATS:
+        raise FormatError([Problem(file, None, f"this is a Parquet file: the {format} format "
+                                   "is read from JSON; Parquet is read as "
+                                   + ", ".join(PARQUET_FORMATS))])
+    return RecordStream(file, format, [], iter_parquet(stream, source, size, progress),
+                        False, "row")
+
+
+def _detected(raws: Iterator[RawRecord], file: str, array: bool) -> tuple[str, list[RawRecord]]:
+    """``(format, first)``: the format detected from the first record that reads as JSON,
+    and the records read so far (the bad ones before it kept, a bounded number, to be
+    reported with the rest)."""
+    first: list[RawRecord] = []
+    skipped = ProblemList()
+    dropped = 0
+    for raw in raws:
+        if raw.error is None:
+            if dropped:
+                first.append(RawRecord(raw.line, -1, None, f"and {dropped} more lines before "
+                                       "this one that could not be read"))
+            first.append(raw)
+            break
+        if len(first) < ProblemList.LIMIT:
+            first.append(raw)
+        else:
+            dropped += 1
+        skipped.add(Problem(file, raw.line, raw.error))
+    good = [r for r in first if r.error is None]
+    if not good:
+        if not skipped:
+            what = "the array has no records" if array else "no records found"
+            raise FormatError([Problem(file, 1, f"the file is empty: {what}")])
+        skipped.raise_if_any()
+    format: str | None = None
+    try:
+        format = detect(good[0].value, array, file)
+    except FormatError as e:
+        for problem in e.problems:
+            skipped.add(problem)
+        skipped.raise_if_any()
     assert format is not None
-    return RecordStream(file, format, first, raws, array)
+    return format, first
 
 
 def parse(data: bytes, file: str, format: str | None = None) -> ParsedFile:
