@@ -90,9 +90,6 @@ EXCEPTIONS = {
     "needlework/formats/garage.py::validate":
         "one validator of a GaRAGe record, field by field in the schema's order, each "
         "check a line or two",
-    "needlework/judges/engine.py::run_judge":
-        "to split: the checks and the trial plan; sending the pending trials with the "
-        "cancel and failure bookkeeping; the results and the summary written to the store",
     "needlework/judges/evaluate.py::position_bias":
         "its contract defines seven figures (19 lines); the body counts them all in one "
         "pass per group size",

@@ -45,7 +45,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from needlework.formats.preference import Preference
 from needlework.judges import cache, cost, evaluate
@@ -167,6 +167,28 @@ def run_judge(
     Raises :class:`JudgeError` (or :class:`JudgeCancelled`) after recording the run as
     failed (or cancelled).
     """
+    template = _checked_template(connection, mode, order, context_policy, template)
+    trials = plan_trials(items, mode, order=order, seed=seed, window=connection.context_window,
+                         reserve=connection.max_tokens, policy=context_policy, template=template)
+    identity = _identity(connection, dataset, mode, order, seed, context_policy, selection,
+                         template)
+    run_key = cache.run_key(**identity)
+    head = {"run_key": run_key, "dataset": dataset, "format": format_name,
+            "endpoint": connection.endpoint, "model": connection.model, "mode": mode,
+            "order": order, "seed": seed if order == "shuffle" else None,
+            "context_policy": context_policy, "context_window": connection.context_window,
+            "prompt_version": template.label, "template": template.as_dict(),
+            "params": connection.params(), "items": len(items), "selection": selection or None}
+    options = {**identity, "connection": connection.describe(), "trials": len(trials),
+               "template": template.as_dict()}
+    sent = _send_trials(db, client, connection, trials, run_key, options, progress, should_stop)
+    return _finish(db, connection, head, trials, sent)
+
+
+def _checked_template(connection: Connection, mode: str, order: str, context_policy: str,
+                      template: Template | None) -> Template:
+    """The run's template (by default the paper's for ``mode``), once the mode, the order
+    and the context policy are known to be ones :func:`run_judge` runs."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if (refusal := mode_refusal(connection.model, mode)) is not None:
@@ -178,21 +200,34 @@ def run_judge(
     template = template or default_template(mode, connection.model)
     if template.mode.name != mode:
         raise ValueError(f"a {template.mode.name} template cannot run in {mode} mode")
-    trials = plan_trials(items, mode, order=order, seed=seed, window=connection.context_window,
-                         reserve=connection.max_tokens, policy=context_policy, template=template)
-    endpoint, model, params = connection.endpoint, connection.model, connection.params()
+    return template
+
+
+class _Sent(NamedTuple):
+    """What sending a run's trials left: each trial's cache key, every answer by key
+    (cached or fresh), the fresh ones, the failed requests by key, and the sending's
+    figures for the summary (requests, retries, cached, sent, errors, parameters)."""
+
+    keys: list[str | None]
+    found: dict[str, dict[str, Any]]
+    fresh: dict[str, dict[str, Any]]
+    errors: dict[str, JudgeError]
+    figures: dict[str, Any]
+
+
+def _send_trials(db: Any, client: JudgeClient | None, connection: Connection,
+                 trials: Sequence[Trial], run_key: str, options: dict[str, Any],
+                 progress: Progress | None, should_stop: ShouldStop | None) -> _Sent:
+    """Start the run in the store and send the trials not in the cache (one per prompt);
+    a cancel records the run cancelled, a failure of the endpoint abandons it."""
     own_client = client is None
     client = client or JudgeClient(connection)
-    where = cache_endpoint(endpoint, model)
-    client.assume_refused(store.refusals(db, where, model))
+    where = cache_endpoint(connection.endpoint, connection.model)
+    client.assume_refused(store.refusals(db, where, connection.model))
     keys = trial_keys(connection, trials, client.effective_params())
-    identity = _identity(connection, dataset, mode, order, seed, context_policy, selection,
-                         template)
-    run_key = cache.run_key(**identity)
-    options = {**identity, "connection": connection.describe(), "trials": len(trials),
-               "template": template.as_dict()}
-    store.start_run(db, run_key, dataset=dataset, endpoint=endpoint, model=model, mode=mode,
-                    options=options, total=len(trials))
+    store.start_run(db, run_key, dataset=options["dataset"], endpoint=connection.endpoint,
+                    model=connection.model, mode=options["mode"], options=options,
+                    total=len(trials))
     found = store.cached_calls(db, [k for k in keys if k])
     pending: dict[str, Trial] = {}
     for trial, key in zip(trials, keys, strict=True):
@@ -206,7 +241,7 @@ def run_judge(
     requests_before, retries_before = client.requests, client.retries
     try:
         fresh = send_pending(db, client, connection, pending, done, total, errors, progress,
-                      should_stop, answered_before=len(found))
+                             should_stop, answered_before=len(found))
     except (JudgeCancelled, KeyboardInterrupt) as exc:
         store.update_run_progress(db, run_key, store_done(db, keys))
         store.finish_run(db, run_key, "cancelled", {"error": str(exc) or "interrupted"})
@@ -221,6 +256,19 @@ def run_judge(
         if own_client:
             client.close()
     found.update(fresh)
+    return _Sent(keys, found, fresh, errors, {
+        "requests": requests, "retries": retries,
+        "cached": sum(1 for k in keys if k and k not in pending), "sent": len(pending),
+        "errors": len(errors), "provider_defaults": client.provider_defaults(),
+        "sent_params": client.effective_params()})
+
+
+def _finish(db: Any, connection: Connection, head: dict[str, Any], trials: Sequence[Trial],
+            sent: _Sent) -> JudgeRun:
+    """The trials' results and the run's summary (``head`` first), written to the store; a
+    run in which no trial got an answer is abandoned instead (its :class:`JudgeError`
+    raised)."""
+    run_key, (keys, found, fresh, errors, figures) = head["run_key"], sent
     results = []
     for trial, key in zip(trials, keys, strict=True):
         row = found.get(key) if key else None
@@ -233,31 +281,21 @@ def run_judge(
         _abandon(db, run_key, keys, str(error))
         raise error
     summary = {
-        "run_key": run_key, "dataset": dataset, "format": format_name, "endpoint": endpoint,
-        "model": model, "mode": mode, "order": order,
-        "seed": seed if order == "shuffle" else None, "context_policy": context_policy,
-        "context_window": connection.context_window, "prompt_version": template.label,
-        "template": template.as_dict(),
-        "params": params, "items": len(items), "selection": selection or None,
-        "requests": requests, "retries": retries,
-        "cached": sum(1 for k in keys if k and k not in pending),
-        "sent": len(pending), "errors": len(errors),
-        "provider_defaults": client.provider_defaults(),
-        "sent_params": client.effective_params(),
+        **head, **figures,
         "cut": sum(1 for t in trials if t.fit.cut and not t.skipped),
         "cut_off": sum(1 for r in results if r.get("cut_off")),
         "token_method": trials[0].fit.method if trials else None,
         "usage": _usage(found.values()),
-        "cost": cost.actual(fresh.values(), cached=sum(1 for k in keys if k and k not in pending),
+        "cost": cost.actual(fresh.values(), cached=figures["cached"],
                             price=cost.price_of(connection)).as_dict(),
-        **evaluate.summarize(results, mode, format_name),
+        **evaluate.summarize(results, head["mode"], head["format"]),
     }
     summary["too_long"] = [{"item_key": r["item_key"], "trial": r["trial"], **r["fit"]}
                            for r in results if r["skipped"] or r["fit"]["cut"]][:50]
     store.save_results(db, run_key, [{"item_key": r["item_key"], "trial": r["trial"],
                                       "subset": r["subset"], "call_key": r["call_key"], "entry": r}
                                      for r in results])
-    store.update_run_progress(db, run_key, total)
+    store.update_run_progress(db, run_key, len(trials))
     store.finish_run(db, run_key, "done", summary)
     return JudgeRun(run_key, summary, results)
 
