@@ -93,9 +93,6 @@ EXCEPTIONS = {
     "needlework/judges/evaluate.py::position_bias":
         "its contract defines seven figures (19 lines); the body counts them all in one "
         "pass per group size",
-    "needlework/judges/needles.py::write_needles":
-        "to split: the argument checks and the clients; the loop over haystacks and lengths "
-        "with the even-cells rule",
     "needlework/judges/needles.py::_write_slot":
         "to split: the rewrite and its counterpart; the slot and verifier checks; the kept "
         "record with its prompts (one attempt's steps in order)",

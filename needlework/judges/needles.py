@@ -191,16 +191,7 @@ def write_needles(db: Any, writer: Connection, haystacks: Sequence[Haystack], *,
     every cell holds the same count. ``progress(done, total)`` counts needle slots
     (haystacks × lengths × positions × per_haystack).
     """
-    if aspect not in ASPECTS:
-        raise ValueError(f"aspect must be one of {', '.join(ASPECTS)}, not {aspect!r}")
-    if per_haystack < 1:
-        raise ValueError(f"needles per haystack must be at least 1, got {per_haystack}")
-    if tries < 1:
-        raise ValueError(f"tries per needle must be at least 1, got {tries}")
-    if positions < 1:
-        raise ValueError(f"positions must be at least 1, got {positions}")
-    if lengths is not None and any(int(n) <= 0 for n in lengths):
-        raise ValueError("lengths must be positive token counts")
+    _check_options(aspect, per_haystack, tries, positions, lengths)
     counter = counter or resolve_counter()
     out = NeedleWriting(token_method=counter.method, positions=positions,
                         lengths=tuple(sorted({int(n) for n in lengths})) if lengths else ())
@@ -220,28 +211,8 @@ def write_needles(db: Any, writer: Connection, haystacks: Sequence[Haystack], *,
 
     try:
         for haystack in haystacks:
-            cuts = _cuts(haystack, lengths, tolerance, counter)
-            mine = len(out.records)
-            if even and any(text is None for _, text in cuts):
-                short = ", ".join(str(n) for n, text in cuts if text is None)
-                out.attempts.append({"haystack_id": haystack.id, "length": None, "kept": False,
-                                     "span": None, "reason": f"shorter than {short} tokens: skipped "
-                                                             "at every length (even cells)"})
-                step(len(cuts) * per_cut)
-                continue
-            full = True
-            for length, text in cuts:
-                if text is None:
-                    out.attempts.append({"haystack_id": haystack.id, "length": length, "kept": False,
-                                         "span": None, "reason": f"shorter than {length} tokens: skipped"})
-                    step(per_cut)
-                    continue
-                full = _write_cut(run, haystack, text, length, per_haystack, tries, seed, even,
-                                  step) and full
-                if even and not full:
-                    break
-            if even and not full:
-                _drop(out, haystack.id, mine)
+            _write_haystack(run, haystack, _cuts(haystack, lengths, tolerance, counter),
+                            per_haystack, tries, seed, even, step)
         step(total - done)
     finally:
         out.requests = write_client.requests + (check_client.requests
@@ -250,6 +221,52 @@ def write_needles(db: Any, writer: Connection, haystacks: Sequence[Haystack], *,
         if check_client is not write_client:
             check_client.close()
     return out
+
+
+def _check_options(aspect: str, per_haystack: int, tries: int, positions: int,
+                   lengths: Sequence[int] | None) -> None:
+    """A ``ValueError`` for an option :func:`write_needles` cannot work with."""
+    if aspect not in ASPECTS:
+        raise ValueError(f"aspect must be one of {', '.join(ASPECTS)}, not {aspect!r}")
+    if per_haystack < 1:
+        raise ValueError(f"needles per haystack must be at least 1, got {per_haystack}")
+    if tries < 1:
+        raise ValueError(f"tries per needle must be at least 1, got {tries}")
+    if positions < 1:
+        raise ValueError(f"positions must be at least 1, got {positions}")
+    if lengths is not None and any(int(n) <= 0 for n in lengths):
+        raise ValueError("lengths must be positive token counts")
+
+
+def _write_haystack(run: _Writer, haystack: Haystack, cuts: list[tuple[int | None, str | None]],
+                    per_haystack: int, tries: int, seed: int, even: bool,
+                    step: Callable[[int], None]) -> None:
+    """Fill one haystack's cuts (``(length, text)``, ``None`` text when it is too short for
+    the length). With ``even``, a haystack too short for a length gives no needle at all,
+    and one that leaves a cell short has the needles it gave taken back."""
+    out = run.out
+    per_cut = out.positions * per_haystack
+    mine = len(out.records)
+    if even and any(text is None for _, text in cuts):
+        short = ", ".join(str(n) for n, text in cuts if text is None)
+        out.attempts.append({"haystack_id": haystack.id, "length": None, "kept": False,
+                             "span": None, "reason": f"shorter than {short} tokens: skipped "
+                                                     "at every length (even cells)"})
+        step(len(cuts) * per_cut)
+        return
+    full = True
+    for length, text in cuts:
+        if text is None:
+            out.attempts.append({"haystack_id": haystack.id, "length": length, "kept": False,
+                                 "span": None, "reason": f"shorter than {length} tokens: skipped"})
+            step(per_cut)
+            continue
+        full = _write_cut(run, haystack, text, length, per_haystack, tries, seed, even,
+                          step) and full
+        if even and not full:
+            break
+    if even and not full:
+        _drop(out, haystack.id, mine)
 
 
 def _drop(out: NeedleWriting, haystack_id: str, first: int) -> None:
