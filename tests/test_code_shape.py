@@ -93,9 +93,6 @@ EXCEPTIONS = {
     "needlework/judges/evaluate.py::position_bias":
         "its contract defines seven figures (19 lines); the body counts them all in one "
         "pass per group size",
-    "needlework/judges/needles.py::_write_slot":
-        "to split: the rewrite and its counterpart; the slot and verifier checks; the kept "
-        "record with its prompts (one attempt's steps in order)",
     "needlework/judges/rewardbench2.py::run_rewardbench2_judge":
         "its keyword-only signature is 16 lines and its contract 6; the body runs the two "
         "parts (four-way, Ties) under one client and one progress, then stores the combined "

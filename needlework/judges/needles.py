@@ -321,76 +321,129 @@ def _write_cut(run: _Writer, haystack: Haystack, text: str, length: int | None, 
 def _write_slot(run: _Writer, haystack: Haystack, text: str, length: int | None, slot: int,
                 candidates: list[Passage], wanted: int) -> int:
     """Try passages (popped from the end of ``candidates``) until ``wanted`` needles of
-    ``slot`` are kept; returns how many."""
-    write_client, check_client = run.clients
-    writer, verifier = run.connections
-    positions = run.out.positions
+    ``slot`` are kept; returns how many. Each attempt's steps in order: the rewrite and
+    its counterpart, the slot and the verifier's checks, the kept record."""
     kept = 0
     while candidates and kept < wanted:
         if run.should_stop is not None and run.should_stop():
             raise JudgeCancelled("needle writing cancelled; answers so far are cached")
-        passage = candidates.pop()
-        chunk = text[passage.start:passage.end]
+        spot = _Spot(haystack, text, length, slot, candidates.pop())
         attempt: dict[str, Any] = {"haystack_id": haystack.id, "length": length, "slot": slot,
-                                   "span": [passage.start, passage.end], "kept": False}
+                                   "span": [spot.passage.start, spot.passage.end], "kept": False}
         run.out.attempts.append(attempt)
-        ask_write = needle_messages(chunk, run.template, run.aspect)
-        room = max(writer.max_tokens, 2 * run.counter.count(chunk) + 64)  # the whole chunk fits
-        if run.template.name != "needlework":
-            room = max(room, 4 * run.counter.count(chunk) + 128)  # two versions of it
-        raw, parsed, _ = ask(run.db, write_client, ask_write,
-                             partial(parse_needle, original=chunk),
-                             should_stop=run.should_stop, max_tokens=room)
-        attempt["rewrite_answer"] = raw
-        if not parsed.valid:
-            attempt["reason"] = f"rewrite refused: {parsed.reason}"
+        rewrite = _rewrite(run, spot, attempt)
+        if rewrite is None:
             continue
-        flawed, harmless = parsed.value["negative"], parsed.value["positive"]
-        ask_pair: list[dict[str, str]] | None = None
-        if harmless is None and adds_text(chunk, flawed):
-            ask_pair = counterpart_messages(chunk, flawed, run.aspect)
-            raw_pair, paired, _ = ask(run.db, write_client, ask_pair,
-                                      partial(parse_counterpart, original=chunk, flawed=flawed),
-                                      should_stop=run.should_stop, max_tokens=room)
-            attempt["counterpart_answer"] = raw_pair
-            if not paired.valid:
-                attempt["reason"] = f"counterpart refused: {paired.reason}"
-                continue
-            harmless = paired.value
-        shown = chunk if harmless is None else harmless
-        probe = needle_record(haystack, text, (passage.start, passage.end), flawed, run.aspect, {},
-                              counter=run.counter, length=length, harmless=harmless)
-        landed = slot_of(probe["tagged_position"], positions)
-        if landed != slot:
-            attempt["reason"] = (f"landed at {percent(probe['tagged_position'], digits=0, space=False)}, outside "
-                                 f"{_slot_words(slot, positions)}")
+        ask_check = _checked(run, spot, rewrite, attempt)
+        if ask_check is None:
             continue
-        ask_check = verify_messages(shown, flawed, run.aspect)
-        raw_check, verdict, _ = ask(run.db, check_client, ask_check, parse_yes_no,
-                                    should_stop=run.should_stop)
-        attempt["check_answer"] = raw_check
-        if not verdict.valid or verdict.value is not True:
-            attempt["reason"] = ("check said no" if verdict.valid
-                                 else f"check unreadable: {verdict.reason}")
-            continue
-        prompts: dict[str, Any] = {
-            "prompt_version": PROMPT_VERSION,
-            "writer": {"endpoint": writer.endpoint, "model": writer.model},
-            "verifier": {"endpoint": verifier.endpoint, "model": verifier.model},
-            "rewrite_prompt": ask_write[-1]["content"],
-            "rewrite_prompt_hash": prompt_hash(ask_write),
-            "check_prompt": ask_check[0]["content"],
-            "check_prompt_hash": prompt_hash(ask_check),
-            "check_answer": raw_check,
-        }
-        prompts["template"] = run.template.identity()
-        if ask_pair is not None:
-            prompts["counterpart_prompt"] = ask_pair[0]["content"]
-            prompts["counterpart_prompt_hash"] = prompt_hash(ask_pair)
-        run.out.records.append(needle_record(
-            haystack, text, (passage.start, passage.end), flawed, run.aspect, prompts,
-            counter=run.counter, length=length, site_index=passage.paragraph, harmless=harmless,
-            slot=slot, positions=positions, sentence=passage.sentence))
-        attempt.update(kept=True, reason="verified", id=run.out.records[-1]["id"])
+        _keep(run, spot, rewrite, ask_check, attempt)
         kept += 1
     return kept
+
+
+@dataclass(frozen=True)
+class _Spot:
+    """Where one attempt writes: the haystack, its text cut to ``length``, slot, passage."""
+
+    haystack: Haystack
+    text: str
+    length: int | None
+    slot: int
+    passage: Passage
+
+    @property
+    def chunk(self) -> str:
+        return self.text[self.passage.start:self.passage.end]
+
+
+@dataclass(frozen=True)
+class _Rewrite:
+    """A passage rewritten (``harmless`` ``None``: the passage itself), and the prompts."""
+
+    flawed: str
+    harmless: str | None
+    ask_write: list[dict[str, str]]
+    ask_pair: list[dict[str, str]] | None
+
+
+def _rewrite(run: _Writer, spot: _Spot, attempt: dict[str, Any]) -> _Rewrite | None:
+    """The writer's rewrite of the passage and, when the flaw adds text, its harmless
+    counterpart; ``None`` (the reason in ``attempt``) when either is refused."""
+    chunk = spot.chunk
+    ask_write = needle_messages(chunk, run.template, run.aspect)
+    room = max(run.connections[0].max_tokens, 2 * run.counter.count(chunk) + 64)  # the whole chunk fits
+    if run.template.name != "needlework":
+        room = max(room, 4 * run.counter.count(chunk) + 128)  # two versions of it
+    raw, parsed, _ = ask(run.db, run.clients[0], ask_write,
+                         partial(parse_needle, original=chunk),
+                         should_stop=run.should_stop, max_tokens=room)
+    attempt["rewrite_answer"] = raw
+    if not parsed.valid:
+        attempt["reason"] = f"rewrite refused: {parsed.reason}"
+        return None
+    flawed, harmless = parsed.value["negative"], parsed.value["positive"]
+    ask_pair: list[dict[str, str]] | None = None
+    if harmless is None and adds_text(chunk, flawed):
+        ask_pair = counterpart_messages(chunk, flawed, run.aspect)
+        raw_pair, paired, _ = ask(run.db, run.clients[0], ask_pair,
+                                  partial(parse_counterpart, original=chunk, flawed=flawed),
+                                  should_stop=run.should_stop, max_tokens=room)
+        attempt["counterpart_answer"] = raw_pair
+        if not paired.valid:
+            attempt["reason"] = f"counterpart refused: {paired.reason}"
+            return None
+        harmless = paired.value
+    return _Rewrite(flawed, harmless, ask_write, ask_pair)
+
+
+def _checked(run: _Writer, spot: _Spot, rewrite: _Rewrite,
+             attempt: dict[str, Any]) -> list[dict[str, str]] | None:
+    """The verifier's prompt once the needle lands in its slot and the verifier says yes;
+    ``None`` (the reason in ``attempt``) otherwise."""
+    positions = run.out.positions
+    shown = spot.chunk if rewrite.harmless is None else rewrite.harmless
+    probe = needle_record(spot.haystack, spot.text, (spot.passage.start, spot.passage.end),
+                          rewrite.flawed, run.aspect, {}, counter=run.counter, length=spot.length,
+                          harmless=rewrite.harmless)
+    landed = slot_of(probe["tagged_position"], positions)
+    if landed != spot.slot:
+        attempt["reason"] = (f"landed at {percent(probe['tagged_position'], digits=0, space=False)}, outside "
+                             f"{_slot_words(spot.slot, positions)}")
+        return None
+    ask_check = verify_messages(shown, rewrite.flawed, run.aspect)
+    raw_check, verdict, _ = ask(run.db, run.clients[1], ask_check, parse_yes_no,
+                                should_stop=run.should_stop)
+    attempt["check_answer"] = raw_check
+    if not verdict.valid or verdict.value is not True:
+        attempt["reason"] = ("check said no" if verdict.valid
+                             else f"check unreadable: {verdict.reason}")
+        return None
+    return ask_check
+
+
+def _keep(run: _Writer, spot: _Spot, rewrite: _Rewrite, ask_check: list[dict[str, str]],
+          attempt: dict[str, Any]) -> None:
+    """The verified needle kept, with the prompts that wrote and checked it."""
+    writer, verifier = run.connections
+    ask_write, ask_pair, passage = rewrite.ask_write, rewrite.ask_pair, spot.passage
+    prompts: dict[str, Any] = {
+        "prompt_version": PROMPT_VERSION,
+        "writer": {"endpoint": writer.endpoint, "model": writer.model},
+        "verifier": {"endpoint": verifier.endpoint, "model": verifier.model},
+        "rewrite_prompt": ask_write[-1]["content"],
+        "rewrite_prompt_hash": prompt_hash(ask_write),
+        "check_prompt": ask_check[0]["content"],
+        "check_prompt_hash": prompt_hash(ask_check),
+        "check_answer": attempt["check_answer"],
+    }
+    prompts["template"] = run.template.identity()
+    if ask_pair is not None:
+        prompts["counterpart_prompt"] = ask_pair[0]["content"]
+        prompts["counterpart_prompt_hash"] = prompt_hash(ask_pair)
+    run.out.records.append(needle_record(
+        spot.haystack, spot.text, (passage.start, passage.end), rewrite.flawed, run.aspect,
+        prompts, counter=run.counter, length=spot.length, site_index=passage.paragraph,
+        harmless=rewrite.harmless, slot=spot.slot, positions=run.out.positions,
+        sentence=passage.sentence))
+    attempt.update(kept=True, reason="verified", id=run.out.records[-1]["id"])
