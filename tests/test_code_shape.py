@@ -97,10 +97,6 @@ EXCEPTIONS = {
         "its keyword-only signature is 16 lines and its contract 6; the body runs the two "
         "parts (four-way, Ties) under one client and one progress, then stores the combined "
         "figures in both",
-    "needlework/needle/charts.py::heatmap_panel":
-        "to split: the width-dependent Vega expressions and the axes (the base); the layers "
-        "(cells with the click selection, the two-line labels, thin-cell outlines) and the "
-        "chart's size",
     "needlework/rewards/pipeline.py::RewardPipeline.score_pairs":
         "to split: the cache lookup of the unique texts; tokenizing and fitting the rest; "
         "the batches with cancel and progress",

@@ -167,83 +167,9 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
     on a 1280-px screen, and the legend's title beside its colours (one line less)."""
     cells = _cells(results, thin)
     lengths = max(1, cells["length_tokens"].nunique())
-    narrow = "width < 400"  # cells too small for "100 %": numbers only
-    bare = "true" if slide else narrow  # column labels without " %"
-    # a column label ("90–100 %", about 4.6 font sizes wide) lies flat only where it fits its
-    # column; else it turns, so the last one never runs past the panel's right edge. A
-    # slide's half-width panel labels every other column, flat ("0–10", "20–30", …: two
-    # columns hold one), which saves the height turned labels take; it turns them only
-    # where even that is too wide
-    every_other = f"{'true' if slide else 'false'} && width < {int(10 * 3.4 * font) + 40}"
-    crowded = f"width < {int(10 * (1.8 if slide else 4.2) * font) + 40}"
-    ink = "#262730"  # labels and titles as dark as the page's text (Vega's default is grey)
-    titles = font if font >= 24 else min(font, 20)  # a slide's titles as large as its labels
-    # beside the gradient: the legend's title ("accuracy") on a slide, and "100%" half out
-    legend_room = (round(5 * titles) if slide else 0) + 2 * font
-    base = alt.Chart().encode(
-        x=alt.X("position:O", sort=POSITION_ORDER, scale=alt.Scale(domain=POSITION_ORDER),
-                title="needle position (% of the response)" if slide else POSITION_TITLE,
-                # the anchor follows the angle: a flat label centred under its column, a
-                # turned one ending at it (Vega picks the anchor once, for the first angle)
-                axis=alt.Axis(labelAngle={"expr": f"{crowded} ? -45 : 0"}, labelOverlap=False,
-                              labelLimit=0,  # never "90–…": the crowded test turns them instead
-                              labelAlign={"expr": f"{crowded} ? 'right' : 'center'"},
-                              labelBaseline={"expr": f"{crowded} ? 'middle' : 'top'"},
-                              labelExpr=(f"{every_other} && parseInt(datum.value) % 20 != 0 "
-                                         f"? '' : {bare} ? replace(datum.label, ' %', '') "
-                                         ": datum.label"),
-                              labelFontSize=font, titleFontSize=titles, labelColor=ink,
-                              titleColor=ink)),
-        # a slide's: "tokens" beside "250, 500, 1K" (a vertical "length (tokens)" in
-        # room-sized type is taller than two or three rows, and takes their height)
-        y=alt.Y("length_tokens:O", sort="ascending", title="tokens" if slide else LENGTH_TITLE,
-                axis=alt.Axis(labelExpr=LENGTH_LABEL, labelFontSize=font, titleFontSize=titles,
-                              labelColor=ink, titleColor=ink)),
-    )
-    tooltip = [
-        alt.Tooltip("model:N", title="model"),
-        alt.Tooltip("length:N", title="length (tokens)"),
-        alt.Tooltip("position:N", title="needle position"),
-        alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
-        alt.Tooltip("interval:N", title="95 % interval"),
-        alt.Tooltip("n_correct:Q", title="correct"),
-        alt.Tooltip("count:N", title=COUNT_TITLE),
-        alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
-    ]
-    rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
-        color=_fill(alt.Legend(format=".0%", orient="bottom", direction="horizontal",
-                               # as long as the panel leaves beside the legend's title
-                               # and the last label's overhang (half panels on a slide)
-                               gradientLength={"expr": f"max(100, min({max(200, 20 * font)}, "
-                                                       f"width - {legend_room}))"},
-                               labelFontSize=font,
-                               titleFontSize=titles, labelColor=ink, titleColor=ink,
-                               values=LEGEND_VALUES, labelOverlap=False,
-                               titleOrient="left" if slide else "top",
-                               gradientThickness=max(12, font // 2))),
-        tooltip=tooltip)
-    if select:
-        cell = alt.selection_point(name=selection_name, fields=CELL_FIELDS, on="click",
-                                   clear="dblclick")
-        rect = rect.add_params(cell).encode(
-            opacity=alt.condition(cell, alt.value(1.0), alt.value(0.35)))
-    # a slide's labels keep their size (24 px at least); a page's shrink on a narrow panel
-    size: Any = font if font >= 24 else {"expr": f"{narrow} ? {max(8, font - 2)} : {font}"}
-    # two lines (accuracy, then n) a font size apart, centred on the cell (Vega puts the
-    # first line on the centre: up half a line), where a cell holds them: "100 %" is about
-    # 2.6 font sizes wide, the two lines 2 tall; else one number (a half-width panel on a
-    # slide, a narrow one on a page)
-    one_line = (f"{narrow} || width < {BUCKETS * round(2.9 * font)} || "
-                f"height < {round(2.3 * font * lengths)}")
-    text = base.mark_text(fontSize=size, lineBreak="\n", lineHeight=font,
-                          dy={"expr": f"{one_line} ? 0 : {-round(font / 2)}"},
-                          description=TWO_LINES).transform_calculate(
-        shown=f"{one_line} ? datum.short : datum.label").encode(
-        text="shown:N", color=_ink(), tooltip=tooltip).transform_filter("!datum.thin")
-    count = base.mark_text(fontSize=size, lineBreak="\n").encode(
-        text="label:N", color=_ink(), tooltip=tooltip).transform_filter("datum.thin")
-    outline = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
-        tooltip=tooltip).transform_filter("datum.thin")
+    base = _panel_base(font, slide)
+    rect = _panel_cells(base, font, slide, select, selection_name)
+    text, count, outline = _panel_labels(base, font, lengths)
     # autosize "fit": width and height hold the axes, legend and title too, so the chart's
     # fullscreen view (which gives it the window's size) shows every column, the x axis and
     # the legend; the height leaves room for them below and above the rows.
@@ -256,6 +182,114 @@ def heatmap_panel(results: pd.DataFrame, *, title: str | None = None, thin: int 
         chart = chart.properties(title=alt.TitleParams(title, anchor="start", fontSize=font + 2))
     assert isinstance(chart, alt.LayerChart)  # a layer's properties keep it a layer
     return chart
+
+
+_NARROW = "width < 400"  # a panel whose cells are too small for "100 %": numbers only
+_INK = "#262730"  # labels and titles as dark as the page's text (Vega's default is grey)
+
+
+def _title_size(font: int) -> int:
+    """A panel's titles: a slide's as large as its labels, a page's 20 px at most."""
+    return font if font >= 24 else min(font, 20)
+
+
+def _panel_base(font: int, slide: bool) -> alt.Chart:
+    """A panel's axes, position across and length down, their labels following the
+    panel's width (Vega expressions)."""
+    bare = "true" if slide else _NARROW  # column labels without " %"
+    # a column label ("90–100 %", about 4.6 font sizes wide) lies flat only where it fits its
+    # column; else it turns, so the last one never runs past the panel's right edge. A
+    # slide's half-width panel labels every other column, flat ("0–10", "20–30", …: two
+    # columns hold one), which saves the height turned labels take; it turns them only
+    # where even that is too wide
+    every_other = f"{'true' if slide else 'false'} && width < {int(10 * 3.4 * font) + 40}"
+    crowded = f"width < {int(10 * (1.8 if slide else 4.2) * font) + 40}"
+    titles = _title_size(font)
+    return alt.Chart().encode(
+        x=alt.X("position:O", sort=POSITION_ORDER, scale=alt.Scale(domain=POSITION_ORDER),
+                title="needle position (% of the response)" if slide else POSITION_TITLE,
+                # the anchor follows the angle: a flat label centred under its column, a
+                # turned one ending at it (Vega picks the anchor once, for the first angle)
+                axis=alt.Axis(labelAngle={"expr": f"{crowded} ? -45 : 0"}, labelOverlap=False,
+                              labelLimit=0,  # never "90–…": the crowded test turns them instead
+                              labelAlign={"expr": f"{crowded} ? 'right' : 'center'"},
+                              labelBaseline={"expr": f"{crowded} ? 'middle' : 'top'"},
+                              labelExpr=(f"{every_other} && parseInt(datum.value) % 20 != 0 "
+                                         f"? '' : {bare} ? replace(datum.label, ' %', '') "
+                                         ": datum.label"),
+                              labelFontSize=font, titleFontSize=titles, labelColor=_INK,
+                              titleColor=_INK)),
+        # a slide's: "tokens" beside "250, 500, 1K" (a vertical "length (tokens)" in
+        # room-sized type is taller than two or three rows, and takes their height)
+        y=alt.Y("length_tokens:O", sort="ascending", title="tokens" if slide else LENGTH_TITLE,
+                axis=alt.Axis(labelExpr=LENGTH_LABEL, labelFontSize=font, titleFontSize=titles,
+                              labelColor=_INK, titleColor=_INK)),
+    )
+
+
+def _tooltip() -> list[alt.Tooltip]:
+    """What hovering a cell shows."""
+    return [
+        alt.Tooltip("model:N", title="model"),
+        alt.Tooltip("length:N", title="length (tokens)"),
+        alt.Tooltip("position:N", title="needle position"),
+        alt.Tooltip("accuracy:Q", title="accuracy", format=".0%"),
+        alt.Tooltip("interval:N", title="95 % interval"),
+        alt.Tooltip("n_correct:Q", title="correct"),
+        alt.Tooltip("count:N", title=COUNT_TITLE),
+        alt.Tooltip("n_missing:Q", title="missing score (counted wrong)"),
+    ]
+
+
+def _panel_cells(base: alt.Chart, font: int, slide: bool, select: bool,
+                 selection_name: str) -> alt.Chart:
+    """The coloured cells with the legend below them, and the click that picks a cell."""
+    titles = _title_size(font)
+    # beside the gradient: the legend's title ("accuracy") on a slide, and "100%" half out
+    legend_room = (round(5 * titles) if slide else 0) + 2 * font
+    rect = base.mark_rect(stroke="white", strokeWidth=1).encode(
+        color=_fill(alt.Legend(format=".0%", orient="bottom", direction="horizontal",
+                               # as long as the panel leaves beside the legend's title
+                               # and the last label's overhang (half panels on a slide)
+                               gradientLength={"expr": f"max(100, min({max(200, 20 * font)}, "
+                                                       f"width - {legend_room}))"},
+                               labelFontSize=font,
+                               titleFontSize=titles, labelColor=_INK, titleColor=_INK,
+                               values=LEGEND_VALUES, labelOverlap=False,
+                               titleOrient="left" if slide else "top",
+                               gradientThickness=max(12, font // 2))),
+        tooltip=_tooltip())
+    if select:
+        cell = alt.selection_point(name=selection_name, fields=CELL_FIELDS, on="click",
+                                   clear="dblclick")
+        rect = rect.add_params(cell).encode(
+            opacity=alt.condition(cell, alt.value(1.0), alt.value(0.35)))
+    return rect
+
+
+def _panel_labels(base: alt.Chart, font: int, lengths: int,
+                  ) -> tuple[alt.Chart, alt.Chart, alt.Chart]:
+    """``(text, count, outline)``: the cells' two-line labels (one number where the cell is
+    too small for two), a thin cell's count, and a thin cell's dashed outline."""
+    tooltip = _tooltip()
+    # a slide's labels keep their size (24 px at least); a page's shrink on a narrow panel
+    size: Any = font if font >= 24 else {"expr": f"{_NARROW} ? {max(8, font - 2)} : {font}"}
+    # two lines (accuracy, then n) a font size apart, centred on the cell (Vega puts the
+    # first line on the centre: up half a line), where a cell holds them: "100 %" is about
+    # 2.6 font sizes wide, the two lines 2 tall; else one number (a half-width panel on a
+    # slide, a narrow one on a page)
+    one_line = (f"{_NARROW} || width < {BUCKETS * round(2.9 * font)} || "
+                f"height < {round(2.3 * font * lengths)}")
+    text = base.mark_text(fontSize=size, lineBreak="\n", lineHeight=font,
+                          dy={"expr": f"{one_line} ? 0 : {-round(font / 2)}"},
+                          description=TWO_LINES).transform_calculate(
+        shown=f"{one_line} ? datum.short : datum.label").encode(
+        text="shown:N", color=_ink(), tooltip=tooltip).transform_filter("!datum.thin")
+    count = base.mark_text(fontSize=size, lineBreak="\n").encode(
+        text="label:N", color=_ink(), tooltip=tooltip).transform_filter("datum.thin")
+    outline = base.mark_rect(fill=None, stroke="black", strokeWidth=1.5, strokeDash=[4, 2]).encode(
+        tooltip=tooltip).transform_filter("datum.thin")
+    return text, count, outline
 
 
 def compare_heatmaps(first: pd.DataFrame, second: pd.DataFrame, *, title: str | None = None,
