@@ -97,9 +97,6 @@ EXCEPTIONS = {
         "its keyword-only signature is 16 lines and its contract 6; the body runs the two "
         "parts (four-way, Ties) under one client and one progress, then stores the combined "
         "figures in both",
-    "needlework/rewards/pipeline.py::RewardPipeline.score_pairs":
-        "to split: the cache lookup of the unique texts; tokenizing and fitting the rest; "
-        "the batches with cancel and progress",
     "needlework/figures/stats.py::bootstrap_mean":
         "to split: the argument checks and the Wilson shortcut; the plain or stratified "
         "resampling; the rules for a zero-width interval",

@@ -327,6 +327,28 @@ class RewardPipeline:
         self.stats.texts += len(pairs)
         self.stats.unique_texts += len(unique)
         results: dict[str, TextScore] = {}
+        todo = self._cached(unique, results)
+        total = len(unique)
+        if cache_only:
+            for h in todo:
+                results[h] = TextScore(None, 0, pending=True)
+            todo = []
+        if progress:
+            progress(len(results), total)
+        add_special = rendered[0].add_special_tokens if rendered else False
+        rows, keys = self._fitted(todo, [rendered[first[h]].text for h in todo], add_special,
+                                  results)
+        self._score_batches(rows, keys, results, started, total, progress, should_stop)
+        for h in unique:
+            self.stats.truncated += results[h].truncated
+            self.stats.skipped += results[h].skipped
+            self.stats.non_finite += results[h].non_finite is not None
+            self.stats.too_long += results[h].too_long
+        self.stats.seconds += time.perf_counter() - started
+        return [results[h] for h in hashes]
+
+    def _cached(self, unique: list[str], results: dict[str, TextScore]) -> list[str]:
+        """Put the texts found in the cache into ``results``; the hashes of the rest."""
         full, cut = self._lookup(unique)
         todo: list[str] = []
         for h in unique:
@@ -336,24 +358,28 @@ class RewardPipeline:
             else:
                 results[h] = hit
                 self.stats.cache_hits += hit.cached
-        total = len(unique)
-        if cache_only:
-            for h in todo:
-                results[h] = TextScore(None, 0, pending=True)
-            todo = []
-        if progress:
-            progress(len(results), total)
-        add_special = rendered[0].add_special_tokens if rendered else False
-        token_ids = self._tokenize([rendered[first[h]].text for h in todo], add_special)
+        return todo
+
+    def _fitted(self, todo: list[str], texts: list[str], add_special: bool,
+                results: dict[str, TextScore]) -> tuple[list[list[int]], list[tuple[str, int, bool]]]:
+        """``(rows, keys)``: the texts tokenized and fitted to the window, each row's key
+        ``(hash, tokens, truncated)``; a text that cannot fit goes into ``results`` skipped."""
         rows: list[list[int]] = []
         keys: list[tuple[str, int, bool]] = []
-        for h, ids in zip(todo, token_ids, strict=True):
+        for h, ids in zip(todo, self._tokenize(texts, add_special), strict=True):
             fitted, truncated = self._fit(ids)
             if fitted is None:
                 results[h] = TextScore(None, len(ids), skipped=True)
             else:
                 rows.append(fitted)
                 keys.append((h, len(ids), truncated))
+        return rows, keys
+
+    def _score_batches(self, rows: list[list[int]], keys: list[tuple[str, int, bool]],
+                       results: dict[str, TextScore], started: float, total: int,
+                       progress: Progress | None, should_stop: ShouldStop | None) -> None:
+        """Score ``rows`` batch by batch into ``results``, each batch cached as it ends;
+        ``should_stop`` is asked before each batch, ``progress`` told after it."""
         for batch in plan_batches([len(r) for r in rows], self.batch_tokens):
             if should_stop and should_stop():
                 self.stats.seconds += time.perf_counter() - started
@@ -371,13 +397,6 @@ class RewardPipeline:
             self.stats.scored += len(batch)
             if progress:
                 progress(len(results), total)
-        for h in unique:
-            self.stats.truncated += results[h].truncated
-            self.stats.skipped += results[h].skipped
-            self.stats.non_finite += results[h].non_finite is not None
-            self.stats.too_long += results[h].too_long
-        self.stats.seconds += time.perf_counter() - started
-        return [results[h] for h in hashes]
 
     def _save(self, done: list[tuple[tuple[str, int, bool], float | None]]) -> None:
         if not self.use_cache:
