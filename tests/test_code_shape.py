@@ -57,9 +57,6 @@ EXCEPTIONS = {
     "needlework/cli/data.py::register":
         "one argparse registration table (import, export, seed-demo, datasets), read top "
         "to bottom",
-    "needlework/cli/needle_write.py::cmd_write":
-        "to split: the checks, connections and haystacks; writing with the progress bar; "
-        "the summary, the file and the optional import",
     "needlework/cli/rag.py::register":
         "one argparse registration table (answer-metrics, rag-eval), read top to bottom",
     "needlework/cli/rag.py::_rag_eval":

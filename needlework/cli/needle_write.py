@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from needlework import files
 from needlework.cli import add_db_argument
@@ -139,18 +139,34 @@ def _write_lines(summary: dict[str, Any], attempts: list[dict[str, Any]]) -> lis
 
 
 def cmd_write(args: argparse.Namespace) -> int:
-    from tqdm import tqdm  # noqa: PLC0415
+    setup = _set_up(args)
+    if isinstance(setup, int):
+        return setup
+    written = _write(args, setup)
+    if isinstance(written, int):
+        return written
+    return _report(args, setup, written)
 
-    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
-    from needlework.formats import needle as needle_format  # noqa: PLC0415
-    from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
-    from needlework.judges.needles import write_needles  # noqa: PLC0415
+
+class _Setup(NamedTuple):
+    """What writing needs, checked before any request: the database, the writer's and the
+    verifier's connections, the template, who imports, the token counter, the haystacks."""
+
+    db: Any
+    writer: Any
+    verifier: Any
+    template: Any
+    actor: Any
+    counter: Any
+    haystacks: list[Any]
+
+
+def _set_up(args: argparse.Namespace) -> _Setup | int:
+    """The checks, connections and haystacks; an exit code when one fails (said on stderr)."""
     from needlework.judges.templates import TemplateError  # noqa: PLC0415
     from needlework.needle.inputs import load_haystacks  # noqa: PLC0415
     from needlework.needle.sites import resolve_counter  # noqa: PLC0415
-    from needlework.teams.permissions import PermissionDenied  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
-    from store.datasets import DatasetExists  # noqa: PLC0415
     for name in ("per_haystack", "tries", "positions"):
         if getattr(args, name) < 1:
             print(f"error: --{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}",
@@ -178,6 +194,16 @@ def cmd_write(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    return _Setup(db, writer, verifier, template, actor, counter, haystacks)
+
+
+def _write(args: argparse.Namespace, setup: _Setup) -> Any:
+    """The needles written (a ``NeedleWriting``) under a progress bar; an exit code when
+    the run is cancelled or fails."""
+    from tqdm import tqdm  # noqa: PLC0415
+
+    from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
+    from needlework.judges.needles import write_needles  # noqa: PLC0415
     bar = None if args.no_progress else tqdm(total=0, unit="needle", desc=f"writing ({args.aspect})",
                                              file=sys.stderr, dynamic_ncols=True)
 
@@ -188,10 +214,11 @@ def cmd_write(args: argparse.Namespace) -> int:
             bar.refresh()
 
     try:
-        written = write_needles(db, writer, haystacks, aspect=args.aspect, per_haystack=args.per_haystack,
-                                seed=args.seed, verifier=verifier, lengths=args.lengths, tries=args.tries,
-                                counter=counter, positions=args.positions, even=args.even,
-                                template=template, progress=progress)
+        return write_needles(setup.db, setup.writer, setup.haystacks, aspect=args.aspect,
+                             per_haystack=args.per_haystack, seed=args.seed,
+                             verifier=setup.verifier, lengths=args.lengths, tries=args.tries,
+                             counter=setup.counter, positions=args.positions, even=args.even,
+                             template=setup.template, progress=progress)
     except JudgeCancelled as e:
         print(f"error: {e}", file=sys.stderr)
         return 130
@@ -201,6 +228,15 @@ def cmd_write(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
+
+
+def _report(args: argparse.Namespace, setup: _Setup, written: Any) -> int:
+    """The summary, the needles' file and, with ``--dataset``, their import."""
+    from needlework.datasets.transfer import import_bytes  # noqa: PLC0415
+    from needlework.formats import needle as needle_format  # noqa: PLC0415
+    from needlework.teams.permissions import PermissionDenied  # noqa: PLC0415
+    from store.datasets import DatasetExists  # noqa: PLC0415
+    template = setup.template
     summary = written.summary()
     if args.json:
         print(json.dumps({**summary, "template": template.identity(), "cells": written.cells(), "out": args.out if written.records else None,
@@ -217,9 +253,9 @@ def cmd_write(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}")
     if args.dataset:
         try:
-            done = import_bytes(db, data, Path(args.out).name, format="needle", dataset=args.dataset,
-                                replace=args.replace, created_by="cli (LLM-written needles)",
-                                actor=actor)
+            done = import_bytes(setup.db, data, Path(args.out).name, format="needle",
+                                dataset=args.dataset, replace=args.replace,
+                                created_by="cli (LLM-written needles)", actor=setup.actor)
         except FormatError as e:
             return print_problems(e)
         except (DatasetExists, PermissionDenied) as e:
