@@ -59,9 +59,6 @@ EXCEPTIONS = {
         "to bottom",
     "needlework/cli/rag.py::register":
         "one argparse registration table (answer-metrics, rag-eval), read top to bottom",
-    "needlework/cli/rag.py::_rag_eval":
-        "to split: the connection, answer sets and templates; the estimate and the run "
-        "with its progress bar; the report",
     "needlework/cli/suggestions.py::register":
         "one argparse registration table of the suggestions sub-verbs (import, ask, "
         "from-scores, seed-demo, list, delete, timing), read top to bottom",

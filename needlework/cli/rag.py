@@ -234,14 +234,23 @@ def prompt_templates(given: list[str]) -> tuple[Any, ...]:
 
 
 def _rag_eval(args: argparse.Namespace) -> int:
-    from tqdm import tqdm  # noqa: PLC0415
+    made = _rag_spec(args)
+    if isinstance(made, int):
+        return made
+    db, spec = made
+    ran = _rag_run(args, db, spec)
+    if isinstance(ran, int):
+        return ran
+    report, estimate = ran
+    return _rag_report(args, spec.connection, report, estimate)
 
+
+def _rag_spec(args: argparse.Namespace) -> tuple[Any, Any] | int:
+    """``(db, spec)``: the judge's connection, the answer sets and the templates as a
+    ``RagEvalSpec``; an exit code when one is wrong (said on stderr)."""
     from needlework.formats.errors import FormatError  # noqa: PLC0415
-    from needlework.judges import cost  # noqa: PLC0415
-    from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
     from needlework.rag.answers import merge, read_answers_file, stored_set  # noqa: PLC0415
-    from needlework.rag.questions import DatasetError  # noqa: PLC0415
-    from needlework.rag.run import RagEvalSpec, evaluate  # noqa: PLC0415
+    from needlework.rag.run import RagEvalSpec  # noqa: PLC0415
     from store import connect  # noqa: PLC0415
     from store.datasets import get_dataset  # noqa: PLC0415
     from store.rag import answer_sets  # noqa: PLC0415
@@ -269,7 +278,21 @@ def _rag_eval(args: argparse.Namespace) -> int:
         templates = prompt_templates(args.template)
     except (OSError, ValueError) as exc:
         return _fail(f"rag-eval: {exc}", 2)
-    spec = RagEvalSpec(args.dataset, tuple(sets), connection, args.with_related, templates)
+    return db, RagEvalSpec(args.dataset, tuple(sets), connection, args.with_related, templates)
+
+
+def _rag_run(args: argparse.Namespace, db: Any, spec: Any) -> tuple[Any, Any] | int:
+    """``(report, estimate)``: the cost estimate (``None`` without a judge), then the run
+    under a progress bar; an exit code when the estimate was all that was asked, or the
+    run failed."""
+    from tqdm import tqdm  # noqa: PLC0415
+
+    from needlework.judges import cost  # noqa: PLC0415
+    from needlework.judges.errors import JudgeCancelled, JudgeError  # noqa: PLC0415
+    from needlework.rag.questions import DatasetError  # noqa: PLC0415
+    from needlework.rag.run import evaluate  # noqa: PLC0415
+
+    connection = spec.connection
     estimate = None
     if connection is not None:
         try:
@@ -293,7 +316,7 @@ def _rag_eval(args: argparse.Namespace) -> int:
             bar.refresh()
 
     try:
-        report = evaluate(db, spec, progress=progress)
+        return evaluate(db, spec, progress=progress), estimate
     except DatasetError as exc:
         return _fail(f"rag-eval: {exc}")
     except JudgeCancelled as exc:
@@ -303,6 +326,12 @@ def _rag_eval(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
+
+
+def _rag_report(args: argparse.Namespace, connection: Any, report: Any, estimate: Any) -> int:
+    """The run's figures as JSON or a table, with what it cost and the prompts it used."""
+    from needlework.judges import cost  # noqa: PLC0415
+
     summary = report.summary
     _warn_coverage(summary)
     spent = None
