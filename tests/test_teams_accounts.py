@@ -62,6 +62,24 @@ def test_passwords_and_session_tokens_never_reach_the_database_file(filedb):
     assert all(len(t) == 64 for t in tokens)
 
 
+
+def test_hashes_use_owasps_minimum_and_an_older_hash_is_stored_again_at_sign_in(db):
+    """New hashes carry m=19456,t=2,p=1; a hash made with RFC 9106's low-memory profile
+    (what was stored before) still signs in, and that sign-in stores it again with today's
+    parameters."""
+    from argon2 import PasswordHasher, profiles  # noqa: PLC0415
+
+    accounts.add_user(db, "ana", "annotator", password=PW)
+    stored = db.execute("select password_hash from users where name = 'ana'").fetchone()[0]
+    assert stored.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+    older = PasswordHasher.from_parameters(profiles.RFC_9106_LOW_MEMORY).hash(PW)
+    assert older.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+    db.execute("update users set password_hash = ? where name = 'ana'", [older])
+    assert accounts.sign_in(db, "ana", PW).user.name == "ana"
+    again = db.execute("select password_hash from users where name = 'ana'").fetchone()[0]
+    assert again.startswith("$argon2id$v=19$m=19456,t=2,p=1$") and again != older
+    assert accounts.sign_in(db, "ana", PW).user.name == "ana"
+
 @pytest.mark.slow
 def test_sign_in_by_name_or_email_in_any_case(db):
     accounts.add_user(db, "Ana Lopez", "annotator", password=PW, email="Ana@Example.org")
