@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 
+from playwright.sync_api import Error as PlaywrightError
+
 import store
 from store import judges as store_judges
 from tests.browser.harness import assert_no_exception, screenshot, submit, wait_idle
@@ -16,7 +18,22 @@ DATASET = "demo-preference"
 
 
 def _fill(page, name: str, value: str) -> None:
-    submit(page, page.locator('[data-testid="stMain"]').get_by_label(name, exact=True), value)
+    """Type ``value`` into the field labelled ``name`` and submit it. While a run redraws
+    the form (a run the page asks for by itself, after a check of the judge ends), its old
+    field and the new one are both on the page for a moment: then wait until one is left
+    and type again."""
+    field = page.locator('[data-testid="stMain"]').get_by_label(name, exact=True)
+    for attempt in range(3):
+        deadline = time.monotonic() + 60
+        while field.count() != 1:
+            assert time.monotonic() < deadline, f"{field.count()} fields named {name!r}"
+            wait_idle(page, 60_000)
+        try:
+            submit(page, field, value)
+            return
+        except PlaywrightError as exc:
+            if "strict mode violation" not in str(exc) or attempt == 2:
+                raise
 
 
 def test_failures_and_provider_defaults_beside_the_figures(page, app_url, seeded_db):

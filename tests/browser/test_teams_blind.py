@@ -12,6 +12,7 @@ id, its place in the list, the times of saves) is taken out. ``OPEN`` has no gol
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
@@ -143,10 +144,10 @@ def drawn(page, dataset: str, key: str) -> tuple[str, str]:
 
 
 def first_difference(a: str, b: str) -> str:
-    for x, y in zip(a.splitlines(), b.splitlines(), strict=False):
-        if x != y:
-            return f"{x!r} != {y!r}"
-    return f"lengths {len(a.splitlines())} != {len(b.splitlines())}"
+    """Where ``a`` and ``b`` first differ, with the lines around it (a unified diff)."""
+    diff = list(difflib.unified_diff(a.splitlines(), b.splitlines(), "plain", "gold", n=3,
+                                     lineterm=""))
+    return "\n".join(diff[:40]) if diff else "no difference"
 
 
 COMBINATIONS = [(file_labels, when, group) for file_labels in (False, True)
