@@ -62,9 +62,6 @@ EXCEPTIONS = {
     "needlework/cli/suggestions.py::register":
         "one argparse registration table of the suggestions sub-verbs (import, ask, "
         "from-scores, seed-demo, list, delete, timing), read top to bottom",
-    "needlework/cli/suggestions.py::cmd_ask":
-        "to split: the argument checks; the nested run() (connection, estimate, job) as a "
-        "function of the module; its printed result",
     "needlework/cli/team_users.py::add_user_verbs":
         "one argparse registration table of the users sub-verbs (add, list, disable, "
         "enable, unlock, reset, import, role, email), read top to bottom",

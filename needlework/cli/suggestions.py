@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from needlework.cli import add_db_argument
 from needlework.cli.acting import Stop, acting_user, add_as_argument
@@ -166,66 +167,85 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from needlework.judges import cost  # noqa: PLC0415
-    from needlework.judges.connection import Connection  # noqa: PLC0415
-    from needlework.judges.local import context_window_of  # noqa: PLC0415
     from needlework.rag.rules_server import start_rules_server  # noqa: PLC0415
-    from needlework.suggest.job import DIMS, LABELS, SuggestError, SuggestSpec, run_suggest_here  # noqa: PLC0415
+
+    fields = _ask_fields(args)
+    if not fields:
+        return 2
+    if not args.rules_judge:
+        return _ask(args, fields, args.judge_base_url, args.judge_model,
+                    args.judge_key_env or None)
+    with start_rules_server() as rules:
+        return _ask(args, fields, rules.base_url, rules.model, None)
+
+
+def _ask_fields(args: argparse.Namespace) -> tuple[str, ...]:
+    """The fields to ask for, once the judge's arguments agree; ``()`` (said on stderr)
+    when they do not, or nothing is asked for."""
+    from needlework.suggest.job import DIMS, LABELS  # noqa: PLC0415
 
     if args.rules_judge == bool(args.judge_base_url and args.judge_model) or (
             bool(args.judge_base_url) != bool(args.judge_model)):
         print("suggestions ask: give --rules-judge, or --judge-base-url and --judge-model",
               file=sys.stderr)
-        return 2
+        return ()
     fields = tuple(f for f, on in ((LABELS, not args.no_labels), (DIMS, args.dims)) if on)
     if not fields:
         print("suggestions ask: nothing to ask for (--no-labels without --dims)", file=sys.stderr)
+    return fields
+
+
+def _ask(args: argparse.Namespace, fields: tuple[str, ...], base_url: str, model: str,
+         key_env: str | None) -> int:
+    """Ask the judge at ``base_url``: its connection, the cost estimate, the job."""
+    from needlework.judges import cost  # noqa: PLC0415
+    from needlework.judges.connection import Connection  # noqa: PLC0415
+    from needlework.judges.local import context_window_of  # noqa: PLC0415
+    from needlework.suggest.job import SuggestError, SuggestSpec, run_suggest_here  # noqa: PLC0415
+
+    try:
+        conn = Connection(base_url, model, key_env=key_env, timeout=args.timeout,
+                          context_window=context_window_of(model),
+                          token_param=args.token_param, structured=args.structured,
+                          input_price=args.input_price, output_price=args.output_price,
+                          max_retries=args.max_retries, **settings(args, model))
+        spec = SuggestSpec(args.dataset, conn, fields, args.source, args.replace)
+        db = connect(args.db)
+        actor = acting_user(args, db, "suggestions ask")
+        estimate = cost.estimate(db, conn, cost.suggest_requests(db, spec))
+        if report_estimate(estimate, args):
+            return 0
+        row = run_suggest_here(db, args.db, spec, by=actor)
+    except (ValueError, TypeError, SuggestError, Stop) as exc:
+        print(f"suggestions ask: {exc}", file=sys.stderr)
         return 2
+    return _print_asked(args, row, estimate, cost.actual_of_calls(row.get("result") or {},
+                                                                  cost.price_of(conn)))
 
-    def run(base_url: str, model: str, key_env: str | None) -> int:
-        try:
-            conn = Connection(base_url, model, key_env=key_env, timeout=args.timeout,
-                              context_window=context_window_of(model),
-                              token_param=args.token_param, structured=args.structured,
-                              input_price=args.input_price, output_price=args.output_price,
-                              max_retries=args.max_retries, **settings(args, model))
-            spec = SuggestSpec(args.dataset, conn, fields, args.source, args.replace)
-            db = connect(args.db)
-            actor = acting_user(args, db, "suggestions ask")
-            estimate = cost.estimate(db, conn, cost.suggest_requests(db, spec))
-            if report_estimate(estimate, args):
-                return 0
-            row = run_suggest_here(db, args.db, spec, by=actor)
-        except (ValueError, TypeError, SuggestError, Stop) as exc:
-            print(f"suggestions ask: {exc}", file=sys.stderr)
-            return 2
-        result = row.get("result") or {}
-        spent = cost.actual_of_calls(result, cost.price_of(conn))
-        if args.json:
-            print(json.dumps({"status": row["status"], "error": row.get("error"), **result,
-                              "cost": {"estimate": estimate.as_dict(),
-                                       "actual": spent.as_dict()}}, indent=2))
-        elif row["status"] == "done":
-            print(f"{result['suggestions']} suggestion(s) from {result['source']} for "
-                  f"{result['questions']} question(s) of {args.dataset} ({result['skipped']} "
-                  f"skipped: suggested before; {result['sent']} request(s) sent, "
-                  f"{result['cached']} from the cache, {result['invalid']} answer(s) unreadable)")
-            if result.get("failures"):
-                print(f"failed requests: {result['failures']}; nothing stored for them, a new "
-                      "run asks again")
-            print(f"cost: {spent.words()}")
-            if result.get("example_invalid"):
-                print(f"unreadable, for example: {result['example_invalid']}", file=sys.stderr)
-        if row["status"] != "done":
-            print(f"suggestions ask: {row['status']}: {row.get('error') or ''}".rstrip(": "),
-                  file=sys.stderr)
-            return 1
-        return 0
 
-    if not args.rules_judge:
-        return run(args.judge_base_url, args.judge_model, args.judge_key_env or None)
-    with start_rules_server() as rules:
-        return run(rules.base_url, rules.model, None)
+def _print_asked(args: argparse.Namespace, row: dict[str, Any], estimate: Any, spent: Any) -> int:
+    """The job's outcome: JSON, or a line of counts and what it cost; 1 when it failed."""
+    result = row.get("result") or {}
+    if args.json:
+        print(json.dumps({"status": row["status"], "error": row.get("error"), **result,
+                          "cost": {"estimate": estimate.as_dict(),
+                                   "actual": spent.as_dict()}}, indent=2))
+    elif row["status"] == "done":
+        print(f"{result['suggestions']} suggestion(s) from {result['source']} for "
+              f"{result['questions']} question(s) of {args.dataset} ({result['skipped']} "
+              f"skipped: suggested before; {result['sent']} request(s) sent, "
+              f"{result['cached']} from the cache, {result['invalid']} answer(s) unreadable)")
+        if result.get("failures"):
+            print(f"failed requests: {result['failures']}; nothing stored for them, a new "
+                  "run asks again")
+        print(f"cost: {spent.words()}")
+        if result.get("example_invalid"):
+            print(f"unreadable, for example: {result['example_invalid']}", file=sys.stderr)
+    if row["status"] != "done":
+        print(f"suggestions ask: {row['status']}: {row.get('error') or ''}".rstrip(": "),
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_from_scores(args: argparse.Namespace) -> int:
