@@ -1,5 +1,5 @@
 """Password hashing with argon2id (``argon2-cffi``) at OWASP's recommended minimum:
-19 MiB of memory, 2 passes, 1 lane (:data:`PARAMETERS`).
+19 MiB of memory, 2 passes, 1 lane (:data:`TIME_COST`, :data:`MEMORY_KIB`, :data:`LANES`).
 
 Why not RFC 9106's low-memory profile (64 MiB, 3 passes, 4 lanes): a team's annotators sign
 in together at the start of a shift, and each sign-in holds its hash's memory while it is
@@ -26,9 +26,9 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 MIN_LENGTH = 8
 MAX_LENGTH = 1024
 
-#: argon2id's cost: OWASP's minimum (memory in KiB); see the module docstring
-PARAMETERS = {"time_cost": 2, "memory_cost": 19 * 1024, "parallelism": 1}
-_HASHER = PasswordHasher(**PARAMETERS)
+#: argon2id's cost, OWASP's minimum (see the module docstring): passes, memory in KiB, lanes
+TIME_COST, MEMORY_KIB, LANES = 2, 19 * 1024, 1
+_HASHER = PasswordHasher(time_cost=TIME_COST, memory_cost=MEMORY_KIB, parallelism=LANES)
 
 
 class PasswordRejected(ValueError):
@@ -76,7 +76,7 @@ def verify_password(stored: str | None, password: str) -> bool:
 
 
 def needs_rehash(stored: str) -> bool:
-    """True when ``stored`` was made with other parameters than :data:`PARAMETERS`."""
+    """True when ``stored`` was made with other parameters than these."""
     try:
         return _HASHER.check_needs_rehash(stored)
     except InvalidHashError:
