@@ -70,48 +70,63 @@ def render_sidebar(db, opening: bool = False) -> dict[str, str | None]:
     names = [r["name"] for r in rows]
     kinds = {r["name"]: r["kind"] for r in rows}
     with st.sidebar:
-        if user is not None:
-            render_account(user)
-            name = user.name
-        else:
-            restore_name(ANNOTATOR_KEY)
-            # The session's own name is also the field's default: after a server restart
-            # the browser may send a field's default instead of what it holds (with "",
-            # the new session lost the name). A new session's first run cannot know the
-            # name yet: js/name_memory.js types it back if it is lost then.
-            name = st.text_input(
-                "Annotator",
-                value=st.session_state.get(ANNOTATOR_KEY) or "",
-                key=ANNOTATOR_KEY,
-                placeholder="your name (required to save work)",
-                persist_state="session",
-                help="Every label, answer and verdict is saved under this name, with the time.",
-            )
-            if not (name or "").strip():
-                st.caption("✍️ Enter your name to save work.")
-        render_pace(db, (name or "").strip())  # their own items today, time per item
-        # After a server restart the browser may send a picker's default instead of its
-        # choice: with the first dataset as the default the page silently switched to it
-        # (the review page's key script then waited for a page that never came). So
-        # while ?dataset= names a dataset the picker has no default, and a lost choice
-        # (None) comes back from the URL; without one the first dataset is the default
-        # (and shown: a value set here on a first visit is not drawn by the browser).
-        linked = st.query_params.get(DATASET_KEY)
-        _one_dataset_param(linked)
-        shown = chosen_dataset(st.session_state.get(DATASET_KEY), linked, names, opening)
-        if shown != st.session_state.get(DATASET_KEY):
-            st.session_state[DATASET_KEY] = shown
-        dataset = st.selectbox(
-            "Dataset",
-            names,
-            index=None if linked in names else 0 if names else None,
-            key=DATASET_KEY,
-            bind="query-params",
-            placeholder="no datasets assigned to you yet" if user is not None and not names
-            else "no datasets yet: import one",
-            help="Links open a dataset with ?dataset=NAME (and an item with &item=ID).",
+        name = _who_works(db, user)
+        dataset = _dataset_picker(db, names, kinds, user, opening)
+    return {"annotator": name, "dataset": dataset}
+
+
+def _who_works(db, user) -> str:
+    """The signed-in account (team mode) or the typed name (local mode), then that
+    person's pace; the name, stripped."""
+    if user is not None:
+        render_account(user)
+        name = user.name
+    else:
+        restore_name(ANNOTATOR_KEY)
+        # The session's own name is also the field's default: after a server restart
+        # the browser may send a field's default instead of what it holds (with "",
+        # the new session lost the name). A new session's first run cannot know the
+        # name yet: js/name_memory.js types it back if it is lost then.
+        name = st.text_input(
+            "Annotator",
+            value=st.session_state.get(ANNOTATOR_KEY) or "",
+            key=ANNOTATOR_KEY,
+            placeholder="your name (required to save work)",
+            persist_state="session",
+            help="Every label, answer and verdict is saved under this name, with the time.",
         )
-        if dataset:
-            st.caption(f"{kinds.get(dataset, '')} dataset")
-            render_guidelines_panel(db, dataset)
-    return {"annotator": (name or "").strip(), "dataset": dataset}
+        if not (name or "").strip():
+            st.caption("✍️ Enter your name to save work.")
+    render_pace(db, (name or "").strip())  # their own items today, time per item
+    return (name or "").strip()
+
+
+def _dataset_picker(db, names: list[str], kinds: dict[str, str], user,
+                    opening: bool) -> str | None:
+    """The dataset picker, bound to ``?dataset=``, with the chosen dataset's kind and
+    guidelines under it; the dataset chosen."""
+    # After a server restart the browser may send a picker's default instead of its
+    # choice: with the first dataset as the default the page silently switched to it
+    # (the review page's key script then waited for a page that never came). So
+    # while ?dataset= names a dataset the picker has no default, and a lost choice
+    # (None) comes back from the URL; without one the first dataset is the default
+    # (and shown: a value set here on a first visit is not drawn by the browser).
+    linked = st.query_params.get(DATASET_KEY)
+    _one_dataset_param(linked)
+    shown = chosen_dataset(st.session_state.get(DATASET_KEY), linked, names, opening)
+    if shown != st.session_state.get(DATASET_KEY):
+        st.session_state[DATASET_KEY] = shown
+    dataset = st.selectbox(
+        "Dataset",
+        names,
+        index=None if linked in names else 0 if names else None,
+        key=DATASET_KEY,
+        bind="query-params",
+        placeholder="no datasets assigned to you yet" if user is not None and not names
+        else "no datasets yet: import one",
+        help="Links open a dataset with ?dataset=NAME (and an item with &item=ID).",
+    )
+    if dataset:
+        st.caption(f"{kinds.get(dataset, '')} dataset")
+        render_guidelines_panel(db, dataset)
+    return dataset

@@ -47,10 +47,6 @@ EXCEPTIONS = {
     "components/rewards/judge.py::render_judge_results":
         "to split: the headline metrics and their captions; the per-subset table; the "
         "failures",
-    "components/sidebar.py::render_sidebar":
-        "to split: who works (the account, or the name field and its pace); the dataset "
-        "picker bound to ?dataset= (10 of its lines are comments on what a browser sends "
-        "after a server restart)",
     "components/transfer/import_export.py::render_import":
         "to split: the form (file, format, name, replace and drop ticks); the import with "
         "its progress bar and its errors",
