@@ -47,9 +47,6 @@ EXCEPTIONS = {
     "components/rewards/judge.py::render_judge_results":
         "to split: the headline metrics and their captions; the per-subset table; the "
         "failures",
-    "components/transfer/import_export.py::render_import":
-        "to split: the form (file, format, name, replace and drop ticks); the import with "
-        "its progress bar and its errors",
     "needlework/cli/data.py::register":
         "one argparse registration table (import, export, seed-demo, datasets), read top "
         "to bottom",

@@ -4,6 +4,7 @@ written when it is clicked."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 from sqlite_utils import Database
@@ -41,6 +42,16 @@ def render_import(db: Database, annotator: str) -> str | None:
     each naming file, line and field; nothing is written when there is any. Replacing
     a dataset that has annotations needs a second tick that says how many go.
     """
+    upload, fmt, name, replace, drop = _import_form(db)
+    if not st.button("Import", type="primary", disabled=upload is None,
+                     key="import_go") or upload is None:  # disabled without a file
+        return None
+    return _run_import(db, upload, fmt, name, replace, drop, annotator)
+
+
+def _import_form(db: Database) -> tuple[Any, str, str, bool, bool]:
+    """The last import's summary, then the form: ``(file, format, name, replace, drop the
+    annotations)``; the second tick only when the dataset replaced has annotations."""
     flash = st.session_state.pop("import_flash", None)
     if flash:
         st.success(label(flash, 400))
@@ -63,9 +74,13 @@ def render_import(db: Database, annotator: str) -> str | None:
                 f"Also delete its {work.annotations} annotation(s) and {work.history} change(s) "
                 f"of history ({label(target, 60)})", key="import_drop",
                 help="Replacing a dataset deletes its annotations. Export it first to keep them.")
-    if not st.button("Import", type="primary", disabled=upload is None,
-                     key="import_go") or upload is None:  # disabled without a file
-        return None
+    return upload, fmt, name, replace, drop
+
+
+def _run_import(db: Database, upload: Any, fmt: str, name: str, replace: bool, drop: bool,
+                annotator: str) -> str | None:
+    """Import ``upload`` under a progress bar; its summary line, or ``None`` with the
+    problems (each naming file, line and field) or the refusal shown."""
     bar = st.progress(0.0, text="Reading the file…")
     shown = {"step": -1}
 
