@@ -41,9 +41,6 @@ EXCEPTIONS = {
     "components/rag/results.py::render_breakdowns":
         "to split: the breakdown table with its CSV download; the faceted bar chart of the "
         "picked figures",
-    "components/rewards/compare.py::render_compare":
-        "to split: the run picker; the side-by-side table and verdict; the method caption "
-        "and the items where the two differ",
     "components/rewards/judge.py::render_judge_results":
         "to split: the headline metrics and their captions; the per-subset table; the "
         "failures",

@@ -108,6 +108,19 @@ def render_downloads(row: dict[str, Any], ref: RunRef) -> None:
 
 def render_compare(db: Any, row: dict[str, Any], ref: RunRef) -> None:
     """A second result side by side with ``ref`` (pick it; none by default)."""
+    second = _picked_run(db, row, ref)
+    if second is None:
+        return
+    both = compare(outcomes(db, row, ref), outcomes(db, row, second))
+    a, b = ref.short, second.short  # dataframe headers are shown as text
+    if a == b:
+        a, b = f"{a} (1)", f"{b} (2)"
+    _side_by_side(both, a, b)
+    _method_and_differences(row, ref, second, both, a, b)
+
+
+def _picked_run(db: Any, row: dict[str, Any], ref: RunRef) -> RunRef | None:
+    """The run picked to compare with ``ref`` (``None``: none picked, or none there)."""
     refs = [r for r in list_runs(db, row["name"]) if r.key != ref.key]
     by_key = {r.key: r for r in refs}
     options = [NONE] + list(by_key)
@@ -122,12 +135,12 @@ def render_compare(db: Any, row: dict[str, Any], ref: RunRef) -> None:
         if not refs:
             st.caption("Score the dataset with a second model, or judge it with an LLM (step 3), "
                        "to compare two results side by side.")
-        return
-    second = by_key[other]
-    both = compare(outcomes(db, row, ref), outcomes(db, row, second))
-    a, b = ref.short, second.short  # dataframe headers are shown as text
-    if a == b:
-        a, b = f"{a} (1)", f"{b} (2)"
+        return None
+    return by_key[other]
+
+
+def _side_by_side(both: dict[str, Any], a: str, b: str) -> None:
+    """The two results per subset in one table, then the verdict on the whole."""
     frame = pd.DataFrame([{"subset": r["subset"], "items": r["items"], a: _pct(r["first"]),
                            f"{a} 95 % interval": percent_range(r["first_interval"]),
                            f"{a} method": method_label(r["first_interval"]),
@@ -144,6 +157,12 @@ def render_compare(db: Any, row: dict[str, Any], ref: RunRef) -> None:
     st.dataframe(frame, hide_index=True, width="stretch", key="rw_compare_table")
     overall = both["rows"][-1]
     render_text(verdict(Paired(**overall["paired"]), a, b), key="rw-compare-verdict")
+
+
+def _method_and_differences(row: dict[str, Any], ref: RunRef, second: RunRef,
+                            both: dict[str, Any], a: str, b: str) -> None:
+    """How the figures are made, each run's note, and the items where the two differ."""
+    overall = both["rows"][-1]
     tests = sorted({r["paired"]["test"] for r in both["rows"]})
     st.caption("Mean per item, on the items both judged: the share of each item's comparisons "
                "each got right (one chosen response: best-of-n; several: pair by pair; a judge's "
