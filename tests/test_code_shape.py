@@ -41,9 +41,6 @@ EXCEPTIONS = {
     "components/rag/results.py::render_breakdowns":
         "to split: the breakdown table with its CSV download; the faceted bar chart of the "
         "picked figures",
-    "components/rewards/judge.py::render_judge_results":
-        "to split: the headline metrics and their captions; the per-subset table; the "
-        "failures",
     "needlework/cli/data.py::register":
         "one argparse registration table (import, export, seed-demo, datasets), read top "
         "to bottom",

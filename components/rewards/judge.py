@@ -300,6 +300,17 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
     opens the judge's words and the comparison in Review). Returns the picked item."""
     rows = store_judges.run_results(db, run["run_key"])
     summary = with_intervals(run.get("summary") or {}, [r["entry"] for r in rows])
+    _judge_headline(run, summary, rows)
+    _subset_table(summary)
+    if summary.get("mode") == "selection":
+        _bias(summary)
+    return _judge_failures(dataset, summary, rows)
+
+
+def _judge_headline(run: dict[str, Any], summary: dict[str, Any],
+                    rows: list[dict[str, Any]]) -> None:
+    """The headline metrics, what was not answered, the captions that say how the accuracy
+    is counted and which judge ran how, and the run's prompt templates."""
     options = run.get("options") or {}
     selection = summary.get("mode") == "selection"
     unit = "trial" if selection else "item"
@@ -338,6 +349,11 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
     stored = summary.get("template") or options.get("template")
     render_run_templates({summary.get("mode") or "prompt": stored} if stored else None,
                          key=f"rj_tpl_{run['run_key']}")
+
+
+def _subset_table(summary: dict[str, Any]) -> None:
+    """The figures per subset, each accuracy with its interval and method."""
+    selection = summary.get("mode") == "selection"
     frame = pd.DataFrame(subset_rows(summary))
     frame.insert(frame.columns.get_loc("accuracy") + 1, "95 % interval",
                  [percent_range({"low": lo, "high": hi}) for lo, hi in zip(frame["low"], frame["high"],
@@ -358,8 +374,11 @@ def render_judge_results(db: Any, dataset: str, run: dict[str, Any]) -> str | No
                + "), over the trials that got an answer, the invalid "
                "rate (answers that could not be read, over answered trials) and the failed "
                "requests (no answer: counted apart).")
-    if summary.get("mode") == "selection":
-        _bias(summary)
+
+
+def _judge_failures(dataset: str, summary: dict[str, Any],
+                    rows: list[dict[str, Any]]) -> str | None:
+    """The run's failures (a row opens the comparison in Review); the picked item."""
     st.markdown("**Failures**")
     if summary.get("mode") == "selection":
         fails = failures(rows)
