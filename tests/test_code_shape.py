@@ -38,9 +38,6 @@ EXCEPTIONS = {
     "components/rag/failures.py::render_failures":
         "to split: the counts and the filters; the failing answers' table; the failing "
         "sentences' table",
-    "components/rag/results.py::render_breakdowns":
-        "to split: the breakdown table with its CSV download; the faceted bar chart of the "
-        "picked figures",
     "needlework/cli/data.py::register":
         "one argparse registration table (import, export, seed-demo, datasets), read top "
         "to bottom",

@@ -311,6 +311,13 @@ def render_breakdowns(summary: dict[str, Any]) -> None:
     dimension = st.segmented_control("By", list(DIMENSIONS), format_func=DIMENSIONS.__getitem__,
                                      default="time", required=True, key="rag_dimension")
     render_rules_caveat(summary, "in this breakdown")
+    _breakdown_table(summary, rows, dimension, names, rules)
+    _breakdown_chart(summary, rows, dimension, names, rules)
+
+
+def _breakdown_table(summary: dict[str, Any], rows: list[dict[str, Any]], dimension: str,
+                     names: list[str], rules: bool) -> None:
+    """The figures by ``dimension`` in a table, and every breakdown as a CSV download."""
     parts = summary["breakdowns"]
     shown = [{"value": r["value"], "model": r["model"],
               **text_row(parts[r["model"]][dimension][r["value"]], names)}
@@ -327,6 +334,12 @@ def render_breakdowns(summary: dict[str, Any]) -> None:
     st.download_button("Download every breakdown (CSV)", every.to_csv(index=False),
                        file_name="rag-breakdowns.csv", mime="text/csv", key="rag-breakdown-csv",
                        icon="⬇️")
+
+
+def _breakdown_chart(summary: dict[str, Any], rows: list[dict[str, Any]], dimension: str,
+                     names: list[str], rules: bool) -> None:
+    """The picked figures by ``dimension`` as bars with their intervals, one panel each."""
+    parts = summary["breakdowns"]
     frame = pd.DataFrame.from_records(
         [r for r in rows if r["dimension"] == dimension],
         columns=["value", "model", "n", "no_answer", *names])
