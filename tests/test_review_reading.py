@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 import store
 from needlework.datasets.transfer import import_bytes
 from needlework.teams.permissions import PermissionDenied
+from needlework.view.prefs import review_markdown
 from store.audit import iter_events
 from tests.conftest import ROOT, jsonl
 from tests.teams_fixtures import team
@@ -66,6 +67,18 @@ def test_without_a_name_the_view_lasts_for_the_session(app_db):
     assert at.segmented_control(key="rv_view").value == "side"
     assert not at.exception, at.exception
 
+
+
+def test_a_switch_clicked_on_a_run_drawn_before_the_name_is_kept_under_the_name(app_db):
+    """After a server restart a page's first run may not know the name yet; the name comes
+    back with the next click (js/name_memory.js). The click is kept under the name the
+    session has when it is handled, not under the empty name its run was drawn with."""
+    at = open_review("lf", "")
+    at.segmented_control(key="rv_view").set_value("side").run()  # the session's, no name
+    at.session_state["annotator"] = "ana"
+    at.toggle(key="rv_markdown").set_value(True).run()
+    assert not at.exception, at.exception
+    assert review_markdown(store.connect(app_db), "ana") is True
 
 def test_whole_text_draws_both_texts_whole_side_by_side(app_db):
     at = open_review("lf", "ana", item="RAG_2")

@@ -36,9 +36,11 @@ def reader() -> str:
     return user.name if user is not None else annotator()
 
 
-def _keep(kind: str, who: str) -> None:
-    """A switch's callback: keep the person's new choice (nothing to keep without a name:
-    the session holds it)."""
+def _keep(kind: str) -> None:
+    """A switch's callback: keep the person's new choice under the name the session has
+    when the click is handled (a run drawn before the name was known would otherwise
+    drop it); without a name the session holds it."""
+    who = reader()
     if not who:
         return
     try:
@@ -62,7 +64,7 @@ def render_view(controls) -> str:
         st.session_state[VIEW] = "auto"
     return controls.segmented_control(
         "View", list(VIEWS), format_func=VIEWS.get, key=VIEW, label_visibility="collapsed",
-        on_change=_keep, args=(VIEW, who)) or "auto"
+        on_change=_keep, args=(VIEW,)) or "auto"
 
 
 def render_markdown_switch(controls) -> bool:
@@ -71,7 +73,7 @@ def render_markdown_switch(controls) -> bool:
     if who:
         st.session_state[MARKDOWN_VIEW] = review_markdown(get_db(), who)
     return controls.toggle(
-        "Markdown", key=MARKDOWN_VIEW, on_change=_keep, args=(MARKDOWN_VIEW, who),
+        "Markdown", key=MARKDOWN_VIEW, on_change=_keep, args=(MARKDOWN_VIEW,),
         help="Show the responses' Markdown (headings, bold, lists, tables, code) as "
              "formatting. HTML in a response stays visible as text, links show their "
              "address and are not clickable, images are not loaded. Off: the text as typed.")
