@@ -35,9 +35,6 @@ EXCEPTIONS = {
         "to split: the verdicts and the two answers side by side; the judged sentences "
         "(legend, current sentence, table, failed and unreadable judge answers); the "
         "citations and the judge's raw replies",
-    "components/rag/failures.py::render_failures":
-        "to split: the counts and the filters; the failing answers' table; the failing "
-        "sentences' table",
     "needlework/cli/data.py::register":
         "one argparse registration table (import, export, seed-demo, datasets), read top "
         "to bottom",

@@ -62,6 +62,19 @@ def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]],
     if judged and rules:
         st.caption(f"Judge verdicts here are {RULES_CAVEAT}")
     failing = failure_table(rows)
+    shown_models, kinds = _counts_and_filters(run_key, rows, failing, judged)
+    by_key = {(r["model"], r["item_key"]): r for r in rows}
+    entries = _failing_answers(dataset, run_key, rows, failing, judged, shown_models, kinds,
+                               by_key)
+    _failing_sentences(dataset, run_key, rows, shown_models, kinds, by_key)
+    if entries:
+        _render_one(dataset, run_key, entries, by_key)
+
+
+def _counts_and_filters(run_key: str, rows: list[dict[str, Any]],
+                        failing: list[dict[str, Any]], judged: bool) -> tuple[list[str], list[str]]:
+    """The failures counted by model and check, then the filters: ``(models shown, failed
+    checks picked)``."""
     models = list(dict.fromkeys(r["model"] for r in rows))
     checks = list(FAILURES) if judged else [FAILURES[0]]
     counts = [{"model": m, **{f: sum(1 for x in failing if x["model"] == m and f in x["failures"])
@@ -78,7 +91,15 @@ def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]],
     else:
         cols[1].caption("No judge in this run: the only failure is a missing answer. Every "
                         "answer is listed below by token F1, lowest first.")
-    by_key = {(r["model"], r["item_key"]): r for r in rows}
+    return shown_models, kinds
+
+
+def _failing_answers(dataset: str, run_key: str, rows: list[dict[str, Any]],
+                     failing: list[dict[str, Any]], judged: bool, shown_models: list[str],
+                     kinds: list[str], by_key: Mapping[tuple[str, str], dict[str, Any]],
+                     ) -> list[dict[str, Any]]:
+    """The failing answers' table (without a judge: every answer, lowest token F1 first),
+    each opening the question on Annotate; the answers listed."""
     if judged:
         entries = [e for e in failing if e["model"] in shown_models
                    and (not kinds or set(kinds) & set(e["failures"]))]
@@ -101,6 +122,13 @@ def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]],
                      "open": _link_column(), "F1": st.column_config.NumberColumn(format="%.3f"),
                      "failed": st.column_config.TextColumn(width="medium"),
                      "question": st.column_config.TextColumn(width="large")})
+    return entries
+
+
+def _failing_sentences(dataset: str, run_key: str, rows: list[dict[str, Any]],
+                       shown_models: list[str], kinds: list[str],
+                       by_key: Mapping[tuple[str, str], dict[str, Any]]) -> None:
+    """The failing sentences' table, each opening its answer on Annotate."""
     sentences = [s for s in sentence_table(rows) if s["model"] in shown_models
                  and (not kinds or set(kinds) & set(answer_failures(by_key[(s["model"],
                                                                              s["item_key"])])))]
@@ -117,8 +145,6 @@ def render_failures(dataset: str, run_key: str, rows: list[dict[str, Any]],
              for s in sentences]), hide_index=True, key="rag-failing-sentences",
             column_config={"open": _link_column(),
                            "sentence": st.column_config.TextColumn(width="large")})
-    if entries:
-        _render_one(dataset, run_key, entries, by_key)
 
 
 def _render_one(dataset: str, run_key: str, entries: list[dict[str, Any]],
