@@ -31,10 +31,6 @@ EXCEPTIONS = {
     "components/models/judge_form.py::full_form":
         "one form drawn field by field in the order shown (URL and model, key, numbers, "
         "length limit, reasoning, prices); each call is one widget with its help text",
-    "components/rag/answer_panel.py::render_answer":
-        "to split: the verdicts and the two answers side by side; the judged sentences "
-        "(legend, current sentence, table, failed and unreadable judge answers); the "
-        "citations and the judge's raw replies",
     "needlework/cli/data.py::register":
         "one argparse registration table (import, export, seed-demo, datasets), read top "
         "to bottom",

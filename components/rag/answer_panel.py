@@ -155,6 +155,20 @@ def render_answer(row: Mapping[str, Any], *, key: str, current: int | None = Non
             "(labelled relevant and current): uRAF.") or "all"
     labels = row.get("labels")
     n_passages = len(labels) if isinstance(labels, Mapping) else None
+    _two_answers(row, key=key, sentences=sentences, side=side, n_passages=n_passages,
+                 current=current, judged=judged)
+    if judged:
+        _judged_sentences(row, key=key, sentences=sentences, current=current)
+    if row["answered"]:
+        st.markdown("**Citations** of the model answer, with the passage labels used")
+        _citations(row, n_passages)
+    _raw_replies(row, key=key)
+
+
+def _two_answers(row: Mapping[str, Any], *, key: str, sentences: list[dict[str, Any]],
+                 side: str, n_passages: int | None, current: int | None, judged: bool) -> None:
+    """The model answer (sentences shaded by their label against ``side``) beside the
+    human answer."""
     model_col, human_col = st.columns(2, gap="medium")
     with model_col:
         st.markdown(f"**Model answer** · {label(row['model'], 60)}")
@@ -175,35 +189,41 @@ def render_answer(row: Mapping[str, Any], *, key: str, current: int | None = Non
         else:
             render_marked_text(citation_segments(reference, n_passages), box=True,
                                key=f"{key}-reference")
-    if judged:
-        _legend()
-        if current is not None and 0 <= current < len(sentences):
-            s = sentences[current]
-            st.markdown(f"**Sentence {current + 1}**: all passages → "
-                        f"{label(sentence_label(s, 'all') or 'no label', 30)}, relevant passages → "
-                        f"{label(sentence_label(s, 'relevant') or 'no label', 30)}")
-            render_text(s["text"], box=True, key=f"{key}-current")
-        st.dataframe(_sentence_frame(row), hide_index=True, key=f"{key}-sentences",
-                     column_config={"#": st.column_config.NumberColumn(width="small"),
-                                    "fails": st.column_config.TextColumn(width="small")})
-        if row.get("non_answer"):
-            st.caption("A non-answer: no claim (empty, a lone letter, only citations). Not sent "
-                       "to the judge; counted not factual and not eligible.")
-        judge_failed = row.get("judge_failed") or {}
-        if judge_failed:
-            st.caption("Judge requests that failed (no answer; this answer is left out of the "
-                       "judge figures):")
-            render_text("\n".join(f"{check}: {v.get('message') or v.get('kind')}"
-                                   for check, v in judge_failed.items()),
-                        mono=True, key=f"{key}-failed")
-        invalid = row.get("invalid") or {}
-        if invalid:
-            st.caption("Unreadable judge answers (counted as failures):")
-            render_text("\n".join(f"{check}: {reason}" for check, reason in invalid.items()),
-                        mono=True, key=f"{key}-invalid")
-    if row["answered"]:
-        st.markdown("**Citations** of the model answer, with the passage labels used")
-        _citations(row, n_passages)
+
+
+def _judged_sentences(row: Mapping[str, Any], *, key: str, sentences: list[dict[str, Any]],
+                      current: int | None) -> None:
+    """The judged sentences: the legend, the current one, the table, and the judge's
+    answers that failed or could not be read."""
+    _legend()
+    if current is not None and 0 <= current < len(sentences):
+        s = sentences[current]
+        st.markdown(f"**Sentence {current + 1}**: all passages → "
+                    f"{label(sentence_label(s, 'all') or 'no label', 30)}, relevant passages → "
+                    f"{label(sentence_label(s, 'relevant') or 'no label', 30)}")
+        render_text(s["text"], box=True, key=f"{key}-current")
+    st.dataframe(_sentence_frame(row), hide_index=True, key=f"{key}-sentences",
+                 column_config={"#": st.column_config.NumberColumn(width="small"),
+                                "fails": st.column_config.TextColumn(width="small")})
+    if row.get("non_answer"):
+        st.caption("A non-answer: no claim (empty, a lone letter, only citations). Not sent "
+                   "to the judge; counted not factual and not eligible.")
+    judge_failed = row.get("judge_failed") or {}
+    if judge_failed:
+        st.caption("Judge requests that failed (no answer; this answer is left out of the "
+                   "judge figures):")
+        render_text("\n".join(f"{check}: {v.get('message') or v.get('kind')}"
+                               for check, v in judge_failed.items()),
+                    mono=True, key=f"{key}-failed")
+    invalid = row.get("invalid") or {}
+    if invalid:
+        st.caption("Unreadable judge answers (counted as failures):")
+        render_text("\n".join(f"{check}: {reason}" for check, reason in invalid.items()),
+                    mono=True, key=f"{key}-invalid")
+
+
+def _raw_replies(row: Mapping[str, Any], *, key: str) -> None:
+    """The judge's raw replies (and any reasoning before them), folded."""
     calls = row.get("calls") or {}
     if calls:
         with st.expander("The judge's raw replies"):
