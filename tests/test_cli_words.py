@@ -18,7 +18,7 @@ import pytest
 
 import store
 from needlework.datasets.transfer import import_bytes
-from needlework.figures import stats
+from needlework.figures import paired
 from needlework.figures.stats_text import verdict
 from needlework.judges.serve import LocalServer, ServerError, wait_ready
 from needlework.needle import builder
@@ -59,7 +59,7 @@ def test_the_interval_reads_in_the_sentences_direction() -> None:
     # demo-judge right on 4 of 40 pairs, fake3 on 33: fake3 ahead
     first = [1] * 4 + [0] * 36
     second = [1] * 3 + [0] * 1 + [1] * 30 + [0] * 6
-    got = stats.paired(first, second, unit="pair")
+    got = paired.paired(first, second, unit="pair")
     assert got.difference < 0 and got.high < 0
     sentence = verdict(got, "demo-judge", "fake3")
     assert "fake3 is ahead of demo-judge by 72.5 points" in sentence, sentence

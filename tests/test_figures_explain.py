@@ -5,25 +5,25 @@ says it is flat."""
 
 from __future__ import annotations
 
-from needlework.figures import stats
+from needlework.figures import paired, stats
 from needlework.figures.lines import share_words
 from needlework.figures.stats_text import verdict
 from needlework.needle import analysis, findings
 
 
 def test_the_verdict_says_it_follows_the_test_when_the_interval_excludes_zero() -> None:
-    split = stats.Paired(0.6, 0.4, 0.2, 0.041, 0.375, 12, 5, 1, 0.0639, False, "item",
-                         test=stats.WILCOXON)
+    split = paired.Paired(0.6, 0.4, 0.2, 0.041, 0.375, 12, 5, 1, 0.0639, False, "item",
+                         test=paired.WILCOXON)
     sentence = verdict(split, "a", "b")
     assert "+4.1 to +37.5" in sentence
     assert "p = 0.0639: not significant at 5 % (it may be chance). The verdict follows the " \
            "test, not the interval: the paired bootstrap interval, computed another way, " \
            "excludes 0 here, so the difference is near the 5 % line." in sentence
-    other = stats.Paired(0.6, 0.4, 0.2, -0.01, 0.3, 12, 5, 1, 0.04, True, "item",
-                         test=stats.MCNEMAR, interval="newcombe")
+    other = paired.Paired(0.6, 0.4, 0.2, -0.01, 0.3, 12, 5, 1, 0.04, True, "item",
+                         test=paired.MCNEMAR, interval="newcombe")
     assert "the Newcombe's paired interval, computed another way, includes 0 here" in \
         verdict(other, "a", "b")
-    agreeing = stats.Paired(0.6, 0.4, 0.2, 0.05, 0.35, 30, 8, 1, 0.01, True, "item")
+    agreeing = paired.Paired(0.6, 0.4, 0.2, 0.05, 0.35, 30, 8, 1, 0.01, True, "item")
     assert "The verdict follows" not in verdict(agreeing, "a", "b")
 
 

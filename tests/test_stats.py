@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from needlework.figures import stats, stats_text
+from needlework.figures import paired, stats, stats_text
 
 
 def test_bootstrap_equals_the_hand_computed_case() -> None:
@@ -88,17 +88,17 @@ def test_no_unit_and_one_unit() -> None:
 
 def test_mcnemar_exact_by_hand() -> None:
     # b = 10, c = 1: 2 * (C(11,0) + C(11,1)) / 2**11 = 2 * 12 / 2048 = 0.01171875
-    assert stats.sign_test_p(10, 1) == Fraction(24, 2048)
+    assert paired.sign_test_p(10, 1) == Fraction(24, 2048)
     # b = 5, c = 2: 2 * (1 + 7 + 21) / 2**7 = 58 / 128 = 0.453125
-    assert stats.sign_test_p(5, 2) == Fraction(58, 128)
-    assert stats.sign_test_p(3, 3) == 1 and stats.sign_test_p(0, 0) == 1  # capped; none differ
+    assert paired.sign_test_p(5, 2) == Fraction(58, 128)
+    assert paired.sign_test_p(3, 3) == 1 and paired.sign_test_p(0, 0) == 1  # capped; none differ
 
 
 def test_a_significant_paired_comparison() -> None:
     # 30 items: both right on 15, the first alone right on 10, the second alone on 1
     first = [1] * 15 + [1] * 10 + [0] * 1 + [0] * 4
     second = [1] * 15 + [0] * 10 + [1] * 1 + [0] * 4
-    got = stats.paired(first, second)
+    got = paired.paired(first, second)
     assert (got.first_better, got.second_better, got.n) == (10, 1, 30)
     assert got.p_value == pytest.approx(24 / 2048)
     assert got.significant
@@ -114,7 +114,7 @@ def test_a_significant_paired_comparison() -> None:
 def test_a_paired_comparison_that_is_not_significant() -> None:
     first = [1] * 15 + [1] * 5 + [0] * 2 + [0] * 8
     second = [1] * 15 + [0] * 5 + [1] * 2 + [0] * 8
-    got = stats.paired(first, second)
+    got = paired.paired(first, second)
     assert (got.first_better, got.second_better) == (5, 2)
     assert got.p_value == 0.453125 and not got.significant
     assert got.low < 0 < got.high
@@ -125,13 +125,13 @@ def test_fractional_outcomes_use_the_wilcoxon_signed_rank_test() -> None:
     # a judge's share of two orders (0, 0.5, 1) against a classifier's 0/1: differences
     # -0.5, 0, 0, +0.5; the zeros dropped, ranks 1.5 and 1.5, W+ = 1.5; of the 4 sign
     # patterns W+ is 0, 1.5, 1.5, 3: P(W <= 1.5) = 3/4, P(W >= 1.5) = 3/4, p = min(1, 1.5)
-    got = stats.paired([0.5, 1, 0, 0.5], [1, 1, 0, 0])
+    got = paired.paired([0.5, 1, 0, 0.5], [1, 1, 0, 0])
     assert (got.first_better, got.second_better, got.tied) == (1, 1, 2) and got.p_value == 1.0
     assert got.test == "Wilcoxon signed-rank test"
-    keyed = stats.paired_by_key({"b": 1.0, "a": 0.0, "c": 1.0}, {"a": 1.0, "b": 1.0})
+    keyed = paired.paired_by_key({"b": 1.0, "a": 0.0, "c": 1.0}, {"a": 1.0, "b": 1.0})
     assert (keyed.n, keyed.first, keyed.second) == (2, 0.5, 1.0)  # c is left out
     with pytest.raises(ValueError, match="same units"):
-        stats.paired([1, 0], [1])
+        paired.paired([1, 0], [1])
 
 
 def test_ranges_in_words() -> None:

@@ -13,7 +13,7 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from needlework.figures import stats, stats_text
+from needlework.figures import paired, stats, stats_text
 from needlework.judges.evaluate import accuracy_intervals
 from needlework.needle import analysis
 from needlework.rag.metrics import intervals as rag_intervals
@@ -79,10 +79,10 @@ def test_no_zero_width_interval_on_fewer_than_30_units() -> None:
 def test_mcnemar_is_the_binomial_on_the_discordant_pairs(b: int, c: int) -> None:
     m = b + c
     tail = sum(Fraction(math.comb(m, k), 2 ** m) for k in range(min(b, c) + 1))
-    assert stats.mcnemar_p(b, c) == min(Fraction(1), 2 * tail)
+    assert paired.mcnemar_p(b, c) == min(Fraction(1), 2 * tail)
     first = [1] * b + [0] * c + [1] * 4 + [0] * 3
     second = [0] * b + [1] * c + [1] * 4 + [0] * 3
-    got = stats.paired(first, second)
+    got = paired.paired(first, second)
     assert got.test == "McNemar's exact test"
     assert (got.first_better, got.second_better, got.tied) == (b, c, 7)
     assert got.p_value == float(min(Fraction(1), 2 * tail))
@@ -102,7 +102,7 @@ def test_wilcoxon_by_enumerating_every_sign() -> None:
             for signs in itertools.product((0, 1), repeat=len(nonzero))]
     low = sum(1 for s in sums if s <= w_plus + 1e-9) / len(sums)
     high = sum(1 for s in sums if s >= w_plus - 1e-9) / len(sums)
-    got = stats.paired(first, second)
+    got = paired.paired(first, second)
     assert got.test == "Wilcoxon signed-rank test"
     assert got.p_value == pytest.approx(min(1.0, 2 * min(low, high)), abs=1e-12)
     assert (got.first_better, got.second_better, got.tied) == (7, 1, 1)
@@ -113,7 +113,7 @@ def test_the_sentence_follows_the_sign_of_the_difference() -> None:
     # B better on more items, A better by more: A leads, and the sentence says so first
     first = [1.0] * 4 + [0.5] * 6
     second = [0.0] * 4 + [2 / 3] * 6
-    got = stats.paired(first, second)
+    got = paired.paired(first, second)
     assert got.difference > 0 and (got.first_better, got.second_better) == (4, 6)
     sentence = stats_text.verdict(got, "A", "B")
     assert sentence.startswith("On the 10 items both judged, A is ahead of B by 30.0 points")
@@ -241,5 +241,5 @@ def test_wilcoxon_agrees_with_scipys_exact_test_without_ties() -> None:
     for m in (5, 9, 14, 20):
         d = [rng.choice((-1, 1)) * (k + 1 + rng.random() / 2) for k in range(m)]
         rng.shuffle(d)
-        assert stats.wilcoxon_p(d) == pytest.approx(
+        assert paired.wilcoxon_p(d) == pytest.approx(
             scipy_stats.wilcoxon(d, method="exact").pvalue, abs=1e-12)

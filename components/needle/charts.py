@@ -12,7 +12,7 @@ import streamlit as st
 
 from components.needle.data import COMPARE, PRIMARY, ResultSet
 from components.text import label, render_text
-from needlework.figures.stats import paired_by_key
+from needlework.figures.paired import paired_by_key
 from needlework.figures.stats_text import how, verdict
 from needlework.needle import charts
 from needlework.needle.analysis import (

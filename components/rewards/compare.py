@@ -17,8 +17,8 @@ import streamlit as st
 from components.rewards.results import review_link
 from components.state import get_db
 from components.text import label, render_text
+from needlework.figures.paired import Paired
 from needlework.figures.rewardbench2 import rows as rewardbench2_rows
-from needlework.figures.stats import Paired
 from needlework.figures.stats_text import how, method_label, percent, percent_range, verdict
 from needlework.judges.engine import output_entries
 from needlework.judges.results import (

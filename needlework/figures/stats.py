@@ -1,4 +1,4 @@
-"""Confidence intervals and paired comparisons for the accuracy and RAG figures.
+"""Confidence intervals for the accuracy and RAG figures.
 
 Every figure here is a **mean of per-unit values**, and the unit is named with it: an
 *item* of a preference dataset (accuracy = the mean of 0/1 per item), a *question* of a
@@ -32,18 +32,8 @@ responses) travel together inside their unit.
   **Order does not matter**: the units are put in a canonical order (by stratum, then
   value, then weight) before any draw, so the same units in any row order give the same
   interval, to the last bit. A mapping ``{key: value}`` may be passed instead of a list.
-- :func:`paired`: two models or judges on the **same units**. The difference of their
-  means with a paired bootstrap interval (the units' differences resampled together, in
-  canonical order; for 0/1 outcomes Newcombe's paired interval from the two Wilson
-  intervals, which does not collapse when the two agree everywhere), and a test named in
-  ``test``: with 0/1 outcomes (each unit right or wrong once per side) **McNemar's exact
-  test**: with ``b`` units where the first is right and the second wrong and ``c`` the
-  other way, p = min(1, 2 · P(X ≤ min(b, c))), X ~ Binomial(b + c, ½), exactly
-  (:func:`mcnemar_p`); with outcomes in between (a judge's share of its trials) the
-  **Wilcoxon signed-rank test** on the units' differences (zero differences dropped, tied
-  magnitudes given their mean rank, the exact distribution of the rank sum given those
-  ranks; :func:`wilcoxon_p`). ``significant`` is p < 0.05 (McNemar's decided in exact
-  rational arithmetic).
+- Two results on the same units, their difference and a paired test:
+  :mod:`needlework.figures.paired`.
 
 The resampling draws integers only; the means are plain float sums in a fixed order, so
 the same inputs give the same interval on any processor (no BLAS, no threads).
@@ -57,7 +47,6 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from fractions import Fraction
 from statistics import NormalDist
 from typing import Any, TypeVar
 
@@ -67,15 +56,11 @@ RESAMPLES = 1000
 SEED = 0
 LEVEL = 0.95
 MIN_UNITS = 30  # under this many units a constant sample gets no bootstrap interval
-ALPHA = Fraction(1, 20)  # "significant at 5 %": p < 1/20, compared exactly
 _CHUNK = 1 << 21  # resampled values drawn at once at most (bounds the memory: ~50 MB)
-_EXACT_RANKS = 400  # Wilcoxon: the exact distribution up to this many nonzero differences
 
 WILSON = "wilson"
 BOOTSTRAP = "bootstrap"
 NONE = "none"
-MCNEMAR = "McNemar's exact test"
-WILCOXON = "Wilcoxon signed-rank test"
 
 
 @dataclass(frozen=True)
@@ -101,39 +86,6 @@ class Interval:
         return interval_dict(asdict(self))
 
 
-@dataclass(frozen=True)
-class Paired:
-    """Two results on the same ``n`` units: ``difference`` = first − second (means), its
-    interval (``interval``: ``bootstrap``, ``newcombe`` or ``none``), how many units each
-    did better on and how many are tied, and ``test``'s p-value."""
-
-    first: float | None
-    second: float | None
-    difference: float | None
-    low: float | None
-    high: float | None
-    n: int
-    first_better: int
-    second_better: int
-    p_value: float
-    significant: bool
-    unit: str
-    resamples: int = RESAMPLES
-    seed: int = SEED
-    level: float = LEVEL
-    test: str = MCNEMAR
-    interval: str = BOOTSTRAP
-    tied: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: every field by name; ``resamples`` and ``seed`` only for a paired
-        bootstrap interval (``None`` for Newcombe's or none)."""
-        out = asdict(self)
-        if self.interval != BOOTSTRAP:
-            out["resamples"] = out["seed"] = None
-        return out
-
-
 def interval_dict(interval: Mapping[str, Any]) -> dict[str, Any]:
     """An interval as a dict (:meth:`Interval.as_dict`, or one stored before this rule)
     that names only its own method: ``resamples`` and ``seed`` are ``None`` unless its
@@ -145,7 +97,8 @@ def interval_dict(interval: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _array(values: Sequence[float], name: str) -> np.ndarray:
+def as_array(values: Sequence[float], name: str) -> np.ndarray:
+    """``values`` as a flat array of finite numbers (``name`` says which in an error)."""
     out = np.asarray(values, dtype=np.float64)
     if out.ndim != 1:
         raise ValueError(f"{name} must be a flat sequence of numbers")
@@ -233,7 +186,8 @@ def wilson(right: int, n: int, *, unit: str = "item", level: float = LEVEL) -> I
     return Interval(right / n, low, high, n, unit, level=level, method=WILSON, right=right)
 
 
-def _binary(v: np.ndarray) -> bool:
+def is_binary(v: np.ndarray) -> bool:
+    """Whether every value is 0 or 1."""
     return bool(np.all((v == 0) | (v == 1)))
 
 
@@ -279,8 +233,8 @@ def bootstrap_mean(values: Sequence[float] | Mapping[_Key, float], *, unit: str 
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level}")
     values, weights, strata = _unpack(values, weights, strata)
-    v = _array(values, "values")
-    w = None if weights is None else _array(weights, "weights")
+    v = as_array(values, "values")
+    w = None if weights is None else as_array(weights, "weights")
     if w is not None and (len(w) != len(v) or np.any(w <= 0)):
         raise ValueError("weights must be positive, one per value")
     if w is not None and len(w) and np.all(w == w[0]):
@@ -290,7 +244,7 @@ def bootstrap_mean(values: Sequence[float] | Mapping[_Key, float], *, unit: str 
         return Interval(None, None, None, 0, unit, resamples, seed, level)
     if strata is not None and len(strata) != n:
         raise ValueError("strata must give one label per value")
-    binary = _binary(v)
+    binary = is_binary(v)
     if binary and w is None and (strata is None or len(set(strata)) == 1):
         return wilson(int(v.sum()), n, unit=unit, level=level)
     rng = np.random.default_rng(seed)
@@ -329,119 +283,3 @@ def bootstrap_mean(values: Sequence[float] | Mapping[_Key, float], *, unit: str 
 
 
 mean_interval = bootstrap_mean
-
-
-def mcnemar_p(first_better: int, second_better: int) -> Fraction:
-    """McNemar's exact two-sided p-value for ``b`` and ``c`` discordant units, exactly:
-    min(1, 2 · Σ_{k ≤ min(b, c)} C(b + c, k) / 2^(b + c)); 1 when none differ."""
-    m = first_better + second_better
-    if m == 0:
-        return Fraction(1)
-    tail = sum(math.comb(m, k) for k in range(min(first_better, second_better) + 1))
-    return min(Fraction(1), Fraction(2 * tail, 2 ** m))
-
-
-sign_test_p = mcnemar_p
-
-
-def _midranks(magnitudes: np.ndarray) -> np.ndarray:
-    """Ranks 1..m of ``magnitudes`` (ties share their mean rank), doubled to integers."""
-    order = np.argsort(magnitudes, kind="stable")
-    ranks2 = np.empty(len(magnitudes), dtype=np.int64)
-    sorted_m = magnitudes[order]
-    i = 0
-    while i < len(sorted_m):
-        j = i
-        while j + 1 < len(sorted_m) and sorted_m[j + 1] == sorted_m[i]:
-            j += 1
-        ranks2[order[i:j + 1]] = (i + 1) + (j + 1)  # 2 × the mean of ranks i+1 .. j+1
-        i = j + 1
-    return ranks2
-
-
-def wilcoxon_p(differences: Sequence[float]) -> float:
-    """The Wilcoxon signed-rank test's two-sided p-value of paired ``differences``: zero
-    differences are dropped, the rest ranked by magnitude (ties share their mean rank);
-    W⁺ is the sum of the positive differences' ranks and p = min(1, 2 · min(P(W ≤ W⁺),
-    P(W ≥ W⁺))) under the exact distribution of W (each rank's sign a fair coin) up to
-    400 nonzero differences, else its normal approximation with the tie correction.
-    1 when every difference is zero."""
-    d = _array(differences, "differences")
-    d = d[d != 0]
-    m = len(d)
-    if m == 0:
-        return 1.0
-    ranks2 = _midranks(np.abs(d))
-    w2 = int(ranks2[d > 0].sum())  # 2 × W⁺
-    if m <= _EXACT_RANKS:
-        total = int(ranks2.sum())
-        dist = np.zeros(total + 1, dtype=np.float64)
-        dist[0] = 1.0
-        for r in ranks2:
-            shifted = np.zeros_like(dist)
-            shifted[r:] = dist[:len(dist) - r]
-            dist = 0.5 * (dist + shifted)
-        low, high = float(dist[:w2 + 1].sum()), float(dist[w2:].sum())
-        return min(1.0, 2.0 * min(low, high))
-    ranks = ranks2 / 2.0
-    mean = ranks.sum() / 2.0
-    var = (ranks ** 2).sum() / 4.0
-    z = (w2 / 2.0 - mean) / math.sqrt(var)
-    return min(1.0, 2.0 * NormalDist().cdf(-abs(z)))
-
-
-def newcombe_paired(both: int, only_first: int, only_second: int, neither: int,
-                    level: float = LEVEL) -> tuple[float, float, float]:
-    """``(difference, low, high)`` of two paired proportions (right with the first minus
-    right with the second, over the same units): Newcombe's (1998, method 10) interval from
-    the two Wilson intervals and the phi correlation of the 2 × 2 table (0 when a margin is
-    empty)."""
-    n = both + only_first + only_second + neither
-    if n == 0:
-        return 0.0, -1.0, 1.0
-    p1, p2 = (both + only_first) / n, (both + only_second) / n
-    l1, u1 = wilson_bounds(both + only_first, n, level)
-    l2, u2 = wilson_bounds(both + only_second, n, level)
-    margins = ((both + only_first) * (only_second + neither) * (both + only_second)
-               * (only_first + neither))
-    phi = (both * neither - only_first * only_second) / math.sqrt(margins) if margins else 0.0
-    gap = p1 - p2
-    low = gap - math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
-    high = gap + math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
-    return gap, max(-1.0, low), min(1.0, high)
-
-
-def paired(first: Sequence[float], second: Sequence[float], *, unit: str = "item",
-           resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> Paired:
-    """Two results on the same units, in the same order (any order: the figures depend on
-    the units only; see the module docstring)."""
-    a, b = _array(first, "first"), _array(second, "second")
-    if len(a) != len(b):
-        raise ValueError(f"paired results need the same units: {len(a)} and {len(b)} values")
-    n = len(a)
-    better_a, better_b = int(np.sum(a > b)), int(np.sum(b > a))
-    tied = n - better_a - better_b
-    if n == 0:
-        return Paired(None, None, None, None, None, 0, 0, 0, 1.0, False, unit, resamples, seed,
-                      level, MCNEMAR, NONE, 0)
-    first_mean, second_mean = float(a.sum() / n), float(b.sum() / n)
-    if _binary(a) and _binary(b):
-        exact = mcnemar_p(better_a, better_b)
-        both = int(np.sum((a == 1) & (b == 1)))
-        diff, low, high = newcombe_paired(both, better_a, better_b, n - both - better_a - better_b,
-                                          level)
-        return Paired(first_mean, second_mean, first_mean - second_mean, low, high, n, better_a,
-                      better_b, float(exact), exact < ALPHA, unit, resamples, seed, level,
-                      MCNEMAR, "newcombe", tied)
-    diff_interval = bootstrap_mean(a - b, unit=unit, resamples=resamples, seed=seed, level=level)
-    p = wilcoxon_p(a - b)
-    return Paired(first_mean, second_mean, first_mean - second_mean, diff_interval.low,
-                  diff_interval.high, n, better_a, better_b, p, p < float(ALPHA), unit, resamples,
-                  seed, level, WILCOXON, diff_interval.method, tied)
-
-
-def paired_by_key(first: Mapping[str, float], second: Mapping[str, float], *,
-                  unit: str = "item", **options: Any) -> Paired:
-    """:func:`paired` on the keys both mappings have (in sorted key order)."""
-    keys = sorted(k for k in first if k in second)
-    return paired([first[k] for k in keys], [second[k] for k in keys], unit=unit, **options)

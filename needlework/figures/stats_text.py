@@ -1,6 +1,6 @@
-"""How the figures of :mod:`needlework.figures.stats` are written: the one rounding rule every page
-and command uses for a percentage, interval ranges, the method in words, and the one
-sentence on a paired comparison.
+"""How the figures of :mod:`needlework.figures.stats` and :mod:`~needlework.figures.paired`
+are written: the one rounding rule every page and command uses for a percentage, interval
+ranges, the method in words, and the one sentence on a paired comparison.
 
 :func:`percent` and :func:`percent_range` round half up on the exact value (21 of 40 is
 52.5 %, and 52.5 at no decimal is 53). Nothing here reads or writes anything but its
@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
+from needlework.figures.paired import Paired
 from needlework.figures.stats import (
     BOOTSTRAP,
     LEVEL,
@@ -24,7 +25,6 @@ from needlework.figures.stats import (
     SEED,
     WILSON,
     Interval,
-    Paired,
 )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from needlework.figures import stats
+from needlework.figures import paired, stats
 from needlework.needle.analysis import ORDER_NAMES
 
 
@@ -66,8 +66,8 @@ def paired_gap_interval(both: int, only_first: int, only_second: int,
                         neither: int) -> tuple[float, float, float]:
     """``(gap, low, high)``: right with the first condition minus right with the second,
     over the same units, with Newcombe's paired interval
-    (:func:`needlework.figures.stats.newcombe_paired`)."""
-    return stats.newcombe_paired(both, only_first, only_second, neither)
+    (:func:`needlework.figures.paired.newcombe_paired`)."""
+    return paired.newcombe_paired(both, only_first, only_second, neither)
 
 
 def position_bias(frame: pd.DataFrame) -> PositionBias | None:

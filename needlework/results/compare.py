@@ -14,8 +14,8 @@ items both judged.
 Every figure of :func:`compare` is a **mean per item** (each item weighs the same), with
 its 95 % interval (Wilson's for a share of 0/1 outcomes, else the percentile bootstrap:
 :func:`needlework.figures.stats.bootstrap_mean`), and each row has a paired test of the two
-(:func:`needlework.figures.stats.paired`): McNemar's exact test when every outcome is 0 or 1 (one
-trial per item on each side), the Wilcoxon signed-rank test on the items' differences when
+(:func:`needlework.figures.paired.paired`): McNemar's exact test when every outcome is 0 or 1
+(one trial per item on each side), the Wilcoxon signed-rank test on the items' differences when
 some are shares in between (rotation trials, a needle pair's two orders), named in the
 row's ``paired["test"]``. The items counted as one side's better, the other's, and tied are
 the items whose outcomes differ or not, the same items :func:`compare` lists under
@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from needlework.figures import metrics, stats, stats_text
+from needlework.figures import metrics, paired, stats, stats_text
 from needlework.judges.results import item_outcomes, run_title
 from needlework.rewards.results import entries_from_rows, item_domains
 from needlework.words import short_name
@@ -126,7 +126,7 @@ def compare(first: Mapping[str, Mapping[str, Any]],
     mean outcome per item of each (``first``, ``second``) with its 95 % interval
     (``first_interval``, ``second_interval``), on how many items each did better and how
     many are tied (``only_first``, ``only_second``, ``tied``: outcomes higher, lower or
-    equal), and the paired test of the two (``paired``: :class:`needlework.figures.stats.Paired` as
+    equal), and the paired test of the two (``paired``: :class:`needlework.figures.paired.Paired` as
     a dict, its test named); then every item whose outcomes differ (``differ``: as many as
     the overall row's ``only_first`` + ``only_second``), most different first."""
     common = sorted(k for k in first if k in second and first[k]["outcome"] is not None
@@ -142,7 +142,7 @@ def compare(first: Mapping[str, Mapping[str, Any]],
             differ.append({"item": key, "subset": subset, "first": a, "second": b})
 
     def row(name: str, a: dict[str, float], b: dict[str, float]) -> dict[str, Any]:
-        test = stats.paired_by_key(a, b)
+        test = paired.paired_by_key(a, b)
         return {"subset": name, "items": len(a), "first": _mean(list(a.values())),
                 "second": _mean(list(b.values())),
                 "first_interval": stats.bootstrap_mean(a).as_dict(),
