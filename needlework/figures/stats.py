@@ -228,58 +228,81 @@ def bootstrap_mean(values: Sequence[float] | Mapping[_Key, float], *, unit: str 
     their stratum (each keeps its size) and the estimate is the plain mean of the strata's
     means, strata in sorted order. No unit: every figure ``None``.
     """
+    v, w, labels = _checked(values, weights, strata, resamples, level)
+    n = len(v)
+    if n == 0:
+        return Interval(None, None, None, 0, unit, resamples, seed, level)
+    binary = is_binary(v)
+    if binary and w is None and (labels is None or len(set(labels)) == 1):
+        return wilson(int(v.sum()), n, unit=unit, level=level)
+    estimate, means = _resampled(np.random.default_rng(seed), v, w, labels, resamples)
+    low, high = _bounds(means, level)
+    # a float sum may land a hair outside the values' range; the bounds never do
+    low, high = max(low, float(v.min())), min(high, float(v.max()))
+    zero_width = (_zero_width(estimate, v, labels, binary, unit, resamples, seed, level)
+                  if high - low <= 0 else None)
+    return zero_width or Interval(estimate, low, high, n, unit, resamples, seed, level)
+
+
+def _checked(values: Sequence[float] | Mapping[_Key, float],
+             weights: Sequence[float] | Mapping[_Key, float] | None,
+             strata: Sequence[Hashable] | Mapping[_Key, Hashable] | None, resamples: int,
+             level: float) -> tuple[np.ndarray, np.ndarray | None, list[Hashable] | None]:
+    """``(values, weights, strata)`` of :func:`bootstrap_mean`, checked: arrays in key
+    order, equal weights dropped (the plain mean, drawn the same way, computed faster)."""
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level}")
-    values, weights, strata = _unpack(values, weights, strata)
-    v = as_array(values, "values")
-    w = None if weights is None else as_array(weights, "weights")
+    listed, weighed, labels = _unpack(values, weights, strata)
+    v = as_array(listed, "values")
+    w = None if weighed is None else as_array(weighed, "weights")
     if w is not None and (len(w) != len(v) or np.any(w <= 0)):
         raise ValueError("weights must be positive, one per value")
     if w is not None and len(w) and np.all(w == w[0]):
-        w = None  # equal weights: the plain mean, drawn the same way, computed faster
-    n = len(v)
-    if n == 0:
-        return Interval(None, None, None, 0, unit, resamples, seed, level)
-    if strata is not None and len(strata) != n:
+        w = None
+    if len(v) and labels is not None and len(labels) != len(v):
         raise ValueError("strata must give one label per value")
-    binary = is_binary(v)
-    if binary and w is None and (strata is None or len(set(strata)) == 1):
-        return wilson(int(v.sum()), n, unit=unit, level=level)
-    rng = np.random.default_rng(seed)
+    return v, w, labels
+
+
+def _resampled(rng: np.random.Generator, v: np.ndarray, w: np.ndarray | None,
+               strata: list[Hashable] | None, resamples: int) -> tuple[float, np.ndarray]:
+    """``(estimate, resampled means)``: plain, or within each stratum (the strata's means
+    averaged with equal weight), every draw in canonical unit order."""
     if strata is None:
         order = _canonical(v, w)
         v = v[order]
         w = None if w is None else w[order]
-        estimate = _point(v, w)
-        means = _resampled_means(rng, v, w, resamples)
-    else:
-        labels = sorted(set(strata), key=repr)
-        parts = []
-        for label in labels:
-            p = np.asarray([k for k, s in enumerate(strata) if s == label])
-            parts.append(p[_canonical(v[p], None if w is None else w[p])])
-        estimate = sum(_point(v[p], None if w is None else w[p]) for p in parts) / len(parts)
-        totals = np.zeros(resamples, dtype=np.float64)
-        for p in parts:
-            totals += _resampled_means(rng, v[p], None if w is None else w[p], resamples)
-        means = totals / len(parts)
-    low, high = _bounds(means, level)
-    # a float sum may land a hair outside the values' range; the bounds never do
-    low, high = max(low, float(v.min())), min(high, float(v.max()))
-    if high - low <= 0:
-        if binary and v.min() == v.max():
-            return Interval(estimate, *wilson_bounds(int(v.sum()), n, level), n, unit,
-                            resamples, seed, level, WILSON, int(v.sum()))
-        if (strata is None or len(set(strata)) == 1) and 0 <= v.min() and v.max() <= 1:
-            # every unit the same share (an always-A judge: each item right in half its
-            # trials): Wilson at that share over the units, as for all 0 or all 1
-            return Interval(estimate, *wilson_share_bounds(estimate, n, level), n, unit,
-                            resamples, seed, level, WILSON)
-        if n < MIN_UNITS:
-            return Interval(estimate, None, None, n, unit, resamples, seed, level, NONE)
-    return Interval(estimate, low, high, n, unit, resamples, seed, level)
+        return _point(v, w), _resampled_means(rng, v, w, resamples)
+    labels = sorted(set(strata), key=repr)
+    parts = []
+    for label in labels:
+        p = np.asarray([k for k, s in enumerate(strata) if s == label])
+        parts.append(p[_canonical(v[p], None if w is None else w[p])])
+    estimate = sum(_point(v[p], None if w is None else w[p]) for p in parts) / len(parts)
+    totals = np.zeros(resamples, dtype=np.float64)
+    for p in parts:
+        totals += _resampled_means(rng, v[p], None if w is None else w[p], resamples)
+    return estimate, totals / len(parts)
+
+
+def _zero_width(estimate: float, v: np.ndarray, strata: list[Hashable] | None, binary: bool,
+                unit: str, resamples: int, seed: int, level: float) -> Interval | None:
+    """What stands for a bootstrap of zero width (the module docstring's rules): Wilson on
+    the counts, Wilson at the common share, or no interval; ``None``: the bootstrap's."""
+    n = len(v)
+    if binary and v.min() == v.max():
+        return Interval(estimate, *wilson_bounds(int(v.sum()), n, level), n, unit,
+                        resamples, seed, level, WILSON, int(v.sum()))
+    if (strata is None or len(set(strata)) == 1) and 0 <= v.min() and v.max() <= 1:
+        # every unit the same share (an always-A judge: each item right in half its
+        # trials): Wilson at that share over the units, as for all 0 or all 1
+        return Interval(estimate, *wilson_share_bounds(estimate, n, level), n, unit,
+                        resamples, seed, level, WILSON)
+    if n < MIN_UNITS:
+        return Interval(estimate, None, None, n, unit, resamples, seed, level, NONE)
+    return None
 
 
 mean_interval = bootstrap_mean
