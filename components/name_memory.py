@@ -10,15 +10,13 @@ the field clears it. Team mode does not need it: the sign-in keeps the session.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from components import st_dom
+from components.scripts import bundle
 
-_MEMORY = st.components.v2.component(
-    "needlework.name_memory", isolate_styles=False,
-    js=st_dom.js() + (Path(__file__).parent / "js" / "name_memory.js").read_text(encoding="utf-8"))
+_MEMORY = st.components.v2.component("needlework.name_memory", isolate_styles=False,
+                                     js=bundle("name_memory.js"))
 
 
 def restore_name(key: str) -> None:

@@ -1,11 +1,12 @@
 """The outbox: key actions from the browser, committed through the action route.
 
 The key scripts' actions never travel with a rerun: the browser's outbox
-(``js/outbox_core.js``) keeps them in its storage and POSTs them to the server's action
-route (:mod:`needlework.actions.route`), which commits them and acknowledges them in its
-response. After an acknowledgement the outbox asks for a rerun so the page draws what is
-saved: its state carries the browser tab's id (the server keeps each tab's place:
-:mod:`components.position`) and a *nonce*, the browser's count of that redraw. A page
+(``js/outbox_core.js``, which this component's code ``js/outbox.js`` makes) keeps them in
+its storage and POSTs them to the server's action route (:mod:`needlework.actions.route`),
+which commits them and acknowledges them in its response. After an acknowledgement the
+outbox asks for a rerun so the page draws what is saved: its state carries the browser
+tab's id (the server keeps each tab's place: :mod:`components.position`) and a *nonce*,
+the browser's count of that redraw. A page
 passes the nonce back to its key script (:func:`applied_through`) so that the script
 stops showing acknowledged actions once the page's own data includes them.
 
@@ -17,38 +18,27 @@ which tells the browser which redraw this run is.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from components import st_dom
+from components.scripts import bundle
 from needlework.actions.parse import TAB as TAB_ID
 from needlework.actions.route import ROUTE
 
-_JS = Path(__file__).parent / "js"
-#: the mail between components (``nwMail``: js/mail.js)
-MAIL = (_JS / "mail.js").read_text(encoding="utf-8")
-#: the outbox core, after Streamlit's DOM as the scripts see it (``nwDom``: st_dom.js) and
-#: the mail
-CORE = st_dom.js() + "\n" + MAIL + "\n" + (_JS / "outbox_core.js").read_text(encoding="utf-8")
-#: the key scripts' navigator (``nwNavigator``), shared by Annotate's and Review's
-NAVIGATOR = (_JS / "navigator_core.js").read_text(encoding="utf-8")
-
-_OUTBOX = st.components.v2.component(
-    "needlework.outbox", isolate_styles=False,
-    js=CORE + "\nexport default function (c) { nwCore.attach(c.setStateValue, c.data); "
-              "nwMail.listen('outbox_answer', (data) => nwCore.answer(data)); }\n")
+_OUTBOX = st.components.v2.component("needlework.outbox", isolate_styles=False,
+                                     js=bundle("outbox.js"))
 
 
 def courier(name: str) -> Any:
-    """A component that carries data only: drawn with ``data=``, its script posts the data
-    and its element to the code listening under ``name`` (js/mail.js). Its element is
-    small, so the data, new every run, no longer carries a script with it."""
-    js = (MAIL + f"\nexport default function (c) {{ nwMail.post({json.dumps(name)}, c.data, "
-          "c.parentElement); }\n")
-    return st.components.v2.component(f"needlework.{name}_data", isolate_styles=False, js=js)
+    """A component that carries data only: drawn with ``data=``, its script
+    (``js/courier.js``, the same for every courier) posts the data and its element to the
+    code listening under ``name`` (``js/mail.js``), which it reads from the component's
+    name. Its element is small, so the data, new every run, no longer carries a script
+    with it."""
+    return st.components.v2.component(f"needlework.{name}_data", isolate_styles=False,
+                                      js=bundle("courier.js"))
 
 
 def draw_code(component: Any, key: str) -> None:
@@ -74,13 +64,6 @@ NAMED = "nw-outbox-named"
 # last lines: the page can scroll them above it
 _HIDE = (f"<style>{st_dom.hidden('nw-outbox-box')}"
          f"{st_dom.SELECTORS['MAIN_BLOCK'].css}{{padding-bottom:4.5rem}}</style>")
-
-
-def module(*names: str) -> str:
-    """An ES module: the outbox core and the navigator followed by ``js/NAME`` for each
-    of ``names``, in order (for the page key scripts)."""
-    return "\n".join([CORE, NAVIGATOR, *((_JS / name).read_text(encoding="utf-8")
-                                          for name in names)])
 
 
 def _keep(_: Any = None) -> None:

@@ -101,14 +101,15 @@ def hidden(name: str) -> str:
 
 def js() -> str:
     """The table as the key scripts' ``nwDom`` object (``nwDom.MAIN``, ...,
-    ``nwDom.key(name)``): the text of ``js/st_dom.js``."""
+    ``nwDom.key(name)``), exported by the ES module ``js/st_dom.js``: its text."""
     table = {name: s.css for name, s in SELECTORS.items()}
-    return ("// Streamlit's own DOM, for the key scripts: made from components/st_dom.py "
+    return ("// @ts-check\n"
+            "// Streamlit's own DOM, for the key scripts: made from components/st_dom.py "
             "(its SELECTORS), never edited by hand.\n"
             "// `python -m components.st_dom` writes it again.\n"
-            f"const nwDom = Object.freeze(Object.assign({json.dumps(table, indent=1)}, {{\n"
+            f"export const nwDom = Object.freeze(Object.assign({json.dumps(table, indent=1)}, {{\n"
             f"  KEY_CLASS: {json.dumps(KEY_CLASS)},\n"
-            "  key: (name) => \".\" + " + json.dumps(KEY_CLASS) + " + name,\n"
+            "  key: (/** @type {string} */ name) => \".\" + " + json.dumps(KEY_CLASS) + " + name,\n"
             "  // whether a run of the app is under way or asked for (its elements may still change)\n"
             "  running: () => {\n"
             "    const app = document.querySelector(" + json.dumps(SELECTORS["APP"].css) + ");\n"

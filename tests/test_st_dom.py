@@ -13,13 +13,11 @@ _STREAMLIT = re.compile(r"data-testid|data-baseweb|\bstMain|\bstLayoutWrapper|\b
                         r"|\bstSidebar|\bstHeader|\bstToolbar")
 # files that take every such selector from st_dom (js/slide.js and needle/presentation.py
 # keep theirs for now: st_dom lists them, the browser test watches them)
-_USERS = ["components/js/annotate_keys.js", "components/js/annotate_input.js",
-          "components/js/input_core.js", "components/js/review_input.js",
-          "components/js/annotate_paint.js", "components/js/review_keys.js",
-          "components/js/outbox_core.js", "components/js/name_memory.js",
-          "components/js/navigator_core.js", "components/outbox.py",
-          "components/annotate/keyboard.py", "components/review/keys.py",
-          "components/name_memory.py", "components/teams/session.py"]
+# every script but st_dom.js (the table's own copy) and slide.js (above)
+_USERS = sorted(f"components/js/{p.name}" for p in (ROOT / "components" / "js").glob("*.js")
+                if p.name not in ("st_dom.js", "slide.js")) + [
+    "components/outbox.py", "components/annotate/keyboard.py", "components/review/keys.py",
+    "components/name_memory.py", "components/teams/session.py", "components/scripts.py"]
 
 
 def test_the_scripts_copy_is_made_from_the_table() -> None:

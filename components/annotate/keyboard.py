@@ -27,7 +27,8 @@ from components.annotate.item import (
     offers_suggestions,
     set_hidden,
 )
-from components.outbox import applied_through, courier, draw_code, module
+from components.outbox import applied_through, courier, draw_code
+from components.scripts import bundle
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import dimension_keys, label_keys
 from needlework.grounding.labels import LABEL_PREFIX
@@ -35,9 +36,8 @@ from needlework.grounding.line import line
 from store.grounding import openings
 
 #: the key script's code (sent once per tab) and the courier of its data (every run)
-_CODE = st.components.v2.component(
-    "needlework.annotate_keys", isolate_styles=False,
-    js=module("input_core.js", "annotate_input.js", "annotate_paint.js", "annotate_keys.js"))
+_CODE = st.components.v2.component("needlework.annotate_keys", isolate_styles=False,
+                                   js=bundle("annotate_keys.js"))
 _KEYS = courier("annotate_keys")
 
 _STYLE = f"""

@@ -1,11 +1,22 @@
-// The annotate page's painting, for annotateKeys (js/annotate_keys.js), which loads this
-// first and calls annotatePaint(S, style) on its state: the cursor's outline, the labels
-// and dimensions the page has not drawn yet as "saving…" / "✓ saved" chips over the
-// cards (generated CSS in `style`, the script's own <style>), the toolbar's counter,
-// the short notes of what a key did, and scrolling the cursor's card into view. Label
-// names come from LABELS and SHORT (annotate_keys.js, the page's data). Our own words
-// only: no data is ever put into HTML here.
-function annotatePaint(S, style) {
+// @ts-check
+// The annotate page's painting, for its page script (js/annotate_keys.js), which calls
+// annotatePaint(S, style) on its page object: the cursor's outline, the labels and
+// dimensions the page has not drawn yet as "saving…" / "✓ saved" chips over the cards
+// (generated CSS in `style`, the script's own <style>), the toolbar's counter, the short
+// notes of what a key did, and scrolling the cursor's card into view. Label names come
+// from S.labels and S.short (the page's data). Our own words only: no data is ever put
+// into HTML here.
+import {pageOutbox} from "./outbox_core.js";
+import {nwDom} from "./st_dom.js";
+/** @typedef {import("./annotate_keys.js").AnnotatePage} AnnotatePage */
+
+/**
+ * Add the painting to the page object `S`.
+ * @param {AnnotatePage} S
+ * @param {HTMLStyleElement} style
+ */
+export function annotatePaint(S, style) {
+  const core = pageOutbox();
   // the cursor's outline, on the drawn question's cards; in the compact layout its
   // passage, folded to two lines elsewhere, whole (up to half the window)
   S.cursorCss = (c) => `.st-key-nw-card-${c}{box-shadow:0 0 0 3px #1f6feb;border-radius:.6rem}` +
@@ -14,8 +25,9 @@ function annotatePaint(S, style) {
   // labels the page's data does not show yet: pending ones ("saving") and ones the
   // server acknowledged ("saved"): passage number -> still pending?
   S.touched = () => {
+    /** @type {Map<number, boolean>} */
     const touched = new Map();
-    const mark = (a, pending) => {
+    const mark = (/** @type {any} */ a, /** @type {boolean} */ pending) => {
       if (a.item !== S.item || a.dataset !== S.data.dataset) return;
       if (a.kind === "rest") {
         for (let k = 1; k <= S.n; k += 1) touched.set(k, pending || touched.get(k) || false);
@@ -28,8 +40,8 @@ function annotatePaint(S, style) {
         touched.set(k, pending || touched.get(k) || false);
       }
     };
-    for (const s of nwCore.settled) mark(s.action, false);
-    for (const a of nwCore.queue) mark(a, true);
+    for (const s of core.settled) mark(s.action, false);
+    for (const a of core.queue) mark(a, true);
     return touched;
   };
   // those labels, drawn over the card until its rerun draws them
@@ -37,7 +49,7 @@ function annotatePaint(S, style) {
     let css = "";
     for (const [num, pending] of touched) {
       const value = S.labelOf(num);
-      const what = value ? SHORT[value] : "cleared";
+      const what = value ? S.short[value] : "cleared";
       const chip = pending ? `saving: ${what}…` : `✓ saved: ${what}`;
       const colours = pending ? "background:#fff7ed;color:#9a3412;border:1px solid #fdba74" :
         "background:#dcfce7;color:#166534;border:1px solid #86efac";
@@ -45,7 +57,7 @@ function annotatePaint(S, style) {
         `#nw-stamp-${num}{visibility:hidden}` +
         `.st-key-nw-card-${num}::after{content:"${chip}";position:absolute;top:.45rem;` +
         `right:.7rem;font-size:.75rem;padding:1px 8px;border-radius:9px;${colours}}`;
-      for (const [digit, label] of Object.entries(LABELS)) {
+      for (const [digit, label] of Object.entries(S.labels)) {
         const sel = `.st-key-nw-card-${num} button[data-nw-label="${digit}"]`;
         css += label === value ?
           `${sel}{background:#1f6feb;border-color:#1f6feb;color:#fff}` :
@@ -61,7 +73,7 @@ function annotatePaint(S, style) {
     S.dims().forEach((d, k) => {
       const acts = S.dimActions(d);
       if (!acts.length) return;
-      const pending = acts.some((a) => nwCore.queue.includes(a));
+      const pending = acts.some((a) => core.queue.includes(a));
       const chosen = S.dimChoice(k);
       const sel = `#nw-dims button[data-nw-dim="${k}"]`;
       css += `${sel}.nw-chosen{background:var(--nw-bg,#fff);border-color:rgba(49,51,63,.2);` +
@@ -75,7 +87,7 @@ function annotatePaint(S, style) {
   };
   // the toolbar's counter ("passage 2 of 7", "opening…") and what the next key does
   S.counter = (drawn) => {
-    const where = document.querySelector(".nw-cursor-pos");
+    const where = /** @type {HTMLElement | null} */ (document.querySelector(".nw-cursor-pos"));
     if (!where) return;
     const text = S.barrier || !drawn ? "opening…" : S.prefix ?
       (S.prefix.walk !== undefined ? `dimension\n${S.prefix.walk + 1} of ${S.dims().length}` :
@@ -94,7 +106,7 @@ function annotatePaint(S, style) {
         where.appendChild(tip);
       }
     }
-    const note = document.querySelector(".nw-key-note");
+    const note = /** @type {HTMLElement | null} */ (document.querySelector(".nw-key-note"));
     if (note) note.style.top = S.prefix ? "4.3rem" : "2.6rem";
   };
   S.paint = () => {
@@ -104,12 +116,12 @@ function annotatePaint(S, style) {
     if (S.barrier || !drawn) {
       css += `${nwDom.MAIN} [class*="${nwDom.KEY_CLASS}nw-item-"]{opacity:.45;transition:opacity .15s}`;
     }
-    nwCore.setText(style, css);
+    core.setText(style, css);
     S.counter(drawn);
   };
 
   S.say = (text) => {  // a short note in view, next to the cursor counter (our own words)
-    const note = document.querySelector(".nw-key-note");
+    const note = /** @type {HTMLElement | null} */ (document.querySelector(".nw-key-note"));
     if (!note) return;
     note.textContent = text;
     note.style.opacity = "1";
@@ -129,7 +141,8 @@ function annotatePaint(S, style) {
       return;
     }
     S.panelTries = 0;
-    const card = panel || document.querySelector(".st-key-nw-card-" + S.cursor);
+    const card = /** @type {HTMLElement | null} */ (
+      panel || document.querySelector(".st-key-nw-card-" + S.cursor));
     if (!card) return;
     S.scrolledTo = S.item;
     const r = card.getBoundingClientRect();

@@ -1,3 +1,4 @@
+// @ts-check
 // The review page's keyboard: the page script around the input interpreter.
 //
 // Every key and click that changes data or where the keys aim (the verdicts A F T B S,
@@ -5,28 +6,75 @@
 // of the one interpreter of input (js/input_core.js, Review's table js/review_input.js),
 // which holds the page's input state: the comparison the keys aim at, the reasons picked
 // before a verdict, the verdict a reason right after it goes with, and the keys waiting for
-// the page. A redraw gives it new data, never a new state. This script turns DOM events
-// into events and carries out the effects: actions for the outbox (nwCore), moves for the
-// navigator (js/navigator_core.js: keys held for a comparison not in sight), notes, focus.
-// It also scrolls the responses (PageDown, Space, the arrows) and W shows the whole text
-// or the window around the difference (side by side: or the first part; the "Whole text"
-// switch): views, not data.
-// `data` is the page's: {dataset, annotator, item, i, j, verdict, reasons, advance, seq,
-// moves, line, keys, blind}. No data is ever put into HTML here.
-// the verdicts' and reasons' keys come with the page's data (needlework.verdicts)
-let VERDICTS = {};
-let REASONS = {};
+// the page. A redraw gives it new data, never a new state. This script makes the page
+// object S (one per page: window.__nwReview, which the browser tests read) and carries out
+// the effects: actions for the outbox (js/outbox_core.js), moves for the navigator
+// (js/navigator_core.js: keys held for a comparison not in sight), notes, focus; W shows
+// the whole text or the window around the difference (the "Whole text" switch): a view,
+// not data. js/review_events.js turns DOM events into events; js/review_scroll.js scrolls
+// the responses. `data` is the page's (components/review/keys.py): {dataset, annotator,
+// item, i, j, verdict, reasons, advance, seq, moves, line, keys, blind}. No data is ever
+// put into HTML here.
+import {nwMail} from "./mail.js";
+import {create as createNavigator} from "./navigator_core.js";
+import {pageOutbox} from "./outbox_core.js";
+import {perPage} from "./per_page.js";
+import {listen} from "./review_events.js";
+import * as I from "./review_input.js";
+import {fit} from "./review_scroll.js";
+import {nwDom} from "./st_dom.js";
+/** @typedef {import("./review_input.js").Place} Place */
+/** @typedef {import("./navigator_core.js").Place} NavPlace */
+
+/**
+ * The page object: the interpreter's state and the page's data, what the events and the
+ * tests read, and what they call.
+ * @typedef {object} ReviewPage
+ * @property {any} data             the page's data (null before the first)
+ * @property {import("./review_input.js").ReviewState} input
+ * @property {Record<string, {verdict: string | null, reasons: string[]}>} known  what is
+ *   saved on the comparisons the data named, by id
+ * @property {string} [knownFor]     whose `known` is
+ * @property {Record<string, string>} verdictKeys  key -> verdict (the page's data)
+ * @property {Record<string, string>} reasonKeys   key -> reason
+ * @property {Place | null} at       (from input) the comparison the keys aim at
+ * @property {import("./navigator_core.js").Navigator} nav
+ * @property {import("./navigator_core.js").Navigator["barrier"]} barrier  (from nav)
+ * @property {any[]} held
+ * @property {number | null} waitSeq
+ * @property {string | null} moveId
+ * @property {Place[]} line
+ * @property {string} [fitFor]       the comparison last fitted
+ * @property {() => void} fit         the responses' fit (js/review_scroll.js), called
+ *   through S: the browser tests wrap it
+ * @property {any} [sayTimer]
+ * @property {() => boolean} active  the page has the verdict buttons
+ * @property {() => string} who
+ * @property {(at: NavPlace) => {verdict: string | null, reasons: string[]}} savedOf
+ * @property {() => import("./input_core.js").View} view
+ * @property {() => string[]} reasons
+ * @property {() => void} paint
+ * @property {() => boolean} drawn
+ * @property {(text: string) => void} say
+ * @property {(seek: string, k: number) => NavPlace | null} unreviewedAfter
+ * @property {() => void} whole
+ * @property {(event: import("./input_core.js").InputEvent) => void} dispatch
+ * @property {(key: string) => void} handle
+ * @property {(data: any) => void} receive
+ */
+
 const BARRIER = "nw-review-barrier";
 
-function reviewKeys() {
-  if (window.__nwReview) return window.__nwReview;
-  const I = nwReviewInput;
-  const S = {data: null, input: I.initial(), known: {},
-             active: () => !!document.querySelector(".st-key-rv-verdicts")};
-  window.__nwReview = S;
+
+/** @returns {ReviewPage} */
+function makePage() {
+  const core = pageOutbox();
+  const S = /** @type {ReviewPage} */ (/** @type {unknown} */ ({
+    data: null, input: I.initial(), known: {}, verdictKeys: {}, reasonKeys: {}, fit,
+    active: () => !!document.querySelector(".st-key-rv-verdicts")}));
   Object.defineProperty(S, "at", {get: () => S.input.at, enumerable: true});
-  const sameAt = (a, b) => a.item === b.item && a.i === b.i && a.j === b.j;
-  const nav = nwNavigator.create(nwCore, {
+  const sameAt = (/** @type {NavPlace} */ a, /** @type {NavPlace} */ b) => a.item === b.item && a.i === b.i && a.j === b.j;
+  const nav = createNavigator(core, {
     page: "review", storage: BARRIER,
     data: () => S.data, who: () => S.who(), paint: () => S.paint(), say: (t) => S.say(t),
     handle: (event) => S.dispatch(typeof event === "string" ? {type: "key", key: event} : event),
@@ -47,45 +95,46 @@ function reviewKeys() {
   }
   Object.defineProperty(S, "line", {get: () => nav.line, enumerable: true});
   // keys waiting for the page count as not saved yet
-  nwCore.heldCounters.add(() => S.input.waiting.length);
+  core.heldCounters.add(() => S.input.waiting.length);
   const style = document.createElement("style");
   style.id = "nw-review-style";
   document.head.appendChild(style);
 
   // who gives the verdicts: the session's annotator, or for a moment after a server
   // restart (the session has no name yet) the name this browser remembers
-  S.who = () => (S.data && S.data.annotator) || nwCore.remembered();
+  S.who = () => (S.data && S.data.annotator) || core.remembered();
   // my verdict and reasons saved on the comparisons the page's data names (the one on
   // screen, where J / K / N lead, the item's grid): a key pressed on one of them before
   // the page has drawn it still knows what is saved there
-  S.savedOf = (at) => S.known[I.idOf(at)] || {verdict: null, reasons: []};
+  S.savedOf = (at) => S.known[I.idOf(/** @type {Place} */ (at))] || {verdict: null, reasons: []};
   const noteValue = () => {
-    const field = document.querySelector(nwDom.NOTE_FIELD);
+    const field = /** @type {HTMLInputElement | null} */ (document.querySelector(nwDom.NOTE_FIELD));
     return field ? field.value : null;
   };
-  S.view = () => ({data: S.data, who: S.who(), overlay: nwCore.overlay(() => true),
+  S.view = () => ({data: S.data, who: S.who(), overlay: core.overlay(() => true),
                    known: S.known, note: S.drawn() ? noteValue() : null});
   S.reasons = () => I.reasonsOf(S.input, S.view());
   S.paint = () => {
     if (!S.data || !S.at) return;
     let css = "";
     const reasons = new Set(S.reasons());
-    for (const [key, tag] of Object.entries(REASONS)) {
+    for (const [key, tag] of Object.entries(S.reasonKeys)) {
       const on = reasons.has(tag);
       css += `.st-key-rv_r_${key} button{` + (on
         ? "background:#1f6feb;color:#fff;border-color:#1f6feb}"
         : "background:inherit;color:inherit;border-color:rgba(128,128,128,.4)}");
     }
-    const pending = nwCore.pendingFor((a) => a.kind === "verdict" && a.item === S.at.item &&
-                                      a.i === S.at.i && a.j === S.at.j).map((a) => a.verdict).pop();
+    const at = S.at;
+    const pending = core.pendingFor((a) => a.kind === "verdict" && a.item === at.item &&
+                                      a.i === at.i && a.j === at.j).map((a) => a.verdict).pop();
     if (pending) {
-      const key = Object.keys(VERDICTS).find((k) => VERDICTS[k] === pending);
+      const key = Object.keys(S.verdictKeys).find((k) => S.verdictKeys[k] === pending);
       css += `.st-key-rv_v_${pending} button{outline:2px dashed #1f6feb;outline-offset:1px}` +
-        `.st-key-rv-verdicts::after{content:"saving: ${key.toUpperCase()}…";font-size:.75rem;` +
+        `.st-key-rv-verdicts::after{content:"saving: ${/** @type {string} */ (key).toUpperCase()}…";font-size:.75rem;` +
         "color:#9a3412}";
     }
     if (S.barrier || !S.drawn()) css += `${nwDom.MAIN} ${nwDom.key("rv-responses")}{opacity:.45}`;
-    nwCore.setText(style, css);
+    core.setText(style, css);
   };
 
   S.drawn = () => !!(S.data && S.at && S.data.item === S.at.item && S.data.i === S.at.i &&
@@ -93,7 +142,7 @@ function reviewKeys() {
   S.say = (text) => {  // a short note under the verdict buttons (our own words)
     const box = document.querySelector(".st-key-rv-verdicts");
     if (!box) return;
-    let note = box.querySelector(".nw-review-note");
+    let note = /** @type {HTMLElement | null} */ (box.querySelector(".nw-review-note"));
     if (!note) {
       note = document.createElement("div");
       note.className = "nw-review-note";
@@ -112,11 +161,11 @@ function reviewKeys() {
   S.unreviewedAfter = (seek, k) => {
     if (seek !== "unreviewed") return null;
     // which verdicts an undo, a redo or an accept leaves is for the server to say
-    if (nwCore.overlay((a) => a.kind === "undo" || a.kind === "redo" || a.kind === "accept").length) {
+    if (core.overlay((a) => a.kind === "undo" || a.kind === "redo" || a.kind === "accept").length) {
       return null;
     }
     for (const c of nav.line.slice(k + 1)) {
-      const given = nwCore.overlay((a) => a.kind === "verdict" && a.item === c.item &&
+      const given = core.overlay((a) => a.kind === "verdict" && a.item === c.item &&
                                    a.i === c.i && a.j === c.j).length;
       if (!given && !S.savedOf(c).verdict) return c;
     }
@@ -126,17 +175,18 @@ function reviewKeys() {
   // difference in focus; side by side, or their first part); where it cannot change
   // anything, the page says why
   S.whole = () => {
-    const box = document.querySelector(".st-key-rv_whole input");
+    const box = /** @type {HTMLInputElement | null} */ (document.querySelector(".st-key-rv_whole input"));
     if (box && !box.disabled) box.click();
     else S.say(box ? "W: both texts are shown whole already" : "W: this view has no whole text to show");
   };
+  /** @type {Record<string, () => void>} */
   const FOCUS = {
     name: () => {
-      const field = document.querySelector(nwDom.NAME_FIELD);
+      const field = /** @type {HTMLInputElement | null} */ (document.querySelector(nwDom.NAME_FIELD));
       if (field) { field.focus(); field.scrollIntoView({block: "center"}); }
     },
     note: () => {  // the note of this comparison (Enter saves, Esc leaves)
-      const field = document.querySelector(nwDom.NOTE_FIELD);
+      const field = /** @type {HTMLInputElement | null} */ (document.querySelector(nwDom.NOTE_FIELD));
       if (field) {
         field.scrollIntoView({block: "center"});
         field.focus();
@@ -144,8 +194,8 @@ function reviewKeys() {
       }
     },
   };
-  const run = (effect) => {
-    if (effect.push) nwCore.push(effect.push);
+  const run = (/** @type {import("./input_core.js").Effect} */ effect) => {
+    if (effect.push) core.push(effect.push);
     else if (effect.ask !== undefined) nav.ask(effect.ask, effect.target || undefined);
     else if (effect.say) S.say(effect.say);
     else if (effect.focus) FOCUS[effect.focus]();
@@ -165,48 +215,6 @@ function reviewKeys() {
     S.paint();
   };
   S.handle = (key) => S.dispatch({type: "key", key});
-
-  // The responses on screen: when a comparison is first drawn, the page scrolls just
-  // enough that both responses' boxes end above the verdict bar (their first screen is
-  // text, not the page's header), keeping as much above them as fits. PageDown / PageUp,
-  // Space / Shift+Space and the arrows scroll both boxes together (the page where no
-  // box has more to show), with no click first.
-  const scroller = (el) => {
-    for (let e = el && el.parentElement; e; e = e.parentElement) {
-      const y = getComputedStyle(e).overflowY;
-      if ((y === "auto" || y === "scroll") && e.scrollHeight > e.clientHeight) return e;
-    }
-    return document.scrollingElement;
-  };
-  const boxes = () => [...document.querySelectorAll(".st-key-rv-responses .nw-box")];
-  const barTop = () => {
-    const bar = document.querySelector(".st-key-rv-bar");
-    return bar ? bar.getBoundingClientRect().top : window.innerHeight;
-  };
-  S.fit = () => {
-    const all = boxes();
-    if (!all.length) return;
-    const top = Math.min(...all.map((b) => b.getBoundingClientRect().top));
-    const bottom = Math.max(...all.map((b) => b.getBoundingClientRect().bottom));
-    const over = bottom + 8 - Math.min(barTop(), window.innerHeight);
-    if (over <= 0) return;
-    const room = top - 64 - 56;  // keep the Streamlit header and the responses' titles clear
-    if (room <= 0) return;
-    scroller(all[0]).scrollTop += Math.min(over, room);
-  };
-  S.scroll = (pages) => {
-    const all = boxes();
-    const down = pages > 0;
-    const more = all.filter((b) => b.scrollHeight > b.clientHeight + 2 &&
-      (down ? b.scrollTop + b.clientHeight < b.scrollHeight - 2 : b.scrollTop > 0));
-    if (more.length) {
-      for (const b of more) b.scrollTop += pages * (b.clientHeight - 48);
-      return;
-    }
-    const page = scroller(all[0] || document.querySelector(".st-key-rv-verdicts"));
-    page.scrollTop += pages * (window.innerHeight - 220);
-  };
-  const SCROLLS = {PageDown: 1, PageUp: -1, " ": 1, ArrowDown: 0.2, ArrowUp: -0.2};
 
   S.receive = (data) => {
     S.data = data;
@@ -229,72 +237,15 @@ function reviewKeys() {
     }
     const ids = Object.keys(S.known);
     if (ids.length > 5000) S.known = Object.fromEntries(ids.slice(-1000).map((k) => [k, S.known[k]]));
-    if (data.keys) { VERDICTS = data.keys.verdicts || {}; REASONS = data.keys.reasons || {}; }
+    if (data.keys) { S.verdictKeys = data.keys.verdicts || {}; S.reasonKeys = data.keys.reasons || {}; }
     nav.receive(data, {here, ahead: line.ahead, behind: line.behind});
     S.dispatch({type: "data"});
   };
 
-  document.addEventListener("keydown", (e) => {
-    if (!S.active() || !S.data) return;
-    const t = e.target;
-    // typing in a field is typing (a select's input only while its list is open)
-    const textField = nwNavigator.typing(t, nwDom.SELECT);
-    if (e.key === "Escape" && textField) { t.blur(); return; }
-    if (textField || e.altKey || !e.key) return;
-    const lower = e.key.toLowerCase();
-    if (e.ctrlKey || e.metaKey) {  // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y: our undo and redo
-      if (lower !== "z" && lower !== "y") return;
-      e.preventDefault(); e.stopPropagation();
-      if (!e.repeat) S.handle(lower === "y" || e.shiftKey ? "Z" : "z");
-      return;
-    }
-    if (e.key in SCROLLS && !(t && t.closest && t.closest(
-        `${nwDom.SELECT},${nwDom.DATAFRAME},[role="slider"],[role="radiogroup"]`))) {
-      e.preventDefault(); e.stopPropagation();
-      S.scroll(e.key === " " && e.shiftKey ? -1 : SCROLLS[e.key]);
-      return;
-    }
-    if (e.shiftKey && !/^[0-9]$/.test(e.key) && lower !== "z") return;
-    if (lower === "w" && !(lower in VERDICTS || lower in REASONS)) {  // a view, nothing saved
-      e.preventDefault(); e.stopPropagation();
-      if (!e.repeat) S.whole();
-      return;
-    }
-    const key = lower === "z" && e.shiftKey ? "Z" : lower;
-    if (key.length !== 1 || !(key in VERDICTS || key in REASONS || key in I.SEEK ||
-                              key === "z" || key === "Z" || key === "m" || key === "y")) return;
-    e.preventDefault(); e.stopPropagation();
-    if (e.repeat) return;
-    S.handle(key);
-  }, true);
-  document.addEventListener("click", (e) => {
-    if (!S.active() || !S.data || !e.target.closest || !e.target.closest("button")) return;
-    const box = e.target.closest('[class*="st-key-rv_"]');
-    const m = box && (box.className || "").match(/st-key-rv_(v_[a-z-]+|r_\d|prev|next_unreviewed|next|pick_\d+_\d+)\b/);
-    if (!m) return;
-    e.preventDefault(); e.stopPropagation();
-    const what = m[1];
-    if (what.startsWith("v_")) {
-      const key = Object.keys(VERDICTS).find((k) => VERDICTS[k] === what.slice(2));
-      if (key) S.handle(key);
-    } else if (what.startsWith("r_")) S.handle(what.slice(2));
-    else if (what === "prev") S.handle("k");
-    else if (what === "next") S.handle("j");
-    else if (what === "next_unreviewed") S.handle("n");
-    else {  // a comparison of the item's grid, on the item the page shows
-      const [, i, j] = what.split("_").map(Number);
-      S.dispatch({type: "click", what: "pick", item: S.data.item, i, j});
-    }
-  }, true);
-  // a clicked switch or radio keeps the focus, and the page ignores keys typed in any
-  // input: give the focus back so the verdict keys work right after "Whole text"
-  document.addEventListener("click", () => setTimeout(() => {
-    const a = document.activeElement;
-    if (a && a.tagName === "INPUT" && (a.type === "checkbox" || a.type === "radio")) a.blur();
-  }, 0), true);
-  nwCore.listeners.add(() => S.paint());
+  listen(S);  // keys and clicks (js/review_events.js)
+  core.listeners.add(() => S.paint());
   // an undo or redo came back: say which comparison it changed, above all one not on screen
-  nwCore.revertListeners.add((u) => {
+  core.revertListeners.add((u) => {
     const m = /^verdict:(\d+):(\d+)$/.exec(u.field || "");
     if (!m) return;
     const here = S.at && u.item === S.at.item && Number(m[1]) === S.at.i && Number(m[2]) === S.at.j;
@@ -310,5 +261,5 @@ function reviewKeys() {
 // the code is loaded once by its own component; the page's data comes every run by the
 // courier (components/review/keys.py)
 export default function () {
-  nwMail.listen("review_keys", (data) => reviewKeys().receive(data));
+  nwMail.listen("review_keys", (data) => perPage("__nwReview", makePage).receive(data));
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The needle slide's screen. A "Full screen" button (and the F key) puts the whole slide
 // (title, finding, heatmap) in the browser's full screen, Esc or the button again leaves it.
 // The slide measures the screen it is on and tells the page (state "screen": the window's
@@ -10,6 +11,20 @@
 // first drawn in a tab the page is scrolled to its top. `data.label` and `data.leave` are
 // our own words; `data.known` is the screen the page last heard of in this session (the
 // slide entered again): the same measure is not sent again, so the page does not redraw.
+// One state per page (window.__nwSlide, which the browser tests read).
+import {perPage} from "./per_page.js";
+
+/**
+ * @typedef {{w: number, h: number, avail: number}} Screen
+ * @typedef {object} SlideState
+ * @property {boolean} keys              the page's listeners are on
+ * @property {Screen | null} sent        the last screen the page was told
+ * @property {{label: string, leave: string}} [words]  the button's words
+ * @property {(name: string, value: unknown) => void} send  the component's state setter
+ * @property {() => void} report         measure the screen, tell the page of a change
+ * @property {Element | null} watched    the slide whose size is watched
+ * @property {() => void} watch          watch the slide drawn now
+ */
 const MAIN = '[data-testid="stMain"]';
 const SLIDE = ".st-key-nw-slide";
 const CHART = ".st-key-nw-slide-chart";
@@ -32,7 +47,9 @@ function top() {
 
 // The finding lines on one line each: the type shrinks while a line is wider than its box.
 function fitFindings() {
-  for (const line of document.querySelectorAll(`${SLIDE} [id^="nw-finding-"]`)) {
+  const lines = /** @type {NodeListOf<HTMLElement>} */ (
+    document.querySelectorAll(`${SLIDE} [id^="nw-finding-"]`));
+  for (const line of lines) {
     line.style.fontSize = "";
     line.classList.remove("nw-wraps");
     let size = parseFloat(getComputedStyle(line).fontSize);
@@ -46,7 +63,9 @@ function fitFindings() {
 
 // The foot's notes in two lines each at most: the type shrinks while a note runs longer.
 function fitNotes() {
-  for (const note of document.querySelectorAll(`${SLIDE} [id^="nw-present-note"]`)) {
+  const notes = /** @type {NodeListOf<HTMLElement>} */ (
+    document.querySelectorAll(`${SLIDE} [id^="nw-present-note"]`));
+  for (const note of notes) {
     note.style.fontSize = "";
     let size = parseFloat(getComputedStyle(note).fontSize);
     const lines = () => note.getBoundingClientRect().height /
@@ -76,10 +95,16 @@ function measure() {
   return {w: innerWidth, h: innerHeight, avail};
 }
 
+/**
+ * @param {{parentElement: HTMLElement, data: {label: string, leave: string, known?: Screen},
+ *          setStateValue: (name: string, value: unknown) => void}} component
+ */
 export default function (component) {
   const {parentElement, data, setStateValue} = component;
-  const button = parentElement.querySelector("#nw-slide-full");
-  const state = window.__nwSlide || (window.__nwSlide = {keys: false, sent: null});
+  const button = /** @type {HTMLButtonElement} */ (parentElement.querySelector("#nw-slide-full"));
+  /** @type {SlideState} */
+  const state = perPage("__nwSlide", () => ({keys: false, sent: null, send: () => {},
+                                             report: () => {}, watched: null, watch: () => {}}));
   button.onclick = toggle;
   button.textContent = document.fullscreenElement ? data.leave : data.label;
   state.send = setStateValue;
@@ -95,20 +120,20 @@ export default function (component) {
   };
   if (!state.keys) {
     state.keys = true;
+    /** @type {any} */
     let timer = null;
     const later = () => { clearTimeout(timer); timer = setTimeout(() => state.report(), 150); };
     window.addEventListener("resize", later);
     document.addEventListener("fullscreenchange", () => {
       const b = document.querySelector("#nw-slide-full");
-      if (b && window.__nwSlideWords) {
-        b.textContent = document.fullscreenElement ? window.__nwSlideWords.leave
-                                                   : window.__nwSlideWords.label;
+      if (b && state.words) {
+        b.textContent = document.fullscreenElement ? state.words.leave : state.words.label;
       }
       later();
     });
     document.addEventListener("keydown", (event) => {
       if (!document.querySelector("#nw-slide-full")) return;  // not on the slide
-      const t = event.target;
+      const t = /** @type {HTMLElement | null} */ (event.target);
       if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === "f" || event.key === "F") { event.preventDefault(); toggle(); }
@@ -125,7 +150,7 @@ export default function (component) {
       }
     };
   }
-  window.__nwSlideWords = {label: data.label, leave: data.leave};
+  state.words = {label: data.label, leave: data.leave};
   state.watch();
   if (!parentElement.dataset.nwShown) {  // a new element: the slide was just entered
     parentElement.dataset.nwShown = "1";

@@ -1,6 +1,7 @@
+// @ts-check
 // Streamlit's own DOM, for the key scripts: made from components/st_dom.py (its SELECTORS), never edited by hand.
 // `python -m components.st_dom` writes it again.
-const nwDom = Object.freeze(Object.assign({
+export const nwDom = Object.freeze(Object.assign({
  "APP": "[data-testid=\"stApp\"]",
  "MAIN": "[data-testid=\"stMain\"]",
  "MAIN_BLOCK": ".stMainBlockContainer",
@@ -24,7 +25,7 @@ const nwDom = Object.freeze(Object.assign({
  "MAIN_BLOCK_BY_ID": "[data-testid=\"stMainBlockContainer\"]"
 }, {
   KEY_CLASS: "st-key-",
-  key: (name) => "." + "st-key-" + name,
+  key: (/** @type {string} */ name) => "." + "st-key-" + name,
   // whether a run of the app is under way or asked for (its elements may still change)
   running: () => {
     const app = document.querySelector("[data-testid=\"stApp\"]");

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -27,6 +26,7 @@ from components.needle.charts import (
     results_of,
 )
 from components.needle.data import ResultSet
+from components.scripts import bundle
 from components.state import annotator, get_db, signed_in
 from components.text import render_text
 from needlework.needle import charts, slide
@@ -82,7 +82,7 @@ _SLIDE = st.components.v2.component(
     "needlework.slide", isolate_styles=False,
     html='<button id="nw-slide-full" type="button" title="The whole slide in full screen (F)" '
          'aria-label="Full screen (F)">Full screen</button>',
-    js=(Path(__file__).parent.parent / "js" / "slide.js").read_text(encoding="utf-8"))
+    js=bundle("slide.js"))
 FULL, LEAVE = "Full screen", "Leave (Esc)"
 
 

@@ -16,14 +16,15 @@ from typing import Any
 
 import streamlit as st
 
-from components.outbox import applied_through, courier, draw_code, module
+from components.outbox import applied_through, courier, draw_code
+from components.scripts import bundle
 from needlework.review.sides import Sides, sides_for
 from needlework.teams.permissions import User
 from needlework.verdicts import key_map
 
 #: the key script's code (sent once per tab) and the courier of its data (every run)
 _CODE = st.components.v2.component("needlework.review_keys", isolate_styles=False,
-                                   js=module("input_core.js", "review_input.js", "review_keys.js"))
+                                   js=bundle("review_keys.js"))
 _KEYS = courier("review_keys")
 
 _SCRIPT = """

@@ -1,15 +1,8 @@
 // The annotate page's input interpreter (components/js/annotate_input.js) under node:
 // step(state, event, view) alone, with a model of the page's data and the actions it sends.
 // Run by tests/test_annotate_input_js.py.
-"use strict";
-const fs = require("fs");
-const path = require("path");
-const assert = require("assert");
-
-const JS = path.join(__dirname, "..", "..", "components", "js");
-const SOURCE = ["input_core.js", "annotate_input.js"]
-  .map((name) => fs.readFileSync(path.join(JS, name), "utf8")).join("\n");
-const I = new Function(SOURCE + "\nreturn nwAnnotateInput;")();
+import assert from "node:assert";
+import * as I from "../../components/js/annotate_input.js";
 
 const LABELS = {1: "irrelevant", 2: "ANSWER-THE-QUESTION", 3: "RELATED-INFORMATION",
                 4: "OUTDATED", 5: "UNKNOWN"};

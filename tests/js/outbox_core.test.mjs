@@ -1,13 +1,12 @@
 // The outbox core (components/js/outbox_core.js) under node, with a fake fetch, a fake
-// clock and in-memory storage: what it sends to the action route, what it keeps, what it
-// forgets, how it waits after each kind of failure. Run by tests/test_outbox_core_js.py.
-"use strict";
-const fs = require("fs");
-const path = require("path");
-const assert = require("assert");
-
-const SOURCE = fs.readFileSync(path.join(__dirname, "..", "..", "components", "js",
-                                         "outbox_core.js"), "utf8");
+// clock and in-memory storage (its Host, components/js/host.js): what it sends to the
+// action route, what it keeps, what it forgets, how it waits after each kind of failure.
+// Run by tests/test_outbox_core_js.py.
+import assert from "node:assert";
+import {webcrypto} from "node:crypto";
+import vm from "node:vm";
+import {createCore} from "../../components/js/outbox_core.js";
+import {workerSource} from "../../components/js/outbox_pipe.js";
 
 function world({store = new Map(), session = new Map()} = {}) {
   const storage = {
@@ -18,28 +17,23 @@ function world({store = new Map(), session = new Map()} = {}) {
     get length() { return store.size; },
   };
   const w = {now: 1_000_000, posts: [], replies: [], redraws: [], timers: []};
-  const sandbox = {
-    window: {}, localStorage: storage, sessionStorage: new Map(),
-    document: {createElement: () => ({style: {}, dataset: {}, setAttribute() {}}),
-               body: {appendChild() {}}, head: {appendChild() {}}},
-    crypto: require("crypto").webcrypto,
+  const host = {
+    now: () => w.now,
+    localStorage: storage,
+    sessionStorage: {getItem: (k) => (session.has(k) ? session.get(k) : null),
+                     setItem: (k, v) => session.set(k, String(v))},
     setInterval: () => 0,
     setTimeout: (fn, ms) => { w.timers.push({fn, at: w.now + ms}); return w.timers.length + 1000 * w.now; },
-    clearTimeout: () => {}, AbortController,
+    clearTimeout: () => {},
+    random: (words) => { webcrypto.getRandomValues(words); },
     fetch: (url, init) => new Promise((resolve, reject) => {
       w.posts.push({url, body: JSON.parse(init.body)});
       w.replies.push({resolve, reject});
     }),
-    Date: class extends Date { static now() { return w.now; } },
-    Object, JSON, Array, Set, Map, Math, String, Number, Promise, Uint32Array,
+    AbortController, Worker: undefined, document: {}, location: undefined, history: undefined,
+    onPage: () => {},
   };
-  sandbox.sessionStorage = {getItem: (k) => (session.has(k) ? session.get(k) : null),
-                            setItem: (k, v) => session.set(k, String(v))};
-  // the storage's keys, for adopt()
-  sandbox.Object = new Proxy(Object, {get: (t, p) => (p === "keys" ? (o) =>
-    (o === storage ? Array.from(store.keys()) : Object.keys(o)) : t[p])});
-  const fn = new Function(...Object.keys(sandbox), SOURCE + "\nreturn nwCore;");
-  const core = fn(...Object.values(sandbox));
+  const core = createCore(host);
   core.attach((name, value) => w.redraws.push(value), {route: "/_nw/actions", tab: core.tab});
   w.core = core;
   w.reply = async (i, status, body) => {
@@ -275,18 +269,39 @@ const tests = {
     w.advance(30);  // MOVE_PAUSE_MS after the last key, not QUIET_MS
     assert.strictEqual(w.redraws.length, 2);
   },
+  async "the Web Worker's code: it posts and answers, calling fetch and timers as the browser allows"() {
+    // the browser's fetch and timers throw "Illegal invocation" when called as a method of
+    // another object: here they throw too
+    const plain = (name, fn) => function (...args) {
+      if (this !== undefined && this !== context) throw new TypeError(`Illegal invocation of ${name}`);
+      return fn(...args);
+    };
+    const posted = [];
+    const answers = [];
+    const context = vm.createContext({
+      fetch: plain("fetch", (url, init) => {
+        posted.push({url, body: JSON.parse(init.body)});
+        return Promise.resolve({ok: true, status: 200, json: async () => ({acks: ["a1"]})});
+      }),
+      setTimeout: plain("setTimeout", () => 1), clearTimeout: plain("clearTimeout", () => {}),
+      AbortController, postMessage: (data) => answers.push(data),
+    });
+    vm.runInContext(workerSource(), context);
+    context.onmessage({data: {route: "http://x/_nw/actions", batch: [{id: "a1"}], force: false}});
+    for (let k = 0; k < 5; k += 1) await new Promise((r) => setImmediate(r));
+    assert.deepStrictEqual(posted, [{url: "http://x/_nw/actions", body: {actions: [{id: "a1"}]}}]);
+    assert.deepStrictEqual(answers.map((a) => [a.acks, a.sending, a.error]), [[["a1"], false, undefined]]);
+  },
 };
 
-(async () => {
-  let failed = 0;
-  for (const [name, test] of Object.entries(tests)) {
-    try {
-      await test();
-      console.log(`ok - ${name}`);
-    } catch (e) {
-      failed += 1;
-      console.log(`FAILED - ${name}\n${e.stack}`);
-    }
+let failed = 0;
+for (const [name, test] of Object.entries(tests)) {
+  try {
+    await test();
+    console.log(`ok - ${name}`);
+  } catch (e) {
+    failed += 1;
+    console.log(`FAILED - ${name}\n${e.stack}`);
   }
-  process.exit(failed ? 1 : 0);
-})();
+}
+process.exit(failed ? 1 : 0);

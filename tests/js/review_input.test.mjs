@@ -2,15 +2,8 @@
 // components/js/review_input.js) under node: verdicts, reasons before and right after a
 // verdict, moves that drop a draft and say so, grid clicks, undo, accept, no name.
 // Run by tests/test_annotate_input_js.py.
-"use strict";
-const fs = require("fs");
-const path = require("path");
-const assert = require("assert");
-
-const JS = path.join(__dirname, "..", "..", "components", "js");
-const SOURCE = ["input_core.js", "review_input.js"]
-  .map((name) => fs.readFileSync(path.join(JS, name), "utf8")).join("\n");
-const I = new Function(SOURCE + "\nreturn nwReviewInput;")();
+import assert from "node:assert";
+import * as I from "../../components/js/review_input.js";
 
 const KEYS = {verdicts: {a: "agree", f: "flip", t: "tie", b: "both-bad", s: "skip"},
               reasons: {1: "factual error", 2: "unsafe", 3: "incomplete"}};
