@@ -98,6 +98,15 @@ $(OIDC_PROVIDER): tests/oidc/package.json tests/oidc/package-lock.json
 
 oidc-provider: $(OIDC_PROVIDER)
 
+# TypeScript's checker for the browser scripts (tests/test_js_types.py), from npm: nothing is
+# built with it, `make run` needs none of it.
+TSC := tests/tsc/node_modules/.package-lock.json
+
+$(TSC): tests/tsc/package.json tests/tsc/package-lock.json
+	@command -v npm >/dev/null || ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs npm >/dev/null )
+	cd tests/tsc && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 # ruff first (seconds); mypy runs beside the tests, not before them (a cold mypy takes
 # minutes), and a type error fails the target all the same. Each test's phases are timed
 # into artifacts/test-times: `make test-times` says where the time went.
@@ -108,7 +117,7 @@ with_mypy = mkdir -p artifacts && ( $(PY) -m mypy > artifacts/mypy.log 2>&1; ech
 	$(1); tests=$$?; wait; cat artifacts/mypy.log; \
 	[ $$tests -eq 0 ] && [ "$$(cat artifacts/mypy.rc)" = 0 ]
 
-test: $(VENV)/.test $(VENV)/.listen-guard chromium haproxy $(OIDC_PROVIDER)
+test: $(VENV)/.test $(VENV)/.listen-guard chromium haproxy $(OIDC_PROVIDER) $(TSC)
 	$(PY) -m ruff check .
 	$(PY) -m needlework demo-models install
 	@rm -rf $(TIMES)
