@@ -3,6 +3,7 @@
 // Run by tests/test_annotate_input_js.py.
 import assert from "node:assert";
 import * as I from "../../components/js/annotate_input.js";
+import {run} from "./tap.mjs";
 
 const LABELS = {1: "irrelevant", 2: "ANSWER-THE-QUESTION", 3: "RELATED-INFORMATION",
                 4: "OUTDATED", 5: "UNKNOWN"};
@@ -320,11 +321,4 @@ test("random sequences: the same actions whenever the page draws", () => {
   }
 });
 
-let failed = 0;
-for (const [name, fn] of tests) {
-  try { fn(); console.log(`ok - ${name}`); } catch (e) {
-    failed += 1;
-    console.log(`not ok - ${name}\n${e.stack}`);
-  }
-}
-process.exit(failed ? 1 : 0);
+await run(tests);

@@ -4,6 +4,7 @@
 // Run by tests/test_navigator_core_js.py.
 import assert from "node:assert";
 import * as api from "../../components/js/navigator_core.js";
+import {run} from "./tap.mjs";
 
 // a page of questions like Annotate's: places are {item, n, cursor}
 function world({session = new Map(), moves = {}, line = null} = {}) {
@@ -236,14 +237,4 @@ const tests = {
   },
 };
 
-let failed = 0;
-for (const [name, fn] of Object.entries(tests)) {
-  try {
-    await fn();
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    failed += 1;
-    console.log(`not ok - ${name}\n${e.stack}`);
-  }
-}
-process.exit(failed ? 1 : 0);
+await run(tests);

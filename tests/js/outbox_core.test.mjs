@@ -7,6 +7,7 @@ import {webcrypto} from "node:crypto";
 import vm from "node:vm";
 import {createCore} from "../../components/js/outbox_core.js";
 import {workerSource} from "../../components/js/outbox_pipe.js";
+import {run} from "./tap.mjs";
 
 function world({store = new Map(), session = new Map()} = {}) {
   const storage = {
@@ -294,14 +295,4 @@ const tests = {
   },
 };
 
-let failed = 0;
-for (const [name, test] of Object.entries(tests)) {
-  try {
-    await test();
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    failed += 1;
-    console.log(`FAILED - ${name}\n${e.stack}`);
-  }
-}
-process.exit(failed ? 1 : 0);
+await run(tests);

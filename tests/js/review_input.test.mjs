@@ -4,6 +4,7 @@
 // Run by tests/test_annotate_input_js.py.
 import assert from "node:assert";
 import * as I from "../../components/js/review_input.js";
+import {run} from "./tap.mjs";
 
 const KEYS = {verdicts: {a: "agree", f: "flip", t: "tie", b: "both-bad", s: "skip"},
               reasons: {1: "factual error", 2: "unsafe", 3: "incomplete"}};
@@ -119,11 +120,4 @@ test("Z and Shift+Z, Y, M; no name: nothing sent, the name asked for", () => {
   assert.ok(q.effects.some((e) => e.focus === "name"));
 });
 
-let failed = 0;
-for (const [name, fn] of tests) {
-  try { fn(); console.log(`ok - ${name}`); } catch (e) {
-    failed += 1;
-    console.log(`not ok - ${name}\n${e.stack}`);
-  }
-}
-process.exit(failed ? 1 : 0);
+await run(tests);
