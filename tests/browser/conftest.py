@@ -10,7 +10,7 @@ import pytest
 import store
 from needlework.datasets.transfer import import_bytes
 from needlework.seeding.demo import seed_demo
-from tests.browser.harness import CHROMIUM, SharedContext, launch_browser, streamlit_server
+from tests.browser.harness import CHROMIUM, ROOT, SharedContext, launch_browser, streamlit_server
 from tests.conftest import GARAGE_RECORD
 
 XSS_RECORD = dict(
@@ -32,6 +32,46 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser/" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
+
+
+FAILURES = ROOT / "artifacts" / "failures"
+
+#: What a failed test's page showed: where it was, whether a run was going, what had the
+#: focus and the text of the page (a flake seen once in a whole run is chased from this).
+PAGE_STATE = """() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  const active = document.activeElement;
+  const text = (sel) => { const el = document.querySelector(sel); return el ? el.innerText : ''; };
+  const idle = window.__nwIdle;
+  return {url: location.href, state: app && app.dataset.testScriptState,
+          sockets: idle ? `${idle.opened} opened, ${idle.closed} closed` : 'not watched',
+          active: active && (active.tagName + ' ' + (active.getAttribute('aria-label') || '')),
+          sidebar: text('[data-testid=stSidebar]').slice(0, 1500),
+          main: text('[data-testid=stMain]').slice(-5000)};
+}"""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """When a test with a ``page`` fails, the report shows what that page showed (a
+    screenshot goes to artifacts/failures/)."""
+    outcome = yield
+    report = outcome.get_result()
+    page = getattr(item, "funcargs", {}).get("page")
+    if report.when != "call" or not report.failed or page is None or page.is_closed():
+        return
+    try:
+        state = page.evaluate(PAGE_STATE)
+        FAILURES.mkdir(parents=True, exist_ok=True)
+        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.nodeid)[-150:]
+        page.screenshot(path=str(FAILURES / f"{name}.png"), full_page=True, timeout=10_000)
+    except Exception as e:  # noqa: BLE001 - a page that cannot answer is said so
+        report.sections.append(("page at failure", f"the page did not answer: {e}"))
+        return
+    report.sections.append(("page at failure", "\n".join(
+        f"{k}: {v}" for k, v in state.items() if k not in ("sidebar", "main"))
+        + f"\n--- sidebar ---\n{state['sidebar']}\n--- main (last 5000 characters) ---\n"
+        + state["main"]))
 
 
 @pytest.fixture(scope="session")

@@ -273,7 +273,8 @@ QUIET_MS = 300
 WATCH_INSTALL = """() => {
     if (window.__nwIdle) return window.__nwIdle;
     const s = window.__nwIdle = {activity: performance.now(), sockets: new WeakSet(),
-                                 fetching: 0, asked: 0, finished: 0, finishedAtAsk: 0};
+                                 fetching: 0, asked: 0, finished: 0, finishedAtAsk: 0,
+                                 opened: 0, closed: 0};
     const mark = () => { s.activity = performance.now(); };
     const bytes = (data) => (data instanceof ArrayBuffer ? new Uint8Array(data)
       : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
@@ -302,6 +303,8 @@ WATCH_INSTALL = """() => {
       if (b && b.length && b[0] === 0x5a) { s.asked += 1; s.finishedAtAsk = s.finished; }
       if (!s.sockets.has(this)) {
         s.sockets.add(this);
+        s.opened += 1;  // sockets seen, and closed: a reconnect shows in a failure's report
+        this.addEventListener('close', () => { s.closed += 1; });
         this.addEventListener('message', (e) => {
           mark();
           const b = bytes(e.data);

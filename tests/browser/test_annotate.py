@@ -53,7 +53,39 @@ ANSWER_STATE = """() => { const t = document.querySelector('.st-key-nw-answer te
           active: document.activeElement && document.activeElement.tagName,
           state: document.querySelector('[data-testid=stApp]').dataset.testScriptState,
           waiting: window.__nwAnnotate && window.__nwAnnotate.input.waiting.length,
-          note: (document.querySelector('.nw-key-note') || {}).textContent}; }"""
+          note: (document.querySelector('.nw-key-note') || {}).textContent,
+          name: (document.querySelector('.st-key-annotator input') || {}).value,
+          url: location.href, log: (window.__nwRecord || []).join('\\n')}; }"""
+
+#: Records what happens to the focus, the answer box and the page's runs from now on
+#: (window.__nwRecord): what :data:`ANSWER_STATE` prints when the answer is not saved.
+RECORD = """() => {
+  const log = window.__nwRecord = [];
+  const t0 = performance.now();
+  const add = (what) => { if (log.length < 400) log.push(`${Math.round(performance.now() - t0)} ${what}`); };
+  const desc = (el) => {
+    if (!el || !el.tagName) return String(el);
+    const box = el.closest && el.closest('[class*=st-key-]');
+    return el.tagName + (box ? ' ' + [...box.classList].find(c => c.startsWith('st-key-')).slice(0, 30) : '');
+  };
+  document.addEventListener('focusin', (e) => add('focus ' + desc(e.target)), true);
+  document.addEventListener('focusout', (e) => add('blur ' + desc(e.target)), true);
+  document.addEventListener('keydown', (e) => {
+    if (!e.isTrusted || e.target.tagName !== 'TEXTAREA') add(`key ${e.key} on ${desc(e.target)}${e.isTrusted ? '' : ' (script)'}`);
+  }, true);
+  new MutationObserver((changes) => {
+    for (const c of changes) {
+      for (const n of c.removedNodes) if (n.nodeType === 1 && (n.tagName === 'TEXTAREA' || n.querySelector('textarea'))) add('answer box removed');
+      for (const n of c.addedNodes) if (n.nodeType === 1 && (n.tagName === 'TEXTAREA' || n.querySelector('textarea'))) add('answer box added');
+    }
+  }).observe(document.body, {childList: true, subtree: true});
+  const app = document.querySelector('[data-testid=stApp]');
+  new MutationObserver(() => add('run ' + app.dataset.testScriptState)).observe(
+    app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  const idle = window.__nwIdle;
+  add(`sockets ${idle ? idle.opened + ' opened, ' + idle.closed + ' closed' : '?'}`);
+  addEventListener('beforeunload', () => add('unload'));
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +137,7 @@ def test_keyboard_labels_every_passage_and_writes_a_cited_answer(page, app_url, 
     page.keyboard.press("5")
     wait_stored(seeded_db, key, who, f"label:{count}", "UNKNOWN")
     # A puts the cursor in the answer; typing digits there labels nothing; Esc saves
+    page.evaluate(RECORD)
     page.keyboard.press("a")
     assert page.evaluate("document.activeElement.tagName") == "TEXTAREA"
     answer = "It takes about 8 minutes 20 seconds [cite_1]; costs $5 and <b>$10</b>."
@@ -113,7 +146,14 @@ def test_keyboard_labels_every_passage_and_writes_a_cited_answer(page, app_url, 
     try:
         wait_stored(seeded_db, key, who, "answer", answer)
     except AssertionError as e:  # what the page held, for a failure seen once under load
-        raise AssertionError(f"{e}; page: {page.evaluate(ANSWER_STATE)}") from None
+        state = page.evaluate(ANSWER_STATE)
+        log = state.pop("log")
+        rows = _read(seeded_db, "select field, old_value, new_value, at from history where "
+                     "dataset = ? and item_key = ? and annotator = ? order by id desc limit 6",
+                     [DATASET, key, who])
+        sockets = page.evaluate("() => { const s = window.__nwIdle; return s && [s.opened, s.closed]; }")
+        raise AssertionError(f"{e}; page: {state}; sockets (opened, closed): {sockets}\n"
+                             f"last saves: {rows}\nsince A was pressed:\n{log}") from None
     assert stored(seeded_db, key, who, "label:2") == KEYS[sequence[1]]
     preview = page.locator("#nw-preview")
     preview.wait_for()
