@@ -136,7 +136,7 @@ def test_answer_form_and_blank_answers() -> None:
 
 
 def _spec(server: FakeJudgeServer, **options) -> GenerateSpec:
-    conn = Connection(server.base_url, "judge", key_env=options.pop("key_env", None),
+    conn = Connection(server.base_url, options.pop("model", "judge"), key_env=options.pop("key_env", None),
                       concurrency=options.pop("concurrency", 2), max_tokens=256)
     return GenerateSpec("museum", conn, **options)
 
@@ -458,6 +458,8 @@ def test_a_refused_temperature_is_stored_as_the_providers_default(museum) -> Non
                    stored["no-temp-cli"], json.loads(done.stdout)["source"]):
         assert "temperature: provider default (refused 0)" in source, source
         assert "temperature 0" not in source, source
-    with FakeJudgeServer(model_reply) as server:  # one that takes it: what was sent
-        plain = generate(db, _spec(server, name="plain", limit=1))
+    # one that takes it: what was sent (another model: refusals are remembered per
+    # endpoint and model, and the new server may get the port the first one had)
+    with FakeJudgeServer(model_reply, models=("judge-2",), model="judge-2") as server:
+        plain = generate(db, _spec(server, name="plain", limit=1, model="judge-2"))
     assert "temperature 0, max tokens 256)" in plain.answer_set.source
