@@ -103,8 +103,10 @@ def test_review_opens_each_comparison_on_its_text_and_scrolls_it_by_key(browser,
     try:
         open_review(page, app_url, f"screen-{uuid.uuid4().hex[:6]}")
         scrolled = False
+        seen = []  # each comparison's place and its boxes: lines held, more to scroll
         for n in range(5):
             got = _drawn(page)
+            seen.append((got["at"], [(b["holds"], b["more"]) for b in got["boxes"]]))
             assert len(got["boxes"]) == 2, got
             for box in got["boxes"]:  # 20 lines, or every line of a shorter response
                 assert box["shown"] >= min(20, box["holds"]), (n, got)
@@ -121,6 +123,6 @@ def test_review_opens_each_comparison_on_its_text_and_scrolls_it_by_key(browser,
                 _scrolled(page, "some")
                 scrolled = True
             page.keyboard.press("j")
-        assert scrolled, "no comparison of the demo pairs has a response longer than its box"
+        assert scrolled, f"no comparison of the demo pairs has a response longer than its box: {seen}"
     finally:
         context.close()
