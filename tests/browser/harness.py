@@ -360,6 +360,8 @@ IDLE = f"""(quiet) => {{
       && app.getAttribute('data-test-connection-state') === 'CONNECTED'
       && !!main && main.querySelector('[data-testid="stElementContainer"]') !== null
       && !document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')
+      // an element whose code is still loading shows Streamlit's grey box, not itself
+      && !document.querySelector('[data-testid="stSkeleton"]')
       && (s.asked === 0 || s.finished > s.finishedAtAsk)
       && s.fetching === 0 && outboxIdle(window.__nwCore);
     const now = performance.now();
@@ -369,8 +371,9 @@ IDLE = f"""(quiet) => {{
 
 
 def wait_idle(page, timeout: float = 30_000) -> None:
-    """Wait until the app has drawn, no script run is in progress or asked for, and the
-    page has been quiet for :data:`QUIET_MS` (:data:`IDLE`), at most ``timeout`` ms."""
+    """Wait until the app has drawn (every element's code loaded: no grey placeholder
+    box), no script run is in progress or asked for, and the page has been quiet for
+    :data:`QUIET_MS` (:data:`IDLE`), at most ``timeout`` ms."""
     page.wait_for_function(IDLE, arg=QUIET_MS, timeout=timeout, polling=25)
 
 
