@@ -55,7 +55,7 @@ ANSWER_STATE = """() => { const t = document.querySelector('.st-key-nw-answer te
           waiting: window.__nwAnnotate && window.__nwAnnotate.input.waiting.length,
           note: (document.querySelector('.nw-key-note') || {}).textContent,
           name: (document.querySelector('.st-key-annotator input') || {}).value,
-          url: location.href, log: (window.__nwRecord || []).join('\\n')}; }"""
+          log: (window.__nwRecord || []).join('\\n')}; }"""
 
 #: Records what happens to the focus, the answer box and the page's runs from now on
 #: (window.__nwRecord): what :data:`ANSWER_STATE` prints when the answer is not saved.
@@ -153,9 +153,9 @@ def test_keyboard_labels_every_passage_and_writes_a_cited_answer(page, app_url, 
         rows = _read(seeded_db, "select field, old_value, new_value, at from history where "
                      "dataset = ? and item_key = ? and annotator = ? order by id desc limit 6",
                      [DATASET, key, who])
-        sockets = page.evaluate("() => { const s = window.__nwIdle; return s && [s.opened, s.closed]; }")
-        raise AssertionError(f"{e}; page: {state}; sockets (opened, closed): {sockets}\n"
-                             f"last saves: {rows}\nsince A was pressed:\n{log}") from None
+        # the page's address, sockets and text: the failure hook (tests/browser/conftest.py)
+        raise AssertionError(f"{e}; page: {state}\nlast saves: {rows}\n"
+                             f"since A was pressed:\n{log}") from None
     assert stored(seeded_db, key, who, "label:2") == KEYS[sequence[1]]
     preview = page.locator("#nw-preview")
     preview.wait_for()

@@ -118,7 +118,6 @@ def _rows(page, header: str) -> list[dict[str, str]]:
     return out
 
 
-
 def _filtered(page, combo, name: str, column: str, timeout: float = 30) -> list[dict[str, str]]:
     """Choose ``name`` in the select box ``combo`` and return the audit table's rows once
     every row's ``column`` is ``name``: the table is drawn by the run the choice asks for,
@@ -136,6 +135,7 @@ def _filtered(page, combo, name: str, column: str, timeout: float = 30) -> list[
             _options(page, combo)
             page.get_by_role("option", name=name, exact=True).click()
             again = deadline
+
 
 def _count(page):
     return _main(page).locator('[data-testid="stMarkdownContainer"]').filter(
