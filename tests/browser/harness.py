@@ -264,12 +264,38 @@ def launch_browser(playwright):
 #: The run a click or a key asked for is waited for by its message, not by this window.
 QUIET_MS = 300
 
+#: A JS function: the top-level fields of a protobuf message's bytes, as a ``Map`` of field
+#: number to the value of a varint field (``null`` for the others, not decoded).
+PROTO_FIELDS = """(b) => {
+    const found = new Map();
+    let i = 0;
+    const varint = () => { let v = 0, m = 1, c; do { c = b[i++]; v += (c & 127) * m; m *= 128; }
+                           while (c & 128 && i < b.length); return v; };
+    while (i < b.length) {
+      const tag = varint(), wire = tag % 8;
+      found.set(Math.floor(tag / 8), null);
+      if (wire === 0) found.set(Math.floor(tag / 8), varint());
+      else if (wire === 2) { const n = varint(); i += n; }  // not `i += varint()`: i read first
+      else if (wire === 1) i += 8;
+      else if (wire === 5) i += 4;
+      else break;
+    }
+    return found;
+}"""
+
+#: A JS function of a ``ForwardMsg``'s bytes: true for a ``script_finished`` (field 6) that
+#: ends the runs asked for, so not ``FINISHED_EARLY_FOR_RERUN`` (2): a run stopped for a
+#: rerun asked meanwhile is followed by "not running" until the next run starts, which a
+#: loaded server can take longer than the quiet window to do.
+RUN_FINISHED = """(b) => { const f = (""" + PROTO_FIELDS + """)(b);
+    return f.has(6) && f.get(6) !== 2; }"""
+
 #: Installs the page's watch of the app (once per document; :func:`launch_browser` adds it to
 #: every context, :data:`IDLE` installs it late where it is missing). It counts the
 #: ``rerun_script`` messages the page sends (a ``BackMsg`` whose first field is number 11:
-#: its first byte is 0x5A) and the ``script_finished`` ones the server sends (a
-#: ``ForwardMsg`` with field 6), notes the time of every message either way and of every
-#: ``fetch`` that starts or ends, and counts the fetches under way.
+#: its first byte is 0x5A) and the runs the server says are over (:data:`RUN_FINISHED`),
+#: notes the time of every message either way and of every ``fetch`` that starts or ends,
+#: and counts the fetches under way.
 WATCH_INSTALL = """() => {
     if (window.__nwIdle) return window.__nwIdle;
     const s = window.__nwIdle = {activity: performance.now(), sockets: new WeakSet(),
@@ -279,23 +305,7 @@ WATCH_INSTALL = """() => {
     const bytes = (data) => (data instanceof ArrayBuffer ? new Uint8Array(data)
       : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       : null);
-    // the top-level field numbers of a protobuf message (no field is decoded)
-    const fields = (b) => {
-      const found = new Set();
-      let i = 0;
-      const varint = () => { let v = 0, m = 1, c; do { c = b[i++]; v += (c & 127) * m; m *= 128; }
-                             while (c & 128 && i < b.length); return v; };
-      while (i < b.length) {
-        const tag = varint(), wire = tag % 8;
-        found.add(Math.floor(tag / 8));
-        if (wire === 0) varint();
-        else if (wire === 2) i += varint();
-        else if (wire === 1) i += 8;
-        else if (wire === 5) i += 4;
-        else break;
-      }
-      return found;
-    };
+    const finishedRun = """ + RUN_FINISHED + """;
     const send = WebSocket.prototype.send;
     WebSocket.prototype.send = function (...args) {
       mark();
@@ -308,7 +318,7 @@ WATCH_INSTALL = """() => {
         this.addEventListener('message', (e) => {
           mark();
           const b = bytes(e.data);
-          try { if (b && fields(b).has(6)) s.finished += 1; } catch (err) { /* not ours */ }
+          try { if (b && finishedRun(b)) s.finished += 1; } catch (err) { /* not ours */ }
         });
       }
       return send.apply(this, args);
