@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 
 import pytest
 
@@ -45,33 +46,64 @@ PAGE_STATE = """() => {
   const idle = window.__nwIdle;
   return {url: location.href, state: app && app.dataset.testScriptState,
           sockets: idle ? `${idle.opened} opened, ${idle.closed} closed` : 'not watched',
+          runs: idle ? `${idle.asked} asked, ${idle.finished} finished `
+                       + `(${idle.finishedAtAsk} at the last ask)` : 'not watched',
           active: active && (active.tagName + ' ' + (active.getAttribute('aria-label') || '')),
           sidebar: text('[data-testid=stSidebar]').slice(0, 1500),
           main: text('[data-testid=stMain]').slice(-5000)};
 }"""
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    """When a test with a ``page`` fails, the report shows what that page showed (a
-    screenshot goes to artifacts/failures/)."""
-    outcome = yield
-    report = outcome.get_result()
-    page = getattr(item, "funcargs", {}).get("page")
-    if report.when != "call" or not report.failed or page is None or page.is_closed():
-        return
+def _page_at_failure(page, name: str) -> str:
+    """What ``page`` shows, as a failure report's text; its screenshot goes to
+    artifacts/failures/ as ``name``.png."""
     try:
         state = page.evaluate(PAGE_STATE)
         FAILURES.mkdir(parents=True, exist_ok=True)
-        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.nodeid)[-150:]
+        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[-150:]
         page.screenshot(path=str(FAILURES / f"{name}.png"), full_page=True, timeout=10_000)
     except Exception as e:  # noqa: BLE001 - a page that cannot answer is said so
-        report.sections.append(("page at failure", f"the page did not answer: {e}"))
+        return f"the page did not answer: {e}"
+    return ("\n".join(f"{k}: {v}" for k, v in state.items() if k not in ("sidebar", "main"))
+            + f"\n--- sidebar ---\n{state['sidebar']}\n--- main (last 5000 characters) ---\n"
+            + state["main"])
+
+
+@pytest.fixture(autouse=True)
+def _pages_of_contexts_closed_by_a_failure(request, monkeypatch):
+    """A test with a browser context of its own closes it in its ``finally``, before its
+    report is made: when an exception is on its way out as it closes, what the context's
+    pages show is noted first, for the report (:func:`pytest_runtest_makereport`)."""
+    from playwright.sync_api import BrowserContext  # noqa: PLC0415
+
+    close = BrowserContext.close
+    noted: list[tuple[str, str]] = []
+    request.node.nw_pages_at_failure = noted
+
+    def closing(ctx, *args, **kwargs):
+        if sys.exc_info()[0] is not None:
+            for k, pg in enumerate(p for p in ctx.pages if not p.is_closed()):
+                name = f"{request.node.nodeid}-{len(noted)}-{k}"
+                noted.append((f"page at failure ({pg.url})", _page_at_failure(pg, name)))
+        return close(ctx, *args, **kwargs)
+
+    monkeypatch.setattr(BrowserContext, "close", closing)
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """When a browser test fails, the report shows what its pages showed: the ``page``
+    fixture's, and those of contexts it closed on its way out (a screenshot of each goes
+    to artifacts/failures/)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
         return
-    report.sections.append(("page at failure", "\n".join(
-        f"{k}: {v}" for k, v in state.items() if k not in ("sidebar", "main"))
-        + f"\n--- sidebar ---\n{state['sidebar']}\n--- main (last 5000 characters) ---\n"
-        + state["main"]))
+    page = getattr(item, "funcargs", {}).get("page")
+    if page is not None and not page.is_closed():
+        report.sections.append(("page at failure", _page_at_failure(page, item.nodeid)))
+    report.sections.extend(getattr(item, "nw_pages_at_failure", []))
 
 
 @pytest.fixture(scope="session")
