@@ -15,6 +15,7 @@ from typing import Any
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import get_db
 from components.text import label
 from needlework.jobs.runner import ACTIVE, RUNNER
@@ -35,6 +36,7 @@ def _elapsed(started_at: str | None) -> str:
     return f"running for {minutes} min {seconds} s" if minutes else f"running for {seconds} s"
 
 
+@uninterrupted
 def _cancel(job_id: int) -> None:
     """The Cancel button's callback (the connection of the run that calls it)."""
     RUNNER.cancel(get_db(), job_id)

@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.text import label, render_marked_text, render_text
 from needlework.actions.writes import adjudicate
@@ -29,6 +30,7 @@ def _save_final(db: Database, dataset: str, key: str, reviewer: str, field: str,
         st.toast(label(str(e), 300), icon=":material/block:")
 
 
+@uninterrupted
 def _on_final(dataset: str, key: str, reviewer: str, field: str, widget: str) -> None:
     """A final value's callback: saved with the connection of the run that calls it."""
     _save_final(get_db(), dataset, key, reviewer, field, st.session_state.get(widget))
@@ -131,6 +133,7 @@ def number_widget(dataset: str) -> str:
     return f"nw-adj-number|{dataset}"
 
 
+@uninterrupted
 def _go_next_open(dataset: str, listed: tuple[str, ...]) -> None:
     """D's callback: open the next question after the one shown with an open dispute
     (wrapping around), in the dispute list when it is there (``listed``), else by its
@@ -177,6 +180,7 @@ def render_next_dispute(dataset: str, listed: list[str]) -> None:
         st.caption(label(said[1], 200))
 
 
+@uninterrupted
 def _on_note(dataset: str, key: str, reviewer: str, widget: str) -> None:
     text = (st.session_state.get(widget) or "").strip()
     _save_final(get_db(), dataset, key, reviewer, NOTE, text or None)

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 from sqlite_utils import Database
 
+from components.callbacks import uninterrupted
 from components.text import label, render_marked_text
 from needlework.grounding import agreement as ag
 from needlework.grounding import labels as gl
@@ -81,6 +82,12 @@ def _disputes(d: ag.Disagreement) -> str:
 PAGE = 40
 
 
+@uninterrupted
+def _turn_to(state: str, after: int) -> None:
+    """Show the disagreements after question ``after`` (-1: from the first)."""
+    st.session_state[state] = after
+
+
 def render_disagreements(db: Database, dataset: str, overlap: bool) -> None:
     """The items where annotators disagree, a page of :data:`PAGE` at a time in dataset
     order, each linked to the annotate page (read from what SQL keeps: the page costs
@@ -103,10 +110,10 @@ def render_disagreements(db: Database, dataset: str, overlap: bool) -> None:
                    + (f" · questions {rows[0]['position'] + 1:,}–{rows[-1]['position'] + 1:,} "
                       f"shown" if total > len(rows) and rows else ""))
         if after >= 0:
-            st.button("‹ First", key="nw-dis-first", on_click=st.session_state.__setitem__,
+            st.button("‹ First", key="nw-dis-first", on_click=_turn_to,
                       args=(state, -1))
         if len(rows) == PAGE:
-            st.button(f"Next {PAGE} ›", key="nw-dis-next", on_click=st.session_state.__setitem__,
+            st.button(f"Next {PAGE} ›", key="nw-dis-next", on_click=_turn_to,
                       args=(state, rows[-1]["position"]))
     for d, r in zip(disputes_of(db, dataset, [r["key"] for r in rows]), rows, strict=False):
         position, title = r["position"], r["title"]

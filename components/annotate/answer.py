@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.annotate.item import ItemContext, saved_text
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.text import label, render_marked_text, render_text
 from needlework.actions.writes import save_answer
@@ -50,16 +51,19 @@ def _store_answer(ctx: ItemContext, text: str) -> None:
         st.toast(label(str(e), 300), icon=":material/block:")
 
 
+@uninterrupted
 def _on_answer(ctx: ItemContext, key: str) -> None:
     if key == answer_key(ctx):  # not rewritten by the server in this same rerun
         _store_answer(ctx, st.session_state.get(key) or "")
 
 
+@uninterrupted
 def deflect(ctx: ItemContext) -> None:
     """Write the standard deflection (the ``deflected`` flag follows)."""
     _rewrite(ctx, DEFLECTION)
 
 
+@uninterrupted
 def _insert(ctx: ItemContext, picker: str) -> None:
     number = st.session_state.get(picker)
     if not isinstance(number, int) or not 1 <= number <= len(ctx.passages):

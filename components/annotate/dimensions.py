@@ -20,6 +20,7 @@ from components.annotate.item import (
     save,
     suggested_dim,
 )
+from components.callbacks import uninterrupted
 from components.text import escape, label
 from needlework.grounding import item as gitem
 from needlework.grounding.keymap import choice_of, dimension_keys
@@ -99,6 +100,7 @@ def dimensions_html(ctx: ItemContext) -> str:
     return f'<div id="nw-dims" class="nw-dims">{"".join(rows)}</div>'
 
 
+@uninterrupted
 def _on_category(ctx: ItemContext, widget: str) -> None:
     save(ctx, "dim:question_category", st.session_state.get(widget))
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import streamlit as st
 
 from components.annotate.item import ItemContext, save, saved_text
+from components.callbacks import uninterrupted
 
 
+@uninterrupted
 def _on_comment(ctx: ItemContext, widget: str) -> None:
     text = (st.session_state.get(widget) or "").strip()
     save(ctx, "comment", text or None)

@@ -18,6 +18,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components import st_dom
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.text import label, render_marked_text, render_text
 from needlework.actions.writes import write_annotation
@@ -150,6 +151,7 @@ def load_context(db: Database, dataset: str, item: dict[str, Any], who: str) -> 
                        compact=dense)
 
 
+@uninterrupted
 def set_hidden(who: str, widget: str) -> None:
     """The H toggle's callback: keep the person's choice (:mod:`needlework.view.prefs`);
     without a name it lives in this session only."""
@@ -162,6 +164,7 @@ def set_hidden(who: str, widget: str) -> None:
         st.toast(label(str(e), 300), icon=":material/block:")
 
 
+@uninterrupted
 def set_compact_layout(who: str, widget: str) -> None:
     """The compact toggle's callback: keep the person's choice (as :func:`set_hidden`)."""
     on = bool(st.session_state.get(widget))

@@ -26,6 +26,7 @@ from sqlite_utils import Database
 import store
 from components import position as pos
 from components.annotate.order import ordered as order_by_confidence
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from needlework.actions import positions
 from needlework.actions.positions import Place, Worked
@@ -120,6 +121,7 @@ def go(dataset: str, key: str | None) -> None:
         pos.place(PAGE, dataset, key)
 
 
+@uninterrupted
 def _picked(dataset: str, picker: str, valid: set[str], shown: str) -> None:
     """The picker's callback (the picker showed item ``shown``). A value the browser
     sends from an older run (the tab has moved on since, or a label that matches no

@@ -16,6 +16,7 @@ from urllib.parse import quote, urlencode
 import streamlit as st
 
 from components import st_dom
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.teams.session import may_open
 from components.text import label, render_heading_text
@@ -165,6 +166,7 @@ def _say(message: str, icon: str = ":material/error:") -> None:
     st.session_state["nw-home-flash"] = (message, icon)
 
 
+@uninterrupted
 def _rename(old: str, new: str) -> None:
     try:
         done = catalog.rename(get_db(), old, new, actor=signed_in())
@@ -176,6 +178,7 @@ def _rename(old: str, new: str) -> None:
     _say(f"Renamed {old} to {done}.", ":material/check:")
 
 
+@uninterrupted
 def _archive(name: str, archived: bool) -> None:
     try:
         catalog.archive(get_db(), name, archived, actor=signed_in())
@@ -186,6 +189,7 @@ def _archive(name: str, archived: bool) -> None:
          ":material/inventory_2:")
 
 
+@uninterrupted
 def _delete(name: str) -> None:
     try:
         catalog.delete(get_db(), name, actor=signed_in())

@@ -32,6 +32,7 @@ from typing import Any
 import streamlit as st
 
 import store
+from components.callbacks import uninterrupted
 from components.models.judge_form import (
     DEMO_CHOICE,
     RULES_CHOICE,
@@ -198,6 +199,7 @@ def tested_for(conn: Connection) -> str:
     return json.dumps(conn.describe(), sort_keys=True)
 
 
+@uninterrupted
 def _test() -> None:
     """The Test connection button's callback: one line, kept for the page while the form
     describes the connection it tested."""
@@ -220,6 +222,7 @@ def _said(message: str, ok: bool, pending: dict[str, Any]) -> None:
     st.session_state[CHECK] = {"ok": ok, "message": message, "for": about}
 
 
+@uninterrupted
 def _start_demo() -> None:
     """Start the demo judge (once per server) and fill the form with it."""
     try:
@@ -234,11 +237,13 @@ def _start_demo() -> None:
     _said(f"ok: the demo judge answers at {server.base_url}", True, pending)
 
 
+@uninterrupted
 def _stop_demo() -> None:
     LOCAL.stop()
     _said("the demo judge was stopped", False, {})
 
 
+@uninterrupted
 def _start_rules() -> None:
     """Start the rules judge (once per server) and fill the form with it."""
     server = RULES.start()

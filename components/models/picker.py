@@ -12,6 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.text import label
 from needlework.judges.local import INSTALL_COMMAND
@@ -191,6 +192,7 @@ def _count(n: int) -> str:
     return str(n)
 
 
+@uninterrupted
 def _switch() -> None:
     pick = st.session_state.get("rw_switch")
     if pick is not None:
@@ -198,6 +200,7 @@ def _switch() -> None:
     st.session_state["rw_switch"] = None
 
 
+@uninterrupted
 def _unload(key: ModelKey) -> None:
     MODELS.unload(key)
     st.session_state.pop(CURRENT, None)

@@ -23,6 +23,7 @@ from typing import Any
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import signed_in
 from components.text import label, option, render_text
 from needlework.judges import prompts as judge_prompts
@@ -38,6 +39,7 @@ def may_edit() -> bool:
     return can(signed_in(), "configure_judges")
 
 
+@uninterrupted
 def _load(key: str, base: Template) -> None:
     """Put ``base``'s text into the editor (a callback: before the widgets are drawn)."""
     st.session_state[f"{key}_user"] = base.user

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.hints import import_words
 from components.models.picker import current_model
 from components.state import DATASET_KEY, annotator, get_db, signed_in
@@ -138,6 +139,7 @@ def _request(db: Any) -> BuildRequest:
                         upload=s.get("nb_upload"), facts=s.get("nb_facts"))
 
 
+@uninterrupted
 def _on_build() -> None:
     """The Build button's callback: build, import, select the new dataset in the sidebar
     (with the connection of the run that calls it)."""

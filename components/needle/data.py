@@ -15,6 +15,7 @@ from typing import Any, TypeGuard
 import pandas as pd
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import DATASET_KEY
 from components.text import label, render_text
 from needlework.formats import FormatError
@@ -51,6 +52,7 @@ def needle_row(db: Any, dataset: str | None) -> dict[str, Any] | None:
     return row if row is not None and row["kind"] == "needle" else None
 
 
+@uninterrupted
 def _select(name: str) -> None:
     """Button callback: select ``name`` in the sidebar picker."""
     st.session_state[DATASET_KEY] = name
@@ -187,6 +189,7 @@ def all_sets(db: Any, row: dict[str, Any] | None, records: list[dict[str, Any]])
     return out
 
 
+@uninterrupted
 def _on_upload(records: list[dict[str, Any]]) -> None:
     """Read the uploaded scores file into a result set, or keep its problems."""
     upload = st.session_state.get("nw_scores_file")

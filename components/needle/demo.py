@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.needle.data import needle_row
 from components.state import DATASET_KEY
 from components.text import label
@@ -27,6 +28,7 @@ def lab_row(db: Any, dataset: str | None) -> tuple[dict[str, Any] | None, bool]:
     return None, False
 
 
+@uninterrupted
 def _select(name: str) -> None:
     st.session_state[DATASET_KEY] = name
 

@@ -18,6 +18,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.needle.cell import render_cell
 from components.needle.charts import (
     export_notes,
@@ -91,11 +92,13 @@ def presenting() -> bool:
     return st.query_params.get(PARAM) in ("1", "true", "yes")
 
 
+@uninterrupted
 def _enter() -> None:
     """Button callback: switch to presentation mode."""
     st.query_params[PARAM] = "1"
 
 
+@uninterrupted
 def _leave() -> None:
     """Button callback: back to the full page."""
     st.query_params.pop(PARAM, None)
@@ -151,6 +154,7 @@ def slide_title(row: dict[str, Any] | None, default: str) -> str:
     return (typed or "").strip() or default
 
 
+@uninterrupted
 def _save_title(key: str, name: str, shown: str) -> None:
     """Field callback: keep the typed title with the needle dataset ``name``, with who set
     it and when (``shown``: the saved title the field was drawn with; the same value
@@ -206,6 +210,7 @@ def finding_lines(frame: pd.DataFrame, row: dict[str, Any] | None) -> list[str]:
     return [text] if text else headlines(frame)
 
 
+@uninterrupted
 def _save_finding(key: str, name: str, shown: tuple[str, bool]) -> None:
     """Field callback: keep the typed finding and the hide box with the needle dataset."""
     text = " ".join(str(st.session_state.get(f"{key}_text") or "").split())

@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.needle.charts import NONE
 from components.needle.data import COMPARE, PRIMARY, UPLOADS, ResultSet, all_sets
 from components.state import DATASET_KEY, annotator, get_db
@@ -54,6 +55,7 @@ def _say(kind: str, text: str, key: str = MESSAGE) -> None:
     st.session_state[key] = (kind, text)
 
 
+@uninterrupted
 def _save(dataset: str, chosen: list[ResultSet], title: str,
           finding: tuple[str, bool] = ("", False)) -> None:
     """Button callback: save the sets shown, the title and the slide's finding (the
@@ -100,6 +102,7 @@ def _render_message(key: str = MESSAGE) -> None:
                                                         icon="✅" if kind == "success" else "🚫")
 
 
+@uninterrupted
 def _open(report_id: int) -> None:
     """Button callback: select the report's dataset; the page applies the rest."""
     row = needle_reports.get_report(get_db(), report_id)
@@ -110,6 +113,7 @@ def _open(report_id: int) -> None:
     st.session_state[PENDING] = report_id
 
 
+@uninterrupted
 def _rename(report_id: int, key: str) -> None:
     try:
         name = clean_name(st.session_state.get(key) or "")
@@ -120,6 +124,7 @@ def _rename(report_id: int, key: str) -> None:
     _say("success", f"Renamed to '{name}'.")
 
 
+@uninterrupted
 def _delete(report_id: int, name: str) -> None:
     needle_reports.delete_report(get_db(), report_id)
     _say("success", f"Deleted report '{name}' (the scores it showed are kept).")

@@ -26,6 +26,7 @@ import pandas as pd
 import streamlit as st
 
 import store
+from components.callbacks import uninterrupted
 from components.jobs import render_job
 from components.models.judge import connection, render_connection
 from components.models.template import render_needle_template
@@ -86,6 +87,7 @@ def default_name(db: Any, aspect: str, source: str) -> str:
     return name
 
 
+@uninterrupted
 def _open(name: str) -> None:
     """The Open button's callback: select the written dataset in the sidebar picker."""
     st.session_state[DATASET_KEY] = name

@@ -20,6 +20,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 import store
+from components.callbacks import uninterrupted
 from components.jobs import render_job
 from components.rag.inputs import STORED_KEY
 from components.state import get_db, signed_in
@@ -59,6 +60,7 @@ NOTE = ("Runs on the server: you can use other pages and come back. Every answer
 STARTING = "Starting: reading the questions and the cache …"
 
 
+@uninterrupted
 def _evaluate(dataset: str, model: str) -> None:
     """Evaluate these answers' callback: the evaluation, with ``model`` among the stored
     answer sets picked there."""

@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 from sqlite_utils import Database
 
+from components.callbacks import uninterrupted
 from components.hints import import_words
 from components.state import DATASET_KEY, signed_in
 from components.text import label, render_text
@@ -38,6 +39,7 @@ class Answers:
     problems: list[str] = field(default_factory=list)
 
 
+@uninterrupted
 def _use(name: str) -> None:
     st.session_state[DATASET_KEY] = name
 

@@ -14,6 +14,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components import position as pos
+from components.callbacks import uninterrupted
 from components.review.filters import scores_of
 from components.review.position import PAGE, first_of
 from components.state import get_db
@@ -30,6 +31,7 @@ from store.datasets import get_item
 JUDGE = "judge:"  # a judge run's fingerprint: its scores are shares or ratings, not rewards
 
 
+@uninterrupted
 def _open(dataset: str, key: str, i: int | None, j: int | None, me: str) -> None:
     """The sibling button's callback: this tab to ``key``'s comparison ``(i, j)`` (the
     same pair there), else to its first comparison without my verdict."""

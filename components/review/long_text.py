@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.text import render_markdown, render_marked_text, render_text
 from needlework.review.chunks import chunk_bounds
 from needlework.review.diff import Segment
@@ -33,6 +34,7 @@ def slice_segments(segments: list[Segment], end: int) -> list[Segment]:
     return out
 
 
+@uninterrupted
 def _show(key: str, n: int) -> None:
     st.session_state[_state_key(key)] = n
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 import streamlit as st
 
 from components import st_dom
+from components.callbacks import uninterrupted
 from components.hints import import_words
 from components.review.diff_view import render_diff
 from components.review.long_text import cuts, render_long_text
@@ -50,6 +51,7 @@ def side_names(pref: Preference, fmt: str) -> tuple[list[str], list[str]]:
     return names(len(pref.chosen)), names(len(pref.rejected))
 
 
+@uninterrupted
 def _pick(name: str) -> None:
     """Choose ``name`` in the sidebar's dataset picker (bound to ``?dataset=``)."""
     st.session_state[DATASET_KEY] = name

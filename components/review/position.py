@@ -20,6 +20,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components import position as pos
+from components.callbacks import uninterrupted
 from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.actions import positions
@@ -39,6 +40,7 @@ ADVANCE = "rv_advance"
 Ident = tuple[str, int, int]
 
 
+@uninterrupted
 def intent(*args: Any) -> None:
     """Button callback: remember what was asked, for :func:`apply_intent`."""
     st.session_state[INTENT] = args
@@ -260,6 +262,7 @@ def last_saved(db: Database, dataset: str, me: str) -> str:
             f"{ident[1] + 1} · {row['at'][11:19]} UTC") if ident else ""
 
 
+@uninterrupted
 def save_note(dataset: str, ident: Ident) -> None:
     """The note's callback: saved into my verdict on that comparison, if there is one
     (otherwise the key script sends it with the verdict)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import annotator, get_db, signed_in
 from components.text import label
 from needlework.teams.permissions import PermissionDenied
@@ -36,6 +37,7 @@ def reader() -> str:
     return user.name if user is not None else annotator()
 
 
+@uninterrupted
 def _keep(kind: str) -> None:
     """A switch's callback: keep the person's new choice under the name the session has
     when the click is handled (a run drawn before the name was known would otherwise

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 from sqlite_utils import Database
 
+from components.callbacks import uninterrupted
 from components.review.position import drawn
 from components.state import get_db, signed_in
 from components.text import label
@@ -39,6 +40,7 @@ def upcoming(db: Database, items: PairList, start: Comparison | None, n: int) ->
     return found
 
 
+@uninterrupted
 def _apply(dataset: str, picks: list[Comparison], verdict: str, reasons: list[str], me: str) -> None:
     try:
         changed = judge_all(get_db(), dataset, picks, verdict, me, reasons=reasons, actor=signed_in())

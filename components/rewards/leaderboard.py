@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.rewards.results import PICKED
 from components.state import signed_in
 from components.text import option
@@ -21,6 +22,7 @@ OPEN = "rw_board_open"  # the selectbox of the row to open
 TABLE = "rw_board"
 
 
+@uninterrupted
 def _open() -> None:
     """Open the chosen row in Results: the run picker reads ``PICKED`` first."""
     key = st.session_state.get(OPEN)

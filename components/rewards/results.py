@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from components.callbacks import uninterrupted
 from components.models.picker import code
 from components.text import label
 from needlework.figures.rewardbench2 import WEIGHTS
@@ -38,6 +39,7 @@ RUN = "rw_run"  # the RunRef key shown in Results
 PICKED = "rw_run_picked"  # the key the user chose in "Results of" (else the default follows)
 
 
+@uninterrupted
 def _picked() -> None:
     st.session_state[PICKED] = st.session_state.get(RUN)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.text import label, option
 from needlework.figures.stats_text import percent
@@ -65,6 +66,7 @@ def render_plan(plan: dict[str, Any] | None) -> None:
                 f"{label(people, 300)}")
 
 
+@uninterrupted
 def _distribute(dataset: str, replace: bool) -> None:
     state = st.session_state
     names = list(state.get("nw-assign-who") or [])
@@ -115,6 +117,7 @@ def render_assign(dataset: str, people: Sequence[User], plan: dict[str, Any] | N
               args=(dataset, replace), icon=":material/call_split:")
 
 
+@uninterrupted
 def _set_open_any(dataset: str, widget: str) -> None:
     on = bool(st.session_state.get(widget))
     try:
@@ -140,6 +143,7 @@ def render_open_any(dataset: str, on: bool) -> None:
 REASSIGNED = "nw-reassign-result"  # (dataset, ok, sentence): the last reassign's outcome
 
 
+@uninterrupted
 def _reassign(dataset: str) -> None:
     leaver = st.session_state.get("nw-reassign-from") or ""
     to = list(st.session_state.get("nw-reassign-to") or []) or None
@@ -151,6 +155,7 @@ def _reassign(dataset: str) -> None:
     st.session_state[REASSIGNED] = (dataset, True, summary.sentence(leaver))
 
 
+@uninterrupted
 def _drop(dataset: str, leaver: str, keys: list[str]) -> None:
     try:
         gone = drop_unfinished(get_db(), dataset, leaver, keys, actor=signed_in())
@@ -212,6 +217,7 @@ def render_reassign(dataset: str, holders: Sequence[str], people: Sequence[User]
               f"{'it' if one else 'them'}.")
 
 
+@uninterrupted
 def _set_visible(dataset: str, name: str, widget: str) -> None:
     on = bool(st.session_state.get(widget))
     try:
@@ -247,6 +253,7 @@ def _timing_keys(dataset: str, saved: SuggestionSetting) -> tuple[str, str]:
     return f"nw-suggest-when|{tag}", f"nw-suggest-for|{tag}"
 
 
+@uninterrupted
 def _set_timing(dataset: str, saved: SuggestionSetting) -> None:
     when_key, for_key = _timing_keys(dataset, saved)
     when = st.session_state.get(when_key) or saved.when

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.text import label, option
 from needlework.teams.audit import (
@@ -99,10 +100,12 @@ def events_file(fmt: str, filters: EventFilter | None = None) -> bytes:
         return path.read_bytes()
 
 
+@uninterrupted
 def _first_page() -> None:
     st.session_state[PAGE] = 1
 
 
+@uninterrupted
 def _turn(step: int) -> None:
     st.session_state[PAGE] = max(1, int(st.session_state.get(PAGE, 1)) + step)
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import get_db
 from components.text import label
 from needlework.teams import accounts
@@ -46,6 +47,7 @@ def field_keys(state: _State) -> tuple[str, str]:
     return f"{NEW}-{n}", f"{AGAIN}-{n}"
 
 
+@uninterrupted
 def _submit(user: User, policy: Policy,
             on_chosen: Callable[[accounts.SignIn], None]) -> None:
     """The form's callback: take the passwords out of the session state and count a try
@@ -94,5 +96,5 @@ def render_first_password(user: User, policy: Policy,
                           autocomplete="new-password")
             st.form_submit_button("Save my password", type="primary", on_click=_submit,
                                   args=(user, policy, on_chosen), key="nw-first-password-go")
-        st.button("Sign out", key="nw-first-password-out", on_click=on_sign_out,
+        st.button("Sign out", key="nw-first-password-out", on_click=uninterrupted(on_sign_out),
                   icon=":material/logout:", type="tertiary")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 from sqlite_utils import Database
 
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.text import label
 from needlework.teams.guidelines import MAX_CHARS, GuidelinesError, get_guidelines, set_guidelines
@@ -30,6 +31,7 @@ def render_guidelines_panel(db: Database, dataset: str | None, *, expanded: bool
     return True
 
 
+@uninterrupted
 def _save(dataset: str, widget: str) -> None:
     text = st.session_state.get(widget) or ""
     try:

@@ -17,6 +17,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.tables import figures_table
 from components.text import label, option, render_text
@@ -87,6 +88,7 @@ def _defaults(dataset: str, key: str) -> dict[str, Any]:
         return {}
 
 
+@uninterrupted
 def _mark(dataset: str, key: str | None, fields: Sequence[str]) -> None:
     if not key:
         return
@@ -106,6 +108,7 @@ def _mark(dataset: str, key: str | None, fields: Sequence[str]) -> None:
          "queue unannounced.")
 
 
+@uninterrupted
 def _unmark(dataset: str, key: str) -> None:
     try:
         unmark_gold(get_db(), dataset, key, actor=signed_in())
@@ -121,6 +124,7 @@ def _problems(e: FormatError) -> str:
                                   if more else "") + " · nothing was imported.")
 
 
+@uninterrupted
 def _import(dataset: str) -> None:
     upload = st.session_state.get(IMPORT_FILE)
     if upload is None:
@@ -140,6 +144,7 @@ def _import(dataset: str) -> None:
          "annotator's queue unannounced.", "bulk")
 
 
+@uninterrupted
 def _sample(dataset: str) -> None:
     percent = st.session_state[SAMPLE_PERCENT]  # the number input beside the button
     seed = int(st.session_state.get(SAMPLE_SEED) or 0)

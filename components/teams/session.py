@@ -43,6 +43,7 @@ import streamlit as st
 from sqlite_utils import Database
 
 from components import st_dom
+from components.callbacks import uninterrupted
 from components.state import ANNOTATOR_KEY, SIGNED_IN, get_db, signed_in
 from components.teams.first_password import ERROR as CHOOSE_ERROR
 from components.teams.first_password import render_first_password
@@ -343,6 +344,7 @@ def start_session(signed: accounts.SignIn) -> None:
         signed.token, accounts.seconds_left(signed.expires_at), device=device, db=get_db())
 
 
+@uninterrupted
 def _sign_out() -> None:
     """The sign-out button's callback: end the session here and in the database."""
     token = st.session_state.get(TOKEN)

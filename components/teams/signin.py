@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import get_db
 from needlework.teams import accounts
 from needlework.teams.config import Policy
@@ -52,6 +53,7 @@ def device_token() -> str | None:
         return None
 
 
+@uninterrupted
 def _submit(policy: Policy, on_signed_in: Callable[[accounts.SignIn], None],
             trusted: Sequence[Network]) -> None:
     """The form's callback: check the password, start the session or keep the refusal

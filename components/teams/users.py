@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.text import label, option
 from needlework.teams import accounts, pauses
@@ -87,6 +88,7 @@ def render_accounts(users: Sequence[User]) -> None:
                 st.caption(label(_pause_line(u), 300))
 
 
+@uninterrupted
 def _add() -> None:
     values = {k: st.session_state.get(NEW + k) for k in ("name", "role", "email", "password",
                                                          "again")}
@@ -129,6 +131,7 @@ def render_add_account() -> None:
                               key="nw-user-add-go", icon=":material/person_add:")
 
 
+@uninterrupted
 def _change(name: str, change: Callable[..., Any], *args: Any, done: str) -> None:
     try:
         change(get_db(), name, *args, actor=signed_in())
@@ -138,6 +141,7 @@ def _change(name: str, change: Callable[..., Any], *args: Any, done: str) -> Non
     _flash(True, done)
 
 
+@uninterrupted
 def _reset(name: str) -> None:
     password = st.session_state.get(RESET + "password") or ""
     again = st.session_state.get(RESET + "again") or ""
@@ -198,6 +202,7 @@ def render_manage_account(users: Sequence[User], me: User | None) -> None:
                               help="Ends every session of the account and lifts any lock.")
 
 
+@uninterrupted
 def _lift(pause_id: str | None) -> None:
     try:
         if pause_id is None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from components.callbacks import uninterrupted
 from components.state import get_db, signed_in
 from components.text import escape, label
 from needlework.teams.accounts_csv import (
@@ -38,6 +39,7 @@ _STYLE = ("<style>.nw-one-time{border-collapse:collapse;margin:.25rem 0 .5rem 0}
           "SFMono-Regular,Menlo,monospace}</style>")
 
 
+@uninterrupted
 def _create() -> None:
     """The button's callback: create every account of the uploaded file, or keep why not."""
     upload = st.session_state.get(_upload_key())
