@@ -70,32 +70,55 @@ def _page_at_failure(page, name: str) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _pages_of_contexts_closed_by_a_failure(request, monkeypatch):
-    """A test with a browser context of its own closes it in its ``finally``, before its
-    report is made: when an exception is on its way out as it closes, what the context's
-    pages show is noted first, for the report (:func:`pytest_runtest_makereport`)."""
+def _contexts_of_the_test(request, monkeypatch):
+    """The browser contexts a test opens of its own, for its report when it fails
+    (:func:`pytest_runtest_makereport`): those still open then, and those it closes while
+    an exception is on its way out (its ``finally``), whose pages are noted as they close."""
     from playwright.sync_api import BrowserContext  # noqa: PLC0415
 
     close = BrowserContext.close
     noted: list[tuple[str, str]] = []
     request.node.nw_pages_at_failure = noted
+    request.node.nw_contexts = opened = []
+    if "browser" in request.fixturenames:  # launch_browser's own new_context and new_page
+        browser = request.getfixturevalue("browser")
+        new_context, new_page = browser.new_context, browser.new_page
+
+        def opening(*args, **kwargs):
+            ctx = new_context(*args, **kwargs)
+            opened.append(ctx)
+            return ctx
+
+        def opening_page(*args, **kwargs):
+            page = new_page(*args, **kwargs)
+            opened.append(page.context)
+            return page
+
+        monkeypatch.setattr(browser, "new_context", opening)
+        monkeypatch.setattr(browser, "new_page", opening_page)
 
     def closing(ctx, *args, **kwargs):
-        if sys.exc_info()[0] is not None:
-            for k, pg in enumerate(p for p in ctx.pages if not p.is_closed()):
-                name = f"{request.node.nodeid}-{len(noted)}-{k}"
-                noted.append((f"page at failure ({pg.url})", _page_at_failure(pg, name)))
+        if ctx in opened:
+            opened.remove(ctx)
+            if sys.exc_info()[0] is not None:
+                noted.extend(_pages_at_failure(ctx, f"{request.node.nodeid}-{len(noted)}"))
         return close(ctx, *args, **kwargs)
 
     monkeypatch.setattr(BrowserContext, "close", closing)
     yield
 
 
+def _pages_at_failure(ctx, name: str) -> list[tuple[str, str]]:
+    """Report sections of what the open pages of ``ctx`` show (:func:`_page_at_failure`)."""
+    return [(f"page at failure ({pg.url})", _page_at_failure(pg, f"{name}-{k}"))
+            for k, pg in enumerate(p for p in ctx.pages if not p.is_closed())]
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """When a browser test fails, the report shows what its pages showed: the ``page``
-    fixture's, and those of contexts it closed on its way out (a screenshot of each goes
-    to artifacts/failures/)."""
+    fixture's, and those of the contexts it opened, closed on its way out or still open
+    (a screenshot of each goes to artifacts/failures/)."""
     outcome = yield
     report = outcome.get_result()
     if report.when != "call" or not report.failed:
@@ -104,6 +127,9 @@ def pytest_runtest_makereport(item, call):
     if page is not None and not page.is_closed():
         report.sections.append(("page at failure", _page_at_failure(page, item.nodeid)))
     report.sections.extend(getattr(item, "nw_pages_at_failure", []))
+    for k, ctx in enumerate(getattr(item, "nw_contexts", [])):  # still open
+        report.sections.extend(_pages_at_failure(ctx, f"{item.nodeid}-open-{k}"))
+    item.nw_contexts = []
 
 
 @pytest.fixture(scope="session")
