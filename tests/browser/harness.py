@@ -262,7 +262,7 @@ def launch_browser(playwright):
 #: it counts as idle, as a margin: a component may ask for a run a little after the event
 #: that caused it (the outbox's redraw timer is seen; a widget's own debounce is not).
 #: The run a click or a key asked for is waited for by its message, not by this window.
-QUIET_MS = 200
+QUIET_MS = 300
 
 #: A JS function: the top-level fields of a protobuf message's bytes, as a ``Map`` of field
 #: number to the value of a varint field (``null`` for the others, not decoded).
