@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from components import st_dom
+from tests.browser.harness import wait_idle
 from tests.browser.keys import DATASET, items, open_review
 
 pytestmark = pytest.mark.browser
@@ -43,6 +44,7 @@ def test_every_streamlit_selector_matches_on_a_real_page(page, app_url, seeded_d
     page.goto(f"{app_url}/annotate?dataset={DATASET}&item={first}")
     page.wait_for_function("(item) => window.__nwAnnotate && window.__nwAnnotate.data && "
                            "window.__nwAnnotate.data.item === item", arg=first, timeout=90_000)
+    wait_idle(page)  # the key script is drawn in the toolbar, before the question's cards
     found = _check(page, "annotate", missing)
     open_review(page, app_url, "dom-check")
     found |= _check(page, "review", missing)
