@@ -49,5 +49,4 @@ def uninterrupted(callback: F) -> F:
         finally:
             runner._execing = True
 
-    run.__nw_uninterrupted__ = True  # type: ignore[attr-defined]
     return run  # type: ignore[return-value]

@@ -64,8 +64,8 @@ SOURCES = [ROOT / "app.py", *sorted((ROOT / "app_pages").rglob("*.py")),
            *sorted((ROOT / "components").rglob("*.py"))]
 
 
-def _module(path: Path) -> str:
-    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+def _module(path: Path, root: Path) -> str:
+    return ".".join(path.relative_to(root).with_suffix("").parts)
 
 
 def _marked(tree: ast.Module) -> dict[str, bool]:
@@ -75,33 +75,37 @@ def _marked(tree: ast.Module) -> dict[str, bool]:
             for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
-def callbacks_not_uninterrupted() -> list[str]:
-    """``path:line callback`` of every ``on_change=`` / ``on_click=`` given a function
-    that is not decorated ``@uninterrupted`` where it is defined, nor wrapped in
+def _problem(value: ast.expr, module: str, imported: dict[str, tuple[str, str]],
+             marked: dict[str, dict[str, bool]]) -> str | None:
+    """What is wrong with ``value``, given as a callback in ``module`` (``None``: nothing)."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return None  # "rerun": no function
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+            and value.func.id == "uninterrupted"):
+        return None  # a callback handed in, made uninterrupted here
+    if not isinstance(value, ast.Name):
+        return "not a function's name"
+    home, attr = imported.get(value.id, (module, value.id))
+    return None if marked.get(home, {}).get(attr, False) else ""
+
+
+def callbacks_not_uninterrupted(root: Path = ROOT, sources: list[Path] = SOURCES) -> list[str]:
+    """``path:line callback`` of every ``on_change=`` / ``on_click=`` in ``sources`` given
+    a function that is not decorated ``@uninterrupted`` where it is defined, nor wrapped in
     ``uninterrupted(...)`` there (a string such as ``"rerun"`` is no function)."""
-    trees = {_module(p): ast.parse(p.read_text(encoding="utf-8")) for p in SOURCES}
+    trees = {_module(p, root): ast.parse(p.read_text(encoding="utf-8")) for p in sources}
     marked = {name: _marked(tree) for name, tree in trees.items()}
     found = []
     for name, tree in trees.items():
         imported = {a.asname or a.name: (node.module, a.name) for node in ast.walk(tree)
                     if isinstance(node, ast.ImportFrom) and node.module for a in node.names}
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            for kw in node.keywords:
-                if kw.arg not in ("on_change", "on_click") or (
-                        isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str)):
-                    continue
-                where = f"{name.replace('.', '/')}.py:{kw.value.lineno} {ast.unparse(kw.value)}"
-                if (isinstance(kw.value, ast.Call) and isinstance(kw.value.func, ast.Name)
-                        and kw.value.func.id == "uninterrupted"):
-                    continue  # a callback handed in, made uninterrupted here
-                if not isinstance(kw.value, ast.Name):
-                    found.append(where + " (not a function's name)")
-                    continue
-                module, attr = imported.get(kw.value.id, (name, kw.value.id))
-                if not marked.get(module, {}).get(attr, False):
-                    found.append(where)
+        keywords = [kw for node in ast.walk(tree) if isinstance(node, ast.Call)
+                    for kw in node.keywords if kw.arg in ("on_change", "on_click")]
+        for kw in keywords:
+            problem = _problem(kw.value, name, imported, marked)
+            if problem is not None:
+                found.append(f"{name.replace('.', '/')}.py:{kw.value.lineno} "
+                             f"{ast.unparse(kw.value)}" + (f" ({problem})" if problem else ""))
     return found
 
 
@@ -109,14 +113,12 @@ def test_every_callback_of_the_pages_is_uninterrupted() -> None:
     assert callbacks_not_uninterrupted() == []
 
 
-def test_the_rule_sees_a_plain_callback(tmp_path, monkeypatch) -> None:
+def test_the_rule_sees_a_plain_callback(tmp_path) -> None:
     page = tmp_path / "app_pages" / "p.py"
     page.parent.mkdir()
     page.write_text("import streamlit as st\nfrom components.callbacks import uninterrupted\n"
                     "def plain():\n    pass\n@uninterrupted\ndef whole():\n    pass\n"
                     "st.button('a', on_click=plain)\nst.button('b', on_click=whole)\n"
                     "st.button('c', on_click=lambda: None)\nst.toggle('d', on_change='rerun')\n")
-    monkeypatch.setitem(globals(), "ROOT", tmp_path)
-    monkeypatch.setitem(globals(), "SOURCES", [page])
-    assert callbacks_not_uninterrupted() == [
+    assert callbacks_not_uninterrupted(tmp_path, [page]) == [
         "app_pages/p.py:8 plain", "app_pages/p.py:10 lambda: None (not a function's name)"]

@@ -71,37 +71,23 @@ def _page_at_failure(page, name: str) -> str:
 
 @pytest.fixture(autouse=True)
 def _contexts_of_the_test(request, monkeypatch):
-    """The browser contexts a test opens of its own, for its report when it fails
-    (:func:`pytest_runtest_makereport`): those still open then, and those it closes while
-    an exception is on its way out (its ``finally``), whose pages are noted as they close."""
+    """The browser contexts a test opens of its own (those of ``browser`` it did not find
+    there), for its report when it fails (:func:`pytest_runtest_makereport`): those still
+    open then, and those it closes while an exception is on its way out (its ``finally``),
+    whose pages are noted as they close."""
     from playwright.sync_api import BrowserContext  # noqa: PLC0415
 
-    close = BrowserContext.close
+    browser = request.getfixturevalue("browser") if "browser" in request.fixturenames else None
+    before = set(browser.contexts) if browser is not None else set()
     noted: list[tuple[str, str]] = []
     request.node.nw_pages_at_failure = noted
-    request.node.nw_contexts = opened = []
-    if "browser" in request.fixturenames:  # launch_browser's own new_context and new_page
-        browser = request.getfixturevalue("browser")
-        new_context, new_page = browser.new_context, browser.new_page
-
-        def opening(*args, **kwargs):
-            ctx = new_context(*args, **kwargs)
-            opened.append(ctx)
-            return ctx
-
-        def opening_page(*args, **kwargs):
-            page = new_page(*args, **kwargs)
-            opened.append(page.context)
-            return page
-
-        monkeypatch.setattr(browser, "new_context", opening)
-        monkeypatch.setattr(browser, "new_page", opening_page)
+    request.node.nw_open_contexts = lambda: [c for c in browser.contexts if c not in before] \
+        if browser is not None else []
+    close = BrowserContext.close
 
     def closing(ctx, *args, **kwargs):
-        if ctx in opened:
-            opened.remove(ctx)
-            if sys.exc_info()[0] is not None:
-                noted.extend(_pages_at_failure(ctx, f"{request.node.nodeid}-{len(noted)}"))
+        if sys.exc_info()[0] is not None and ctx not in before:
+            noted.extend(_pages_at_failure(ctx, f"{request.node.nodeid}-{len(noted)}"))
         return close(ctx, *args, **kwargs)
 
     monkeypatch.setattr(BrowserContext, "close", closing)
@@ -127,9 +113,9 @@ def pytest_runtest_makereport(item, call):
     if page is not None and not page.is_closed():
         report.sections.append(("page at failure", _page_at_failure(page, item.nodeid)))
     report.sections.extend(getattr(item, "nw_pages_at_failure", []))
-    for k, ctx in enumerate(getattr(item, "nw_contexts", [])):  # still open
+    still_open = getattr(item, "nw_open_contexts", list)()
+    for k, ctx in enumerate(c for c in still_open if page is None or c is not page.context):
         report.sections.extend(_pages_at_failure(ctx, f"{item.nodeid}-open-{k}"))
-    item.nw_contexts = []
 
 
 @pytest.fixture(scope="session")
