@@ -1,11 +1,15 @@
 """Where `make test`'s time goes: per test file and per test, set-up (fixtures: servers,
-browsers, databases) apart from the test itself, from the last run's records.
+browsers, databases) apart from the test itself, and the CPU each used, from the last run's
+records.
 
     .venv/bin/python benchmarks/test_times.py [--top 20] [FOLDER]
 
 `make test` writes the records (NEEDLEWORK_TEST_TIMES=artifacts/test-times, one JSON line
 per test phase, tests/conftest.py); `make test-times` prints this table. Seconds are
 summed over the workers: the suite's wall time is about their sum divided by the workers.
+CPU seconds are those of the worker's whole process tree during the test (its app servers,
+Chromium, judges): on a machine with fewer cores than workers, the suite's wall time is
+about the CPU summed divided by the cores, and a test that waits costs little.
 """
 
 from __future__ import annotations
@@ -31,24 +35,35 @@ def main() -> None:
         rows = [r for r in rows if r.get("worker") != "main"]
     by_file: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     by_test: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    cpu_file: dict[str, float] = defaultdict(float)
+    cpu_test: dict[str, float] = defaultdict(float)
     tests: dict[str, set[str]] = defaultdict(set)
     for r in rows:
         path = r["test"].split("::")[0]
         by_file[path][r["when"]] += r["seconds"]
         by_test[r["test"]][r["when"]] += r["seconds"]
+        cpu_file[path] += r.get("cpu") or 0.0
+        cpu_test[r["test"]] += r.get("cpu") or 0.0
         tests[path].add(r["test"])
     total = sum(sum(v.values()) for v in by_file.values())
     workers = len({r.get("worker", "main") for r in rows})
     print(f"{len(by_test):,} tests, {total / 60:.1f} min summed over {workers} worker(s) "
-          f"(about {total / 60 / max(1, workers):.1f} min of wall time)\n")
-    print(f"top {args.top} files (seconds: all, set-up, test, tear-down; tests)")
+          f"(about {total / 60 / max(1, workers):.1f} min of wall time), "
+          f"{sum(cpu_file.values()) / 60:.1f} min of CPU\n")
+    print(f"top {args.top} files (seconds: all, set-up, test, tear-down, CPU; tests)")
     files = sorted(by_file.items(), key=lambda kv: -sum(kv[1].values()))
     for path, t in files[:args.top]:
         print(f"{sum(t.values()):8.1f} {t['setup']:8.1f} {t['call']:8.1f} {t['teardown']:8.1f} "
-              f"{len(tests[path]):5d}  {path}")
+              f"{cpu_file[path]:8.1f} {len(tests[path]):5d}  {path}")
+    print(f"\ntop {args.top} files by CPU (CPU seconds, seconds; tests)")
+    for path, cpu in sorted(cpu_file.items(), key=lambda kv: -kv[1])[:args.top]:
+        print(f"{cpu:8.1f} {sum(by_file[path].values()):8.1f} {len(tests[path]):5d}  {path}")
     print(f"\ntop {args.top} tests (seconds: all, set-up, test)")
     for name, t in sorted(by_test.items(), key=lambda kv: -sum(kv[1].values()))[:args.top]:
         print(f"{sum(t.values()):8.1f} {t['setup']:8.1f} {t['call']:8.1f}  {name}")
+    print(f"\ntop {args.top} tests by CPU (CPU seconds, seconds)")
+    for name, cpu in sorted(cpu_test.items(), key=lambda kv: -kv[1])[:args.top]:
+        print(f"{cpu:8.1f} {sum(by_test[name].values()):8.1f}  {name}")
     print(f"\ntop {args.top} set-ups (a module's or session's fixtures are set up by its first test)")
     for name, t in sorted(by_test.items(), key=lambda kv: -kv[1]["setup"])[:args.top]:
         print(f"{t['setup']:8.1f}  {name}")

@@ -119,6 +119,49 @@ def jsonl(records: list) -> bytes:
 _TIMES = os.environ.get("NEEDLEWORK_TEST_TIMES")
 
 
+_CPU_MARK = pytest.StashKey[float]()
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds (user and system) of process ``root`` and every process below it, with
+    the children they have reaped: a test's app servers, judges, Chromium and its renderers,
+    a process started and ended within the test. 0.0 where /proc has no children lists."""
+    ticks, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+            for task in os.listdir(f"/proc/{pid}/task"):
+                stack.extend(int(c) for c in
+                             Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+        except OSError:  # ended meanwhile, or no /proc: its time is in its parent's
+            continue
+    return ticks / _TICK
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # each phase's CPU: the worker's whole process tree's, from the end of the phase before
+    outcome = yield
+    if not _TIMES:
+        return
+    now = tree_cpu_seconds(os.getpid())
+    start = item.stash.get(_CPU_MARK, None)
+    if start is not None:  # below 0 where processes left the tree unreaped (a browser's
+        # renderers as it closes): that phase's CPU is not known, and is counted as none
+        outcome.get_result().user_properties.append(("cpu", round(max(0.0, now - start), 2)))
+    item.stash[_CPU_MARK] = now
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if _TIMES:
+        item.stash[_CPU_MARK] = tree_cpu_seconds(os.getpid())
+    yield
+
+
 def pytest_runtest_logreport(report) -> None:
     # written once, by the process that runs the session: under pytest-xdist the
     # controller, which hears every worker's reports (a worker's own would double them)
@@ -131,4 +174,5 @@ def pytest_runtest_logreport(report) -> None:
     with (folder / f"{worker}.jsonl").open("a", encoding="utf-8") as out:
         out.write(json.dumps({"test": report.nodeid, "when": report.when,
                               "seconds": round(report.duration, 3), "outcome": report.outcome,
-                              "worker": worker, "end": round(report.stop, 3)}) + "\n")
+                              "worker": worker, "end": round(report.stop, 3),
+                              "cpu": dict(report.user_properties).get("cpu")}) + "\n")
