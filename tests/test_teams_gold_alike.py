@@ -1,0 +1,146 @@
+"""A gold item's Annotate page is the page of any other item (issue 47), under every
+combination of the lead's settings (the file's labels shown or not, suggestions always,
+after the annotator's own label or never, the annotator in the test group or not): every
+element Streamlit sends, its text, HTML and the key scripts' data, is the same once the
+item's own marks are taken out (its key, its marker, its place in the list, save times).
+The Chromium test (tests/browser/test_teams_blind.py) compares the drawn page for some of
+these combinations."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import html
+import json
+import re
+
+import pytest
+from google.protobuf.json_format import MessageToDict
+from streamlit.testing.v1 import AppTest
+
+from needlework.actions.writes import adjudicate, write_annotation
+from needlework.datasets.transfer import import_bytes
+from needlework.teams import accounts
+from needlework.teams.assignment import assign_dataset
+from needlework.teams.blind import set_suggestion_timing, set_visibility
+from needlework.teams.quality import mark_gold
+from store.suggestions import put_suggestions
+from tests.conftest import garage_records, jsonl
+from tests.teams_fixtures import open_as, team_mode_db
+
+GOLDEN = "vault"
+GOLD, PLAIN = "sample-3", "sample-2"  # both in the middle of the queue: same neighbours
+A, IRR, R = "ANSWER-THE-QUESTION", "irrelevant", "RELATED-INFORMATION"
+SUGGESTED = (A, IRR, R)  # on every item's passages 1-3, by "judge"
+GOLD_ANSWERS = {"label:1": "OUTDATED", "label:2": "UNKNOWN", "label:3": "OUTDATED"}
+COMBINATIONS = [(file_labels, when, group) for file_labels in (False, True)
+                for when in ("always", "after", "never") for group in (True, False)]
+
+
+@pytest.fixture
+def vault(tmp_path, monkeypatch):
+    """Four identical records (only their ids differ), a suggestion on every passage, ana's
+    label of passage 1 and a reviewer's decision on items 2 and 3, and item 3 gold."""
+    db = team_mode_db(tmp_path, monkeypatch)
+    lead, rita, ana = (accounts.get_user(db, n) for n in ("lead", "rita", "ana"))
+    import_bytes(db, jsonl(garage_records(4)), f"{GOLDEN}.jsonl", dataset=GOLDEN)
+    assign_dataset(db, GOLDEN, ["ana", "bob"], per_item=2, actor=lead)
+    put_suggestions(db, [{"dataset": GOLDEN, "item_key": f"sample-{i}", "field": f"label:{n}",
+                          "source": "judge", "value": value, "score": 0.75}
+                         for i in range(1, 5) for n, value in enumerate(SUGGESTED, start=1)],
+                    by="lead")
+    mark_gold(db, GOLDEN, GOLD, GOLD_ANSWERS, actor=rita)
+    for key in (PLAIN, GOLD):
+        write_annotation(db, GOLDEN, key, "label:1", A, actor=ana)
+        adjudicate(db, GOLDEN, key, "final:label:2", R, actor=rita)
+    return db
+
+
+def tag(dataset: str, key: str) -> str:
+    """The item's marker on the page (components.annotate.item.ItemContext.tag)."""
+    return hashlib.sha1(f"{dataset}|{key}".encode()).hexdigest()[:12]
+
+
+#: What the key scripts' data says of the item's neighbours (the items before and after
+#: it in the queue): the item's place in the list, not the item.
+PLACE = ("moves", "line")
+
+
+def own_marks_out(value):
+    """``value`` (a proto's fields as a dict) without the item's place in the list: the
+    question picker's choice and the neighbours in the key scripts' data."""
+    if isinstance(value, dict):
+        if value.get("label") == "Question" and "options" in value:
+            return {k: v for k, v in value.items() if k != "default"}
+        return {k: own_marks_out(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [own_marks_out(v) for v in value]
+    if isinstance(value, str) and value.startswith("{") and '"moves"' in value:
+        data = json.loads(value)
+        return own_marks_out({k: v for k, v in data.items() if k not in PLACE})
+    return value
+
+
+def sent(at: AppTest, key: str) -> str:
+    """Every element of the run, one per line, with the item's own marks taken out: its
+    key, its marker, its place in the list (:func:`own_marks_out`), the times of saves,
+    and Streamlit's widget ids (hashes of each widget's arguments)."""
+    lines = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and not getattr(node, "children", None):
+            fields = own_marks_out(MessageToDict(proto))
+            fields.pop("id", None)
+            lines.append(f"{type(node).__name__}: {json.dumps(fields, sort_keys=True, ensure_ascii=False)}")
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    text = "\n".join(lines)
+    text = text.replace(key, "ITEM").replace(tag(GOLDEN, key), "TAG")
+    text = re.sub(r"\d\d:\d\d:\d\d", "HH:MM:SS", text)
+    text = re.sub(r"\bQ\d+ · ", "QN · ", text)  # the question's number, then its place
+    return re.sub(r"\b[Q#]?\d+\s*(/|of)\s*4\b", "N of 4", text)
+
+
+def words(at: AppTest) -> str:
+    """The page's words: its HTML, Markdown and captions without tags and styles."""
+    shown = html.unescape("\n".join([h.proto.body for h in at.get("html")]
+                                     + [m.value for m in at.markdown]
+                                     + [c.value for c in at.caption]))
+    return re.sub(r"<[^>]+>", "", re.sub(r"<style>.*?</style>", "", shown, flags=re.S))
+
+
+def item_page(db, key: str) -> AppTest:
+    """Ana's Annotate page opened by a link to ``key`` (a fresh session)."""
+    at = open_as(db, "ana")
+    at.switch_page("app_pages/annotate.py")
+    at.query_params["dataset"] = GOLDEN
+    at.query_params["item"] = key
+    at.run()
+    assert not at.exception, at.exception
+    assert at.query_params["item"] == key
+    return at
+
+
+@pytest.mark.slow
+def test_a_gold_item_sends_what_any_other_item_sends_whatever_the_settings(vault) -> None:
+    lead = accounts.get_user(vault, "lead")
+    for file_labels, when, in_group in COMBINATIONS:
+        set_visibility(vault, GOLDEN, "annotators_see_file_labels", file_labels, actor=lead)
+        set_suggestion_timing(vault, GOLDEN, when, ["ana"] if in_group else ["bob"], actor=lead)
+        where = f"file labels {file_labels}, {when}, ana {'in' if in_group else 'not in'} the group"
+        plain_page, gold_page = item_page(vault, PLAIN), item_page(vault, GOLD)
+        plain, gold = sent(plain_page, PLAIN), sent(gold_page, GOLD)
+        assert gold == plain, where + "\n" + "\n".join(difflib.unified_diff(
+            plain.splitlines(), gold.splitlines(), "plain", "gold", n=2, lineterm=""))
+        text = words(gold_page)
+        assert "file's label" not in text and "gold" not in text.lower(), where
+        assert "Reviewer's decision" not in text, where
+        # the suggestions are there when the setting says so, on both alike
+        shown = in_group and when != "never"
+        assert ("suggested: Answer (judge 0.75)" in text) is (shown and when == "always"), where
+        assert ("model: Answer (judge 0.75)" in text) is (shown and when == "after"), where
+        assert [t.label for t in gold_page.toggle if t.key == "nw-hide-imported"] == (
+            ["Hide the model suggestions (H)"] if shown else []), where
