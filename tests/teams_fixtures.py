@@ -10,7 +10,10 @@ from components.teams.session import TOKEN
 from needlework.actions import writes
 from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
+from needlework.teams.assignment import assign_dataset
 from needlework.teams.permissions import User
+from needlework.teams.quality import mark_gold
+from store.suggestions import put_suggestions
 from tests.conftest import ROOT, garage_records, jsonl
 
 LABELS3 = ("ANSWER-THE-QUESTION", "irrelevant", "RELATED-INFORMATION")
@@ -94,3 +97,36 @@ def open_as(db, who: str, page: str | None = None, dataset: str | None = None) -
         at.run()
     assert not at.exception, at.exception
     return at
+
+
+# -- look-alike items, one of them gold (issue 47: a gold item looks like any other) -------
+GOLD, PLAIN = "sample-3", "sample-2"  # both in the middle of the queue: same neighbours
+A, IRR, R = "ANSWER-THE-QUESTION", "irrelevant", "RELATED-INFORMATION"
+SUGGESTED = (A, IRR, R)  # on every item's passages 1-3, by "judge"
+GOLD_ANSWERS = {"label:1": "OUTDATED", "label:2": "UNKNOWN", "label:3": "OUTDATED"}
+
+
+def look_alike(db, names, golden: str) -> None:
+    """Datasets ``names`` of four identical records (only their ids differ), each assigned
+    to ana and bob (overlap 2) with a judge's suggestion on every passage; in ``golden``,
+    item :data:`GOLD` gold, and on it and :data:`PLAIN` ana's label of passage 1 (as
+    "after" shows it) and rita's decision on passage 2. Needs accounts lead, rita and ana."""
+    lead, rita, ana = (accounts.get_user(db, n) for n in ("lead", "rita", "ana"))
+    for name in names:
+        import_bytes(db, jsonl(garage_records(4)), f"{name}.jsonl", dataset=name)
+        assign_dataset(db, name, ["ana", "bob"], per_item=2, actor=lead)
+        put_suggestions(db, [{"dataset": name, "item_key": f"sample-{i}", "field": f"label:{n}",
+                              "source": "judge", "value": value, "score": 0.75}
+                             for i in range(1, 5) for n, value in enumerate(SUGGESTED, start=1)],
+                        by="lead")
+    mark_gold(db, golden, GOLD, GOLD_ANSWERS, actor=rita)
+    for key in (PLAIN, GOLD):
+        writes.write_annotation(db, golden, key, "label:1", A, actor=ana)
+        writes.adjudicate(db, golden, key, "final:label:2", R, actor=rita)
+
+
+def item_tag(dataset: str, key: str) -> str:
+    """An item's marker on the Annotate page (components.annotate.item.ItemContext.tag)."""
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.sha1(f"{dataset}|{key}".encode()).hexdigest()[:12]

@@ -9,7 +9,6 @@ these combinations."""
 from __future__ import annotations
 
 import difflib
-import hashlib
 import html
 import json
 import re
@@ -18,47 +17,20 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
-from needlework.actions.writes import adjudicate, write_annotation
-from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
-from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_suggestion_timing, set_visibility
-from needlework.teams.quality import mark_gold
-from store.suggestions import put_suggestions
-from tests.conftest import garage_records, jsonl
-from tests.teams_fixtures import open_as, team_mode_db
+from tests.teams_fixtures import GOLD, PLAIN, item_tag, look_alike, open_as, team_mode_db
 
 GOLDEN = "vault"
-GOLD, PLAIN = "sample-3", "sample-2"  # both in the middle of the queue: same neighbours
-A, IRR, R = "ANSWER-THE-QUESTION", "irrelevant", "RELATED-INFORMATION"
-SUGGESTED = (A, IRR, R)  # on every item's passages 1-3, by "judge"
-GOLD_ANSWERS = {"label:1": "OUTDATED", "label:2": "UNKNOWN", "label:3": "OUTDATED"}
 COMBINATIONS = [(file_labels, when, group) for file_labels in (False, True)
                 for when in ("always", "after", "never") for group in (True, False)]
 
 
 @pytest.fixture
 def vault(tmp_path, monkeypatch):
-    """Four identical records (only their ids differ), a suggestion on every passage, ana's
-    label of passage 1 and a reviewer's decision on items 2 and 3, and item 3 gold."""
     db = team_mode_db(tmp_path, monkeypatch)
-    lead, rita, ana = (accounts.get_user(db, n) for n in ("lead", "rita", "ana"))
-    import_bytes(db, jsonl(garage_records(4)), f"{GOLDEN}.jsonl", dataset=GOLDEN)
-    assign_dataset(db, GOLDEN, ["ana", "bob"], per_item=2, actor=lead)
-    put_suggestions(db, [{"dataset": GOLDEN, "item_key": f"sample-{i}", "field": f"label:{n}",
-                          "source": "judge", "value": value, "score": 0.75}
-                         for i in range(1, 5) for n, value in enumerate(SUGGESTED, start=1)],
-                    by="lead")
-    mark_gold(db, GOLDEN, GOLD, GOLD_ANSWERS, actor=rita)
-    for key in (PLAIN, GOLD):
-        write_annotation(db, GOLDEN, key, "label:1", A, actor=ana)
-        adjudicate(db, GOLDEN, key, "final:label:2", R, actor=rita)
+    look_alike(db, [GOLDEN], GOLDEN)
     return db
-
-
-def tag(dataset: str, key: str) -> str:
-    """The item's marker on the page (components.annotate.item.ItemContext.tag)."""
-    return hashlib.sha1(f"{dataset}|{key}".encode()).hexdigest()[:12]
 
 
 #: What the key scripts' data says of the item's neighbours (the items before and after
@@ -98,7 +70,7 @@ def sent(at: AppTest, key: str) -> str:
 
     walk(at._tree)
     text = "\n".join(lines)
-    text = text.replace(key, "ITEM").replace(tag(GOLDEN, key), "TAG")
+    text = text.replace(key, "ITEM").replace(item_tag(GOLDEN, key), "TAG")
     text = re.sub(r"\d\d:\d\d:\d\d", "HH:MM:SS", text)
     text = re.sub(r"\bQ\d+ · ", "QN · ", text)  # the question's number, then its place
     return re.sub(r"\b[Q#]?\d+\s*(/|of)\s*4\b", "N of 4", text)

@@ -13,7 +13,6 @@ id, its place in the list, the times of saves) is taken out. ``OPEN`` has no gol
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import re
 import sqlite3
@@ -22,23 +21,13 @@ import time
 import pytest
 
 import store
-from needlework.actions.writes import adjudicate, write_annotation
-from needlework.datasets.transfer import import_bytes
 from needlework.teams import accounts
-from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_suggestion_timing, set_visibility
-from needlework.teams.quality import mark_gold
-from store.suggestions import put_suggestions
 from tests.browser.harness import assert_no_exception, screenshot, team_server, wait_idle
 from tests.browser.test_teams import sign_in
-from tests.conftest import garage_records, jsonl
-from tests.teams_fixtures import PASSWORDS
+from tests.teams_fixtures import GOLD, PASSWORDS, PLAIN, A, item_tag, look_alike
 
 GOLDEN, OPEN, MIDWAY = "vault", "open", "midway"
-GOLD, PLAIN = "sample-3", "sample-2"  # both in the middle of the queue: same neighbours
-A, IRR, R = "ANSWER-THE-QUESTION", "irrelevant", "RELATED-INFORMATION"
-SUGGESTED = (A, IRR, R)  # on every item's passages 1-3, by "judge"
-GOLD_ANSWERS = {"label:1": "OUTDATED", "label:2": "UNKNOWN", "label:3": "OUTDATED"}
 PEOPLE = {"lead": "admin", "rita": "reviewer", "ana": "annotator", "bob": "annotator"}
 
 
@@ -47,20 +36,9 @@ def server(tmp_path_factory, chromium_available):
     folder = tmp_path_factory.mktemp("blind")
     db_path = folder / "blind.db"
     db = store.connect(db_path)
-    users = {name: accounts.add_user(db, name, role, password=PASSWORDS[name])
-             for name, role in PEOPLE.items()}
-    lead, rita, ana = users["lead"], users["rita"], users["ana"]
-    for name in (GOLDEN, OPEN, MIDWAY):
-        import_bytes(db, jsonl(garage_records(4)), f"{name}.jsonl", dataset=name)
-        assign_dataset(db, name, ["ana", "bob"], per_item=2, actor=lead)
-        put_suggestions(db, [{"dataset": name, "item_key": f"sample-{i}", "field": f"label:{n}",
-                              "source": "judge", "value": value, "score": 0.75}
-                             for i in range(1, 5) for n, value in enumerate(SUGGESTED, start=1)],
-                        by="lead")
-    mark_gold(db, GOLDEN, GOLD, GOLD_ANSWERS, actor=rita)
-    for key in (PLAIN, GOLD):  # ana's label of passage 1 (as "after" shows it) and a decision
-        write_annotation(db, GOLDEN, key, "label:1", A, actor=ana)
-        adjudicate(db, GOLDEN, key, "final:label:2", R, actor=rita)
+    for name, role in PEOPLE.items():
+        accounts.add_user(db, name, role, password=PASSWORDS[name])
+    look_alike(db, (GOLDEN, OPEN, MIDWAY), GOLDEN)
     db.conn.close()
     with team_server(db_path) as app:
         yield app
@@ -89,16 +67,11 @@ def signed_in(browser, server, who: str):
     return ctx, page
 
 
-def tag(dataset: str, key: str) -> str:
-    """The item's marker on the page (components.annotate.item.ItemContext.tag)."""
-    return hashlib.sha1(f"{dataset}|{key}".encode()).hexdigest()[:12]
-
-
 def open_item(page, url: str, dataset: str, key: str) -> None:
     """Open ``key`` on Annotate and wait until the page has drawn all of it."""
     page.goto(f"{url}/annotate?dataset={dataset}&item={key}")
     try:
-        page.locator(f'.st-key-nw-item-side [data-nw-item="{tag(dataset, key)}"]').wait_for(
+        page.locator(f'.st-key-nw-item-side [data-nw-item="{item_tag(dataset, key)}"]').wait_for(
             state="attached", timeout=90_000)
         page.wait_for_function("(key) => window.__nwAnnotate && window.__nwAnnotate.item === key",
                                arg=key, timeout=30_000)
@@ -135,7 +108,7 @@ def drawn(page, dataset: str, key: str) -> tuple[str, str]:
     text, dom = page.locator("body").inner_text(), page.evaluate(_DOM)
 
     def neutral(s: str) -> str:
-        s = s.replace(key, "ITEM").replace(tag(dataset, key), "TAG")
+        s = s.replace(key, "ITEM").replace(item_tag(dataset, key), "TAG")
         s = re.sub(r"\d\d:\d\d:\d\d", "HH:MM:SS", s)
         s = re.sub(r"\bQ\d+ · ", "QN · ", s)  # the question's number, then its place
         return re.sub(r"\b[Q#]?\d+\s*(/|of)\s*4\b", "N of 4", s)
