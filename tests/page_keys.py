@@ -1,11 +1,13 @@
 """What the key scripts do, for page tests (AppTest): read the data a page gives its key
 script, and move the way the script does, with a ``move`` action through the same
-write service as the action route (tests/browser/ drives the scripts themselves)."""
+write service as the action route (tests/browser/ drives the scripts themselves); and
+the messages a page's run sends."""
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from streamlit.testing.v1 import AppTest
@@ -17,20 +19,29 @@ TAB = "apptest-tab-1"
 SCRIPTS = {"annotate": "needlework.annotate_keys_data", "review": "needlework.review_keys_data"}
 
 
-def key_data(at: AppTest, page: str) -> dict[str, Any]:
-    """The data the page's last run gave its key script (``page``: annotate or review)."""
-    def find(node: Any) -> Any:
+def messages(at: AppTest) -> Iterator[Any]:
+    """Every node of the page's last run that carries a message (its ``proto``: an
+    element, or a block of them), in page order."""
+    def walk(node: Any) -> Iterator[Any]:
+        if getattr(node, "proto", None) is not None:
+            yield node
         children = getattr(node, "children", None)
         for child in (children.values() if isinstance(children, dict) else []):
-            proto = getattr(child, "proto", None)
-            if getattr(proto, "component_name", "") == SCRIPTS[page]:
-                return child
-            found = find(child)
-            if found is not None:
-                return found
-        return None
+            yield from walk(child)
 
-    element = find(at._tree)
+    return walk(at._tree)
+
+
+def page_text(at: AppTest) -> str:
+    """Everything the page drew (every message, as text), but the key scripts' code."""
+    return "\n".join(text for text in (str(node.proto) for node in messages(at))
+                     if "<script" not in text and "=>" not in text)
+
+
+def key_data(at: AppTest, page: str) -> dict[str, Any]:
+    """The data the page's last run gave its key script (``page``: annotate or review)."""
+    element = next((node for node in messages(at)
+                    if getattr(node.proto, "component_name", "") == SCRIPTS[page]), None)
     assert element is not None, f"no {page} key script on the page"
     return json.loads(element.proto.json)
 

@@ -29,7 +29,7 @@ from store.datasets import get_item, iter_items
 from store.scores import save_item_scores
 from store.suggestions import put_suggestions
 from tests.conftest import ROOT, jsonl
-from tests.page_keys import as_tab, key_data, move, press
+from tests.page_keys import as_tab, key_data, move, page_text, press
 from tests.teams_fixtures import open_as, team_mode_db
 
 RB2 = DEMO_REWARDBENCH2
@@ -369,23 +369,6 @@ def test_twin_and_names_and_sides():
 SIDE_WORDS = re.compile(r"\b(correct|incorrect|chosen|rejected)\b", re.IGNORECASE)
 
 
-def texts(at) -> str:
-    """Everything the page drew (every element's message), but the key scripts' code."""
-    out: list[str] = []
-
-    def walk(node) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None:
-            text = str(proto)
-            if "<script" not in text and "=>" not in text:
-                out.append(text)
-        for child in getattr(node, "children", {}).values():
-            walk(child)
-
-    walk(at._tree)
-    return "\n".join(out)
-
-
 BLIND_ROWS = [
     {"id": "bo4-1", "prompt": "Capital of Peru?", "chosen": ["Lima."],
      "rejected": ["Cusco.", "Quito.", "Bogota."], "num_correct": 1, "num_incorrect": 3,
@@ -413,7 +396,7 @@ def test_a_blind_annotator_reads_response_a_and_b_and_no_credit(tmp_path, monkey
     if item != "bo4-1":
         as_tab(at)
         move(at, "review", "b2", item, who="ana", actor=accounts.get_user(db, "ana"))
-    shown = texts(at)
+    shown = page_text(at)
     assert "Response A" in shown and "Response B" in shown
     assert not SIDE_WORDS.search(shown), SIDE_WORDS.search(shown)
     assert "RewardBench 2" not in shown and "credit" not in shown

@@ -16,6 +16,7 @@ from needlework.teams.assignment import assign_dataset
 from needlework.teams.blind import set_visibility
 from needlework.teams.gold import mark_gold
 from tests.conftest import jsonl
+from tests.page_keys import messages, page_text
 from tests.teams_fixtures import open_as, team_mode_db
 
 SIDE_WORDS = re.compile(r"\b(chosen|rejected)\b", re.IGNORECASE)
@@ -74,34 +75,8 @@ def review_db(tmp_path, monkeypatch):
 
 def everything(at) -> str:
     """Every element's message the page sends, the key scripts' data included."""
-    out: list[str] = []
-
-    def walk(node) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None:
-            out.append(str(proto).split("js_content", 1)[0] if "js_content" in str(proto)
-                       else str(proto))
-        for child in getattr(node, "children", {}).values():
-            walk(child)
-    walk(at._tree)
-    return "\n".join(out)
-
-
-def texts(at) -> str:
-    """Everything the page drew (every element's message), but the key scripts' code."""
-    out: list[str] = []
-
-    def walk(node) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None:
-            text = str(proto)
-            if "<script" not in text and "=>" not in text:
-                out.append(text)
-        for child in getattr(node, "children", {}).values():
-            walk(child)
-
-    walk(at._tree)
-    return "\n".join(out)
+    return "\n".join(text.split("js_content", 1)[0]
+                     for text in (str(node.proto) for node in messages(at)))
 
 
 @pytest.mark.slow
@@ -111,7 +86,7 @@ def test_an_annotator_reads_response_a_and_b_while_the_file_labels_are_hidden(re
     mark_gold(review_db, "pp", "p2", actor=lead)  # chosen is better, by default
     set_visibility(review_db, "pp", "annotators_see_file_labels", labels, actor=lead)
     at = open_as(review_db, "ana", "app_pages/review.py", "pp")
-    shown = texts(at)
+    shown = page_text(at)
     assert "Response A" in shown and "Response B" in shown, shown
     assert not SIDE_WORDS.search(shown), SIDE_WORDS.search(shown)
     words = [b.label for b in at.button if b.key and b.key.startswith("rv_v_")]
@@ -131,7 +106,7 @@ def test_an_annotator_reads_response_a_and_b_while_the_file_labels_are_hidden(re
 def test_reviewers_and_admins_still_read_chosen_and_rejected(review_db, who):
     mark_gold(review_db, "pp", "p2", actor=accounts.get_user(review_db, "lead"))
     at = open_as(review_db, who, "app_pages/review.py", "pp")
-    shown = texts(at)
+    shown = page_text(at)
     assert "**Chosen**" in shown and "**Rejected**" in shown and "Response A" not in shown
     assert "The careful answer" in shown  # the responses themselves are in what is read
     words = [b.label for b in at.button if b.key and b.key.startswith("rv_v_")]
@@ -143,7 +118,7 @@ def test_an_annotator_who_sees_the_file_labels_reads_chosen_and_rejected(review_
     lead = accounts.get_user(review_db, "lead")
     set_visibility(review_db, "pp", "annotators_see_file_labels", True, actor=lead)
     at = open_as(review_db, "ana", "app_pages/review.py", "pp")
-    assert "**Chosen**" in texts(at)
+    assert "**Chosen**" in page_text(at)
 
 
 def test_the_server_turns_a_blind_annotators_position_into_the_verdict(review_db):

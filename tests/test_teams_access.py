@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import json
 import uuid
-from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -20,7 +19,7 @@ from needlework.teams.assignment import assign_dataset, queue, queue_progress
 from needlework.teams.permissions import PermissionDenied
 from store.audit import iter_events
 from tests.conftest import GARAGE_RECORD, jsonl
-from tests.page_keys import TAB, as_tab, key_data, press
+from tests.page_keys import TAB, as_tab, key_data, messages, press
 from tests.teams_fixtures import finish_grounding, open_as, team_mode_db
 
 
@@ -59,18 +58,7 @@ def team_db(tmp_path, monkeypatch):
 
 def texts(at: AppTest) -> str:
     """Every element's content on the page, as one string."""
-    out: list[str] = []
-
-    def walk(node: Any) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None:
-            out.append(str(proto))
-        children = getattr(node, "children", None)
-        for child in (children.values() if isinstance(children, dict) else []):
-            walk(child)
-
-    walk(at._tree)
-    return "\n".join(out)
+    return "\n".join(str(node.proto) for node in messages(at))
 
 
 def shown_questions(at: AppTest, keys: list[str]) -> set[str]:

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from needlework.teams import accounts
 from needlework.teams.blind import set_suggestion_timing, set_visibility
+from tests.page_keys import messages
 from tests.teams_fixtures import GOLD, PLAIN, item_tag, look_alike, open_as, team_mode_db
 
 GOLDEN = "vault"
@@ -58,17 +59,13 @@ def sent(at: AppTest, key: str) -> str:
     key, its marker, its place in the list (:func:`own_marks_out`), the times of saves,
     and Streamlit's widget ids (hashes of each widget's arguments)."""
     lines = []
-
-    def walk(node) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None and not getattr(node, "children", None):
-            fields = own_marks_out(MessageToDict(proto))
-            fields.pop("id", None)
-            lines.append(f"{type(node).__name__}: {json.dumps(fields, sort_keys=True, ensure_ascii=False)}")
-        for child in getattr(node, "children", {}).values():
-            walk(child)
-
-    walk(at._tree)
+    for node in messages(at):
+        if getattr(node, "children", None):
+            continue  # a block: its elements have lines of their own
+        fields = own_marks_out(MessageToDict(node.proto))
+        fields.pop("id", None)
+        lines.append(f"{type(node).__name__}: "
+                     f"{json.dumps(fields, sort_keys=True, ensure_ascii=False)}")
     text = "\n".join(lines)
     text = text.replace(key, "ITEM").replace(item_tag(GOLDEN, key), "TAG")
     text = re.sub(r"\d\d:\d\d:\d\d", "HH:MM:SS", text)
